@@ -1,0 +1,152 @@
+"""The agent protocol and agent specs.
+
+An agent is made from a spec string and a seed, is told its seat at the start of
+each hand, and chooses one action id from an observation and the legal ids. It
+sees only what its seat may know: the observation, never the engine's state.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+class AgentSpecError(ValueError):
+    """A spec string that names no agent, or gives it parameters it does not take."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every agent does. ``act_batch(obs_tensor, legal_mask) -> int[B]`` is optional."""
+
+    name: str
+
+    def reset(self, seat: int, n_seats: int) -> None:
+        """Start a new hand at ``seat``; forget the last hand's memory."""
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """Choose one of the ``legal`` action ids (ascending) from what the seat may know."""
+
+
+AgentFactory = Callable[..., Agent]
+_REGISTRY: dict[str, AgentFactory] = {}
+
+
+def register(name: str) -> Callable[[AgentFactory], AgentFactory]:
+    """Make an agent class available under ``name`` in spec strings."""
+
+    def wrap(factory: AgentFactory) -> AgentFactory:
+        _REGISTRY[name] = factory
+        return factory
+
+    return wrap
+
+
+def known_agents() -> list[str]:
+    """The registered agent names."""
+    _load_builtin_agents()
+    return sorted(_REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=value,key=value`` into the name and its raw parameters."""
+    spec = spec.strip()
+    if not spec:
+        raise AgentSpecError("empty agent spec: give a name such as random, or module.path:ClassName")
+    name, params = _split_name(spec)
+    parsed: dict[str, str] = {}
+    if params:
+        for item in params.split(","):
+            key, sep, value = item.partition("=")
+            key, value = key.strip(), value.strip()
+            if not sep or not key or not value:
+                raise AgentSpecError(f"agent spec {spec!r}: parameter {item!r} is not key=value")
+            parsed[key] = value
+    return name, parsed
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """Build the agent a spec names: a registered name with parameters, or ``module.path:Class``."""
+    name, params = parse_spec(spec)
+    factory = _lookup(name, spec)
+    accepted = getattr(factory, "PARAMETERS", {})
+    kwargs: dict[str, Any] = {}
+    for key, raw in params.items():
+        if key not in accepted:
+            allowed = ", ".join(sorted(accepted)) or "none"
+            raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its parameters: {allowed}")
+        kind = accepted[key]
+        try:
+            kwargs[key] = kind(raw)
+        except ValueError:
+            raise AgentSpecError(f"agent {name!r}: {key}={raw!r} is not a valid {kind.__name__}") from None
+    try:
+        agent = factory(seed=seed, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise AgentSpecError(f"agent spec {spec!r}: {error}") from None
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(
+            f"{spec!r} does not make an agent: it needs name, reset(seat, n_seats) and act(obs, legal)"
+        )
+    return agent
+
+
+class RandomAgent:
+    """Uniform over the legal ids: its statistics fingerprint the rules."""
+
+    PARAMETERS: dict[str, type] = {}
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "random"
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seat: int, n_seats: int) -> None:
+        """Nothing to forget."""
+        self.seat = seat
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """A uniformly random legal id."""
+        return int(legal[self._rng.integers(len(legal))])
+
+    def act_batch(self, observations: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
+        """A uniformly random legal id for each row of a bool[B, A] mask."""
+        weights = self._rng.random(legal_mask.shape) * legal_mask
+        return weights.argmax(axis=1)
+
+
+register("random")(RandomAgent)
+
+
+def _split_name(spec: str) -> tuple[str, str]:
+    # An import path is module.path:Class[:params]; a registered name is name[:params].
+    head, _, rest = spec.partition(":")
+    if "." in head and rest:
+        cls, _, params = rest.partition(":")
+        return f"{head}:{cls}", params
+    return head, rest
+
+
+def _lookup(name: str, spec: str) -> AgentFactory:
+    _load_builtin_agents()
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as error:  # any import failure is the user's spec to fix
+            raise AgentSpecError(f"agent spec {spec!r}: cannot import {module_name!r} ({error})") from None
+        factory = getattr(module, attr, None)
+        if factory is None:
+            raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no {attr!r}")
+        return factory
+    raise AgentSpecError(
+        f"unknown agent {name!r}: known agents are {', '.join(sorted(_REGISTRY))}, or module.path:ClassName"
+    )
+
+
+def _load_builtin_agents() -> None:
+    importlib.import_module("agents")

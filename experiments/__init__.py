@@ -1,0 +1,1 @@
+"""The knorri-sim command line, the experiment runner and benchmarks."""

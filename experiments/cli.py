@@ -1,0 +1,61 @@
+"""The ``knorri-sim`` command: one entry point, one module per subcommand.
+
+Every user-facing error is one line on stderr and a non-zero exit; no tracebacks
+for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from agents.base import AgentSpecError
+from sim.cards import CardParseError
+from sim.errors import GameInputError
+
+# Subcommand name -> module under experiments.commands with add_arguments(parser) and run(args) -> int.
+COMMANDS = {
+    "play": "Play one hand and print the board, the log and the result.",
+    "traj": "Print the conformance protocol's line for each seed.",
+}
+
+
+class UsageError(Exception):
+    """Options that make no sense together; reported as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of argparse's usage block
+        self.exit(2, f"knorri-sim: error: {message} (see 'knorri-sim {self.prog.split()[-1]} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = _Parser(prog="knorri-sim", description="Simulate Knorri at scale for game-AI research.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, summary in COMMANDS.items():
+        module = importlib.import_module(f"experiments.commands.{name}")
+        module.add_arguments(sub.add_parser(name, help=summary, description=summary))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = build_parser().parse_args(argv)
+    module = importlib.import_module(f"experiments.commands.{args.command}")
+    try:
+        return int(module.run(args) or 0)
+    except (GameInputError, AgentSpecError, CardParseError, UsageError) as error:
+        print(f"knorri-sim: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("knorri-sim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

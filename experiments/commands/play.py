@@ -1,0 +1,56 @@
+"""``knorri-sim play``: play one hand (or a match) between agents and print it for a person."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from agents.base import make_agent
+from sim.knorri.describe import describe_event, describe_result
+from sim.knorri.match import play_hand, play_match
+from sim.knorri.reference import KnorriHand, check_seats
+from sim.rng import derive_seed
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``play``."""
+    parser.add_argument("--seats", type=int, default=4, help="seats at the table, 3 to 6 (default 4)")
+    parser.add_argument("--seed", type=int, default=0, help="the hand's seed (default 0)")
+    parser.add_argument("--first", type=int, default=0, help="the seat that turns first (default 0)")
+    parser.add_argument("--agents", default="random",
+                        help="one agent spec for every seat, or one per seat separated by ';' (default random)")
+    parser.add_argument("--hands", type=int, default=1, help="play a match of this many hands (default 1)")
+    parser.add_argument("--json", action="store_true", help="print the public log as JSON lines instead")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play and print."""
+    from experiments.cli import UsageError
+
+    n_seats = check_seats(args.seats)
+    specs = [s for s in args.agents.split(";") if s.strip()]
+    if len(specs) == 1:
+        specs *= n_seats
+    if len(specs) != n_seats:
+        raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
+    agents = [make_agent(spec, seed=derive_seed(args.seed, 1000 + seat)) for seat, spec in enumerate(specs)]
+    if args.hands > 1 or args.hands < 1:
+        result = play_match(n_seats, args.hands, args.seed, agents)
+        for index, hand in enumerate(result.hands):
+            print(f"hand {index + 1}: {describe_result(hand)}")
+        print(f"totals {result.totals}; winner(s): {', '.join(f'seat {s}' for s in result.winners)}")
+        return 0
+    if not 0 <= args.first < n_seats:
+        raise UsageError(f"--first must be a seat from 0 to {n_seats - 1}, not {args.first}")
+    hand = KnorriHand.from_seed(n_seats, args.seed, args.first)
+    play_hand(hand, agents)
+    if args.json:
+        for event in hand.log:
+            print(json.dumps(event))
+        return 0
+    print(f"Knorri, seed {args.seed}, agents: {', '.join(specs)}")
+    for event in hand.log:
+        print(describe_event(event))
+    print(describe_result(hand))
+    return 0
+

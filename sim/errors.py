@@ -1,0 +1,42 @@
+"""Errors every game raises for bad input; each message is one line that says what is allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class GameInputError(ValueError):
+    """Input a game refuses (a bad deck, seat count or option); nothing was changed."""
+
+
+class IllegalActionError(GameInputError):
+    """An action id that is not legal for the seat to move; the state is untouched."""
+
+    def __init__(self, seat: int, action: int, legal: Sequence[int], who: str | None = None) -> None:
+        self.seat = seat
+        self.action = action
+        self.legal = list(legal)
+        self.who = who
+        subject = f"{who} at seat {seat}" if who else f"seat {seat}"
+        super().__init__(
+            f"illegal action {action} by {subject}: legal ids are {', '.join(map(str, self.legal)) or 'none'}"
+        )
+
+
+class GameOverError(GameInputError):
+    """An action sent to a hand that has already ended."""
+
+
+def check_deck(deck: Sequence[int], size: int = 52) -> list[int]:
+    """The deck as a list of ints, if it is a permutation of ``0..size-1``; otherwise a clear error."""
+    try:
+        cards = [int(c) for c in deck]
+    except (TypeError, ValueError):
+        raise GameInputError(f"a deck is a permutation of the card ids 0 to {size - 1}") from None
+    if len(cards) != size or sorted(cards) != list(range(size)):
+        missing = sorted(set(range(size)) - set(cards))
+        detail = f"{len(cards)} cards" + (f", missing {missing[:5]}" if missing else "")
+        raise GameInputError(
+            f"a deck must be a permutation of the {size} card ids 0 to {size - 1}; got {detail}"
+        )
+    return cards

@@ -1,0 +1,66 @@
+"""Playing hands and matches of Knorri between agents.
+
+A match is 1, 3 or 5 hands (any count for research): the first hand opens at
+seat 0, each later one at the seat after the last hand's loser; totals run on,
+and a tie for the top total is a shared win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agents.base import Agent
+from sim.errors import GameInputError, IllegalActionError
+from sim.knorri.reference import KnorriHand, check_seats
+from sim.rng import derive_seed
+
+
+def play_hand(hand: KnorriHand, agents: Sequence[Agent]) -> KnorriHand:
+    """Play ``hand`` to its end, each seat's decisions taken by its agent."""
+    if len(agents) != hand.n_seats:
+        raise GameInputError(f"a {hand.n_seats}-seat hand needs {hand.n_seats} agents, not {len(agents)}")
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, hand.n_seats)
+    while not hand.done:
+        seat = hand.to_move
+        legal = hand.legal_actions()
+        action = agents[seat].act(hand.observation(seat), legal)
+        if action not in legal:
+            raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
+        hand.apply(action)
+    return hand
+
+
+@dataclass
+class MatchResult:
+    """The hands of a match, each seat's running total and the winners (several on a tie)."""
+
+    hands: list[KnorriHand] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+
+    @property
+    def winners(self) -> list[int]:
+        """Every seat with the top total."""
+        best = max(self.totals)
+        return [seat for seat, total in enumerate(self.totals) if total == best]
+
+
+def hand_seed(match_seed: int, hand_index: int) -> int:
+    """The seed of hand ``hand_index`` of the match with ``match_seed``."""
+    return derive_seed(match_seed, hand_index)
+
+
+def play_match(n_seats: int, n_hands: int, seed: int, agents: Sequence[Agent]) -> MatchResult:
+    """Play a match of ``n_hands`` hands dealt from ``seed``."""
+    n_seats = check_seats(n_seats)
+    if n_hands < 1:
+        raise GameInputError(f"a match has at least one hand, not {n_hands}")
+    result = MatchResult(totals=[0] * n_seats)
+    first_seat = 0
+    for index in range(n_hands):
+        hand = play_hand(KnorriHand.from_seed(n_seats, hand_seed(seed, index), first_seat), agents)
+        result.hands.append(hand)
+        result.totals = [t + s for t, s in zip(result.totals, hand.scores, strict=True)]
+        first_seat = (hand.loser + 1) % n_seats
+    return result

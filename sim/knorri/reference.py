@@ -1,0 +1,360 @@
+"""The reference engine for one hand of Knorri: plain Python, written to be read against the rules.
+
+A hand is built from a deal (a permutation of the 52 card ids), plays phase 1
+by itself up to each real choice, then hands every phase-2 decision to the seat
+to move. It keeps the public event log, detects a repeated position exactly and
+stops at the cap, all as ``seeds/knorri.md`` describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from sim.cards import CardSet, bit, card_list, popcount, to_set
+from sim.errors import GameInputError, GameOverError, IllegalActionError, check_deck
+from sim.knorri import rules
+from sim.knorri.encoding import (
+    MAX_PHASE2_ACTIONS,
+    MAX_SEATS,
+    MIN_SEATS,
+    NUM_ACTIONS,
+    PICK_UP,
+    TABLE_SIZE,
+    TWO_OF_CLUBS,
+    run_cards,
+)
+from sim.knorri.observation import KnorriObservation
+from sim.rng import SplitMix64
+
+Position = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int, int, bool]
+DeckSource = Callable[[], Sequence[int]]
+
+
+class EndReason(StrEnum):
+    """Why a hand ended: a seat was left holding cards, a position repeated, or the cap was reached."""
+
+    OUT = "out"
+    REPEAT = "repeat"
+    CAP = "cap"
+
+
+def check_seats(n_seats: int) -> int:
+    """The seat count, if Knorri allows it (3 to 6); otherwise a clear error."""
+    if not isinstance(n_seats, (int, np.integer)) or not MIN_SEATS <= n_seats <= MAX_SEATS:
+        raise GameInputError(f"Knorri is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
+    return int(n_seats)
+
+
+class KnorriHand:
+    """One hand of Knorri, from the first turned card to the loser."""
+
+    def __init__(
+        self,
+        n_seats: int,
+        deck: Sequence[int],
+        first_seat: int = 0,
+        redeal: DeckSource | None = None,
+    ) -> None:
+        """Deal ``deck`` for ``n_seats`` with ``first_seat`` turning first.
+
+        ``redeal`` gives the next deck when nobody captures in phase 1; by default
+        it is a splitmix64 stream seeded from the deck, so a hand is a function of
+        its arguments.
+        """
+        self.n_seats = check_seats(n_seats)
+        if not isinstance(first_seat, (int, np.integer)) or not 0 <= first_seat < self.n_seats:
+            raise GameInputError(f"the first seat must be 0 to {self.n_seats - 1}, not {first_seat}")
+        self.first_seat = int(first_seat)
+        deck = check_deck(deck)
+        if redeal is None:
+            redeal = SplitMix64(_deck_fingerprint(deck)).shuffled_deck
+        self._redeal_source = redeal
+        self.redeals = 0
+        self.log: list[dict[str, Any]] = []
+        self.decisions: list[int] = []
+        self.phase2_actions = 0
+        self.tricks_completed = 0
+        self.scores = [0] * self.n_seats
+        self.end_reason: EndReason | None = None
+        self.loser: int | None = None
+        self.cycle_length: int | None = None
+        self._deal(deck)
+
+    @classmethod
+    def from_seed(cls, n_seats: int, seed: int, first_seat: int = 0) -> KnorriHand:
+        """The hand the conformance protocol deals for ``seed`` (redeals from the same stream)."""
+        rng = SplitMix64(seed)
+        return cls(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck)
+
+    # ----- what anyone may ask -----------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """Whether the hand has ended."""
+        return self.end_reason is not None
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose decision it is (-1 once the hand has ended)."""
+        return -1 if self.done else self._to_move
+
+    @property
+    def phase(self) -> int:
+        """1 while the stock is being turned, 2 while the cards are played out (2 also once ended)."""
+        return self._phase
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids for the seat to move, ascending (empty once the hand has ended)."""
+        if self.done:
+            return []
+        if self._phase == 1:
+            return card_list(self._choice_candidates)
+        return rules.phase2_legal(self.hands[self._to_move], self.top_card, self.opening)
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as a bool[65] mask (all False once the hand has ended)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    @property
+    def top_card(self) -> int | None:
+        """The last card of the newest play in the trick, or None when the trick is empty."""
+        return self.trick[-1][-1] if self.trick else None
+
+    @property
+    def seats_holding(self) -> int:
+        """How many seats hold cards (in phase 1 every seat counts)."""
+        return sum(1 for hand in self.hands if hand) if self._phase == 2 else self.n_seats
+
+    def card_counts(self) -> list[int]:
+        """Every seat's card count (its pile in phase 1, its hand in phase 2)."""
+        return [popcount(hand) for hand in self.hands]
+
+    def plays_needed(self) -> int:
+        """The plays the current trick needs; for an empty trick, what the next lead will need."""
+        return self.trick_needed if self.trick else rules.plays_needed(self.seats_holding)
+
+    def observation(self, seat: int) -> KnorriObservation:
+        """What ``seat`` may know: its own cards, the table, the trick, counts, scores and the public log."""
+        return KnorriObservation(
+            seat=seat,
+            n_seats=self.n_seats,
+            phase=self._phase,
+            to_move=self.to_move,
+            hand=tuple(card_list(self.hands[seat])),
+            table=tuple(card_list(self.table)),
+            turned=self._turned if self._choice_candidates else None,
+            stock_left=len(self._stock) - self._turn,
+            trick=tuple(tuple(play) for play in self.trick),
+            plays_needed=self.plays_needed(),
+            opening=self.opening,
+            card_counts=tuple(self.card_counts()),
+            out=tuple(self._phase == 2 and not hand for hand in self.hands),
+            scores=tuple(self.scores),
+            phase2_actions=self.phase2_actions,
+            legal=tuple(self.legal_actions()) if seat == self.to_move else (),
+            done=self.done,
+            log=tuple(self.log),
+        )
+
+    def clone(self) -> KnorriHand:
+        """An independent copy: applying actions to it never touches this hand."""
+        twin = object.__new__(KnorriHand)
+        twin.__dict__.update(self.__dict__)
+        twin.hands = list(self.hands)
+        twin.trick = [list(play) for play in self.trick]
+        twin.scores = list(self.scores)
+        twin.log = list(self.log)
+        twin.decisions = list(self.decisions)
+        twin._history = dict(self._history)
+        return twin
+
+    # ----- the one verb ------------------------------------------------------------------
+
+    def apply(self, action: int) -> None:
+        """Take ``action`` for the seat to move; an illegal id raises and changes nothing."""
+        if self.done:
+            raise GameOverError(f"the hand is over ({self.end_reason.value}); no action {action} can be taken")
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(self._to_move, action, legal)
+        action = int(action)
+        self.decisions.append(action)
+        if self._phase == 1:
+            self._capture(self._to_move, self._turned, action, chosen=True)
+            self._choice_candidates = 0
+            self._run_phase1()
+        else:
+            self._phase2_action(action)
+
+    # ----- phase 1 -----------------------------------------------------------------------
+
+    def _deal(self, deck: list[int]) -> None:
+        self.deck = deck
+        self._phase = 1
+        self.table: CardSet = to_set(deck[:TABLE_SIZE])
+        self._stock = deck[TABLE_SIZE:]
+        self._turn = 0
+        self._turned = -1
+        self._choice_candidates: CardSet = 0
+        self._last_capturer: int | None = None
+        self.hands: list[CardSet] = [0] * self.n_seats
+        self.trick: list[list[int]] = []
+        self.trick_needed = 0
+        self.opening = False
+        self._history: dict[Position, int] = {}
+        self._to_move = self.first_seat
+        self.log.append({"kind": "deal", "redeal": self.redeals, "table": card_list(self.table)})
+        self._run_phase1()
+
+    def _run_phase1(self) -> None:
+        """Turn stock cards and make every forced capture, until a seat must choose or the stock is out."""
+        while self._turn < len(self._stock):
+            seat = (self.first_seat + self._turn) % self.n_seats
+            turned = self._stock[self._turn]
+            self._turn += 1
+            self.log.append({"kind": "turn", "seat": seat, "card": turned})
+            candidates = rules.capture_candidates(turned, self.table)
+            if popcount(candidates) == 1:
+                self._capture(seat, turned, candidates.bit_length() - 1, chosen=False)
+            elif candidates:
+                self._to_move, self._turned, self._choice_candidates = seat, turned, candidates
+                return
+            else:
+                self.table |= bit(turned)
+        self._end_phase1()
+
+    def _capture(self, seat: int, turned: int, taken: int, chosen: bool) -> None:
+        self.table &= ~bit(taken)
+        self.hands[seat] |= bit(turned) | bit(taken)
+        self._last_capturer = seat
+        self.log.append({"kind": "capture", "seat": seat, "card": turned, "took": taken, "chosen": chosen})
+
+    def _end_phase1(self) -> None:
+        if self._last_capturer is None:
+            self.redeals += 1
+            self.log.append({"kind": "redeal", "count": self.redeals})
+            self._deal(check_deck(self._redeal_source()))
+            return
+        if self.table:
+            self.log.append({"kind": "sweep", "seat": self._last_capturer, "cards": card_list(self.table)})
+            self.hands[self._last_capturer] |= self.table
+            self.table = 0
+        self._start_phase2()
+
+    # ----- phase 2 -----------------------------------------------------------------------
+
+    def _start_phase2(self) -> None:
+        self._phase = 2
+        holding = self.seats_holding
+        self.piles_after_phase1 = self.card_counts()
+        self.log.append({"kind": "phase2", "card_counts": self.card_counts()})
+        for seat, hand in enumerate(self.hands):
+            if not hand:
+                self._go_out(seat, others_holding=holding)
+        if holding == 1:
+            self._finish(EndReason.OUT, rules.next_seat_holding(self.hands, 0))
+            return
+        self._to_move = next(s for s, hand in enumerate(self.hands) if hand & bit(TWO_OF_CLUBS))
+        self.opening = True
+        self._remember_position()
+
+    def _phase2_action(self, action: int) -> None:
+        seat = self._to_move
+        if action == PICK_UP:
+            self._pick_up(seat)
+        else:
+            self._play(seat, run_cards(action) if self.opening else [action])
+        self.phase2_actions += 1
+        if self.done:
+            return
+        first_seen = self._history.get(self._position())
+        if first_seen is not None:
+            self.cycle_length = self.phase2_actions - first_seen
+            self._cut_off(EndReason.REPEAT)
+        elif self.phase2_actions >= MAX_PHASE2_ACTIONS:
+            self._cut_off(EndReason.CAP)
+        else:
+            self._remember_position()
+
+    def _pick_up(self, seat: int) -> None:
+        bottom_play = self.trick[0]
+        card = bottom_play.pop(0)
+        if not bottom_play:
+            self.trick.pop(0)
+        self.hands[seat] |= bit(card)
+        self.log.append({"kind": "pickup", "seat": seat, "card": card})
+        self._to_move = rules.next_seat_holding(self.hands, seat)
+
+    def _play(self, seat: int, cards: list[int]) -> None:
+        if not self.trick:
+            self.trick_needed = rules.plays_needed(self.seats_holding)
+        if self.opening:
+            self.opening = False
+            self._history.clear()  # the opening can never be undone
+        self.trick.append(cards)
+        self.hands[seat] &= ~to_set(cards)
+        self.log.append({"kind": "play", "seat": seat, "cards": list(cards)})
+        if not self.hands[seat]:
+            self._go_out(seat, others_holding=self.seats_holding)
+        trick_complete = len(self.trick) >= self.trick_needed
+        if trick_complete:
+            self.tricks_completed += 1
+            self.log.append({"kind": "trick", "seat": seat, "cards": [c for play in self.trick for c in play]})
+            self.trick = []
+            self._history.clear()  # cards set aside never come back
+        if self.seats_holding == 1:
+            self._finish(EndReason.OUT, rules.next_seat_holding(self.hands, seat))
+        elif trick_complete and self.hands[seat]:
+            self._to_move = seat
+        else:
+            self._to_move = rules.next_seat_holding(self.hands, seat)
+
+    def _go_out(self, seat: int, others_holding: int) -> None:
+        self.scores[seat] = rules.going_out_score(others_holding)
+        self._history.clear()  # a seat out never comes back
+        self.log.append({"kind": "out", "seat": seat, "score": self.scores[seat]})
+
+    def _cut_off(self, reason: EndReason) -> None:
+        counts = self.card_counts()
+        ranking = rules.cutoff_ranking(counts, self._to_move)
+        k = len(ranking)
+        for place, seat in enumerate(ranking[:-1]):
+            self.scores[seat] = k - 1 - place
+        self._finish(reason, ranking[-1], ranking=ranking)
+
+    def _finish(self, reason: EndReason, loser: int, ranking: list[int] | None = None) -> None:
+        self.scores[loser] = rules.loser_score(self.scores, loser)
+        self.loser = loser
+        self.end_reason = reason
+        event: dict[str, Any] = {"kind": "end", "reason": reason.value, "loser": loser, "scores": list(self.scores)}
+        if ranking is not None:
+            event["ranking"] = ranking
+            event["cards_held"] = [card_list(hand) for hand in self.hands]
+        if self.cycle_length is not None:
+            event["cycle_length"] = self.cycle_length
+        self.log.append(event)
+
+    def _position(self) -> Position:
+        return (
+            tuple(self.hands),
+            tuple(tuple(play) for play in self.trick),
+            self.plays_needed(),
+            self._to_move,
+            self.opening,
+        )
+
+    def _remember_position(self) -> None:
+        self._history[self._position()] = self.phase2_actions
+
+
+def _deck_fingerprint(deck: Sequence[int]) -> int:
+    value = 0
+    for card in deck:
+        value = (value * 53 + card + 1) & ((1 << 64) - 1)
+    return value

@@ -1,0 +1,60 @@
+"""The project's one random stream: splitmix64, as the conformance protocol fixes it.
+
+Every engine draws its decks (and the protocol's choices) from this generator, so
+that any two engines given the same seed deal the same cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+MASK64 = (1 << 64) - 1
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+
+T = TypeVar("T")
+
+
+def splitmix64_mix(z: int) -> int:
+    """The splitmix64 output function (a bijection on 64-bit integers)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+class SplitMix64:
+    """A splitmix64 generator over unsigned 64-bit state."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & MASK64
+
+    def next(self) -> int:
+        """The next 64-bit output."""
+        self.state = (self.state + GOLDEN_GAMMA) & MASK64
+        return splitmix64_mix(self.state)
+
+    def below(self, n: int) -> int:
+        """``next() % n``: the protocol's (slightly biased, but fixed) way to pick one of n."""
+        return self.next() % n
+
+    def choice(self, options: Sequence[T]) -> T:
+        """One of ``options``, as the protocol picks: ``options[next() % len(options)]``."""
+        return options[self.next() % len(options)]
+
+    def shuffled_deck(self, size: int = 52) -> list[int]:
+        """A permutation of ``0..size-1`` by the protocol's Fisher-Yates: i from size-1 down to 1."""
+        deck = list(range(size))
+        for i in range(size - 1, 0, -1):
+            j = self.next() % (i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        return deck
+
+
+def derive_seed(seed: int, *path: int) -> int:
+    """A 64-bit seed for a sub-stream (a hand of a match, a chunk of a run), from a seed and a path."""
+    value = seed & MASK64
+    for step in path:
+        value = splitmix64_mix((value + GOLDEN_GAMMA * ((step & MASK64) + 1)) & MASK64)
+    return value
