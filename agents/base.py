@@ -13,6 +13,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from sim.rng import SplitMix64
+
 
 class AgentSpecError(ValueError):
     """A spec string that names no agent, or gives it parameters it does not take."""
@@ -24,8 +26,8 @@ class Agent(Protocol):
 
     name: str
 
-    def reset(self, seat: int, n_seats: int) -> None:
-        """Start a new hand at ``seat``; forget the last hand's memory."""
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        """Start a new hand at ``seat``; forget the last hand's memory; reseed from ``seed`` if given."""
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """Choose one of the ``legal`` action ids (ascending) from what the seat may know."""
@@ -95,21 +97,28 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
 
 
 class RandomAgent:
-    """Uniform over the legal ids: its statistics fingerprint the rules."""
+    """Uniform over the legal ids: its statistics fingerprint the rules.
+
+    It picks ``legal[next() % len(legal)]`` from a splitmix64 stream, so the
+    compiled playouts can make exactly the same choices.
+    """
 
     PARAMETERS: dict[str, type] = {}
 
     def __init__(self, seed: int = 0) -> None:
         self.name = "random"
+        self._stream = SplitMix64(seed)
         self._rng = np.random.default_rng(seed)
 
-    def reset(self, seat: int, n_seats: int) -> None:
-        """Nothing to forget."""
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        """Nothing to forget; reseed when the driver gives a hand seed."""
         self.seat = seat
+        if seed is not None:
+            self._stream = SplitMix64(seed)
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """A uniformly random legal id."""
-        return int(legal[self._rng.integers(len(legal))])
+        return int(self._stream.choice(legal))
 
     def act_batch(self, observations: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
         """A uniformly random legal id for each row of a bool[B, A] mask."""

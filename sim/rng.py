@@ -58,3 +58,15 @@ def derive_seed(seed: int, *path: int) -> int:
     for step in path:
         value = splitmix64_mix((value + GOLDEN_GAMMA * ((step & MASK64) + 1)) & MASK64)
     return value
+
+
+AGENT_STREAM = 1
+
+
+def agent_seed(hand_seed: int, seat: int) -> int:
+    """The seed an agent at ``seat`` is reset with for the hand dealt from ``hand_seed``.
+
+    Every driver (the play command, the runner, the compiled playouts) uses this, so
+    a hand with its agents is a function of its seed alone, whatever engine plays it.
+    """
+    return derive_seed(hand_seed, AGENT_STREAM, seat)

@@ -9,7 +9,6 @@ from agents.base import make_agent
 from sim.knorri.describe import describe_event, describe_result
 from sim.knorri.match import play_hand, play_match
 from sim.knorri.reference import KnorriHand, check_seats
-from sim.rng import derive_seed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         specs *= n_seats
     if len(specs) != n_seats:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
-    agents = [make_agent(spec, seed=derive_seed(args.seed, 1000 + seat)) for seat, spec in enumerate(specs)]
+    agents = [make_agent(spec, seed=args.seed) for spec in specs]
     if args.hands > 1 or args.hands < 1:
         result = play_match(n_seats, args.hands, args.seed, agents)
         for index, hand in enumerate(result.hands):
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.first < n_seats:
         raise UsageError(f"--first must be a seat from 0 to {n_seats - 1}, not {args.first}")
     hand = KnorriHand.from_seed(n_seats, args.seed, args.first)
-    play_hand(hand, agents)
+    play_hand(hand, agents, args.seed)
     if args.json:
         for event in hand.log:
             print(json.dumps(event))

@@ -13,15 +13,18 @@ from dataclasses import dataclass, field
 from agents.base import Agent
 from sim.errors import GameInputError, IllegalActionError
 from sim.knorri.reference import KnorriHand, check_seats
-from sim.rng import derive_seed
+from sim.rng import agent_seed, derive_seed
 
 
-def play_hand(hand: KnorriHand, agents: Sequence[Agent]) -> KnorriHand:
-    """Play ``hand`` to its end, each seat's decisions taken by its agent."""
+def play_hand(hand: KnorriHand, agents: Sequence[Agent], seed: int = 0) -> KnorriHand:
+    """Play ``hand`` to its end, each seat's decisions taken by its agent.
+
+    ``seed`` is the hand's seed: each agent is reset with ``agent_seed(seed, seat)``.
+    """
     if len(agents) != hand.n_seats:
         raise GameInputError(f"a {hand.n_seats}-seat hand needs {hand.n_seats} agents, not {len(agents)}")
     for seat, agent in enumerate(agents):
-        agent.reset(seat, hand.n_seats)
+        agent.reset(seat, hand.n_seats, agent_seed(seed, seat))
     while not hand.done:
         seat = hand.to_move
         legal = hand.legal_actions()
@@ -59,7 +62,8 @@ def play_match(n_seats: int, n_hands: int, seed: int, agents: Sequence[Agent]) -
     result = MatchResult(totals=[0] * n_seats)
     first_seat = 0
     for index in range(n_hands):
-        hand = play_hand(KnorriHand.from_seed(n_seats, hand_seed(seed, index), first_seat), agents)
+        seed_i = hand_seed(seed, index)
+        hand = play_hand(KnorriHand.from_seed(n_seats, seed_i, first_seat), agents, seed_i)
         result.hands.append(hand)
         result.totals = [t + s for t, s in zip(result.totals, hand.scores, strict=True)]
         first_seat = (hand.loser + 1) % n_seats
