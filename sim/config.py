@@ -1,0 +1,34 @@
+"""Compile flags for every numba kernel of the project, in one place.
+
+Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or
+``PARALLEL_KERNEL`` for the few that fan out over cores), so a flag is changed
+here once and nowhere else:
+
+- ``cache=True``: the first run compiles and writes the machine code next to the
+  module (``__pycache__/*.nbi``/``*.nbc``); later runs load it.
+- ``fastmath=False``: the engines do integer work only, and exact results matter
+  more than the last few percent.
+- ``boundscheck=False``: the kernels are tested against the reference engine;
+  set ``NUMBA_BOUNDSCHECK=1`` in the environment to check indices while debugging.
+- ``nogil=True``: callers may run kernels from several Python threads.
+"""
+
+from __future__ import annotations
+
+import os
+
+KERNEL: dict[str, bool] = {
+    "cache": True,
+    "fastmath": False,
+    "nogil": True,
+    "boundscheck": False,
+}
+"""Flags of every serial kernel."""
+
+PARALLEL_KERNEL: dict[str, bool] = {**KERNEL, "parallel": True}
+"""Flags of kernels that spread hands over cores with ``prange``."""
+
+
+def default_workers() -> int:
+    """How many worker threads the parallel kernels use when the caller does not say: every core."""
+    return max(1, os.cpu_count() or 1)

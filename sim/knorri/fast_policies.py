@@ -1,0 +1,77 @@
+"""Compiled policies for the fast engine's playouts, behind one dispatcher.
+
+The playout kernels call ``choose(policy, seat, legal, n_legal, cards_row, ints_row, rng)``
+at every decision (phase-1 choices among two or more captures and every phase-2
+action) and apply the id it returns. A policy is a numba function with this
+signature and nothing else:
+
+``policy(seat, legal, n_legal, cards_row, ints_row, rng) -> int``
+    seat       the acting seat (int)
+    legal      int64 buffer whose first ``n_legal`` entries are the legal action ids, ascending
+               (phase 1: the table cards the turned card may take; phase 2: cards, 52 pick up,
+               53..64 opening runs); return one of them
+    cards_row  the hand's uint64 card sets, columns ``fast_state.C_*``: every seat's pile or hand
+               (public: each card was seen going in), the table, the trick (read it with
+               ``fast_state.trick_card``/``top_card``/``plays_in_trick``); read only
+    ints_row   the hand's int64 scalars, columns ``fast_state.I_*``: phase, turned card, plays
+               needed, opening flag, scores, ...; read only
+    rng        uint64[NUM_RNG] splitmix64 states: ``rng[RNG_DEAL]`` is the hand's own stream (only
+               the protocol draws from it), ``rng[RNG_SEAT + seat]`` the acting seat's own stream,
+               seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``fast_state.below``
+
+The kernels never give a policy the stock order. To add a policy: write one such
+function, give it the next id as a constant, add its name to ``POLICY_NAMES`` and
+one branch to ``choose``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.knorri.fast_state import RNG_DEAL, RNG_SEAT, below
+
+PROTOCOL = 0
+"""The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
+RANDOM = 1
+"""Uniform random: ``legal[next() % n_legal]`` from the seat's own stream, exactly as ``RandomAgent``."""
+
+POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
+"""Every compiled policy by the name a user gives on the command line."""
+
+
+@njit(**config.KERNEL)
+def protocol_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
+                    ints_row: np.ndarray, rng: np.ndarray) -> int:
+    """The conformance protocol's choice, drawn from the same stream as the deck."""
+    return legal[below(rng, RNG_DEAL, n_legal)]
+
+
+@njit(**config.KERNEL)
+def random_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
+                  ints_row: np.ndarray, rng: np.ndarray) -> int:
+    """A uniform choice from the seat's own stream (the same draws as ``agents.base.RandomAgent``)."""
+    return legal[below(rng, RNG_SEAT + seat, n_legal)]
+
+
+@njit(**config.KERNEL)
+def choose(policy: int, seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
+           ints_row: np.ndarray, rng: np.ndarray) -> int:
+    """The action the policy with id ``policy`` takes for ``seat``; see the module docstring."""
+    if policy == RANDOM:
+        return random_policy(seat, legal, n_legal, cards_row, ints_row, rng)
+    return protocol_policy(seat, legal, n_legal, cards_row, ints_row, rng)
+
+
+def check_policy(policy: int | str) -> int:
+    """A policy id from an id or a name; a clear error for anything else."""
+    from sim.errors import GameInputError
+
+    if isinstance(policy, str):
+        if policy not in POLICY_NAMES:
+            raise GameInputError(f"unknown policy {policy!r}: known policies are {', '.join(POLICY_NAMES)}")
+        return POLICY_NAMES[policy]
+    if int(policy) not in POLICY_NAMES.values():
+        raise GameInputError(f"unknown policy id {policy}: known ids are {sorted(POLICY_NAMES.values())}")
+    return int(policy)

@@ -1,0 +1,228 @@
+"""The compiled engine's state layout, lookup tables and bit helpers (private to the fast engine).
+
+One hand's state is two rows with named columns, so a batch of hands is two
+2-D arrays and a kernel or a policy reads one hand as ``cards[h]``, ``ints[h]``:
+
+``cards`` (uint64 card sets, ``NUM_CARD_FIELDS`` columns)
+    ``C_HAND + s``      seat s's pile (phase 1) or hand (phase 2); public (every card was seen going in)
+    ``C_TABLE``         the face-up table (phase 1)
+    ``C_CANDIDATES``    the table cards the turned card may take, while a seat must choose (phase 1)
+    ``C_TRICK_LO/HI``   the trick, bottom card first, 6 bits a card (``card + 1``; 0 is empty),
+                        10 cards a word; the trick never holds more than 18 cards (a 13-card
+                        opening run and five single plays)
+    ``C_HANDS_HASH``    Zobrist hash of every seat's hand, kept up to date in phase 2
+
+``ints`` (int64 scalars, ``NUM_INT_FIELDS`` columns): ``I_*`` below, each documented where defined.
+
+The deal's stock order lives in a separate ``decks`` array that no policy ever
+receives, so a policy cannot see it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+
+from sim import config
+from sim.cards import NUM_CARDS, SUIT_MASK, higher_in_suit, lower_in_suit, suit_of
+from sim.knorri.encoding import MAX_SEATS
+from sim.rng import GOLDEN_GAMMA, SplitMix64
+
+# ----- cards row -------------------------------------------------------------------------------
+C_HAND = 0
+C_TABLE = MAX_SEATS
+C_CANDIDATES = MAX_SEATS + 1
+C_TRICK_LO = MAX_SEATS + 2
+C_TRICK_HI = MAX_SEATS + 3
+C_HANDS_HASH = MAX_SEATS + 4
+NUM_CARD_FIELDS = MAX_SEATS + 5
+
+# ----- ints row --------------------------------------------------------------------------------
+I_N_SEATS = 0  # seats at the table, 3..6
+I_FIRST_SEAT = 1  # the seat with the first turn of phase 1
+I_PHASE = 2  # 1 turning the stock, 2 playing out
+I_TO_MOVE = 3  # the seat whose decision it is (-1 once done)
+I_TURN = 4  # stock cards turned so far in this deal (0..43)
+I_TURNED = 5  # the turned card a seat is choosing a capture for (-1 otherwise)
+I_LAST_CAPTURER = 6  # the last seat that captured in this deal (-1 if none)
+I_REDEALS = 7  # deals thrown in because nobody captured
+I_TRICK_LEN = 8  # cards in the trick
+I_RUN_LEFT = 9  # cards of the opening run still at the bottom of the trick (0 if none)
+I_NEEDED = 10  # plays the current trick needs (meaningful while the trick is not empty)
+I_OPENING = 11  # 1 while the 2C opening play is still to be made
+I_HOLDING = 12  # seats holding cards (phase 2)
+I_PHASE2_ACTIONS = 13  # plays and pick-ups so far
+I_DECISIONS = 14  # decisions taken (phase-1 choices and phase-2 actions)
+I_CRC = 15  # running CRC-32 register of the decision ids (finish with ``crc_final``)
+I_TRICKS_COMPLETED = 16  # tricks set aside
+I_END_REASON = 17  # -1 while playing, else END_OUT / END_REPEAT / END_CAP
+I_LOSER = 18  # the loser once done (-1 before)
+I_CYCLE = 19  # actions since the repeated position first occurred (-1 unless repeat)
+I_HIST_LEN = 20  # positions remembered since the last irreversible event
+I_HIST_BASE = 21  # the phase-2 action count at which the first remembered position was reached
+I_SCORE = 22  # I_SCORE + s: seat s's score
+I_PILE = I_SCORE + MAX_SEATS  # I_PILE + s: seat s's card count at the start of phase 2
+NUM_INT_FIELDS = I_PILE + MAX_SEATS
+
+END_OUT, END_REPEAT, END_CAP = 0, 1, 2
+RNG_DEAL = 0  # rng[RNG_DEAL]: the hand's own stream (decks, and the protocol's choices)
+RNG_SEAT = 1  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
+NUM_RNG = 1 + MAX_SEATS
+
+# A position record for exact repeat checks: every hand, the trick words, then the small fields.
+R_TRICK_LO = MAX_SEATS
+R_TRICK_HI = MAX_SEATS + 1
+R_META = MAX_SEATS + 2
+RECORD_SIZE = MAX_SEATS + 3
+
+# ----- tables, built once at import -------------------------------------------------------------
+U64 = np.uint64
+ONE = U64(1)
+GAMMA = U64(GOLDEN_GAMMA)
+MIX1 = U64(0xBF58476D1CE4E5B9)
+MIX2 = U64(0x94D049BB133111EB)
+LOWER_IN_SUIT = np.array([lower_in_suit(c) for c in range(NUM_CARDS)], dtype=np.uint64)
+BEATERS = np.array(
+    [higher_in_suit(c) | (SUIT_MASK[1] if suit_of(c) >= 2 else 0) for c in range(NUM_CARDS)], dtype=np.uint64
+)
+IS_DIAMOND = np.array([suit_of(c) == 1 for c in range(NUM_CARDS)], dtype=np.bool_)
+SPADES_AND_HEARTS = U64(SUIT_MASK[2] | SUIT_MASK[3])
+CLUBS = U64(SUIT_MASK[0])
+_zobrist_stream = SplitMix64(0x4B4E4F525249)  # any fixed seed: the hash only has to be the same every run
+ZOBRIST = np.array([[_zobrist_stream.next() for _ in range(NUM_CARDS)] for _ in range(MAX_SEATS)], dtype=np.uint64)
+TRICK_KEY = U64(_zobrist_stream.next() | 1)
+META_KEY = U64(_zobrist_stream.next() | 1)
+
+
+def _crc_table() -> np.ndarray:
+    table = np.zeros(256, dtype=np.int64)
+    for byte in range(256):
+        value = byte
+        for _ in range(8):
+            value = (value >> 1) ^ 0xEDB88320 if value & 1 else value >> 1
+        table[byte] = value
+    return table
+
+
+CRC_TABLE = _crc_table()
+CRC_START = 0xFFFFFFFF
+
+
+# ----- bit helpers -------------------------------------------------------------------------------
+@intrinsic
+def _ctpop(typingctx, value):
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@njit(**config.KERNEL)
+def popcount(cards: np.uint64) -> int:
+    """How many cards a set holds."""
+    return int(_ctpop(U64(cards)))
+
+
+@njit(**config.KERNEL)
+def lowest_card(cards: np.uint64) -> int:
+    """The lowest card id of a non-empty set."""
+    return int(trailing_zeros(U64(cards)))
+
+
+@njit(**config.KERNEL)
+def nth_card(cards: np.uint64, n: int) -> int:
+    """The n-th (0-based) lowest card of a set holding more than n cards."""
+    for _ in range(n):
+        cards &= cards - ONE
+    return int(trailing_zeros(cards))
+
+
+@njit(**config.KERNEL)
+def club_run_length(hand: np.uint64) -> int:
+    """How many clubs from 2C up the hand holds unbroken (0 without the 2C)."""
+    clubs = hand & CLUBS
+    return int(trailing_zeros(~clubs))
+
+
+@njit(**config.KERNEL)
+def trick_card(cards_row: np.ndarray, index: int) -> int:
+    """The card at ``index`` of the trick, counting from the bottom (0)."""
+    if index < 10:
+        word = cards_row[C_TRICK_LO] >> U64(6 * index)
+    else:
+        word = cards_row[C_TRICK_HI] >> U64(6 * (index - 10))
+    return int(word & U64(63)) - 1
+
+
+@njit(**config.KERNEL)
+def top_card(cards_row: np.ndarray, ints_row: np.ndarray) -> int:
+    """The trick's top card, or -1 for an empty trick."""
+    length = ints_row[I_TRICK_LEN]
+    return trick_card(cards_row, length - 1) if length > 0 else -1
+
+
+@njit(**config.KERNEL)
+def plays_in_trick(ints_row: np.ndarray) -> int:
+    """Plays still in the trick: what is left of the opening run counts as one play."""
+    run = ints_row[I_RUN_LEFT]
+    return ints_row[I_TRICK_LEN] - run + (1 if run > 0 else 0)
+
+
+# ----- splitmix64, identical to sim.rng ----------------------------------------------------------
+@njit(**config.KERNEL)
+def mix64(z: np.uint64) -> np.uint64:
+    """The splitmix64 output function."""
+    z = (z ^ (z >> U64(30))) * MIX1
+    z = (z ^ (z >> U64(27))) * MIX2
+    return z ^ (z >> U64(31))
+
+
+@njit(**config.KERNEL)
+def next_u64(rng: np.ndarray, stream: int) -> np.uint64:
+    """The next output of the splitmix64 stream stored at ``rng[stream]``."""
+    state = rng[stream] + GAMMA
+    rng[stream] = state
+    return mix64(state)
+
+
+@njit(**config.KERNEL)
+def below(rng: np.ndarray, stream: int, n: int) -> int:
+    """``next() % n`` from ``rng[stream]``: the protocol's way to pick one of n."""
+    return int(next_u64(rng, stream) % U64(n))
+
+
+@njit(**config.KERNEL)
+def derive_seed2(seed: np.uint64, step_a: int, step_b: int) -> np.uint64:
+    """``sim.rng.derive_seed(seed, step_a, step_b)`` for non-negative steps."""
+    value = mix64(U64(seed) + GAMMA * (U64(step_a) + ONE))
+    return mix64(value + GAMMA * (U64(step_b) + ONE))
+
+
+@njit(**config.KERNEL)
+def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
+    """``sim.rng.derive_seed(seed, step)`` for a non-negative step."""
+    return mix64(U64(seed) + GAMMA * (U64(step) + ONE))
+
+
+AGENT_STREAM = 1  # as sim.rng.AGENT_STREAM
+
+
+@njit(**config.KERNEL)
+def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
+    """``sim.rng.agent_seed``: the seed of seat ``seat``'s own stream for the hand dealt from ``hand_seed``."""
+    return derive_seed2(hand_seed, AGENT_STREAM, seat)
+
+
+@njit(**config.KERNEL)
+def crc_byte(register: int, byte: int) -> int:
+    """One byte into a running CRC-32 register (zlib's polynomial)."""
+    return CRC_TABLE[(register ^ byte) & 0xFF] ^ (register >> 8)
+
+
+def crc_final(register: np.ndarray | int) -> np.ndarray | int:
+    """The CRC-32 value of a running register (as ``zlib.crc32`` reports it)."""
+    return register ^ 0xFFFFFFFF
