@@ -8,13 +8,13 @@ stops at the cap, all as ``seeds/knorri.md`` describes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-from sim.cards import CardSet, bit, card_list, popcount, to_set
+from sim.cards import FULL_DECK, NUM_CARDS, CardSet, bit, card_list, popcount, to_set
 from sim.errors import GameInputError, GameOverError, IllegalActionError, check_deck
 from sim.knorri import rules
 from sim.knorri.encoding import (
@@ -30,6 +30,7 @@ from sim.knorri.encoding import (
 from sim.knorri.observation import KnorriObservation
 from sim.rng import SplitMix64
 
+ACE_OF_CLUBS = 12
 Position = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int, int, bool]
 DeckSource = Callable[[], Sequence[int]]
 
@@ -89,6 +90,58 @@ class KnorriHand:
         """The hand the conformance protocol deals for ``seed`` (redeals from the same stream)."""
         rng = SplitMix64(seed)
         return cls(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck)
+
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[Iterable[int]],
+        to_move: int,
+        trick: Sequence[Sequence[int]] = (),
+        plays_needed: int | None = None,
+        opening: bool = False,
+        scores: Sequence[int] | None = None,
+    ) -> KnorriHand:
+        """A hand that starts in phase 2 at a given position, so a rule can be shown without a whole deal.
+
+        ``hands[s]`` are seat s's cards (empty: the seat is out); ``trick`` lists the
+        plays still in the trick, oldest first, each play's cards lowest first;
+        ``plays_needed`` is what the trick needs (default: the seats holding cards);
+        ``opening`` says the 2C holder's opening play is still to be made; ``scores``
+        are the points already earned. Cards in no hand and not in the trick count
+        as set aside in earlier tricks. The position is checked against the rules
+        and refused with a one-line ``GameInputError`` if it could not occur.
+        """
+        n_seats = check_seats(len(hands))
+        hand_sets = [_position_cards(cards, f"seat {seat}'s hand") for seat, cards in enumerate(hands)]
+        plays = [[int(c) for c in play] for play in trick]
+        _check_position(hand_sets, to_move, plays, plays_needed, opening)
+        holding = sum(1 for cards in hand_sets if cards)
+        scores = [0] * n_seats if scores is None else [int(s) for s in scores]
+        if len(scores) != n_seats:
+            raise GameInputError(f"a {n_seats}-seat position needs {n_seats} scores, not {len(scores)}")
+        hand = object.__new__(cls)
+        hand.n_seats, hand.first_seat = n_seats, int(to_move)
+        hand._redeal_source = None
+        hand.redeals, hand.decisions, hand.phase2_actions, hand.tricks_completed = 0, [], 0, 0
+        hand.scores, hand.end_reason, hand.loser, hand.cycle_length = scores, None, None, None
+        hand.deck, hand._phase, hand.table, hand._stock, hand._turn = [], 2, 0, [], 0
+        hand._turned, hand._choice_candidates, hand._last_capturer = -1, 0, None
+        hand.hands, hand.trick, hand.opening = hand_sets, plays, bool(opening)
+        hand.trick_needed = (plays_needed or holding) if plays else 0
+        in_play = to_set(c for play in plays for c in play)
+        for cards in hand_sets:
+            in_play |= cards
+        hand.set_aside = FULL_DECK & ~in_play
+        hand.piles_after_phase1 = hand.card_counts()
+        hand._history = {}
+        hand._to_move = int(to_move)
+        hand.log = [{
+            "kind": "phase2", "card_counts": hand.card_counts(), "from_position": True,
+            "hands": [card_list(cards) for cards in hand_sets], "trick": [list(p) for p in plays],
+            "plays_needed": hand.plays_needed(), "to_move": hand._to_move, "opening": hand.opening,
+        }]
+        hand._remember_position()
+        return hand
 
     # ----- what anyone may ask -----------------------------------------------------------
 
@@ -207,6 +260,7 @@ class KnorriHand:
         self.trick: list[list[int]] = []
         self.trick_needed = 0
         self.opening = False
+        self.set_aside: CardSet = 0  # the cards of completed tricks
         self._history: dict[Position, int] = {}
         self._to_move = self.first_seat
         self.log.append({"kind": "deal", "redeal": self.redeals, "table": card_list(self.table)})
@@ -306,6 +360,7 @@ class KnorriHand:
         if trick_complete:
             self.tricks_completed += 1
             self.log.append({"kind": "trick", "seat": seat, "cards": [c for play in self.trick for c in play]})
+            self.set_aside |= to_set(c for play in self.trick for c in play)
             self.trick = []
             self._history.clear()  # cards set aside never come back
         if self.seats_holding == 1:
@@ -351,6 +406,49 @@ class KnorriHand:
 
     def _remember_position(self) -> None:
         self._history[self._position()] = self.phase2_actions
+
+
+def _position_cards(cards: Iterable[int], where: str) -> CardSet:
+    ids = [int(c) for c in cards]
+    if any(not 0 <= c < NUM_CARDS for c in ids) or len(set(ids)) != len(ids):
+        raise GameInputError(f"{where} must list distinct card ids 0 to 51, not {ids}")
+    return to_set(ids)
+
+
+def _check_position(
+    hands: list[CardSet], to_move: int, trick: list[list[int]], plays_needed: int | None, opening: bool
+) -> None:
+    """Refuse a phase-2 position that the rules could never reach, with a one-line reason."""
+    n_seats = len(hands)
+    trick_cards = [c for play in trick for c in play]
+    _position_cards(trick_cards, "the trick")
+    seen = to_set(trick_cards)
+    for cards in hands:
+        if seen & cards:
+            raise GameInputError(f"card(s) {card_list(seen & cards)} are in two places at once")
+        seen |= cards
+    holding = sum(1 for cards in hands if cards)
+    if holding < 2:
+        raise GameInputError(f"a position needs at least two seats holding cards, not {holding}")
+    if not isinstance(to_move, (int, np.integer)) or not 0 <= to_move < n_seats or not hands[to_move]:
+        raise GameInputError(f"the seat to move must be a seat 0 to {n_seats - 1} holding cards, not {to_move}")
+    if opening and (trick or not hands[to_move] & bit(TWO_OF_CLUBS)):
+        raise GameInputError("the opening play is made into an empty trick by the holder of 2C")
+    if not trick:
+        if plays_needed is not None:
+            raise GameInputError("plays_needed is given only for a trick in progress; an empty trick has none yet")
+        return
+    needed = holding if plays_needed is None else plays_needed
+    if not len(trick) < needed <= n_seats:
+        raise GameInputError(f"a trick of {len(trick)} plays in progress needs {len(trick) + 1} to {n_seats}, "
+                             f"not {needed}")
+    for index, play in enumerate(trick):
+        if not play:
+            raise GameInputError("every play in the trick holds at least one card")
+        if len(play) > 1 and (index > 0 or any(c != play[0] + k or c > ACE_OF_CLUBS for k, c in enumerate(play))):
+            raise GameInputError(f"only the first play may hold several cards, a run of clubs: not {play}")
+        if index > 0 and not rules.beats(play[0], trick[index - 1][-1]):
+            raise GameInputError(f"card {play[0]} does not beat {trick[index - 1][-1]}, the card before it")
 
 
 def _deck_fingerprint(deck: Sequence[int]) -> int:
