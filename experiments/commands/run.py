@@ -1,0 +1,164 @@
+"""``knorri-sim run``: play a configured experiment in parallel into a parquet dataset, resumably.
+
+With no options it runs ``experiments/configs/default.toml``. Options override
+the config file's keys; ``--resume DIR`` takes everything from DIR's manifest
+(only ``--workers``, ``--scheduler`` and ``--no-progress`` may change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from experiments.runner import storage
+from experiments.runner.config import (
+    ASSIGN_MODES,
+    DEFAULT_CONFIG,
+    MATCH_HANDS,
+    ConfigError,
+    RunConfig,
+    build_config,
+    from_json,
+    load_file,
+    split_agent_specs,
+)
+from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
+from experiments.runner.summary import format_summary, summarise
+from sim.knorri.simulate import check_lineup
+
+# Options that define the experiment (not allowed with --resume), and their config keys.
+EXPERIMENT_OPTIONS = {"config": None, "seats": "seats", "agents": "agents", "assign": "assign", "hands": "hands",
+                      "matches": "matches", "match_hands": "match_hands", "seed": "seed", "out": "out",
+                      "log_actions": "log_actions", "chunk_hands": "chunk_hands"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``run``; every one defaults to the config file's value."""
+    parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file "
+                        "(default: experiments/configs/default.toml)")
+    parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6; one table per count")
+    parser.add_argument("--agents", metavar="SPECS",
+                        help="one agent spec per seat (or one for all), separated by ';' or by commas: "
+                             "a comma piece of the form key=value belongs to the spec before it, "
+                             "so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
+    parser.add_argument("--assign", choices=ASSIGN_MODES,
+                        help="seat the lineup as given, in every rotation, or in every permutation, "
+                             "each on the same deals (duplicate deals)")
+    parser.add_argument("--hands", type=int, metavar="H", help="hands per table (rounded up to whole duplicate sets)")
+    parser.add_argument("--matches", type=int, metavar="M",
+                        help="matches per table (rounded up to whole duplicate sets)")
+    parser.add_argument("--match-hands", type=int, choices=MATCH_HANDS, help="hands per match (with --matches)")
+    parser.add_argument("--seed", type=int, metavar="S", help="the master seed every hand's seed derives from")
+    parser.add_argument("--workers", type=int, metavar="W", help="local worker processes (default: every core)")
+    parser.add_argument("--out", metavar="DIR", help="a new or empty output folder (default runs/<time>-<run id>)")
+    parser.add_argument("--resume", metavar="DIR", help="finish the run in DIR: only missing chunks are played")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the chunks on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
+    parser.add_argument("--log-actions", action="store_true", default=None,
+                        help="also write every decision (actions/ table), enough to replay every hand")
+    parser.add_argument("--chunk-hands", type=int, metavar="N", help="hands per chunk (shard); default about 1/64 "
+                        "of the run, 500 to 20,000")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan, check, run and summarise; an agent failure stops the run with exit code 1."""
+    started = time.perf_counter()
+    if args.resume:
+        config, out, manifest = _resumed(args)
+    else:
+        config = _config_from(args)
+        out = Path(config.out) if config.out else Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"
+        _check_new_folder(out, config)
+        manifest = None
+    plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
+    if manifest is not None:
+        plan.manifest = manifest
+    with workers_for(config) as workers:
+        try:
+            final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None)
+        except RunStopped as error:
+            print(f"knorri-sim: error: {error}", file=sys.stderr)
+            return 1
+    seconds = time.perf_counter() - started
+    print(format_summary(summarise(out)))
+    print(f"{final['hands_total']:,} hands in {len(final['chunks_complete'])} chunks; this command took "
+          f"{seconds:.1f} s; dataset: {out / storage.HANDS_DIR}" +
+          (f" and {out / storage.ACTIONS_DIR}" if config.log_actions else ""))
+    return 0
+
+
+def _config_from(args: argparse.Namespace) -> RunConfig:
+    """The config file (or the default one) with the given options laid over it, checked."""
+    given = {key: getattr(args, opt) for opt, key in EXPERIMENT_OPTIONS.items()
+             if key and getattr(args, opt) is not None}
+    raw: dict[str, Any] = load_file(args.config) if args.config else load_file(DEFAULT_CONFIG)
+    where = f"config {args.config!r} with options" if args.config else "options"
+    if "seats" in given or "agents" in given:
+        raw.pop("tables", None)
+    if "hands" in given:
+        raw.pop("matches", None)
+        raw.pop("match_hands", None)
+    if "matches" in given:
+        raw.pop("hands", None)
+    if "seats" in given:
+        try:
+            given["seats"] = [int(part) for part in given["seats"].split(",") if part.strip()]
+        except ValueError:
+            raise ConfigError(f"--seats takes seat counts 3 to 6 separated by commas, not {given['seats']!r}") from None
+    if "agents" in given:
+        given["agents"] = split_agent_specs(given["agents"])
+    raw.update(given)
+    if args.workers is not None:
+        raw["workers"] = args.workers
+    if args.scheduler is not None:
+        raw["scheduler"] = args.scheduler
+    config = build_config(raw, where)
+    for table in config.tables:
+        check_lineup(table.seats, table.agents)
+    return config
+
+
+def _check_new_folder(out: Path, config: RunConfig) -> None:
+    """Refuse a folder that is a file, holds another run, or already holds this one (use --resume)."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
+    if not out.exists() or not any(out.iterdir()):
+        return
+    manifest = storage.read_manifest(out)
+    if manifest is None:
+        raise ConfigError(f"--out {str(out)!r} is not empty and holds no knorri-sim run: give a new or empty folder")
+    if manifest.get("run_id") != config.run_id():
+        raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
+                          "give a new or empty folder, or --resume it")
+    done, total = len(manifest.get("chunks_complete", [])), manifest.get("chunks_total")
+    raise ConfigError(f"--out {str(out)!r} already holds this run ({done} of {total} chunks done): "
+                      f"finish or re-summarise it with --resume {out}")
+
+
+def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]:
+    """The stored config of the run in ``--resume DIR`` (with new workers or scheduler, if given)."""
+    clashing = [f"--{opt.replace('_', '-')}" for opt in EXPERIMENT_OPTIONS if getattr(args, opt) is not None]
+    if clashing:
+        raise ConfigError(f"--resume takes the experiment from its manifest; {clashing[0]} cannot be given with it "
+                          "(only --workers, --scheduler and --no-progress can)")
+    out = Path(args.resume)
+    manifest = storage.read_manifest(out) if out.is_dir() else None
+    if manifest is None:
+        raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
+    stored = from_json(manifest["config"])
+    raw = stored.to_json()
+    raw.pop("extra", None)
+    raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
+    raw["workers"] = args.workers if args.workers is not None else stored.workers
+    raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler
+    raw["out"] = str(out)
+    config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
+    if config.run_id() != manifest.get("run_id"):
+        raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")
+    for table in config.tables:
+        check_lineup(table.seats, table.agents)
+    return config, out, manifest

@@ -1,0 +1,102 @@
+"""One chunk, as a worker runs it: seeds and seatings in, Arrow tables out.
+
+This is the only code that runs on workers (joblib processes or Dask workers),
+so everything it needs travels in a small picklable ``ChunkTask``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from experiments.runner.plan import Chunk, TablePlan, match_seed
+from experiments.runner.schema import actions_schema, hand_fields, hands_schema
+from sim.knorri.simulate import play_matches
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """Everything a worker needs to play one chunk and shape its rows."""
+
+    run_id: str
+    chunk: Chunk
+    table: TablePlan
+    master_seed: int
+    log_actions: bool
+    width: int
+    categories: dict[str, list[str]]
+
+
+@dataclass
+class ChunkResult:
+    """A played chunk: its hands (and actions) as Arrow tables, and the worker's wall time."""
+
+    chunk_id: int
+    hands: pa.Table
+    actions: pa.Table | None
+    seconds: float
+
+
+def run_chunk(task: ChunkTask) -> ChunkResult:
+    """Play a chunk's matches through the game adapter and build its tables."""
+    started = time.perf_counter()
+    chunk, table = task.chunk, task.table
+    arrangements = len(table.seatings)
+    groups = np.repeat(np.arange(chunk.first_group, chunk.first_group + chunk.groups), arrangements)
+    seats_used = np.tile(np.arange(arrangements), chunk.groups)
+    seeds = [match_seed(task.master_seed, table.index, int(g)) for g in range(chunk.first_group,
+                                                                              chunk.first_group + chunk.groups)]
+    match_seeds = np.repeat(np.array(seeds, dtype=np.uint64), arrangements)
+    seatings = [table.seatings[a] for a in seats_used]
+    played = play_matches(table.seats, match_seeds.tolist(), seatings, table.match_hands, task.log_actions)
+
+    k = table.match_hands
+    ids = {
+        "chunk": np.full(chunk.hands, chunk.id, dtype=np.uint32),
+        "table": np.full(chunk.hands, table.index, dtype=np.uint8),
+        "deal_group": np.repeat(groups, k).astype(np.uint32),
+        "arrangement": np.repeat(seats_used, k).astype(np.uint16),
+        "match": np.repeat(table.first_match + groups * arrangements + seats_used, k).astype(np.uint32),
+        "hand_in_match": np.tile(np.arange(k), len(seatings)).astype(np.uint8),
+        "hand_index": chunk.first_hand + np.arange(chunk.hands, dtype=np.int64),
+        "match_seed": np.repeat(match_seeds, k),
+        "n_seats": np.full(chunk.hands, table.seats, dtype=np.uint8),
+    }
+    agent_codes = {spec: code for code, spec in enumerate(task.categories["agent"])}
+    seat_codes = np.array([[agent_codes[s] for s in seating] for seating in table.seatings], dtype=np.int16)
+    ids["agent"] = np.repeat(seat_codes[seats_used], k, axis=0)
+    ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
+    columns = {**ids, **played.hands}
+    hands = _build_table(columns, hands_schema(task.width, task.categories), task, chunk.hands)
+    actions = None
+    if played.actions is not None:
+        logged = dict(played.actions)
+        logged["hand_index"] = ids["hand_index"][logged.pop("hand_row")]
+        schema = actions_schema()
+        actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
+                           schema=schema)
+    return ChunkResult(chunk.id, hands, actions, time.perf_counter() - started)
+
+
+def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int) -> pa.Table:
+    arrays = []
+    for spec, name, seat in hand_fields(task.width):
+        values = columns[spec.name]
+        arrow_type = schema.field(name).type
+        if seat is not None:
+            if seat >= values.shape[1]:
+                arrays.append(pa.nulls(rows, type=arrow_type))
+                continue
+            values = values[:, seat]
+        if spec.categories is not None:
+            dictionary = pa.array(task.categories[spec.name], type=pa.string())
+            indices = pa.array(values.astype(arrow_type.index_type.to_pandas_dtype()))
+            arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary))
+        elif isinstance(values, np.ma.MaskedArray):
+            arrays.append(pa.array(values.data, type=arrow_type, mask=np.ma.getmaskarray(values)))
+        else:
+            arrays.append(pa.array(values, type=arrow_type))
+    return pa.Table.from_arrays(arrays, schema=schema)

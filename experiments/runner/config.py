@@ -1,0 +1,234 @@
+"""An experiment's definition: what to play, read from a TOML/YAML file and command-line options.
+
+Everything here is checked before anything is written, and every mistake is one
+``UsageError`` line saying what was wrong and what is allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from experiments.cli import UsageError
+
+ASSIGN_MODES = ("fixed", "rotate", "permute")
+MATCH_HANDS = (1, 3, 5)
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
+
+# Keys a config file may hold; "tables" is a list of {seats, agents, assign}.
+RUN_KEYS = ("seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
+            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name")
+TABLE_KEYS = ("seats", "agents", "assign")
+
+
+class ConfigError(UsageError):
+    """A config file or option the runner refuses; one line, nothing written."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """One table of the experiment: a seat count, a lineup (a spec per seat) and how seats are assigned."""
+
+    seats: int
+    agents: tuple[str, ...]
+    assign: str = "fixed"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A whole experiment. ``hands`` or ``matches`` counts per table, before rounding to whole duplicate sets."""
+
+    tables: tuple[TableConfig, ...]
+    seed: int = 0
+    hands: int | None = None
+    matches: int | None = None
+    match_hands: int = 1
+    log_actions: bool = False
+    chunk_hands: int | None = None
+    name: str = "experiment"
+    workers: int | None = None
+    out: str | None = None
+    scheduler: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def identity(self) -> dict[str, Any]:
+        """What defines the rows: everything except where and how it runs (workers, out, scheduler)."""
+        data = asdict(self)
+        for key in ("workers", "out", "scheduler", "extra", "name"):
+            data.pop(key)
+        return data
+
+    def run_id(self) -> str:
+        """A short hash of ``identity()``: two runs with equal ids write equal rows."""
+        blob = json.dumps(self.identity(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        """The config as plain JSON data (as the manifest stores it)."""
+        data = asdict(self)
+        data.pop("extra")
+        return data
+
+
+def split_agent_specs(text: str) -> list[str]:
+    """Split ``--agents``: on ``;`` if there is one, else on commas that start a new spec.
+
+    Specs carry parameters after commas (``mcts:iters=400,c=1.4``), so a
+    comma-separated piece of the form ``key=value`` (an ``=`` before any ``:``)
+    continues the spec before it: ``random,mcts:iters=400,c=1.4,greedy`` is three specs.
+    """
+    if ";" in text:
+        return [part.strip() for part in text.split(";") if part.strip()]
+    specs: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if not piece:
+            continue
+        continues = "=" in piece and ":" not in piece.split("=", 1)[0]
+        if continues and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+def load_file(path: str | Path) -> dict[str, Any]:
+    """The raw keys of a TOML (``.toml``) or YAML (``.yaml``/``.yml``) config file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    text = path.read_text()
+    try:
+        if path.suffix == ".toml":
+            data = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+        else:
+            raise ConfigError(f"config file {str(path)!r}: use a .toml, .yaml or .yml file")
+    except (tomllib.TOMLDecodeError, ValueError) as error:
+        if isinstance(error, ConfigError):
+            raise
+        raise ConfigError(f"config file {str(path)!r} is not valid: {_one_line(error)}") from None
+    except Exception as error:  # yaml.YAMLError and friends
+        raise ConfigError(f"config file {str(path)!r} is not valid: {_one_line(error)}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {str(path)!r} must hold a table of keys, not {type(data).__name__}")
+    return data
+
+
+def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
+    """Check raw keys (from a file, options merged over it) and build the ``RunConfig``."""
+    unknown = sorted(set(raw) - set(RUN_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed keys: {', '.join(RUN_KEYS)}")
+    assign = _choice(raw.get("assign", "fixed"), ASSIGN_MODES, "assign", where)
+    tables = _tables(raw, assign, where)
+    hands, matches = raw.get("hands"), raw.get("matches")
+    if hands is not None and matches is not None:
+        raise ConfigError(f"{where}: give hands or matches, not both")
+    if hands is None and matches is None:
+        raise ConfigError(f"{where}: say how much to play: hands = H, or matches = M with match_hands = 1, 3 or 5")
+    if hands is not None:
+        hands = _positive_int(hands, "hands", where)
+    if matches is not None:
+        matches = _positive_int(matches, "matches", where)
+    match_hands = _choice(raw.get("match_hands", 1), MATCH_HANDS, "match_hands", where)
+    if hands is not None and match_hands != 1:
+        raise ConfigError(f"{where}: match_hands goes with matches, not hands")
+    seed = _int(raw.get("seed", 0), "seed", where)
+    if not 0 <= seed < 2**64:
+        raise ConfigError(f"{where}: seed must be 0 to 2**64-1, not {seed}")
+    workers = raw.get("workers")
+    if workers is not None:
+        workers = _positive_int(workers, "workers", where)
+    chunk_hands = raw.get("chunk_hands")
+    if chunk_hands is not None:
+        chunk_hands = _positive_int(chunk_hands, "chunk_hands", where)
+    for key in ("out", "scheduler", "name"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise ConfigError(f"{where}: {key} must be a string")
+    log_actions = raw.get("log_actions", False)
+    if not isinstance(log_actions, bool):
+        raise ConfigError(f"{where}: log_actions must be true or false")
+    return RunConfig(
+        tables=tables, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
+        log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
+        workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"),
+    )
+
+
+def from_json(data: dict[str, Any]) -> RunConfig:
+    """The ``RunConfig`` a manifest stored (the inverse of ``RunConfig.to_json``)."""
+    tables = tuple(TableConfig(t["seats"], tuple(t["agents"]), t["assign"]) for t in data["tables"])
+    return replace(RunConfig(tables=tables), **{k: v for k, v in data.items() if k != "tables"})
+
+
+def _tables(raw: dict[str, Any], assign: str, where: str) -> tuple[TableConfig, ...]:
+    if "tables" in raw and ("seats" in raw or "agents" in raw):
+        raise ConfigError(f"{where}: give either tables or seats and agents, not both")
+    if "tables" in raw:
+        entries = raw["tables"]
+        if not isinstance(entries, list) or not entries:
+            raise ConfigError(f"{where}: tables must be a non-empty list of {{seats, agents, assign}}")
+    else:
+        seats = raw.get("seats", 4)
+        seat_list = seats if isinstance(seats, list) else [seats]
+        entries = [{"seats": n, "agents": raw.get("agents", ["random"])} for n in seat_list]
+    tables = []
+    for index, entry in enumerate(entries):
+        label = f"{where}: table {index}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{label} must be a table of keys seats, agents, assign")
+        unknown = sorted(set(entry) - set(TABLE_KEYS))
+        if unknown:
+            raise ConfigError(f"{label}: unknown key {unknown[0]!r}; allowed keys: {', '.join(TABLE_KEYS)}")
+        seats = _int(entry.get("seats", 4), "seats", label)
+        if not 3 <= seats <= 6:
+            raise ConfigError(f"{label}: Knorri is for 3 to 6 seats, not {seats}")
+        agents = entry.get("agents", ["random"])
+        specs = split_agent_specs(agents) if isinstance(agents, str) else [str(a).strip() for a in agents]
+        if not specs or not all(specs):
+            raise ConfigError(f"{label}: agents must name at least one agent spec")
+        if len(specs) == 1:
+            specs *= seats
+        if len(specs) != seats:
+            raise ConfigError(
+                f"{label}: {len(specs)} agent specs for {seats} seats: give one for every seat, or one for all"
+            )
+        table_assign = _choice(entry.get("assign", assign), ASSIGN_MODES, "assign", label)
+        tables.append(TableConfig(seats, tuple(specs), table_assign))
+    return tuple(tables)
+
+
+def _int(value: Any, key: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            if isinstance(value, str):
+                return int(value)
+        except ValueError:
+            pass
+        raise ConfigError(f"{where}: {key} must be a whole number, not {value!r}")
+    return value
+
+
+def _positive_int(value: Any, key: str, where: str) -> int:
+    number = _int(value, key, where)
+    if number < 1:
+        raise ConfigError(f"{where}: {key} must be at least 1, not {number}")
+    return number
+
+
+def _choice(value: Any, allowed: tuple, key: str, where: str) -> Any:
+    if value not in allowed:
+        raise ConfigError(f"{where}: {key} must be one of {', '.join(map(str, allowed))}, not {value!r}")
+    return value
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())

@@ -1,0 +1,77 @@
+"""The run manifest: what was asked, with which code, and which chunks are done."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from experiments.runner.config import RunConfig
+from experiments.runner.plan import Chunk, TablePlan
+from experiments.runner.schema import SCHEMA_VERSION, markdown_table
+
+PACKAGES = ("knorri-sim", "numpy", "numba", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm")
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def package_versions() -> dict[str, str | None]:
+    """Python's version and every package the run's results depend on."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit() -> dict[str, Any]:
+    """The project's git commit and whether the tree had uncommitted changes (None outside git)."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=PROJECT_ROOT,
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": bool(status.strip())}
+
+
+def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk], chunk_hands: int) -> dict[str, Any]:
+    """The manifest written before the first shard."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": config.run_id(),
+        "master_seed": config.seed,
+        "config": config.to_json(),
+        "chunk_hands": chunk_hands,
+        "seed_derivation": ("match_seed = derive_seed(master_seed, table, deal_group); "
+                            "hand seed = derive_seed(match_seed, hand_in_match) (sim.rng.derive_seed)"),
+        "tables": [{"table": p.index, "seats": p.seats, "seatings": [list(s) for s in p.seatings],
+                    "deal_groups": p.groups, "hands": p.hands} for p in plans],
+        "hands_total": sum(p.hands for p in plans),
+        "chunks_total": len(chunks),
+        "chunks_complete": [],
+        "chunk_seconds": {},
+        "status": "running",
+        "error": None,
+        "versions": package_versions(),
+        "git": git_commit(),
+        "created": _now(),
+        "updated": _now(),
+        "schema": markdown_table(),
+    }
+
+
+def mark(manifest: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """The manifest with ``changes`` applied and its ``updated`` time refreshed."""
+    manifest.update(changes)
+    manifest["updated"] = _now()
+    return manifest
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

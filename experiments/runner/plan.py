@@ -1,0 +1,118 @@
+"""From a config to a list of chunks: seatings, seeds and the global numbering of hands.
+
+The derivation of every seed, which the rows and the README document:
+
+- table ``t`` (its place in the config, from 0), deal group ``g`` (from 0):
+  ``match_seed = derive_seed(master_seed, t, g)`` (``sim.rng.derive_seed``);
+- every seating (arrangement) of the lineup plays the same deal group, so the
+  same seeds: duplicate deals;
+- the game deals hand ``k`` of a match from ``derive_seed(match_seed, k)``.
+
+A chunk is a run of whole deal groups of one table (every arrangement, every
+hand of each match), so a chunk's rows depend on the config alone, never on
+the worker count or the scheduler.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from experiments.runner.config import RunConfig, TableConfig
+from sim.rng import derive_seed
+
+# Hands per chunk when the config does not say: large enough to amortise a task,
+# small enough that a kill loses little and the progress bar moves.
+DEFAULT_CHUNK_HANDS = 20_000
+SLOW_CHUNK_HANDS = 500
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """One table: its arrangements (a spec per seat each) and how many deal groups and hands it plays."""
+
+    index: int
+    seats: int
+    seatings: tuple[tuple[str, ...], ...]
+    groups: int
+    match_hands: int
+    first_hand: int  # global index of the table's first hand
+    first_match: int  # global index of the table's first match
+
+    @property
+    def hands_per_group(self) -> int:
+        """Hands in one deal group: every arrangement plays every hand of the match."""
+        return len(self.seatings) * self.match_hands
+
+    @property
+    def hands(self) -> int:
+        """Hands this table plays."""
+        return self.groups * self.hands_per_group
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Deal groups ``first_group`` up to ``first_group + groups`` of one table."""
+
+    id: int
+    table: int
+    first_group: int
+    groups: int
+    hands: int
+    first_hand: int
+
+
+def arrangements(table: TableConfig) -> tuple[tuple[str, ...], ...]:
+    """The distinct seatings of a lineup: as given, every rotation, or every permutation.
+
+    Rotation ``r`` seats ``agents[(seat + r) % n]`` at each seat; permutations
+    come in lexicographic order of seat indices. Repeats (a lineup with the same
+    spec twice) are played once.
+    """
+    n, lineup = table.seats, table.agents
+    if table.assign == "fixed":
+        orders = [tuple(range(n))]
+    elif table.assign == "rotate":
+        orders = [tuple((seat + r) % n for seat in range(n)) for r in range(n)]
+    else:
+        orders = list(itertools.permutations(range(n)))
+    seen: dict[tuple[str, ...], None] = {}
+    for order in orders:
+        seen.setdefault(tuple(lineup[i] for i in order), None)
+    return tuple(seen)
+
+
+def table_plans(config: RunConfig) -> list[TablePlan]:
+    """Every table with its seatings and size; hands or matches round up to whole duplicate sets."""
+    plans = []
+    first_hand = first_match = 0
+    for index, table in enumerate(config.tables):
+        seatings = arrangements(table)
+        if config.matches is not None:
+            groups = math.ceil(config.matches / len(seatings))
+        else:
+            groups = math.ceil(config.hands / len(seatings))
+        plan = TablePlan(index, table.seats, seatings, groups, config.match_hands, first_hand, first_match)
+        plans.append(plan)
+        first_hand += plan.hands
+        first_match += groups * len(seatings)
+    return plans
+
+
+def make_chunks(plans: list[TablePlan], chunk_hands: int) -> list[Chunk]:
+    """Cut every table into chunks of about ``chunk_hands`` hands (whole deal groups)."""
+    chunks: list[Chunk] = []
+    for plan in plans:
+        per_chunk = max(1, chunk_hands // plan.hands_per_group)
+        for first in range(0, plan.groups, per_chunk):
+            groups = min(per_chunk, plan.groups - first)
+            hands = groups * plan.hands_per_group
+            chunks.append(Chunk(len(chunks), plan.index, first, groups, hands,
+                                plan.first_hand + first * plan.hands_per_group))
+    return chunks
+
+
+def match_seed(master_seed: int, table: int, group: int) -> int:
+    """The seed of deal group ``group`` at table ``table``: every arrangement plays it."""
+    return derive_seed(master_seed, table, group)

@@ -1,0 +1,97 @@
+"""The parquet schema of a run: the runner's identifier columns, then the game's columns.
+
+Per-seat columns are spread into ``name_0 .. name_{W-1}``, W being the largest
+seat count of the run; a seat a table does not have is null. Categorical
+columns are dictionary-encoded with the same dictionary in every shard, so
+pandas reads them as one ``category`` dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from sim.knorri.simulate import ACTION_COLUMNS, HAND_COLUMNS, ColumnSpec
+
+SCHEMA_VERSION = 1
+
+ID_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("run_id", "int8", "the run: a hash of the config and master seed", categories=()),
+    ColumnSpec("chunk", "uint32", "the chunk (shard) the hand was played in"),
+    ColumnSpec("table", "uint8", "the table's place in the config (one seat count and lineup)"),
+    ColumnSpec("deal_group", "uint32", "the seeded match within its table; every arrangement plays it"),
+    ColumnSpec("arrangement", "uint16", "which seating of the lineup (fixed, a rotation or a permutation)"),
+    ColumnSpec("match", "uint32", "the match's index in the run, from 0"),
+    ColumnSpec("hand_in_match", "uint8", "the hand's place in its match, from 0"),
+    ColumnSpec("hand_index", "int64", "the hand's index in the run, from 0: unique"),
+    ColumnSpec("match_seed", "uint64", "`knorri-sim play --seed MATCH_SEED --hands K` replays the match"),
+    ColumnSpec("n_seats", "uint8", "seats at the table"),
+    ColumnSpec("agent", "int8", "the agent spec at the seat", per_seat=True, categories=()),
+)
+
+ACTION_ID_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("hand_index", "int64", "the hand (joins the hands table)"),
+)
+
+
+def _arrow_type(spec: ColumnSpec, categories: Sequence[str] = ()) -> pa.DataType:
+    if spec.categories is not None:
+        index = pa.int8() if len(categories) < 128 else pa.int16()
+        return pa.dictionary(index, pa.string())
+    return pa.from_numpy_dtype(np.dtype(spec.dtype))
+
+
+def run_categories(run_id: str, agent_specs: Sequence[str]) -> dict[str, list[str]]:
+    """The dictionary of every categorical column of a run (the same in every shard)."""
+    categories = {"run_id": [run_id], "agent": sorted(set(agent_specs))}
+    for spec in HAND_COLUMNS:
+        if spec.categories:
+            categories[spec.name] = list(spec.categories)
+    return categories
+
+
+def hand_fields(width: int) -> list[tuple[ColumnSpec, str, int | None]]:
+    """Every hands-table column in order: (spec, column name, seat or None)."""
+    fields = []
+    for spec in ID_COLUMNS + HAND_COLUMNS:
+        if spec.per_seat:
+            fields.extend((spec, f"{spec.name}_{seat}", seat) for seat in range(width))
+        else:
+            fields.append((spec, spec.name, None))
+    return fields
+
+
+def hands_schema(width: int, categories: dict[str, list[str]]) -> pa.Schema:
+    """The hands table's schema for a run whose largest table has ``width`` seats."""
+    result = []
+    for spec, name, _ in hand_fields(width):
+        arrow_type = _arrow_type(spec, categories.get(spec.name, ()))
+        result.append(pa.field(name, arrow_type, nullable=spec.nullable or spec.per_seat))
+    return pa.schema(result, metadata={"knorri_sim_schema_version": str(SCHEMA_VERSION)})
+
+
+def actions_schema() -> pa.Schema:
+    """The actions table's schema (only with ``--log-actions``)."""
+    fields = [pa.field(s.name, _arrow_type(s), nullable=False) for s in ACTION_ID_COLUMNS + ACTION_COLUMNS]
+    return pa.schema(fields, metadata={"knorri_sim_schema_version": str(SCHEMA_VERSION)})
+
+
+def markdown_table(width_label: str = "i") -> str:
+    """The schema as a markdown table (for the README), generated from the column specs."""
+    lines = ["| column | type | meaning |", "| --- | --- | --- |"]
+    for spec in ID_COLUMNS + HAND_COLUMNS:
+        name = f"{spec.name}_{width_label}" if spec.per_seat else spec.name
+        kind = "category" if spec.categories is not None else spec.dtype
+        if spec.nullable:
+            kind += " (nullable)"
+        lines.append(f"| `{name}` | {kind} | {spec.doc} |")
+    lines.append("")
+    lines.append("Actions table (`--log-actions`):")
+    lines.append("")
+    lines.append("| column | type | meaning |")
+    lines.append("| --- | --- | --- |")
+    for spec in ACTION_ID_COLUMNS + ACTION_COLUMNS:
+        lines.append(f"| `{spec.name}` | {spec.dtype} | {spec.doc} |")
+    return "\n".join(lines)

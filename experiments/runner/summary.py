@@ -1,0 +1,106 @@
+"""The end-of-run table: per seat count and agent, mean score with a 95% CI, loss rate and cut-off shares.
+
+Hands of one deal group share their cards (duplicate deals) and an agent may
+hold several seats of a hand, so they are not independent draws: the CI is a
+cluster-robust one over deal groups (ratio estimator, normal approximation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from experiments.runner.storage import HANDS_DIR
+
+Z95 = 1.959964
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One agent at one seat count."""
+
+    seats: int
+    agent: str
+    seat_hands: int
+    mean_score: float
+    ci95: float
+    loss_rate: float
+    reason_shares: dict[str, float]
+
+
+def summarise(out: Path) -> list[SummaryRow]:
+    """Read the run's hands and compute the summary rows, sorted by seat count then agent."""
+    folder = out / HANDS_DIR
+    width = _width(folder)
+    columns = ["table", "deal_group", "n_seats", "loser", "end_reason"]
+    columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
+    data = pq.read_table(folder, columns=columns)
+    reasons = data.column("end_reason").combine_chunks()
+    reason_names = reasons.dictionary.to_pylist()
+    reason_codes = reasons.indices.to_numpy()
+    table = data.column("table").to_numpy().astype(np.int64)
+    cluster = (table << 32) | data.column("deal_group").to_numpy().astype(np.int64)
+    n_seats = data.column("n_seats").to_numpy().astype(np.int64)
+    loser = data.column("loser").to_numpy()
+    rows: list[SummaryRow] = []
+    seat_parts = []
+    agent_names: list[str] = []
+    for seat in range(width):
+        agents = data.column(f"agent_{seat}").combine_chunks()
+        agent_names = agents.dictionary.to_pylist()
+        present = agents.is_valid().to_numpy(zero_copy_only=False)
+        codes = pc.fill_null(agents.indices, 0).to_numpy()
+        scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()
+        hand_row = np.flatnonzero(present)
+        seat_parts.append((hand_row, codes[present], scores[present], loser[present] == seat))
+    hand_row = np.concatenate([p[0] for p in seat_parts])
+    agent = np.concatenate([p[1] for p in seat_parts]).astype(np.int64)
+    score = np.concatenate([p[2] for p in seat_parts]).astype(np.float64)
+    lost = np.concatenate([p[3] for p in seat_parts])
+    group = n_seats[hand_row] * 1024 + agent
+    for key in np.unique(group):
+        mask = group == key
+        rows.append(_row(int(key // 1024), agent_names[int(key % 1024)], score[mask], lost[mask],
+                         cluster[hand_row[mask]], np.unique(hand_row[mask]), reason_codes, reason_names))
+    return rows
+
+
+def _row(seats: int, agent: str, score: np.ndarray, lost: np.ndarray, cluster: np.ndarray,
+         hands: np.ndarray, reason_codes: np.ndarray, reason_names: list[str]) -> SummaryRow:
+    mean = float(score.mean())
+    _, inverse = np.unique(cluster, return_inverse=True)
+    sums = np.bincount(inverse, weights=score)
+    counts = np.bincount(inverse).astype(np.float64)
+    groups = len(sums)
+    if groups > 1:
+        residual = sums - mean * counts
+        variance = groups / (groups - 1) * float(np.sum(residual**2)) / float(counts.sum()) ** 2
+        half_width = Z95 * variance**0.5
+    else:
+        half_width = float("nan")
+    per_reason = np.bincount(reason_codes[hands], minlength=len(reason_names)) / len(hands)
+    shares = {name: float(share) for name, share in zip(reason_names, per_reason, strict=True)}
+    return SummaryRow(seats, agent, len(score), mean, half_width, float(lost.mean()), shares)
+
+
+def format_summary(rows: list[SummaryRow], cutoff_reasons: tuple[str, ...] = ("repeat", "cap")) -> str:
+    """The summary as a fixed-width text table."""
+    name_width = max([len("agent")] + [len(r.agent) for r in rows])
+    header = (f"{'seats':>5}  {'agent':<{name_width}}  {'seat-hands':>11}  {'mean score':>10}  {'95% CI':>8}  "
+              f"{'loss rate':>9}" + "".join(f"  {name:>7}" for name in cutoff_reasons))
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        shares = "".join(f"  {100 * r.reason_shares.get(name, 0.0):6.2f}%" for name in cutoff_reasons)
+        lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>11,}  {r.mean_score:>+10.3f}  "
+                     f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.loss_rate:>8.2f}%{shares}")
+    return "\n".join(lines)
+
+
+def _width(folder: Path) -> int:
+    first = next(iter(sorted(folder.glob("part-*.parquet"))))
+    names = pq.read_schema(first).names
+    return sum(1 for name in names if name.startswith("score_"))

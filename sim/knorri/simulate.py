@@ -1,0 +1,275 @@
+"""Knorri's adapter for the experiment runner: play a chunk of matches, return column arrays.
+
+The runner knows nothing of Knorri's rules. It hands this module a seat count,
+one seed and one seating (an agent spec per seat) per match, and the number of
+hands in each match; it gets back one value per hand for every column named in
+``HAND_COLUMNS`` (per-seat columns as ``[hands, seats]`` arrays), in match
+order, hand in match within it. Optionally it also gets every decision.
+
+Within a match, hand ``k`` is dealt from ``hand_seed(match_seed, k)`` and the
+first hand opens at seat 0, each later one at the seat after the last loser,
+exactly as ``sim.knorri.match.play_match`` plays it. Every agent is reset per
+hand with ``agent_seed(hand seed, seat)``, so a hand with its agents is a
+function of its seed alone: the chunking and the worker never change a result.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, make_agent
+from sim.errors import IllegalActionError
+from sim.knorri.encoding import action_text
+from sim.knorri.match import hand_seed, play_hand
+from sim.knorri.reference import KnorriHand, check_seats
+
+END_REASONS = ("out", "repeat", "cap")
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """One column the adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning."""
+
+    name: str
+    dtype: str
+    doc: str
+    per_seat: bool = False
+    nullable: bool = False
+    categories: tuple[str, ...] | None = None
+
+
+HAND_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("seed", "uint64", "the hand's seed: `knorri-sim play --seed SEED --first FIRST_SEAT` replays it"),
+    ColumnSpec("first_seat", "uint8", "the seat with the first turn of phase 1"),
+    ColumnSpec("score", "int8", "the seat's score in this hand (a hand sums to zero)", per_seat=True),
+    ColumnSpec("loser", "uint8", "the seat left holding cards (or ranked last at a cut-off)"),
+    ColumnSpec("end_reason", "int8", "why the hand ended: out, repeat or cap", categories=END_REASONS),
+    ColumnSpec("phase2_actions", "uint16", "plays and pick-ups in phase 2"),
+    ColumnSpec("tricks_completed", "uint16", "tricks completed and set aside"),
+    ColumnSpec("redeals", "uint8", "deals thrown in because nobody captured in phase 1"),
+    ColumnSpec("seats_out_after_phase1", "uint8", "seats that took nothing in phase 1"),
+    ColumnSpec("pile", "uint8", "the seat's pile size after phase 1 (its hand for phase 2)", per_seat=True),
+    ColumnSpec("held", "uint64", "cards the seat held at the end, as a bitset (bit id = card id); "
+               "at an `out` end only the loser holds cards", per_seat=True),
+    ColumnSpec("cycle_length", "uint16", "for a `repeat` end, phase-2 actions between the two equal positions; "
+               "null otherwise", nullable=True),
+    ColumnSpec("decisions", "uint16", "decisions taken (phase-1 choices and phase-2 actions)"),
+    ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order"),
+)
+
+ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("step", "uint16", "the decision's place in the hand, from 0"),
+    ColumnSpec("seat", "uint8", "the seat that decided"),
+    ColumnSpec("phase", "uint8", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up"),
+    ColumnSpec("action", "uint8", "the action id (0..64, see the rulings' action table)"),
+)
+
+
+class AgentFailure(RuntimeError):
+    """An agent raised or chose an illegal action: the message names the agent, seat, hand seed and action."""
+
+
+@dataclass
+class ChunkColumns:
+    """What one chunk produced: per-hand columns and, if asked, per-decision columns.
+
+    ``actions["hand_row"]`` is the row (0-based, within this chunk) of the hand
+    each decision belongs to.
+    """
+
+    hands: dict[str, np.ndarray]
+    actions: dict[str, np.ndarray] | None = None
+
+
+def check_lineup(n_seats: int, specs: Sequence[str]) -> None:
+    """Refuse a seat count outside 3-6, a lineup of the wrong length, or a spec that makes no agent."""
+    from sim.errors import GameInputError
+
+    check_seats(n_seats)
+    if len(specs) != n_seats:
+        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
+    for spec in specs:
+        make_agent(spec, seed=0)
+
+
+def play_matches(
+    n_seats: int,
+    match_seeds: Sequence[int],
+    seatings: Sequence[Sequence[str]],
+    match_hands: int,
+    log_actions: bool = False,
+) -> ChunkColumns:
+    """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
+
+    Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
+    ``log_actions``); raises ``AgentFailure`` if an agent fails.
+    """
+    n_seats = check_seats(n_seats)
+    if len(match_seeds) != len(seatings):
+        raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    recorder = _DecisionRecorder() if log_actions else None
+    pool = _AgentPool(n_seats, recorder)
+    played: list[tuple[int, KnorriHand]] = []
+    for match_seed, seating in zip(match_seeds, seatings, strict=True):
+        agents = pool.seat(seating)
+        first_seat = 0
+        for k in range(match_hands):
+            seed = hand_seed(int(match_seed), k)
+            hand = KnorriHand.from_seed(n_seats, seed, first_seat)
+            if recorder is not None:
+                recorder.start_hand(len(played))
+            _play_guarded(hand, agents, seed)
+            played.append((seed, hand))
+            first_seat = (hand.loser + 1) % n_seats
+    actions = recorder.columns() if recorder is not None else None
+    return ChunkColumns(hands=_hand_columns(played, n_seats), actions=actions)
+
+
+def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> KnorriHand:
+    """The hand dealt from ``seed`` with ``actions`` applied in order (from the action log)."""
+    hand = KnorriHand.from_seed(n_seats, seed, first_seat)
+    for action in actions:
+        hand.apply(int(action))
+    return hand
+
+
+# ----- playing with agents ----------------------------------------------------------------------
+
+
+class _DecisionRecorder:
+    """Collects (hand row, step, seat, phase, action) for every decision of a chunk."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, int, int, int, int]] = []
+        self._hand_row = 0
+        self._step = 0
+
+    def start_hand(self, hand_row: int) -> None:
+        self._hand_row, self._step = hand_row, 0
+
+    def record(self, seat: int, phase: int, action: int) -> None:
+        self.rows.append((self._hand_row, self._step, seat, phase, action))
+        self._step += 1
+
+    def columns(self) -> dict[str, np.ndarray]:
+        table = np.array(self.rows, dtype=np.int64).reshape(-1, 5)
+        names = ("hand_row", "step", "seat", "phase", "action")
+        dtypes = ("int64", "uint16", "uint8", "uint8", "uint8")
+        return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(names, dtypes, strict=True))}
+
+
+class _SeatedAgent:
+    """An agent at one seat that names itself when it fails and, if asked, records its decisions."""
+
+    def __init__(self, agent: Agent, spec: str, recorder: _DecisionRecorder | None) -> None:
+        self.agent = agent
+        self.spec = spec
+        self.name = agent.name
+        self.recorder = recorder
+        self.seat = -1
+
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        self.seat = seat
+        self._guard("reset", lambda: self.agent.reset(seat, n_seats, seed))
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        action = self._guard("act", lambda: self.agent.act(observation, legal))
+        if self.recorder is not None and action in legal:
+            self.recorder.record(self.seat, observation.phase, int(action))
+        return action
+
+    def _guard(self, verb: str, call: Any) -> Any:
+        try:
+            return call()
+        except AgentFailure:
+            raise
+        except Exception as error:  # any failure inside a user's agent stops the run, named
+            raise _AgentRaised(self.spec, self.seat, f"{type(error).__name__} in {verb}(): {error}") from error
+
+
+class _AgentRaised(Exception):
+    def __init__(self, spec: str, seat: int, what: str) -> None:
+        super().__init__(what)
+        self.spec, self.seat, self.what = spec, seat, what
+
+
+class _AgentPool:
+    """One agent object per (seat, spec), built once per chunk and reset for every hand."""
+
+    def __init__(self, n_seats: int, recorder: _DecisionRecorder | None) -> None:
+        self.n_seats = n_seats
+        self.recorder = recorder
+        self._agents: dict[tuple[int, str], _SeatedAgent] = {}
+
+    def seat(self, seating: Sequence[str]) -> list[_SeatedAgent]:
+        if len(seating) != self.n_seats:
+            raise ValueError(f"a seating of {len(seating)} specs for {self.n_seats} seats")
+        agents = []
+        for seat, spec in enumerate(seating):
+            key = (seat, spec)
+            if key not in self._agents:
+                self._agents[key] = _SeatedAgent(make_agent(spec, seed=0), spec, self.recorder)
+            agents.append(self._agents[key])
+        return agents
+
+
+def _play_guarded(hand: KnorriHand, agents: list[_SeatedAgent], seed: int) -> None:
+    try:
+        play_hand(hand, agents, seed)
+    except IllegalActionError as error:
+        spec = agents[error.seat].spec
+        legal = ", ".join(map(str, error.legal))
+        raise AgentFailure(
+            f"agent {spec!r} at seat {error.seat} chose illegal action {_action_name(error.action)} "
+            f"in the hand with seed {seed} (first seat {hand.first_seat}); legal ids were {legal}"
+        ) from None
+    except _AgentRaised as error:
+        raise AgentFailure(
+            f"agent {error.spec!r} at seat {error.seat} failed in the hand with seed {seed} "
+            f"(first seat {hand.first_seat}): {error.what}"
+        ) from None
+
+
+def _action_name(action: Any) -> str:
+    try:
+        return f"{int(action)} ({action_text(int(action))})"
+    except (TypeError, ValueError):
+        return repr(action)
+
+
+def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str, np.ndarray]:
+    count = len(hands)
+    columns = {
+        spec.name: np.zeros((count, n_seats) if spec.per_seat else count, dtype=spec.dtype)
+        for spec in HAND_COLUMNS
+    }
+    cycle = np.zeros(count, dtype="float64")
+    for row, (seed, hand) in enumerate(hands):
+        piles = hand.piles_after_phase1
+        columns["seed"][row] = seed
+        columns["first_seat"][row] = hand.first_seat
+        columns["score"][row] = hand.scores
+        columns["loser"][row] = hand.loser
+        columns["end_reason"][row] = END_REASONS.index(hand.end_reason.value)
+        columns["phase2_actions"][row] = hand.phase2_actions
+        columns["tricks_completed"][row] = hand.tricks_completed
+        columns["redeals"][row] = hand.redeals
+        columns["seats_out_after_phase1"][row] = sum(1 for size in piles if size == 0)
+        columns["pile"][row] = piles
+        columns["held"][row] = hand.hands
+        cycle[row] = np.nan if hand.cycle_length is None else hand.cycle_length
+        columns["decisions"][row] = len(hand.decisions)
+        columns["decisions_crc32"][row] = zlib.crc32(bytes(hand.decisions))
+    columns["cycle_length"] = _nullable(cycle, "uint16")
+    return columns
+
+
+def _nullable(values: np.ndarray, dtype: str) -> np.ndarray:
+    """A masked array: the runner writes masked entries as nulls."""
+    missing = np.isnan(values)
+    return np.ma.array(np.where(missing, 0, values).astype(dtype), mask=missing)
