@@ -1,0 +1,72 @@
+"""``greedy``: a one-look-ahead heuristic for both phases, simple enough to compile.
+
+The heuristic, a pure function of the seat's own cards and the trick:
+
+- Phase 1, which card to take: the highest-ranked candidate (ties, which only a
+  diamond taking a spade or a heart can meet: the higher id). High cards beat
+  more in phase 2, and every capture adds two cards whatever it takes.
+- Opening: the longest club run it holds, to shed the most cards in one play.
+- Following: the cheapest card that beats the top card, where a card's cost is
+  its rank, plus 13 for a diamond (trumps are kept for spades and hearts that
+  nothing else beats). It picks up only when nothing beats.
+- Leading: its cheapest card (ties: the lower id). Weak cards go while the
+  others can still beat them and the trick gets set aside; strong cards are
+  kept for following, which is how a seat sheds its last cards. (Leading the
+  card the fewest others beat, so that the next seat has to pick it up, loses
+  clearly against this in self-play measurements: ``experiments/ladder.py``.)
+
+``greedy_action`` is the whole policy; the compiled playouts carry the same
+rules, and a test checks that both make the same choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agents.base import register
+from sim.cards import DIAMONDS, CardSet, rank_of, suit_of
+from sim.knorri.encoding import PICK_UP
+
+
+def card_cost(card: int) -> int:
+    """How much greedy minds spending ``card``: its rank, plus 13 for a diamond (a trump)."""
+    return rank_of(card) + (13 if suit_of(card) == DIAMONDS else 0)
+
+
+def greedy_action(phase: int, hand: CardSet, top: int | None, opening: bool, legal: Sequence[int]) -> int:
+    """Greedy's choice among ``legal`` (ascending ids) from its own cards and the trick's top card."""
+    if phase == 1:
+        return max(legal, key=lambda card: (rank_of(card), card))
+    if opening:
+        return legal[-1]
+    if top is None:
+        return min(legal, key=lambda card: (card_cost(card), card))
+    beating = [card for card in legal if card != PICK_UP]
+    if not beating:
+        return PICK_UP
+    return min(beating, key=lambda card: (card_cost(card), card))
+
+
+class GreedyAgent:
+    """The greedy heuristic (see the module docstring); deterministic, so its seed is unused."""
+
+    PARAMETERS: dict[str, type] = {}
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "greedy"
+        self.seat = 0
+
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        """Nothing to forget between hands."""
+        self.seat = seat
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """Greedy's choice from the observation's own hand and trick."""
+        hand = 0
+        for card in observation.hand:
+            hand |= 1 << card
+        return greedy_action(observation.phase, hand, observation.top_card, observation.opening, legal)
+
+
+register("greedy")(GreedyAgent)

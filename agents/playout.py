@@ -1,0 +1,93 @@
+"""Playouts: finish a full-information Knorri position with a simple policy and read the scores.
+
+Search agents (``loginf``'s look-ahead, ``mcts``'s leaf values) only need
+``evaluate(hand) -> scores``. Two evaluators offer it:
+
+- ``PythonPlayout`` clones the reference hand and plays it out in Python;
+- ``CompiledPlayout`` hands the position to the fast engine's compiled
+  rollouts when that engine is installed.
+
+``make_playout`` picks the compiled one when it can, so switching costs nothing
+at the call sites.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from agents.greedy import greedy_action
+from sim.knorri.reference import KnorriHand
+from sim.rng import SplitMix64
+
+PLAYOUT_POLICIES = ("random", "greedy")
+
+
+class Playout(Protocol):
+    """Scores of a position played to its end (one list entry per seat)."""
+
+    def evaluate(self, hand: KnorriHand) -> list[float]:
+        """Play ``hand`` (not changed) out and return every seat's final score."""
+
+
+def _check_policy(policy: str) -> str:
+    if policy not in PLAYOUT_POLICIES:
+        raise ValueError(f"playout policy {policy!r} is unknown: use {' or '.join(PLAYOUT_POLICIES)}")
+    return policy
+
+
+class PythonPlayout:
+    """Plays a clone of the position out in Python: ``greedy`` everywhere, or uniform ``random``."""
+
+    def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
+        self.policy = _check_policy(policy)
+        self._stream = SplitMix64(seed)
+
+    def evaluate(self, hand: KnorriHand) -> list[float]:
+        """Every seat's final score after playing a clone of ``hand`` to its end."""
+        game = hand.clone()
+        finish_in_place(game, self.policy, self._stream)
+        return [float(s) for s in game.scores]
+
+
+def finish_in_place(game: KnorriHand, policy: str, stream: SplitMix64) -> None:
+    """Play ``game`` itself to its end with ``policy`` for every seat."""
+    while not game.done:
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            action = legal[0]
+        elif policy == "greedy":
+            action = greedy_action(game.phase, game.hands[game.to_move], game.top_card, game.opening, legal)
+        else:
+            action = stream.choice(legal)
+        game.apply(action)
+
+
+class CompiledPlayout:
+    """The fast engine's compiled rollouts from a phase-2 position (Python for a phase-1 one)."""
+
+    def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
+        from sim.knorri import fast, fast_policies  # imported here: the fast engine is optional
+
+        self.policy = _check_policy(policy)
+        self._rollout = fast.rollout_scores
+        self._policy_id = getattr(fast_policies, policy.upper())
+        self._stream = SplitMix64(seed)
+        self._python = PythonPlayout(policy, seed)
+
+    def evaluate(self, hand: KnorriHand) -> list[float]:
+        """Every seat's final score after one compiled playout of ``hand``."""
+        if hand.phase == 1:
+            return self._python.evaluate(hand)
+        scores = self._rollout(hand, 1, self._policy_id, self._stream.next())
+        return [float(s) for s in scores[0]]
+
+
+def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool = True) -> Playout:
+    """The compiled playout if the fast engine offers ``policy``, else the Python one."""
+    _check_policy(policy)
+    if compiled:
+        try:
+            return CompiledPlayout(policy, seed)
+        except (ImportError, AttributeError):
+            pass
+    return PythonPlayout(policy, seed)

@@ -1,0 +1,187 @@
+"""Strength and speed of Knorri agents, measured on duplicate deals; anyone can rerun it.
+
+Strength: one agent (the hero) against copies of another at every other seat.
+Each deal is played once per seat rotation (the hero at seat 0, then 1, ...),
+always from the same seed, so luck of the cards cancels across rotations. A
+deal's sample is the hero's mean score over its rotations; the table gives the
+mean over deals with a 95% confidence interval (normal, 1.96 standard errors).
+Scores sum to zero per hand, so a hero no stronger than its opponents averages
+0, and an interval above 0 means the hero is significantly stronger.
+
+Speed: decisions per second of each agent playing against copies of itself
+(time inside ``act`` only), and for MCTS the seconds per decision at given
+iteration budgets.
+
+    python -m experiments.ladder strength --pair greedy/random --pair loginf/greedy --deals 2000
+    python -m experiments.ladder speed --agents random,greedy,loginf --mcts-iters 100,1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from joblib import Parallel, delayed
+
+from agents.base import AgentSpecError, make_agent
+from sim.errors import GameInputError
+from sim.knorri.match import play_hand
+from sim.knorri.reference import KnorriHand, check_seats
+from sim.rng import derive_seed
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def deal_seed(base_seed: int, deal: int) -> int:
+    """The seed of duplicate deal number ``deal``."""
+    return derive_seed(base_seed, deal)
+
+
+def duplicate_deal(hero: str, opponent: str, n_seats: int, seed: int) -> tuple[float, int, float]:
+    """Play one deal at every hero seat; return the hero's mean score, decisions and seconds."""
+    total, decisions, start = 0, 0, time.perf_counter()
+    for hero_seat in range(n_seats):
+        agents = [make_agent(hero if seat == hero_seat else opponent, seed) for seat in range(n_seats)]
+        hand = play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
+        total += hand.scores[hero_seat]
+        decisions += len(hand.decisions)
+    return total / n_seats, decisions, time.perf_counter() - start
+
+
+def _deal_chunk(hero: str, opponent: str, n_seats: int, seeds: Sequence[int]) -> list[tuple[float, int, float]]:
+    return [duplicate_deal(hero, opponent, n_seats, seed) for seed in seeds]
+
+
+def mean_ci(samples: Sequence[float]) -> tuple[float, float]:
+    """The mean and the half-width of its normal 95% confidence interval."""
+    mean = statistics.fmean(samples)
+    if len(samples) < 2:
+        return mean, math.inf
+    return mean, 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
+
+
+def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: int, workers: int) -> dict:
+    """Play ``deals`` duplicate deals of ``hero`` against ``opponent``; return one table row."""
+    seeds = [deal_seed(base_seed, d) for d in range(deals)]
+    chunks = [seeds[i::max(1, workers * 4)] for i in range(max(1, workers * 4))]
+    start = time.perf_counter()
+    parts = Parallel(n_jobs=workers)(delayed(_deal_chunk)(hero, opponent, n_seats, c) for c in chunks if c)
+    wall = time.perf_counter() - start
+    results = [r for part in parts for r in part]
+    mean, half = mean_ci([score for score, _, _ in results])
+    return {
+        "hero": hero, "opponent": opponent, "seats": n_seats, "deals": len(results),
+        "hands": len(results) * n_seats, "hero_mean": round(mean, 4), "ci95": round(half, 4),
+        "low": round(mean - half, 4), "high": round(mean + half, 4),
+        "significant": "yes" if mean - half > 0 or mean + half < 0 else "no",
+        "wall_s": round(wall, 1),
+    }
+
+
+def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None) -> dict:
+    """Seconds inside ``act`` per decision of ``spec`` (at seat 0 against ``opponent``, or all seats)."""
+    timed = make_agent(spec, base_seed)
+    calls, seconds = [0], [0.0]
+    inner = timed.act
+
+    def timed_act(observation, legal):
+        start = time.perf_counter()
+        action = inner(observation, legal)
+        seconds[0] += time.perf_counter() - start
+        calls[0] += 1
+        return action
+
+    timed.act = timed_act
+    for index in range(hands):
+        seed = deal_seed(base_seed, 10_000 + index)
+        if opponent is None:
+            agents = [timed] + [make_agent(spec, seed) for _ in range(n_seats - 1)]
+            for other in agents[1:]:
+                other.act = timed_act
+        else:
+            agents = [timed] + [make_agent(opponent, seed) for _ in range(n_seats - 1)]
+        play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
+    per = seconds[0] / max(1, calls[0])
+    return {"agent": spec, "seats": n_seats, "decisions": calls[0], "s_per_decision": per,
+            "decisions_per_s": (1 / per) if per else math.inf}
+
+
+def write_table(rows: list[dict], stem: str) -> str:
+    """Write ``rows`` as ``<stem>.csv`` and ``<stem>.md`` under experiments/results; return the Markdown."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    columns = list(rows[0])
+    with open(RESULTS / f"{stem}.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+    for row in rows:
+        lines.append("| " + " | ".join(_fmt(row[c]) for c in columns) + " |")
+    text = "\n".join(lines) + "\n"
+    (RESULTS / f"{stem}.md").write_text(text)
+    return text
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ladder's command line."""
+    parser = argparse.ArgumentParser(prog="python -m experiments.ladder", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    strength = sub.add_parser("strength", help="duplicate-deal strength of hero/opponent pairings")
+    strength.add_argument("--pair", action="append", required=True,
+                          help="HERO/OPPONENT agent specs, e.g. loginf/greedy (repeat for more pairings)")
+    strength.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (default 2000)")
+    strength.add_argument("--seats", type=int, default=4, help="seats, 3 to 6 (default 4)")
+    strength.add_argument("--seed", type=int, default=2024, help="base seed of the deals (default 2024)")
+    strength.add_argument("--workers", type=int, default=2, help="joblib worker processes (default 2)")
+    strength.add_argument("--out", default="ladder", help="file stem under experiments/results (default ladder)")
+    speed = sub.add_parser("speed", help="decisions per second of each agent")
+    speed.add_argument("--agents", default="random,greedy,loginf", help="comma-separated specs (self-play)")
+    speed.add_argument("--mcts-iters", default="100,1000", help="MCTS budgets to time against greedy")
+    speed.add_argument("--hands", type=int, default=20, help="hands per agent (default 20)")
+    speed.add_argument("--mcts-hands", type=int, default=2, help="hands per MCTS budget (default 2)")
+    speed.add_argument("--seats", type=int, default=4)
+    speed.add_argument("--seed", type=int, default=7)
+    speed.add_argument("--out", default="speed")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ladder or the speed table; print Markdown and write CSV + Markdown."""
+    args = build_parser().parse_args(argv)
+    try:
+        n_seats = check_seats(args.seats)
+        if args.command == "strength":
+            rows = []
+            for pair in args.pair:
+                hero, sep, opponent = pair.partition("/")
+                if not sep:
+                    raise AgentSpecError(f"--pair {pair!r}: write HERO/OPPONENT, e.g. loginf/greedy")
+                make_agent(hero), make_agent(opponent)  # a bad spec fails now, in one line
+                rows.append(run_pairing(hero, opponent, n_seats, args.deals, args.seed, args.workers))
+                print(f"done {hero} vs {opponent}: {rows[-1]}", file=sys.stderr)
+            print(write_table(rows, args.out))
+        else:
+            rows = [time_agent(spec, n_seats, args.hands, args.seed) for spec in args.agents.split(",") if spec]
+            for iters in [int(i) for i in args.mcts_iters.split(",") if i]:
+                rows.append(time_agent(f"mcts:iters={iters}", n_seats, args.mcts_hands, args.seed, "greedy"))
+            print(write_table(rows, args.out))
+    except (AgentSpecError, GameInputError, ValueError) as error:
+        print(f"ladder: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
