@@ -30,14 +30,17 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.knorri.fast_state import RNG_DEAL, RNG_SEAT, below
+from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT, below
 
 PROTOCOL = 0
 """The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
 RANDOM = 1
 """Uniform random: ``legal[next() % n_legal]`` from the seat's own stream, exactly as ``RandomAgent``."""
 
-POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
+GREEDY = 2
+"""``agents.greedy``'s heuristic, choice for choice (it draws no random numbers)."""
+
+POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM, "greedy": GREEDY}
 """Every compiled policy by the name a user gives on the command line."""
 
 
@@ -56,11 +59,35 @@ def random_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndar
 
 
 @njit(**config.KERNEL)
+def greedy_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
+                  ints_row: np.ndarray, rng: np.ndarray) -> int:
+    """``agents.greedy.greedy_action`` compiled: see that module for the heuristic and its reasons."""
+    if ints_row[I_PHASE] == 1:  # the highest-ranked capture, ties to the higher id
+        best = legal[0]
+        for i in range(1, n_legal):
+            if legal[i] % 13 * 64 + legal[i] >= best % 13 * 64 + best:
+                best = legal[i]
+        return best
+    if ints_row[I_OPENING]:  # the longest club run
+        return legal[n_legal - 1]
+    best, best_key = 52, 1 << 30  # the cheapest card (lead) or beater (follow); pick up if none
+    for i in range(n_legal):
+        card = legal[i]
+        if card < 52:
+            key = (card % 13 + (13 if IS_DIAMOND[card] else 0)) * 64 + card
+            if key < best_key:
+                best, best_key = card, key
+    return best
+
+
+@njit(**config.KERNEL)
 def choose(policy: int, seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
            ints_row: np.ndarray, rng: np.ndarray) -> int:
     """The action the policy with id ``policy`` takes for ``seat``; see the module docstring."""
     if policy == RANDOM:
         return random_policy(seat, legal, n_legal, cards_row, ints_row, rng)
+    if policy == GREEDY:
+        return greedy_policy(seat, legal, n_legal, cards_row, ints_row, rng)
     return protocol_policy(seat, legal, n_legal, cards_row, ints_row, rng)
 
 
