@@ -167,3 +167,10 @@ def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask]) -> Iterabl
     if not tasks:
         return []
     return workers.results(tasks)
+
+
+def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
+    """Plan and run ``config`` into ``out`` from Python (a notebook, a test); returns the final manifest."""
+    plan = plan_run(config)
+    with workers_for(config) as workers:
+        return execute(plan, Path(out), workers, progress=progress)

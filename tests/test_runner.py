@@ -1,0 +1,201 @@
+"""The experiment runner: config, seating, seeds, schema, replay, reproducibility and one-line errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from conftest import ROOT
+
+from experiments.cli import main
+from experiments.runner.config import ConfigError, TableConfig, build_config, load_file, split_agent_specs
+from experiments.runner.execute import run_experiment
+from experiments.runner.plan import arrangements, table_plans
+from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
+from sim.knorri.match import play_match
+from sim.knorri.simulate import HAND_COLUMNS, replay
+from sim.rng import derive_seed
+
+
+def small_config(**changes):
+    raw = {"seats": 3, "agents": ["random"], "hands": 24, "seed": 7, "chunk_hands": 8, "workers": 1}
+    raw.update(changes)
+    return build_config(raw)
+
+
+def read_hands(out):
+    return pd.read_parquet(out / "hands").sort_values("hand_index").reset_index(drop=True)
+
+
+# ----- config and plan --------------------------------------------------------------------------
+
+
+def test_agent_specs_split_on_commas_only_where_a_new_spec_starts():
+    assert split_agent_specs("random,greedy") == ["random", "greedy"]
+    assert split_agent_specs("random,mcts:iters=400,c=1.4,greedy") == ["random", "mcts:iters=400,c=1.4", "greedy"]
+    assert split_agent_specs("my.mod:Bot:x=1,y=2;random") == ["my.mod:Bot:x=1,y=2", "random"]
+
+
+def test_rotations_and_permutations_are_distinct_seatings_of_the_lineup():
+    lineup = ("a", "b", "c", "d")
+    assert arrangements(TableConfig(4, lineup, "fixed")) == (lineup,)
+    rotations = arrangements(TableConfig(4, lineup, "rotate"))
+    assert rotations[1] == ("b", "c", "d", "a") and len(rotations) == 4
+    assert len(arrangements(TableConfig(4, lineup, "permute"))) == 24
+    assert len(arrangements(TableConfig(4, ("a", "a", "b", "b"), "permute"))) == 6
+    assert arrangements(TableConfig(3, ("a", "a", "a"), "rotate")) == (("a", "a", "a"),)
+
+
+def test_hands_round_up_to_whole_duplicate_sets():
+    config = build_config({"seats": 4, "agents": ["random", "greedy", "random", "greedy"], "assign": "rotate",
+                           "hands": 7})
+    (plan,) = table_plans(config)
+    assert len(plan.seatings) == 2 and plan.groups == 4 and plan.hands == 8
+
+
+def test_toml_and_yaml_files_give_the_same_config(tmp_path):
+    toml = tmp_path / "x.toml"
+    toml.write_text('seed = 5\nmatches = 4\nmatch_hands = 3\n[[tables]]\nseats = 3\nagents = "random"\n'
+                    '[[tables]]\nseats = 5\nagents = ["random"]\nassign = "rotate"\n')
+    yaml = tmp_path / "x.yaml"
+    yaml.write_text("seed: 5\nmatches: 4\nmatch_hands: 3\ntables:\n  - {seats: 3, agents: random}\n"
+                    "  - {seats: 5, agents: [random], assign: rotate}\n")
+    assert build_config(load_file(toml)) == build_config(load_file(yaml))
+
+
+def test_every_checked_in_config_is_valid():
+    for path in sorted((ROOT / "experiments" / "configs").glob("*.toml")):
+        assert build_config(load_file(path), str(path)).tables
+
+
+@pytest.mark.parametrize("raw, words", [
+    ({"seats": 7, "hands": 5}, "3 to 6 seats"),
+    ({"hands": 0}, "hands must be at least 1"),
+    ({"hands": 5, "matches": 5}, "not both"),
+    ({"matches": 5, "match_hands": 2}, "match_hands must be one of 1, 3, 5"),
+    ({"hands": 5, "colour": "red"}, "unknown key 'colour'"),
+    ({"hands": 5, "seats": 4, "agents": ["random", "random"]}, "2 agent specs for 4 seats"),
+])
+def test_bad_configs_are_refused_in_one_line(raw, words):
+    with pytest.raises(ConfigError, match=words) as caught:
+        build_config(raw)
+    assert "\n" not in str(caught.value)
+
+
+# ----- rows -------------------------------------------------------------------------------------
+
+
+def test_rows_follow_the_documented_seeds_and_replay_with_the_play_command(tmp_path, capsys):
+    config = small_config(seats=4, agents=["random", "runner_fixtures.agents:PythonRandom"] * 2, assign="rotate")
+    run_experiment(config, tmp_path / "run")
+    hands = read_hands(tmp_path / "run")
+    assert list(hands.hand_index) == list(range(24))
+    expected = [derive_seed(derive_seed(7, 0, g), 0) for g in hands.deal_group]
+    assert list(hands.seed) == expected
+    assert (hands.groupby("deal_group").seed.nunique() == 1).all()
+    assert list(hands.arrangement[:4]) == [0, 1, 0, 1]
+    row = hands.iloc[5]
+    specs = ";".join(row[f"agent_{s}"] for s in range(4))
+    assert main(["play", "--seats", "4", "--seed", str(row.seed), "--first", str(row.first_seat),
+                 "--agents", specs, "--json"]) == 0
+    end = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert end["scores"] == [int(row[f"score_{s}"]) for s in range(4)]
+    assert end["reason"] == row.end_reason
+
+
+def test_matches_follow_the_loser_and_equal_play_match(tmp_path):
+    config = small_config(hands=None, matches=4, match_hands=3, chunk_hands=6)
+    run_experiment(config, tmp_path / "run")
+    hands = read_hands(tmp_path / "run")
+    assert len(hands) == 12 and hands.chunk.max() == 1
+    from agents.base import make_agent
+
+    for _, match in hands.groupby("match"):
+        seed = int(match.match_seed.iloc[0])
+        result = play_match(3, 3, seed, [make_agent("random") for _ in range(3)])
+        assert list(match.first_seat) == [h.first_seat for h in result.hands]
+        assert [[int(r[f"score_{s}"]) for s in range(3)] for _, r in match.iterrows()] == [
+            h.scores for h in result.hands]
+
+
+def test_action_log_replays_every_hand_to_the_same_result(tmp_path):
+    config = small_config(log_actions=True, hands=12)
+    run_experiment(config, tmp_path / "run")
+    hands = read_hands(tmp_path / "run")
+    actions = pd.read_parquet(tmp_path / "run" / "actions")
+    for _, row in hands.iterrows():
+        steps = actions[actions.hand_index == row.hand_index].sort_values("step")
+        assert list(steps.step) == list(range(int(row.decisions)))
+        hand = replay(3, int(row.seed), int(row.first_seat), steps.action.tolist())
+        assert hand.done and hand.end_reason.value == row.end_reason
+        assert hand.scores == [int(row[f"score_{s}"]) for s in range(3)]
+        assert [hand.hands[s] for s in range(3)] == [int(row[f"held_{s}"]) for s in range(3)]
+
+
+def test_schema_has_the_documented_types(tmp_path):
+    config = build_config({"tables": [{"seats": 3, "agents": ["random"]}, {"seats": 5, "agents": ["random"]}],
+                           "hands": 4, "seed": 1, "workers": 1})
+    run_experiment(config, tmp_path / "run")
+    path = next((tmp_path / "run" / "hands").glob("part-*.parquet"))
+    categories = run_categories(config.run_id(), ["random"])
+    assert pq.read_schema(path).remove_metadata() == hands_schema(5, categories).remove_metadata()
+    frame = read_hands(tmp_path / "run")
+    for spec, name, seat in hand_fields(5):
+        if spec.categories is not None:
+            assert frame[name].dtype == "category", name
+        elif not (spec.nullable or (seat is not None and seat >= 3)):
+            assert frame[name].dtype == np.dtype(spec.dtype), name
+    assert frame.loc[frame.n_seats == 3, "score_4"].isna().all()
+    assert set(frame.end_reason.cat.categories) == {"out", "repeat", "cap"}
+    doc = markdown_table()
+    assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS)
+
+
+# ----- reproducibility --------------------------------------------------------------------------
+
+
+def test_rows_are_identical_whatever_the_worker_count(tmp_path):
+    one = small_config(hands=40, workers=1)
+    two = dataclasses.replace(one, workers=2)
+    run_experiment(one, tmp_path / "one")
+    run_experiment(two, tmp_path / "two")
+    pd.testing.assert_frame_equal(read_hands(tmp_path / "one"), read_hands(tmp_path / "two"))
+
+
+# ----- errors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--agents", "nosuchagent"], "unknown agent 'nosuchagent'"),
+    (["--seats", "7"], "3 to 6 seats"),
+    (["--hands", "0"], "hands must be at least 1"),
+    (["--hands", "-3"], "hands must be at least 1"),
+    (["--seats", "4", "--agents", "random;random"], "2 agent specs for 4 seats"),
+    (["--config", "no/such/file.toml"], "does not exist"),
+])
+def test_bad_options_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, options, words):
+    out = tmp_path / "out"
+    assert main(["run", "--out", str(out), "--no-progress", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("knorri-sim: error:") and words in err
+    assert not out.exists()
+
+
+def test_a_folder_holding_another_run_is_refused_and_left_alone(tmp_path, capsys):
+    out = tmp_path / "out"
+    base = ["run", "--seats", "3", "--agents", "random", "--hands", "6", "--workers", "1", "--no-progress"]
+    assert main([*base, "--seed", "1", "--out", str(out)]) == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert main([*base, "--seed", "2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "holds another run's data" in err and err.count("\n") == 1
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    assert main([*base, "--out", str(tmp_path / "other")]) == 2
+    assert "not empty" in capsys.readouterr().err
