@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.cards import FULL_DECK, NUM_CARDS, CardSet, bit, card_list, popcount, to_set
+from sim.cards import FULL_DECK, NUM_CARDS, CardSet, bit, card_list, cards_text, popcount, to_set
 from sim.errors import GameInputError, GameOverError, IllegalActionError, check_deck
 from sim.knorri import rules
 from sim.knorri.encoding import (
@@ -425,7 +425,7 @@ def _check_position(
     seen = to_set(trick_cards)
     for cards in hands:
         if seen & cards:
-            raise GameInputError(f"card(s) {card_list(seen & cards)} are in two places at once")
+            raise GameInputError(f"{cards_text(card_list(seen & cards))}: a card can be in one place only")
         seen |= cards
     holding = sum(1 for cards in hands if cards)
     if holding < 2:
@@ -446,9 +446,10 @@ def _check_position(
         if not play:
             raise GameInputError("every play in the trick holds at least one card")
         if len(play) > 1 and (index > 0 or any(c != play[0] + k or c > ACE_OF_CLUBS for k, c in enumerate(play))):
-            raise GameInputError(f"only the first play may hold several cards, a run of clubs: not {play}")
+            raise GameInputError(f"only the first play may hold several cards, a run of clubs: not {cards_text(play)}")
         if index > 0 and not rules.beats(play[0], trick[index - 1][-1]):
-            raise GameInputError(f"card {play[0]} does not beat {trick[index - 1][-1]}, the card before it")
+            below = cards_text(trick[index - 1][-1:])
+            raise GameInputError(f"{cards_text(play[:1])} does not beat {below}, the card before it")
 
 
 def _deck_fingerprint(deck: Sequence[int]) -> int:
