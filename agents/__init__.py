@@ -4,7 +4,7 @@ Importing this package registers the built-in agents: ``random``, ``greedy``,
 ``loginf`` and ``mcts``.
 """
 
-from agents import greedy, loginf  # noqa: F401  (registering the built-in agents)
+from agents import greedy, loginf, mcts  # noqa: F401  (registering the built-in agents)
 from agents.base import Agent, AgentSpecError, RandomAgent, known_agents, make_agent, parse_spec, register
 
 __all__ = ["Agent", "AgentSpecError", "RandomAgent", "known_agents", "make_agent", "parse_spec", "register"]

@@ -86,6 +86,8 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         except ValueError:
             raise AgentSpecError(f"agent {name!r}: {key}={raw!r} is not a valid {kind.__name__}") from None
     try:
+        if "seed" in kwargs:  # a spec's own seed=... reaches the factory as spec_seed; the driver's stays seed
+            kwargs["spec_seed"] = kwargs.pop("seed")
         agent = factory(seed=seed, **kwargs)
     except (TypeError, ValueError) as error:
         raise AgentSpecError(f"agent spec {spec!r}: {error}") from None
