@@ -21,7 +21,14 @@ from experiments.runner import storage
 from experiments.runner.chunk import ChunkResult, ChunkTask, run_chunk
 from experiments.runner.config import ConfigError, RunConfig
 from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
-from experiments.runner.plan import DEFAULT_CHUNK_HANDS, SLOW_CHUNK_HANDS, Chunk, make_chunks, table_plans
+from experiments.runner.plan import (
+    COMPILED_CHUNK_HANDS,
+    PYTHON_CHUNK_HANDS,
+    TARGET_CHUNKS,
+    Chunk,
+    make_chunks,
+    table_plans,
+)
 from experiments.runner.schema import run_categories
 from sim.knorri.simulate import AgentFailure
 
@@ -46,7 +53,7 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     """Cut the config into chunks; ``chunk_hands`` overrides the config's or the default size."""
     plans = table_plans(config)
     hands_total = sum(p.hands for p in plans)
-    size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total)
+    size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled=False)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
     categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents])
@@ -58,9 +65,10 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     return plan
 
 
-def default_chunk_hands(hands_total: int) -> int:
-    """About 64 chunks, each between the slow and the fast default size."""
-    return min(DEFAULT_CHUNK_HANDS, max(SLOW_CHUNK_HANDS, hands_total // 64))
+def default_chunk_hands(hands_total: int, compiled: bool) -> int:
+    """About ``TARGET_CHUNKS`` chunks, capped by how fast the lineups play."""
+    cap = COMPILED_CHUNK_HANDS if compiled else PYTHON_CHUNK_HANDS
+    return min(cap, max(1, -(-hands_total // TARGET_CHUNKS)))
 
 
 class LocalWorkers:
@@ -97,7 +105,7 @@ class DaskWorkers:
         from distributed import Client
 
         try:
-            self.client = Client(self.address, timeout="10s")
+            self.client = Client(self.address, timeout="5s")
         except (OSError, TimeoutError, ValueError) as error:
             reason = " ".join(str(error).split()) or type(error).__name__
             raise ConfigError(f"cannot reach the Dask scheduler at {self.address!r}: {reason}") from None

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from experiments.runner.config import RunConfig, TableConfig
 from sim.rng import derive_seed
 
-# Hands per chunk when the config does not say: large enough to amortise a task,
-# small enough that a kill loses little and the progress bar moves.
-DEFAULT_CHUNK_HANDS = 20_000
-SLOW_CHUNK_HANDS = 500
+# Hands per chunk when the config does not say: about 1/64 of the run, so small runs
+# still spread over the cores, capped so that a kill loses little and the progress
+# bar moves: compiled lineups play ~10^5 hands a second, Python agents far fewer.
+TARGET_CHUNKS = 64
+COMPILED_CHUNK_HANDS = 20_000
+PYTHON_CHUNK_HANDS = 200
 
 
 @dataclass(frozen=True)

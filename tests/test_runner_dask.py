@@ -1,0 +1,46 @@
+"""The same chunks on a real Dask cluster (loopback) give the local run's rows, hand for hand."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from experiments.cli import main
+from experiments.runner.config import build_config
+from experiments.runner.execute import run_experiment
+
+distributed = pytest.importorskip("distributed")
+
+
+def read_hands(out):
+    return pd.read_parquet(out / "hands").sort_values("hand_index").reset_index(drop=True)
+
+
+def test_a_dask_cluster_writes_the_local_runs_rows(tmp_path, capsys):
+    config = build_config({"tables": [{"seats": 3, "agents": ["random"]},
+                                      {"seats": 4, "agents": ["random", "greedy"] * 2, "assign": "rotate"}],
+                           "matches": 6, "match_hands": 3, "seed": 99, "chunk_hands": 12, "workers": 1,
+                           "log_actions": True})
+    run_experiment(config, tmp_path / "local")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        run_experiment(dataclasses.replace(config, scheduler=cluster.scheduler_address), tmp_path / "dask")
+        capsys.readouterr()
+        code = main(["run", "--seats", "3", "--agents", "random", "--hands", "8", "--no-progress",
+                     "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "cli")])
+    assert code == 0 and "seat-hands" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(read_hands(tmp_path / "local"), read_hands(tmp_path / "dask"))
+    local_actions = pd.read_parquet(tmp_path / "local" / "actions").sort_values(["hand_index", "step"])
+    dask_actions = pd.read_parquet(tmp_path / "dask" / "actions").sort_values(["hand_index", "step"])
+    pd.testing.assert_frame_equal(local_actions.reset_index(drop=True), dask_actions.reset_index(drop=True))
+    assert len(read_hands(tmp_path / "cli")) == 8
+
+
+def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["run", "--hands", "5", "--no-progress", "--scheduler", "tcp://127.0.0.1:1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "cannot reach the Dask scheduler" in err
+    assert not out.exists()
