@@ -1,0 +1,177 @@
+"""Properties of every Knorri hand, checked over random hands for 3 to 6 seats (hypothesis).
+
+Decisions are taken as the conformance protocol takes them, from the hand's
+seed, so any failing example is replayed exactly by its seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from sim.cards import FULL_DECK, card_list, popcount, to_set
+from sim.errors import IllegalActionError
+from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
+from sim.knorri.reference import KnorriHand
+from sim.knorri.scenario import snapshot
+from sim.rng import SplitMix64
+
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def deals(draw) -> tuple[int, int, int]:
+    """(seats, seed, first seat) of a random hand."""
+    n_seats = draw(st.integers(3, 6))
+    return n_seats, draw(st.integers(0, 2**64 - 1)), draw(st.integers(0, n_seats - 1))
+
+
+def protocol_hand(n_seats: int, seed: int, first_seat: int) -> tuple[KnorriHand, SplitMix64]:
+    """The seed's hand at its first decision, with the stream its decisions come from."""
+    rng = SplitMix64(seed)
+    return KnorriHand(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck), rng
+
+
+def decisions(hand: KnorriHand, rng: SplitMix64) -> Iterator[KnorriHand]:
+    """Yield the hand at each decision, then take that decision as the protocol does."""
+    while not hand.done:
+        yield hand
+        hand.apply(rng.choice(hand.legal_actions()))
+
+
+def turns_this_deal(hand: KnorriHand) -> int:
+    """How many stock cards the current deal has turned, counted from the public log."""
+    turns = 0
+    for event in reversed(hand.log):
+        if event["kind"] == "deal":
+            return turns
+        turns += event["kind"] == "turn"
+    return turns
+
+
+def places(hand: KnorriHand) -> list[int]:
+    """The card sets a card can be in: table, unturned stock, each seat's cards, the trick, set aside."""
+    stock = to_set(hand.deck[TABLE_SIZE + turns_this_deal(hand):]) if hand.phase == 1 else 0
+    trick = to_set(card for play in hand.trick for card in play)
+    return [hand.table, stock, *hand.hands, trick, hand.set_aside]
+
+
+@PROPERTY
+@given(deals())
+def test_every_hand_sums_to_zero_and_ends_for_a_reason(deal):
+    hand, rng = protocol_hand(*deal)
+    for _ in decisions(hand, rng):
+        pass
+    assert sum(hand.scores) == 0 and hand.end_reason is not None and hand.loser is not None
+    assert hand.scores[hand.loser] == min(hand.scores) < 0
+    assert hand.phase2_actions <= 1500
+
+
+@PROPERTY
+@given(deals())
+def test_every_card_is_in_exactly_one_place_at_every_decision(deal):
+    hand, rng = protocol_hand(*deal)
+    for state in [*decisions(hand, rng), hand]:
+        sets = places(state)
+        assert sum(popcount(cards) for cards in sets) == 52
+        union = 0
+        for cards in sets:
+            union |= cards
+        assert union == FULL_DECK
+
+
+@PROPERTY
+@given(deals(), st.integers(25, 120))
+def test_every_legal_action_is_accepted_and_every_other_id_refused(deal, every):
+    hand, rng = protocol_hand(*deal)
+    for index, state in enumerate(decisions(hand, rng)):
+        if index % every:
+            continue
+        legal = state.legal_actions()
+        assert legal == sorted(set(legal)) and legal
+        for action in legal:
+            state.clone().apply(action)
+        before = snapshot(state)
+        for action in sorted(set(range(NUM_ACTIONS)) - set(legal)):
+            try:
+                state.apply(action)
+            except IllegalActionError:
+                continue
+            raise AssertionError(f"illegal action {action} was accepted")
+        assert snapshot(state) == before
+
+
+@PROPERTY
+@given(deals())
+def test_the_same_seed_always_gives_the_same_hand(deal):
+    first, rng = protocol_hand(*deal)
+    again, rng_again = protocol_hand(*deal)
+    for _ in decisions(first, rng):
+        pass
+    for _ in decisions(again, rng_again):
+        pass
+    assert (first.deck, first.decisions, first.log, first.scores) == (again.deck, again.decisions, again.log,
+                                                                       again.scores)
+
+
+@PROPERTY
+@given(deals(), st.integers(0, 2000), st.integers(0, 2**64 - 1))
+def test_a_clone_is_independent_of_its_original(deal, at, other_seed):
+    hand, rng = protocol_hand(*deal)
+    for index, _ in enumerate(decisions(hand, rng)):
+        if index == at:
+            break
+    twin = hand.clone()
+    before = snapshot(hand)
+    other = SplitMix64(other_seed)
+    for _ in decisions(twin, other):
+        pass
+    assert snapshot(hand) == before, "acting on the clone changed the original"
+    twin_after = snapshot(twin)
+    for _ in decisions(hand, rng):
+        pass
+    assert snapshot(twin) == twin_after, "acting on the original changed the clone"
+
+
+@PROPERTY
+@given(deals(), st.integers(0, 8), st.randoms(use_true_random=False))
+def test_the_order_of_the_unturned_stock_never_shows_in_an_observation(deal, at, shuffler: random.Random):
+    hand, rng = protocol_hand(*deal)
+    for _ in range(at):
+        if hand.phase != 1:
+            break
+        hand.apply(rng.choice(hand.legal_actions()))
+    assume(hand.phase == 1 and not hand.redeals)
+    turned = TABLE_SIZE + turns_this_deal(hand)
+    unturned = hand.deck[turned:][::-1]  # reversed, then all but its first card shuffled: a different order
+    rest = unturned[1:]
+    shuffler.shuffle(rest)
+    unturned = unturned[:1] + rest
+    twin = KnorriHand(hand.n_seats, hand.deck[:turned] + unturned, hand.first_seat)
+    for action in hand.decisions:
+        twin.apply(action)
+    assert twin.deck != hand.deck or len(unturned) == 1
+    for seat in range(hand.n_seats):
+        assert twin.observation(seat) == hand.observation(seat)
+
+
+@PROPERTY
+@given(deals(), st.integers(50, 150))
+def test_an_observation_shows_no_other_seats_cards_outside_the_log(deal, every):
+    hand, rng = protocol_hand(*deal)
+    for index, state in enumerate(decisions(hand, rng)):
+        if index % every:
+            continue
+        for seat in range(state.n_seats):
+            view = state.observation(seat).to_dict()
+            json.dumps(view)  # plain data
+            shown = set(view["hand"]) | set(view["table"]) | {c for play in view["trick"] for c in play}
+            shown |= {a for a in view["legal"] if a < 52} | ({view["turned"]} if view["turned"] is not None else set())
+            for other in range(state.n_seats):
+                if other != seat:
+                    assert not shown & set(card_list(state.hands[other])), f"seat {seat} sees seat {other}'s cards"
+            assert set(view["hand"]) == set(card_list(state.hands[seat]))
