@@ -32,34 +32,46 @@ class ChunkTask:
 
 @dataclass
 class ChunkResult:
-    """A played chunk: its hands (and actions) as Arrow tables, and the worker's wall time."""
+    """A played chunk: its hands (and actions) as Arrow tables, and the worker's wall times."""
 
     chunk_id: int
     hands: pa.Table
     actions: pa.Table | None
-    seconds: float
+    engine_seconds: float  # inside the game adapter
+    seconds: float  # the whole task, tables included
+
+
+def chunk_matches(task: ChunkTask) -> tuple[list[int], list[tuple[str, ...]]]:
+    """The chunk's matches in row order: deal group by deal group, every arrangement of each."""
+    chunk, table = task.chunk, task.table
+    seeds, seatings = [], []
+    for group in range(chunk.first_group, chunk.first_group + chunk.groups):
+        seed = match_seed(task.master_seed, table.index, group)
+        for seating in table.seatings:
+            seeds.append(seed)
+            seatings.append(seating)
+    return seeds, seatings
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk's matches through the game adapter and build its tables."""
     started = time.perf_counter()
     chunk, table = task.chunk, task.table
+    seeds, seatings = chunk_matches(task)
+    played = play_matches(table.seats, seeds, seatings, table.match_hands, task.log_actions)
+    engine_seconds = time.perf_counter() - started
+
     arrangements = len(table.seatings)
     groups = np.repeat(np.arange(chunk.first_group, chunk.first_group + chunk.groups), arrangements)
-    seats_used = np.tile(np.arange(arrangements), chunk.groups)
-    seeds = [match_seed(task.master_seed, table.index, int(g)) for g in range(chunk.first_group,
-                                                                              chunk.first_group + chunk.groups)]
-    match_seeds = np.repeat(np.array(seeds, dtype=np.uint64), arrangements)
-    seatings = [table.seatings[a] for a in seats_used]
-    played = play_matches(table.seats, match_seeds.tolist(), seatings, table.match_hands, task.log_actions)
-
+    arrangement = np.tile(np.arange(arrangements), chunk.groups)
+    match_seeds = np.array(seeds, dtype=np.uint64)
     k = table.match_hands
     ids = {
         "chunk": np.full(chunk.hands, chunk.id, dtype=np.uint32),
         "table": np.full(chunk.hands, table.index, dtype=np.uint8),
         "deal_group": np.repeat(groups, k).astype(np.uint32),
-        "arrangement": np.repeat(seats_used, k).astype(np.uint16),
-        "match": np.repeat(table.first_match + groups * arrangements + seats_used, k).astype(np.uint32),
+        "arrangement": np.repeat(arrangement, k).astype(np.uint16),
+        "match": np.repeat(table.first_match + groups * arrangements + arrangement, k).astype(np.uint32),
         "hand_in_match": np.tile(np.arange(k), len(seatings)).astype(np.uint8),
         "hand_index": chunk.first_hand + np.arange(chunk.hands, dtype=np.int64),
         "match_seed": np.repeat(match_seeds, k),
@@ -67,7 +79,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     }
     agent_codes = {spec: code for code, spec in enumerate(task.categories["agent"])}
     seat_codes = np.array([[agent_codes[s] for s in seating] for seating in table.seatings], dtype=np.int16)
-    ids["agent"] = np.repeat(seat_codes[seats_used], k, axis=0)
+    ids["agent"] = np.repeat(seat_codes[arrangement], k, axis=0)
     ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
     columns = {**ids, **played.hands}
     hands = _build_table(columns, hands_schema(task.width, task.categories), task, chunk.hands)
@@ -78,7 +90,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         schema = actions_schema()
         actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
                            schema=schema)
-    return ChunkResult(chunk.id, hands, actions, time.perf_counter() - started)
+    return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started)
 
 
 def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int) -> pa.Table:

@@ -155,7 +155,8 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
         for result in _run(workers, todo):
             storage.write_chunk(out, result.chunk_id, result.hands, result.actions)
             done.add(result.chunk_id)
-            manifest["chunk_seconds"][str(result.chunk_id)] = round(result.seconds, 3)
+            manifest["chunk_seconds"][str(result.chunk_id)] = [round(result.engine_seconds, 3),
+                                                               round(result.seconds, 3)]
             storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done)))
             bar.update(result.hands.num_rows)
     except AgentFailure as error:

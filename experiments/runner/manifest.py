@@ -55,7 +55,7 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "hands_total": sum(p.hands for p in plans),
         "chunks_total": len(chunks),
         "chunks_complete": [],
-        "chunk_seconds": {},
+        "chunk_seconds": {},  # chunk id -> [seconds in the game engine, seconds for the whole task]
         "status": "running",
         "error": None,
         "versions": package_versions(),
