@@ -199,3 +199,36 @@ def test_a_folder_holding_another_run_is_refused_and_left_alone(tmp_path, capsys
     (tmp_path / "other" / "notes.txt").write_text("mine")
     assert main([*base, "--out", str(tmp_path / "other")]) == 2
     assert "not empty" in capsys.readouterr().err
+
+
+# ----- summary and resume of a finished run -----------------------------------------------------
+
+
+def test_summary_matches_the_rows_and_a_finished_run_resumes_to_its_summary(tmp_path, capsys):
+    from experiments.runner.summary import summarise
+
+    out = tmp_path / "run"
+    options = ["--seats", "3", "--agents", "random;greedy;runner_fixtures.agents:PythonRandom", "--assign", "rotate",
+               "--hands", "30",
+               "--seed", "4", "--workers", "1", "--no-progress"]
+    assert main(["run", *options, "--out", str(out)]) == 0
+    first = capsys.readouterr().out
+    hands = read_hands(out)
+    long = pd.concat([pd.DataFrame({"agent": hands[f"agent_{s}"].astype(str), "score": hands[f"score_{s}"],
+                                    "lost": hands.loser == s, "group": hands.deal_group}) for s in range(3)])
+    rows = {row.agent: row for row in summarise(out)}
+    for agent, group in long.groupby("agent"):
+        assert rows[agent].seat_hands == len(group)
+        assert rows[agent].mean_score == pytest.approx(group.score.mean())
+        assert rows[agent].loss_rate == pytest.approx(group.lost.mean())
+        clusters = group.groupby("group").score.agg(["sum", "count"])
+        residual = clusters["sum"] - group.score.mean() * clusters["count"]
+        variance = len(clusters) / (len(clusters) - 1) * (residual**2).sum() / clusters["count"].sum() ** 2
+        assert rows[agent].ci95 == pytest.approx(1.959964 * variance**0.5)
+    assert rows["random"].ci95 > 0
+    assert main(["run", "--resume", str(out), "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[:4] == first.splitlines()[:4]
+    assert main(["run", "--resume", str(out), "--hands", "5"]) == 2
+    assert "--hands cannot be given with it" in capsys.readouterr().err
+    assert main(["run", *options, "--out", str(out)]) == 2
+    assert "already holds this run" in capsys.readouterr().err
