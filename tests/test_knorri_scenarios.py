@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 
@@ -48,3 +49,11 @@ def test_the_checker_reports_an_accepted_action_the_scenario_calls_illegal():
     case["steps"] = [{"act": "8H", "refused": True}]
     _, failures = play_case(case)
     assert failures == ["step 1 (8H by seat 0): action 32 was accepted, but the scenario says it is illegal"]
+
+
+def test_the_rules_page_and_the_format_readme_name_every_scenario():
+    files = {path.stem for path in SCENARIO_DIR.glob("*.json")}
+    rules_page = (SCENARIO_DIR.parent / "knorri.md").read_text()
+    files_table = (SCENARIO_DIR / "README.md").read_text().split("## The files")[1]
+    assert set(re.findall(r"^\| `([a-z0-9_]+)` \|", files_table, flags=re.M)) == files
+    assert files <= set(re.findall(r"`([a-z0-9_]+)`", rules_page))
