@@ -26,9 +26,11 @@ ID_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("match", "uint32", "the match's index in the run, from 0"),
     ColumnSpec("hand_in_match", "uint8", "the hand's place in its match, from 0"),
     ColumnSpec("hand_index", "int64", "the hand's index in the run, from 0: unique"),
-    ColumnSpec("match_seed", "uint64", "`knorri-sim play --seed MATCH_SEED --hands K` replays the match"),
+    ColumnSpec("match_seed", "uint64", "the match's seed: `knorri-sim play --seats N --seed MATCH_SEED --hands K "
+               "--agents …` replays the match"),
     ColumnSpec("n_seats", "uint8", "seats at the table"),
-    ColumnSpec("agent", "int8", "the agent spec at the seat", per_seat=True, categories=()),
+    ColumnSpec("agent", "int8", "the agent spec at seat i (null for a seat the table does not have)",
+               per_seat=True, categories=()),
 )
 
 ACTION_ID_COLUMNS: tuple[ColumnSpec, ...] = (

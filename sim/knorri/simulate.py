@@ -44,7 +44,8 @@ class ColumnSpec:
 
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("seed", "uint64", "the hand's seed: `knorri-sim play --seed SEED --first FIRST_SEAT` replays it"),
+    ColumnSpec("seed", "uint64", "the hand's seed: `knorri-sim play --seats N --seed SEED --first FIRST_SEAT "
+               "--agents 'AGENT_0;AGENT_1;…'` replays it"),
     ColumnSpec("first_seat", "uint8", "the seat with the first turn of phase 1"),
     ColumnSpec("score", "int8", "the seat's score in this hand (a hand sums to zero)", per_seat=True),
     ColumnSpec("loser", "uint8", "the seat left holding cards (or ranked last at a cut-off)"),
