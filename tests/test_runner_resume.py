@@ -35,8 +35,8 @@ def read_hands(out):
 
 def test_a_run_killed_with_sigkill_resumes_to_every_hand_exactly_once(tmp_path):
     out = tmp_path / "run"
-    options = ["--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--hands", "480",
-               "--chunk-hands", "12", "--seed", "11", "--workers", "2", "--no-progress"]
+    options = ["--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--hands", "240",
+               "--chunk-hands", "8", "--seed", "11", "--workers", "2", "--no-progress"]
     process = knorri_sim("run", *options, "--out", str(out), start_new_session=True)
     deadline = time.monotonic() + 60
     while len(list((out / "hands").glob("part-*.parquet"))) < 3:
@@ -56,15 +56,15 @@ def test_a_run_killed_with_sigkill_resumes_to_every_hand_exactly_once(tmp_path):
     assert resumed.returncode == 0, stderr
     assert not list(out.rglob("*.tmp"))
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["status"] == "complete" and len(manifest["chunks_complete"]) == 40
+    assert manifest["status"] == "complete" and len(manifest["chunks_complete"]) == 30
     assert len(manifest["resumes"]) == 1
 
-    config = build_config({"seats": 3, "agents": ["random"], "hands": 480, "chunk_hands": 12, "seed": 11,
+    config = build_config({"seats": 3, "agents": ["random"], "hands": 240, "chunk_hands": 8, "seed": 11,
                            "workers": 1})
     run_experiment(config, tmp_path / "whole")
     resumed_rows = read_hands(out).drop(columns=["run_id", "agent_0", "agent_1", "agent_2"])
     whole_rows = read_hands(tmp_path / "whole").drop(columns=["run_id", "agent_0", "agent_1", "agent_2"])
-    assert list(resumed_rows.hand_index) == list(range(480))
+    assert list(resumed_rows.hand_index) == list(range(240))
     pd.testing.assert_frame_equal(resumed_rows, whole_rows)
 
 
