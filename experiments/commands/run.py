@@ -151,7 +151,6 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]
         raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
     stored = from_json(manifest["config"])
     raw = stored.to_json()
-    raw.pop("extra", None)
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
     raw["workers"] = args.workers if args.workers is not None else stored.workers
     raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler

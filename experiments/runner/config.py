@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,11 @@ class RunConfig:
     workers: int | None = None
     out: str | None = None
     scheduler: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def identity(self) -> dict[str, Any]:
         """What defines the rows: everything except where and how it runs (workers, out, scheduler)."""
         data = asdict(self)
-        for key in ("workers", "out", "scheduler", "extra", "name"):
+        for key in ("workers", "out", "scheduler", "name"):
             data.pop(key)
         return data
 
@@ -69,9 +68,7 @@ class RunConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The config as plain JSON data (as the manifest stores it)."""
-        data = asdict(self)
-        data.pop("extra")
-        return data
+        return asdict(self)
 
 
 def split_agent_specs(text: str) -> list[str]:
