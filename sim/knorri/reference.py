@@ -109,7 +109,8 @@ class KnorriHand:
         ``opening`` says the 2C holder's opening play is still to be made; ``scores``
         are the points already earned. Cards in no hand and not in the trick count
         as set aside in earlier tricks. The position is checked against the rules
-        and refused with a one-line ``GameInputError`` if it could not occur.
+        and refused with a one-line ``GameInputError`` if it could not occur. The
+        log opens with the whole position, hands included: piles are public.
         """
         n_seats = check_seats(len(hands))
         hand_sets = [_position_cards(cards, f"seat {seat}'s hand") for seat, cards in enumerate(hands)]

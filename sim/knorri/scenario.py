@@ -238,8 +238,10 @@ def _refusal_mismatches(hand: KnorriHand, action: int) -> list[str]:
 
 
 def snapshot(hand: KnorriHand) -> dict[str, Any]:
-    """A deep copy of everything a hand holds (but its redeal source), to compare before and after."""
-    return {key: copy.deepcopy(value) for key, value in vars(hand).items() if key != "_redeal_source"}
+    """A deep copy of everything a hand holds, to compare before and after (the redeal source by its state)."""
+    state = {key: copy.deepcopy(value) for key, value in vars(hand).items() if key != "_redeal_source"}
+    state["_redeal_source"] = getattr(getattr(hand._redeal_source, "__self__", None), "state", None)
+    return state
 
 
 def _play_out_by_protocol(hand: KnorriHand, start: Mapping[str, Any]) -> None:
