@@ -154,7 +154,7 @@ def test_the_order_of_the_unturned_stock_never_shows_in_an_observation(deal, at,
     twin = KnorriHand(hand.n_seats, hand.deck[:turned] + unturned, hand.first_seat)
     for action in hand.decisions:
         twin.apply(action)
-    assert twin.deck != hand.deck or len(unturned) == 1
+    assert twin.deck != hand.deck or len(unturned) <= 1
     for seat in range(hand.n_seats):
         assert twin.observation(seat) == hand.observation(seat)
 
