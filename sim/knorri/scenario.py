@@ -238,10 +238,12 @@ def _refusal_mismatches(hand: KnorriHand, action: int) -> list[str]:
 
 
 def snapshot(hand: KnorriHand) -> dict[str, Any]:
-    """A deep copy of everything a hand holds, to compare before and after (the redeal source by its state)."""
-    state = {key: copy.deepcopy(value) for key, value in vars(hand).items() if key != "_redeal_source"}
-    state["_redeal_source"] = getattr(getattr(hand._redeal_source, "__self__", None), "state", None)
-    return state
+    """A deep copy of everything a hand holds, to compare before and after.
+
+    The redeal source is left out: it is the caller's stream (the protocol draws
+    its decisions from it too), and it is only read while a deal has no capture.
+    """
+    return {key: copy.deepcopy(value) for key, value in vars(hand).items() if key != "_redeal_source"}
 
 
 def _play_out_by_protocol(hand: KnorriHand, start: Mapping[str, Any]) -> None:
