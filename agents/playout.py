@@ -7,19 +7,22 @@ Search agents (``loginf``'s look-ahead, ``mcts``'s leaf values) only need
 - ``CompiledPlayout`` hands the position to the fast engine's compiled
   rollouts when that engine is installed.
 
-``make_playout`` picks the compiled one when it can, so switching costs nothing
-at the call sites.
+``make_playout`` picks the evaluator for every search agent: switching them all
+to compiled playouts is the one constant ``USE_COMPILED``.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
+import numpy as np
+
 from agents.greedy import greedy_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
 PLAYOUT_POLICIES = ("random", "greedy")
+USE_COMPILED = False  # True once the fast engine's rollout_scores(hand, n, policy, seed) is installed
 
 
 class Playout(Protocol):
@@ -66,10 +69,10 @@ class CompiledPlayout:
     """The fast engine's compiled rollouts from a phase-2 position (Python for a phase-1 one)."""
 
     def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
-        from sim.knorri import fast, fast_policies  # imported here: the fast engine is optional
+        from sim.knorri import batch, fast_policies  # imported here: the fast engine is optional
 
         self.policy = _check_policy(policy)
-        self._rollout = fast.rollout_scores
+        self._rollout = batch.rollout_scores
         self._policy_id = getattr(fast_policies, policy.upper())
         self._stream = SplitMix64(seed)
         self._python = PythonPlayout(policy, seed)
@@ -78,14 +81,14 @@ class CompiledPlayout:
         """Every seat's final score after one compiled playout of ``hand``."""
         if hand.phase == 1:
             return self._python.evaluate(hand)
-        scores = self._rollout(hand, 1, self._policy_id, self._stream.next())
-        return [float(s) for s in scores[0]]
+        scores = np.asarray(self._rollout(hand, 1, self._policy_id, self._stream.next()))
+        return [float(s) for s in scores.reshape(-1, hand.n_seats)[0]]
 
 
-def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool = True) -> Playout:
-    """The compiled playout if the fast engine offers ``policy``, else the Python one."""
+def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool | None = None) -> Playout:
+    """The compiled playout if asked for (default ``USE_COMPILED``) and installed, else the Python one."""
     _check_policy(policy)
-    if compiled:
+    if USE_COMPILED if compiled is None else compiled:
         try:
             return CompiledPlayout(policy, seed)
         except (ImportError, AttributeError):

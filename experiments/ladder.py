@@ -85,30 +85,31 @@ def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: i
 
 
 def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None) -> dict:
-    """Seconds inside ``act`` per decision of ``spec`` (at seat 0 against ``opponent``, or all seats)."""
-    timed = make_agent(spec, base_seed)
-    calls, seconds = [0], [0.0]
-    inner = timed.act
+    """Seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``."""
+    clock = {"calls": 0, "seconds": 0.0}
 
-    def timed_act(observation, legal):
-        start = time.perf_counter()
-        action = inner(observation, legal)
-        seconds[0] += time.perf_counter() - start
-        calls[0] += 1
-        return action
+    def timed(agent):
+        inner = agent.act
 
-    timed.act = timed_act
+        def act(observation, legal):
+            start = time.perf_counter()
+            action = inner(observation, legal)
+            clock["seconds"] += time.perf_counter() - start
+            clock["calls"] += 1
+            return action
+
+        agent.act = act
+        return agent
+
     for index in range(hands):
         seed = deal_seed(base_seed, 10_000 + index)
         if opponent is None:
-            agents = [timed] + [make_agent(spec, seed) for _ in range(n_seats - 1)]
-            for other in agents[1:]:
-                other.act = timed_act
+            agents = [timed(make_agent(spec, seed)) for _ in range(n_seats)]
         else:
-            agents = [timed] + [make_agent(opponent, seed) for _ in range(n_seats - 1)]
+            agents = [timed(make_agent(spec, seed))] + [make_agent(opponent, seed) for _ in range(n_seats - 1)]
         play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
-    per = seconds[0] / max(1, calls[0])
-    return {"agent": spec, "seats": n_seats, "decisions": calls[0], "s_per_decision": per,
+    per = clock["seconds"] / max(1, clock["calls"])
+    return {"agent": spec, "seats": n_seats, "decisions": clock["calls"], "s_per_decision": per,
             "decisions_per_s": (1 / per) if per else math.inf}
 
 
