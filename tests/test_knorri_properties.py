@@ -54,10 +54,12 @@ def turns_this_deal(hand: KnorriHand) -> int:
 
 
 def places(hand: KnorriHand) -> list[int]:
-    """The card sets a card can be in: table, unturned stock, each seat's cards, the trick, set aside."""
+    """The card sets a card can be in: table, unturned stock, the turned card awaiting a choice, each seat's
+    cards, the trick, set aside."""
     stock = to_set(hand.deck[TABLE_SIZE + turns_this_deal(hand):]) if hand.phase == 1 else 0
+    turned = hand.observation(0).turned
     trick = to_set(card for play in hand.trick for card in play)
-    return [hand.table, stock, *hand.hands, trick, hand.set_aside]
+    return [hand.table, stock, 0 if turned is None else 1 << turned, *hand.hands, trick, hand.set_aside]
 
 
 @PROPERTY
@@ -75,13 +77,21 @@ def test_every_hand_sums_to_zero_and_ends_for_a_reason(deal):
 @given(deals())
 def test_every_card_is_in_exactly_one_place_at_every_decision(deal):
     hand, rng = protocol_hand(*deal)
-    for state in [*decisions(hand, rng), hand]:
-        sets = places(state)
-        assert sum(popcount(cards) for cards in sets) == 52
-        union = 0
-        for cards in sets:
-            union |= cards
-        assert union == FULL_DECK
+    checked = 0
+    for state in decisions(hand, rng):
+        assert_each_card_once(state)
+        checked += 1
+    assert_each_card_once(hand)
+    assert checked == len(hand.decisions)
+
+
+def assert_each_card_once(hand: KnorriHand) -> None:
+    sets = places(hand)
+    assert sum(popcount(cards) for cards in sets) == 52, [popcount(cards) for cards in sets]
+    union = 0
+    for cards in sets:
+        union |= cards
+    assert union == FULL_DECK
 
 
 @PROPERTY
@@ -160,7 +170,7 @@ def test_the_order_of_the_unturned_stock_never_shows_in_an_observation(deal, at,
 
 
 @PROPERTY
-@given(deals(), st.integers(50, 150))
+@given(deals(), st.integers(100, 300))
 def test_an_observation_shows_no_other_seats_cards_outside_the_log(deal, every):
     hand, rng = protocol_hand(*deal)
     for index, state in enumerate(decisions(hand, rng)):
