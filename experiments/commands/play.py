@@ -33,7 +33,11 @@ def run(args: argparse.Namespace) -> int:
     if len(specs) != n_seats:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
     agents = [make_agent(spec, seed=args.seed) for spec in specs]
-    if args.hands > 1 or args.hands < 1:
+    if args.hands < 1:
+        raise UsageError(f"--hands must be at least 1, not {args.hands}")
+    if args.hands > 1:
+        if args.first != 0:
+            raise UsageError("--first applies to a single hand: a match opens at seat 0 and then after each loser")
         result = play_match(n_seats, args.hands, args.seed, agents)
         for index, hand in enumerate(result.hands):
             print(f"hand {index + 1}: {describe_result(hand)}")

@@ -13,7 +13,11 @@ from typing import Any
 
 @dataclass(frozen=True)
 class KnorriObservation:
-    """One seat's view of a hand at one moment; plain data, JSON-serialisable via ``to_dict``."""
+    """One seat's view of a hand at one moment; plain data, JSON-serialisable via ``to_dict``.
+
+    ``log`` holds the engine's own event dicts (copying them at every decision would
+    cost more than the rest of the step): treat them as read-only.
+    """
 
     seat: int
     n_seats: int
