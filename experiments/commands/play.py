@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
     agents = [make_agent(spec, seed=args.seed) for spec in specs]
     if args.hands < 1:
-        raise UsageError(f"--hands must be at least 1, not {args.hands}")
+        raise UsageError(f"--hands: a match has at least one hand, not {args.hands}")
     if args.hands > 1:
         if args.first != 0:
             raise UsageError("--first applies to a single hand: a match opens at seat 0 and then after each loser")
