@@ -28,6 +28,14 @@ KERNEL: dict[str, bool] = {
 PARALLEL_KERNEL: dict[str, bool] = {**KERNEL, "parallel": True}
 """Flags of kernels that spread hands over cores with ``prange``."""
 
+INLINED_KERNEL: dict[str, bool | str] = {**KERNEL, "inline": "always"}
+"""Flags of the small per-step kernels that the playout loop calls millions of times a second.
+
+Numba does not inline one compiled function into another by itself; a call between them
+costs a call plus reference counting on every array argument, several times the work of
+the step. ``inline="always"`` pastes the function into its caller at numba's level instead.
+"""
+
 
 def default_workers() -> int:
     """How many worker threads the parallel kernels use when the caller does not say: every core."""

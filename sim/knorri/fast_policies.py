@@ -44,14 +44,14 @@ POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM, "greedy"
 """Every compiled policy by the name a user gives on the command line."""
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def protocol_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
                     ints_row: np.ndarray, rng: np.ndarray) -> int:
     """The conformance protocol's choice, drawn from the same stream as the deck."""
     return legal[below(rng, RNG_DEAL, n_legal)]
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def random_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
                   ints_row: np.ndarray, rng: np.ndarray) -> int:
     """A uniform choice from the seat's own stream (the same draws as ``agents.base.RandomAgent``)."""
@@ -80,7 +80,7 @@ def greedy_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndar
     return best
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def choose(policy: int, seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
            ints_row: np.ndarray, rng: np.ndarray) -> int:
     """The action the policy with id ``policy`` takes for ``seat``; see the module docstring."""

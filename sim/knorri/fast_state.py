@@ -121,19 +121,19 @@ def _ctpop(typingctx, value):
     return sig, codegen
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def popcount(cards: np.uint64) -> int:
     """How many cards a set holds."""
     return int(_ctpop(U64(cards)))
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def lowest_card(cards: np.uint64) -> int:
     """The lowest card id of a non-empty set."""
     return int(trailing_zeros(U64(cards)))
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def nth_card(cards: np.uint64, n: int) -> int:
     """The n-th (0-based) lowest card of a set holding more than n cards."""
     for _ in range(n):
@@ -141,14 +141,14 @@ def nth_card(cards: np.uint64, n: int) -> int:
     return int(trailing_zeros(cards))
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def club_run_length(hand: np.uint64) -> int:
     """How many clubs from 2C up the hand holds unbroken (0 without the 2C)."""
     clubs = hand & CLUBS
     return int(trailing_zeros(~clubs))
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def trick_card(cards_row: np.ndarray, index: int) -> int:
     """The card at ``index`` of the trick, counting from the bottom (0)."""
     if index < 10:
@@ -158,14 +158,14 @@ def trick_card(cards_row: np.ndarray, index: int) -> int:
     return int(word & U64(63)) - 1
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def top_card(cards_row: np.ndarray, ints_row: np.ndarray) -> int:
     """The trick's top card, or -1 for an empty trick."""
     length = ints_row[I_TRICK_LEN]
     return trick_card(cards_row, length - 1) if length > 0 else -1
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def plays_in_trick(ints_row: np.ndarray) -> int:
     """Plays still in the trick: what is left of the opening run counts as one play."""
     run = ints_row[I_RUN_LEFT]
@@ -173,7 +173,7 @@ def plays_in_trick(ints_row: np.ndarray) -> int:
 
 
 # ----- splitmix64, identical to sim.rng ----------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def mix64(z: np.uint64) -> np.uint64:
     """The splitmix64 output function."""
     z = (z ^ (z >> U64(30))) * MIX1
@@ -181,7 +181,7 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> U64(31))
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def next_u64(rng: np.ndarray, stream: int) -> np.uint64:
     """The next output of the splitmix64 stream stored at ``rng[stream]``."""
     state = rng[stream] + GAMMA
@@ -189,7 +189,7 @@ def next_u64(rng: np.ndarray, stream: int) -> np.uint64:
     return mix64(state)
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def below(rng: np.ndarray, stream: int, n: int) -> int:
     """``next() % n`` from ``rng[stream]``: the protocol's way to pick one of n."""
     return int(next_u64(rng, stream) % U64(n))
@@ -217,7 +217,7 @@ def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
     return derive_seed2(hand_seed, AGENT_STREAM, seat)
 
 
-@njit(**config.KERNEL)
+@njit(**config.INLINED_KERNEL)
 def crc_byte(register: int, byte: int) -> int:
     """One byte into a running CRC-32 register (zlib's polynomial)."""
     return CRC_TABLE[(register ^ byte) & 0xFF] ^ (register >> 8)
