@@ -1,0 +1,506 @@
+"""The compiled Knorri engine's public API: a batch of hands stepped together, whole-hand playouts, rollouts.
+
+- ``KnorriBatch``: B hands as a few arrays; ``legal_mask()``, ``to_move``, ``step(actions)``,
+  ``observation_tensor()``, ``done``, ``scores``, ``end_reason``. For agents and learners.
+- ``play_batch``: play H hands from their seeds to the end inside compiled code, over
+  every core, and return every per-hand result as NumPy arrays (``BatchResults``).
+- ``rollout_scores``: R playouts from one reference position (for MCTS).
+
+Every result equals the reference engine's (``reference.KnorriHand``) for the same
+deal and decisions; the tests replay both side by side. Compile time is paid on
+the first call after install and cached on disk (``sim/config.py``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import numba
+import numpy as np
+
+from sim import config
+from sim.errors import GameInputError, IllegalActionError
+from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
+from sim.knorri.fast import init_hand
+from sim.knorri.fast_batch import (
+    OBSERVATION_FIELDS,
+    OBSERVATION_SIZE,
+    batch_first_illegal,
+    batch_legal_mask,
+    batch_observe,
+    batch_step,
+)
+from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands, rollouts
+from sim.knorri.fast_policies import RANDOM, check_policy
+from sim.knorri.fast_state import (
+    C_CANDIDATES,
+    C_HAND,
+    C_HANDS_HASH,
+    C_TABLE,
+    C_TRICK_HI,
+    C_TRICK_LO,
+    CRC_START,
+    I_CRC,
+    I_CYCLE,
+    I_DECISIONS,
+    I_END_REASON,
+    I_FIRST_SEAT,
+    I_HIST_BASE,
+    I_HIST_LEN,
+    I_HOLDING,
+    I_LAST_CAPTURER,
+    I_LOSER,
+    I_N_SEATS,
+    I_NEEDED,
+    I_OPENING,
+    I_PHASE,
+    I_PHASE2_ACTIONS,
+    I_PILE,
+    I_REDEALS,
+    I_RUN_LEFT,
+    I_SCORE,
+    I_TO_MOVE,
+    I_TRICK_LEN,
+    I_TRICKS_COMPLETED,
+    I_TURN,
+    I_TURNED,
+    META_KEY,
+    NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
+    NUM_RNG,
+    R_META,
+    R_TRICK_HI,
+    R_TRICK_LO,
+    RECORD_SIZE,
+    RNG_DEAL,
+    RNG_SEAT,
+    TRICK_KEY,
+    ZOBRIST,
+    crc_final,
+)
+from sim.knorri.reference import KnorriHand, check_seats
+from sim.rng import SplitMix64, agent_seed, splitmix64_mix
+
+END_REASONS = ("out", "repeat", "cap")
+"""``end_reason``/``reason`` codes 0, 1, 2 by name (-1: not ended)."""
+
+OBSERVATION_SLICES: dict[str, slice] = {}
+"""The observation tensor's named slices: ``tensor[:, OBSERVATION_SLICES["own_hand"]]``."""
+_at = 0
+for _name, _width, _ in OBSERVATION_FIELDS:
+    OBSERVATION_SLICES[_name] = slice(_at, _at + _width)
+    _at += _width
+OBSERVATION_MEANINGS: dict[str, str] = {name: meaning for name, _, meaning in OBSERVATION_FIELDS}
+"""What each named slice of the observation tensor holds."""
+
+_MASK64 = (1 << 64) - 1
+_INITIAL_HISTORY = 64
+
+
+def _seats_and_seeds(n_seats: int, seeds: Sequence[int] | np.ndarray,
+                     first_seats: int | Sequence[int] | np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    n_seats = check_seats(n_seats)
+    seeds = np.asarray(seeds)
+    if seeds.ndim != 1 or (seeds.size and (seeds.dtype.kind not in "iu" or (seeds.dtype.kind == "i" and
+                                                                            seeds.min() < 0))):
+        raise GameInputError("seeds must be a 1-D array of non-negative integers")
+    seeds = seeds.astype(np.uint64)
+    first = np.broadcast_to(np.asarray(first_seats, dtype=np.int64), seeds.shape).copy()
+    if first.size and (first.min() < 0 or first.max() >= n_seats):
+        raise GameInputError(f"first seats must be 0 to {n_seats - 1}")
+    return n_seats, seeds, first
+
+
+# ----- whole-hand playouts -------------------------------------------------------------------------
+@dataclass
+class BatchResults:
+    """Per-hand results of ``play_batch``, one array entry per hand (scores etc. one column per seat)."""
+
+    seed: np.ndarray  # uint64[H]
+    first_seat: np.ndarray  # int64[H]
+    redeals: np.ndarray  # int64[H]: deals thrown in because nobody captured
+    reason: np.ndarray  # int8[H]: 0 out, 1 repeat, 2 cap (END_REASONS)
+    phase2_actions: np.ndarray  # int64[H]: plays and pick-ups
+    decisions: np.ndarray  # int64[H]: phase-1 choices and phase-2 actions
+    crc32: np.ndarray  # uint32[H]: CRC-32 of the decision ids, one byte each (the protocol's)
+    scores: np.ndarray  # int64[H, n]
+    loser: np.ndarray  # int64[H]
+    tricks_completed: np.ndarray  # int64[H]
+    piles_after_phase1: np.ndarray  # int64[H, n]: cards per seat at the start of phase 2 (0: out)
+    held_at_end: np.ndarray  # uint64[H, n]: card sets (bit = card id) each seat still held at the end
+    cycle_length: np.ndarray  # int64[H]: actions since the repeated position first occurred (-1 unless repeat)
+    actions: np.ndarray | None = None  # int64[D, 5] (hand index, step, seat, phase, action) if logged
+
+    def __len__(self) -> int:
+        return len(self.seed)
+
+    def protocol_lines(self) -> list[str]:
+        """The conformance protocol's line for each hand (meaningful for the PROTOCOL policy)."""
+        return [
+            " ".join(str(f) for f in (seed, redeals, END_REASONS[reason], actions, *scores, decisions, crc))
+            for seed, redeals, reason, actions, scores, decisions, crc in zip(
+                self.seed.tolist(), self.redeals.tolist(), self.reason.tolist(), self.phase2_actions.tolist(),
+                self.scores.tolist(), self.decisions.tolist(), self.crc32.tolist(), strict=True)
+        ]
+
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """Every field by name (per-seat fields stay 2-D)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+
+def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int | Sequence[int] | np.ndarray = 0,
+               policies: int | str | Sequence[int] | np.ndarray = RANDOM, workers: int | None = None,
+               log_actions: bool = False) -> BatchResults:
+    """Play one hand per seed to its end in compiled code, spread over ``workers`` cores.
+
+    ``policies`` is one policy for every seat, one per seat (``int[n_seats]``) or one per
+    hand and seat (``int[H, n_seats]``), as ids from ``fast_policies`` (or names). A hand's
+    result depends only on its seed, first seat and policies, never on ``workers``.
+    ``log_actions`` also returns every decision as rows (hand index, step, seat, phase, action);
+    it plays the hands twice (once to size the log).
+    """
+    n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
+    table = _policy_table(policies, len(seeds), n_seats)
+    workers = _check_workers(workers)
+    total = len(seeds)
+    ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
+    held = np.zeros((total, MAX_SEATS), dtype=np.uint64)
+    no_log = np.zeros((0, LOG_FIELDS), dtype=np.int64)
+    offsets = np.zeros(total, dtype=np.int64)
+    chunks = max(1, min(total, workers * 16))
+    previous = numba.get_num_threads()
+    numba.set_num_threads(workers)
+    try:
+        play_hands(n_seats, seeds, first, table, chunks, ints, held, no_log, offsets)
+        log = None
+        if log_actions:
+            counts = ints[:, I_DECISIONS]
+            offsets[1:] = np.cumsum(counts)[:-1]
+            log = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
+            play_hands(n_seats, seeds, first, table, chunks, ints, held, log, offsets)
+    finally:
+        numba.set_num_threads(previous)
+    return _results(n_seats, seeds, first, ints, held, log)
+
+
+def _results(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarray, held: np.ndarray,
+             log: np.ndarray | None) -> BatchResults:
+    column = RESULT_COLUMNS
+    return BatchResults(
+        seed=seeds,
+        first_seat=first,
+        redeals=ints[:, column["redeals"]].copy(),
+        reason=ints[:, column["reason"]].astype(np.int8),
+        phase2_actions=ints[:, column["phase2_actions"]].copy(),
+        decisions=ints[:, column["decisions"]].copy(),
+        crc32=crc_final(ints[:, column["crc_register"]]).astype(np.uint32),
+        scores=ints[:, column["score"]:column["score"] + n_seats].copy(),
+        loser=ints[:, column["loser"]].copy(),
+        tricks_completed=ints[:, column["tricks_completed"]].copy(),
+        piles_after_phase1=ints[:, column["pile"]:column["pile"] + n_seats].copy(),
+        held_at_end=held[:, :n_seats].copy(),
+        cycle_length=ints[:, column["cycle_length"]].copy(),
+        actions=log,
+    )
+
+
+def _policy_table(policies: int | str | Sequence[int] | np.ndarray, total: int, n_seats: int) -> np.ndarray:
+    if isinstance(policies, (str, int, np.integer)):
+        return np.full((total, n_seats), check_policy(policies), dtype=np.int8)
+    raw = [check_policy(p) for p in np.asarray(policies, dtype=object).ravel()]
+    array = np.asarray(raw, dtype=np.int8).reshape(np.shape(policies))
+    if array.shape == (n_seats,):
+        return np.ascontiguousarray(np.broadcast_to(array, (total, n_seats)))
+    if array.shape == (total, n_seats):
+        return np.ascontiguousarray(array)
+    raise GameInputError(f"policies must be one id, one per seat ({n_seats}) or one per hand and seat "
+                         f"({total}, {n_seats}); got shape {array.shape}")
+
+
+def _check_workers(workers: int | None) -> int:
+    if workers is None:
+        return min(config.default_workers(), numba.config.NUMBA_NUM_THREADS)
+    if not 1 <= int(workers) <= numba.config.NUMBA_NUM_THREADS:
+        raise GameInputError(f"workers must be 1 to {numba.config.NUMBA_NUM_THREADS}, not {workers}")
+    return int(workers)
+
+
+# ----- one reference hand as arrays ----------------------------------------------------------------
+def _pack_trick(trick: Sequence[Sequence[int]]) -> tuple[int, int, int, int]:
+    """(trick_lo, trick_hi, cards, run_left) of a trick given as plays of cards."""
+    flat = [card for play in trick for card in play]
+    lo = hi = 0
+    for index, card in enumerate(flat):
+        if index < 10:
+            lo |= (card + 1) << (6 * index)
+        else:
+            hi |= (card + 1) << (6 * (index - 10))
+    run_left = len(trick[0]) if trick and len(trick[0]) > 1 else 0
+    return lo, hi, len(flat), run_left
+
+
+def _hands_hash(hands: Sequence[int]) -> int:
+    value = 0
+    for seat, hand in enumerate(hands):
+        for card in range(52):
+            if hand >> card & 1:
+                value ^= int(ZOBRIST[seat, card])
+    return value
+
+
+def _record(hands: Sequence[int], trick, needed: int, to_move: int, opening: bool) -> tuple[list[int], int]:
+    """The history record of a position and its key, exactly as the kernels compute them."""
+    lo, hi, length, run_left = _pack_trick(trick)
+    meta = to_move | (int(opening) << 3) | (needed << 4) | (run_left << 8) | (length << 12)
+    record = [0] * RECORD_SIZE
+    record[:len(hands)] = hands
+    record[R_TRICK_LO], record[R_TRICK_HI], record[R_META] = lo, hi, meta
+    mixed = lo ^ ((hi * int(TRICK_KEY)) & _MASK64) ^ ((meta * int(META_KEY)) & _MASK64)
+    return record, _hands_hash(hands) ^ splitmix64_mix(mixed)
+
+
+def _encode_hand(hand: KnorriHand, history_capacity: int):
+    """One reference hand as the compiled engine's rows: cards, ints, deck, rng, keys, records."""
+    n = hand.n_seats
+    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+    ints = np.zeros(NUM_INT_FIELDS, dtype=np.int64)
+    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    source = getattr(hand._redeal_source, "__self__", None)
+    if isinstance(source, SplitMix64):
+        rng[RNG_DEAL] = source.state
+    elif hand.phase == 1 and not hand.done:
+        raise GameInputError("a phase-1 hand can be encoded only if it was dealt by KnorriHand.from_seed "
+                             "(its redeals must come from a splitmix64 stream)")
+    for seat in range(n):
+        cards[C_HAND + seat] = hand.hands[seat]
+    cards[C_TABLE] = hand.table
+    cards[C_CANDIDATES] = hand._choice_candidates if hand.phase == 1 and not hand.done else 0
+    lo, hi, length, run_left = _pack_trick(hand.trick)
+    cards[C_TRICK_LO], cards[C_TRICK_HI] = lo, hi
+    cards[C_HANDS_HASH] = _hands_hash(hand.hands)
+    ints[I_N_SEATS], ints[I_FIRST_SEAT], ints[I_PHASE] = n, hand.first_seat, hand.phase
+    ints[I_TO_MOVE] = hand.to_move
+    ints[I_TURN] = hand._turn
+    ints[I_TURNED] = hand._turned if cards[C_CANDIDATES] else -1
+    ints[I_LAST_CAPTURER] = -1 if hand._last_capturer is None else hand._last_capturer
+    ints[I_REDEALS] = hand.redeals
+    ints[I_TRICK_LEN], ints[I_RUN_LEFT] = length, run_left
+    ints[I_NEEDED] = hand.trick_needed
+    ints[I_OPENING] = int(hand.opening)
+    ints[I_HOLDING] = sum(1 for h in hand.hands if h) if hand.phase == 2 else 0
+    ints[I_PHASE2_ACTIONS] = hand.phase2_actions
+    ints[I_DECISIONS] = len(hand.decisions)
+    ints[I_CRC] = zlib.crc32(bytes(hand.decisions)) ^ CRC_START
+    ints[I_TRICKS_COMPLETED] = hand.tricks_completed
+    ints[I_END_REASON] = -1 if hand.end_reason is None else END_REASONS.index(hand.end_reason.value)
+    ints[I_LOSER] = -1 if hand.loser is None else hand.loser
+    ints[I_CYCLE] = -1 if hand.cycle_length is None else hand.cycle_length
+    ints[I_SCORE:I_SCORE + n] = hand.scores
+    if hand.phase == 2:
+        ints[I_PILE:I_PILE + n] = hand.piles_after_phase1
+    entries = sorted(hand._history.items(), key=lambda item: item[1])
+    capacity = max(history_capacity, len(entries) + 2)
+    keys = np.zeros(capacity, dtype=np.uint64)
+    records = np.zeros((capacity, RECORD_SIZE), dtype=np.uint64)
+    for index, ((hands, trick, needed, to_move, opening), seen) in enumerate(entries):
+        if seen != entries[0][1] + index:
+            raise GameInputError("the hand's position history is not one unbroken stretch of actions")
+        records[index], keys[index] = _record(hands, trick, needed, to_move, opening)
+    ints[I_HIST_LEN] = len(entries)
+    ints[I_HIST_BASE] = entries[0][1] if entries else hand.phase2_actions
+    deck = np.asarray(hand.deck, dtype=np.int64)
+    return cards, ints, deck, rng, keys[:capacity], records[:capacity]
+
+
+def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM, seed: int = 0,
+                   workers: int | None = 1) -> np.ndarray:
+    """Scores ``int64[n_rollouts, n_seats]`` of playouts from ``hand``'s position, every seat by ``policy``.
+
+    The hand is read once (its position and the positions it remembers, so repeats end
+    rollouts exactly as the reference engine would); rollout r draws from
+    ``derive_seed(seed, r)``, so the result is a function of the arguments. Each row
+    sums to zero. ``workers=1`` (the default) suits callers that already run in parallel.
+    """
+    if n_rollouts < 1:
+        raise GameInputError(f"n_rollouts must be at least 1, not {n_rollouts}")
+    if hand.done:
+        return np.tile(np.asarray(hand.scores, dtype=np.int64), (n_rollouts, 1))
+    cards, ints, deck, _, keys, records = _encode_hand(hand, 0)
+    remembered = int(ints[I_HIST_LEN])
+    table = np.full(hand.n_seats, check_policy(policy), dtype=np.int8)
+    scores = np.zeros((n_rollouts, hand.n_seats), dtype=np.int64)
+    workers = _check_workers(workers)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(workers)
+    try:
+        rollouts(cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy(), table,
+                 np.uint64(seed & _MASK64), n_rollouts, max(1, min(n_rollouts, workers * 4)), scores)
+    finally:
+        numba.set_num_threads(previous)
+    return scores
+
+
+# ----- the batch ------------------------------------------------------------------------------------
+class KnorriBatch:
+    """B hands of Knorri stepped together: one action per hand per ``step``; finished hands stand still.
+
+    Phase 1 plays itself up to each real choice, as in the reference engine. All state is
+    in a few arrays (``fast_state`` documents the columns).
+    """
+
+    def __init__(self, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray, rngs: np.ndarray,
+                 keys: np.ndarray, records: np.ndarray) -> None:
+        """Wrap state arrays; use ``from_seeds`` or ``from_hands`` to make a batch."""
+        self._cards, self._ints, self._decks, self._rngs = cards, ints, decks, rngs
+        self._keys, self._records = keys, records
+        self._slots = np.zeros((len(ints), 0), dtype=np.int16)  # no slot table: a batch scans its history
+        seats = set(ints[:, I_N_SEATS].tolist())
+        if len(seats) > 1:
+            raise GameInputError(f"every hand of a batch needs the same seat count, not {sorted(seats)}")
+        self.n_seats = seats.pop() if seats else 0
+
+    @classmethod
+    def from_seeds(cls, n_seats: int, seeds: Sequence[int] | np.ndarray,
+                   first_seats: int | Sequence[int] | np.ndarray = 0) -> KnorriBatch:
+        """One hand per seed, dealt as ``KnorriHand.from_seed`` deals it (redeals from the same stream)."""
+        n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
+        total = len(seeds)
+        cards = np.zeros((total, NUM_CARD_FIELDS), dtype=np.uint64)
+        ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
+        decks = np.zeros((total, 52), dtype=np.int64)
+        rngs = np.zeros((total, NUM_RNG), dtype=np.uint64)
+        keys = np.zeros((total, _INITIAL_HISTORY), dtype=np.uint64)
+        records = np.zeros((total, _INITIAL_HISTORY, RECORD_SIZE), dtype=np.uint64)
+        no_slots = np.zeros(0, dtype=np.int16)
+        for b, seed in enumerate(seeds.tolist()):
+            rngs[b, RNG_DEAL] = seed
+            for seat in range(n_seats):
+                rngs[b, RNG_SEAT + seat] = agent_seed(seed, seat)
+            init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], no_slots, n_seats, int(first[b]))
+        return cls(cards, ints, decks, rngs, keys, records)
+
+    @classmethod
+    def from_hands(cls, hands: Sequence[KnorriHand]) -> KnorriBatch:
+        """A batch holding copies of reference hands as they stand (phase 2, or phase 1 if dealt from a seed)."""
+        if not hands:
+            raise GameInputError("from_hands needs at least one hand")
+        encoded = [_encode_hand(hand, _INITIAL_HISTORY) for hand in hands]
+        capacity = max(len(e[4]) for e in encoded)
+        keys = np.zeros((len(hands), capacity), dtype=np.uint64)
+        records = np.zeros((len(hands), capacity, RECORD_SIZE), dtype=np.uint64)
+        for b, e in enumerate(encoded):
+            keys[b, :len(e[4])], records[b, :len(e[5])] = e[4], e[5]
+        return cls(np.stack([e[0] for e in encoded]), np.stack([e[1] for e in encoded]),
+                   np.stack([e[2] for e in encoded]), np.stack([e[3] for e in encoded]), keys, records)
+
+    def __len__(self) -> int:
+        return len(self._ints)
+
+    # ----- what anyone may ask ------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        """``bool[B, 65]``: the legal actions of each hand's seat to move (all False once a hand is done)."""
+        mask = np.zeros((len(self), NUM_ACTIONS), dtype=np.bool_)
+        batch_legal_mask(self._cards, self._ints, mask)
+        return mask
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``int64[B]``: the seat to move in each hand (-1 once done)."""
+        return self._ints[:, I_TO_MOVE].copy()
+
+    @property
+    def done(self) -> np.ndarray:
+        """``bool[B]``: which hands have ended."""
+        return self._ints[:, I_END_REASON] >= 0
+
+    @property
+    def phase(self) -> np.ndarray:
+        """``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended)."""
+        return self._ints[:, I_PHASE].copy()
+
+    @property
+    def scores(self) -> np.ndarray:
+        """``int64[B, n_seats]``: points so far (final once done; each finished hand sums to zero)."""
+        return self._ints[:, I_SCORE:I_SCORE + self.n_seats].copy()
+
+    @property
+    def end_reason(self) -> np.ndarray:
+        """``int8[B]``: -1 still playing, 0 out, 1 repeat, 2 cap."""
+        return self._ints[:, I_END_REASON].astype(np.int8)
+
+    @property
+    def phase2_actions(self) -> np.ndarray:
+        """``int64[B]``: plays and pick-ups so far."""
+        return self._ints[:, I_PHASE2_ACTIONS].copy()
+
+    @property
+    def card_counts(self) -> np.ndarray:
+        """``int64[B, n_seats]``: cards each seat holds (its pile in phase 1)."""
+        hands = self._cards[:, C_HAND:C_HAND + self.n_seats]
+        return np.bitwise_count(hands).astype(np.int64)
+
+    def results(self) -> BatchResults:
+        """The per-hand results so far, in the same form as ``play_batch`` returns."""
+        seeds = np.zeros(len(self), dtype=np.uint64)
+        first = self._ints[:, I_FIRST_SEAT].copy()
+        held = np.zeros((len(self), MAX_SEATS), dtype=np.uint64)
+        held[:, :self.n_seats] = self._cards[:, C_HAND:C_HAND + self.n_seats]
+        return _results(self.n_seats, seeds, first, self._ints, held, None)
+
+    def observation_tensor(self) -> np.ndarray:
+        """``float32[B, F]``: each hand from its acting seat's point of view (layout: ``OBSERVATION_SLICES``).
+
+        It holds only what that seat may know: its own cards, every pile or hand (public:
+        each card was seen going in), the table, the turned card, the trick in order,
+        counts, who is out, scores and the phase; never the stock order. Seats are
+        counted from the acting seat. Rows of finished hands are zero.
+        """
+        out = np.zeros((len(self), OBSERVATION_SIZE), dtype=np.float32)
+        batch_observe(self._cards, self._ints, out)
+        return out
+
+    # ----- the one verb -------------------------------------------------------------------------------
+    def step(self, actions: Sequence[int] | np.ndarray) -> None:
+        """Apply ``actions[b]`` in every hand b still playing (entries for finished hands are ignored).
+
+        The whole batch is checked first: one illegal action raises ``IllegalActionError``
+        naming the batch index, seat and action, and then nothing in the batch has changed.
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (len(self),) or (actions.size and actions.dtype.kind not in "iu"):
+            raise GameInputError(f"step needs one integer action per hand: shape ({len(self)},), "
+                                 f"got {actions.shape} {actions.dtype}")
+        actions = actions.astype(np.int64)
+        bad = batch_first_illegal(self._cards, self._ints, actions)
+        if bad >= 0:
+            seat = int(self._ints[bad, I_TO_MOVE])
+            legal = np.flatnonzero(self.legal_mask()[bad]).tolist()
+            error = IllegalActionError(seat, int(actions[bad]), legal, who=f"batch index {bad}")
+            error.batch_index = bad
+            raise error
+        self._ensure_history_room()
+        batch_step(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots,
+                   actions)
+
+    def _ensure_history_room(self) -> None:
+        # A step remembers at most one position per hand; grow every hand's history before it could overflow.
+        capacity = self._keys.shape[1]
+        if len(self) and int(self._ints[:, I_HIST_LEN].max()) + 1 < capacity:
+            return
+        keys = np.zeros((len(self), capacity * 2), dtype=np.uint64)
+        records = np.zeros((len(self), capacity * 2, RECORD_SIZE), dtype=np.uint64)
+        keys[:, :capacity], records[:, :capacity] = self._keys, self._records
+        self._keys, self._records = keys, records
+
+
+__all__ = [
+    "END_REASONS",
+    "OBSERVATION_MEANINGS",
+    "OBSERVATION_SLICES",
+    "BatchResults",
+    "KnorriBatch",
+    "play_batch",
+    "rollout_scores",
+]

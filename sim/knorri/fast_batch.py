@@ -1,0 +1,172 @@
+"""Compiled kernels behind ``KnorriBatch``: legal masks, checking and stepping a batch, observations (private).
+
+The observation layout is defined here once, as ``OBSERVATION_FIELDS``; the
+kernel writes by the offsets derived from it and ``batch.OBSERVATION_SLICES``
+names the same slices for readers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
+from sim.knorri.fast import apply_action, is_legal, legal_actions
+from sim.knorri.fast_state import (
+    C_CANDIDATES,
+    C_HAND,
+    C_TABLE,
+    I_END_REASON,
+    I_HOLDING,
+    I_N_SEATS,
+    I_NEEDED,
+    I_OPENING,
+    I_PHASE,
+    I_PHASE2_ACTIONS,
+    I_RUN_LEFT,
+    I_SCORE,
+    I_TO_MOVE,
+    I_TRICK_LEN,
+    I_TURN,
+    I_TURNED,
+    ONE,
+    U64,
+    plays_in_trick,
+    popcount,
+    trick_card,
+)
+
+MAX_TRICK_CARDS = 18  # a 13-card opening run and five single plays
+
+OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("own_hand", 52, "the acting seat's cards (its pile in phase 1), one flag per card id"),
+    ("other_hands", (MAX_SEATS - 1) * 52,
+     "the other seats' piles or hands, 52 flags each, the next seat first (public: every card was seen going in); "
+     "rows past the table's seats are zero"),
+    ("table", 52, "the face-up table cards (phase 1)"),
+    ("turned", 52, "the turned card the acting seat is choosing a capture for (phase 1), one-hot"),
+    ("trick_cards", 52, "the cards in the trick"),
+    ("top_card", 52, "the trick's top card, one-hot (all zero for an empty trick)"),
+    ("bottom_card", 52, "the trick's bottom card (what a pick-up takes), one-hot"),
+    ("trick_order", MAX_TRICK_CARDS, "the trick from the bottom up, card id + 1 (0 for no card)"),
+    ("card_counts", MAX_SEATS, "cards held by each seat, the acting seat first"),
+    ("out", MAX_SEATS, "1 for a seat that is out of the hand, the acting seat first"),
+    ("present", MAX_SEATS, "1 for a seat at the table, the acting seat first"),
+    ("scores", MAX_SEATS, "points so far, the acting seat first"),
+    ("phase", 2, "one-hot: turning the stock, playing out"),
+    ("opening", 1, "1 while the 2C opening play is still to be made"),
+    ("plays_in_trick", 1, "plays still in the trick"),
+    ("plays_needed", 1, "plays the trick needs (for an empty trick, what the next lead will need)"),
+    ("run_cards_in_trick", 1, "cards of the opening run still at the bottom of the trick, when two or more"),
+    ("stock_left", 1, "stock cards not yet turned"),
+    ("phase2_actions", 1, "plays and pick-ups so far (the hand is cut off at 1,500)"),
+)
+"""The observation tensor's layout: (name, width, meaning), in order."""
+
+
+def _offsets() -> dict[str, int]:
+    offsets, at = {}, 0
+    for name, width, _ in OBSERVATION_FIELDS:
+        offsets[name] = at
+        at += width
+    offsets["_size"] = at
+    return offsets
+
+
+_AT = _offsets()
+OBSERVATION_SIZE = _AT["_size"]
+O_OWN, O_OTHERS, O_TABLE, O_TURNED = _AT["own_hand"], _AT["other_hands"], _AT["table"], _AT["turned"]
+O_TRICK, O_TOP, O_BOTTOM, O_ORDER = _AT["trick_cards"], _AT["top_card"], _AT["bottom_card"], _AT["trick_order"]
+O_COUNTS, O_OUT, O_PRESENT, O_SCORES = _AT["card_counts"], _AT["out"], _AT["present"], _AT["scores"]
+O_PHASE, O_OPENING, O_PLAYS, O_NEEDED = _AT["phase"], _AT["opening"], _AT["plays_in_trick"], _AT["plays_needed"]
+O_RUN, O_STOCK, O_ACTIONS = _AT["run_cards_in_trick"], _AT["stock_left"], _AT["phase2_actions"]
+
+
+@njit(**config.KERNEL)
+def batch_legal_mask(cards, ints, mask):
+    """``mask[b, a]`` = whether action a is legal in hand b (all False once a hand is done)."""
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    mask[:] = False
+    for b in range(ints.shape[0]):
+        count = legal_actions(cards[b], ints[b], legal)
+        for i in range(count):
+            mask[b, legal[i]] = True
+
+
+@njit(**config.KERNEL)
+def batch_first_illegal(cards, ints, actions):
+    """The first hand (not done) whose action is not legal, or -1 when every action is."""
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for b in range(ints.shape[0]):
+        if ints[b, I_END_REASON] >= 0:
+            continue
+        if not is_legal(cards[b], ints[b], actions[b], scratch):
+            return b
+    return -1
+
+
+@njit(**config.KERNEL)
+def batch_step(cards, ints, decks, rngs, keys, records, slots, actions):
+    """Apply ``actions[b]`` to every hand b not yet done (the caller has checked them all)."""
+    for b in range(ints.shape[0]):
+        if ints[b, I_END_REASON] < 0:
+            apply_action(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], actions[b])
+
+
+@njit(**config.KERNEL)
+def _set_cards(out, offset, card_set):
+    rest = card_set
+    while rest:
+        low = rest & (~rest + ONE)
+        out[offset + popcount(low - ONE)] = 1.0
+        rest ^= low
+
+
+@njit(**config.KERNEL)
+def batch_observe(cards, ints, out):
+    """Write each hand's observation from its acting seat's point of view (zeros once done)."""
+    out[:] = 0.0
+    for b in range(ints.shape[0]):
+        row_c = cards[b]
+        row_i = ints[b]
+        seat = row_i[I_TO_MOVE]
+        if row_i[I_END_REASON] >= 0 or seat < 0:
+            continue
+        o = out[b]
+        n = row_i[I_N_SEATS]
+        phase = row_i[I_PHASE]
+        for k in range(n):
+            other = (seat + k) % n
+            hand = row_c[C_HAND + other]
+            if k == 0:
+                _set_cards(o, O_OWN, hand)
+            else:
+                _set_cards(o, O_OTHERS + (k - 1) * 52, hand)
+            o[O_COUNTS + k] = popcount(hand)
+            o[O_OUT + k] = 1.0 if phase == 2 and hand == 0 else 0.0
+            o[O_PRESENT + k] = 1.0
+            o[O_SCORES + k] = row_i[I_SCORE + other]
+        o[O_PHASE + phase - 1] = 1.0
+        if phase == 1:
+            _set_cards(o, O_TABLE, row_c[C_TABLE])
+            if row_c[C_CANDIDATES] != U64(0):
+                o[O_TURNED + row_i[I_TURNED]] = 1.0
+            o[O_STOCK] = STOCK_SIZE - row_i[I_TURN]
+            o[O_NEEDED] = n
+            continue
+        length = row_i[I_TRICK_LEN]
+        for i in range(length):
+            card = trick_card(row_c, i)
+            o[O_TRICK + card] = 1.0
+            o[O_ORDER + i] = card + 1
+        if length > 0:
+            o[O_TOP + trick_card(row_c, length - 1)] = 1.0
+            o[O_BOTTOM + trick_card(row_c, 0)] = 1.0
+            o[O_NEEDED] = row_i[I_NEEDED]
+        else:
+            o[O_NEEDED] = row_i[I_HOLDING]
+        o[O_OPENING] = row_i[I_OPENING]
+        o[O_PLAYS] = plays_in_trick(row_i)
+        o[O_RUN] = row_i[I_RUN_LEFT]
+        o[O_ACTIONS] = row_i[I_PHASE2_ACTIONS]
