@@ -19,6 +19,7 @@ from sim.errors import GameInputError
 COMMANDS = {
     "play": "Play one hand and print the board, the log and the result.",
     "traj": "Print the conformance protocol's line for each seed.",
+    "bench": "Measure hands/s and actions/s of random play on each engine, per core and on all cores.",
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
 }
 
