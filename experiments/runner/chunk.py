@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from experiments.runner.plan import Chunk, TablePlan, match_seed
+from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from sim.knorri.simulate import play_matches
 
@@ -41,16 +41,12 @@ class ChunkResult:
     seconds: float  # the whole task, tables included
 
 
-def chunk_matches(task: ChunkTask) -> tuple[list[int], list[tuple[str, ...]]]:
+def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
     """The chunk's matches in row order: deal group by deal group, every arrangement of each."""
     chunk, table = task.chunk, task.table
-    seeds, seatings = [], []
-    for group in range(chunk.first_group, chunk.first_group + chunk.groups):
-        seed = match_seed(task.master_seed, table.index, group)
-        for seating in table.seatings:
-            seeds.append(seed)
-            seatings.append(seating)
-    return seeds, seatings
+    groups = np.arange(chunk.first_group, chunk.first_group + chunk.groups, dtype=np.uint64)
+    seeds = np.repeat(match_seeds(task.master_seed, table.index, groups), len(table.seatings))
+    return seeds, list(table.seatings) * chunk.groups
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
@@ -64,7 +60,6 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     arrangements = len(table.seatings)
     groups = np.repeat(np.arange(chunk.first_group, chunk.first_group + chunk.groups), arrangements)
     arrangement = np.tile(np.arange(arrangements), chunk.groups)
-    match_seeds = np.array(seeds, dtype=np.uint64)
     k = table.match_hands
     ids = {
         "chunk": np.full(chunk.hands, chunk.id, dtype=np.uint32),
@@ -74,7 +69,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         "match": np.repeat(table.first_match + groups * arrangements + arrangement, k).astype(np.uint32),
         "hand_in_match": np.tile(np.arange(k), len(seatings)).astype(np.uint8),
         "hand_index": chunk.first_hand + np.arange(chunk.hands, dtype=np.int64),
-        "match_seed": np.repeat(match_seeds, k),
+        "match_seed": np.repeat(seeds, k),
         "n_seats": np.full(chunk.hands, table.seats, dtype=np.uint8),
     }
     agent_codes = {spec: code for code, spec in enumerate(task.categories["agent"])}

@@ -30,7 +30,7 @@ from experiments.runner.plan import (
     table_plans,
 )
 from experiments.runner.schema import run_categories
-from sim.knorri.simulate import AgentFailure
+from sim.knorri.simulate import AgentFailure, is_compiled
 
 
 class RunStopped(RuntimeError):
@@ -53,7 +53,8 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     """Cut the config into chunks; ``chunk_hands`` overrides the config's or the default size."""
     plans = table_plans(config)
     hands_total = sum(p.hands for p in plans)
-    size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled=False)
+    compiled = all(is_compiled(seating) for plan in plans for seating in plan.seatings)
+    size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
     categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents])

@@ -11,6 +11,11 @@ first hand opens at seat 0, each later one at the seat after the last loser,
 exactly as ``sim.knorri.match.play_match`` plays it. Every agent is reset per
 hand with ``agent_seed(hand seed, seat)``, so a hand with its agents is a
 function of its seed alone: the chunking and the worker never change a result.
+
+Two paths give the same rows. When every seat's spec names a compiled policy
+(a bare ``random`` or ``greedy``), the hands are played by the compiled batch
+engine (``sim.knorri.batch.play_batch``), hand ``k`` of every match in one
+batch; otherwise each hand is played by the reference engine with the agents.
 """
 
 from __future__ import annotations
@@ -25,10 +30,14 @@ import numpy as np
 from agents.base import Agent, make_agent
 from sim.errors import IllegalActionError
 from sim.knorri.encoding import action_text
+from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import KnorriHand, check_seats
+from sim.rng import GOLDEN_GAMMA
 
 END_REASONS = ("out", "repeat", "cap")
+# Agent specs the compiled engine plays itself (the same choices as the agents, tested).
+COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 
 
 @dataclass(frozen=True)
@@ -104,15 +113,24 @@ def play_matches(
     seatings: Sequence[Sequence[str]],
     match_hands: int,
     log_actions: bool = False,
+    engine: str = "auto",
 ) -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
-    ``log_actions``); raises ``AgentFailure`` if an agent fails.
+    ``log_actions``); raises ``AgentFailure`` if an agent fails. ``engine`` is
+    ``auto`` (compiled when every spec is compiled), ``compiled`` or ``reference``.
     """
     n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    compiled = all(is_compiled(seating) for seating in seatings)
+    if engine not in ("auto", "compiled", "reference"):
+        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
+    if engine == "compiled" and not compiled:
+        raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS))
+    if compiled and engine != "reference":
+        return _play_compiled(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
     recorder = _DecisionRecorder() if log_actions else None
     pool = _AgentPool(n_seats, recorder)
     played: list[tuple[int, KnorriHand]] = []
@@ -131,12 +149,82 @@ def play_matches(
     return ChunkColumns(hands=_hand_columns(played, n_seats), actions=actions)
 
 
+def is_compiled(specs: Sequence[str]) -> bool:
+    """Whether the compiled engine can play this lineup: every spec a bare compiled agent name."""
+    return all(spec.strip() in COMPILED_AGENTS for spec in specs)
+
+
+def derive_seeds(seeds: np.ndarray, step: int | np.ndarray) -> np.ndarray:
+    """``sim.rng.derive_seed(seed, step)`` entry by entry over uint64 arrays (or one step), at NumPy speed."""
+    steps = np.atleast_1d(np.asarray(step, dtype=np.uint64))  # arrays wrap silently; scalars would warn
+    z = np.asarray(seeds, dtype=np.uint64) + np.uint64(GOLDEN_GAMMA) * (steps + np.uint64(1))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> KnorriHand:
     """The hand dealt from ``seed`` with ``actions`` applied in order (from the action log)."""
     hand = KnorriHand.from_seed(n_seats, seed, first_seat)
     for action in actions:
         hand.apply(int(action))
     return hand
+
+
+# ----- the compiled path --------------------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+
+
+def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
+                   log_actions: bool) -> ChunkColumns:
+    """Hand ``k`` of every match in one compiled batch; rows come back match by match."""
+    from sim.knorri.batch import play_batch
+
+    matches = len(match_seeds)
+    policies = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in seatings],
+                        dtype=np.int8).reshape(matches, n_seats)
+    first_seats = np.zeros(matches, dtype=np.int64)
+    batches = []
+    for k in range(match_hands):
+        batch = play_batch(n_seats, derive_seeds(match_seeds, k), first_seats, policies, workers=1,
+                           log_actions=log_actions)
+        batches.append(batch)
+        first_seats = (batch.loser + 1) % n_seats
+
+    def rows(field: str) -> np.ndarray:
+        stacked = np.stack([getattr(b, field) for b in batches], axis=1)  # [matches, k, ...]
+        return stacked.reshape((matches * match_hands,) + stacked.shape[2:])
+
+    piles = rows("piles_after_phase1")
+    cycle = rows("cycle_length")
+    hands = {
+        "seed": rows("seed").astype(np.uint64),
+        "first_seat": rows("first_seat").astype(np.uint8),
+        "score": rows("scores").astype(np.int8),
+        "loser": rows("loser").astype(np.uint8),
+        "end_reason": rows("reason").astype(np.int8),
+        "phase2_actions": rows("phase2_actions").astype(np.uint16),
+        "tricks_completed": rows("tricks_completed").astype(np.uint16),
+        "redeals": rows("redeals").astype(np.uint8),
+        "seats_out_after_phase1": (piles == 0).sum(axis=1).astype(np.uint8),
+        "pile": piles.astype(np.uint8),
+        "held": rows("held_at_end").astype(np.uint64),
+        "cycle_length": np.ma.array(np.maximum(cycle, 0).astype(np.uint16), mask=cycle < 0),
+        "decisions": rows("decisions").astype(np.uint16),
+        "decisions_crc32": rows("crc32").astype(np.uint32),
+    }
+    actions = None
+    if log_actions:
+        logs = [np.column_stack([b.actions[:, 0] * match_hands + k, b.actions[:, 1:]])
+                for k, b in enumerate(batches)]
+        log = np.concatenate(logs)
+        if match_hands > 1:
+            log = log[np.lexsort((log[:, 1], log[:, 0]))]
+        actions = {"hand_row": log[:, 0].astype(np.int64), "step": log[:, 1].astype(np.uint16),
+                   "seat": log[:, 2].astype(np.uint8), "phase": log[:, 3].astype(np.uint8),
+                   "action": log[:, 4].astype(np.uint8)}
+    return ChunkColumns(hands=hands, actions=actions)
 
 
 # ----- playing with agents ----------------------------------------------------------------------
