@@ -42,39 +42,48 @@ def summarise(out: Path) -> list[SummaryRow]:
     reasons = data.column("end_reason").combine_chunks()
     reason_names = reasons.dictionary.to_pylist()
     reason_codes = reasons.indices.to_numpy()
-    table = data.column("table").to_numpy().astype(np.int64)
-    cluster = (table << 32) | data.column("deal_group").to_numpy().astype(np.int64)
+    cluster = _dense_clusters(data.column("table").to_numpy(), data.column("deal_group").to_numpy())
     n_seats = data.column("n_seats").to_numpy().astype(np.int64)
     loser = data.column("loser").to_numpy()
-    rows: list[SummaryRow] = []
-    seat_parts = []
+    parts = []
     agent_names: list[str] = []
     for seat in range(width):
         agents = data.column(f"agent_{seat}").combine_chunks()
         agent_names = agents.dictionary.to_pylist()
         present = agents.is_valid().to_numpy(zero_copy_only=False)
-        codes = pc.fill_null(agents.indices, 0).to_numpy()
+        codes = pc.fill_null(agents.indices, 0).to_numpy().astype(np.int64)
         scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()
-        hand_row = np.flatnonzero(present)
-        seat_parts.append((hand_row, codes[present], scores[present], loser[present] == seat))
-    hand_row = np.concatenate([p[0] for p in seat_parts])
-    agent = np.concatenate([p[1] for p in seat_parts]).astype(np.int64)
-    score = np.concatenate([p[2] for p in seat_parts]).astype(np.float64)
-    lost = np.concatenate([p[3] for p in seat_parts])
-    group = n_seats[hand_row] * 1024 + agent
-    for key in np.unique(group):
+        rows = np.flatnonzero(present)
+        parts.append((rows, n_seats[rows] * len(agent_names) + codes[rows], scores[rows], loser[rows] == seat))
+    hand_row = np.concatenate([p[0] for p in parts])
+    group = np.concatenate([p[1] for p in parts])
+    score = np.concatenate([p[2] for p in parts]).astype(np.float64)
+    lost = np.concatenate([p[3] for p in parts])
+    result = []
+    for key in np.flatnonzero(np.bincount(group)):
         mask = group == key
-        rows.append(_row(int(key // 1024), agent_names[int(key % 1024)], score[mask], lost[mask],
-                         cluster[hand_row[mask]], np.unique(hand_row[mask]), reason_codes, reason_names))
-    return rows
+        seats, agent = divmod(int(key), len(agent_names))
+        result.append(_row(seats, agent_names[agent], score[mask], lost[mask], cluster[hand_row[mask]],
+                           hand_row[mask], reason_codes, reason_names))
+    return result
+
+
+def _dense_clusters(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:
+    """A dense index of (table, deal group): the clusters of the CI."""
+    table = table.astype(np.int64)
+    sizes = np.zeros(int(table.max()) + 1, dtype=np.int64)
+    np.maximum.at(sizes, table, deal_group.astype(np.int64) + 1)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return offsets[table] + deal_group.astype(np.int64)
 
 
 def _row(seats: int, agent: str, score: np.ndarray, lost: np.ndarray, cluster: np.ndarray,
-         hands: np.ndarray, reason_codes: np.ndarray, reason_names: list[str]) -> SummaryRow:
+         hand_row: np.ndarray, reason_codes: np.ndarray, reason_names: list[str]) -> SummaryRow:
     mean = float(score.mean())
-    _, inverse = np.unique(cluster, return_inverse=True)
-    sums = np.bincount(inverse, weights=score)
-    counts = np.bincount(inverse).astype(np.float64)
+    sums = np.bincount(cluster, weights=score)
+    counts = np.bincount(cluster).astype(np.float64)
+    used = counts > 0
+    sums, counts = sums[used], counts[used]
     groups = len(sums)
     if groups > 1:
         residual = sums - mean * counts
@@ -82,7 +91,9 @@ def _row(seats: int, agent: str, score: np.ndarray, lost: np.ndarray, cluster: n
         half_width = Z95 * variance**0.5
     else:
         half_width = float("nan")
-    per_reason = np.bincount(reason_codes[hands], minlength=len(reason_names)) / len(hands)
+    in_hand = np.zeros(len(reason_codes), dtype=bool)
+    in_hand[hand_row] = True  # a hand counts once even when the agent holds several seats
+    per_reason = np.bincount(reason_codes[in_hand], minlength=len(reason_names)) / in_hand.sum()
     shares = {name: float(share) for name, share in zip(reason_names, per_reason, strict=True)}
     return SummaryRow(seats, agent, len(score), mean, half_width, float(lost.mean()), shares)
 
