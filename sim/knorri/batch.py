@@ -32,7 +32,7 @@ from sim.knorri.fast_batch import (
     batch_observe,
     batch_step,
 )
-from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands, rollouts
+from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
 from sim.knorri.fast_policies import RANDOM, check_policy
 from sim.knorri.fast_state import (
     C_CANDIDATES,
@@ -81,7 +81,7 @@ from sim.knorri.fast_state import (
     crc_final,
 )
 from sim.knorri.reference import KnorriHand, check_seats
-from sim.rng import SplitMix64, agent_seed, splitmix64_mix
+from sim.rng import GOLDEN_GAMMA, SplitMix64, agent_seed, splitmix64_mix
 
 END_REASONS = ("out", "repeat", "cap")
 """``end_reason``/``reason`` codes 0, 1, 2 by name (-1: not ended)."""
@@ -97,6 +97,9 @@ OBSERVATION_MEANINGS: dict[str, str] = {name: meaning for name, _, meaning in OB
 
 _MASK64 = (1 << 64) - 1
 _INITIAL_HISTORY = 64
+_NO_LOG = np.zeros((0, LOG_FIELDS), dtype=np.int64)
+_NO_POSITION = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=np.uint64), np.zeros((0, RECORD_SIZE), dtype=np.uint64))
 
 
 def _seats_and_seeds(n_seats: int, seeds: Sequence[int] | np.ndarray,
@@ -169,19 +172,13 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     held = np.zeros((total, MAX_SEATS), dtype=np.uint64)
     no_log = np.zeros((0, LOG_FIELDS), dtype=np.int64)
     offsets = np.zeros(total, dtype=np.int64)
-    chunks = max(1, min(total, workers * 16))
-    previous = numba.get_num_threads()
-    numba.set_num_threads(workers)
-    try:
-        play_hands(n_seats, seeds, first, table, chunks, ints, held, no_log, offsets)
-        log = None
-        if log_actions:
-            counts = ints[:, I_DECISIONS]
-            offsets[1:] = np.cumsum(counts)[:-1]
-            log = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
-            play_hands(n_seats, seeds, first, table, chunks, ints, held, log, offsets)
-    finally:
-        numba.set_num_threads(previous)
+    _run_play_hands(workers, n_seats, seeds, first, table, ints, held, no_log, offsets)
+    log = None
+    if log_actions:
+        counts = ints[:, I_DECISIONS]
+        offsets[1:] = np.cumsum(counts)[:-1]
+        log = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
+        _run_play_hands(workers, n_seats, seeds, first, table, ints, held, log, offsets)
     return _results(n_seats, seeds, first, ints, held, log)
 
 
@@ -329,17 +326,38 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
         return np.tile(np.asarray(hand.scores, dtype=np.int64), (n_rollouts, 1))
     cards, ints, deck, _, keys, records = _encode_hand(hand, 0)
     remembered = int(ints[I_HIST_LEN])
-    table = np.full(hand.n_seats, check_policy(policy), dtype=np.int8)
-    scores = np.zeros((n_rollouts, hand.n_seats), dtype=np.int64)
+    n_seats = hand.n_seats
+    streams = _derive_seeds(seed, n_rollouts)
+    table = np.full((n_rollouts, n_seats), check_policy(policy), dtype=np.int8)
+    ints_out = np.zeros((n_rollouts, NUM_INT_FIELDS), dtype=np.int64)
+    held = np.zeros((n_rollouts, MAX_SEATS), dtype=np.uint64)
     workers = _check_workers(workers)
+    _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, ints_out, held,
+                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64),
+                    (cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy()))
+    return ints_out[:, I_SCORE:I_SCORE + n_seats].copy()
+
+
+def _derive_seeds(seed: int, count: int) -> np.ndarray:
+    """``[derive_seed(seed, r) for r in range(count)]`` in NumPy (uint64 arithmetic wraps, as splitmix64 needs)."""
+    z = np.uint64(seed & _MASK64) + np.uint64(GOLDEN_GAMMA) * np.arange(1, count + 1, dtype=np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.ndarray, table: np.ndarray,
+                    ints: np.ndarray, held: np.ndarray, log: np.ndarray, offsets: np.ndarray,
+                    start_position: tuple[np.ndarray, ...] | None = None) -> None:
+    """Call the parallel playout kernel on ``workers`` threads."""
+    position = start_position or _NO_POSITION
     previous = numba.get_num_threads()
     numba.set_num_threads(workers)
     try:
-        rollouts(cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy(), table,
-                 np.uint64(seed & _MASK64), n_rollouts, max(1, min(n_rollouts, workers * 4)), scores)
+        play_hands(n_seats, seeds, first, table, max(1, min(len(seeds), workers * 16)), ints, held, log, offsets,
+                   *position)
     finally:
         numba.set_num_threads(previous)
-    return scores
 
 
 # ----- the batch ------------------------------------------------------------------------------------

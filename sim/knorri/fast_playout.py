@@ -35,8 +35,7 @@ from sim.knorri.fast_state import (
     RNG_SEAT,
     U64,
     agent_seed,
-    derive_seed1,
-)
+    )
 
 HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
 SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short
@@ -65,73 +64,62 @@ def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, 
     return step
 
 
-@njit(**config.PARALLEL_KERNEL)
-def play_hands(n_seats, seeds, first_seats, policies, n_chunks, ints_out, held_out, log, log_offsets):
-    """Play ``len(seeds)`` hands; ``ints_out[h]`` gets hand h's final ints row, ``held_out[h]`` its hands.
-
-    ``policies[h, s]`` is seat s's policy in hand h. ``log`` has one row per decision
-    (``log_offsets[h]`` is hand h's first row) or no rows for no log.
-    """
-    total = seeds.shape[0]
-    for chunk in prange(n_chunks):
-        start = chunk * total // n_chunks
-        stop = (chunk + 1) * total // n_chunks
-        cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
-        deck = np.zeros(52, dtype=np.int64)
-        rng = np.zeros(NUM_RNG, dtype=np.uint64)
-        keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
-        records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
-        slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
-        legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        for h in range(start, stop):
-            slots[:] = FREE_SLOT
-            seed = U64(seeds[h])
-            rng[RNG_DEAL] = seed
-            for s in range(n_seats):
-                rng[RNG_SEAT + s] = agent_seed(seed, s)
-            ints = ints_out[h]
-            init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
-            row = log_offsets[h] if log.shape[0] > 0 else 0
-            _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log, row, h)
-            for s in range(n_seats):
-                held_out[h, s] = cards[C_HAND + s]
-
-
-@njit(**config.PARALLEL_KERNEL)
-def rollouts(cards0, ints0, deck0, keys0, records0, policies, seed, n_rollouts, n_chunks, scores_out):
-    """Play ``n_rollouts`` copies of one hand to the end; rollout r draws from ``derive_seed(seed, r)``.
-
-    Rollout r's hand stream is ``derive_seed(seed, r)`` and seat s's stream is
-    ``agent_seed(derive_seed(seed, r), s)``, so a rollout depends on ``(seed, r)`` alone.
-    """
-    n_seats = scores_out.shape[1]
-    for chunk in prange(n_chunks):
-        start = chunk * n_rollouts // n_chunks
-        stop = (chunk + 1) * n_rollouts // n_chunks
-        cards = np.empty_like(cards0)
-        ints = np.empty_like(ints0)
-        deck = deck0.copy()
-        rng = np.zeros(NUM_RNG, dtype=np.uint64)
-        keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
-        records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
-        legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
-        no_log = np.zeros((0, LOG_FIELDS), dtype=np.int64)
-        for r in range(start, stop):
+@njit(**config.KERNEL)
+def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, held_out, log, log_offsets,
+                cards0, ints0, deck0, keys0, records0):
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
+    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+    deck = np.zeros(52, dtype=np.int64)
+    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
+    records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
+    slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    logging = log.shape[0] > 0
+    from_position = cards0.shape[0] > 0
+    remembered = keys0.shape[0]
+    for h in range(start, stop):
+        seed = U64(seeds[h])
+        rng[RNG_DEAL] = seed
+        for s in range(n_seats):
+            rng[RNG_SEAT + s] = agent_seed(seed, s)
+        ints = ints_out[h]
+        if from_position:
             cards[:] = cards0
             ints[:] = ints0
             deck[:] = deck0
-            remembered = keys0.shape[0]
             keys[:remembered] = keys0
             records[:remembered] = records0
             reset_slots(ints, keys, slots, FREE_SLOT)
-            stream = derive_seed1(U64(seed), r)
-            rng[RNG_DEAL] = stream
-            for s in range(n_seats):
-                rng[RNG_SEAT + s] = agent_seed(stream, s)
-            _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, no_log, 0, r)
-            for s in range(n_seats):
-                scores_out[r, s] = ints[I_SCORE + s]
+        else:
+            slots[:] = FREE_SLOT
+            init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
+        row = log_offsets[h] if logging else np.int64(0)
+        _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log, row, np.int64(h))
+        for s in range(n_seats):
+            held_out[h, s] = cards[C_HAND + s]
+
+
+@njit(**config.PARALLEL_KERNEL)
+def play_hands(n_seats, seeds, first_seats, policies, n_chunks, ints_out, held_out, log, log_offsets,
+               cards0, ints0, deck0, keys0, records0):
+    """Play ``len(seeds)`` hands to the end; ``ints_out[h]`` gets hand h's final ints row, ``held_out[h]`` its hands.
+
+    Hand h's own stream starts at ``seeds[h]`` and seat s's at ``agent_seed(seeds[h], s)``;
+    ``policies[h, s]`` is seat s's policy. With an empty ``cards0`` each hand is dealt
+    from its seed (first seat ``first_seats[h]``); otherwise every hand starts from the
+    one position ``cards0, ints0, deck0`` with the history ``keys0, records0`` (rollouts).
+    ``log`` has one row per decision (``log_offsets[h]`` is hand h's first) or no rows.
+
+    The parallel kernel only splits the work: numba's prange pass is slow to compile
+    over anything more, and every compiled entry point re-optimises the whole engine
+    it links, so playouts and rollouts share this one.
+    """
+    total = seeds.shape[0]
+    for chunk in prange(n_chunks):
+        _play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
+                    (chunk + 1) * total // n_chunks, ints_out, held_out, log, log_offsets,
+                    cards0, ints0, deck0, keys0, records0)
 
 
 RESULT_COLUMNS = {
