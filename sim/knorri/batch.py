@@ -522,3 +522,16 @@ __all__ = [
     "play_batch",
     "rollout_scores",
 ]
+
+
+def position_rows(hand: KnorriHand) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One reference position as the kernels' rows ``(cards, ints, deck, keys, records)``, for search agents.
+
+    ``keys``/``records`` are exactly the positions the hand remembers (``ints[I_HIST_LEN]``
+    of them), so a search that copies the rows into scratch rows and steps them with
+    ``fast.apply_action`` ends its lines as the reference engine would. Read once per
+    decision, stepped many times: a compiled search pays the reading only once.
+    """
+    cards, ints, deck, _, keys, records = _encode_hand(hand, 0)
+    remembered = int(ints[I_HIST_LEN])
+    return cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy()
