@@ -1,0 +1,266 @@
+"""Compiled search for ``mcts``: the whole tree search runs in numba, on the fast engine's rows.
+
+The Python side reads the position once per decision (``batch.position_rows``);
+every iteration then copies those rows into scratch rows, applies the tree
+path's actions with the engine's own kernel (``fast.apply_action``, so repeats
+and the cap end lines exactly as in the reference engine), plays the leaf out
+with a compiled policy and backs the scores up. Nothing returns to Python
+inside a search, so 1,000 iterations take milliseconds.
+
+Two searches, one per phase:
+
+- ``TreeSearch`` (phase 2, complete information): UCT with one value per seat
+  (each seat picks the child best for itself: max-n). A node's children are
+  made all at once when it is first revisited, greedy's choice first; unvisited
+  children are tried in that order before UCB1 chooses, so with greedy
+  playouts the first pass over the root's children is exactly ``loginf``'s
+  look-ahead, and more iterations refine it.
+- ``sampled_stock_search`` (phase 1, the stock order hidden): each sample is
+  one order of the unseen cards; every root choice is played out on the same
+  sample (common random numbers), and the choice with the best mean wins.
+
+The arrays hold only what the seat may know: the deck row's unturned part is
+reshuffled from the search's own stream before any phase-1 playout reads it,
+and in phase 2 there are no unturned cards.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
+from sim.knorri.fast import apply_action, legal_actions, reset_slots
+from sim.knorri.fast_playout import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.fast_policies import GREEDY, RANDOM, choose
+from sim.knorri.fast_state import (
+    I_END_REASON,
+    I_N_SEATS,
+    I_SCORE,
+    I_TO_MOVE,
+    I_TURN,
+    NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
+    NUM_RNG,
+    RECORD_SIZE,
+    RNG_DEAL,
+    RNG_SEAT,
+    below,
+    next_u64,
+)
+
+POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
+"""Playout policies by the name an agent spec gives."""
+
+UNEXPANDED = -1
+
+
+class Scratch:
+    """One set of rows the search steps (a position copied from the root each iteration)."""
+
+    def __init__(self) -> None:
+        self.cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+        self.ints = np.zeros(NUM_INT_FIELDS, dtype=np.int64)
+        self.deck = np.zeros(52, dtype=np.int64)
+        self.rng = np.zeros(NUM_RNG, dtype=np.uint64)
+        self.keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
+        self.records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
+        self.slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
+        self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        self.values = np.zeros(8, dtype=np.float64)
+
+    def rows(self) -> tuple[np.ndarray, ...]:
+        """The scratch rows in the order the kernels take them."""
+        return self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots, self.legal, self.values
+
+
+# ----- kernels --------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots):
+    """Copy the root position into the scratch rows (with the positions it remembers)."""
+    cards[:] = cards0
+    ints[:] = ints0
+    deck[:] = deck0
+    remembered = keys0.shape[0]
+    keys[:remembered] = keys0
+    records[:remembered] = records0
+    reset_slots(ints, keys, slots, FREE_SLOT)
+
+
+@njit(**config.KERNEL)
+def _seed_streams(rng, search_rng):
+    """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
+    for stream in range(rng.shape[0]):
+        rng[stream] = next_u64(search_rng, 0)
+
+
+@njit(**config.KERNEL)
+def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
+    """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
+    while ints[I_END_REASON] < 0:
+        n_legal = legal_actions(cards, ints, legal)
+        seat = ints[I_TO_MOVE]
+        action = choose(policy, seat, legal, n_legal, cards, ints, rng)
+        apply_action(cards, ints, deck, rng, keys, records, slots, action)
+    n = ints[I_N_SEATS]
+    low = -n * (n - 1) / 2.0
+    high = n - 1.0
+    for s in range(n):
+        values[s] = (ints[I_SCORE + s] - low) / (high - low)
+
+
+@njit(**config.KERNEL)
+def _expand(node, cards, ints, rng, legal, child_start, child_count, action, mover, used):
+    """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full."""
+    n_legal = legal_actions(cards, ints, legal)
+    first = used[0]
+    if first + n_legal > action.shape[0]:
+        return False
+    seat = ints[I_TO_MOVE]
+    preferred = choose(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    action[first] = preferred
+    at = first + 1
+    for i in range(n_legal):
+        if legal[i] != preferred:
+            action[at] = legal[i]
+            at += 1
+    for child in range(first, first + n_legal):
+        child_count[child] = UNEXPANDED
+    child_start[node] = first
+    child_count[node] = n_legal
+    mover[node] = seat
+    used[0] = first + n_legal
+    return True
+
+
+@njit(**config.KERNEL)
+def _select(node, c, child_start, child_count, mover, visits, totals):
+    """The child to follow: the first one not yet tried, else the best UCB1 score for the seat to move."""
+    first = child_start[node]
+    stop = first + child_count[node]
+    for child in range(first, stop):
+        if visits[child] == 0:
+            return child
+    seat = mover[node]
+    log_n = math.log(visits[node])
+    best, best_score = first, -1e300
+    for child in range(first, stop):
+        score = totals[child, seat] / visits[child] + c * math.sqrt(log_n / visits[child])
+        if score > best_score:
+            best, best_score = child, score
+    return best
+
+
+@njit(**config.KERNEL)
+def uct_iterations(cards0, ints0, deck0, keys0, records0,
+                   cards, ints, deck, rng, keys, records, slots, legal, values,
+                   child_start, child_count, action, mover, visits, totals, used, path,
+                   n_iterations, c, policy, search_rng):
+    """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root)."""
+    n = ints0[I_N_SEATS]
+    for _ in range(n_iterations):
+        _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+        _seed_streams(rng, search_rng)
+        node = 0
+        path[0] = 0
+        depth = 1
+        while ints[I_END_REASON] < 0:
+            if child_count[node] == UNEXPANDED:
+                if node != 0 and visits[node] == 0:
+                    break  # a new leaf: play it out
+                if not _expand(node, cards, ints, rng, legal, child_start, child_count, action, mover, used):
+                    break  # the tree is full: play out from here
+            node = _select(node, c, child_start, child_count, mover, visits, totals)
+            apply_action(cards, ints, deck, rng, keys, records, slots, action[node])
+            path[depth] = node
+            depth += 1
+            if visits[node] == 0:
+                break
+        _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+        for i in range(depth):
+            visited = path[i]
+            visits[visited] += 1
+            for s in range(n):
+                totals[visited, s] += values[s]
+
+
+@njit(**config.KERNEL)
+def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
+                             cards, ints, deck, rng, keys, records, slots, legal, values,
+                             choices, seat, n_samples, policy, search_rng, totals):
+    """For each of ``n_samples`` orders of the unturned cards, play every root choice out; add ``seat``'s values."""
+    sample = deck0.copy()
+    first_unseen = TABLE_SIZE + ints0[I_TURN]
+    for _ in range(n_samples):
+        for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only
+            j = first_unseen + below(search_rng, 0, i - first_unseen + 1)
+            sample[i], sample[j] = sample[j], sample[i]
+        streams = next_u64(search_rng, 0)
+        for k in range(choices.shape[0]):
+            _restore(cards0, ints0, sample, keys0, records0, cards, ints, deck, keys, records, slots)
+            rng[RNG_DEAL] = streams
+            for s in range(rng.shape[0] - RNG_SEAT):
+                rng[RNG_SEAT + s] = streams + np.uint64(s + 1)
+            apply_action(cards, ints, deck, rng, keys, records, slots, choices[k])
+            _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+            totals[k] += values[seat]
+
+
+# ----- Python side ----------------------------------------------------------------------------------
+class TreeSearch:
+    """A UCT tree over one phase-2 position, grown by compiled iterations; reusable across decisions."""
+
+    def __init__(self, capacity: int, n_seats: int) -> None:
+        self.capacity = capacity
+        self.child_start = np.zeros(capacity, dtype=np.int64)
+        self.child_count = np.zeros(capacity, dtype=np.int64)
+        self.action = np.zeros(capacity, dtype=np.int64)
+        self.mover = np.zeros(capacity, dtype=np.int64)
+        self.visits = np.zeros(capacity, dtype=np.int64)
+        self.totals = np.zeros((capacity, n_seats), dtype=np.float64)
+        self.used = np.zeros(1, dtype=np.int64)
+        self.path = np.zeros(capacity + 1, dtype=np.int64)
+        self.scratch = Scratch()
+
+    def start(self, rows: tuple[np.ndarray, ...]) -> None:
+        """Forget the last tree and root the next one at ``rows`` (from ``batch.position_rows``)."""
+        self.rows = rows
+        used = int(self.used[0])
+        self.visits[:used] = 0
+        self.totals[:used] = 0.0
+        self.child_count[0] = UNEXPANDED
+        self.used[0] = 1
+
+    def iterate(self, n_iterations: int, c: float, policy: int, search_rng: np.ndarray) -> None:
+        """Grow the tree by ``n_iterations`` iterations."""
+        uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
+                       self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c, policy,
+                       search_rng)
+
+    def root_children(self) -> list[tuple[int, int, float]]:
+        """``(action, visits, mean value for the seat to move)`` of every root child, greedy's choice first."""
+        first, count = int(self.child_start[0]), int(self.child_count[0])
+        if count == UNEXPANDED:
+            return []
+        seat = int(self.mover[0])
+        return [(int(self.action[child]), int(self.visits[child]),
+                 float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0)
+                for child in range(first, first + count)]
+
+
+def most_visited(children: list[tuple[int, int, float]]) -> int:
+    """The action with the most visits; ties go to the better mean, then to the earlier child (greedy's first)."""
+    best = max(range(len(children)), key=lambda i: (children[i][1], children[i][2], -i))
+    return children[best][0]
+
+
+def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat: int, n_samples: int,
+                         policy: int, search_rng: np.ndarray, scratch: Scratch) -> list[float]:
+    """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards."""
+    totals = np.zeros(len(choices), dtype=np.float64)
+    sampled_stock_iterations(*rows, *scratch.rows(), np.asarray(choices, dtype=np.int64), seat, n_samples,
+                             policy, search_rng, totals)
+    return (totals / max(1, n_samples)).tolist()
