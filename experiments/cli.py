@@ -21,6 +21,7 @@ COMMANDS = {
     "traj": "Print the conformance protocol's line for each seed.",
     "bench": "Measure hands/s and actions/s of random play on each engine, per core and on all cores.",
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
+    "report": "Draw a run's analysis figures (cut-offs, scores, bot ladder) as PNG with a Markdown summary.",
 }
 
 

@@ -1,0 +1,258 @@
+"""Every figure of the notebooks and of ``knorri-sim report``, drawn in one place from the statistics' tables.
+
+Each function takes a table from ``experiments.analysis.stats`` or ``ladder``
+(or the run's hands) and returns a ``matplotlib.figure.Figure``, made without
+pyplot so that it works the same headless and in a notebook. Every figure has a
+title, axes labelled with their units and a legend where colours mean something.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis.load import PHASE2_CAP
+
+SEAT_COLOURS = {3: "#1b6ca8", 4: "#e07b00", 5: "#2e8b57", 6: "#b03a48"}
+REASON_COLOURS = {"repeat": "#6a51a3", "cap": "#d94801"}
+AGENT_PALETTE = ("#1b6ca8", "#e07b00", "#2e8b57", "#b03a48", "#6a51a3", "#8c6d31", "#636363", "#17becf")
+FONT = {"title": 13, "label": 11, "tick": 10}
+
+
+def _figure(width: float = 9.0, height: float = 5.5, rows: int = 1, cols: int = 1, **kwargs) -> tuple[Figure, list]:
+    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    axes = figure.subplots(rows, cols, squeeze=False, **kwargs)
+    for ax in axes.flat:
+        ax.tick_params(labelsize=FONT["tick"])
+        ax.grid(True, alpha=0.3)
+    return figure, list(axes.flat)
+
+
+def agent_colours(agents: list[str]) -> dict[str, str]:
+    """A fixed colour per agent name (alphabetical), the same in every figure."""
+    return {name: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, name in enumerate(sorted(agents))}
+
+
+def _errors(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float = 1.0) -> np.ndarray:
+    lower = (frame[centre] - frame[low]).clip(lower=0) * scale
+    upper = (frame[high] - frame[centre]).clip(lower=0) * scale
+    return np.vstack([lower.to_numpy(), upper.to_numpy()])
+
+
+# ----- cut-offs ---------------------------------------------------------------------------------------
+
+
+def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
+    """Share of hands ended by a repeat and by the cap, per table (seat count and lineup), with 95% CIs."""
+    labels = rates.drop_duplicates("table").sort_values(["seats", "table"])["label"].tolist()
+    figure, (ax,) = _figure(9.5, max(3.5, 0.55 * len(labels) + 1.8))
+    positions = np.arange(len(labels))
+    height = 0.38
+    for offset, reason in zip((-height / 2, height / 2), ("repeat", "cap"), strict=True):
+        part = rates[rates["reason"] == reason].set_index("label").loc[labels].reset_index()
+        ax.barh(positions + offset, 100 * part["share"], height, xerr=_errors(part, "share", "low", "high", 100),
+                color=REASON_COLOURS[reason], capsize=3, label=f"ended by {reason}")
+    ax.set_yticks(positions, labels, fontsize=FONT["tick"])
+    ax.invert_yaxis()
+    ax.set_xlabel("hands ending this way (% of the table's hands, 95% CI)", fontsize=FONT["label"])
+    ax.set_title("Cut-offs by seat count and lineup", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["tick"], loc="lower right")
+    return figure
+
+
+def phase2_length_figure(hands: pd.DataFrame, bin_width: int = 10) -> Figure:
+    """Histogram of phase-2 actions per hand, one line per seat count, with the 1,500-action cap marked."""
+    figure, (ax,) = _figure()
+    top = max(PHASE2_CAP, int(hands["phase2_actions"].max())) + bin_width
+    bins = np.arange(0, top + bin_width, bin_width)
+    for seats, group in hands.groupby("n_seats", sort=True):
+        counts, edges = np.histogram(group["phase2_actions"], bins=bins)
+        share = 100 * counts / len(group)
+        ax.stairs(share, edges, color=SEAT_COLOURS.get(int(seats)), linewidth=1.6,
+                  label=f"{seats} seats ({len(group):,} hands)")
+    ax.axvline(PHASE2_CAP, color="black", linestyle="--", linewidth=1.2, label=f"cap: {PHASE2_CAP:,} actions")
+    ax.set_yscale("log")
+    ax.set_xlim(0, top)
+    ax.set_xlabel(f"phase-2 actions in the hand (plays and pick-ups; bins of {bin_width})", fontsize=FONT["label"])
+    ax.set_ylabel("hands (% of the seat count's hands, log scale)", fontsize=FONT["label"])
+    ax.set_title("How long phase 2 runs", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["tick"])
+    return figure
+
+
+def cycle_length_figure(counts: pd.DataFrame) -> Figure:
+    """Hands ended by a repeat, by cycle length (actions between the two equal positions), per seat count."""
+    figure, (ax,) = _figure()
+    if counts.empty:
+        ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes,
+                fontsize=FONT["label"])
+    seat_counts = sorted(counts["seats"].unique()) if not counts.empty else []
+    width = 0.8 / max(1, len(seat_counts))
+    for i, seats in enumerate(seat_counts):
+        part = counts[counts["seats"] == seats]
+        total = part["hands"].sum()
+        ax.bar(part["cycle_length"] + (i - (len(seat_counts) - 1) / 2) * width, 100 * part["hands"] / total,
+               width, color=SEAT_COLOURS.get(int(seats)), label=f"{seats} seats ({total:,} repeats)")
+    ax.set_yscale("log")
+    ax.set_xlabel("cycle length (phase-2 actions between the two equal positions)", fontsize=FONT["label"])
+    ax.set_ylabel("repeat-ended hands (% of the seat count's repeats, log)", fontsize=FONT["label"])
+    ax.set_title("Cycle lengths of repeated positions", fontsize=FONT["title"])
+    if seat_counts:
+        ax.legend(fontsize=FONT["tick"])
+    return figure
+
+
+# ----- scores -----------------------------------------------------------------------------------------
+
+
+def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
+    """The share of seat-hands with each score, one panel per seat count."""
+    seat_counts = sorted(distribution["seats"].unique())
+    cols = 2 if len(seat_counts) > 1 else 1
+    rows = -(-len(seat_counts) // cols)
+    figure, axes = _figure(10, 3.4 * rows + 0.8, rows, cols)
+    for ax, seats in zip(axes, seat_counts, strict=False):
+        part = distribution[distribution["seats"] == seats]
+        ax.bar(part["score"], 100 * part["share"], color=SEAT_COLOURS.get(int(seats)), width=0.8)
+        mean = float((part["score"] * part["share"]).sum())
+        ax.set_title(f"{seats} seats (mean {mean:+.3f})", fontsize=FONT["label"])
+        ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_ylabel("seat-hands (%)", fontsize=FONT["label"])
+    for ax in axes[len(seat_counts):]:
+        ax.set_visible(False)
+    figure.suptitle("Score per seat and hand, by seat count", fontsize=FONT["title"])
+    return figure
+
+
+def seat_position_figure(positions: pd.DataFrame) -> Figure:
+    """Mean score and loss rate by turn position (0 = first turn of phase 1), per seat count, with 95% CIs."""
+    figure, (left, right) = _figure(11, 4.8, 1, 2)
+    for seats, part in positions.groupby("seats", sort=True):
+        colour = SEAT_COLOURS.get(int(seats))
+        left.errorbar(part["position"], part["mean"], yerr=part["ci95"], color=colour, marker="o", capsize=3,
+                      label=f"{seats} seats")
+        right.errorbar(part["position"], 100 * part["loss_rate"], yerr=_errors(part, "loss_rate", "loss_low",
+                       "loss_high", 100), color=colour, marker="o", capsize=3, label=f"{seats} seats")
+        right.axhline(100 / seats, color=colour, linestyle=":", linewidth=1)
+    left.axhline(0, color="black", linewidth=0.8)
+    left.set_xlabel("turn position (0 = first turn of phase 1)", fontsize=FONT["label"])
+    left.set_ylabel("mean score (points per hand, 95% CI)", fontsize=FONT["label"])
+    left.set_title("Mean score by seat position", fontsize=FONT["label"])
+    right.set_xlabel("turn position (0 = first turn of phase 1)", fontsize=FONT["label"])
+    right.set_ylabel("hands lost (% of the seat's hands, 95% CI)", fontsize=FONT["label"])
+    right.set_title("Loss rate by seat position (dotted: 1/seats)", fontsize=FONT["label"])
+    for ax in (left, right):
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.legend(fontsize=FONT["tick"])
+    figure.suptitle("First-turn advantage: score and losses by position", fontsize=FONT["title"])
+    return figure
+
+
+def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
+    """The share of seat-hands with each score per agent, one panel per seat count."""
+    seat_counts = sorted(distribution["seats"].unique())
+    colours = agent_colours(distribution["agent"].unique().tolist())
+    cols = 2 if len(seat_counts) > 1 else 1
+    rows = -(-len(seat_counts) // cols)
+    figure, axes = _figure(10, 3.4 * rows + 0.8, rows, cols)
+    for ax, seats in zip(axes, seat_counts, strict=False):
+        part = distribution[distribution["seats"] == seats]
+        agents = sorted(part["agent"].unique())
+        width = 0.8 / len(agents)
+        for i, agent in enumerate(agents):
+            mine = part[part["agent"] == agent]
+            ax.bar(mine["score"] + (i - (len(agents) - 1) / 2) * width, 100 * mine["share"], width,
+                   color=colours[agent], label=agent)
+        ax.set_title(f"{seats} seats", fontsize=FONT["label"])
+        ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_ylabel("the agent's seat-hands (%)", fontsize=FONT["label"])
+        ax.legend(fontsize=FONT["tick"])
+    for ax in axes[len(seat_counts):]:
+        ax.set_visible(False)
+    figure.suptitle("Score per seat and hand, by agent and seat count", fontsize=FONT["title"])
+    return figure
+
+
+# ----- the ladder -------------------------------------------------------------------------------------
+
+
+def ladder_means_figure(scores: pd.DataFrame) -> Figure:
+    """Mean score per hand of each agent at each mixed table (``agent_scores(run, per_table=True)``), 95% CIs.
+
+    Tables of one agent only are left out: there every seat averages zero by symmetry.
+    """
+    mixed = scores.groupby("table")["agent"].transform("nunique") > 1
+    scores = scores[mixed].sort_values(["seats", "table"])
+    labels = scores.drop_duplicates("table")["label"].tolist()
+    figure, (ax,) = _figure(9.5, max(3.5, 0.7 * len(labels) + 1.8))
+    colours = agent_colours(scores["agent"].unique().tolist())
+    agents = sorted(scores["agent"].unique())
+    height = 0.8 / max(1, len(agents))
+    for i, agent in enumerate(agents):
+        part = scores[scores["agent"] == agent].set_index("label").reindex(labels)
+        y = np.arange(len(labels)) + (i - (len(agents) - 1) / 2) * height
+        ax.errorbar(part["mean"], y, xerr=part["ci95"], fmt="o", color=colours[agent], capsize=4, markersize=7,
+                    label=agent)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(np.arange(len(labels)), labels, fontsize=FONT["tick"])
+    ax.invert_yaxis()
+    ax.set_xlabel("mean score (points per seat and hand, 95% CI over duplicate deals)", fontsize=FONT["label"])
+    ax.set_title("Bot ladder: mean score per hand at each mixed table", fontsize=FONT["title"])
+    if agents:
+        ax.legend(fontsize=FONT["tick"], title="agent", title_fontsize=FONT["tick"])
+    else:
+        ax.text(0.5, 0.5, "no table seats two different agents", ha="center", va="center", transform=ax.transAxes,
+                fontsize=FONT["label"])
+    return figure
+
+
+def pairwise_figure(pairwise: pd.DataFrame, agents: list[str]) -> Figure:
+    """Head to head: how often the row agent finished ahead of the column agent in the same hand."""
+    size = max(4.5, 1.3 * len(agents) + 2.5)
+    figure, (ax,) = _figure(size + 1.2, size)
+    ax.grid(False)
+    matrix = np.full((len(agents), len(agents)), np.nan)
+    games = np.zeros((len(agents), len(agents)), dtype=np.int64)
+    index = {name: i for i, name in enumerate(agents)}
+    for row in pairwise.itertuples():
+        matrix[index[row.agent], index[row.opponent]] = 100 * row.win_share
+        games[index[row.agent], index[row.opponent]] = row.games
+    image = ax.imshow(matrix, cmap="RdBu", vmin=0, vmax=100)
+    for i in range(len(agents)):
+        for j in range(len(agents)):
+            if not np.isnan(matrix[i, j]):
+                ax.text(j, i, f"{matrix[i, j]:.1f}%\n{games[i, j]:,} games", ha="center", va="center",
+                        fontsize=FONT["tick"], color="white" if abs(matrix[i, j] - 50) > 30 else "black")
+    ax.set_xticks(range(len(agents)), agents, fontsize=FONT["label"])
+    ax.set_yticks(range(len(agents)), agents, fontsize=FONT["label"])
+    ax.set_xlabel("opponent (another seat of the same hand)", fontsize=FONT["label"])
+    ax.set_ylabel("agent", fontsize=FONT["label"])
+    ax.set_title("Head to head: agent finished ahead of opponent", fontsize=FONT["title"])
+    bar = figure.colorbar(image, ax=ax, shrink=0.8)
+    bar.set_label("seat pairs won by the row agent (%; a tie counts half)", fontsize=FONT["tick"])
+    return figure
+
+
+def ratings_figure(ratings: pd.DataFrame) -> Figure:
+    """Each agent's Bradley-Terry rating on the Elo scale with its 95% bootstrap interval."""
+    rated = ratings.dropna(subset=["rating"]).sort_values("rating")
+    figure, (ax,) = _figure(9, max(3.0, 0.6 * len(rated) + 1.8))
+    colours = agent_colours(ratings["agent"].tolist())
+    positions = np.arange(len(rated))
+    for y, row in zip(positions, rated.itertuples(), strict=True):
+        lower, upper = max(0.0, row.rating - row.low), max(0.0, row.high - row.rating)
+        ax.errorbar([row.rating], [y], xerr=[[lower], [upper]], fmt="o", color=colours[row.agent], capsize=5,
+                    markersize=8, label=f"{row.agent}: {row.rating:+.0f} ({row.games:,} games)")
+    ax.set_yticks(positions, rated["agent"].tolist(), fontsize=FONT["label"])
+    zero = "random = 0" if "random" in rated["agent"].tolist() else "mean = 0"
+    ax.set_xlabel(f"Bradley-Terry rating (Elo points; {zero}; 95% bootstrap CI)", fontsize=FONT["label"])
+    ax.set_title("Bot ladder: ratings from who finished ahead of whom", fontsize=FONT["title"])
+    if len(rated):
+        ax.legend(fontsize=FONT["tick"], loc="lower right")
+    else:
+        ax.text(0.5, 0.5, "no two different agents met at a table", ha="center", va="center",
+                transform=ax.transAxes, fontsize=FONT["label"])
+    return figure

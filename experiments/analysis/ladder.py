@@ -1,0 +1,196 @@
+"""The bot ladder: head-to-head results between agents and a Bradley-Terry rating for each.
+
+Head to head: in every hand, every pair of seats held by two different agents
+is one game between them, won by the seat with the higher score (a tie counts
+half to each). Knorri's scores rank the seats by when they went out, so this
+is "who finished ahead".
+
+Rating: the Bradley-Terry model says agent ``a`` finishes ahead of agent ``b``
+with probability ``p_a / (p_a + p_b)``. The strengths ``p`` are fitted by
+maximum likelihood with Hunter's MM iteration (Hunter 2004, "MM algorithms
+for generalized Bradley-Terry models"):
+
+    p_a <- W_a / sum_b N_ab / (p_a + p_b)
+
+where ``W_a`` is a's wins and ``N_ab`` the games between a and b. Every pair
+that met also gets one pseudo-game split half and half (a weak prior that
+keeps the fit finite when one agent never loses to another). The rating is on
+the Elo scale, ``400 log10 p``, with ``random`` at 0 when it played (else the
+mean at 0): 400 points mean 10:1 odds of finishing ahead. The 95% interval
+comes from a bootstrap over deal groups (Poisson weights), so duplicate deals
+are resampled whole.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+
+from experiments.analysis.load import Run
+from experiments.analysis.stats import cluster_mean_ci
+
+ANCHOR = "random"
+ELO_SCALE = 400.0 / math.log(10.0)
+
+
+def pair_games(run: Run) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every game between two different agents in one hand: (agents, a, b, a's result, cluster).
+
+    ``a`` and ``b`` index ``agents``; the result is 1 if a's seat scored more,
+    0.5 for equal scores, 0 otherwise; each unordered seat pair appears once, with ``a < b``.
+    """
+    agents = run.agents
+    code = {name: i for i, name in enumerate(agents)}
+    seats = run.seats
+    width = int(seats["seat"].max()) + 1
+    hands = int(seats["hand"].max()) + 1
+    agent = np.full((hands, width), -1, dtype=np.int64)
+    score = np.zeros((hands, width), dtype=np.int64)
+    rows, cols = seats["hand"].to_numpy(), seats["seat"].to_numpy()
+    agent[rows, cols] = seats["agent"].map(code).to_numpy()
+    score[rows, cols] = seats["score"].to_numpy()
+    cluster_of_hand = np.zeros(hands, dtype=np.int64)
+    cluster_of_hand[rows] = seats["cluster"].to_numpy()
+    parts = []
+    for i, j in itertools.combinations(range(width), 2):
+        ai, aj = agent[:, i], agent[:, j]
+        meet = np.flatnonzero((ai >= 0) & (aj >= 0) & (ai != aj))
+        if len(meet) == 0:
+            continue
+        si, sj = score[meet, i], score[meet, j]
+        result_i = np.where(si > sj, 1.0, np.where(si == sj, 0.5, 0.0))
+        swap = ai[meet] > aj[meet]
+        a = np.where(swap, aj[meet], ai[meet])
+        b = np.where(swap, ai[meet], aj[meet])
+        result = np.where(swap, 1.0 - result_i, result_i)
+        parts.append((a, b, result, cluster_of_hand[meet]))
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return agents, empty, empty, np.zeros(0), empty
+    a, b, result, cluster = (np.concatenate(p) for p in zip(*parts, strict=True))
+    return agents, a, b, result, cluster
+
+
+def pairwise_results(run: Run) -> pd.DataFrame:
+    """For every ordered pair of agents that met: games, share won by ``agent`` with 95% CI, both directions."""
+    agents, a, b, result, cluster = run.memo("pair_games", lambda: pair_games(run))
+    rows = []
+    for first, second in itertools.combinations(range(len(agents)), 2):
+        mask = (a == first) & (b == second)
+        if not mask.any():
+            continue
+        share, half = cluster_mean_ci(result[mask], cluster[mask])
+        for hero, villain, hero_share in ((first, second, share), (second, first, 1.0 - share)):
+            rows.append({"agent": agents[hero], "opponent": agents[villain], "games": int(mask.sum()),
+                         "win_share": hero_share, "ci95": half})
+    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "win_share", "ci95"])
+
+
+def win_matrix(n_agents: int, a: np.ndarray, b: np.ndarray, result: np.ndarray,
+               weights: np.ndarray | None = None) -> np.ndarray:
+    """``W[x, y]``: (weighted) games agent x won against y, a tie counting half."""
+    weights = np.ones(len(a)) if weights is None else weights
+    wins = np.bincount(a * n_agents + b, weights=weights * result, minlength=n_agents * n_agents)
+    losses = np.bincount(a * n_agents + b, weights=weights * (1.0 - result), minlength=n_agents * n_agents)
+    return wins.reshape(n_agents, n_agents) + losses.reshape(n_agents, n_agents).T
+
+
+def bradley_terry(wins: np.ndarray, prior_games: float = 1.0, iterations: int = 10_000,
+                  tolerance: float = 1e-10) -> np.ndarray:
+    """Bradley-Terry log-strengths (natural log, mean 0) from a win matrix, by Hunter's MM iteration.
+
+    ``wins[x, y]`` is how often x beat y. Each pair that met gets ``prior_games``
+    extra games split evenly. Agents must form one connected comparison graph
+    (see ``connected_agents``); strengths of agents that met nobody are NaN.
+    """
+    wins = np.asarray(wins, dtype=np.float64).copy()
+    games = wins + wins.T
+    met = games > 0
+    wins += np.where(met, prior_games / 2.0, 0.0)
+    games = wins + wins.T
+    played = met.any(axis=1)
+    strength = np.where(played, 1.0, np.nan)
+    total_wins = wins.sum(axis=1)
+    for _ in range(iterations):
+        p = np.where(played, strength, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pair = np.where(met, games / (p[:, None] + p[None, :]), 0.0)
+            updated = np.where(played, total_wins / pair.sum(axis=1), np.nan)
+        updated /= math.exp(np.nanmean(np.log(updated)))
+        change = np.nanmax(np.abs(np.log(updated) - np.log(strength)))
+        strength = updated
+        if change < tolerance:
+            break
+    return np.log(strength)
+
+
+def connected_agents(wins: np.ndarray) -> np.ndarray:
+    """The largest set of agents linked by games (directly or through others): a bool mask."""
+    games = (wins + wins.T) > 0
+    n = len(games)
+    seen = np.zeros(n, dtype=bool)
+    best = np.zeros(n, dtype=bool)
+    for start in range(n):
+        if seen[start] or not games[start].any():
+            continue
+        component = np.zeros(n, dtype=bool)
+        frontier = [start]
+        component[start] = True
+        while frontier:
+            node = frontier.pop()
+            for other in np.flatnonzero(games[node] & ~component):
+                component[other] = True
+                frontier.append(int(other))
+        seen |= component
+        if component.sum() > best.sum():
+            best = component
+    return best
+
+
+def ratings(run: Run, bootstrap: int = 200, seed: int = 0) -> pd.DataFrame:
+    """Each agent's Bradley-Terry rating (Elo scale) with a 95% bootstrap interval over deal groups.
+
+    Agents outside the largest group that played each other, or that met no
+    other agent, get no rating (NaN) and are listed with ``games`` 0 or their count.
+    """
+    return run.memo(f"ratings-{bootstrap}-{seed}", lambda: _ratings(run, bootstrap, seed))
+
+
+def _ratings(run: Run, bootstrap: int, seed: int) -> pd.DataFrame:
+    agents, a, b, result, cluster = run.memo("pair_games", lambda: pair_games(run))
+    n = len(agents)
+    columns = ["agent", "games", "rating", "low", "high"]
+    if n < 2 or len(a) == 0:
+        return pd.DataFrame([{"agent": name, "games": 0, "rating": math.nan, "low": math.nan, "high": math.nan}
+                             for name in agents], columns=columns)
+    wins = win_matrix(n, a, b, result)
+    keep = connected_agents(wins)
+    anchor = agents.index(ANCHOR) if ANCHOR in agents and keep[agents.index(ANCHOR)] else None
+
+    def fit(matrix: np.ndarray) -> np.ndarray:
+        sub = matrix[np.ix_(keep, keep)]
+        log_strength = np.full(n, np.nan)
+        log_strength[keep] = bradley_terry(sub)
+        zero = log_strength[anchor] if anchor is not None else np.nanmean(log_strength)
+        return ELO_SCALE * (log_strength - zero)
+
+    point = fit(wins)
+    rng = np.random.default_rng(seed)
+    _, dense = np.unique(cluster, return_inverse=True)
+    draws = np.empty((bootstrap, n))
+    for k in range(bootstrap):
+        weights = rng.poisson(1.0, dense.max() + 1)[dense].astype(np.float64)
+        draws[k] = fit(win_matrix(n, a, b, result, weights))
+    low, high = np.nanpercentile(draws, [2.5, 97.5], axis=0) if bootstrap else (point * np.nan, point * np.nan)
+    games = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
+    frame = pd.DataFrame({"agent": agents, "games": games, "rating": point, "low": low, "high": high},
+                         columns=columns)
+    return frame.sort_values("rating", ascending=False, ignore_index=True, na_position="last")
+
+
+def predicted_share(rating_a: float, rating_b: float) -> float:
+    """The Bradley-Terry chance that an agent rated ``rating_a`` finishes ahead of one rated ``rating_b``."""
+    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))

@@ -1,0 +1,203 @@
+"""Loading a run folder for analysis: the complete shards of a known schema, as two tidy tables.
+
+A run folder is what ``knorri-sim run`` writes: ``manifest.json`` and
+``hands/part-*.parquet``. Only chunks the manifest lists as complete and whose
+shard exists are read, so a run that is still going (or was killed) gives a
+consistent, smaller sample. Two tables come out:
+
+- ``hands``: one row per hand (seat count, table, deal group, why it ended, how long phase 2 ran, ...);
+- ``seats``: one row per seat of a hand (its agent, score, turn position, whether it lost).
+
+Hands of one deal group share their cards (duplicate deals), so every
+statistic treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from experiments.cli import UsageError
+from experiments.runner.schema import SCHEMA_VERSION
+from experiments.runner.storage import HANDS_DIR, MANIFEST, shard_name
+
+END_REASONS = ("out", "repeat", "cap")
+CUTOFF_REASONS = ("repeat", "cap")
+PHASE2_CAP = 1500  # the rulings' limit on phase-2 actions in one hand
+
+_HAND_COLUMNS = ("table", "deal_group", "arrangement", "hand_index", "n_seats", "first_seat", "loser",
+                 "end_reason", "phase2_actions", "cycle_length", "redeals", "seats_out_after_phase1")
+
+
+class RunFolderError(UsageError):
+    """A folder that holds no readable run of this schema; reported as one line, exit code 2."""
+
+
+@dataclass
+class Run:
+    """A loaded run: its manifest, its tables (seat count and lineup) and the hand and seat rows."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    tables: pd.DataFrame  # table, seats, lineup, label, assign
+    hands: pd.DataFrame
+    seats: pd.DataFrame
+    chunks_read: int
+    chunks_total: int
+    agents: list[str] = field(default_factory=list)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per run and key: the report and a notebook reuse slow results (ratings)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned chunk was read."""
+        return self.chunks_read == self.chunks_total
+
+
+def load_run(folder: str | Path) -> Run:
+    """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line."""
+    folder = Path(folder)
+    manifest = _manifest(folder)
+    paths = _complete_shards(folder, manifest)
+    data = _read_shards(folder, paths)
+    tables = lineup_table(manifest)
+    hands = _hands_frame(data, tables)
+    seats = _seats_frame(data, hands)
+    agents = sorted(seats["agent"].unique().tolist())
+    return Run(folder, manifest, tables, hands, seats, len(paths), int(manifest.get("chunks_total", len(paths))),
+               agents)
+
+
+def lineup_label(agents: list[str] | tuple[str, ...]) -> str:
+    """A lineup as its agents with counts, in name order: ``greedy×2 + random×2``."""
+    counts = Counter(agents)
+    return " + ".join(name if count == 1 else f"{name}×{count}" for name, count in sorted(counts.items()))
+
+
+def lineup_table(manifest: dict[str, Any]) -> pd.DataFrame:
+    """One row per table of the run's config: its index, seat count, lineup and a short label."""
+    rows = []
+    for index, table in enumerate(manifest["config"]["tables"]):
+        lineup = lineup_label(table["agents"])
+        rows.append({"table": index, "seats": int(table["seats"]), "lineup": lineup,
+                     "label": f"{table['seats']} seats: {lineup}", "assign": table.get("assign", "fixed")})
+    return pd.DataFrame(rows)
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    if not folder.exists():
+        raise RunFolderError(f"run folder {str(folder)!r} does not exist: give a folder written by knorri-sim run")
+    if not folder.is_dir():
+        raise RunFolderError(f"{str(folder)!r} is a file, not a run folder written by knorri-sim run")
+    path = folder / MANIFEST
+    if not path.is_file():
+        what = "is empty" if not any(folder.iterdir()) else "holds no manifest.json"
+        raise RunFolderError(f"run folder {str(folder)!r} {what}: give a folder written by knorri-sim run")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise RunFolderError(f"{str(path)!r} is not readable JSON ({type(error).__name__}): "
+                             "the run folder is damaged") from None
+    if not isinstance(manifest, dict) or "config" not in manifest:
+        raise RunFolderError(f"{str(path)!r} is not a knorri-sim run manifest")
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise RunFolderError(f"run folder {str(folder)!r} has schema version {version!r}; this analysis reads "
+                             f"version {SCHEMA_VERSION}: rerun it with this version of knorri-sim")
+    return manifest
+
+
+def _complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
+    listed = sorted(int(chunk) for chunk in manifest.get("chunks_complete", []))
+    paths = [folder / HANDS_DIR / shard_name(chunk) for chunk in listed]
+    paths = [path for path in paths if path.is_file()]
+    if not paths:
+        raise RunFolderError(f"run folder {str(folder)!r} has no complete chunk yet "
+                             f"(0 of {manifest.get('chunks_total', '?')}): let the run finish or resume it")
+    return paths
+
+
+def _read_shards(folder: Path, paths: list[Path]) -> pa.Table:
+    version = (pq.read_schema(paths[0]).metadata or {}).get(b"knorri_sim_schema_version", b"").decode()
+    if version != str(SCHEMA_VERSION):
+        raise RunFolderError(f"the shards in {str(folder / HANDS_DIR)!r} have schema version {version or 'none'!r}; "
+                             f"this analysis reads version {SCHEMA_VERSION}")
+    names = pq.read_schema(paths[0]).names
+    width = sum(1 for name in names if name.startswith("score_"))
+    columns = list(_HAND_COLUMNS) + [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
+    try:
+        return pq.read_table([str(path) for path in paths], columns=columns)
+    except (OSError, pa.ArrowException) as error:
+        reason = " ".join(str(error).split())[:200]
+        raise RunFolderError(f"cannot read the shards in {str(folder / HANDS_DIR)!r}: {reason}") from None
+
+
+def _hands_frame(data: pa.Table, tables: pd.DataFrame) -> pd.DataFrame:
+    """Hand-level columns with plain dtypes, the lineup of the hand's table and its cluster id."""
+    hands = pd.DataFrame({name: data.column(name).to_numpy() for name in _HAND_COLUMNS
+                          if name not in ("end_reason", "cycle_length")})
+    reasons = data.column("end_reason").combine_chunks()
+    names = reasons.dictionary.to_pylist()
+    to_ours = np.asarray([END_REASONS.index(name) for name in names], dtype=np.int8)
+    hands["end_reason"] = pd.Categorical.from_codes(to_ours[reasons.indices.to_numpy()], categories=list(END_REASONS))
+    hands["cycle_length"] = data.column("cycle_length").to_pandas().astype("Float64")
+    hands = hands.astype({"table": np.int64, "deal_group": np.int64, "n_seats": np.int64, "first_seat": np.int64,
+                          "loser": np.int64, "phase2_actions": np.int64})
+    hands["lineup"] = hands["table"].map(tables.set_index("table")["lineup"])
+    hands["cluster"] = _cluster_ids(hands["table"].to_numpy(), hands["deal_group"].to_numpy())
+    width = sum(1 for name in data.column_names if name.startswith("score_"))
+    total = np.zeros(len(hands), dtype=np.int64)
+    for seat in range(width):
+        total += pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy().astype(np.int64)
+    hands["score_sum"] = total
+    return hands
+
+
+def _seats_frame(data: pa.Table, hands: pd.DataFrame) -> pd.DataFrame:
+    """One row per seat that a hand's table has: agent, score, turn position from the first seat, lost or not."""
+    width = sum(1 for name in data.column_names if name.startswith("score_"))
+    parts = []
+    for seat in range(width):
+        agents = data.column(f"agent_{seat}").combine_chunks()
+        present = agents.is_valid().to_numpy(zero_copy_only=False)
+        if not present.any():
+            continue
+        rows = np.flatnonzero(present)
+        names = np.asarray(agents.dictionary.to_pylist(), dtype=object)
+        codes = pc.fill_null(agents.indices, 0).to_numpy()[rows]
+        scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()[rows].astype(np.int64)
+        n_seats = hands["n_seats"].to_numpy()[rows]
+        parts.append(pd.DataFrame({
+            "hand": rows,
+            "seat": seat,
+            "position": (seat - hands["first_seat"].to_numpy()[rows]) % n_seats,
+            "agent": names[codes],
+            "score": scores,
+            "lost": hands["loser"].to_numpy()[rows] == seat,
+        }))
+    seats = pd.concat(parts, ignore_index=True)
+    for name in ("table", "n_seats", "lineup", "cluster", "end_reason"):
+        seats[name] = hands[name].to_numpy()[seats["hand"].to_numpy()]
+    seats["agent"] = seats["agent"].astype(str)
+    return seats.sort_values(["hand", "seat"], ignore_index=True)
+
+
+def _cluster_ids(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:
+    """A dense index of (table, deal group): hands dealt the same cards share one."""
+    keys = table.astype(np.int64) * (int(deal_group.max(initial=0)) + 1) + deal_group.astype(np.int64)
+    return np.unique(keys, return_inverse=True)[1].astype(np.int64)

@@ -1,0 +1,173 @@
+"""The report of a run: every figure as a PNG and a Markdown summary of the key numbers, in one folder.
+
+``knorri-sim report RUN_DIR`` calls ``write_report``; the notebooks draw the
+same figures through ``FIGURES`` one at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis import figures, ladder, stats
+from experiments.analysis.load import CUTOFF_REASONS, PHASE2_CAP, Run
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of the report: its file stem, what it shows, and how to draw it from a run."""
+
+    name: str
+    caption: str
+    draw: Callable[[Run], Figure]
+
+
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec("cutoff_rates", "Hands ended by a repeat or by the cap, per table, with 95% CIs",
+               lambda run: figures.cutoff_rates_figure(stats.cutoff_rates(run))),
+    FigureSpec("phase2_length", "Phase-2 actions per hand by seat count, the 1,500 cap marked",
+               lambda run: figures.phase2_length_figure(run.hands)),
+    FigureSpec("cycle_lengths", "Cycle lengths of hands ended by a repeat",
+               lambda run: figures.cycle_length_figure(stats.cycle_length_counts(run))),
+    FigureSpec("score_distribution", "Score per seat-hand by seat count",
+               lambda run: figures.score_distribution_figure(stats.score_distribution(run))),
+    FigureSpec("seat_position", "Mean score and loss rate by turn position (first-turn advantage)",
+               lambda run: figures.seat_position_figure(stats.position_scores(run))),
+    FigureSpec("agent_scores", "Score per seat-hand by agent and seat count",
+               lambda run: figures.agent_score_distribution_figure(
+                   stats.score_distribution(run, ("n_seats", "agent")))),
+    FigureSpec("ladder_means", "Mean score per hand of each agent with duplicate-deal 95% CIs",
+               lambda run: figures.ladder_means_figure(stats.agent_scores(run, per_table=True))),
+    FigureSpec("pairwise", "Head to head: how often each agent finished ahead of each other",
+               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents)),
+    FigureSpec("ratings", "Bradley-Terry ratings (Elo scale) with 95% bootstrap CIs",
+               lambda run: figures.ratings_figure(ladder.ratings(run))),
+)
+
+
+def write_report(run: Run, out: Path) -> list[Path]:
+    """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for spec in FIGURES:
+        figure = spec.draw(run)
+        path = out / f"{spec.name}.png"
+        figure.savefig(path)
+        written.append(path)
+    summary = out / "report.md"
+    summary.write_text(summary_markdown(run))
+    written.append(summary)
+    return written
+
+
+def summary_markdown(run: Run) -> str:
+    """The key numbers of the run as Markdown, with the figures linked beside it."""
+    manifest = run.manifest
+    hands = len(run.hands)
+    lines = [f"# Knorri run {manifest.get('run_id', '?')} ({manifest['config'].get('name', 'experiment')})", ""]
+    state = "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+    lines += [f"- Hands: {hands:,} ({state}); master seed {manifest.get('master_seed')}; "
+              f"{manifest['config'].get('match_hands', 1)} hand(s) per match.",
+              "- Tables: " + "; ".join(run.tables["label"]) + ".",
+              f"- Zero sum: {_zero_sum(run)}.",
+              "- Every interval is a 95% one over deal groups (duplicate deals are not independent).", ""]
+    lines += ["## Cut-offs", "", _cutoff_table(run), "", "Phase-2 length (plays and pick-ups per hand):", "",
+              _markdown(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {PHASE2_CAP:,} cap"})),
+              "", _cycle_sentence(run), "", "Lineups that loop most (repeat or cap):", "",
+              _markdown(_with_interval(stats.loopiest_lineups(run), "share", "cut-off share")), ""]
+    positions = stats.position_scores(run)
+    lines += ["## Scores by seat position", "", "Position 0 has the first turn of phase 1.", "",
+              _markdown(_score_columns(positions, ["seats", "position"])), ""]
+    lines += ["## Bot ladder", "", "Mean score per hand (points) per agent at each table:", "",
+              _markdown(_score_columns(stats.agent_scores(run, per_table=True), ["label", "agent"])), ""]
+    pairwise = ladder.pairwise_results(run)
+    if not pairwise.empty:
+        shown = pairwise.assign(**{"finished ahead": [f"{100 * w:.1f}% ± {100 * c:.1f}" for w, c in
+                                                      zip(pairwise["win_share"], pairwise["ci95"], strict=True)]})
+        lines += ["Head to head (seat pairs of two different agents in one hand; a tie counts half):", "",
+                  _markdown(shown[["agent", "opponent", "games", "finished ahead"]]), ""]
+        rated = ladder.ratings(run)
+        rated = rated.assign(rating=[_signed(r, 0) for r in rated["rating"]],
+                             **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
+                                                                                        strict=True)]})
+        lines += ["Bradley-Terry rating (Elo scale, random = 0 when it played):", "",
+                  _markdown(rated[["agent", "games", "rating", "95% CI"]]), ""]
+    else:
+        lines += ["No two different agents met at a table: no head-to-head results or ratings.", ""]
+    lines += ["## Figures", ""]
+    lines += [f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in FIGURES]
+    return "\n".join(lines) + "\n"
+
+
+def _zero_sum(run: Run) -> str:
+    bad = stats.zero_sum_violations(run)
+    return f"all {len(run.hands):,} hands sum to zero" if bad == 0 else f"{bad:,} hands do NOT sum to zero"
+
+
+def _cutoff_table(run: Run) -> str:
+    rates = stats.cutoff_rates(run)
+    wide = rates.drop_duplicates("table")[["seats", "lineup", "hands"]].reset_index(drop=True)
+    for reason in CUTOFF_REASONS:
+        part = rates[rates["reason"] == reason].reset_index(drop=True)
+        wide[f"{reason} %"] = [_pct_interval(s, lo, hi) for s, lo, hi in zip(part["share"], part["low"], part["high"],
+                                                                           strict=True)]
+    return _markdown(wide)
+
+
+def _cycle_sentence(run: Run) -> str:
+    counts = stats.cycle_length_counts(run)
+    if counts.empty:
+        return "No hand ended by a repeat."
+    parts = []
+    for seats, part in counts.groupby("seats"):
+        top = part.sort_values("hands", ascending=False).iloc[0]
+        parts.append(f"{seats} seats: {int(part['hands'].sum()):,} repeats, most often a cycle of "
+                     f"{int(top['cycle_length'])} actions ({100 * top['hands'] / part['hands'].sum():.0f}%), "
+                     f"longest {int(part['cycle_length'].max())}")
+    return "Cycle lengths of repeats: " + "; ".join(parts) + "."
+
+
+def _score_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    shown = frame[keys + ["seat_hands"]].copy()
+    shown["mean score"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(frame["mean"], frame["ci95"], strict=True)]
+    shown["loss rate"] = [_pct_interval(s, lo, hi) for s, lo, hi in zip(frame["loss_rate"], frame["loss_low"],
+                                                                        frame["loss_high"], strict=True)]
+    return shown
+
+
+def _with_interval(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame:
+    shown = frame.drop(columns=[column, "low", "high"]).copy()
+    shown[title] = [_pct_interval(s, lo, hi) for s, lo, hi in zip(frame[column], frame["low"], frame["high"],
+                                                                strict=True)]
+    return shown
+
+
+def _pct_interval(share: float, low: float, high: float) -> str:
+    if math.isnan(share):
+        return "n/a"
+    return f"{100 * share:.2f} ({100 * low:.2f}–{100 * high:.2f})"
+
+
+def _signed(value: float, digits: int) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    """A DataFrame as a Markdown table (no extra dependency): numbers with thousands separators."""
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return f"{value:,.1f}" if not value.is_integer() else f"{int(value):,}"
+        if isinstance(value, int):
+            return f"{value:,}"
+        return str(value)
+
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+    body = ["| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |"
+            for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
