@@ -28,12 +28,20 @@ KERNEL: dict[str, bool] = {
 PARALLEL_KERNEL: dict[str, bool] = {**KERNEL, "parallel": True}
 """Flags of kernels that spread hands over cores with ``prange``."""
 
-INLINED_KERNEL: dict[str, bool | str] = {**KERNEL, "inline": "always"}
+STEP_KERNEL: dict[str, bool] = {**KERNEL, "_nrt": False}
+"""Flags of the engine's per-step kernels, which never allocate: numba's runtime (NRT) is off.
+
+With the runtime on, numba counts references to every array a function passes or slices,
+with atomic instructions; profiled, those took 61% of a playout's time. A kernel compiled
+this way cannot allocate arrays: its callers hand it every buffer it needs.
+"""
+
+INLINED_KERNEL: dict[str, bool | str] = {**STEP_KERNEL, "inline": "always"}
 """Flags of the small per-step kernels that the playout loop calls millions of times a second.
 
-Numba does not inline one compiled function into another by itself; a call between them
-costs a call plus reference counting on every array argument, several times the work of
-the step. ``inline="always"`` pastes the function into its caller at numba's level instead.
+Numba does not inline one compiled function into another by itself, and a call between
+them costs more than the work of a step. ``inline="always"`` pastes the function into its
+caller at numba's level instead.
 """
 
 

@@ -420,7 +420,7 @@ class KnorriBatch:
     def legal_mask(self) -> np.ndarray:
         """``bool[B, 65]``: the legal actions of each hand's seat to move (all False once a hand is done)."""
         mask = np.zeros((len(self), NUM_ACTIONS), dtype=np.bool_)
-        batch_legal_mask(self._cards, self._ints, mask)
+        batch_legal_mask(self._cards, self._ints, mask, np.zeros(NUM_ACTIONS, dtype=np.int64))
         return mask
 
     @property
@@ -491,7 +491,7 @@ class KnorriBatch:
             raise GameInputError(f"step needs one integer action per hand: shape ({len(self)},), "
                                  f"got {actions.shape} {actions.dtype}")
         actions = actions.astype(np.int64)
-        bad = batch_first_illegal(self._cards, self._ints, actions)
+        bad = batch_first_illegal(self._cards, self._ints, actions, np.zeros(NUM_ACTIONS, dtype=np.int64))
         if bad >= 0:
             seat = int(self._ints[bad, I_TO_MOVE])
             legal = np.flatnonzero(self.legal_mask()[bad]).tolist()

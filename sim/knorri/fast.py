@@ -76,7 +76,7 @@ SIX_BITS = U64(63)
 
 
 # ----- phase 1 ----------------------------------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _deal(cards, ints, deck, rng):
     """Shuffle a new deck from the hand's stream and lay out the table (the protocol's Fisher-Yates)."""
     for i in range(52):
@@ -101,7 +101,7 @@ def _deal(cards, ints, deck, rng):
     ints[I_TO_MOVE] = ints[I_FIRST_SEAT]
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat):
     """Start a hand: ``rng`` must already hold its streams; plays phase 1 up to the first choice."""
     for i in range(ints.shape[0]):
@@ -123,7 +123,7 @@ def _capture(cards, ints, seat, turned, taken):
     ints[I_LAST_CAPTURER] = seat
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _run_phase1(cards, ints, deck, rng, keys, records, slots):
     """Turn stock cards and make the forced captures until a seat must choose or phase 2 begins."""
     n = ints[I_N_SEATS]
@@ -156,7 +156,7 @@ def _run_phase1(cards, ints, deck, rng, keys, records, slots):
 
 
 # ----- phase 2 ----------------------------------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _start_phase2(cards, ints, keys, records, slots):
     n = ints[I_N_SEATS]
     ints[I_PHASE] = 2
@@ -291,33 +291,31 @@ def _phase2_action(cards, ints, keys, records, slots, action):
         _remember(cards, ints, keys, records, slots, key)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _cut_off(cards, ints, reason):
     """Rank the seats still holding: fewest cards first, ties in turn order from the seat to move."""
     n = ints[I_N_SEATS]
     start = ints[I_TO_MOVE]
-    ranking = np.empty(6, dtype=np.int64)
-    counts = np.empty(6, dtype=np.int64)
-    k = 0
-    for step in range(n):
-        seat = (start + step) % n
-        count = popcount(cards[C_HAND + seat])
-        if count > 0:
-            # Insertion sort, stable: a seat goes after every seat with as many cards or fewer.
-            at = k
-            while at > 0 and counts[at - 1] > count:
-                ranking[at] = ranking[at - 1]
-                counts[at] = counts[at - 1]
-                at -= 1
-            ranking[at] = seat
-            counts[at] = count
-            k += 1
-    for place in range(k - 1):
-        ints[I_SCORE + ranking[place]] = k - 1 - place
-    _finish(ints, reason, ranking[k - 1])
+    holding = 0
+    for s in range(n):
+        if cards[C_HAND + s] != 0:
+            holding += 1
+    ranked = 0  # bit s: seat s already placed
+    for place in range(holding):
+        best_seat, best_count = -1, 1 << 30
+        for step in range(n):  # fewest cards first; ties go to the earlier seat in turn order from ``start``
+            seat = (start + step) % n
+            count = popcount(cards[C_HAND + seat])
+            if count > 0 and not ranked >> seat & 1 and count < best_count:
+                best_seat, best_count = seat, count
+        ranked |= 1 << best_seat
+        if place < holding - 1:
+            ints[I_SCORE + best_seat] = holding - 1 - place
+        else:
+            _finish(ints, reason, best_seat)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _finish(ints, reason, loser):
     total = 0
     for s in range(ints[I_N_SEATS]):
@@ -376,7 +374,7 @@ def _same_position(cards, ints, records, index, meta):
     return True
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def reset_slots(ints, keys, slots, free):
     """Empty a hand's slot table (every entry ``free``) and enter the positions it already remembers."""
     slots[:] = free
@@ -471,7 +469,7 @@ def apply_action(cards, ints, deck, rng, keys, records, slots, action):
         _phase2_action(cards, ints, keys, records, slots, action)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def is_legal(cards, ints, action, scratch):
     """Whether ``action`` is legal for the seat to move (``scratch`` holds at least 65 ids)."""
     count = legal_actions(cards, ints, scratch)

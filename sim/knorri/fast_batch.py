@@ -7,11 +7,10 @@ names the same slices for readers.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from sim import config
-from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
+from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
 from sim.knorri.fast_state import (
     C_CANDIDATES,
@@ -83,10 +82,9 @@ O_PHASE, O_OPENING, O_PLAYS, O_NEEDED = _AT["phase"], _AT["opening"], _AT["plays
 O_RUN, O_STOCK, O_ACTIONS = _AT["run_cards_in_trick"], _AT["stock_left"], _AT["phase2_actions"]
 
 
-@njit(**config.KERNEL)
-def batch_legal_mask(cards, ints, mask):
-    """``mask[b, a]`` = whether action a is legal in hand b (all False once a hand is done)."""
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+@njit(**config.STEP_KERNEL)
+def batch_legal_mask(cards, ints, mask, legal):
+    """``mask[b, a]`` = whether action a is legal in hand b (all False once a hand is done); ``legal``: int64[65]."""
     mask[:] = False
     for b in range(ints.shape[0]):
         count = legal_actions(cards[b], ints[b], legal)
@@ -94,10 +92,9 @@ def batch_legal_mask(cards, ints, mask):
             mask[b, legal[i]] = True
 
 
-@njit(**config.KERNEL)
-def batch_first_illegal(cards, ints, actions):
-    """The first hand (not done) whose action is not legal, or -1 when every action is."""
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.int64)
+@njit(**config.STEP_KERNEL)
+def batch_first_illegal(cards, ints, actions, scratch):
+    """The first hand (not done) whose action is not legal, or -1 when every action is; ``scratch``: int64[65]."""
     for b in range(ints.shape[0]):
         if ints[b, I_END_REASON] >= 0:
             continue
@@ -106,7 +103,7 @@ def batch_first_illegal(cards, ints, actions):
     return -1
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def batch_step(cards, ints, decks, rngs, keys, records, slots, actions):
     """Apply ``actions[b]`` to every hand b not yet done (the caller has checked them all)."""
     for b in range(ints.shape[0]):
@@ -114,7 +111,7 @@ def batch_step(cards, ints, decks, rngs, keys, records, slots, actions):
             apply_action(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], actions[b])
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _set_cards(out, offset, card_set):
     rest = card_set
     while rest:
@@ -123,7 +120,7 @@ def _set_cards(out, offset, card_set):
         rest ^= low
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def batch_observe(cards, ints, out):
     """Write each hand's observation from its acting seat's point of view (zeros once done)."""
     out[:] = 0.0

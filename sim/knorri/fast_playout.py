@@ -43,7 +43,7 @@ FREE_SLOT = np.int16(HISTORY_CAPACITY)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index):
     """Play one hand on to its end, each decision from the seat's policy; log it if ``log`` has room."""
     step = 0

@@ -195,14 +195,14 @@ def below(rng: np.ndarray, stream: int, n: int) -> int:
     return int(next_u64(rng, stream) % U64(n))
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def derive_seed2(seed: np.uint64, step_a: int, step_b: int) -> np.uint64:
     """``sim.rng.derive_seed(seed, step_a, step_b)`` for non-negative steps."""
     value = mix64(U64(seed) + GAMMA * (U64(step_a) + ONE))
     return mix64(value + GAMMA * (U64(step_b) + ONE))
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
     """``sim.rng.derive_seed(seed, step)`` for a non-negative step."""
     return mix64(U64(seed) + GAMMA * (U64(step) + ONE))
@@ -211,7 +211,7 @@ def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
 AGENT_STREAM = 1  # as sim.rng.AGENT_STREAM
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
     """``sim.rng.agent_seed``: the seed of seat ``seat``'s own stream for the hand dealt from ``hand_seed``."""
     return derive_seed2(hand_seed, AGENT_STREAM, seat)
