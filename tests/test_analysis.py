@@ -1,0 +1,206 @@
+"""Analysis of a run: intervals, the Bradley-Terry fit, loading (and refusing) run folders, and the report."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.analysis import ladder, stats
+from experiments.analysis.load import RunFolderError, load_run
+from experiments.analysis.report import FIGURES
+from experiments.analysis.sample import make_small_run
+from experiments.cli import main
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A small run of random and greedy lineups at 3 to 6 seats (every rotation on the same deals)."""
+    return make_small_run(tmp_path_factory.mktemp("analysis") / "run", hands=120, seed=11)
+
+
+@pytest.fixture(scope="module")
+def run(run_dir):
+    return load_run(run_dir)
+
+
+# ----- intervals --------------------------------------------------------------------------------------
+
+
+def test_cluster_ci_of_singleton_clusters_is_the_usual_standard_error():
+    values = np.random.default_rng(1).normal(size=400)
+    mean, half = stats.cluster_mean_ci(values, np.arange(400))
+    assert mean == pytest.approx(values.mean())
+    assert half == pytest.approx(stats.Z95 * values.std(ddof=1) / math.sqrt(400))
+
+
+def test_clusters_of_copies_widen_the_interval_to_the_cluster_count():
+    values = np.random.default_rng(2).normal(size=100)
+    _, alone = stats.cluster_mean_ci(values, np.arange(100))
+    _, copied = stats.cluster_mean_ci(np.repeat(values, 4), np.repeat(np.arange(100), 4))
+    _, naive = stats.cluster_mean_ci(np.repeat(values, 4), np.arange(400))
+    assert copied == pytest.approx(alone)  # four copies of a deal carry no more information than one
+    assert naive < 0.6 * copied
+
+
+def test_wilson_interval_known_values():
+    assert stats.wilson_interval(0.5, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    low, high = stats.wilson_interval(0.0, 50)
+    assert low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.0713, abs=1e-4)
+
+
+def test_proportion_with_independent_rows_is_plain_wilson():
+    hits = np.array([1] * 30 + [0] * 70)
+    share, low, high = stats.proportion_ci(hits, np.arange(100))
+    assert share == 0.3
+    # the cluster variance's small-sample factor G/(G-1) makes the effective size n - 1
+    assert (low, high) == pytest.approx(stats.wilson_interval(0.3, 99), rel=1e-9)
+
+
+# ----- Bradley-Terry ----------------------------------------------------------------------------------
+
+
+def test_bradley_terry_two_agents_is_the_odds_ratio():
+    wins = np.array([[0.0, 75.0], [25.0, 0.0]])
+    log_strength = ladder.bradley_terry(wins, prior_games=0.0)
+    assert log_strength[0] - log_strength[1] == pytest.approx(math.log(3.0), abs=1e-8)
+
+
+def test_bradley_terry_recovers_known_strengths():
+    rng = np.random.default_rng(5)
+    truth = np.array([0.0, 1.0, -0.5, 0.4])
+    wins = np.zeros((4, 4))
+    for a, b in itertools.combinations(range(4), 2):
+        chance = 1.0 / (1.0 + math.exp(truth[b] - truth[a]))
+        won = rng.binomial(20_000, chance)
+        wins[a, b], wins[b, a] = won, 20_000 - won
+    fitted = ladder.bradley_terry(wins)
+    assert fitted - fitted.mean() == pytest.approx(truth - truth.mean(), abs=0.03)
+
+
+def test_a_perfect_record_still_gets_a_finite_rating():
+    fitted = ladder.bradley_terry(np.array([[0.0, 50.0], [0.0, 0.0]]))
+    assert np.all(np.isfinite(fitted)) and fitted[0] > fitted[1]
+
+
+def test_connected_agents_is_the_largest_linked_group():
+    wins = np.zeros((5, 5))
+    wins[0, 1] = wins[1, 2] = 3
+    wins[3, 4] = 1
+    assert ladder.connected_agents(wins).tolist() == [True, True, True, False, False]
+
+
+# ----- a real run -------------------------------------------------------------------------------------
+
+
+def test_loading_reads_every_hand_and_seat_of_the_run(run, run_dir):
+    raw = pd.read_parquet(run_dir / "hands")
+    assert len(run.hands) == len(raw) == run.manifest["hands_total"]
+    assert len(run.seats) == int(raw["n_seats"].astype(int).sum())
+    assert run.complete and run.agents == ["greedy", "random"]
+    assert stats.zero_sum_violations(run) == 0
+
+
+def test_cutoff_shares_equal_direct_counts(run):
+    rates = stats.cutoff_rates(run)
+    for row in rates.itertuples():
+        hands = run.hands[run.hands["table"] == row.table]
+        assert row.share == pytest.approx((hands["end_reason"] == row.reason).mean())
+        assert row.low <= row.share <= row.high
+
+
+def test_positions_count_from_the_first_seat_and_every_hand_has_one_loser(run):
+    seats = run.seats
+    first = run.hands["first_seat"].to_numpy()[seats["hand"].to_numpy()]
+    assert ((seats["seat"] - first) % seats["n_seats"] == seats["position"]).all()
+    assert seats.groupby("hand")["lost"].sum().eq(1).all()
+    positions = stats.position_scores(run)
+    assert positions.groupby("seats")["seat_hands"].sum().to_dict() == run.seats.groupby("n_seats").size().to_dict()
+
+
+def test_pairwise_games_match_a_brute_force_count(run):
+    expected: dict[tuple[str, str], list[float]] = {}
+    for _, hand in run.seats.groupby("hand"):
+        for (_, x), (_, y) in itertools.combinations(hand.iterrows(), 2):
+            if x.agent == y.agent:
+                continue
+            result = 1.0 if x.score > y.score else 0.5 if x.score == y.score else 0.0
+            key, won = ((x.agent, y.agent), result) if x.agent < y.agent else ((y.agent, x.agent), 1.0 - result)
+            expected.setdefault(key, []).append(won)
+    table = ladder.pairwise_results(run).set_index(["agent", "opponent"])
+    for (first, second), results in expected.items():
+        assert table.loc[(first, second), "games"] == len(results)
+        assert table.loc[(first, second), "win_share"] == pytest.approx(np.mean(results))
+        assert table.loc[(second, first), "win_share"] == pytest.approx(1 - np.mean(results))
+
+
+def test_ratings_put_random_at_zero_and_greedy_above_it(run):
+    rated = ladder.ratings(run, bootstrap=50).set_index("agent")
+    assert rated.loc["random", "rating"] == 0.0
+    assert rated.loc["greedy", "low"] > 0 and rated.loc["greedy", "rating"] <= rated.loc["greedy", "high"]
+
+
+# ----- refusing folders, and the command --------------------------------------------------------------
+
+
+def _copy(run_dir, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    return copy
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda run_dir, tmp_path: tmp_path / "nowhere", "does not exist"),
+    (lambda run_dir, tmp_path: (tmp_path / "empty").mkdir() or tmp_path / "empty", "is empty"),
+    (lambda run_dir, tmp_path: (tmp_path / "x.txt").write_text("") or tmp_path / "x.txt", "is a file"),
+])
+def test_missing_empty_or_file_folders_are_refused(run_dir, tmp_path, make, words):
+    with pytest.raises(RunFolderError, match=words):
+        load_run(make(run_dir, tmp_path))
+
+
+def test_another_schema_version_is_refused(run_dir, tmp_path):
+    copy = _copy(run_dir, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["schema_version"] = 99
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RunFolderError, match="schema version 99"):
+        load_run(copy)
+
+
+def test_only_complete_chunks_are_read(run_dir, tmp_path):
+    copy = _copy(run_dir, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    dropped = manifest["chunks_complete"].pop()
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    partial = load_run(copy)
+    chunks = pd.read_parquet(copy / "hands")["chunk"]
+    assert not partial.complete
+    assert len(partial.hands) == len(chunks) - int((chunks == dropped).sum()) < len(chunks)
+    manifest["chunks_complete"] = []
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(RunFolderError, match="no complete chunk"):
+        load_run(copy)
+
+
+def test_report_command_writes_every_figure_and_the_summary(run_dir, tmp_path, capsys):
+    out = tmp_path / "report"
+    assert main(["report", str(run_dir), "--out", str(out)]) == 0
+    assert "9 figures and report.md" in capsys.readouterr().out
+    for spec in FIGURES:
+        png = (out / f"{spec.name}.png").read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) > 10_000
+    summary = (out / "report.md").read_text()
+    assert "all 480 hands sum to zero" in summary
+    assert "## Cut-offs" in summary and "## Bot ladder" in summary and "random = 0" in summary
+
+
+def test_report_command_refuses_a_bad_folder_in_one_line(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err and "Traceback" not in err
