@@ -10,12 +10,16 @@ Each repeat times two fresh processes from start to exit:
 
 The difference is what the runner adds (building Arrow tables, shipping them to
 the writer, zstd parquet, the manifest, the summary). Medians are printed; the
-machine's other load makes single timings noisy.
+machine's other load makes single timings noisy, so the runner's own CPU
+accounting (from the manifest: the workers' CPU inside and outside the engine,
+the writing process's CPU, and the summary) is printed too: it does not depend
+on what else the machine is doing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -80,11 +84,17 @@ def main(argv: list[str] | None = None) -> int:
         return engine_only(args)
     common = ["--seats", str(args.seats), "--agents", args.agents, "--assign", args.assign,
               "--hands", str(args.hands), "--seed", str(args.seed), "--workers", str(args.workers)]
-    run_times, engine_times = [], []
+    with tempfile.TemporaryDirectory() as folder:  # compile or load the kernels once, untimed
+        warm = [c if c != str(args.hands) else "1000" for c in common]
+        compile_s = _timed([sys.executable, "-m", "experiments.cli", "run", *warm, "--no-progress",
+                            "--out", str(Path(folder) / "warm")])
+    run_times, engine_times, accounts = [], [], []
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "run"
             run_times.append(_timed([sys.executable, "-m", "experiments.cli", "run", *common, "--no-progress",
-                                     "--out", str(Path(folder) / "run")]))
+                                     "--out", str(out)]))
+            accounts.append(_cpu_account(out))
         engine_times.append(_timed([sys.executable, str(Path(__file__).resolve()), "--engine-only", *common]))
     run_s, engine_s = statistics.median(run_times), statistics.median(engine_times)
     print(f"{args.hands:,} hands, {args.seats} seats, agents {args.agents}, {args.workers} workers, "
@@ -93,8 +103,30 @@ def main(argv: list[str] | None = None) -> int:
           f"  all: {', '.join(f'{t:.2f}' for t in run_times)}")
     print(f"  engine alone, same chunks and workers:     {engine_s:7.2f} s  ({args.hands / engine_s:,.0f} hands/s)"
           f"  all: {', '.join(f'{t:.2f}' for t in engine_times)}")
-    print(f"  runner overhead: {run_s - engine_s:+.2f} s = {100 * (run_s - engine_s) / engine_s:+.1f}% of engine time")
+    print(f"  runner overhead, wall: {run_s - engine_s:+.2f} s = {100 * (run_s - engine_s) / engine_s:+.1f}% "
+          "of engine time")
+    cpu = {key: statistics.median(a[key] for a in accounts) for key in accounts[0]}
+    print(f"  CPU: engine {cpu['engine']:.2f} s in the workers; runner {cpu['runner']:.2f} s (worker tables "
+          f"{cpu['tables']:.2f}, writer {cpu['writer']:.2f}, summary {cpu['summary']:.2f}) = "
+          f"{100 * cpu['runner'] / cpu['engine']:.1f}% of engine CPU")
+    print(f"  (untimed warm-up run of 1,000 hands first, compiling or loading the kernels: {compile_s:.1f} s)")
     return 0
+
+
+def _cpu_account(out: Path) -> dict[str, float]:
+    """CPU seconds of a finished run: the engine, the workers' table building, the writer, the summary."""
+    from experiments.runner.summary import summarise
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    timings = list(manifest["chunk_seconds"].values())
+    engine = sum(t[2] for t in timings)
+    tables = sum(t[3] - t[2] for t in timings)
+    started = time.process_time()
+    summarise(out)
+    summary = time.process_time() - started
+    writer = manifest["writer_cpu_seconds"]
+    return {"engine": engine, "tables": tables, "writer": writer, "summary": summary,
+            "runner": tables + writer + summary}
 
 
 if __name__ == "__main__":

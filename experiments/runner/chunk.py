@@ -37,8 +37,10 @@ class ChunkResult:
     chunk_id: int
     hands: pa.Table
     actions: pa.Table | None
-    engine_seconds: float  # inside the game adapter
-    seconds: float  # the whole task, tables included
+    engine_seconds: float  # wall time inside the game adapter
+    seconds: float  # wall time of the whole task, tables included
+    engine_cpu: float  # CPU time of this worker process inside the game adapter
+    cpu: float  # CPU time of this worker process for the whole task
 
 
 def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
@@ -51,11 +53,11 @@ def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk's matches through the game adapter and build its tables."""
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
     played = play_matches(table.seats, seeds, seatings, table.match_hands, task.log_actions)
-    engine_seconds = time.perf_counter() - started
+    engine_seconds, engine_cpu = time.perf_counter() - started, time.process_time() - started_cpu
 
     arrangements = len(table.seatings)
     groups = np.repeat(np.arange(chunk.first_group, chunk.first_group + chunk.groups), arrangements)
@@ -85,7 +87,8 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         schema = actions_schema()
         actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
                            schema=schema)
-    return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started)
+    return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
+                       time.process_time() - started_cpu)
 
 
 def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int) -> pa.Table:

@@ -140,6 +140,7 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
 
     Returns the final manifest. Raises ``RunStopped`` when an agent fails.
     """
+    cpu0 = time.process_time()
     manifest = plan.manifest
     expected = {c.id: c.hands for c in plan.chunks}
     storage.remove_temporary_files(out)
@@ -156,8 +157,8 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
         for result in _run(workers, todo):
             storage.write_chunk(out, result.chunk_id, result.hands, result.actions)
             done.add(result.chunk_id)
-            manifest["chunk_seconds"][str(result.chunk_id)] = [round(result.engine_seconds, 3),
-                                                               round(result.seconds, 3)]
+            manifest["chunk_seconds"][str(result.chunk_id)] = [
+                round(t, 4) for t in (result.engine_seconds, result.seconds, result.engine_cpu, result.cpu)]
             storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done)))
             bar.update(result.hands.num_rows)
     except AgentFailure as error:
@@ -169,6 +170,7 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
         raise
     finally:
         bar.close()
+    manifest["writer_cpu_seconds"] = round(manifest.get("writer_cpu_seconds", 0) + time.process_time() - cpu0, 3)
     storage.write_manifest(out, mark(manifest, status="complete"))
     return manifest
 

@@ -55,7 +55,9 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "hands_total": sum(p.hands for p in plans),
         "chunks_total": len(chunks),
         "chunks_complete": [],
-        "chunk_seconds": {},  # chunk id -> [seconds in the game engine, seconds for the whole task]
+        # chunk id -> [engine wall s, task wall s, engine CPU s, task CPU s], as the worker measured them
+        "chunk_seconds": {},
+        "writer_cpu_seconds": 0.0,  # this process's CPU while scheduling, collecting and writing
         "status": "running",
         "error": None,
         "versions": package_versions(),
