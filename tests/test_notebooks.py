@@ -1,0 +1,76 @@
+"""The notebooks run top to bottom without edits: on a given small run, and with no run (they make one)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import nbformat
+import pytest
+from conftest import ROOT
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+from experiments.analysis.sample import make_small_run
+
+NOTEBOOKS = ROOT / "notebooks"
+KERNEL = "knorri-sim-test"
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory):
+    """A kernel spec running this interpreter with the project importable, whatever is installed where."""
+    folder = tmp_path_factory.mktemp("kernels")
+    spec = folder / KERNEL
+    spec.mkdir()
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "knorri-sim tests", "language": "python",
+        "env": {"PYTHONPATH": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline"},
+    }))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return make_small_run(tmp_path_factory.mktemp("notebooks") / "run", hands=120, seed=3)
+
+
+def execute(name: str, kernel_dir, run_dir=None) -> nbformat.NotebookNode:
+    """Run a notebook with ``RUN_DIR`` set in its parameters cell (left as None when ``run_dir`` is None)."""
+    notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    parameters = [cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])]
+    assert len(parameters) == 1 and "RUN_DIR = None" in parameters[0].source
+    if run_dir is not None:
+        parameters[0].source = parameters[0].source.replace("RUN_DIR = None", f"RUN_DIR = {str(run_dir)!r}")
+    manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))
+    client = NotebookClient(notebook, km=manager, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute()
+    return notebook
+
+
+def images(notebook: nbformat.NotebookNode) -> int:
+    return sum("image/png" in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+@pytest.mark.parametrize("name, figures", [("cutoffs", 3), ("scores", 3), ("ladder", 3)])
+def test_notebook_runs_on_a_given_run_and_draws_its_figures(name, figures, kernel_dir, run_dir):
+    notebook = execute(name, kernel_dir, run_dir)
+    assert images(notebook) == figures
+    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+
+
+def test_notebook_makes_its_own_small_run_when_given_none(kernel_dir):
+    notebook = execute("cutoffs", kernel_dir)
+    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    assert "knorri-sample-" in printed and "hands from" in printed
+    assert images(notebook) == 3
+
+
+def test_notebooks_are_committed_without_outputs():
+    for path in NOTEBOOKS.glob("*.ipynb"):
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), path.name
