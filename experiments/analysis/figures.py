@@ -69,11 +69,12 @@ def phase2_length_figure(hands: pd.DataFrame, bin_width: int = 10) -> Figure:
     for seats, group in hands.groupby("n_seats", sort=True):
         counts, edges = np.histogram(group["phase2_actions"], bins=bins)
         share = 100 * counts / len(group)
+        capped = 100 * float((group["end_reason"] == "cap").mean())
         ax.stairs(share, edges, color=SEAT_COLOURS.get(int(seats)), linewidth=1.6,
-                  label=f"{seats} seats ({len(group):,} hands)")
+                  label=f"{seats} seats ({len(group):,} hands, {capped:.1f}% cut at the cap)")
     ax.axvline(PHASE2_CAP, color="black", linestyle="--", linewidth=1.2, label=f"cap: {PHASE2_CAP:,} actions")
     ax.set_yscale("log")
-    ax.set_xlim(0, top)
+    ax.set_xlim(0, top + 4 * bin_width)
     ax.set_xlabel(f"phase-2 actions in the hand (plays and pick-ups; bins of {bin_width})", fontsize=FONT["label"])
     ax.set_ylabel("hands (% of the seat count's hands, log scale)", fontsize=FONT["label"])
     ax.set_title("How long phase 2 runs", fontsize=FONT["title"])
@@ -88,14 +89,20 @@ def cycle_length_figure(counts: pd.DataFrame) -> Figure:
         ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes,
                 fontsize=FONT["label"])
     seat_counts = sorted(counts["seats"].unique()) if not counts.empty else []
-    width = 0.8 / max(1, len(seat_counts))
-    for i, seats in enumerate(seat_counts):
-        part = counts[counts["seats"] == seats]
+    for seats in seat_counts:
+        part = counts[counts["seats"] == seats].sort_values("cycle_length")
         total = part["hands"].sum()
-        ax.bar(part["cycle_length"] + (i - (len(seat_counts) - 1) / 2) * width, 100 * part["hands"] / total,
-               width, color=SEAT_COLOURS.get(int(seats)), label=f"{seats} seats ({total:,} repeats)")
+        ax.plot(part["cycle_length"], 100 * part["hands"] / total, "o-", color=SEAT_COLOURS.get(int(seats)),
+                markersize=5, linewidth=0.8, alpha=0.85, label=f"{seats} seats ({total:,} repeats)")
+    if seat_counts:
+        ax.set_xscale("log")
+        ticks = [t for t in (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1500)
+                 if counts["cycle_length"].min() / 1.5 <= t <= counts["cycle_length"].max() * 1.5]
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.xaxis.set_minor_formatter("")
     ax.set_yscale("log")
-    ax.set_xlabel("cycle length (phase-2 actions between the two equal positions)", fontsize=FONT["label"])
+    ax.set_xlabel("cycle length (phase-2 actions between the two equal positions, log scale)",
+                  fontsize=FONT["label"])
     ax.set_ylabel("repeat-ended hands (% of the seat count's repeats, log)", fontsize=FONT["label"])
     ax.set_title("Cycle lengths of repeated positions", fontsize=FONT["title"])
     if seat_counts:
