@@ -10,12 +10,15 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from experiments.analysis import ladder, stats
 from experiments.analysis.load import RunFolderError, load_run
 from experiments.analysis.report import FIGURES
 from experiments.analysis.sample import make_small_run
 from experiments.cli import main
+from experiments.runner.config import build_config, load_file
+from experiments.runner.plan import table_plans
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +207,10 @@ def test_report_command_refuses_a_bad_folder_in_one_line(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not exist" in err and "Traceback" not in err
+
+
+def test_the_readme_figures_config_plays_every_seat_count_and_over_100k_hands():
+    config = build_config(load_file(ROOT / "experiments" / "analysis" / "readme_figures.toml"))
+    plans = table_plans(config)
+    assert sum(plan.hands for plan in plans) >= 100_000
+    assert {plan.seats for plan in plans} == {3, 4, 5, 6}
