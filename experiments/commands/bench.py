@@ -4,7 +4,9 @@ Both engines play the same hands with the same choices (each seat draws from its
 own splitmix64 stream, as ``RandomAgent``), so their numbers compare like with
 like. The compiled engine is warmed up before timing: its compile time (or the
 time to load it from the on-disk cache) is reported apart and never counted in
-a rate. Each case is timed ``--repeat`` times and the median is reported.
+a rate. Each case is timed ``--repeat`` times and the median is reported. Rates
+are per wall-clock second; the CPU seconds the process used are shown beside
+them, since on a shared machine the two differ.
 """
 
 from __future__ import annotations
@@ -57,24 +59,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"Uniform random hands; median of {args.repeat} timings; rates exclude compile time.")
         if compile_s is not None:
             print(f"Fast engine: compiling (or loading the cached machine code) took {compile_s:.1f} s before timing.")
-        print(f"{'engine':<10} {'seats':>5} {'workers':>7} {'hands':>9} {'hands/s':>12} {'actions/s':>14}")
+        print(f"{'engine':<10} {'seats':>5} {'workers':>7} {'hands':>9} {'hands/s':>12} {'actions/s':>14} "
+              f"{'wall s':>8} {'CPU s':>8}")
     for engine in engines:
         hands = args.hands or DEFAULT_HANDS[engine]
         for n_seats in seats:
             for workers in worker_counts:
                 timings = [_time_case(engine, n_seats, hands, workers, repeat) for repeat in range(args.repeat)]
-                seconds = statistics.median(t for t, _ in timings)
-                actions = statistics.median(a for _, a in timings)
+                seconds = statistics.median(t for t, _, _ in timings)
+                actions = statistics.median(a for _, a, _ in timings)
+                cpu = statistics.median(c for _, _, c in timings)
                 case = {"engine": engine, "seats": n_seats, "workers": workers, "hands": hands,
                         "hands_per_s": round(hands / seconds, 1), "actions_per_s": round(actions / seconds, 1),
-                        "repeats": args.repeat}
+                        "repeats": args.repeat, "wall_s": round(seconds, 3), "cpu_s": round(cpu, 3)}
                 if engine == "fast":
                     case["compile_s"] = round(compile_s, 2)
                 if args.json:
                     print(json.dumps(case), flush=True)
                 else:
                     print(f"{engine:<10} {n_seats:>5} {workers:>7} {hands:>9,} {case['hands_per_s']:>12,.0f} "
-                          f"{case['actions_per_s']:>14,.0f}", flush=True)
+                          f"{case['actions_per_s']:>14,.0f} {seconds:>8.2f} {cpu:>8.2f}", flush=True)
     return 0
 
 
@@ -87,31 +91,34 @@ def _warm_up_fast() -> float:
     return time.perf_counter() - start
 
 
-def _time_case(engine: str, n_seats: int, hands: int, workers: int, repeat: int) -> tuple[float, int]:
-    """Seconds to play ``hands`` random hands, and the phase-2 actions they took."""
+def _time_case(engine: str, n_seats: int, hands: int, workers: int, repeat: int) -> tuple[float, int, float]:
+    """Wall seconds to play ``hands`` random hands, the phase-2 actions they took, and the CPU seconds used."""
     seeds = np.arange(repeat * hands, (repeat + 1) * hands, dtype=np.uint64)
     if engine == "fast":
         from sim.knorri.batch import play_batch
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         results = play_batch(n_seats, seeds, 0, "random", workers=workers)
-        return time.perf_counter() - start, int(results.phase2_actions.sum())
+        return time.perf_counter() - start, int(results.phase2_actions.sum()), time.process_time() - cpu
     if workers == 1:
-        return _timed_reference(n_seats, seeds)
+        start, cpu = time.perf_counter(), time.process_time()
+        actions = _reference_hands(n_seats, seeds.tolist())
+        return time.perf_counter() - start, actions, time.process_time() - cpu
     from joblib import Parallel, delayed
 
     pool = Parallel(n_jobs=workers)
     pool(delayed(_reference_hands)(n_seats, []) for _ in range(workers))  # start the worker processes untimed
     parts = np.array_split(seeds, workers)
     start = time.perf_counter()
-    actions = sum(pool(delayed(_reference_hands)(n_seats, p.tolist()) for p in parts))
-    return time.perf_counter() - start, actions
+    timed = pool(delayed(_timed_reference)(n_seats, p) for p in parts)
+    return time.perf_counter() - start, sum(a for a, _ in timed), sum(c for _, c in timed)
 
 
-def _timed_reference(n_seats: int, seeds: np.ndarray) -> tuple[float, int]:
-    start = time.perf_counter()
+def _timed_reference(n_seats: int, seeds: np.ndarray) -> tuple[int, float]:
+    """Phase-2 actions and CPU seconds of one worker's share of the reference hands."""
+    cpu = time.process_time()
     actions = _reference_hands(n_seats, seeds.tolist())
-    return time.perf_counter() - start, actions
+    return actions, time.process_time() - cpu
 
 
 def _reference_hands(n_seats: int, seeds: list[int]) -> int:
