@@ -11,13 +11,14 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ROOT
 
+from agents.base import known_agents, parse_spec
 from experiments.cli import main
 from experiments.runner.config import ConfigError, TableConfig, build_config, load_file, split_agent_specs
 from experiments.runner.execute import run_experiment
 from experiments.runner.plan import arrangements, table_plans
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from sim.knorri.match import play_match
-from sim.knorri.simulate import HAND_COLUMNS, replay
+from sim.knorri.simulate import HAND_COLUMNS, check_lineup, replay
 from sim.rng import derive_seed
 
 
@@ -68,8 +69,14 @@ def test_toml_and_yaml_files_give_the_same_config(tmp_path):
 
 
 def test_every_checked_in_config_is_valid():
-    for path in sorted((ROOT / "experiments" / "configs").glob("*.toml")):
-        assert build_config(load_file(path), str(path)).tables
+    paths = sorted((ROOT / "experiments" / "configs").glob("*.*"))
+    assert {p.suffix for p in paths} >= {".toml", ".yaml"}
+    for path in paths:
+        if path.suffix in (".toml", ".yaml"):
+            for table in build_config(load_file(path), str(path)).tables:
+                check_lineup(table.seats, table.agents)
+    default = build_config(load_file(ROOT / "experiments" / "configs" / "default.toml"))
+    assert {parse_spec(spec)[0] for spec in default.tables[0].agents} == set(known_agents())
 
 
 @pytest.mark.parametrize("raw, words", [
