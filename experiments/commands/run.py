@@ -126,8 +126,8 @@ def _check_new_folder(out: Path, config: RunConfig) -> None:
     """Refuse a folder that is a file, holds another run, or already holds this one (use --resume)."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
-    if not out.exists() or not any(out.iterdir()):
-        return
+    if not out.exists() or all(p.name.endswith(".tmp") for p in out.iterdir()):
+        return  # new, empty, or only a manifest half written by a run killed at its very start
     manifest = storage.read_manifest(out)
     if manifest is None:
         raise ConfigError(f"--out {str(out)!r} is not empty and holds no knorri-sim run: give a new or empty folder")
