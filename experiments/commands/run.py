@@ -37,8 +37,9 @@ EXPERIMENT_OPTIONS = {"config": None, "seats": "seats", "agents": "agents", "ass
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run``; every one defaults to the config file's value."""
-    parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file "
-                        "(default: experiments/configs/default.toml)")
+    parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file (default: "
+                        "experiments/configs/default.toml); options given here override its keys, the "
+                        "rest (e.g. assign = rotate in the default) come from it")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6; one table per count")
     parser.add_argument("--agents", metavar="SPECS",
                         help="one agent spec per seat (or one for all), separated by ';' or by commas: "
@@ -60,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-actions", action="store_true", default=None,
                         help="also write every decision (actions/ table), enough to replay every hand")
     parser.add_argument("--chunk-hands", type=int, metavar="N", help="hands per chunk (shard); default about 1/64 "
-                        "of the run, 500 to 20,000")
+                        "of the run, at most 20,000 for compiled lineups and 200 for Python agents")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
