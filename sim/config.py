@@ -15,7 +15,10 @@ here once and nowhere else:
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Sequence
+from pathlib import Path
 
 KERNEL: dict[str, bool] = {
     "cache": True,
@@ -48,3 +51,29 @@ caller at numba's level instead.
 def default_workers() -> int:
     """How many worker threads the parallel kernels use when the caller does not say: every core."""
     return max(1, os.cpu_count() or 1)
+
+
+def drop_stale_cache(module_file: str, dependencies: Sequence[str]) -> None:
+    """Delete ``module_file``'s numba cache if any file it compiles in has changed since it was written.
+
+    Numba checks only the kernel's own source file before reusing cached machine code,
+    but the engine's kernels inline functions from other modules: edit one of those and
+    the cache would keep running the old code. This keeps a fingerprint of every
+    dependency next to the cache and clears the cache when the fingerprint moves.
+    Call it at the top of a kernel module, before any kernel runs.
+    """
+    source = Path(module_file)
+    cache_dir = source.parent / "__pycache__"
+    digest = hashlib.sha256()
+    for name in sorted(dependencies):
+        digest.update(Path(name).read_bytes())
+    stamp = cache_dir / f"{source.stem}.deps"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        for cached in cache_dir.glob(f"{source.stem}.*.nb[ic]"):
+            cached.unlink()
+        cache_dir.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:  # a read-only install: numba cannot cache there either
+        pass

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
+from sim.knorri import fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 from sim.knorri.fast_state import (
     BEATERS,
@@ -71,6 +72,9 @@ from sim.knorri.fast_state import (
     popcount,
     top_card,
 )
+
+# Kernels here inline fast_state's helpers: drop this module's numba cache when that file changes.
+config.drop_stale_cache(__file__, [fast_state.__file__, config.__file__])
 
 SIX_BITS = U64(63)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config
+from sim.knorri import fast, fast_policies, fast_state
 from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
 from sim.knorri.fast_state import (
@@ -62,6 +63,10 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("phase2_actions", 1, "plays and pick-ups so far (the hand is cut off at 1,500)"),
 )
 """The observation tensor's layout: (name, width, meaning), in order."""
+
+# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
+# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_policies, config)])
 
 
 def _offsets() -> dict[str, int]:

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
+from sim.knorri import fast, fast_policies, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.fast import apply_action, init_hand, legal_actions, reset_slots
 from sim.knorri.fast_policies import choose
@@ -41,6 +42,10 @@ HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the 
 SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short
 FREE_SLOT = np.int16(HISTORY_CAPACITY)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
+
+# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
+# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_policies, config)])
 
 
 @njit(**config.STEP_KERNEL)

@@ -30,7 +30,11 @@ import numpy as np
 from numba import njit
 
 from sim import config
+from sim.knorri import fast_state
 from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT, below
+
+# Kernels here inline fast_state's helpers: drop this module's numba cache when that file changes.
+config.drop_stale_cache(__file__, [fast_state.__file__, config.__file__])
 
 PROTOCOL = 0
 """The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
