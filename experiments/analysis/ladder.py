@@ -50,7 +50,7 @@ def pair_games(run: Run) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray,
     agent = np.full((hands, width), -1, dtype=np.int64)
     score = np.zeros((hands, width), dtype=np.int64)
     rows, cols = seats["hand"].to_numpy(), seats["seat"].to_numpy()
-    agent[rows, cols] = seats["agent"].map(code).to_numpy()
+    agent[rows, cols] = seats["agent"].map(code).astype(np.int64).to_numpy()
     score[rows, cols] = seats["score"].to_numpy()
     cluster_of_hand = np.zeros(hands, dtype=np.int64)
     cluster_of_hand[rows] = seats["cluster"].to_numpy()
@@ -89,13 +89,17 @@ def pairwise_results(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["agent", "opponent", "games", "win_share", "ci95"])
 
 
-def win_matrix(n_agents: int, a: np.ndarray, b: np.ndarray, result: np.ndarray,
+def win_matrix(n_agents: int, a: np.ndarray, b: np.ndarray, a_wins: np.ndarray, games: np.ndarray,
                weights: np.ndarray | None = None) -> np.ndarray:
-    """``W[x, y]``: (weighted) games agent x won against y, a tie counting half."""
+    """``W[x, y]``: (weighted) games agent x won against y, a tie counting half.
+
+    Row ``i`` says that ``a[i]`` won ``a_wins[i]`` of ``games[i]`` games against ``b[i]``.
+    """
     weights = np.ones(len(a)) if weights is None else weights
-    wins = np.bincount(a * n_agents + b, weights=weights * result, minlength=n_agents * n_agents)
-    losses = np.bincount(a * n_agents + b, weights=weights * (1.0 - result), minlength=n_agents * n_agents)
-    return wins.reshape(n_agents, n_agents) + losses.reshape(n_agents, n_agents).T
+    index = a * n_agents + b
+    won = np.bincount(index, weights=weights * a_wins, minlength=n_agents * n_agents)
+    lost = np.bincount(index, weights=weights * (games - a_wins), minlength=n_agents * n_agents)
+    return won.reshape(n_agents, n_agents) + lost.reshape(n_agents, n_agents).T
 
 
 def bradley_terry(wins: np.ndarray, prior_games: float = 1.0, iterations: int = 10_000,
@@ -166,7 +170,13 @@ def _ratings(run: Run, bootstrap: int, seed: int) -> pd.DataFrame:
     if n < 2 or len(a) == 0:
         return pd.DataFrame([{"agent": name, "games": 0, "rating": math.nan, "low": math.nan, "high": math.nan}
                              for name in agents], columns=columns)
-    wins = win_matrix(n, a, b, result)
+    # One row per (deal group, pair of agents): the bootstrap reweights deal groups, never single games.
+    key = (cluster * n + a) * n + b
+    unique, row = np.unique(key, return_inverse=True)
+    a_wins = np.bincount(row, weights=result)
+    games = np.bincount(row).astype(np.float64)
+    a, b, cluster = (unique // n) % n, unique % n, unique // (n * n)
+    wins = win_matrix(n, a, b, a_wins, games)
     keep = connected_agents(wins)
     anchor = agents.index(ANCHOR) if ANCHOR in agents and keep[agents.index(ANCHOR)] else None
 
@@ -183,10 +193,10 @@ def _ratings(run: Run, bootstrap: int, seed: int) -> pd.DataFrame:
     draws = np.empty((bootstrap, n))
     for k in range(bootstrap):
         weights = rng.poisson(1.0, dense.max() + 1)[dense].astype(np.float64)
-        draws[k] = fit(win_matrix(n, a, b, result, weights))
+        draws[k] = fit(win_matrix(n, a, b, a_wins, games, weights))
     low, high = np.nanpercentile(draws, [2.5, 97.5], axis=0) if bootstrap else (point * np.nan, point * np.nan)
-    games = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
-    frame = pd.DataFrame({"agent": agents, "games": games, "rating": point, "low": low, "high": high},
+    played = np.bincount(a, weights=games, minlength=n) + np.bincount(b, weights=games, minlength=n)
+    frame = pd.DataFrame({"agent": agents, "games": played.astype(np.int64), "rating": point, "low": low, "high": high},
                          columns=columns)
     return frame.sort_values("rating", ascending=False, ignore_index=True, na_position="last")
 

@@ -78,7 +78,7 @@ def load_run(folder: str | Path) -> Run:
     tables = lineup_table(manifest)
     hands = _hands_frame(data, tables)
     seats = _seats_frame(data, hands)
-    agents = sorted(seats["agent"].unique().tolist())
+    agents = sorted(str(name) for name in seats["agent"].unique())
     return Run(folder, manifest, tables, hands, seats, len(paths), int(manifest.get("chunks_total", len(paths))),
                agents)
 
@@ -171,30 +171,37 @@ def _hands_frame(data: pa.Table, tables: pd.DataFrame) -> pd.DataFrame:
 def _seats_frame(data: pa.Table, hands: pd.DataFrame) -> pd.DataFrame:
     """One row per seat that a hand's table has: agent, score, turn position from the first seat, lost or not."""
     width = sum(1 for name in data.column_names if name.startswith("score_"))
-    parts = []
+    agent_names = sorted({name for seat in range(width)
+                          for name in data.column(f"agent_{seat}").combine_chunks().dictionary.to_pylist()})
+    parts: dict[str, list[np.ndarray]] = {"hand": [], "seat": [], "agent": [], "score": []}
     for seat in range(width):
         agents = data.column(f"agent_{seat}").combine_chunks()
-        present = agents.is_valid().to_numpy(zero_copy_only=False)
-        if not present.any():
-            continue
-        rows = np.flatnonzero(present)
-        names = np.asarray(agents.dictionary.to_pylist(), dtype=object)
-        codes = pc.fill_null(agents.indices, 0).to_numpy()[rows]
-        scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()[rows].astype(np.int64)
-        n_seats = hands["n_seats"].to_numpy()[rows]
-        parts.append(pd.DataFrame({
-            "hand": rows,
-            "seat": seat,
-            "position": (seat - hands["first_seat"].to_numpy()[rows]) % n_seats,
-            "agent": names[codes],
-            "score": scores,
-            "lost": hands["loser"].to_numpy()[rows] == seat,
-        }))
-    seats = pd.concat(parts, ignore_index=True)
-    for name in ("table", "n_seats", "lineup", "cluster", "end_reason"):
-        seats[name] = hands[name].to_numpy()[seats["hand"].to_numpy()]
-    seats["agent"] = seats["agent"].astype(str)
-    return seats.sort_values(["hand", "seat"], ignore_index=True)
+        rows = np.flatnonzero(agents.is_valid().to_numpy(zero_copy_only=False))
+        to_ours = np.asarray([agent_names.index(name) for name in agents.dictionary.to_pylist()], dtype=np.int16)
+        parts["hand"].append(rows)
+        parts["seat"].append(np.full(len(rows), seat, dtype=np.int64))
+        parts["agent"].append(to_ours[pc.fill_null(agents.indices, 0).to_numpy()[rows]])
+        parts["score"].append(pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()[rows].astype(np.int64))
+    hand = np.concatenate(parts["hand"])
+    order = np.argsort(hand, kind="stable")  # hand by hand, seats in order within each
+    hand = hand[order]
+    seat = np.concatenate(parts["seat"])[order]
+    n_seats = hands["n_seats"].to_numpy()[hand]
+    columns = {
+        "hand": hand,
+        "seat": seat,
+        "position": (seat - hands["first_seat"].to_numpy()[hand]) % n_seats,
+        "agent": pd.Categorical.from_codes(np.concatenate(parts["agent"])[order], categories=agent_names),
+        "score": np.concatenate(parts["score"])[order],
+        "lost": hands["loser"].to_numpy()[hand] == seat,
+        "table": hands["table"].to_numpy()[hand],
+        "n_seats": n_seats,
+        "cluster": hands["cluster"].to_numpy()[hand],
+    }
+    for name in ("lineup", "end_reason"):
+        column = hands[name].astype("category")
+        columns[name] = pd.Categorical.from_codes(column.cat.codes.to_numpy()[hand], categories=column.cat.categories)
+    return pd.DataFrame(columns)
 
 
 def _cluster_ids(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:

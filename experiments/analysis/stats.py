@@ -20,7 +20,7 @@ Z95 = 1.959964
 
 
 def cluster_mean_ci(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float]:
-    """The mean of ``values`` and the half-width of its 95% CI, clusters of values being the independent units.
+    """The mean of ``values`` and the half-width of its 95% CI, clusters (ids 0, 1, ...) being the independent units.
 
     The variance is the cluster-robust (sandwich) one of a ratio estimator:
     ``G/(G-1) * sum_g (S_g - mean * n_g)^2 / N^2`` over the G clusters. NaN with fewer than two clusters.
@@ -29,15 +29,22 @@ def cluster_mean_ci(values: np.ndarray, clusters: np.ndarray) -> tuple[float, fl
     if len(values) == 0:
         return math.nan, math.nan
     mean = float(values.mean())
-    _, dense = np.unique(np.asarray(clusters), return_inverse=True)
-    sums = np.bincount(dense, weights=values)
-    counts = np.bincount(dense).astype(np.float64)
+    sums, counts = cluster_totals(values, clusters)
     groups = len(sums)
     if groups < 2:
         return mean, math.nan
     residual = sums - mean * counts
     variance = groups / (groups - 1) * float(np.sum(residual**2)) / float(counts.sum()) ** 2
     return mean, Z95 * math.sqrt(variance)
+
+
+def cluster_totals(values: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sum and the count of ``values`` in every cluster that has any (non-negative integer cluster ids)."""
+    clusters = np.asarray(clusters, dtype=np.int64)
+    sums = np.bincount(clusters, weights=values)
+    counts = np.bincount(clusters).astype(np.float64)
+    used = counts > 0
+    return sums[used], counts[used]
 
 
 def proportion_ci(hits: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
@@ -53,7 +60,7 @@ def proportion_ci(hits: np.ndarray, clusters: np.ndarray) -> tuple[float, float,
     if n == 0:
         return math.nan, math.nan, math.nan
     share, half = cluster_mean_ci(hits, clusters)
-    clusters_count = len(np.unique(clusters))
+    clusters_count = int(np.count_nonzero(np.bincount(np.asarray(clusters, dtype=np.int64))))
     variance = (half / Z95) ** 2 if not math.isnan(half) else math.nan
     if 0 < share < 1 and variance > 0:
         effective = min(float(n), share * (1 - share) / variance)
