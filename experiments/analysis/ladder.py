@@ -116,6 +116,8 @@ def bradley_terry(wins: np.ndarray, prior_games: float = 1.0, iterations: int = 
     wins += np.where(met, prior_games / 2.0, 0.0)
     games = wins + wins.T
     played = met.any(axis=1)
+    if not played.any():
+        return np.full(len(wins), np.nan)
     strength = np.where(played, 1.0, np.nan)
     total_wins = wins.sum(axis=1)
     for _ in range(iterations):
@@ -194,7 +196,11 @@ def _ratings(run: Run, bootstrap: int, seed: int) -> pd.DataFrame:
     for k in range(bootstrap):
         weights = rng.poisson(1.0, dense.max() + 1)[dense].astype(np.float64)
         draws[k] = fit(win_matrix(n, a, b, a_wins, games, weights))
-    low, high = np.nanpercentile(draws, [2.5, 97.5], axis=0) if bootstrap else (point * np.nan, point * np.nan)
+    low, high = np.full(n, np.nan), np.full(n, np.nan)
+    for agent in range(n):
+        finite = draws[:, agent][np.isfinite(draws[:, agent])]
+        if len(finite):
+            low[agent], high[agent] = np.percentile(finite, [2.5, 97.5])
     played = np.bincount(a, weights=games, minlength=n) + np.bincount(b, weights=games, minlength=n)
     frame = pd.DataFrame({"agent": agents, "games": played.astype(np.int64), "rating": point, "low": low, "high": high},
                          columns=columns)
