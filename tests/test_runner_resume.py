@@ -51,7 +51,7 @@ def test_a_run_killed_with_sigkill_resumes_to_every_hand_exactly_once(tmp_path):
     done_before = len(list((out / "hands").glob("part-*.parquet")))
     assert manifest["status"] == "running" and done_before < manifest["chunks_total"]
 
-    resumed = knorri_sim("run", "--resume", str(out), "--workers", "2", "--no-progress")
+    resumed = knorri_sim("run", "--resume", str(out), "--workers", "1", "--no-progress")
     stdout, stderr = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, stderr
     assert not list(out.rglob("*.tmp"))
