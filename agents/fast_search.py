@@ -38,6 +38,7 @@ from sim.knorri.fast_playout import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.fast_policies import GREEDY, RANDOM, choose
 from sim.knorri.fast_state import (
     I_END_REASON,
+    I_HIST_LEN,
     I_N_SEATS,
     I_SCORE,
     I_TO_MOVE,
@@ -57,6 +58,12 @@ POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 
 UNEXPANDED = -1
 
+MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL = 0, 1, 2
+OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL}
+"""How the other seats choose inside the tree: ``maxn`` each searches for itself (a node per legal
+action), ``greedy`` each plays greedy's choice, ``loginf`` each plays ``loginf``'s choice (greedy
+with a one-decision look-ahead); with a model, only the searching seat's nodes branch."""
+
 
 class Scratch:
     """One set of rows the search steps (a position copied from the root each iteration)."""
@@ -75,6 +82,10 @@ class Scratch:
     def rows(self) -> tuple[np.ndarray, ...]:
         """The scratch rows in the order the kernels take them."""
         return self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots, self.legal, self.values
+
+    def state_rows(self) -> tuple[np.ndarray, ...]:
+        """The rows that hold a position: cards, ints, deck, rng, keys, records, slots."""
+        return self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots
 
 
 # ----- kernels --------------------------------------------------------------------------------------
@@ -113,18 +124,72 @@ def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, value
 
 
 @njit(**config.KERNEL)
-def _expand(node, cards, ints, rng, legal, child_start, child_count, action, mover, used):
-    """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full."""
+def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
+    """Copy a scratch position (with the positions it remembers) into a second set of rows."""
+    cards2[:] = cards
+    ints2[:] = ints
+    deck2[:] = deck
+    rng2[:] = rng
+    remembered = ints[I_HIST_LEN]
+    keys2[:remembered] = keys[:remembered]
+    records2[:remembered] = records[:remembered]
+    reset_slots(ints2, keys2, slots2, FREE_SLOT)
+
+
+@njit(**config.KERNEL)
+def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                      cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+    """``loginf``'s choice: the legal action whose greedy playout scores best for the seat to move.
+
+    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does.
+    """
+    seat = ints[I_TO_MOVE]
+    best, best_value = preferred, -1.0
+    for k in range(-1, n_legal):
+        candidate = preferred if k < 0 else legal[k]
+        if k >= 0 and candidate == preferred:
+            continue
+        _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2)
+        apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
+        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, GREEDY, values)
+        if values[seat] > best_value:
+            best, best_value = candidate, values[seat]
+    return best
+
+
+@njit(**config.KERNEL)
+def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
+                        values, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
+    """``loginf``'s choice at the root position, as the ``loginf`` opponent model makes it in the tree."""
+    _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+    n_legal = legal_actions(cards, ints, legal)
+    preferred = choose(GREEDY, ints[I_TO_MOVE], legal, n_legal, cards, ints, rng)
+    return _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                             cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
+
+
+@njit(**config.KERNEL)
+def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
+            model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+    """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
+
+    At another seat's node under an opponent model, the one child is the model's choice.
+    """
     n_legal = legal_actions(cards, ints, legal)
     first = used[0]
     if first + n_legal > action.shape[0]:
         return False
     seat = ints[I_TO_MOVE]
     preferred = choose(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    if seat != hero and model != MAXN:
+        if model == LOOKAHEAD_MODEL and n_legal > 1:
+            preferred = _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
+        n_legal = 1
     action[first] = preferred
     at = first + 1
     for i in range(n_legal):
-        if legal[i] != preferred:
+        if legal[i] != preferred and at < first + n_legal:
             action[at] = legal[i]
             at += 1
     for child in range(first, first + n_legal):
@@ -158,9 +223,14 @@ def _select(node, c, child_start, child_count, mover, visits, totals):
 def uct_iterations(cards0, ints0, deck0, keys0, records0,
                    cards, ints, deck, rng, keys, records, slots, legal, values,
                    child_start, child_count, action, mover, visits, totals, used, path,
-                   n_iterations, c, policy, search_rng):
-    """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root)."""
+                   n_iterations, c, policy, search_rng, model,
+                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
+    """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root).
+
+    The seat to move at the root searches; the others follow ``model`` (``OPPONENT_MODELS``).
+    """
     n = ints0[I_N_SEATS]
+    hero = ints0[I_TO_MOVE]
     for _ in range(n_iterations):
         _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         _seed_streams(rng, search_rng)
@@ -171,7 +241,9 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
             if child_count[node] == UNEXPANDED:
                 if node != 0 and visits[node] == 0:
                     break  # a new leaf: play it out
-                if not _expand(node, cards, ints, rng, legal, child_start, child_count, action, mover, used):
+                if not _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action,
+                               mover, used, model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
+                               legal2, values):
                     break  # the tree is full: play out from here
             node = _select(node, c, child_start, child_count, mover, visits, totals)
             apply_action(cards, ints, deck, rng, keys, records, slots, action[node])
@@ -224,6 +296,7 @@ class TreeSearch:
         self.used = np.zeros(1, dtype=np.int64)
         self.path = np.zeros(capacity + 1, dtype=np.int64)
         self.scratch = Scratch()
+        self.lookahead = Scratch()
 
     def start(self, rows: tuple[np.ndarray, ...]) -> None:
         """Forget the last tree and root the next one at ``rows`` (from ``batch.position_rows``)."""
@@ -234,11 +307,11 @@ class TreeSearch:
         self.child_count[0] = UNEXPANDED
         self.used[0] = 1
 
-    def iterate(self, n_iterations: int, c: float, policy: int, search_rng: np.ndarray) -> None:
-        """Grow the tree by ``n_iterations`` iterations."""
+    def iterate(self, n_iterations: int, c: float, policy: int, search_rng: np.ndarray, model: int = MAXN) -> None:
+        """Grow the tree by ``n_iterations`` iterations, the other seats following ``model``."""
         uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
                        self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c, policy,
-                       search_rng)
+                       search_rng, model, *self.lookahead.state_rows(), self.lookahead.legal)
 
     def root_children(self) -> list[tuple[int, int, float]]:
         """``(action, visits, mean value for the seat to move)`` of every root child, greedy's choice first."""
@@ -249,6 +322,11 @@ class TreeSearch:
         return [(int(self.action[child]), int(self.visits[child]),
                  float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0)
                 for child in range(first, first + count)]
+
+
+def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: Scratch) -> int:
+    """The ``loginf`` opponent model's choice at a phase-2 position (compiled ``loginf``)."""
+    return int(lookahead_from_root(*rows, *scratch.rows(), *lookahead.state_rows(), lookahead.legal))
 
 
 def most_visited(children: list[tuple[int, int, float]]) -> int:

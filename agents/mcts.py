@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import register
-from agents.fast_search import POLICY_IDS, Scratch, TreeSearch, most_visited, sampled_stock_search
+from agents.fast_search import OPPONENT_MODELS, POLICY_IDS, Scratch, TreeSearch, most_visited, sampled_stock_search
 from agents.greedy import greedy_action
 from agents.playout import PLAYOUT_POLICIES
 from agents.tracker import KnorriTracker
@@ -43,6 +43,7 @@ from sim.rng import SplitMix64, derive_seed
 
 DEFAULT_ITERS = 1000
 DEFAULT_C = 0.4
+DEFAULT_OTHERS = "maxn"
 CHUNK = 64  # iterations per compiled call under a time budget: the clock is read between calls
 NODES_PER_ITERATION = 24  # tree capacity per iteration; a full tree stops growing and plays out from its leaves
 
@@ -50,10 +51,11 @@ NODES_PER_ITERATION = 24  # tree capacity per iteration; a full tree stops growi
 class MCTSAgent:
     """UCT over the deduced position (phase 2), sampled stock orders (phase 1); compiled search."""
 
-    PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int}
+    PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "others": str,
+                                   "seed": int}
 
     def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
-                 rollout: str = "greedy", spec_seed: int = 0) -> None:
+                 rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0) -> None:
         if iters < 1:
             raise ValueError(f"iters={iters}: give at least 1 playout per decision")
         if time < 0:
@@ -62,7 +64,10 @@ class MCTSAgent:
             raise ValueError(f"c={c}: the exploration constant is 0 or more")
         if rollout not in PLAYOUT_POLICIES:
             raise ValueError(f"rollout={rollout!r} is unknown: use {' or '.join(PLAYOUT_POLICIES)}")
-        self.name = f"mcts:iters={iters},c={c},rollout={rollout}" + (f",time={time}" if time else "")
+        if others not in OPPONENT_MODELS:
+            raise ValueError(f"others={others!r} is unknown: use {', '.join(OPPONENT_MODELS)}")
+        self.name = f"mcts:iters={iters},c={c},rollout={rollout},others={others}" + (f",time={time}" if time else "")
+        self._model = OPPONENT_MODELS[others]
         self.iters, self.time_budget, self.c, self.rollout = iters, time, c, rollout
         self._policy = POLICY_IDS[rollout]
         self._spec_seed = spec_seed
@@ -99,12 +104,12 @@ class MCTSAgent:
         tree = self._tree_for(self.n_seats)
         tree.start(position_rows(self.tracker.position()))
         if self.time_budget <= 0:
-            tree.iterate(self.iters, self.c, self._policy, self._search_rng)
+            tree.iterate(self.iters, self.c, self._policy, self._search_rng, self._model)
         else:
             deadline = time.perf_counter() + self.time_budget
-            tree.iterate(CHUNK, self.c, self._policy, self._search_rng)
+            tree.iterate(CHUNK, self.c, self._policy, self._search_rng, self._model)
             while time.perf_counter() < deadline:
-                tree.iterate(CHUNK, self.c, self._policy, self._search_rng)
+                tree.iterate(CHUNK, self.c, self._policy, self._search_rng, self._model)
         return most_visited(tree.root_children())
 
     def _tree_for(self, n_seats: int) -> TreeSearch:
