@@ -169,6 +169,17 @@ def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck
 
 
 @njit(**config.KERNEL)
+def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
+                  values, policy, seed):
+    """Play the root position out once with ``policy`` at every seat (streams from ``seed``); final scores in ints."""
+    _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+    search_rng = np.zeros(1, dtype=np.uint64)
+    search_rng[0] = seed
+    _seed_streams(rng, search_rng)
+    _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+
+
+@njit(**config.KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
             model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
@@ -322,6 +333,13 @@ class TreeSearch:
         return [(int(self.action[child]), int(self.visits[child]),
                  float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0)
                 for child in range(first, first + count)]
+
+
+def play_out(rows: tuple[np.ndarray, ...], policy: int, seed: int, scratch: Scratch) -> list[float]:
+    """Every seat's final score after one compiled playout of a position (from ``batch.position_rows``)."""
+    play_out_root(*rows, *scratch.rows(), policy, np.uint64(seed))
+    n = int(scratch.ints[I_N_SEATS])
+    return [float(score) for score in scratch.ints[I_SCORE:I_SCORE + n]]
 
 
 def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: Scratch) -> int:

@@ -4,8 +4,8 @@ Search agents (``loginf``'s look-ahead, ``mcts``'s leaf values) only need
 ``evaluate(hand) -> scores``. Two evaluators offer it:
 
 - ``PythonPlayout`` clones the reference hand and plays it out in Python;
-- ``CompiledPlayout`` hands the position to the fast engine's compiled
-  rollouts when that engine is installed.
+- ``CompiledPlayout`` reads the position into the fast engine's rows and plays
+  it out in one compiled call.
 
 ``make_playout`` picks the evaluator for every search agent: switching them all
 to compiled playouts is the one constant ``USE_COMPILED``.
@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import numpy as np
-
 from agents.greedy import greedy_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
 PLAYOUT_POLICIES = ("random", "greedy")
-USE_COMPILED = False  # True once the fast engine's rollout_scores(hand, n, policy, seed) is installed
+USE_COMPILED = True  # compiled playouts (same greedy scores as Python, tested); False for Python everywhere
 
 
 class Playout(Protocol):
@@ -66,23 +64,30 @@ def finish_in_place(game: KnorriHand, policy: str, stream: SplitMix64) -> None:
 
 
 class CompiledPlayout:
-    """The fast engine's compiled rollouts from a phase-2 position (Python for a phase-1 one)."""
+    """One compiled playout per call (``agents.fast_search``) from a phase-2 position (Python for a phase-1 one).
+
+    The position is read into the fast engine's rows and played out in one compiled call
+    with the same policy; greedy draws nothing at random, so its scores equal
+    ``PythonPlayout``'s exactly (tested).
+    """
 
     def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
-        from sim.knorri import batch, fast_policies  # imported here: the fast engine is optional
+        from agents import fast_search  # imported here: the compiled engine is optional
+        from sim.knorri.batch import position_rows
 
         self.policy = _check_policy(policy)
-        self._rollout = batch.rollout_scores
-        self._policy_id = getattr(fast_policies, policy.upper())
+        self._search = fast_search
+        self._rows = position_rows
+        self._scratch = fast_search.Scratch()
+        self._policy_id = fast_search.POLICY_IDS[policy]
         self._stream = SplitMix64(seed)
         self._python = PythonPlayout(policy, seed)
 
     def evaluate(self, hand: KnorriHand) -> list[float]:
         """Every seat's final score after one compiled playout of ``hand``."""
-        if hand.phase == 1:
+        if hand.phase == 1 or hand.done:
             return self._python.evaluate(hand)
-        scores = np.asarray(self._rollout(hand, 1, self._policy_id, self._stream.next()))
-        return [float(s) for s in scores.reshape(-1, hand.n_seats)[0]]
+        return self._search.play_out(self._rows(hand), self._policy_id, self._stream.next(), self._scratch)
 
 
 def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool | None = None) -> Playout:

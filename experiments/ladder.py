@@ -13,6 +13,7 @@ Speed: decisions per second of each agent playing against copies of itself
 iteration budgets.
 
     python -m experiments.ladder strength --pair greedy/random --pair loginf/greedy --deals 2000
+    python -m experiments.ladder strength --pair mcts/loginf --deals 2000 --time-limit 3000 --out ladder_mcts
     python -m experiments.ladder speed --agents random,greedy,loginf --mcts-iters 100,1000
 """
 
@@ -66,14 +67,30 @@ def mean_ci(samples: Sequence[float]) -> tuple[float, float]:
     return mean, 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
 
 
-def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: int, workers: int) -> dict:
-    """Play ``deals`` duplicate deals of ``hero`` against ``opponent``; return one table row."""
+def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: int, workers: int,
+                time_limit: float = 0.0) -> dict:
+    """Play ``deals`` duplicate deals of ``hero`` against ``opponent``; return one table row.
+
+    With a ``time_limit`` (seconds), deals are played in blocks and no new block starts
+    after the limit: the row then reports the deals actually played (always deals
+    0, 1, 2, ... of the base seed, so a shorter run is a prefix of a longer one).
+    """
     seeds = [deal_seed(base_seed, d) for d in range(deals)]
-    chunks = [seeds[i::max(1, workers * 4)] for i in range(max(1, workers * 4))]
+    block = max(1, workers * 8) if time_limit > 0 else max(1, deals)
     start = time.perf_counter()
-    parts = Parallel(n_jobs=workers)(delayed(_deal_chunk)(hero, opponent, n_seats, c) for c in chunks if c)
+    results: list[tuple[float, int, float]] = []
+    with Parallel(n_jobs=workers) as parallel:
+        for first in range(0, deals, block):
+            if time_limit > 0 and results and time.perf_counter() - start > time_limit:
+                break
+            part_seeds = seeds[first:first + block]
+            n_chunks = max(1, min(len(part_seeds), workers * 4))
+            chunks = [part_seeds[i::n_chunks] for i in range(n_chunks)]
+            parts = parallel(delayed(_deal_chunk)(hero, opponent, n_seats, c) for c in chunks if c)
+            by_seed = {seed: r for chunk, part in zip([c for c in chunks if c], parts, strict=True)
+                       for seed, r in zip(chunk, part, strict=True)}
+            results.extend(by_seed[seed] for seed in part_seeds)
     wall = time.perf_counter() - start
-    results = [r for part in parts for r in part]
     mean, half = mean_ci([score for score, _, _ in results])
     return {
         "hero": hero, "opponent": opponent, "seats": n_seats, "deals": len(results),
@@ -147,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     strength.add_argument("--seed", type=int, default=2024, help="base seed of the deals (default 2024)")
     strength.add_argument("--workers", type=int, default=2, help="joblib worker processes (default 2)")
     strength.add_argument("--out", default="ladder", help="file stem under experiments/results (default ladder)")
+    strength.add_argument("--time-limit", type=float, default=0.0,
+                          help="seconds per pairing: start no new block of deals after this (default 0, no limit)")
     speed = sub.add_parser("speed", help="decisions per second of each agent")
     speed.add_argument("--agents", default="random,greedy,loginf", help="comma-separated specs (self-play)")
     speed.add_argument("--mcts-iters", default="100,1000", help="MCTS budgets to time against greedy")
@@ -170,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not sep:
                     raise AgentSpecError(f"--pair {pair!r}: write HERO/OPPONENT, e.g. loginf/greedy")
                 make_agent(hero), make_agent(opponent)  # a bad spec fails now, in one line
-                rows.append(run_pairing(hero, opponent, n_seats, args.deals, args.seed, args.workers))
+                rows.append(run_pairing(hero, opponent, n_seats, args.deals, args.seed, args.workers,
+                                        args.time_limit))
                 print(f"done {hero} vs {opponent}: {rows[-1]}", file=sys.stderr)
             print(write_table(rows, args.out))
         else:
