@@ -9,12 +9,13 @@ inside a search, so 1,000 iterations take milliseconds.
 
 Two searches, one per phase:
 
-- ``TreeSearch`` (phase 2, complete information): UCT with one value per seat
-  (each seat picks the child best for itself: max-n). A node's children are
-  made all at once when it is first revisited, greedy's choice first; unvisited
-  children are tried in that order before UCB1 chooses, so with greedy
-  playouts the first pass over the root's children is exactly ``loginf``'s
-  look-ahead, and more iterations refine it.
+- ``TreeSearch`` (phase 2, complete information): UCT with one value per
+  seat. A node's children are made all at once when it is first revisited,
+  greedy's choice first; unvisited children are tried in that order before
+  UCB1 chooses, so with greedy playouts the first pass over the root's
+  children is exactly ``loginf``'s look-ahead, and more iterations refine it.
+  The other seats either search for themselves (max-n: a child per legal
+  action) or follow a model (one child: greedy's or ``loginf``'s choice).
 - ``sampled_stock_search`` (phase 1, the stock order hidden): each sample is
   one order of the unseen cards; every root choice is played out on the same
   sample (common random numbers), and the choice with the best mean wins.

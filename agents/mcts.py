@@ -1,20 +1,23 @@
 """``mcts``: Monte Carlo tree search over the position the log reveals, compiled end to end.
 
 Phase 2 is a game of complete information once the tracker has read the log,
-so the search is UCT over the exact position: one value per seat (every seat
-picks the child best for itself: max-n), scores normalised to [0, 1], greedy
-playouts from each new leaf. Children are tried greedy's choice first, so the
-first pass over the root's children is ``loginf``'s look-ahead; the rest of the
-budget searches deeper where it matters.
+so the search is UCT over the exact position, scores normalised to [0, 1],
+greedy playouts from each new leaf. Only the searching seat's nodes branch: the
+other seats play ``loginf``'s choice inside the tree (greedy with a
+one-decision look-ahead, computed in compiled code when their node is made).
+Children are tried greedy's choice first, so the first pass over the root's
+children is ``loginf``'s own look-ahead; the rest of the budget searches the
+seat's later decisions against that model of the others. (Letting every seat
+search for itself, max-n, measured clearly weaker: ``MaxnMCTSAgent``.)
 
 In phase 1 the stock order is hidden, and the choices that follow depend on it,
 so there is no tree: each sample is an order of the unseen cards (known as a
 set), every capture choice is played out on that same order, and the choice
-with the best mean wins.
+with the best mean wins (ties to greedy's choice).
 
 The search runs in compiled code (``agents.fast_search``) on the fast engine's
 rows: the position is read once per decision and every iteration steps a copy
-of it, so 1,000 iterations cost a few milliseconds.
+of it, so 1,000 iterations cost milliseconds.
 
 Parameters (spec ``mcts:iters=1000,c=0.4,rollout=greedy``): ``iters`` playouts
 per decision; ``time`` seconds per decision instead (0 = use ``iters``); ``c``
