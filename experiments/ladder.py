@@ -10,7 +10,7 @@ Scores sum to zero per hand, so a hero no stronger than its opponents averages
 
 Speed: decisions per second of each agent playing against copies of itself
 (time inside ``act`` only), and for MCTS the seconds per decision at given
-iteration budgets.
+iteration budgets (median over timed passes, after an untimed warm-up hand).
 
     python -m experiments.ladder strength --pair greedy/random --pair loginf/greedy --deals 2000
     python -m experiments.ladder strength --pair mcts/loginf --deals 2000 --time-limit 3000 --out ladder_mcts
@@ -101,9 +101,16 @@ def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: i
     }
 
 
-def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None) -> dict:
-    """Seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``."""
-    clock = {"calls": 0, "seconds": 0.0}
+def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None,
+               repeats: int = 3) -> dict:
+    """Seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``.
+
+    One untimed hand first (loading compiled code), then ``repeats`` timed passes over the
+    same ``hands`` hands. ``s_per_decision`` is the median over passes of the mean over
+    all calls (one legal id included); ``s_per_choice`` is the median time of the calls
+    with two or more legal ids, where a search agent actually searches.
+    """
+    calls: list[tuple[float, bool]] = []
 
     def timed(agent):
         inner = agent.act
@@ -111,23 +118,33 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
         def act(observation, legal):
             start = time.perf_counter()
             action = inner(observation, legal)
-            clock["seconds"] += time.perf_counter() - start
-            clock["calls"] += 1
+            calls.append((time.perf_counter() - start, len(legal) > 1))
             return action
 
         agent.act = act
         return agent
 
-    for index in range(hands):
+    def play(index: int) -> None:
         seed = deal_seed(base_seed, 10_000 + index)
         if opponent is None:
             agents = [timed(make_agent(spec, seed)) for _ in range(n_seats)]
         else:
             agents = [timed(make_agent(spec, seed))] + [make_agent(opponent, seed) for _ in range(n_seats - 1)]
         play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
-    per = clock["seconds"] / max(1, clock["calls"])
-    return {"agent": spec, "seats": n_seats, "decisions": clock["calls"], "s_per_decision": per,
-            "decisions_per_s": (1 / per) if per else math.inf}
+
+    play(hands)  # warm-up, untimed
+    means, choices, decisions = [], [], 0
+    for _ in range(max(1, repeats)):
+        calls.clear()
+        for index in range(hands):
+            play(index)
+        decisions = len(calls)
+        means.append(sum(t for t, _ in calls) / max(1, len(calls)))
+        choices.extend(t for t, choice in calls if choice)
+    per = statistics.median(means)
+    return {"agent": spec, "seats": n_seats, "decisions": decisions, "repeats": max(1, repeats),
+            "s_per_decision": per, "decisions_per_s": (1 / per) if per else math.inf,
+            "s_per_choice": statistics.median(choices) if choices else 0.0}
 
 
 def write_table(rows: list[dict], stem: str) -> str:
@@ -171,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--mcts-iters", default="100,1000", help="MCTS budgets to time against greedy")
     speed.add_argument("--hands", type=int, default=20, help="hands per agent (default 20)")
     speed.add_argument("--mcts-hands", type=int, default=2, help="hands per MCTS budget (default 2)")
+    speed.add_argument("--repeats", type=int, default=3, help="timed passes; medians are reported (default 3)")
     speed.add_argument("--seats", type=int, default=4)
     speed.add_argument("--seed", type=int, default=7)
     speed.add_argument("--out", default="speed")
@@ -194,9 +212,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"done {hero} vs {opponent}: {rows[-1]}", file=sys.stderr)
             print(write_table(rows, args.out))
         else:
-            rows = [time_agent(spec, n_seats, args.hands, args.seed) for spec in args.agents.split(",") if spec]
+            rows = [time_agent(spec, n_seats, args.hands, args.seed, repeats=args.repeats)
+                    for spec in args.agents.split(",") if spec]
             for iters in [int(i) for i in args.mcts_iters.split(",") if i]:
-                rows.append(time_agent(f"mcts:iters={iters}", n_seats, args.mcts_hands, args.seed, "greedy"))
+                rows.append(time_agent(f"mcts:iters={iters}", n_seats, args.mcts_hands, args.seed, "greedy",
+                                       args.repeats))
             print(write_table(rows, args.out))
     except (AgentSpecError, GameInputError, ValueError) as error:
         print(f"ladder: error: {error}", file=sys.stderr)
