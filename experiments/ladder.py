@@ -147,11 +147,21 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
             "s_per_choice": statistics.median(choices) if choices else 0.0}
 
 
-def write_table(rows: list[dict], stem: str) -> str:
-    """Write ``rows`` as ``<stem>.csv`` and ``<stem>.md`` under experiments/results; return the Markdown."""
+def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
+    """Write ``rows`` as ``<stem>.csv`` and ``<stem>.md`` under experiments/results; return the Markdown.
+
+    With ``append``, rows already in ``<stem>.csv`` (same columns) are kept before the new ones.
+    """
     RESULTS.mkdir(parents=True, exist_ok=True)
     columns = list(rows[0])
-    with open(RESULTS / f"{stem}.csv", "w", newline="") as handle:
+    path = RESULTS / f"{stem}.csv"
+    if append and path.exists():
+        with open(path, newline="") as handle:
+            kept = list(csv.DictReader(handle))
+        if kept and list(kept[0]) != columns:
+            raise ValueError(f"--append: {path.name} has other columns than this table")
+        rows = kept + rows
+    with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, columns)
         writer.writeheader()
         writer.writerows(rows)
@@ -181,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     strength.add_argument("--seed", type=int, default=2024, help="base seed of the deals (default 2024)")
     strength.add_argument("--workers", type=int, default=2, help="joblib worker processes (default 2)")
     strength.add_argument("--out", default="ladder", help="file stem under experiments/results (default ladder)")
+    strength.add_argument("--append", action="store_true", help="keep the rows already in the --out table")
     strength.add_argument("--time-limit", type=float, default=0.0,
                           help="seconds per pairing: start no new block of deals after this (default 0, no limit)")
     speed = sub.add_parser("speed", help="decisions per second of each agent")
@@ -210,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows.append(run_pairing(hero, opponent, n_seats, args.deals, args.seed, args.workers,
                                         args.time_limit))
                 print(f"done {hero} vs {opponent}: {rows[-1]}", file=sys.stderr)
-            print(write_table(rows, args.out))
+            print(write_table(rows, args.out, args.append))
         else:
             rows = [time_agent(spec, n_seats, args.hands, args.seed, repeats=args.repeats)
                     for spec in args.agents.split(",") if spec]
