@@ -140,16 +140,21 @@ def test_batch_steps_in_lockstep_with_the_reference(n_seats):
     np.testing.assert_array_equal(batch.scores, before)
 
 
+
+def step_randomly(batch: KnorriBatch, steps: int, seed: int) -> KnorriBatch:
+    """Advance every unfinished hand of ``batch`` by ``steps`` uniformly random legal actions."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        mask = batch.legal_mask()
+        batch.step(np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in mask]))
+    return batch
+
 def _state(batch):
     return {name: value.copy() for name, value in vars(batch).items() if isinstance(value, np.ndarray)}
 
 
 def test_an_illegal_action_names_the_hand_and_changes_nothing():
-    batch = KnorriBatch.from_seeds(4, range(10))
-    rng = np.random.default_rng(1)
-    for _ in range(80):
-        mask = batch.legal_mask()
-        batch.step(np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in mask]))
+    batch = step_randomly(KnorriBatch.from_seeds(4, range(10)), steps=80, seed=1)
     mask = batch.legal_mask()
     actions = np.array([np.flatnonzero(row)[0] if row.any() else 0 for row in mask])
     bad = int(np.flatnonzero(mask.any(axis=1))[-1])
@@ -193,11 +198,7 @@ def test_observations_never_show_the_stock_order():
 
 def test_observation_layout_and_contents():
     assert sum(s.stop - s.start for s in OBSERVATION_SLICES.values()) == OBSERVATION_SIZE
-    batch = KnorriBatch.from_seeds(4, range(6))
-    rng = np.random.default_rng(2)
-    for _ in range(50):
-        mask = batch.legal_mask()
-        batch.step(np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in mask]))
+    batch = step_randomly(KnorriBatch.from_seeds(4, range(6)), steps=50, seed=2)
     obs = batch.observation_tensor()
     assert obs.dtype == np.float32 and obs.shape == (6, OBSERVATION_SIZE)
     counts = batch.card_counts
