@@ -174,6 +174,11 @@ def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
 
 
 def _fmt(value: object) -> str:
+    if isinstance(value, str) and "." in value:  # a number read back from a CSV (--append)
+        try:
+            value = float(value)
+        except ValueError:
+            pass
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
