@@ -328,14 +328,15 @@ class KnorriHand:
         self.phase2_actions += 1
         if self.done:
             return
-        first_seen = self._history.get(self._position())
+        position = self._position()
+        first_seen = self._history.get(position)
         if first_seen is not None:
             self.cycle_length = self.phase2_actions - first_seen
             self._cut_off(EndReason.REPEAT)
         elif self.phase2_actions >= MAX_PHASE2_ACTIONS:
             self._cut_off(EndReason.CAP)
         else:
-            self._remember_position()
+            self._history[position] = self.phase2_actions
 
     def _pick_up(self, seat: int) -> None:
         bottom_play = self.trick[0]
