@@ -243,18 +243,19 @@ def test_summary_matches_the_rows_and_a_finished_run_resumes_to_its_summary(tmp_
     assert "already holds this run" in capsys.readouterr().err
 
 
-def test_half_written_and_damaged_shards_never_count_as_complete(tmp_path):
+def test_half_written_files_and_damaged_shards_never_count_as_complete(tmp_path):
     from experiments.runner import storage
 
     out = tmp_path / "run"
     run_experiment(small_config(hands=16), out)
     before = read_hands(out)
     (out / "hands" / ".part-000001.parquet.999.tmp").write_bytes(b"PAR1 half a shard")
+    (out / ".manifest.json.999.tmp").write_text('{"status": "half wr')
     pd.testing.assert_frame_equal(read_hands(out), before)  # readers skip the temporary name
     (out / "hands" / "part-000001.parquet").write_bytes(b"PAR1 damaged")
     assert storage.complete_chunks(out, {0: 8, 1: 8}) == {0}
     assert main(["run", "--resume", str(out), "--no-progress"]) == 0
-    assert not list((out / "hands").glob("*.tmp"))
+    assert not list(out.rglob("*.tmp"))
     pd.testing.assert_frame_equal(read_hands(out), before)
 
 

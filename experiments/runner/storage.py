@@ -76,7 +76,9 @@ def complete_chunks(out: Path, expected_rows: dict[int, int]) -> set[int]:
 
 
 def remove_temporary_files(out: Path) -> None:
-    """Delete shards a killed run left half written."""
+    """Delete the shards and the manifest copy a killed run left half written."""
+    for path in out.glob(f".{MANIFEST}.*.tmp"):
+        path.unlink(missing_ok=True)
     for folder in (out / HANDS_DIR, out / ACTIONS_DIR):
         if folder.is_dir():
             for path in folder.glob(".part-*.tmp"):
