@@ -8,6 +8,11 @@ mean over deals with a 95% confidence interval (normal, 1.96 standard errors).
 Scores sum to zero per hand, so a hero no stronger than its opponents averages
 0, and an interval above 0 means the hero is significantly stronger.
 
+Every finished deal is appended to a journal, ``results/<out>_deals/<pairing>.csv``;
+a rerun plays only the deals the journal lacks, so a long pairing can be stopped
+(or cut by ``--time-limit``) and continued. ``wall_s`` is then the deals' summed
+seconds divided by the workers: the wall time the pairing takes on that many.
+
 Speed: decisions per second of each agent playing against copies of itself
 (time inside ``act`` only), and for MCTS the seconds per decision at given
 iteration budgets (median over timed passes, after an untimed warm-up hand).
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import re
 import statistics
 import sys
 import time
@@ -67,37 +73,77 @@ def mean_ci(samples: Sequence[float]) -> tuple[float, float]:
     return mean, 1.96 * statistics.stdev(samples) / math.sqrt(len(samples))
 
 
+def journal_path(stem: str, hero: str, opponent: str, n_seats: int, base_seed: int) -> Path:
+    """Where a pairing's per-deal results are kept, so that a stopped run picks up where it was."""
+    name = re.sub(r"[^A-Za-z0-9=,.]+", "_", f"{hero}__vs__{opponent}__{n_seats}seats__seed{base_seed}")
+    return RESULTS / f"{stem}_deals" / f"{name}.csv"
+
+
+def read_journal(path: Path) -> dict[int, tuple[float, int, float]]:
+    """Deal number -> (hero mean, decisions, seconds) for every deal the journal holds."""
+    if not path.exists():
+        return {}
+    with open(path, newline="") as handle:
+        return {int(row["deal"]): (float(row["hero_mean"]), int(row["decisions"]), float(row["seconds"]))
+                for row in csv.DictReader(handle)}
+
+
+def append_journal(path: Path, results: dict[int, tuple[float, int, float]]) -> None:
+    """Add finished deals to the journal (header written when the file is new)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new_file = not path.exists()
+    with open(path, "a", newline="") as handle:
+        writer = csv.writer(handle)
+        if new_file:
+            writer.writerow(["deal", "hero_mean", "decisions", "seconds"])
+        for deal in sorted(results):
+            score, decisions, seconds = results[deal]
+            writer.writerow([deal, repr(score), decisions, round(seconds, 4)])
+
+
 def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: int, workers: int,
-                time_limit: float = 0.0) -> dict:
+                time_limit: float = 0.0, journal: Path | None = None) -> dict:
     """Play ``deals`` duplicate deals of ``hero`` against ``opponent``; return one table row.
 
     With a ``time_limit`` (seconds), deals are played in blocks and no new block starts
     after the limit: the row then reports the deals actually played (always deals
     0, 1, 2, ... of the base seed, so a shorter run is a prefix of a longer one).
+    With a ``journal`` file, each block's deals are appended to it as they finish and
+    deals already in it are not played again: a stopped or time-limited run resumes.
     """
-    seeds = [deal_seed(base_seed, d) for d in range(deals)]
-    block = max(1, workers * 8) if time_limit > 0 else max(1, deals)
+    done = read_journal(journal) if journal else {}
+    todo = [d for d in range(deals) if d not in done]
+    block = max(1, workers * 8) if time_limit > 0 or journal else max(1, len(todo))
     start = time.perf_counter()
-    results: list[tuple[float, int, float]] = []
+    played = 0
     with Parallel(n_jobs=workers) as parallel:
-        for first in range(0, deals, block):
-            if time_limit > 0 and results and time.perf_counter() - start > time_limit:
+        for first in range(0, len(todo), block):
+            if time_limit > 0 and played and time.perf_counter() - start > time_limit:
                 break
-            part_seeds = seeds[first:first + block]
-            n_chunks = max(1, min(len(part_seeds), workers * 4))
-            chunks = [part_seeds[i::n_chunks] for i in range(n_chunks)]
-            parts = parallel(delayed(_deal_chunk)(hero, opponent, n_seats, c) for c in chunks if c)
-            by_seed = {seed: r for chunk, part in zip([c for c in chunks if c], parts, strict=True)
-                       for seed, r in zip(chunk, part, strict=True)}
-            results.extend(by_seed[seed] for seed in part_seeds)
+            part = todo[first:first + block]
+            n_chunks = max(1, min(len(part), workers * 4))
+            chunks = [c for c in (part[i::n_chunks] for i in range(n_chunks)) if c]
+            outputs = parallel(delayed(_deal_chunk)(hero, opponent, n_seats, [deal_seed(base_seed, d) for d in c])
+                               for c in chunks)
+            finished = {d: r for chunk, out in zip(chunks, outputs, strict=True)
+                        for d, r in zip(chunk, out, strict=True)}
+            if journal:
+                append_journal(journal, finished)
+            done.update(finished)
+            played += len(finished)
     wall = time.perf_counter() - start
-    mean, half = mean_ci([score for score, _, _ in results])
+    prefix = []
+    for d in range(deals):  # the table reports deals 0, 1, 2, ... with no gap
+        if d not in done:
+            break
+        prefix.append(done[d])
+    mean, half = mean_ci([score for score, _, _ in prefix])
     return {
-        "hero": hero, "opponent": opponent, "seats": n_seats, "deals": len(results),
-        "hands": len(results) * n_seats, "hero_mean": round(mean, 4), "ci95": round(half, 4),
+        "hero": hero, "opponent": opponent, "seats": n_seats, "deals": len(prefix),
+        "hands": len(prefix) * n_seats, "hero_mean": round(mean, 4), "ci95": round(half, 4),
         "low": round(mean - half, 4), "high": round(mean + half, 4),
         "significant": "yes" if mean - half > 0 or mean + half < 0 else "no",
-        "wall_s": round(wall, 1),
+        "wall_s": round(sum(seconds for _, _, seconds in prefix) / max(1, workers) if journal else wall, 1),
     }
 
 
@@ -150,7 +196,8 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
 def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
     """Write ``rows`` as ``<stem>.csv`` and ``<stem>.md`` under experiments/results; return the Markdown.
 
-    With ``append``, rows already in ``<stem>.csv`` (same columns) are kept before the new ones.
+    With ``append``, rows already in ``<stem>.csv`` (same columns) are kept before the new ones,
+    except those a new row measures again (same agents and seats), which it replaces.
     """
     RESULTS.mkdir(parents=True, exist_ok=True)
     columns = list(rows[0])
@@ -160,7 +207,9 @@ def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
             kept = list(csv.DictReader(handle))
         if kept and list(kept[0]) != columns:
             raise ValueError(f"--append: {path.name} has other columns than this table")
-        rows = kept + rows
+        key_columns = [c for c in ("hero", "opponent", "agent", "seats") if c in columns]
+        fresh = {tuple(str(row[c]) for c in key_columns) for row in rows}
+        rows = [row for row in kept if tuple(row[c] for c in key_columns) not in fresh] + rows
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, columns)
         writer.writeheader()
@@ -223,8 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not sep:
                     raise AgentSpecError(f"--pair {pair!r}: write HERO/OPPONENT, e.g. loginf/greedy")
                 make_agent(hero), make_agent(opponent)  # a bad spec fails now, in one line
+                journal = journal_path(args.out, hero, opponent, n_seats, args.seed)
                 rows.append(run_pairing(hero, opponent, n_seats, args.deals, args.seed, args.workers,
-                                        args.time_limit))
+                                        args.time_limit, journal))
                 print(f"done {hero} vs {opponent}: {rows[-1]}", file=sys.stderr)
             print(write_table(rows, args.out, args.append))
         else:
