@@ -1,0 +1,1 @@
+"""Knockout Whist: rules and encodings."""
