@@ -1,0 +1,268 @@
+"""Scenario fixtures: Knockout Whist positions written as data, with what the rules say must happen there.
+
+A scenario file (``seeds/scenarios/knockout_whist/*.json``, format in the README
+there) holds one or more cases. Each case has a ``start`` (the deal of a hand,
+or a seed), an ``expect`` block checked at the start, and ``steps``: actions
+written as text, each with its own ``expect`` block. ``build_game`` turns a start
+into a ``KnockoutWhistGame``; ``play_case`` runs the steps and returns the game with every
+way the engine disagreed with the data, so a test can simply assert the list is empty.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sim.cards import NUM_CARDS, card_list, parse_card, parse_cards
+from sim.errors import GameInputError, IllegalActionError
+from sim.knockout_whist import rules
+from sim.knockout_whist.encoding import (
+    KNOCK,
+    Phase,
+    Status,
+    action_text,
+    cards_in_hand,
+    parse_action,
+    trumps_text,
+)
+from sim.knockout_whist.reference import KnockoutWhistGame, as_options
+from sim.rng import SplitMix64
+
+SCENARIO_DIR = Path(__file__).resolve().parents[2] / "seeds" / "scenarios" / "knockout_whist"
+FILLER_SEED = 0  # permutations a scenario does not write come from this splitmix64 stream
+_CARD_FIELDS = {"card"}
+_CARD_LIST_FIELDS = {"cards"}
+
+
+def cards_from(value: str | Sequence[str] | Sequence[int]) -> list[int]:
+    """Card ids from ``"2C 3C"``, ``["2C", "3C"]`` or ``[0, 1]``; ``""`` or ``"-"`` is no cards."""
+    if isinstance(value, str):
+        return [] if value.strip() in ("", "-") else parse_cards(value)
+    return [c if isinstance(c, int) else parse_card(c) for c in value]
+
+
+def filled_deck(front: Sequence[int]) -> list[int]:
+    """A permutation that starts with ``front`` and continues with every other card in ascending id order."""
+    named = list(front)
+    if len(set(named)) != len(named):
+        raise GameInputError(f"a deck names a card twice: {named}")
+    return named + [c for c in range(NUM_CARDS) if c not in set(named)]
+
+
+def deal_deck(start: Mapping[str, Any], n_seats: int) -> list[int]:
+    """The permutation whose deal gives each seat the cards ``start["hands"]`` names.
+
+    The deal goes round from the dealer's left, a dog taking one card; in hand 1
+    ``turned`` comes next, then the named ``stock`` cards, then the rest ascending.
+    """
+    hand_no = int(start.get("hand", 1))
+    status = [_status_name(s) for s in start.get("status", ["in"] * n_seats)]
+    in_hand = [seat for seat in range(n_seats) if status[seat] != Status.OUT]
+    dogs = [seat for seat in in_hand if status[seat] == Status.DOG]
+    order = rules.deal_order(int(start.get("dealer", 0)), n_seats, in_hand)
+    hands = [cards_from(cards) for cards in start["hands"]]
+    if len(hands) != n_seats:
+        raise GameInputError(f"a {n_seats}-seat start lists {n_seats} hands, not {len(hands)}")
+    size = cards_in_hand(hand_no)
+    queues: dict[int, Iterator[int]] = {}
+    for seat in range(n_seats):
+        wanted = 0 if seat not in in_hand else 1 if seat in dogs else size
+        if len(hands[seat]) != wanted:
+            raise GameInputError(f"seat {seat} is dealt {wanted} cards in hand {hand_no}, not {len(hands[seat])}")
+        queues[seat] = iter(hands[seat])
+    front = []
+    for round_no in range(size):
+        front += [next(queues[seat]) for seat in order if round_no == 0 or seat not in dogs]
+    if hand_no == 1:
+        front.append(parse_card(start["turned"]))
+    return filled_deck(front + cards_from(start.get("stock", "")))
+
+
+def deck_source(decks: Sequence[list[int]]) -> Callable[[], list[int]]:
+    """A source giving ``decks`` in order, then permutations from the filler stream."""
+    queue = [list(deck) for deck in decks]
+    filler = SplitMix64(FILLER_SEED)
+
+    def draw() -> list[int]:
+        return queue.pop(0) if queue else filler.shuffled_deck()
+
+    return draw
+
+
+def build_game(start: Mapping[str, Any]) -> KnockoutWhistGame:
+    """The game a scenario's ``start`` describes: a hand's deal, or a seed."""
+    return _build(start)[0]
+
+
+def _build(start: Mapping[str, Any]) -> tuple[KnockoutWhistGame, SplitMix64]:
+    """The game and the stream its protocol decisions come from (for a seed, the stream that deals too)."""
+    options = as_options(start.get("options"))
+    if "seed" in start:
+        rng = SplitMix64(int(start["seed"]))
+        return KnockoutWhistGame(options, deck_source=rng.shuffled_deck), rng
+    later = [filled_deck(cards_from(deck)) for deck in start.get("then", [])]
+    source = deck_source([deal_deck(start, options.players), *later])
+    status = start.get("status")
+    game = KnockoutWhistGame.at_hand(
+        options, int(start.get("hand", 1)), int(start.get("dealer", 0)), source,
+        status=None if status is None else [_status_name(s) for s in status],
+        chooser=start.get("chooser"), dogs_life_used=start.get("dogs_life_used"),
+    )
+    return game, SplitMix64(int(start.get("protocol_seed", 0)))
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    """The cases of a scenario file (a file without ``cases`` is one case); each carries its ``rule``."""
+    data = json.loads(path.read_text())
+    cases = data.get("cases", [data])
+    return [{"rule": data["rule"], "file": path.stem, **case} for case in cases]
+
+
+def load_scenario(name: str) -> list[dict[str, Any]]:
+    """The cases of ``seeds/scenarios/knockout_whist/<name>.json``."""
+    return load_cases(SCENARIO_DIR / f"{name}.json")
+
+
+def play_case(case: Mapping[str, Any]) -> tuple[KnockoutWhistGame, list[str]]:
+    """Build the case's game, run its steps; return the game and every disagreement with the expectations."""
+    game, rng = _build(case["start"])
+    problems = [f"at the start: {p}" for p in check_expect(game, case.get("expect", {}))]
+    for index, step in enumerate(case.get("steps", [])):
+        where = f"step {index} ({_step_title(step)})"
+        if step.get("refused"):
+            problems += [f"{where}: {p}" for p in _check_refused(game, parse_action(step["act"]))]
+            continue
+        try:
+            _run_step(game, step, rng)
+        except (GameInputError, ValueError) as error:
+            return game, problems + [f"{where}: {error}"]
+        problems += [f"{where}: {p}" for p in check_expect(game, step.get("expect", {}))]
+    return game, problems
+
+
+def _run_step(game: KnockoutWhistGame, step: Mapping[str, Any], rng: SplitMix64) -> None:
+    if "act" in step:
+        game.apply(parse_action(step["act"]))
+    elif "acts" in step:
+        for action in step["acts"]:
+            game.apply(parse_action(action))
+    elif "lowest" in step:
+        for _ in range(int(step["lowest"])):
+            game.apply(game.legal_actions()[0])
+    elif step.get("play_out") == "protocol":
+        while not game.done:
+            game.apply(rng.choice(game.legal_actions()))
+    else:
+        raise GameInputError(f"a step has act, acts, lowest or play_out: protocol, not {dict(step)}")
+
+
+def _step_title(step: Mapping[str, Any]) -> str:
+    if "act" in step:
+        return str(step["act"])
+    if "acts" in step:
+        return ", ".join(map(str, step["acts"]))
+    if "lowest" in step:
+        return f"{step['lowest']} lowest legal actions"
+    return f"play out {step.get('play_out')}"
+
+
+def _check_refused(game: KnockoutWhistGame, action: int) -> list[str]:
+    before = copy.deepcopy(game.__dict__)
+    try:
+        game.apply(action)
+    except GameInputError as error:
+        text = str(error)
+        if isinstance(error, IllegalActionError) and (str(action) not in text or f"seat {error.seat}" not in text):
+            return [f"the refusal does not name the seat and action: {text}"]
+        if "\n" in text:
+            return [f"the refusal is not one line: {text!r}"]
+        return [] if game.__dict__ == before else ["a refused action changed the game"]
+    return [f"{action_text(action)} was accepted but must be refused"]
+
+
+def observed(game: KnockoutWhistGame) -> dict[str, Any]:
+    """Everything a scenario may expect, as plain data (cards as text)."""
+    return {
+        "hand_no": game.hand_no,
+        "phase": Phase(game.phase).name.lower(),
+        "to_move": game.to_move,
+        "legal": [action_text(a) for a in game.legal_actions()],
+        "dealer": game.dealer,
+        "leader": game.leader,
+        "chooser": game.chooser,
+        "trumps": trumps_text(game.trumps),
+        "turned": None if game.turned is None else action_text(game.turned),
+        "hands": [card_list(cards) for cards in game.hands],
+        "trick": [[seat, action_text(action)] for seat, action in game.trick],
+        "trick_seats": list(game.trick_seats),
+        "tricks": list(game.tricks),
+        "card_counts": game.card_counts(),
+        "status": [Status(s).name.lower() for s in game.status],
+        "out_hand": list(game.out_hand),
+        "dog_hand": list(game.dog_hand),
+        "dog_saved": list(game.dog_saved),
+        "dogs_life_used": game.dogs_life_used,
+        "exchanged": list(game.exchanged),
+        "stock_left": game.stock_left,
+        "done": game.done,
+        "winner": game.winner,
+        "end_reason": None if game.end_reason is None else game.end_reason.value,
+        "scores": list(game.scores),
+        "hands_played": game.hands_played,
+        "decisions": len(game.decisions),
+    }
+
+
+def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str]:
+    """Every key of ``expect`` the game does not match, as readable lines."""
+    seen = observed(game)
+    problems = []
+    for key, wanted in expect.items():
+        if key == "log":
+            problems += _check_log(game.log, wanted)
+            continue
+        if key not in seen:
+            problems.append(f"unknown expect key {key!r}")
+            continue
+        if key == "hands":
+            got = [None if w is None else sorted(h) for h, w in zip(seen["hands"], wanted, strict=True)]
+            wanted = [None if w is None else sorted(cards_from(w)) for w in wanted]
+        elif key == "legal":
+            got, wanted = seen["legal"], [action_text(parse_action(a)) for a in wanted]
+        else:
+            got = seen[key]
+        if got != wanted:
+            problems.append(f"{key}: expected {wanted}, got {got}")
+    return problems
+
+
+def _check_log(log: Sequence[Mapping[str, Any]], wanted: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The wanted events must appear in the log in order (other events may come between)."""
+    position = 0
+    for event in wanted:
+        target = {key: _event_value(key, value) for key, value in event.items()}
+        while position < len(log) and any(log[position].get(k) != v for k, v in target.items()):
+            position += 1
+        if position == len(log):
+            return [f"log: no event {dict(event)} in order"]
+        position += 1
+    return []
+
+
+def _event_value(key: str, value: Any) -> Any:
+    if key in _CARD_FIELDS and isinstance(value, str):
+        return parse_card(value)
+    if key in _CARD_LIST_FIELDS and isinstance(value, str):
+        return cards_from(value)
+    if key == "plays" and isinstance(value, list):
+        return [[seat, KNOCK if action == "knock" else parse_action(action)] for seat, action in value]
+    return value
+
+
+def _status_name(value: str | int) -> Status:
+    if isinstance(value, int):
+        return Status(value)
+    return Status[value.upper()]
