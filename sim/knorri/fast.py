@@ -443,20 +443,29 @@ def legal_actions(cards, ints, out):
             out[count] = RUN_BASE + length - 2
             count += 1
         return count
-    length = ints[I_TRICK_LEN]
-    if length == 0:
-        rest = hand
-    else:
-        rest = hand & BEATERS[top_card(cards, ints)]
+    rest, pick_up = phase2_choices(cards, ints)
     count = 0
     while rest:
         out[count] = lowest_card(rest)
         count += 1
         rest &= rest - ONE
-    if length > 0:
+    if pick_up:
         out[count] = PICK_UP
         count += 1
     return count
+
+
+@njit(**config.INLINED_KERNEL)
+def phase2_choices(cards, ints):
+    """An ordinary phase-2 turn (after the opening): the cards the seat to move may play, and 1 if it may pick up.
+
+    In id order the legal actions are those cards ascending, then ``PICK_UP``: the list
+    ``legal_actions`` writes, here without writing it.
+    """
+    hand = cards[C_HAND + ints[I_TO_MOVE]]
+    if ints[I_TRICK_LEN] == 0:
+        return hand, 0
+    return hand & BEATERS[top_card(cards, ints)], 1
 
 
 @njit(**config.INLINED_KERNEL)

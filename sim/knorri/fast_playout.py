@@ -13,8 +13,8 @@ from numba import njit, prange
 from sim import config
 from sim.knorri import fast, fast_policies, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, NUM_ACTIONS
-from sim.knorri.fast import apply_action, init_hand, legal_actions, reset_slots
-from sim.knorri.fast_policies import choose
+from sim.knorri.fast import apply_action, init_hand, reset_slots
+from sim.knorri.fast_policies import decide
 from sim.knorri.fast_state import (
     C_HAND,
     I_CRC,
@@ -54,9 +54,8 @@ def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, 
     step = 0
     logging = log.shape[0] > 0
     while ints[I_END_REASON] < 0:
-        n_legal = legal_actions(cards, ints, legal)
         seat = ints[I_TO_MOVE]
-        action = choose(policies[seat], seat, legal, n_legal, cards, ints, rng)
+        action = decide(policies[seat], seat, cards, ints, rng, legal)
         if logging:
             row = log[log_row + step]
             row[0] = hand_index

@@ -30,11 +30,13 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.knorri import fast_state
-from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT, below
+from sim.knorri import fast, fast_state
+from sim.knorri.encoding import PICK_UP
+from sim.knorri.fast import legal_actions, phase2_choices
+from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT, below, nth_card, popcount
 
-# Kernels here inline fast_state's helpers: drop this module's numba cache when that file changes.
-config.drop_stale_cache(__file__, [fast_state.__file__, config.__file__])
+# Kernels here inline the engine's helpers: drop this module's numba cache when one of those files changes.
+config.drop_stale_cache(__file__, [fast.__file__, fast_state.__file__, config.__file__])
 
 PROTOCOL = 0
 """The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
@@ -82,6 +84,32 @@ def greedy_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndar
             if key < best_key:
                 best, best_key = card, key
     return best
+
+
+@njit(**config.INLINED_KERNEL)
+def uniform_phase2_choice(cards_row: np.ndarray, ints_row: np.ndarray, rng: np.ndarray, stream: int) -> int:
+    """``legal[below(rng, stream, n_legal)]`` for an ordinary phase-2 turn, without writing the legal list.
+
+    The legal ids are the playable cards ascending, then ``PICK_UP``: draw k and take the
+    k-th playable card straight from the bit set, or pick up when k is past the cards.
+    """
+    playable, pick_up = phase2_choices(cards_row, ints_row)
+    n_cards = popcount(playable)
+    k = np.int64(below(rng, stream, n_cards + pick_up))
+    return PICK_UP if k == n_cards else nth_card(playable, k)
+
+
+@njit(**config.INLINED_KERNEL)
+def decide(policy: int, seat: int, cards_row: np.ndarray, ints_row: np.ndarray, rng: np.ndarray,
+           legal: np.ndarray) -> int:
+    """The action policy ``policy`` takes for ``seat`` in the hand's current state (``legal``: int64[65] scratch).
+
+    The uniform policies skip the legal list on ordinary phase-2 turns (most decisions of a hand).
+    """
+    if policy != GREEDY and ints_row[I_PHASE] == 2 and ints_row[I_OPENING] == 0:
+        return uniform_phase2_choice(cards_row, ints_row, rng, RNG_SEAT + seat if policy == RANDOM else RNG_DEAL)
+    n_legal = legal_actions(cards_row, ints_row, legal)
+    return choose(policy, seat, legal, n_legal, cards_row, ints_row, rng)
 
 
 @njit(**config.INLINED_KERNEL)

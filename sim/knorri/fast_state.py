@@ -21,7 +21,9 @@ receives, so a policy cannot see it.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
@@ -133,12 +135,46 @@ def lowest_card(cards: np.uint64) -> int:
     return int(trailing_zeros(U64(cards)))
 
 
+def _has_fast_pdep() -> bool:
+    """Whether the CPU numba compiles for has a fast PDEP instruction (BMI2; AMD before Zen 3 runs it in microcode)."""
+    from llvmlite import binding
+    from numba.core import config as numba_config
+    from numba.core.codegen import get_host_cpu_features
+
+    cpu = numba_config.CPU_NAME or binding.get_host_cpu_name()
+    features = numba_config.CPU_FEATURES if numba_config.CPU_FEATURES is not None else get_host_cpu_features()
+    return "+bmi2" in features.split(",") and cpu not in ("znver1", "znver2")
+
+
+FAST_PDEP = _has_fast_pdep()
+"""Compile ``nth_card`` with PDEP (a constant to numba: the cached code is per CPU, so it always agrees)."""
+
+
+@intrinsic
+def _pdep(typingctx, source, mask):
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        pdep = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]),
+                                              "llvm.x86.bmi.pdep.64")
+        return builder.call(pdep, args)
+
+    return sig, codegen
+
+
 @njit(**config.INLINED_KERNEL)
 def nth_card(cards: np.uint64, n: int) -> int:
-    """The n-th (0-based) lowest card of a set holding more than n cards."""
+    """The n-th (0-based) lowest card of a set holding more than n cards.
+
+    PDEP deposits the single bit ``1 << n`` at the n-th set bit of ``cards``: one instruction
+    and no branch, where clearing the lowest card n times costs a mispredicted loop exit.
+    """
+    if FAST_PDEP:
+        return np.int64(trailing_zeros(_pdep(ONE << U64(n), U64(cards))))
     for _ in range(n):
         cards &= cards - ONE
-    return int(trailing_zeros(cards))
+    return np.int64(trailing_zeros(cards))
 
 
 @njit(**config.INLINED_KERNEL)
