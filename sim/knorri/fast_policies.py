@@ -95,7 +95,7 @@ def uniform_phase2_choice(cards_row: np.ndarray, ints_row: np.ndarray, rng: np.n
     """
     playable, pick_up = phase2_choices(cards_row, ints_row)
     n_cards = popcount(playable)
-    k = np.int64(below(rng, stream, n_cards + pick_up))
+    k = below(rng, stream, n_cards + pick_up)
     return PICK_UP if k == n_cards else nth_card(playable, k)
 
 

@@ -126,13 +126,13 @@ def _ctpop(typingctx, value):
 @njit(**config.INLINED_KERNEL)
 def popcount(cards: np.uint64) -> int:
     """How many cards a set holds."""
-    return int(_ctpop(U64(cards)))
+    return np.int64(_ctpop(U64(cards)))
 
 
 @njit(**config.INLINED_KERNEL)
 def lowest_card(cards: np.uint64) -> int:
     """The lowest card id of a non-empty set."""
-    return int(trailing_zeros(U64(cards)))
+    return np.int64(trailing_zeros(U64(cards)))
 
 
 def _has_fast_pdep() -> bool:
@@ -181,7 +181,7 @@ def nth_card(cards: np.uint64, n: int) -> int:
 def club_run_length(hand: np.uint64) -> int:
     """How many clubs from 2C up the hand holds unbroken (0 without the 2C)."""
     clubs = hand & CLUBS
-    return int(trailing_zeros(~clubs))
+    return np.int64(trailing_zeros(~clubs))
 
 
 @njit(**config.INLINED_KERNEL)
@@ -228,7 +228,7 @@ def next_u64(rng: np.ndarray, stream: int) -> np.uint64:
 @njit(**config.INLINED_KERNEL)
 def below(rng: np.ndarray, stream: int, n: int) -> int:
     """``next() % n`` from ``rng[stream]``: the protocol's way to pick one of n."""
-    return int(next_u64(rng, stream) % U64(n))
+    return np.int64(next_u64(rng, stream) % U64(n))
 
 
 @njit(**config.STEP_KERNEL)
