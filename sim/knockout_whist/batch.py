@@ -1,0 +1,279 @@
+"""The compiled Knockout Whist engine's public API: a batch of games stepped together, and whole-game playouts.
+
+- ``KnockoutWhistBatch``: B games as a few arrays; ``legal_mask()``, ``to_move``, ``step(actions)``,
+  ``observation_tensor()``, ``done``, ``scores``, ``winner``. For agents and learners.
+- ``play_batch``: play G games from their seeds to the end inside compiled code, over
+  every core, and return the per-game results as NumPy arrays (``BatchResults``).
+
+Every result equals the reference engine's (``reference.KnockoutWhistGame``) for the
+same seed and decisions; the tests replay both side by side. Compile time is paid
+on the first call after install and cached on disk (``sim/config.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numba
+import numpy as np
+
+from sim import config
+from sim.errors import GameInputError, IllegalActionError
+from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
+from sim.knockout_whist.fast import init_game, seed_streams
+from sim.knockout_whist.fast_batch import batch_first_illegal, batch_legal_mask, batch_observe, batch_step
+from sim.knockout_whist.fast_playout import POLICY_NAMES, PROTOCOL, play_games
+from sim.knockout_whist.fast_state import (
+    C_HAND,
+    END_REASONS,
+    I_CRC,
+    I_DECISIONS,
+    I_DOG_HAND,
+    I_DOG_SAVED,
+    I_END_REASON,
+    I_HAND_NO,
+    I_OUT_HAND,
+    I_PHASE,
+    I_SCORE,
+    I_TO_MOVE,
+    I_WINNER,
+    NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
+    NUM_RNG,
+)
+from sim.knockout_whist.reference import as_options
+from sim.knockout_whist.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
+from sim.knorri.fast_state import crc_final
+
+OptionsLike = Options | Mapping[str, Any] | None
+
+
+def _check_seeds(seeds: Sequence[int] | np.ndarray) -> np.ndarray:
+    seeds = np.asarray(seeds)
+    if seeds.ndim != 1 or (seeds.size and (seeds.dtype.kind not in "iu" or (seeds.dtype.kind == "i" and
+                                                                            seeds.min() < 0))):
+        raise GameInputError("seeds must be a 1-D array of non-negative integers")
+    return seeds.astype(np.uint64)
+
+
+def _check_policy(policy: int | str) -> int:
+    if isinstance(policy, str):
+        if policy not in POLICY_NAMES:
+            raise GameInputError(f"unknown policy {policy!r}: the compiled policies are {', '.join(POLICY_NAMES)}")
+        return POLICY_NAMES[policy]
+    if int(policy) not in POLICY_NAMES.values():
+        raise GameInputError(f"unknown policy id {policy}: the ids are {sorted(POLICY_NAMES.values())}")
+    return int(policy)
+
+
+def _check_workers(workers: int | None) -> int:
+    if workers is None:
+        return min(config.default_workers(), numba.config.NUMBA_NUM_THREADS)
+    if not 1 <= int(workers) <= numba.config.NUMBA_NUM_THREADS:
+        raise GameInputError(f"workers must be 1 to {numba.config.NUMBA_NUM_THREADS}, not {workers}")
+    return int(workers)
+
+
+# ----- whole-game playouts ---------------------------------------------------------------------------
+@dataclass
+class BatchResults:
+    """Per-game results, one entry per game (per-seat fields one column per seat)."""
+
+    seed: np.ndarray  # uint64[G]
+    options: Options
+    hands_played: np.ndarray  # int64[G]: the number of the last hand dealt
+    winner: np.ndarray  # int64[G]
+    end_reason: np.ndarray  # int8[G]: an index into END_REASONS (last_trick, last_standing, rainbow)
+    decisions: np.ndarray  # int64[G]
+    crc32: np.ndarray  # uint32[G]: CRC-32 of the decision ids, one byte each (the protocol's)
+    scores: np.ndarray  # int64[G, n]
+    out_hand: np.ndarray  # int64[G, n]: the hand at whose end each seat went out (0: never)
+    dog_hand: np.ndarray  # int64[G, n]: the hand each seat played on its dog's life (0: none)
+    dog_saved: np.ndarray  # bool[G, n]: whether that dog took a trick
+
+    def __len__(self) -> int:
+        return len(self.seed)
+
+    def protocol_lines(self) -> list[str]:
+        """The conformance protocol's line for each game: ``seed hands_played winner scores… decisions crc32``."""
+        return [" ".join(str(f) for f in (seed, hands, winner, *scores, decisions, crc))
+                for seed, hands, winner, scores, decisions, crc in zip(
+                    self.seed.tolist(), self.hands_played.tolist(), self.winner.tolist(), self.scores.tolist(),
+                    self.decisions.tolist(), self.crc32.tolist(), strict=True)]
+
+    def end_reasons(self) -> list[EndReason]:
+        """Each game's end reason as an ``EndReason``."""
+        return [END_REASONS[i] for i in self.end_reason.tolist()]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field by name (per-seat fields stay 2-D; options as a dict)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["options"] = self.options.to_dict()
+        return values
+
+
+def _results(options: Options, seeds: np.ndarray, ints: np.ndarray) -> BatchResults:
+    n = options.players
+    return BatchResults(
+        seed=seeds,
+        options=options,
+        hands_played=ints[:, I_HAND_NO].copy(),
+        winner=ints[:, I_WINNER].copy(),
+        end_reason=ints[:, I_END_REASON].astype(np.int8),
+        decisions=ints[:, I_DECISIONS].copy(),
+        crc32=crc_final(ints[:, I_CRC]).astype(np.uint32),
+        scores=ints[:, I_SCORE:I_SCORE + n].copy(),
+        out_hand=ints[:, I_OUT_HAND:I_OUT_HAND + n].copy(),
+        dog_hand=ints[:, I_DOG_HAND:I_DOG_HAND + n].copy(),
+        dog_saved=ints[:, I_DOG_SAVED:I_DOG_SAVED + n].astype(bool),
+    )
+
+
+def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: int | str = PROTOCOL,
+               workers: int | None = None) -> BatchResults:
+    """Play one game per seed to its end in compiled code, spread over ``workers`` cores.
+
+    ``policy`` is ``"protocol"`` (the conformance protocol: one stream per game for the
+    permutations and the decisions, so ``protocol_lines()`` are the reference engine's)
+    or ``"random"`` (seat s draws from ``agent_seed(seed, s)``, as ``RandomAgent``). A
+    game's result depends only on its seed, the options and the policy, never on ``workers``.
+    """
+    options = as_options(options)
+    seeds = _check_seeds(seeds)
+    policy_id = _check_policy(policy)
+    workers = _check_workers(workers)
+    ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(workers)
+    try:
+        play_games(options.players, options.flags(), seeds, policy_id, max(1, min(len(seeds), workers * 16)), ints)
+    finally:
+        numba.set_num_threads(previous)
+    return _results(options, seeds, ints)
+
+
+# ----- the batch ------------------------------------------------------------------------------------
+class KnockoutWhistBatch:
+    """B games of Knockout Whist stepped together: one action per game per ``step``; finished games stand still.
+
+    Every game has the same options. All state is in a few arrays (``fast_state``
+    documents the columns); the permutations and streams never leave them.
+    """
+
+    def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
+                 rngs: np.ndarray) -> None:
+        """Wrap state arrays; use ``from_seeds`` to make a batch."""
+        self.options = options
+        self.n_seats = options.players
+        self._cards, self._ints, self._decks, self._rngs = cards, ints, decks, rngs
+
+    @classmethod
+    def from_seeds(cls, seeds: Sequence[int] | np.ndarray, options: OptionsLike = None) -> KnockoutWhistBatch:
+        """One game per seed, dealt as ``KnockoutWhistGame(options, seed)`` deals it (default options: 4 seats)."""
+        options = as_options(options)
+        seeds = _check_seeds(seeds)
+        total = len(seeds)
+        cards = np.zeros((total, NUM_CARD_FIELDS), dtype=np.uint64)
+        ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
+        decks = np.zeros((total, 52), dtype=np.int64)
+        rngs = np.zeros((total, NUM_RNG), dtype=np.uint64)
+        flags = options.flags()
+        for g, seed in enumerate(seeds.tolist()):
+            seed_streams(rngs[g], np.uint64(seed), options.players)
+            init_game(cards[g], ints[g], decks[g], rngs[g], options.players, flags)
+        return cls(options, cards, ints, decks, rngs)
+
+    def __len__(self) -> int:
+        return len(self._ints)
+
+    # ----- what anyone may ask ------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        """``bool[B, 59]``: the legal actions of each game's seat to move (all False once a game is over)."""
+        mask = np.zeros((len(self), NUM_ACTIONS), dtype=np.bool_)
+        batch_legal_mask(self._cards, self._ints, mask, np.zeros(NUM_ACTIONS, dtype=np.int64))
+        return mask
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``int64[B]``: the seat to move in each game (-1 once over)."""
+        return self._ints[:, I_TO_MOVE].copy()
+
+    @property
+    def phase(self) -> np.ndarray:
+        """``int64[B]``: each game's ``Phase`` (choose, exchange, play, over)."""
+        return self._ints[:, I_PHASE].copy()
+
+    @property
+    def hand_no(self) -> np.ndarray:
+        """``int64[B]``: the hand being played, 1..7 (the hands played, once over)."""
+        return self._ints[:, I_HAND_NO].copy()
+
+    @property
+    def done(self) -> np.ndarray:
+        """``bool[B]``: which games are over."""
+        return self._ints[:, I_END_REASON] >= 0
+
+    @property
+    def scores(self) -> np.ndarray:
+        """``int64[B, n_seats]``: the winner n-1, every other seat -1 once over; zeros before."""
+        return self._ints[:, I_SCORE:I_SCORE + self.n_seats].copy()
+
+    @property
+    def winner(self) -> np.ndarray:
+        """``int64[B]``: each game's winner (-1 while playing)."""
+        return self._ints[:, I_WINNER].copy()
+
+    @property
+    def card_counts(self) -> np.ndarray:
+        """``int64[B, n_seats]``: cards each seat holds (public)."""
+        return np.bitwise_count(self._cards[:, C_HAND:C_HAND + self.n_seats]).astype(np.int64)
+
+    def results(self) -> BatchResults:
+        """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""
+        return _results(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
+
+    def observation_tensor(self) -> np.ndarray:
+        """``float32[B, F]``: each game from its acting seat's point of view (layout: ``OBSERVATION_SLICES``).
+
+        It holds only what that seat may know (the same numbers ``tensor.encode_observation``
+        makes of the reference engine's observation): its own cards, picks and thrown cards,
+        the trick, the public counts, statuses and choices; never another seat's hand or
+        thrown cards, nor the stock. Seats are counted from the acting seat. Rows of
+        finished games are zero.
+        """
+        out = np.zeros((len(self), OBSERVATION_SIZE), dtype=np.float32)
+        batch_observe(self._cards, self._ints, out)
+        return out
+
+    # ----- the one verb -------------------------------------------------------------------------------
+    def step(self, actions: Sequence[int] | np.ndarray) -> None:
+        """Apply ``actions[g]`` in every game g still playing (entries for finished games are ignored).
+
+        The whole batch is checked first: one illegal action raises ``IllegalActionError``
+        naming the batch index, seat and action, and then nothing in the batch has changed.
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (len(self),) or (actions.size and actions.dtype.kind not in "iu"):
+            raise GameInputError(f"step needs one integer action per game: shape ({len(self)},), "
+                                 f"got {actions.shape} {actions.dtype}")
+        ids = np.where((actions < 0) | (actions >= NUM_ACTIONS), -1, actions).astype(np.int64)  # no wrap-around
+        bad = batch_first_illegal(self._cards, self._ints, ids)
+        if bad >= 0:
+            seat = int(self._ints[bad, I_TO_MOVE])
+            legal = np.flatnonzero(self.legal_mask()[bad]).tolist()
+            error = IllegalActionError(seat, int(actions[bad]), legal, who=f"batch index {bad}")
+            error.batch_index = bad
+            raise error
+        batch_step(self._cards, self._ints, self._decks, self._rngs, ids)
+
+
+__all__ = [
+    "END_REASONS",
+    "OBSERVATION_MEANINGS",
+    "OBSERVATION_SLICES",
+    "BatchResults",
+    "KnockoutWhistBatch",
+    "play_batch",
+]

@@ -1,0 +1,173 @@
+"""Compiled kernels behind ``KnockoutWhistBatch``: legal masks, checking and stepping a batch, observations (private).
+
+The observation layout is ``tensor.OBSERVATION_FIELDS``; the kernel here writes by
+the offsets derived from it, the same numbers ``tensor.encode_observation`` writes
+from a reference observation.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from sim import config
+from sim.knockout_whist import fast, fast_state, tensor
+from sim.knockout_whist.encoding import FLAG_OPTIONS
+from sim.knockout_whist.fast import apply_action, is_legal, legal_actions
+from sim.knockout_whist.fast_state import (
+    C_HAND,
+    C_PICKED,
+    C_PLAYED,
+    C_THROWN,
+    I_CHOOSER,
+    I_CUT,
+    I_DEALER,
+    I_DOGS_LIFE_USED,
+    I_END_REASON,
+    I_EXCHANGED,
+    I_FLAGS,
+    I_HAND_NO,
+    I_LAST_TRICK,
+    I_LEADER,
+    I_LED_SUIT,
+    I_N_SEATS,
+    I_OUT_HAND,
+    I_PHASE,
+    I_STATUS,
+    I_STOCK_POS,
+    I_TO_MOVE,
+    I_TRICK_ACTION,
+    I_TRICK_LEADER,
+    I_TRICKS,
+    I_TRUMPS,
+    I_TURNED,
+    S_DOG,
+    S_IN,
+)
+from sim.knockout_whist.tensor import (
+    O_CHOOSER,
+    O_COUNTS,
+    O_CUT,
+    O_DEALER,
+    O_DOG,
+    O_DOGS_LIFE_USED,
+    O_EXCHANGED,
+    O_FIRST_LEADER,
+    O_HAND_NO,
+    O_HAS_EXCHANGED,
+    O_IN,
+    O_LAST_TRICK,
+    O_LED,
+    O_OPTIONS,
+    O_OUT,
+    O_OUT_HAND,
+    O_OWN,
+    O_PHASE,
+    O_PICKED,
+    O_PLAYED,
+    O_PRESENT,
+    O_STOCK_LEFT,
+    O_THROWN,
+    O_TRICK,
+    O_TRICK_LEADER,
+    O_TRICKS,
+    O_TRUMPS,
+    O_TURNED,
+)
+from sim.knorri import fast_state as knorri_bits
+from sim.knorri.fast_state import U64, popcount
+
+NUM_FLAGS = len(FLAG_OPTIONS)
+
+# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
+# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, tensor, knorri_bits, config)])
+
+
+@njit(**config.STEP_KERNEL)
+def batch_legal_mask(cards, ints, mask, legal):
+    """``mask[g, a]`` = whether action a is legal in game g (all False once a game is over); ``legal``: int64[59]."""
+    mask[:] = False
+    for g in range(ints.shape[0]):
+        count = legal_actions(cards[g], ints[g], legal)
+        for i in range(count):
+            mask[g, legal[i]] = True
+
+
+@njit(**config.STEP_KERNEL)
+def batch_first_illegal(cards, ints, actions):
+    """The first game (not over) whose action is not legal, or -1 when every action is."""
+    for g in range(ints.shape[0]):
+        if ints[g, I_END_REASON] < 0 and not is_legal(cards[g], ints[g], actions[g]):
+            return g
+    return -1
+
+
+@njit(**config.STEP_KERNEL)
+def batch_step(cards, ints, decks, rngs, actions):
+    """Apply ``actions[g]`` to every game g not yet over (the caller has checked them all)."""
+    for g in range(ints.shape[0]):
+        if ints[g, I_END_REASON] < 0:
+            apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
+
+
+@njit(**config.INLINED_KERNEL)
+def _set_cards(out, offset, card_set):
+    rest = card_set
+    while rest:
+        low = rest & (~rest + U64(1))
+        out[offset + popcount(low - U64(1))] = 1.0
+        rest ^= low
+
+
+@njit(**config.STEP_KERNEL)
+def batch_observe(cards, ints, out):
+    """Write each game's observation from its acting seat's point of view (zeros once over)."""
+    out[:] = 0.0
+    for g in range(ints.shape[0]):
+        row_c = cards[g]
+        row_i = ints[g]
+        seat = row_i[I_TO_MOVE]
+        if row_i[I_END_REASON] >= 0 or seat < 0:
+            continue
+        o = out[g]
+        n = row_i[I_N_SEATS]
+        _set_cards(o, O_OWN, row_c[C_HAND + seat])
+        _set_cards(o, O_PICKED, row_c[C_PICKED])
+        _set_cards(o, O_THROWN, row_c[C_THROWN + seat])
+        _set_cards(o, O_PLAYED, row_c[C_PLAYED])
+        if row_i[I_TURNED] >= 0:
+            o[O_TURNED + row_i[I_TURNED]] = 1.0
+        if row_i[I_TRICK_LEADER] >= 0:
+            o[O_TRICK_LEADER + (row_i[I_TRICK_LEADER] - seat) % n] = 1.0
+        if row_i[I_LED_SUIT] >= 0:
+            o[O_LED + row_i[I_LED_SUIT]] = 1.0
+        if row_i[I_TRUMPS] >= 0:
+            o[O_TRUMPS + row_i[I_TRUMPS]] = 1.0
+        hand_no = row_i[I_HAND_NO]
+        o[O_HAND_NO + hand_no - 1] = 1.0
+        o[O_PHASE + row_i[I_PHASE]] = 1.0
+        o[O_DEALER + (row_i[I_DEALER] - seat) % n] = 1.0
+        o[O_FIRST_LEADER + (row_i[I_LEADER] - seat) % n] = 1.0
+        if row_i[I_CHOOSER] >= 0:
+            o[O_CHOOSER + (row_i[I_CHOOSER] - seat) % n] = 1.0
+        for other in range(n):
+            k = (other - seat) % n
+            action = row_i[I_TRICK_ACTION + other]
+            if action >= 0:
+                o[O_TRICK + k * 53 + action] = 1.0
+            status = row_i[I_STATUS + other]
+            o[O_PRESENT + k] = 1.0
+            o[(O_IN if status == S_IN else O_DOG if status == S_DOG else O_OUT) + k] = 1.0
+            o[O_OUT_HAND + k] = row_i[I_OUT_HAND + other]
+            o[O_TRICKS + k] = row_i[I_TRICKS + other]
+            o[O_COUNTS + k] = popcount(row_c[C_HAND + other])
+            if row_i[I_EXCHANGED + other] >= 0:
+                o[O_EXCHANGED + k] = row_i[I_EXCHANGED + other]
+                o[O_HAS_EXCHANGED + k] = 1.0
+            o[O_CUT + k] = row_i[I_CUT + other] + 1
+        o[O_DOGS_LIFE_USED] = row_i[I_DOGS_LIFE_USED]
+        o[O_LAST_TRICK] = row_i[I_LAST_TRICK]
+        o[O_STOCK_LEFT] = 52 - row_i[I_STOCK_POS]
+        flags = row_i[I_FLAGS]
+        for i in range(NUM_FLAGS):
+            o[O_OPTIONS + i] = (flags >> i) & 1

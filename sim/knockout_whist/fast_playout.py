@@ -1,0 +1,62 @@
+"""Compiled whole-game playouts: games from seeds to their end without returning to Python (private).
+
+The games are split into chunks and the chunks spread over cores with ``prange``.
+Each chunk owns its scratch rows and writes only its own games' rows of the
+output, so nothing is shared between threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from sim import config
+from sim.knockout_whist import fast, fast_state
+from sim.knockout_whist.fast import apply_action, init_game, seed_streams, uniform_action
+from sim.knockout_whist.fast_state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
+from sim.knorri import fast_state as knorri_bits
+
+PROTOCOL = 0
+"""The conformance protocol: ``legal[next() % len(legal)]`` from the game's own stream (the permutations')."""
+RANDOM = 1
+"""Uniform random from each seat's own stream, seeded ``agent_seed(game_seed, seat)`` (as ``RandomAgent``)."""
+POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
+"""The compiled policies by name."""
+
+# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
+# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, knorri_bits, config)])
+
+
+@njit(**config.STEP_KERNEL)
+def _play_to_end(cards, ints, deck, rng, policy):
+    """Play one game on to its end, every decision uniform from the policy's stream."""
+    while ints[I_END_REASON] < 0:
+        stream = RNG_DEAL if policy == PROTOCOL else RNG_SEAT + ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, uniform_action(cards, ints, rng, stream))
+
+
+@njit(**config.KERNEL)
+def _play_chunk(n_seats, flags, seeds, policy, start, stop, ints_out):
+    """Play games ``start`` to ``stop - 1`` of ``play_games`` with one set of scratch rows."""
+    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+    deck = np.zeros(52, dtype=np.int64)
+    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    for g in range(start, stop):
+        ints = ints_out[g]
+        seed_streams(rng, seeds[g], n_seats)
+        init_game(cards, ints, deck, rng, n_seats, flags)
+        _play_to_end(cards, ints, deck, rng, policy)
+
+
+@njit(**config.PARALLEL_KERNEL)
+def play_games(n_seats, flags, seeds, policy, n_chunks, ints_out):
+    """Play one game per seed to its end; ``ints_out[g]`` gets game g's final ints row.
+
+    Game g's own stream starts at ``seeds[g]`` (and seat s's at ``agent_seed(seeds[g], s)``);
+    ``flags`` are the options as ``Options.flags()``; ``policy`` is ``PROTOCOL`` or ``RANDOM``.
+    """
+    total = seeds.shape[0]
+    for chunk in prange(n_chunks):
+        _play_chunk(n_seats, flags, seeds, policy, chunk * total // n_chunks, (chunk + 1) * total // n_chunks,
+                    ints_out)
