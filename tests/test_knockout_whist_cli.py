@@ -54,7 +54,6 @@ def test_the_installed_command_prints_the_same_lines():
     (["--seats", "4", "--option", "rainbow=maybe"], "option rainbow is true or false, not 'maybe'"),
     (["--seats", "4", "--option", "rainbow"], "an option is written name=value, not 'rainbow'"),
     (["--seats", "4", "--option", "players=3"], "the number of players is set by --seats"),
-    (["--seats", "4", "--engine", "fast"], "the compiled Knockout Whist engine is not built yet"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
     code = main(["traj", "--game", "knockout-whist", *argv, "--seeds", "0", "2"])
