@@ -3,6 +3,8 @@ and observations at every step, illegal actions refused with the batch untouched
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from conftest import DATA
@@ -192,3 +194,24 @@ def test_observations_hide_the_other_hands_their_thrown_cards_and_the_stock():
             batch._cards[g, C_THROWN + other] = np.uint64(0)
         rng.shuffle(batch._decks[g])
     assert np.array_equal(batch.observation_tensor(), seen)
+
+
+def test_bench_times_both_engines_at_4_and_7_seats(capsys):
+    assert main(["bench", "--game", "knockout-whist", "--games", "20", "--repeat", "1", "--workers", "1",
+                 "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(row["engine"], row["seats"]) for row in rows] == [("reference", 4), ("reference", 7), ("fast", 4),
+                                                               ("fast", 7)]
+    assert all(row["games_per_s"] > 0 and row["game"] == "knockout-whist" for row in rows)
+    assert all("times_reference" in row for row in rows if row["engine"] == "fast")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--game", "knockout-whist", "--hands", "5"], "--hands is for Knorri"),
+    (["--game", "knockout-whist", "--seats", "8"], "Knockout Whist is for 2 to 7 seats, not 8"),
+    (["--games", "5"], "--games is for --game knockout-whist"),
+])
+def test_bench_refuses_options_of_the_other_game_in_one_line(capsys, argv, says):
+    assert main(["bench", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err

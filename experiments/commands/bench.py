@@ -1,5 +1,7 @@
 """``knorri-sim bench``: how fast each engine plays uniform random hands, per core and on all cores.
 
+``--game knockout-whist`` times whole Knockout Whist games instead (``experiments/bench_knockout_whist.py``).
+
 Both engines play the same hands with the same choices (each seat draws from its
 own splitmix64 stream, as ``RandomAgent``), so their numbers compare like with
 like. The compiled engine is warmed up before timing: its compile time (or the
@@ -29,8 +31,13 @@ DEFAULT_HANDS = {"reference": 200, "fast": 50_000}  # the reference engine plays
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``bench``."""
+    parser.add_argument("--game", choices=("knorri", "knockout-whist"), default="knorri",
+                        help="which game (default knorri); knockout-whist times whole games at 4 and 7 seats")
     parser.add_argument("--engine", choices=ENGINES, help="measure one engine (default: both)")
-    parser.add_argument("--seats", type=int, help="measure one seat count, 3 to 6 (default: all)")
+    parser.add_argument("--seats", type=int,
+                        help="measure one seat count, 3 to 6 for Knorri (default: all), 2 to 7 for Knockout Whist")
+    parser.add_argument("--games", type=int, help="knockout-whist only: games per timing (default 100,000 fast, "
+                                                  "300 reference)")
     parser.add_argument("--hands", type=int,
                         help=f"hands per timing (default {DEFAULT_HANDS['fast']:,} fast, "
                              f"{DEFAULT_HANDS['reference']} reference)")
@@ -44,6 +51,12 @@ def run(args: argparse.Namespace) -> int:
     """Measure every case asked for and print it."""
     from experiments.cli import UsageError
 
+    if args.game == "knockout-whist":
+        from experiments.bench_knockout_whist import run as run_knockout_whist
+
+        return run_knockout_whist(args)
+    if args.games is not None:
+        raise UsageError("--games is for --game knockout-whist; a Knorri timing counts hands: use --hands")
     seats = ALL_SEATS if args.seats is None else (check_seats(args.seats),)
     engines = ENGINES if args.engine is None else (args.engine,)
     cores = os.cpu_count() or 1
