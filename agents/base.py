@@ -1,8 +1,14 @@
 """The agent protocol and agent specs.
 
 An agent is made from a spec string and a seed, is told its seat at the start of
-each hand, and chooses one action id from an observation and the legal ids. It
-sees only what its seat may know: the observation, never the engine's state.
+each hand (or game), and chooses one action id from an observation and the legal
+ids. It sees only what its seat may know: the observation, never the engine's state.
+
+Names are registered per game, so a spec means the right agent for the game being
+played: ``greedy`` is Knorri's greedy in Knorri and Knockout Whist's greedy there.
+An agent registered for every game (``random``) serves them all, and a spec by
+import path (``module.path:Class``) works in any game it was written for. Each
+game's built-in agents live in the module ``sim.games`` names for it.
 """
 
 from __future__ import annotations
@@ -34,23 +40,25 @@ class Agent(Protocol):
 
 
 AgentFactory = Callable[..., Agent]
-_REGISTRY: dict[str, AgentFactory] = {}
+EVERY_GAME = None  # the game of an agent that plays any game through the protocol alone
+# game (or EVERY_GAME) -> name -> factory
+_REGISTRY: dict[str | None, dict[str, AgentFactory]] = {}
 
 
-def register(name: str) -> Callable[[AgentFactory], AgentFactory]:
-    """Make an agent class available under ``name`` in spec strings."""
+def register(name: str, game: str | None = "knorri") -> Callable[[AgentFactory], AgentFactory]:
+    """Make an agent class available under ``name`` in spec strings of ``game`` (``EVERY_GAME``: all games)."""
 
     def wrap(factory: AgentFactory) -> AgentFactory:
-        _REGISTRY[name] = factory
+        _REGISTRY.setdefault(game, {})[name] = factory
         return factory
 
     return wrap
 
 
-def known_agents() -> list[str]:
-    """The registered agent names."""
-    _load_builtin_agents()
-    return sorted(_REGISTRY)
+def known_agents(game: str = "knorri") -> list[str]:
+    """The agent names registered for ``game`` (its own and those for every game)."""
+    _load_builtin_agents(game)
+    return sorted(_names(game))
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -70,10 +78,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, parsed
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
-    """Build the agent a spec names: a registered name with parameters, or ``module.path:Class``."""
+def make_agent(spec: str, seed: int = 0, game: str = "knorri") -> Agent:
+    """Build the agent a spec names for ``game``: a registered name with parameters, or ``module.path:Class``."""
     name, params = parse_spec(spec)
-    factory = _lookup(name, spec)
+    factory = _lookup(name, spec, game)
     accepted = getattr(factory, "PARAMETERS", {})
     kwargs: dict[str, Any] = {}
     for key, raw in params.items():
@@ -128,7 +136,7 @@ class RandomAgent:
         return weights.argmax(axis=1)
 
 
-register("random")(RandomAgent)
+register("random", game=EVERY_GAME)(RandomAgent)
 
 
 def _split_name(spec: str) -> tuple[str, str]:
@@ -140,10 +148,15 @@ def _split_name(spec: str) -> tuple[str, str]:
     return head, rest
 
 
-def _lookup(name: str, spec: str) -> AgentFactory:
-    _load_builtin_agents()
-    if name in _REGISTRY:
-        return _REGISTRY[name]
+def _names(game: str) -> dict[str, AgentFactory]:
+    return {**_REGISTRY.get(EVERY_GAME, {}), **_REGISTRY.get(game, {})}
+
+
+def _lookup(name: str, spec: str, game: str) -> AgentFactory:
+    _load_builtin_agents(game)
+    names = _names(game)
+    if name in names:
+        return names[name]
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
@@ -154,10 +167,13 @@ def _lookup(name: str, spec: str) -> AgentFactory:
         if factory is None:
             raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no {attr!r}")
         return factory
+    which = "" if game == "knorri" else f" for {game}"
     raise AgentSpecError(
-        f"unknown agent {name!r}: known agents are {', '.join(sorted(_REGISTRY))}, or module.path:ClassName"
+        f"unknown agent {name!r}{which}: known agents are {', '.join(sorted(names))}, or module.path:ClassName"
     )
 
 
-def _load_builtin_agents() -> None:
-    importlib.import_module("agents")
+def _load_builtin_agents(game: str) -> None:
+    from sim.games import game as find_game
+
+    importlib.import_module(find_game(game).agents)

@@ -229,7 +229,7 @@ def test_summary_matches_the_rows_and_a_finished_run_resumes_to_its_summary(tmp_
     for agent, group in long.groupby("agent"):
         assert rows[agent].seat_hands == len(group)
         assert rows[agent].mean_score == pytest.approx(group.score.mean())
-        assert rows[agent].loss_rate == pytest.approx(group.lost.mean())
+        assert rows[agent].outcome_rate == pytest.approx(group.lost.mean())
         clusters = group.groupby("group").score.agg(["sum", "count"])
         residual = clusters["sum"] - group.score.mean() * clusters["count"]
         variance = len(clusters) / (len(clusters) - 1) * (residual**2).sum() / clusters["count"].sum() ** 2

@@ -1,8 +1,10 @@
 """``knorri-sim run``: play a configured experiment in parallel into a parquet dataset, resumably.
 
-With no options it runs ``experiments/configs/default.toml``. Options override
-the config file's keys; ``--resume DIR`` takes everything from DIR's manifest
-(only ``--workers``, ``--scheduler`` and ``--no-progress`` may change).
+With no options it runs ``experiments/configs/default.toml`` (Knorri); with only
+``--game knockout-whist``, ``experiments/configs/knockout_whist.toml``. Options
+override the config file's keys; ``--resume DIR`` takes everything from DIR's
+manifest, its game included (only ``--workers``, ``--scheduler`` and
+``--no-progress`` may change).
 """
 
 from __future__ import annotations
@@ -16,31 +18,38 @@ from typing import Any
 from experiments.runner import storage
 from experiments.runner.config import (
     ASSIGN_MODES,
-    DEFAULT_CONFIG,
     MATCH_HANDS,
     ConfigError,
     RunConfig,
     build_config,
+    default_config,
     from_json,
+    game_adapter,
     load_file,
     split_agent_specs,
 )
 from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
 from experiments.runner.summary import format_summary, summarise
-from sim.knorri.simulate import check_lineup
+from sim import games
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
-EXPERIMENT_OPTIONS = {"config": None, "seats": "seats", "agents": "agents", "assign": "assign", "hands": "hands",
-                      "matches": "matches", "match_hands": "match_hands", "seed": "seed", "out": "out",
-                      "log_actions": "log_actions", "chunk_hands": "chunk_hands"}
+EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
+                      "assign": "assign", "hands": "hands", "matches": "matches", "match_hands": "match_hands",
+                      "seed": "seed", "out": "out", "log_actions": "log_actions", "chunk_hands": "chunk_hands"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run``; every one defaults to the config file's value."""
     parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file (default: "
-                        "experiments/configs/default.toml); options given here override its keys, the "
-                        "rest (e.g. assign = rotate in the default) come from it")
-    parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6; one table per count")
+                        "experiments/configs/default.toml, or knockout_whist.toml with --game knockout-whist); "
+                        "options given here override its keys, the rest (e.g. assign = rotate in the default) "
+                        "come from it")
+    parser.add_argument("--game", choices=list(games.GAMES), help="which game (default: the config's, else knorri)")
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE",
+                        help="a game option, e.g. dogs_life=false (repeatable; Knockout Whist has options, "
+                             "Knorri none)")
+    parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
+                        "Knockout Whist; one table per count")
     parser.add_argument("--agents", metavar="SPECS",
                         help="one agent spec per seat (or one for all), separated by ';' or by commas: "
                              "a comma piece of the form key=value belongs to the spec before it, "
@@ -48,10 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assign", choices=ASSIGN_MODES,
                         help="seat the lineup as given, in every rotation, or in every permutation, "
                              "each on the same deals (duplicate deals)")
-    parser.add_argument("--hands", type=int, metavar="H", help="hands per table (rounded up to whole duplicate sets)")
+    parser.add_argument("--hands", type=int, metavar="H", help="hands per table, or games for Knockout Whist "
+                        "(rounded up to whole duplicate sets)")
     parser.add_argument("--matches", type=int, metavar="M",
                         help="matches per table (rounded up to whole duplicate sets)")
-    parser.add_argument("--match-hands", type=int, choices=MATCH_HANDS, help="hands per match (with --matches)")
+    parser.add_argument("--match-hands", type=int, choices=MATCH_HANDS,
+                        help="Knorri: hands per match (with --matches)")
     parser.add_argument("--seed", type=int, metavar="S", help="the master seed every hand's seed derives from")
     parser.add_argument("--workers", type=int, metavar="W", help="local worker processes (default: every core)")
     parser.add_argument("--out", metavar="DIR", help="a new or empty output folder (default runs/<time>-<run id>)")
@@ -85,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(format_summary(summarise(out)))
-    print(f"{final['hands_total']:,} hands in {len(final['chunks_complete'])} chunks; this command took "
+    print(format_summary(summarise(out, config.game), config.game))
+    row = games.adapter(config.game).ROW
+    print(f"{final['hands_total']:,} {row}s in {len(final['chunks_complete'])} chunks; this command took "
           f"{seconds:.1f} s; dataset: {out / storage.HANDS_DIR}" +
           (f" and {out / storage.ACTIONS_DIR}" if config.log_actions else ""))
     return 0
@@ -96,8 +108,14 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     """The config file (or the default one) with the given options laid over it, checked."""
     given = {key: getattr(args, opt) for opt, key in EXPERIMENT_OPTIONS.items()
              if key and getattr(args, opt) is not None}
-    raw: dict[str, Any] = load_file(args.config) if args.config else load_file(DEFAULT_CONFIG)
+    if args.config:
+        raw: dict[str, Any] = load_file(args.config)
+    else:
+        game_adapter(args.game or games.DEFAULT_GAME, "--game")
+        raw = load_file(default_config(args.game or games.DEFAULT_GAME))
     where = f"config {args.config!r} with options" if args.config else "options"
+    if "options" in given:
+        given["options"] = {**(raw.get("options") or {}), **_option_settings(given["options"])}
     if "seats" in given or "agents" in given:
         raw.pop("tables", None)
     if "hands" in given:
@@ -109,7 +127,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         try:
             given["seats"] = [int(part) for part in given["seats"].split(",") if part.strip()]
         except ValueError:
-            raise ConfigError(f"--seats takes seat counts 3 to 6 separated by commas, not {given['seats']!r}") from None
+            raise ConfigError(f"--seats takes seat counts separated by commas, not {given['seats']!r}") from None
     if "agents" in given:
         given["agents"] = split_agent_specs(given["agents"])
     raw.update(given)
@@ -118,9 +136,26 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     if args.scheduler is not None:
         raw["scheduler"] = args.scheduler
     config = build_config(raw, where)
-    for table in config.tables:
-        check_lineup(table.seats, table.agents)
+    _check_lineups(config)
     return config
+
+
+def _option_settings(settings: list[str]) -> dict[str, str]:
+    """``--option name=value`` settings as a mapping (the game's adapter checks names and values)."""
+    parsed = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"--option is written name=value, not {setting!r}")
+        parsed[name.strip()] = value.strip()
+    return parsed
+
+
+def _check_lineups(config: RunConfig) -> None:
+    """Every table's lineup makes agents of the config's game (one line naming what is wrong)."""
+    check_lineup = games.adapter(config.game).check_lineup
+    for table in config.tables:
+        check_lineup(table.seats, table.agents, config.options)
 
 
 def _check_new_folder(out: Path, config: RunConfig) -> None:
@@ -153,12 +188,13 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]
     stored = from_json(manifest["config"])
     raw = stored.to_json()
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
+    if stored.match_hands == 1:  # a game without matches refuses the key; 1 is everyone's default
+        raw.pop("match_hands")
     raw["workers"] = args.workers if args.workers is not None else stored.workers
     raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler
     raw["out"] = str(out)
     config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
     if config.run_id() != manifest.get("run_id"):
         raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")
-    for table in config.tables:
-        check_lineup(table.seats, table.agents)
+    _check_lineups(config)
     return config, out, manifest

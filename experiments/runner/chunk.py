@@ -7,14 +7,15 @@ so everything it needs travels in a small picklable ``ChunkTask``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
-from sim.knorri.simulate import play_matches
+from sim import games
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class ChunkTask:
     log_actions: bool
     width: int
     categories: dict[str, list[str]]
+    game: str = games.DEFAULT_GAME
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -52,11 +55,13 @@ def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
-    """Play a chunk's matches through the game adapter and build its tables."""
+    """Play a chunk's matches through the game's adapter and build its tables."""
     started, started_cpu = time.perf_counter(), time.process_time()
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
-    played = play_matches(table.seats, seeds, seatings, table.match_hands, task.log_actions)
+    play_matches = games.adapter(task.game).play_matches
+    played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
+                          options=task.options)
     engine_seconds, engine_cpu = time.perf_counter() - started, time.process_time() - started_cpu
 
     arrangements = len(table.seatings)
@@ -79,12 +84,12 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     ids["agent"] = np.repeat(seat_codes[arrangement], k, axis=0)
     ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
     columns = {**ids, **played.hands}
-    hands = _build_table(columns, hands_schema(task.width, task.categories), task, chunk.hands)
+    hands = _build_table(columns, hands_schema(task.width, task.categories, task.game), task, chunk.hands)
     actions = None
     if played.actions is not None:
         logged = dict(played.actions)
         logged["hand_index"] = ids["hand_index"][logged.pop("hand_row")]
-        schema = actions_schema()
+        schema = actions_schema(task.game)
         actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
@@ -93,7 +98,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
 
 def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int) -> pa.Table:
     arrays = []
-    for spec, name, seat in hand_fields(task.width):
+    for spec, name, seat in hand_fields(task.width, task.game):
         values = columns[spec.name]
         arrow_type = schema.field(name).type
         if seat is not None:

@@ -9,18 +9,23 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from experiments.cli import UsageError
+from sim import games
+from sim.errors import GameInputError
 
 ASSIGN_MODES = ("fixed", "rotate", "permute")
-MATCH_HANDS = (1, 3, 5)
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.toml"
+MATCH_HANDS = (1, 3, 5)  # the most any game allows; each game's adapter says which it takes
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
 
-# Keys a config file may hold; "tables" is a list of {seats, agents, assign}.
-RUN_KEYS = ("seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
+# Keys a config file may hold; "tables" is a list of {seats, agents, assign}, "options" a table of name = value.
+RUN_KEYS = ("game", "options", "seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
             "workers", "out", "scheduler", "log_actions", "chunk_hands", "name")
 TABLE_KEYS = ("seats", "agents", "assign")
 
@@ -40,9 +45,15 @@ class TableConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """A whole experiment. ``hands`` or ``matches`` counts per table, before rounding to whole duplicate sets."""
+    """A whole experiment. ``hands`` or ``matches`` counts per table, before rounding to whole duplicate sets.
+
+    ``hands`` counts rows: Knorri hands, or whole games for a game whose row is a game.
+    ``options`` are the game's options, checked and complete (empty for Knorri).
+    """
 
     tables: tuple[TableConfig, ...]
+    game: str = games.DEFAULT_GAME
+    options: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     hands: int | None = None
     matches: int | None = None
@@ -59,6 +70,9 @@ class RunConfig:
         data = asdict(self)
         for key in ("workers", "out", "scheduler", "name"):
             data.pop(key)
+        if self.game == games.DEFAULT_GAME and not self.options:  # Knorri's run ids predate the game key
+            data.pop("game")
+            data.pop("options")
         return data
 
     def run_id(self) -> str:
@@ -93,6 +107,23 @@ def split_agent_specs(text: str) -> list[str]:
     return specs
 
 
+def default_config(game: str) -> Path:
+    """The experiment a game runs with no ``--config``: ``default.toml`` for Knorri, ``<game>.toml`` otherwise."""
+    if game == games.DEFAULT_GAME:
+        return DEFAULT_CONFIG
+    return CONFIG_DIR / f"{game.replace('-', '_')}.toml"
+
+
+def game_adapter(name: Any, where: str = "config") -> ModuleType:
+    """The runner adapter of the game called ``name``, or one ``ConfigError`` line naming the games."""
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: game must be one of {', '.join(games.GAMES)}, not {name!r}")
+    try:
+        return games.adapter(name)
+    except GameInputError as error:
+        raise ConfigError(f"{where}: {error}") from None
+
+
 def load_file(path: str | Path) -> dict[str, Any]:
     """The raw keys of a TOML (``.toml``) or YAML (``.yaml``/``.yml``) config file."""
     path = Path(path)
@@ -124,8 +155,17 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     unknown = sorted(set(raw) - set(RUN_KEYS))
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed keys: {', '.join(RUN_KEYS)}")
+    game = raw.get("game", games.DEFAULT_GAME)
+    adapter = game_adapter(game, where)
+    options = raw.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"{where}: options must be a table of name = value, not {options!r}")
+    try:
+        options = adapter.check_options(options)
+    except GameInputError as error:
+        raise ConfigError(f"{where}: {error}") from None
     assign = _choice(raw.get("assign", "fixed"), ASSIGN_MODES, "assign", where)
-    tables = _tables(raw, assign, where)
+    tables = _tables(raw, assign, where, adapter)
     hands, matches = raw.get("hands"), raw.get("matches")
     if hands is not None and matches is not None:
         raise ConfigError(f"{where}: give hands or matches, not both")
@@ -135,7 +175,10 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
         hands = _positive_int(hands, "hands", where)
     if matches is not None:
         matches = _positive_int(matches, "matches", where)
-    match_hands = _choice(raw.get("match_hands", 1), MATCH_HANDS, "match_hands", where)
+    if "match_hands" in raw and adapter.MATCH_HANDS == (1,):
+        raise ConfigError(f"{where}: match_hands (--match-hands) is not for {adapter.TITLE}: "
+                          f"its matches are one {adapter.ROW} each")
+    match_hands = _choice(raw.get("match_hands", 1), adapter.MATCH_HANDS, "match_hands", where)
     if hands is not None and match_hands != 1:
         raise ConfigError(f"{where}: match_hands goes with matches, not hands")
     seed = _int(raw.get("seed", 0), "seed", where)
@@ -154,7 +197,7 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     if not isinstance(log_actions, bool):
         raise ConfigError(f"{where}: log_actions must be true or false")
     return RunConfig(
-        tables=tables, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
+        tables=tables, game=game, options=options, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
         log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
         workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"),
     )
@@ -166,7 +209,7 @@ def from_json(data: dict[str, Any]) -> RunConfig:
     return replace(RunConfig(tables=tables), **{k: v for k, v in data.items() if k != "tables"})
 
 
-def _tables(raw: dict[str, Any], assign: str, where: str) -> tuple[TableConfig, ...]:
+def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -> tuple[TableConfig, ...]:
     if "tables" in raw and ("seats" in raw or "agents" in raw):
         raise ConfigError(f"{where}: give either tables or seats and agents, not both")
     if "tables" in raw:
@@ -186,8 +229,9 @@ def _tables(raw: dict[str, Any], assign: str, where: str) -> tuple[TableConfig, 
         if unknown:
             raise ConfigError(f"{label}: unknown key {unknown[0]!r}; allowed keys: {', '.join(TABLE_KEYS)}")
         seats = _int(entry.get("seats", 4), "seats", label)
-        if not 3 <= seats <= 6:
-            raise ConfigError(f"{label}: Knorri is for 3 to 6 seats, not {seats}")
+        if not adapter.MIN_SEATS <= seats <= adapter.MAX_SEATS:
+            raise ConfigError(f"{label}: {adapter.TITLE} is for {adapter.MIN_SEATS} to {adapter.MAX_SEATS} seats, "
+                              f"not {seats}")
         agents = entry.get("agents", ["random"])
         specs = split_agent_specs(agents) if isinstance(agents, str) else [str(a).strip() for a in agents]
         if not specs or not all(specs):

@@ -30,7 +30,8 @@ from experiments.runner.plan import (
     table_plans,
 )
 from experiments.runner.schema import run_categories
-from sim.knorri.simulate import AgentFailure, is_compiled
+from sim import games
+from sim.games import AgentFailure
 
 
 class RunStopped(RuntimeError):
@@ -53,14 +54,15 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     """Cut the config into chunks; ``chunk_hands`` overrides the config's or the default size."""
     plans = table_plans(config)
     hands_total = sum(p.hands for p in plans)
+    is_compiled = games.adapter(config.game).is_compiled
     compiled = all(is_compiled(seating) for plan in plans for seating in plan.seatings)
     size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
-    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents])
+    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game)
     width = max(t.seats for t in config.tables)
-    tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories)
-             for c in chunks]
+    tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
+                       config.game, config.options) for c in chunks]
     plan = RunPlan(config, size, chunks, tasks, hands_total)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
@@ -151,7 +153,8 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done), status="running", error=None))
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     hands_done = sum(expected[c] for c in done)
-    bar = tqdm(total=plan.hands_total, initial=hands_done, unit="hand", unit_scale=True, smoothing=0.05,
+    unit = games.adapter(plan.config.game).ROW
+    bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=True, smoothing=0.05,
                disable=None if progress else True, dynamic_ncols=True)
     try:
         for result in _run(workers, todo):

@@ -12,6 +12,7 @@ from typing import Any
 from experiments.runner.config import RunConfig
 from experiments.runner.plan import Chunk, TablePlan
 from experiments.runner.schema import SCHEMA_VERSION, markdown_table
+from sim import games
 
 PACKAGES = ("knorri-sim", "numpy", "numba", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -44,12 +45,13 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
     """The manifest written before the first shard."""
     return {
         "schema_version": SCHEMA_VERSION,
+        "game": config.game,
         "run_id": config.run_id(),
         "master_seed": config.seed,
         "config": config.to_json(),
         "chunk_hands": chunk_hands,
         "seed_derivation": ("match_seed = derive_seed(master_seed, table, deal_group); "
-                            "hand seed = derive_seed(match_seed, hand_in_match) (sim.rng.derive_seed)"),
+                            f"{games.adapter(config.game).SEED_DERIVATION} (sim.rng.derive_seed)"),
         "tables": [{"table": p.index, "seats": p.seats, "seatings": [list(s) for s in p.seatings],
                     "deal_groups": p.groups, "hands": p.hands} for p in plans],
         "hands_total": sum(p.hands for p in plans),
@@ -64,7 +66,7 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "git": git_commit(),
         "created": _now(),
         "updated": _now(),
-        "schema": markdown_table(),
+        "schema": markdown_table(game=config.game),
     }
 
 

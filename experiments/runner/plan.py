@@ -6,7 +6,8 @@ The derivation of every seed, which the rows and the README document:
   ``match_seed = derive_seed(master_seed, t, g)`` (``sim.rng.derive_seed``);
 - every seating (arrangement) of the lineup plays the same deal group, so the
   same seeds: duplicate deals;
-- the game deals hand ``k`` of a match from ``derive_seed(match_seed, k)``.
+- the game deals hand ``k`` of a match from ``derive_seed(match_seed, k)`` (a game whose match is one
+  game, like Knockout Whist, deals it from ``derive_seed(match_seed, 0)``).
 
 A chunk is a run of whole deal groups of one table (every arrangement, every
 hand of each match), so a chunk's rows depend on the config alone, never on
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.runner.config import RunConfig, TableConfig
-from sim.knorri.simulate import derive_seeds
+from sim.games import derive_seeds
 from sim.rng import derive_seed
 
 # Hands per chunk when the config does not say: about 1/64 of the run, so small runs

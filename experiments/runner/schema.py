@@ -1,5 +1,7 @@
 """The parquet schema of a run: the runner's identifier columns, then the game's columns.
 
+The game's columns come from its adapter (``sim.games``); the identifier columns
+are the same for every game, their meaning worded by the adapter where it differs.
 Per-seat columns are spread into ``name_0 .. name_{W-1}``, W being the largest
 seat count of the run; a seat a table does not have is null. Categorical
 columns are dictionary-encoded with the same dictionary in every shard, so
@@ -8,12 +10,14 @@ pandas reads them as one ``category`` dtype.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from sim.knorri.simulate import ACTION_COLUMNS, HAND_COLUMNS, ColumnSpec
+from sim import games
+from sim.games import ColumnSpec
 
 SCHEMA_VERSION = 1
 
@@ -45,19 +49,30 @@ def _arrow_type(spec: ColumnSpec, categories: Sequence[str] = ()) -> pa.DataType
     return pa.from_numpy_dtype(np.dtype(spec.dtype))
 
 
-def run_categories(run_id: str, agent_specs: Sequence[str]) -> dict[str, list[str]]:
+def id_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
+    """The runner's identifier columns, with the meanings the game's adapter words its own way."""
+    docs = games.adapter(game).ID_DOCS
+    return tuple(dataclasses.replace(spec, doc=docs[spec.name]) if spec.name in docs else spec for spec in ID_COLUMNS)
+
+
+def game_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
+    """The columns the game's adapter fills, one value (or one per seat) per row."""
+    return games.adapter(game).HAND_COLUMNS
+
+
+def run_categories(run_id: str, agent_specs: Sequence[str], game: str = games.DEFAULT_GAME) -> dict[str, list[str]]:
     """The dictionary of every categorical column of a run (the same in every shard)."""
     categories = {"run_id": [run_id], "agent": sorted(set(agent_specs))}
-    for spec in HAND_COLUMNS:
+    for spec in game_columns(game):
         if spec.categories:
             categories[spec.name] = list(spec.categories)
     return categories
 
 
-def hand_fields(width: int) -> list[tuple[ColumnSpec, str, int | None]]:
+def hand_fields(width: int, game: str = games.DEFAULT_GAME) -> list[tuple[ColumnSpec, str, int | None]]:
     """Every hands-table column in order: (spec, column name, seat or None)."""
     fields = []
-    for spec in ID_COLUMNS + HAND_COLUMNS:
+    for spec in id_columns(game) + game_columns(game):
         if spec.per_seat:
             fields.extend((spec, f"{spec.name}_{seat}", seat) for seat in range(width))
         else:
@@ -65,25 +80,30 @@ def hand_fields(width: int) -> list[tuple[ColumnSpec, str, int | None]]:
     return fields
 
 
-def hands_schema(width: int, categories: dict[str, list[str]]) -> pa.Schema:
+def hands_schema(width: int, categories: dict[str, list[str]], game: str = games.DEFAULT_GAME) -> pa.Schema:
     """The hands table's schema for a run whose largest table has ``width`` seats."""
     result = []
-    for spec, name, _ in hand_fields(width):
+    for spec, name, _ in hand_fields(width, game):
         arrow_type = _arrow_type(spec, categories.get(spec.name, ()))
         result.append(pa.field(name, arrow_type, nullable=spec.nullable or spec.per_seat))
-    return pa.schema(result, metadata={"knorri_sim_schema_version": str(SCHEMA_VERSION)})
+    return pa.schema(result, metadata=_metadata(game))
 
 
-def actions_schema() -> pa.Schema:
+def actions_schema(game: str = games.DEFAULT_GAME) -> pa.Schema:
     """The actions table's schema (only with ``--log-actions``)."""
-    fields = [pa.field(s.name, _arrow_type(s), nullable=False) for s in ACTION_ID_COLUMNS + ACTION_COLUMNS]
-    return pa.schema(fields, metadata={"knorri_sim_schema_version": str(SCHEMA_VERSION)})
+    columns = ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS
+    fields = [pa.field(s.name, _arrow_type(s), nullable=False) for s in columns]
+    return pa.schema(fields, metadata=_metadata(game))
 
 
-def markdown_table(width_label: str = "i") -> str:
+def _metadata(game: str) -> dict[str, str]:
+    return {"knorri_sim_schema_version": str(SCHEMA_VERSION), "knorri_sim_game": game}
+
+
+def markdown_table(width_label: str = "i", game: str = games.DEFAULT_GAME) -> str:
     """The schema as a markdown table (for the README), generated from the column specs."""
     lines = ["| column | type | meaning |", "| --- | --- | --- |"]
-    for spec in ID_COLUMNS + HAND_COLUMNS:
+    for spec in id_columns(game) + game_columns(game):
         name = f"{spec.name}_{width_label}" if spec.per_seat else spec.name
         kind = "category" if spec.categories is not None else spec.dtype
         if spec.nullable:
@@ -94,6 +114,6 @@ def markdown_table(width_label: str = "i") -> str:
     lines.append("")
     lines.append("| column | type | meaning |")
     lines.append("| --- | --- | --- |")
-    for spec in ACTION_ID_COLUMNS + ACTION_COLUMNS:
+    for spec in ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS:
         lines.append(f"| `{spec.name}` | {spec.dtype} | {spec.doc} |")
     return "\n".join(lines)

@@ -1,4 +1,8 @@
-"""The end-of-run table: per seat count and agent, mean score with a 95% CI, loss rate and cut-off shares.
+"""The end-of-run table: per seat count and agent, mean score with a 95% CI, an outcome rate and end shares.
+
+The game's adapter says which seat column the rate counts (Knorri: ``loser``,
+a loss rate; Knockout Whist: ``winner``, a win rate) and which end reasons get
+a share column (Knorri: ``repeat`` and ``cap``, the cut-offs).
 
 Hands of one deal group share their cards (duplicate deals) and an agent may
 hold several seats of a hand, so they are not independent draws: the CI is a
@@ -14,7 +18,8 @@ import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from experiments.runner.storage import HANDS_DIR
+from experiments.runner.storage import HANDS_DIR, read_manifest
+from sim import games
 
 Z95 = 1.959964
 
@@ -25,18 +30,24 @@ class SummaryRow:
 
     seats: int
     agent: str
-    seat_hands: int
+    seat_hands: int  # seat-rows: one per seat the agent held in a row
     mean_score: float
     ci95: float
-    loss_rate: float
+    outcome_rate: float  # share of its seat-rows where the agent is the game's outcome seat (loser, winner)
     reason_shares: dict[str, float]
 
 
-def summarise(out: Path) -> list[SummaryRow]:
-    """Read the run's hands and compute the summary rows, sorted by seat count then agent."""
+def summarise(out: Path, game: str | None = None) -> list[SummaryRow]:
+    """Read the run's rows and compute the summary rows, sorted by seat count then agent.
+
+    ``game`` defaults to the one the run's manifest records (Knorri for a manifest without one).
+    """
+    if game is None:
+        game = (read_manifest(out) or {}).get("game", games.DEFAULT_GAME)
+    outcome = games.adapter(game).OUTCOME[0]
     folder = out / HANDS_DIR
     width = _width(folder)
-    columns = ["table", "deal_group", "n_seats", "loser", "end_reason"]
+    columns = ["table", "deal_group", "n_seats", outcome, "end_reason"]
     columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
     data = pq.read_table(folder, columns=columns)
     reasons = data.column("end_reason").combine_chunks()
@@ -44,7 +55,7 @@ def summarise(out: Path) -> list[SummaryRow]:
     reason_codes = reasons.indices.to_numpy()
     cluster = _dense_clusters(data.column("table").to_numpy(), data.column("deal_group").to_numpy())
     n_seats = data.column("n_seats").to_numpy().astype(np.int64)
-    loser = data.column("loser").to_numpy()
+    outcome_seat = data.column(outcome).to_numpy()
     parts = []
     agent_names: list[str] = []
     for seat in range(width):
@@ -54,16 +65,16 @@ def summarise(out: Path) -> list[SummaryRow]:
         codes = pc.fill_null(agents.indices, 0).to_numpy().astype(np.int64)
         scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()
         rows = np.flatnonzero(present)
-        parts.append((rows, n_seats[rows] * len(agent_names) + codes[rows], scores[rows], loser[rows] == seat))
+        parts.append((rows, n_seats[rows] * len(agent_names) + codes[rows], scores[rows], outcome_seat[rows] == seat))
     hand_row = np.concatenate([p[0] for p in parts])
     group = np.concatenate([p[1] for p in parts])
     score = np.concatenate([p[2] for p in parts]).astype(np.float64)
-    lost = np.concatenate([p[3] for p in parts])
+    hit = np.concatenate([p[3] for p in parts])
     result = []
     for key in np.flatnonzero(np.bincount(group)):
         mask = group == key
         seats, agent = divmod(int(key), len(agent_names))
-        result.append(_row(seats, agent_names[agent], score[mask], lost[mask], cluster[hand_row[mask]],
+        result.append(_row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
                            hand_row[mask], reason_codes, reason_names))
     return result
 
@@ -77,7 +88,7 @@ def _dense_clusters(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:
     return offsets[table] + deal_group.astype(np.int64)
 
 
-def _row(seats: int, agent: str, score: np.ndarray, lost: np.ndarray, cluster: np.ndarray,
+def _row(seats: int, agent: str, score: np.ndarray, hit: np.ndarray, cluster: np.ndarray,
          hand_row: np.ndarray, reason_codes: np.ndarray, reason_names: list[str]) -> SummaryRow:
     mean = float(score.mean())
     sums = np.bincount(cluster, weights=score)
@@ -95,19 +106,21 @@ def _row(seats: int, agent: str, score: np.ndarray, lost: np.ndarray, cluster: n
     in_hand[hand_row] = True  # a hand counts once even when the agent holds several seats
     per_reason = np.bincount(reason_codes[in_hand], minlength=len(reason_names)) / in_hand.sum()
     shares = {name: float(share) for name, share in zip(reason_names, per_reason, strict=True)}
-    return SummaryRow(seats, agent, len(score), mean, half_width, float(lost.mean()), shares)
+    return SummaryRow(seats, agent, len(score), mean, half_width, float(hit.mean()), shares)
 
 
-def format_summary(rows: list[SummaryRow], cutoff_reasons: tuple[str, ...] = ("repeat", "cap")) -> str:
-    """The summary as a fixed-width text table."""
+def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> str:
+    """The summary as a fixed-width text table, its rate and share columns named as the game's adapter says."""
+    adapter = games.adapter(game)
+    rate_name, reasons = adapter.OUTCOME[1], adapter.SUMMARY_REASONS
     name_width = max([len("agent")] + [len(r.agent) for r in rows])
-    header = (f"{'seats':>5}  {'agent':<{name_width}}  {'seat-hands':>11}  {'mean score':>10}  {'95% CI':>8}  "
-              f"{'loss rate':>9}" + "".join(f"  {name:>7}" for name in cutoff_reasons))
+    header = (f"{'seats':>5}  {'agent':<{name_width}}  {'seat-' + adapter.ROW + 's':>11}  {'mean score':>10}  "
+              f"{'95% CI':>8}  {rate_name:>9}" + "".join(f"  {name:>7}" for name in reasons))
     lines = [header, "-" * len(header)]
     for r in rows:
-        shares = "".join(f"  {100 * r.reason_shares.get(name, 0.0):6.2f}%" for name in cutoff_reasons)
+        shares = "".join(f"  {100 * r.reason_shares.get(name, 0.0):6.2f}%" for name in reasons)
         lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>11,}  {r.mean_score:>+10.3f}  "
-                     f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.loss_rate:>8.2f}%{shares}")
+                     f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.outcome_rate:>8.2f}%{shares}")
     return "\n".join(lines)
 
 

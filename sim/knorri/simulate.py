@@ -1,6 +1,7 @@
 """Knorri's adapter for the experiment runner: play a chunk of matches, return column arrays.
 
-The runner knows nothing of Knorri's rules. It hands this module a seat count,
+It provides every name ``sim.games`` asks of a game's adapter. The runner knows
+nothing of Knorri's rules. It hands this module a seat count,
 one seed and one seating (an agent spec per seat) per match, and the number of
 hands in each match; it gets back one value per hand for every column named in
 ``HAND_COLUMNS`` (per-seat columns as ``[hands, seats]`` arrays), in match
@@ -21,35 +22,34 @@ batch; otherwise each hand is played by the reference engine with the agents.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent
-from sim.errors import IllegalActionError
+from agents.base import make_agent
+from sim.errors import GameInputError
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable
 from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
-from sim.knorri.reference import KnorriHand, check_seats
-from sim.rng import GOLDEN_GAMMA
+from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
+from sim.seating import AgentPool, SeatedAgent, play_guarded
 
+__all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
+           "check_lineup", "check_options", "derive_seeds", "is_compiled", "play_matches", "replay"]
+
+# What the runner asks of every game's adapter (``sim.games``).
+TITLE = "Knorri"
+ROW = "hand"
+MATCH_HANDS = (1, 3, 5)
+ID_DOCS: dict[str, str] = {}  # the runner's identifier columns were worded for Knorri
+SEED_DERIVATION = "hand seed = derive_seed(match_seed, hand_in_match)"
+OUTCOME = ("loser", "loss rate")
+SUMMARY_REASONS = ("repeat", "cap")
 END_REASONS = ("out", "repeat", "cap")
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
-
-
-@dataclass(frozen=True)
-class ColumnSpec:
-    """One column the adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning."""
-
-    name: str
-    dtype: str
-    doc: str
-    per_seat: bool = False
-    nullable: bool = False
-    categories: tuple[str, ...] | None = None
 
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
@@ -80,26 +80,16 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
 )
 
 
-class AgentFailure(RuntimeError):
-    """An agent raised or chose an illegal action: the message names the agent, seat, hand seed and action."""
+def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Knorri has no options: ``{}``, or one line refusing any given."""
+    if options:
+        raise GameInputError(f"Knorri has no options, so not {', '.join(sorted(options))}")
+    return {}
 
 
-@dataclass
-class ChunkColumns:
-    """What one chunk produced: per-hand columns and, if asked, per-decision columns.
-
-    ``actions["hand_row"]`` is the row (0-based, within this chunk) of the hand
-    each decision belongs to.
-    """
-
-    hands: dict[str, np.ndarray]
-    actions: dict[str, np.ndarray] | None = None
-
-
-def check_lineup(n_seats: int, specs: Sequence[str]) -> None:
+def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
     """Refuse a seat count outside 3-6, a lineup of the wrong length, or a spec that makes no agent."""
-    from sim.errors import GameInputError
-
+    check_options(options)
     check_seats(n_seats)
     if len(specs) != n_seats:
         raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
@@ -114,13 +104,16 @@ def play_matches(
     match_hands: int,
     log_actions: bool = False,
     engine: str = "auto",
+    options: Mapping[str, Any] | None = None,
 ) -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
     ``log_actions``); raises ``AgentFailure`` if an agent fails. ``engine`` is
     ``auto`` (compiled when every spec is compiled), ``compiled`` or ``reference``.
+    Knorri has no ``options`` (any given are refused).
     """
+    check_options(options)
     n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
@@ -132,7 +125,7 @@ def play_matches(
     if compiled and engine != "reference":
         return _play_compiled(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
     recorder = _DecisionRecorder() if log_actions else None
-    pool = _AgentPool(n_seats, recorder)
+    pool = AgentPool(n_seats, recorder)
     played: list[tuple[int, KnorriHand]] = []
     for match_seed, seating in zip(match_seeds, seatings, strict=True):
         agents = pool.seat(seating)
@@ -152,15 +145,6 @@ def play_matches(
 def is_compiled(specs: Sequence[str]) -> bool:
     """Whether the compiled engine can play this lineup: every spec a bare compiled agent name."""
     return all(spec.strip() in COMPILED_AGENTS for spec in specs)
-
-
-def derive_seeds(seeds: np.ndarray, step: int | np.ndarray) -> np.ndarray:
-    """``sim.rng.derive_seed(seed, step)`` entry by entry over uint64 arrays (or one step), at NumPy speed."""
-    steps = np.atleast_1d(np.asarray(step, dtype=np.uint64))  # arrays wrap silently; scalars would warn
-    z = np.asarray(seeds, dtype=np.uint64) + np.uint64(GOLDEN_GAMMA) * (steps + np.uint64(1))
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> KnorriHand:
@@ -241,8 +225,8 @@ class _DecisionRecorder:
     def start_hand(self, hand_row: int) -> None:
         self._hand_row, self._step = hand_row, 0
 
-    def record(self, seat: int, phase: int, action: int) -> None:
-        self.rows.append((self._hand_row, self._step, seat, phase, action))
+    def record(self, seat: int, observation: Any, action: int) -> None:
+        self.rows.append((self._hand_row, self._step, seat, observation.phase, action))
         self._step += 1
 
     def columns(self) -> dict[str, np.ndarray]:
@@ -252,83 +236,9 @@ class _DecisionRecorder:
         return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(names, dtypes, strict=True))}
 
 
-class _SeatedAgent:
-    """An agent at one seat that names itself when it fails and, if asked, records its decisions."""
-
-    def __init__(self, agent: Agent, spec: str, recorder: _DecisionRecorder | None) -> None:
-        self.agent = agent
-        self.spec = spec
-        self.name = agent.name
-        self.recorder = recorder
-        self.seat = -1
-
-    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
-        self.seat = seat
-        self._guard("reset", lambda: self.agent.reset(seat, n_seats, seed))
-
-    def act(self, observation: Any, legal: Sequence[int]) -> int:
-        action = self._guard("act", lambda: self.agent.act(observation, legal))
-        if self.recorder is not None and action in legal:
-            self.recorder.record(self.seat, observation.phase, int(action))
-        return action
-
-    def _guard(self, verb: str, call: Any) -> Any:
-        try:
-            return call()
-        except AgentFailure:
-            raise
-        except Exception as error:  # any failure inside a user's agent stops the run, named
-            raise _AgentRaised(self.spec, self.seat, f"{type(error).__name__} in {verb}(): {error}") from error
-
-
-class _AgentRaised(Exception):
-    def __init__(self, spec: str, seat: int, what: str) -> None:
-        super().__init__(what)
-        self.spec, self.seat, self.what = spec, seat, what
-
-
-class _AgentPool:
-    """One agent object per (seat, spec), built once per chunk and reset for every hand."""
-
-    def __init__(self, n_seats: int, recorder: _DecisionRecorder | None) -> None:
-        self.n_seats = n_seats
-        self.recorder = recorder
-        self._agents: dict[tuple[int, str], _SeatedAgent] = {}
-
-    def seat(self, seating: Sequence[str]) -> list[_SeatedAgent]:
-        if len(seating) != self.n_seats:
-            raise ValueError(f"a seating of {len(seating)} specs for {self.n_seats} seats")
-        agents = []
-        for seat, spec in enumerate(seating):
-            key = (seat, spec)
-            if key not in self._agents:
-                self._agents[key] = _SeatedAgent(make_agent(spec, seed=0), spec, self.recorder)
-            agents.append(self._agents[key])
-        return agents
-
-
-def _play_guarded(hand: KnorriHand, agents: list[_SeatedAgent], seed: int) -> None:
-    try:
-        play_hand(hand, agents, seed)
-    except IllegalActionError as error:
-        spec = agents[error.seat].spec
-        legal = ", ".join(map(str, error.legal))
-        raise AgentFailure(
-            f"agent {spec!r} at seat {error.seat} chose illegal action {_action_name(error.action)} "
-            f"in the hand with seed {seed} (first seat {hand.first_seat}); legal ids were {legal}"
-        ) from None
-    except _AgentRaised as error:
-        raise AgentFailure(
-            f"agent {error.spec!r} at seat {error.seat} failed in the hand with seed {seed} "
-            f"(first seat {hand.first_seat}): {error.what}"
-        ) from None
-
-
-def _action_name(action: Any) -> str:
-    try:
-        return f"{int(action)} ({action_text(int(action))})"
-    except (TypeError, ValueError):
-        return repr(action)
+def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int) -> None:
+    play_guarded(lambda: play_hand(hand, agents, seed), agents,
+                 f"the hand with seed {seed} (first seat {hand.first_seat})", action_text)
 
 
 def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str, np.ndarray]:
@@ -354,11 +264,5 @@ def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str
         cycle[row] = np.nan if hand.cycle_length is None else hand.cycle_length
         columns["decisions"][row] = len(hand.decisions)
         columns["decisions_crc32"][row] = zlib.crc32(bytes(hand.decisions))
-    columns["cycle_length"] = _nullable(cycle, "uint16")
+    columns["cycle_length"] = nullable(cycle, "uint16")
     return columns
-
-
-def _nullable(values: np.ndarray, dtype: str) -> np.ndarray:
-    """A masked array: the runner writes masked entries as nulls."""
-    missing = np.isnan(values)
-    return np.ma.array(np.where(missing, 0, values).astype(dtype), mask=missing)

@@ -1,0 +1,106 @@
+"""The games the harness plays, each named once, and the interface a game's runner adapter provides.
+
+The runner (``experiments/runner``) never knows a game's rules: it looks the
+config's ``game`` up here, imports that game's adapter module and calls it.
+An adapter is a module with these names (``sim.knorri.simulate`` and
+``sim.knockout_whist.simulate`` are the two there are):
+
+- ``TITLE``, ``MIN_SEATS``, ``MAX_SEATS``: the game's name for messages and its seat counts;
+- ``ROW``: what one row of the runner's hands table is (``"hand"`` or ``"game"``);
+- ``MATCH_HANDS``: the rows a match may have (``(1, 3, 5)``, or ``(1,)`` for a game without matches);
+- ``HAND_COLUMNS`` and ``ACTION_COLUMNS``: ``ColumnSpec`` tuples, the columns it fills;
+- ``ID_DOCS``: the runner's identifier columns explained for this game (those it words differently);
+- ``SEED_DERIVATION``: how a row's seed comes from its match seed (the manifest quotes it);
+- ``OUTCOME``: the seat column the summary's rate counts, and the rate's name (``("loser", "loss rate")``);
+- ``SUMMARY_REASONS``: the ``end_reason`` values whose shares the summary shows;
+- ``check_options(options) -> dict``: the options, checked and complete (``{}`` for a game without any);
+- ``check_lineup(n_seats, specs, options)``: refuse a seat count or lineup in one line;
+- ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;
+- ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options=...) -> ChunkColumns``:
+  play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails.
+
+A row is a function of its seed, seating and options alone, so the chunking and
+the worker never change a result.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+
+from sim.errors import GameInputError
+from sim.rng import GOLDEN_GAMMA
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game: its name on the command line, its title, its runner adapter and its built-in agents' module."""
+
+    name: str
+    title: str
+    adapter: str  # module path of the runner adapter
+    agents: str  # module whose import registers the game's built-in agents
+
+
+GAMES: dict[str, Game] = {
+    "knorri": Game("knorri", "Knorri", "sim.knorri.simulate", "agents"),
+}
+DEFAULT_GAME = "knorri"
+
+
+def game(name: str) -> Game:
+    """The game called ``name``; an unknown name is one ``GameInputError`` line listing the games."""
+    if name not in GAMES:
+        raise GameInputError(f"unknown game {name!r}: the games are {', '.join(GAMES)}")
+    return GAMES[name]
+
+
+def adapter(name: str) -> ModuleType:
+    """The runner adapter module of the game called ``name`` (see the module docstring for what it provides)."""
+    return importlib.import_module(game(name).adapter)
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """One column an adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning."""
+
+    name: str
+    dtype: str
+    doc: str
+    per_seat: bool = False
+    nullable: bool = False
+    categories: tuple[str, ...] | None = None
+
+
+@dataclass
+class ChunkColumns:
+    """What one chunk produced: per-row columns and, if asked, per-decision columns.
+
+    ``actions["hand_row"]`` is the row (0-based, within this chunk) each decision belongs to.
+    Masked arrays are written as nulls.
+    """
+
+    hands: dict[str, np.ndarray]
+    actions: dict[str, np.ndarray] | None = None
+
+
+class AgentFailure(RuntimeError):
+    """An agent raised or chose an illegal action: the message names the agent, seat, seed and action."""
+
+
+def derive_seeds(seeds: np.ndarray, step: int | np.ndarray) -> np.ndarray:
+    """``sim.rng.derive_seed(seed, step)`` entry by entry over uint64 arrays (or one step), at NumPy speed."""
+    steps = np.atleast_1d(np.asarray(step, dtype=np.uint64))  # arrays wrap silently; scalars would warn
+    z = np.asarray(seeds, dtype=np.uint64) + np.uint64(GOLDEN_GAMMA) * (steps + np.uint64(1))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def nullable(values: np.ndarray, dtype: str) -> np.ndarray:
+    """A masked array of ``dtype`` from floats with NaN for missing: the runner writes masked entries as nulls."""
+    missing = np.isnan(values)
+    return np.ma.array(np.where(missing, 0, values).astype(dtype), mask=missing)
