@@ -47,6 +47,7 @@ class Game:
 
 GAMES: dict[str, Game] = {
     "knorri": Game("knorri", "Knorri", "sim.knorri.simulate", "agents"),
+    "knockout-whist": Game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate", "agents.knockout_whist"),
 }
 DEFAULT_GAME = "knorri"
 

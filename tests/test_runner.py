@@ -17,8 +17,9 @@ from experiments.runner.config import ConfigError, TableConfig, build_config, lo
 from experiments.runner.execute import run_experiment
 from experiments.runner.plan import arrangements, table_plans
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
+from sim import games
 from sim.knorri.match import play_match
-from sim.knorri.simulate import HAND_COLUMNS, check_lineup, replay
+from sim.knorri.simulate import HAND_COLUMNS, replay
 from sim.rng import derive_seed
 
 
@@ -73,8 +74,9 @@ def test_every_checked_in_config_is_valid():
     assert {p.suffix for p in paths} >= {".toml", ".yaml"}
     for path in paths:
         if path.suffix in (".toml", ".yaml"):
-            for table in build_config(load_file(path), str(path)).tables:
-                check_lineup(table.seats, table.agents)
+            config = build_config(load_file(path), str(path))
+            for table in config.tables:
+                games.adapter(config.game).check_lineup(table.seats, table.agents, config.options)
     default = build_config(load_file(ROOT / "experiments" / "configs" / "default.toml"))
     assert {parse_spec(spec)[0] for spec in default.tables[0].agents} == set(known_agents())
 

@@ -44,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "experiments/configs/default.toml, or knockout_whist.toml with --game knockout-whist); "
                         "options given here override its keys, the rest (e.g. assign = rotate in the default) "
                         "come from it")
-    parser.add_argument("--game", choices=list(games.GAMES), help="which game (default: the config's, else knorri)")
+    parser.add_argument("--game", metavar="|".join(games.GAMES),
+                        help="which game (default: the config's, else knorri)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE",
                         help="a game option, e.g. dogs_life=false (repeatable; Knockout Whist has options, "
                              "Knorri none)")

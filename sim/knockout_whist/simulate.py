@@ -1,0 +1,272 @@
+"""Knockout Whist's adapter for the experiment runner: one row per whole game.
+
+It provides every name ``sim.games`` asks of a game's adapter. The runner hands
+it a seat count, one seed and one seating (an agent spec per seat) per match,
+and the game's options; a match is one game, so it gets back one value per game
+for every column of ``HAND_COLUMNS`` (per-seat columns as ``[games, seats]``
+arrays), in match order, and optionally every decision.
+
+Game ``i`` is ``KnockoutWhistGame(options, seed)`` with ``seed =
+derive_seed(match_seed, 0)``: that seed's splitmix64 stream draws every tie cut
+and deal, as the conformance protocol fixes. Every agent is reset once per game
+with ``agent_seed(seed, seat)``, so a game with its agents is a function of its
+seed, seating and options alone: the chunking and the worker never change a
+result. Games are played by the reference engine; ``is_compiled`` says no
+lineup plays on the compiled engine yet.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, make_agent
+from sim.errors import GameInputError, IllegalActionError
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, nullable
+from sim.knockout_whist.encoding import (
+    FLAG_OPTIONS,
+    LAST_HAND,
+    MAX_SEATS,
+    MIN_SEATS,
+    EndReason,
+    Options,
+    Status,
+    action_text,
+    parse_options,
+)
+from sim.knockout_whist.reference import KnockoutWhistGame
+from sim.rng import agent_seed, derive_seed
+from sim.seating import AgentPool, SeatedAgent, play_guarded
+
+__all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
+           "check_options", "game_seed", "is_compiled", "play_game", "play_matches", "replay"]
+
+GAME = "knockout-whist"
+TITLE = "Knockout Whist"
+ROW = "game"
+MATCH_HANDS = (1,)  # a match is one game
+SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
+OUTCOME = ("winner", "win rate")
+SUMMARY_REASONS: tuple[str, ...] = ()
+END_REASONS = tuple(reason.value for reason in EndReason)
+
+ID_DOCS = {
+    "chunk": "the chunk (shard) the game was played in",
+    "deal_group": "the seeded game within its table; every arrangement plays it (duplicate deals)",
+    "arrangement": "which seating of the lineup (fixed, a rotation or a permutation)",
+    "match": "the game's index in the run, from 0 (a match is one game)",
+    "hand_in_match": "always 0: a Knockout Whist match is one game",
+    "hand_index": "the game's index in the run, from 0: unique (the runner's row number)",
+    "match_seed": "the seed the game's seed derives from: seed = derive_seed(match_seed, 0)",
+}
+
+_OPTION_DOCS = {
+    "dogs_life": "option dogs_life: a seat's first hand without a trick gives it a dog's life (default true)",
+    "safe_first_hand": "option safe_first_hand: nobody goes out after hand 1 (default false)",
+    "winner_deals": "option winner_deals: from hand 2 the trump chooser deals and leads (default false)",
+    "card_exchange": "option card_exchange: each seat may swap up to 3 cards with the stock (default false)",
+    "no_trumps_choice": "option no_trumps_choice: the chooser may choose no trumps (default false)",
+    "rainbow": "option rainbow: one card of each suit in hand 4 wins at once (default false)",
+}
+
+HAND_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("seed", "uint64", "the game's seed: KnockoutWhistGame(options, seed=SEED) deals it, every agent "
+               "reset with agent_seed(SEED, seat); sim.knockout_whist.simulate.replay(options, SEED, actions) "
+               "replays it from the actions table"),
+    *(ColumnSpec(name, "bool", _OPTION_DOCS[name]) for name in FLAG_OPTIONS),
+    ColumnSpec("hands_played", "uint8", "hands dealt, 1 to 7 (a rainbow end counts 4)"),
+    ColumnSpec("winner", "uint8", "the seat that won the game"),
+    ColumnSpec("end_reason", "int8", "how the game ended: last_trick (hand 7), last_standing or rainbow",
+               categories=END_REASONS),
+    ColumnSpec("score", "int8", "the seat's score: n - 1 for the winner, -1 for every other seat (sums to zero)",
+               per_seat=True),
+    ColumnSpec("place", "uint8", "the seat's finishing place: 1 for the winner, else 1 + the seats that lasted "
+               "longer (seats out after the same hand share a place; at a rainbow end the seats still in "
+               "share place 2)", per_seat=True),
+    ColumnSpec("out_hand", "uint8", "the hand after which the seat was knocked out (1 to 7); null for a seat "
+               "never knocked out (the winner, or a seat still in when a rainbow ended the game)", per_seat=True),
+    ColumnSpec("dog_hand", "uint8", "the hand the seat played on its dog's life (2 to 7); null if it had none",
+               per_seat=True),
+    ColumnSpec("dogs_given", "uint8", "seats given a dog's life in the game (all in the same hand)"),
+    ColumnSpec("dogs_saved", "uint8", "dogs whose one card took a trick, so they played on as ordinary seats"),
+    ColumnSpec("seats_left", "uint8", "seats not knocked out at the end (1, or more at a rainbow end)"),
+    ColumnSpec("decisions", "uint16", "decisions taken (trump choices, exchange picks, plays and knocks)"),
+    ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
+               "(as in the conformance protocol)"),
+)
+
+ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("step", "uint16", "the decision's place in the game, from 0"),
+    ColumnSpec("seat", "uint8", "the seat that decided"),
+    ColumnSpec("hand", "uint8", "the hand of the game it was taken in, 1 to 7"),
+    ColumnSpec("phase", "uint8", "0 trump choice, 1 card exchange, 2 play or knock"),
+    ColumnSpec("action", "uint8", "the action id (0..58, see the rulings' action table)"),
+)
+
+
+def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
+    """Every option but ``players`` (the seat count sets it), checked, with the rules' defaults filled in."""
+    options = dict(options or {})
+    if "players" in options:
+        raise GameInputError("the number of players is set by the seat count (seats, --seats), not an option")
+    unknown = sorted(set(options) - set(FLAG_OPTIONS))
+    if unknown:
+        raise GameInputError(f"unknown Knockout Whist option {unknown[0]!r}: the options are {', '.join(FLAG_OPTIONS)}")
+    parsed = parse_options(options)
+    return {name: getattr(parsed, name) for name in FLAG_OPTIONS}
+
+
+def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
+    """Refuse a seat count outside 2-7, a lineup of the wrong length, a spec that makes no agent, or bad options."""
+    check_options(options)
+    _check_seats(n_seats)
+    if len(specs) != n_seats:
+        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
+    for spec in specs:
+        make_agent(spec, seed=0, game=GAME)
+
+
+def is_compiled(specs: Sequence[str]) -> bool:
+    """Whether a lineup plays on the compiled engine: none does yet (every game runs on the reference engine)."""
+    return False
+
+
+def game_seed(match_seed: int) -> int:
+    """The seed of the one game a match holds."""
+    return derive_seed(int(match_seed), 0)
+
+
+def play_game(game: KnockoutWhistGame, agents: Sequence[Agent], seed: int) -> KnockoutWhistGame:
+    """Play ``game`` to its end, each seat's decisions taken by its agent, each agent reset once for the game.
+
+    ``seed`` is the game's seed: the agent at ``seat`` is reset with ``agent_seed(seed, seat)``.
+    An illegal choice raises ``IllegalActionError`` and changes nothing.
+    """
+    if len(agents) != game.n_seats:
+        raise GameInputError(f"a {game.n_seats}-seat game needs {game.n_seats} agents, not {len(agents)}")
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, game.n_seats, agent_seed(seed, seat))
+    while not game.done:
+        seat = game.to_move
+        legal = game.legal_actions()
+        action = agents[seat].act(game.observation(seat), legal)
+        if action not in legal:
+            raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
+        game.apply(action)
+    return game
+
+
+def play_matches(
+    n_seats: int,
+    match_seeds: Sequence[int],
+    seatings: Sequence[Sequence[str]],
+    match_hands: int = 1,
+    log_actions: bool = False,
+    options: Mapping[str, Any] | None = None,
+) -> ChunkColumns:
+    """Play one game per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
+
+    Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
+    ``log_actions``); raises ``AgentFailure`` if an agent fails.
+    """
+    _check_seats(n_seats)
+    if match_hands != 1:
+        raise ValueError(f"a Knockout Whist match is one game, not {match_hands}")
+    if len(match_seeds) != len(seatings):
+        raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    settings = Options(players=n_seats, **check_options(options))
+    recorder = _DecisionRecorder() if log_actions else None
+    pool = AgentPool(n_seats, recorder, game=GAME)
+    played: list[tuple[int, KnockoutWhistGame]] = []
+    for match_seed, seating in zip(match_seeds, seatings, strict=True):
+        seed = game_seed(match_seed)
+        game = KnockoutWhistGame(settings, seed=seed)
+        agents = pool.seat(seating)
+        if recorder is not None:
+            recorder.start_game(len(played))
+        _play_guarded(game, agents, seed)
+        played.append((seed, game))
+    actions = recorder.columns() if recorder is not None else None
+    return ChunkColumns(hands=_game_columns(played, settings), actions=actions)
+
+
+def replay(options: Options | Mapping[str, Any], seed: int, actions: Sequence[int]) -> KnockoutWhistGame:
+    """The game dealt from ``seed`` with ``options`` and ``actions`` applied in order (from the actions table)."""
+    game = KnockoutWhistGame(options, seed=seed)
+    for action in actions:
+        game.apply(int(action))
+    return game
+
+
+def places(out_hand: Sequence[int | None], winner: int) -> list[int]:
+    """Finishing places: 1 for the winner, else 1 + the seats that lasted strictly longer."""
+    still_in = LAST_HAND + 1
+    lasted = [np.inf if seat == winner else (still_in if hand is None else hand) for seat, hand in enumerate(out_hand)]
+    return [1 + sum(other > mine for other in lasted) for mine in lasted]
+
+
+# ----- inside --------------------------------------------------------------------------------------
+
+
+def _check_seats(n_seats: int) -> None:
+    if isinstance(n_seats, bool) or not isinstance(n_seats, (int, np.integer)) or not MIN_SEATS <= n_seats <= MAX_SEATS:
+        raise GameInputError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
+
+
+class _DecisionRecorder:
+    """Collects (game row, step, seat, hand, phase, action) for every decision of a chunk."""
+
+    NAMES = ("hand_row", "step", "seat", "hand", "phase", "action")
+    DTYPES = ("int64", "uint16", "uint8", "uint8", "uint8", "uint8")
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, ...]] = []
+        self._game_row = 0
+        self._step = 0
+
+    def start_game(self, game_row: int) -> None:
+        self._game_row, self._step = game_row, 0
+
+    def record(self, seat: int, observation: Any, action: int) -> None:
+        self.rows.append((self._game_row, self._step, seat, observation.hand_no, observation.phase, action))
+        self._step += 1
+
+    def columns(self) -> dict[str, np.ndarray]:
+        table = np.array(self.rows, dtype=np.int64).reshape(-1, len(self.NAMES))
+        return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(self.NAMES, self.DTYPES,
+                                                                                         strict=True))}
+
+
+def _play_guarded(game: KnockoutWhistGame, agents: list[SeatedAgent], seed: int) -> None:
+    play_guarded(lambda: play_game(game, agents, seed), agents, f"the Knockout Whist game with seed {seed}",
+                 action_text)
+
+
+def _game_columns(played: list[tuple[int, KnockoutWhistGame]], options: Options) -> dict[str, np.ndarray]:
+    count, n_seats = len(played), options.players
+    columns = {spec.name: np.zeros((count, n_seats) if spec.per_seat else count, dtype=spec.dtype)
+               for spec in HAND_COLUMNS}
+    out_hand = np.full((count, n_seats), np.nan)
+    dog_hand = np.full((count, n_seats), np.nan)
+    for name in FLAG_OPTIONS:
+        columns[name][:] = getattr(options, name)
+    for row, (seed, game) in enumerate(played):
+        columns["seed"][row] = seed
+        columns["hands_played"][row] = game.hands_played
+        columns["winner"][row] = game.winner
+        columns["end_reason"][row] = END_REASONS.index(game.end_reason.value)
+        columns["score"][row] = game.scores
+        columns["place"][row] = places(game.out_hand, game.winner)
+        out_hand[row] = [np.nan if hand is None else hand for hand in game.out_hand]
+        dog_hand[row] = [np.nan if hand is None else hand for hand in game.dog_hand]
+        columns["dogs_given"][row] = sum(hand is not None for hand in game.dog_hand)
+        columns["dogs_saved"][row] = sum(game.dog_saved)
+        columns["seats_left"][row] = sum(status != Status.OUT for status in game.status)
+        columns["decisions"][row] = len(game.decisions)
+        columns["decisions_crc32"][row] = zlib.crc32(bytes(game.decisions))
+    columns["out_hand"] = nullable(out_hand, "uint8")
+    columns["dog_hand"] = nullable(dog_hand, "uint8")
+    return columns
