@@ -12,6 +12,7 @@ from conftest import DATA
 from agents.base import RandomAgent
 from experiments.cli import main
 from sim.errors import GameInputError, IllegalActionError
+from sim.knorri import fast
 from sim.knorri.batch import (
     END_REASONS,
     OBSERVATION_SLICES,
@@ -21,6 +22,7 @@ from sim.knorri.batch import (
 )
 from sim.knorri.fast_batch import OBSERVATION_SIZE
 from sim.knorri.fast_policies import PROTOCOL, RANDOM
+from sim.knorri.fast_state import I_HIST_BASE, I_HIST_LEN, I_PHASE, R_META, STEP_ROW
 from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
@@ -226,6 +228,51 @@ def test_rollouts_sum_to_zero_and_repeat_for_a_seed():
     for seat in range(5):
         if hand.hands[seat] == 0:
             assert (scores[:, seat] == hand.scores[seat]).all()  # points already earned stand
+
+
+def _one_stretch_of_history(n_seats, seed, rows):
+    """A hand stepped at random until its history holds ``rows`` positions since its last irreversible event.
+
+    Returns the hand's batch and a snapshot (cards row, ints row) of each remembered position.
+    """
+    rng = np.random.default_rng(seed)
+    batch = KnorriBatch.from_seeds(n_seats, [seed])
+    snapshots = {}
+    while True:
+        mask = batch.legal_mask()
+        assert mask.any(), "the hand ended before its history was long enough: try another seed"
+        batch.step(np.array([rng.choice(np.flatnonzero(mask[0]))]))
+        length = int(batch._ints[0, I_HIST_LEN])
+        if batch._ints[0, I_PHASE] == 2 and length:
+            snapshots[length - 1] = (batch._cards[0].copy(), batch._ints[0].copy())
+            if length == rows:
+                return batch, [snapshots[i] for i in range(rows)]
+
+
+def test_every_remembered_position_is_rebuilt_exactly_from_its_stretch():
+    batch, snapshots = _one_stretch_of_history(4, seed=5, rows=16)
+    records, length = batch._records[0], len(snapshots)
+    assert not records[0, R_META] & STEP_ROW and (records[1:length, R_META] & STEP_ROW).all()
+    for now, (cards, ints) in enumerate(snapshots):
+        live_cards, live_ints = cards.copy(), ints.copy()
+        live_ints[I_HIST_LEN] = length  # as if the hand stood at position ``now`` with this whole history
+        for row in range(length):
+            assert fast._is_remembered(live_cards, live_ints, records, row) == (row == now), (now, row)
+            np.testing.assert_array_equal(live_cards, cards)  # the check leaves the live position as it was
+            np.testing.assert_array_equal(live_ints[:I_HIST_LEN], ints[:I_HIST_LEN])
+
+
+def test_a_hash_collision_never_counts_as_a_repeat():
+    batch, snapshots = _one_stretch_of_history(4, seed=5, rows=16)
+    records = batch._records[0]
+    no_slots = np.zeros(0, dtype=np.int16)
+    collide = np.full(len(batch._keys[0]), 12345, dtype=np.uint64)  # every remembered key equals the probe's
+    cards, ints = snapshots[15][0].copy(), snapshots[15][1].copy()
+    ints[I_HIST_LEN] = 15  # the latest position, before it was remembered: new, however its key looks
+    assert fast._find_position(cards, ints, collide, records, no_slots, np.uint64(12345))[0] == -1
+    cards, ints = snapshots[7][0].copy(), snapshots[7][1].copy()
+    ints[I_HIST_LEN] = 15
+    assert fast._find_position(cards, ints, collide, records, no_slots, np.uint64(12345))[0] == ints[I_HIST_BASE] + 7
 
 
 def test_bad_input_is_one_clear_error():

@@ -60,6 +60,7 @@ from sim.knorri.fast_state import (
     R_TRICK_LO,
     RNG_DEAL,
     SPADES_AND_HEARTS,
+    STEP_ROW,
     TRICK_KEY,
     U64,
     ZOBRIST,
@@ -189,7 +190,9 @@ def _start_phase2(cards, ints, keys, records, slots):
     ints[I_TO_MOVE] = opener
     ints[I_OPENING] = 1
     ints[I_HIST_LEN] = 0
-    _remember(cards, ints, keys, records, slots, _position_key(cards, ints))
+    key = _position_key(cards, ints)
+    home = np.int64(key & U64(slots.shape[0] - 1)) if slots.shape[0] > 0 else np.int64(0)
+    _remember(cards, ints, keys, records, slots, key, home, -1)  # with no history, the key's own slot is free
 
 
 @njit(**config.INLINED_KERNEL)
@@ -275,24 +278,29 @@ def _play(cards, ints, seat, action):
 
 
 @njit(**config.INLINED_KERNEL)
-def _phase2_action(cards, ints, keys, records, slots, action):
-    seat = ints[I_TO_MOVE]
+def _move(cards, ints, seat, action):
+    """The seat plays ``action`` or picks up: a phase-2 action without the history (a replay repeats only this)."""
     if action == PICK_UP:
         _pick_up(cards, ints, seat)
     else:
         _play(cards, ints, seat, action)
+
+
+@njit(**config.INLINED_KERNEL)
+def _phase2_action(cards, ints, keys, records, slots, action):
+    _move(cards, ints, ints[I_TO_MOVE], action)
     ints[I_PHASE2_ACTIONS] += 1
     if ints[I_END_REASON] >= 0:
         return
     key = _position_key(cards, ints)
-    first_seen = _find_position(cards, ints, keys, records, slots, key)
+    first_seen, slot = _find_position(cards, ints, keys, records, slots, key)
     if first_seen >= 0:
         ints[I_CYCLE] = ints[I_PHASE2_ACTIONS] - first_seen
         _cut_off(cards, ints, END_REPEAT)
     elif ints[I_PHASE2_ACTIONS] >= MAX_PHASE2_ACTIONS:
         _cut_off(cards, ints, END_CAP)
     else:
-        _remember(cards, ints, keys, records, slots, key)
+        _remember(cards, ints, keys, records, slots, key, slot, action)
 
 
 @njit(**config.STEP_KERNEL)
@@ -332,11 +340,15 @@ def _finish(ints, reason, loser):
 
 
 # ----- positions ---------------------------------------------------------------------------------
+# The small fields of a position, packed into one word (history rows and hash keys).
+META_OPENING, META_NEEDED, META_RUN_LEFT, META_TRICK_LEN = 3, 4, 8, 12  # bit offsets; the seat to move is bits 0-2
+
+
 @njit(**config.INLINED_KERNEL)
 def _position_meta(ints):
     needed = ints[I_NEEDED] if ints[I_TRICK_LEN] > 0 else ints[I_HOLDING]
-    return (ints[I_TO_MOVE] | (ints[I_OPENING] << 3) | (needed << 4) | (ints[I_RUN_LEFT] << 8)
-            | (ints[I_TRICK_LEN] << 12))
+    return (ints[I_TO_MOVE] | (ints[I_OPENING] << META_OPENING) | (needed << META_NEEDED)
+            | (ints[I_RUN_LEFT] << META_RUN_LEFT) | (ints[I_TRICK_LEN] << META_TRICK_LEN))
 
 
 @njit(**config.INLINED_KERNEL)
@@ -347,35 +359,86 @@ def _position_key(cards, ints):
 
 
 @njit(**config.INLINED_KERNEL)
-def _remember(cards, ints, keys, records, slots, key):
-    index = ints[I_HIST_LEN]
-    if index == 0:
-        ints[I_HIST_BASE] = ints[I_PHASE2_ACTIONS]
-    keys[index] = key
-    if slots.shape[0] > 0:
-        mask = slots.shape[0] - 1
-        slot = np.int64(key & U64(mask))
-        while slots[slot] < index:  # an entry at or past the history's length is free
-            slot = (slot + 1) & mask
-        slots[slot] = index
-    for s in range(ints[I_N_SEATS]):  # records[index, ...] rather than a row view: a view costs a refcount
-        records[index, s] = cards[C_HAND + s]
-    records[index, R_TRICK_LO] = cards[C_TRICK_LO]
-    records[index, R_TRICK_HI] = cards[C_TRICK_HI]
-    records[index, R_META] = U64(_position_meta(ints))
-    ints[I_HIST_LEN] = index + 1
+def _write_row(cards, ints, records, row):
+    """The current position as a full history row."""
+    for s in range(ints[I_N_SEATS]):  # records[row, ...] rather than a row view: a view costs a refcount
+        records[row, s] = cards[C_HAND + s]
+    records[row, R_TRICK_LO] = cards[C_TRICK_LO]
+    records[row, R_TRICK_HI] = cards[C_TRICK_HI]
+    records[row, R_META] = U64(_position_meta(ints))
 
 
 @njit(**config.INLINED_KERNEL)
-def _same_position(cards, ints, records, index, meta):
-    """Whether remembered position ``index`` equals the current one, field by field."""
-    if (records[index, R_META] != meta or records[index, R_TRICK_LO] != cards[C_TRICK_LO]
-            or records[index, R_TRICK_HI] != cards[C_TRICK_HI]):
+def _load_row(cards, ints, records, row):
+    """Set the live position to full history row ``row`` (the hands hash and a stale I_NEEDED are left alone)."""
+    for s in range(ints[I_N_SEATS]):
+        cards[C_HAND + s] = records[row, s]
+    cards[C_TRICK_LO] = records[row, R_TRICK_LO]
+    cards[C_TRICK_HI] = records[row, R_TRICK_HI]
+    meta = np.int64(records[row, R_META])
+    ints[I_TO_MOVE] = meta & 7
+    ints[I_OPENING] = (meta >> META_OPENING) & 1
+    ints[I_NEEDED] = (meta >> META_NEEDED) & 15
+    ints[I_RUN_LEFT] = (meta >> META_RUN_LEFT) & 15
+    ints[I_TRICK_LEN] = meta >> META_TRICK_LEN
+
+
+@njit(**config.INLINED_KERNEL)
+def _equals_row(cards, ints, records, row):
+    """Whether full history row ``row`` holds the current position, field by field."""
+    if (records[row, R_META] != U64(_position_meta(ints)) or records[row, R_TRICK_LO] != cards[C_TRICK_LO]
+            or records[row, R_TRICK_HI] != cards[C_TRICK_HI]):
         return False
     for s in range(ints[I_N_SEATS]):
-        if records[index, s] != cards[C_HAND + s]:
+        if records[row, s] != cards[C_HAND + s]:
             return False
     return True
+
+
+@njit(**config.STEP_KERNEL)
+def _is_remembered(cards, ints, records, index):
+    """Whether history row ``index`` holds the current position (asked only when its hash key matches).
+
+    A step row's position is rebuilt: the current position is parked in the free row at the
+    history's length, the nearest full row at or before ``index`` is loaded into the live rows
+    and the logged actions replayed up to ``index`` (none of them irreversible: those start a
+    new stretch with a full row), the result compared with the parked position, and the
+    current position put back.
+    """
+    if records[index, R_META] & STEP_ROW == 0:
+        return _equals_row(cards, ints, records, index)
+    spare = ints[I_HIST_LEN]
+    hands_hash, needed = cards[C_HANDS_HASH], ints[I_NEEDED]
+    _write_row(cards, ints, records, spare)
+    start = index - 1
+    while records[start, R_META] & STEP_ROW:
+        start -= 1
+    _load_row(cards, ints, records, start)
+    for row in range(start + 1, index + 1):
+        _move(cards, ints, ints[I_TO_MOVE], np.int64(records[row, R_META] & ~STEP_ROW))
+    same = _equals_row(cards, ints, records, spare)
+    _load_row(cards, ints, records, spare)
+    cards[C_HANDS_HASH], ints[I_NEEDED] = hands_hash, needed
+    return same
+
+
+@njit(**config.INLINED_KERNEL)
+def _remember(cards, ints, keys, records, slots, key, slot, action):
+    """Remember the current position, reached by ``action``, under ``key`` at the free ``slot`` of ``slots``.
+
+    The first position of a stretch gets a full row; every later one a step row (one word
+    instead of a whole position: most positions are never looked at again).
+    """
+    index = ints[I_HIST_LEN]
+    keys[index] = key
+    if slots.shape[0] > 0:
+        slots[slot] = index
+    if index == 0:
+        ints[I_HIST_BASE] = ints[I_PHASE2_ACTIONS]
+        _write_row(cards, ints, records, index)
+    else:
+        records[index, R_META] = STEP_ROW | U64(action)
+    ints[I_HIST_LEN] = index + 1
 
 
 @njit(**config.STEP_KERNEL)
@@ -394,16 +457,16 @@ def reset_slots(ints, keys, slots, free):
 
 @njit(**config.INLINED_KERNEL)
 def _find_position(cards, ints, keys, records, slots, key):
-    """The action count at which this position was first reached since the last irreversible event, or -1.
+    """When this position was first reached since the last irreversible event (-1 if not), and its free slot.
 
     A hash match is confirmed field by field, so a hash collision can never end a hand. With a
     ``slots`` table (open addressing on the key, holding history indices) the search is a
-    probe; without one (an empty array) it scans the history. Clearing the history only
-    resets its length: a slot holding an index at or past the length counts as free, and a
-    slot written in the current stretch is never overwritten before the next clear, so probe
-    chains stay intact. The caller fills ``slots`` with a large value once per hand.
+    probe, and where it stops is the slot ``_remember`` fills; without one (an empty array)
+    it scans the history. Clearing the history only resets its length: a slot holding an
+    index at or past the length counts as free, and a slot written in the current stretch is
+    never overwritten before the next clear, so probe chains stay intact. The caller fills
+    ``slots`` with a large value once per hand.
     """
-    meta = U64(_position_meta(ints))
     length = ints[I_HIST_LEN]
     if slots.shape[0] > 0:
         mask = slots.shape[0] - 1
@@ -411,14 +474,14 @@ def _find_position(cards, ints, keys, records, slots, key):
         while True:
             index = slots[slot]
             if index >= length:
-                return -1
-            if keys[index] == key and _same_position(cards, ints, records, index, meta):
-                return ints[I_HIST_BASE] + index
+                return -1, slot
+            if keys[index] == key and _is_remembered(cards, ints, records, index):
+                return ints[I_HIST_BASE] + index, slot
             slot = (slot + 1) & mask
     for index in range(length):
-        if keys[index] == key and _same_position(cards, ints, records, index, meta):
-            return ints[I_HIST_BASE] + index
-    return -1
+        if keys[index] == key and _is_remembered(cards, ints, records, index):
+            return ints[I_HIST_BASE] + index, np.int64(0)
+    return -1, np.int64(0)
 
 
 # ----- the verbs every driver uses ----------------------------------------------------------------

@@ -73,11 +73,16 @@ RNG_DEAL = 0  # rng[RNG_DEAL]: the hand's own stream (decks, and the protocol's 
 RNG_SEAT = 1  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + MAX_SEATS
 
-# A position record for exact repeat checks: every hand, the trick words, then the small fields.
+# A row of the position history, for exact repeat checks. A full row holds the position: every
+# hand, the trick words, then the small fields packed (``R_META``). A step row holds only the
+# action that led to its position from the row before, as ``STEP_ROW | action`` in ``R_META``:
+# the engine writes a full row where a stretch of history starts and step rows after it, and
+# rebuilds a step row's position by replaying the actions only when its hash matches.
 R_TRICK_LO = MAX_SEATS
 R_TRICK_HI = MAX_SEATS + 1
 R_META = MAX_SEATS + 2
 RECORD_SIZE = MAX_SEATS + 3
+STEP_ROW = np.uint64(1 << 63)
 
 # ----- tables, built once at import -------------------------------------------------------------
 U64 = np.uint64
