@@ -152,7 +152,7 @@ def test_rows_are_identical_whatever_the_worker_count(tmp_path):
 def test_a_killed_run_resumes_to_every_game_exactly_once(tmp_path):
     out = tmp_path / "run"
     options = ["--game", GAME, "--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--hands", "240",
-               "--chunk-hands", "2", "--seed", "5", "--workers", "1", "--no-progress"]
+               "--chunk-hands", "2", "--seed", "5", "--assign", "fixed", "--workers", "1", "--no-progress"]
     process = knorri_sim("run", *options, "--out", str(out), start_new_session=True)
     deadline = time.monotonic() + 60
     while len(list((out / "hands").glob("part-*.parquet"))) < 3:

@@ -1,0 +1,113 @@
+"""Knockout Whist's ``greedy``: a one-look heuristic from the seat's own cards and the trick on the table.
+
+Every decision is a pure function of the observation:
+
+- **Trumps** (hands 2 to 7): its longest suit, as the rules' tips advise; ties go
+  to the suit with the higher ranks (then the higher suit id). It never chooses
+  no trumps: a suit it holds most of is worth more than none.
+- **Card exchange**: it throws away its non-trump cards below an 8 (lowest
+  first, as many as allowed), since a card drawn from the stock is an 8 on
+  average; then it ends its exchange.
+- **Leading**: its highest non-trump card (an ace or king of a side suit wins
+  whenever the others follow), trumps only when it holds nothing else (then the
+  highest), so it takes the tricks it can while keeping trumps to ruff with.
+- **Following**: the cheapest card that beats the trick so far, a card's cost
+  being its rank plus 13 for a trump; when nothing beats it, the trick is lost,
+  so it ducks with its cheapest card.
+- **A dog**: plays its one card when it beats the trick so far, and knocks
+  otherwise (on the hand's last trick the card must go anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agents.base import register
+from sim.cards import rank_of, suit_of
+from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, Phase, Status, trumps_action
+from sim.knockout_whist.rules import card_beats
+
+GAME = "knockout-whist"
+EXCHANGE_BELOW = 6  # rank index of an 8: cards below it are thrown away in a card exchange
+
+
+def card_cost(card: int, trumps: int) -> int:
+    """How much greedy minds spending ``card``: its rank, plus 13 for a trump (``trumps`` 4: none)."""
+    return rank_of(card) + (13 if suit_of(card) == trumps else 0)
+
+
+def best_card(trick: Sequence[tuple[int, int]], trumps: int) -> int | None:
+    """The card winning the trick so far (knocks set nothing), or None before a card is played."""
+    best = None
+    for _, action in trick:
+        if action != KNOCK and (best is None or card_beats(action, best, trumps)):
+            best = action
+    return best
+
+
+def choose_trumps(hand: Sequence[int]) -> int:
+    """The action choosing its longest suit (ties: higher ranks, then higher suit id)."""
+    def weight(suit: int) -> tuple[int, int, int]:
+        cards = [card for card in hand if suit_of(card) == suit]
+        return len(cards), sum(rank_of(card) for card in cards), suit
+
+    return trumps_action(max(range(4), key=weight))
+
+
+def exchange_pick(legal: Sequence[int], trumps: int | None) -> int:
+    """The lowest non-trump card below an 8 still to throw away, or the end of the exchange."""
+    throwable = [card for card in legal if card < KNOCK and rank_of(card) < EXCHANGE_BELOW
+                 and not (trumps is not None and suit_of(card) == trumps)]
+    return min(throwable, key=rank_of) if throwable else END_EXCHANGE
+
+
+def lead_card(cards: Sequence[int], trumps: int) -> int:
+    """Its highest non-trump card; the highest trump when it holds only trumps (ties: the higher id)."""
+    side = [card for card in cards if suit_of(card) != trumps]
+    return max(side or cards, key=lambda card: (rank_of(card), card))
+
+
+def cheapest(cards: Sequence[int], trumps: int) -> int:
+    """The cheapest of ``cards`` (ties: the lower id)."""
+    return min(cards, key=lambda card: (card_cost(card, trumps), card))
+
+
+def greedy_action(observation: Any, legal: Sequence[int]) -> int:
+    """Greedy's choice among ``legal`` (ascending ids) from what the seat sees (see the module docstring)."""
+    if len(legal) == 1:
+        return legal[0]
+    if observation.phase == Phase.CHOOSE:
+        return choose_trumps(observation.hand)
+    trumps = observation.trumps
+    if observation.phase == Phase.EXCHANGE:
+        return exchange_pick(legal, trumps)
+    cards = [action for action in legal if action < KNOCK]
+    best = best_card(observation.trick, trumps)
+    if observation.status[observation.seat] == Status.DOG:
+        return cards[0] if best is not None and card_beats(cards[0], best, trumps) else KNOCK
+    if best is None:
+        return lead_card(cards, trumps)
+    winners = [card for card in cards if card_beats(card, best, trumps)]
+    return cheapest(winners or cards, trumps)
+
+
+class GreedyAgent:
+    """Knockout Whist's greedy heuristic (see the module docstring); deterministic, so its seed is unused."""
+
+    PARAMETERS: dict[str, type] = {}
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "greedy"
+        self.seat = 0
+
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        """Nothing to forget between games."""
+        self.seat = seat
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """Greedy's choice from the observation."""
+        return greedy_action(observation, legal)
+
+
+register("greedy", game=GAME)(GreedyAgent)
