@@ -61,4 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Under ``python -m`` this file runs as ``__main__``, a second copy beside ``experiments.cli``, whose
+    # ``UsageError`` the subcommands raise; run the real module's ``main`` so that error is the one caught.
+    from experiments.cli import main as _main
+
+    sys.exit(_main())

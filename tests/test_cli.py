@@ -76,11 +76,13 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
     assert says in one_line_error(capsys, argv)
 
 
-def test_the_installed_command_reports_bad_input_without_a_traceback():
-    done = subprocess.run([*console_script(), "traj", "--seats", "7", "--seeds", "0", "1"],
+@pytest.mark.parametrize("command", [console_script(), [sys.executable, "-m", "experiments.cli"]],
+                         ids=["installed", "python -m"])
+def test_the_command_reports_bad_input_without_a_traceback(command):
+    done = subprocess.run([*command, "traj", "--seats", "4", "--seeds", "5", "1"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "knorri-sim: error: Knorri is for 3 to 6 seats, not 7\n"
+    assert done.stderr == "knorri-sim: error: --seeds A B needs 0 <= A <= B, not 5 1\n"
 
 
 def test_play_prints_a_hand_to_its_result(capsys):
