@@ -12,7 +12,7 @@ from conftest import DATA
 from agents.base import RandomAgent
 from experiments.cli import main
 from sim.errors import GameInputError, IllegalActionError
-from sim.knorri import fast
+from sim.knorri import fast_history
 from sim.knorri.batch import (
     END_REASONS,
     OBSERVATION_SLICES,
@@ -257,7 +257,7 @@ def test_every_remembered_position_is_rebuilt_exactly_from_its_stretch():
         live_cards, live_ints = cards.copy(), ints.copy()
         live_ints[I_HIST_LEN] = length  # as if the hand stood at position ``now`` with this whole history
         for row in range(length):
-            assert fast._is_remembered(live_cards, live_ints, records, row) == (row == now), (now, row)
+            assert fast_history.is_remembered(live_cards, live_ints, records, row) == (row == now), (now, row)
             np.testing.assert_array_equal(live_cards, cards)  # the check leaves the live position as it was
             np.testing.assert_array_equal(live_ints[:I_HIST_LEN], ints[:I_HIST_LEN])
 
@@ -266,13 +266,14 @@ def test_a_hash_collision_never_counts_as_a_repeat():
     batch, snapshots = _one_stretch_of_history(4, seed=5, rows=16)
     records = batch._records[0]
     no_slots = np.zeros(0, dtype=np.int16)
-    collide = np.full(len(batch._keys[0]), 12345, dtype=np.uint64)  # every remembered key equals the probe's
+    key = np.uint64(12345)
+    collide = np.full(len(batch._keys[0]), key, dtype=np.uint64)  # every remembered key equals the probe's
     cards, ints = snapshots[15][0].copy(), snapshots[15][1].copy()
     ints[I_HIST_LEN] = 15  # the latest position, before it was remembered: new, however its key looks
-    assert fast._find_position(cards, ints, collide, records, no_slots, np.uint64(12345))[0] == -1
+    assert fast_history.find_position(cards, ints, collide, records, no_slots, key)[0] == -1
     cards, ints = snapshots[7][0].copy(), snapshots[7][1].copy()
     ints[I_HIST_LEN] = 15
-    assert fast._find_position(cards, ints, collide, records, no_slots, np.uint64(12345))[0] == ints[I_HIST_BASE] + 7
+    assert fast_history.find_position(cards, ints, collide, records, no_slots, key)[0] == ints[I_HIST_BASE] + 7
 
 
 def test_bad_input_is_one_clear_error():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config
-from sim.knorri import fast, fast_policies, fast_state
+from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
 from sim.knorri.fast_state import (
@@ -66,7 +66,8 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_policies, config)])
+ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_policies, config)
+config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 
 def _offsets() -> dict[str, int]:

@@ -45,6 +45,10 @@ from sim.knorri.fast_state import (
     I_TURN,
     I_TURNED,
     META_KEY,
+    META_NEEDED,
+    META_OPENING,
+    META_RUN_LEFT,
+    META_TRICK_LEN,
     NUM_CARD_FIELDS,
     NUM_INT_FIELDS,
     NUM_RNG,
@@ -89,7 +93,8 @@ def _hands_hash(hands: Sequence[int]) -> int:
 def _record(hands: Sequence[int], trick, needed: int, to_move: int, opening: bool) -> tuple[list[int], int]:
     """The history record of a position and its key, exactly as the kernels compute them."""
     lo, hi, length, run_left = _pack_trick(trick)
-    meta = to_move | (int(opening) << 3) | (needed << 4) | (run_left << 8) | (length << 12)
+    meta = (to_move | (int(opening) << META_OPENING) | (needed << META_NEEDED) | (run_left << META_RUN_LEFT)
+            | (length << META_TRICK_LEN))
     record = [0] * RECORD_SIZE
     record[:len(hands)] = hands
     record[R_TRICK_LO], record[R_TRICK_HI], record[R_META] = lo, hi, meta

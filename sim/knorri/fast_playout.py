@@ -11,9 +11,10 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.knorri import fast, fast_policies, fast_state
+from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, NUM_ACTIONS
-from sim.knorri.fast import apply_action, init_hand, reset_slots
+from sim.knorri.fast import apply_action, init_hand
+from sim.knorri.fast_history import reset_slots
 from sim.knorri.fast_policies import decide
 from sim.knorri.fast_state import (
     C_HAND,
@@ -45,7 +46,8 @@ LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_policies, config)])
+ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_policies, config)
+config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 
 @njit(**config.STEP_KERNEL)

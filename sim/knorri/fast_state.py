@@ -83,6 +83,8 @@ R_TRICK_HI = MAX_SEATS + 1
 R_META = MAX_SEATS + 2
 RECORD_SIZE = MAX_SEATS + 3
 STEP_ROW = np.uint64(1 << 63)
+# R_META of a full row: the seat to move in bits 0-2, then these fields at these bit offsets.
+META_OPENING, META_NEEDED, META_RUN_LEFT, META_TRICK_LEN = 3, 4, 8, 12
 
 # ----- tables, built once at import -------------------------------------------------------------
 U64 = np.uint64

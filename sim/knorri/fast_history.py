@@ -1,0 +1,186 @@
+"""The compiled engine's position history: exact repeat detection since the last irreversible event (private).
+
+A hand's history is ``keys`` (one 64-bit hash per position), ``records`` (one row per
+position, layout in ``fast_state``: a full row where a stretch starts, then step rows)
+and an optional ``slots`` table that finds a key in one probe.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.knorri import fast_moves, fast_state
+from sim.knorri.fast_moves import move
+from sim.knorri.fast_state import (
+    C_HAND,
+    C_HANDS_HASH,
+    C_TRICK_HI,
+    C_TRICK_LO,
+    I_HIST_BASE,
+    I_HIST_LEN,
+    I_HOLDING,
+    I_N_SEATS,
+    I_NEEDED,
+    I_OPENING,
+    I_PHASE2_ACTIONS,
+    I_RUN_LEFT,
+    I_TO_MOVE,
+    I_TRICK_LEN,
+    META_KEY,
+    META_NEEDED,
+    META_OPENING,
+    META_RUN_LEFT,
+    META_TRICK_LEN,
+    R_META,
+    R_TRICK_HI,
+    R_TRICK_LO,
+    STEP_ROW,
+    TRICK_KEY,
+    U64,
+    mix64,
+)
+
+# Kernels here inline the engine's other modules: drop this module's numba cache when one of them changes.
+config.drop_stale_cache(__file__, [fast_moves.__file__, fast_state.__file__, config.__file__])
+
+
+@njit(**config.INLINED_KERNEL)
+def _position_meta(ints):
+    needed = ints[I_NEEDED] if ints[I_TRICK_LEN] > 0 else ints[I_HOLDING]
+    return (ints[I_TO_MOVE] | (ints[I_OPENING] << META_OPENING) | (needed << META_NEEDED)
+            | (ints[I_RUN_LEFT] << META_RUN_LEFT) | (ints[I_TRICK_LEN] << META_TRICK_LEN))
+
+
+@njit(**config.INLINED_KERNEL)
+def position_key(cards, ints):
+    """A 64-bit hash of the full position (hands, trick with its grouping, plays needed, seat, opening)."""
+    mixed = cards[C_TRICK_LO] ^ (cards[C_TRICK_HI] * TRICK_KEY) ^ (U64(_position_meta(ints)) * META_KEY)
+    return cards[C_HANDS_HASH] ^ mix64(mixed)
+
+
+@njit(**config.INLINED_KERNEL)
+def _write_row(cards, ints, records, row):
+    """The current position as a full history row."""
+    for s in range(ints[I_N_SEATS]):  # records[row, ...] rather than a row view: a view costs a refcount
+        records[row, s] = cards[C_HAND + s]
+    records[row, R_TRICK_LO] = cards[C_TRICK_LO]
+    records[row, R_TRICK_HI] = cards[C_TRICK_HI]
+    records[row, R_META] = U64(_position_meta(ints))
+
+
+@njit(**config.INLINED_KERNEL)
+def _load_row(cards, ints, records, row):
+    """Set the live position to full history row ``row`` (the hands hash and a stale I_NEEDED are left alone)."""
+    for s in range(ints[I_N_SEATS]):
+        cards[C_HAND + s] = records[row, s]
+    cards[C_TRICK_LO] = records[row, R_TRICK_LO]
+    cards[C_TRICK_HI] = records[row, R_TRICK_HI]
+    meta = np.int64(records[row, R_META])
+    ints[I_TO_MOVE] = meta & 7
+    ints[I_OPENING] = (meta >> META_OPENING) & 1
+    ints[I_NEEDED] = (meta >> META_NEEDED) & 15
+    ints[I_RUN_LEFT] = (meta >> META_RUN_LEFT) & 15
+    ints[I_TRICK_LEN] = meta >> META_TRICK_LEN
+
+
+@njit(**config.INLINED_KERNEL)
+def _equals_row(cards, ints, records, row):
+    """Whether full history row ``row`` holds the current position, field by field."""
+    if (records[row, R_META] != U64(_position_meta(ints)) or records[row, R_TRICK_LO] != cards[C_TRICK_LO]
+            or records[row, R_TRICK_HI] != cards[C_TRICK_HI]):
+        return False
+    for s in range(ints[I_N_SEATS]):
+        if records[row, s] != cards[C_HAND + s]:
+            return False
+    return True
+
+
+@njit(**config.STEP_KERNEL)
+def is_remembered(cards, ints, records, index):
+    """Whether history row ``index`` holds the current position (asked only when its hash key matches).
+
+    A step row's position is rebuilt: the current position is parked in the free row at the
+    history's length, the nearest full row at or before ``index`` is loaded into the live rows
+    and the logged actions replayed up to ``index`` (none of them irreversible: those start a
+    new stretch with a full row), the result compared with the parked position, and the
+    current position put back.
+    """
+    if records[index, R_META] & STEP_ROW == 0:
+        return _equals_row(cards, ints, records, index)
+    spare = ints[I_HIST_LEN]
+    hands_hash, needed = cards[C_HANDS_HASH], ints[I_NEEDED]
+    _write_row(cards, ints, records, spare)
+    start = index - 1
+    while records[start, R_META] & STEP_ROW:
+        start -= 1
+    _load_row(cards, ints, records, start)
+    for row in range(start + 1, index + 1):
+        move(cards, ints, ints[I_TO_MOVE], np.int64(records[row, R_META] & ~STEP_ROW))
+    same = _equals_row(cards, ints, records, spare)
+    _load_row(cards, ints, records, spare)
+    cards[C_HANDS_HASH], ints[I_NEEDED] = hands_hash, needed
+    return same
+
+
+@njit(**config.INLINED_KERNEL)
+def remember(cards, ints, keys, records, slots, key, slot, action):
+    """Remember the current position, reached by ``action``, under ``key`` at the free ``slot`` of ``slots``.
+
+    The first position of a stretch gets a full row; every later one a step row (one word
+    instead of a whole position: most positions are never looked at again).
+    """
+    index = ints[I_HIST_LEN]
+    keys[index] = key
+    if slots.shape[0] > 0:
+        slots[slot] = index
+    if index == 0:
+        ints[I_HIST_BASE] = ints[I_PHASE2_ACTIONS]
+        _write_row(cards, ints, records, index)
+    else:
+        records[index, R_META] = STEP_ROW | U64(action)
+    ints[I_HIST_LEN] = index + 1
+
+
+@njit(**config.STEP_KERNEL)
+def reset_slots(ints, keys, slots, free):
+    """Empty a hand's slot table (every entry ``free``) and enter the positions it already remembers."""
+    slots[:] = free
+    if slots.shape[0] == 0:
+        return
+    mask = slots.shape[0] - 1
+    for index in range(ints[I_HIST_LEN]):
+        slot = np.int64(keys[index] & U64(mask))
+        while slots[slot] < index:
+            slot = (slot + 1) & mask
+        slots[slot] = index
+
+
+@njit(**config.INLINED_KERNEL)
+def find_position(cards, ints, keys, records, slots, key):
+    """When this position was first reached since the last irreversible event (-1 if not), and its free slot.
+
+    A hash match is confirmed field by field, so a hash collision can never end a hand. With a
+    ``slots`` table (open addressing on the key, holding history indices) the search is a
+    probe, and where it stops is the slot ``_remember`` fills; without one (an empty array)
+    it scans the history. Clearing the history only resets its length: a slot holding an
+    index at or past the length counts as free, and a slot written in the current stretch is
+    never overwritten before the next clear, so probe chains stay intact. The caller fills
+    ``slots`` with a large value once per hand.
+    """
+    length = ints[I_HIST_LEN]
+    if slots.shape[0] > 0:
+        mask = slots.shape[0] - 1
+        slot = np.int64(key & U64(mask))
+        while True:
+            index = slots[slot]
+            if index >= length:
+                return -1, slot
+            if keys[index] == key and is_remembered(cards, ints, records, index):
+                return ints[I_HIST_BASE] + index, slot
+            slot = (slot + 1) & mask
+    for index in range(length):
+        if keys[index] == key and is_remembered(cards, ints, records, index):
+            return ints[I_HIST_BASE] + index, np.int64(0)
+    return -1, np.int64(0)
