@@ -1,8 +1,10 @@
 """``knorri-sim run --game knockout-whist``: one row per game, with the runner's guarantees for Knorri.
 
 Rows follow the documented seeds and equal games played directly; the action log
-replays them; options reach the rows; the worker count, a killed and resumed run
-and a Dask cluster never change a row; the schema is documented; bad input is one line.
+replays them; options reach the rows; a lineup of ``random`` plays on the compiled
+engine and writes the rows the reference engine writes; the worker count, a
+killed and resumed run and a Dask cluster never change a row; the schema is
+documented; bad input is one line.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from experiments.runner.config import ConfigError, build_config, load_file
 from experiments.runner.execute import run_experiment
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.summary import summarise
+from sim.knockout_whist import batch, simulate
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.simulate import HAND_COLUMNS, game_seed, play_game, replay
@@ -135,6 +138,60 @@ def test_the_summary_gives_each_agents_mean_score_and_win_rate(tmp_path, capsys)
         assert rows[agent].outcome_rate == pytest.approx(group.won.mean())
     assert main(["run", "--resume", str(out), "--no-progress"]) == 0  # the manifest's game, not Knorri's
     assert capsys.readouterr().out.splitlines()[:4] == printed.splitlines()[:4]
+
+
+# ----- the compiled path -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def compiled_calls(monkeypatch):
+    """Counts the compiled engine's batches the runner plays (the path taken, seen from outside)."""
+    calls = []
+    play_batch = batch.play_batch
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[1]))
+        return play_batch(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "play_batch", counted)
+    return calls
+
+
+@pytest.mark.parametrize("seats, options", [
+    (4, {}),
+    (2, {"dogs_life": False, "winner_deals": True}),
+    (5, {"safe_first_hand": True, "rainbow": True}),
+    (7, {"card_exchange": True, "no_trumps_choice": True, "rainbow": True}),
+])
+def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_engines_rows(
+        seats, options, tmp_path, monkeypatch, compiled_calls):
+    run = config(seats=seats, agents=["random"], hands=90, chunk_hands=25, options=options)
+    run_experiment(run, tmp_path / "compiled")
+    assert sum(compiled_calls) == 90 and simulate.is_compiled(["random"] * seats)
+    monkeypatch.setattr(simulate, "is_compiled", lambda specs: False)
+    run_experiment(run, tmp_path / "reference")
+    assert sum(compiled_calls) == 90
+    compiled, reference = read_hands(tmp_path / "compiled"), read_hands(tmp_path / "reference")
+    assert len(compiled) == 90 and compiled.dogs_given.nunique() + compiled.end_reason.nunique() > 2
+    pd.testing.assert_frame_equal(compiled, reference)
+
+
+def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_same_rows(tmp_path, compiled_calls):
+    run = config(seats=3, agents=["random"], hands=40, chunk_hands=10, options={"card_exchange": True})
+    run_experiment(run, tmp_path / "compiled")
+    run_experiment(dataclasses.replace(run, log_actions=True), tmp_path / "logged")
+    assert sum(compiled_calls) == 40  # the logged run played no compiled batch: the playouts keep no log
+    compiled, logged = (read_hands(tmp_path / name).drop(columns="run_id") for name in ("compiled", "logged"))
+    pd.testing.assert_frame_equal(compiled, logged)  # the run id says whether actions were logged
+    assert len(pd.read_parquet(tmp_path / "logged" / "actions")) == read_hands(tmp_path / "logged").decisions.sum()
+
+
+def test_only_bare_random_seats_make_a_compiled_lineup():
+    assert simulate.is_compiled(["random", " random "])
+    assert not simulate.is_compiled(["random", "greedy"])
+    assert not simulate.is_compiled(["random", "runner_fixtures.agents:PythonRandom"])
+    with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
+        simulate.play_matches(2, [1], [["greedy", "random"]], engine="compiled")
 
 
 # ----- reproducibility and faults ---------------------------------------------------------------

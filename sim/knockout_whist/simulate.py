@@ -11,8 +11,14 @@ derive_seed(match_seed, 0)``: that seed's splitmix64 stream draws every tie cut
 and deal, as the conformance protocol fixes. Every agent is reset once per game
 with ``agent_seed(seed, seat)``, so a game with its agents is a function of its
 seed, seating and options alone: the chunking and the worker never change a
-result. Games are played by the reference engine; ``is_compiled`` says no
-lineup plays on the compiled engine yet.
+result.
+
+Two paths give the same rows. When every seat's spec is a bare ``random``, the
+games are played inside the compiled engine (``sim.knockout_whist.batch.play_batch``
+with its ``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as
+``RandomAgent`` does); otherwise, and whenever the decisions are logged (the
+compiled playouts keep no action log), each game is played by the reference
+engine with the agents.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import numpy as np
 
 from agents.base import Agent, make_agent
 from sim.errors import GameInputError, IllegalActionError
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, nullable
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -52,6 +58,8 @@ SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 END_REASONS = tuple(reason.value for reason in EndReason)
+# Agent specs the compiled engine plays itself: the name and the compiled policy making the same choices (tested).
+COMPILED_AGENTS: dict[str, str] = {"random": "random"}
 
 ID_DOCS = {
     "chunk": "the chunk (shard) the game was played in",
@@ -130,8 +138,8 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
 
 
 def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether a lineup plays on the compiled engine: none does yet (every game runs on the reference engine)."""
-    return False
+    """Whether a lineup plays on the compiled engine: every spec a bare compiled agent name (``random``)."""
+    return all(spec.strip() in COMPILED_AGENTS for spec in specs)
 
 
 def game_seed(match_seed: int) -> int:
@@ -166,11 +174,14 @@ def play_matches(
     match_hands: int = 1,
     log_actions: bool = False,
     options: Mapping[str, Any] | None = None,
+    engine: str = "auto",
 ) -> ChunkColumns:
     """Play one game per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
-    ``log_actions``); raises ``AgentFailure`` if an agent fails.
+    ``log_actions``); raises ``AgentFailure`` if an agent fails. ``engine`` is
+    ``auto`` (compiled when every spec is compiled and no action log is asked
+    for), ``compiled`` or ``reference``; both give the same rows.
     """
     _check_seats(n_seats)
     if match_hands != 1:
@@ -178,6 +189,14 @@ def play_matches(
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
     settings = Options(players=n_seats, **check_options(options))
+    if engine not in ("auto", "compiled", "reference"):
+        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
+    compiled = all(is_compiled(seating) for seating in seatings)
+    if engine == "compiled" and (not compiled or log_actions):
+        raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS)
+                         + ", without an action log")
+    if compiled and not log_actions and engine != "reference":
+        return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64)))
     recorder = _DecisionRecorder() if log_actions else None
     pool = AgentPool(n_seats, recorder, game=GAME)
     played: list[tuple[int, KnockoutWhistGame]] = []
@@ -201,11 +220,15 @@ def replay(options: Options | Mapping[str, Any], seed: int, actions: Sequence[in
     return game
 
 
-def places(out_hand: Sequence[int | None], winner: int) -> list[int]:
-    """Finishing places: 1 for the winner, else 1 + the seats that lasted strictly longer."""
-    still_in = LAST_HAND + 1
-    lasted = [np.inf if seat == winner else (still_in if hand is None else hand) for seat, hand in enumerate(out_hand)]
-    return [1 + sum(other > mine for other in lasted) for mine in lasted]
+def places(out_hand: np.ndarray, winner: np.ndarray) -> np.ndarray:
+    """Finishing places of many games: 1 for the winner, else 1 + the seats that lasted strictly longer.
+
+    ``out_hand`` is ``[games, seats]`` floats, the hand each seat went out after, NaN for a seat never
+    knocked out (it lasted longest but for the winner); ``winner`` one seat per game.
+    """
+    lasted = np.where(np.isnan(out_hand), LAST_HAND + 1, out_hand)
+    lasted[np.arange(len(winner)), winner] = np.inf
+    return (1 + (lasted[:, None, :] > lasted[:, :, None]).sum(axis=2)).astype(np.uint8)
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -245,6 +268,39 @@ def _play_guarded(game: KnockoutWhistGame, agents: list[SeatedAgent], seed: int)
                  action_text)
 
 
+def _compiled_columns(options: Options, match_seeds: np.ndarray) -> dict[str, np.ndarray]:
+    """Every game of the chunk played by the compiled engine's ``random`` policy, as ``_game_columns`` fills them."""
+    from sim.knockout_whist.batch import play_batch
+
+    seeds = derive_seeds(match_seeds, 0)
+    played = play_batch(options, seeds, policy="random", workers=1)  # the runner's processes share the cores
+    count = len(seeds)
+    columns: dict[str, np.ndarray] = {"seed": seeds}
+    for name in FLAG_OPTIONS:
+        columns[name] = np.full(count, getattr(options, name), dtype=bool)
+    out_hand = np.where(played.out_hand > 0, played.out_hand, np.nan)  # 0: never knocked out
+    columns.update({
+        "hands_played": played.hands_played.astype(np.uint8),
+        "winner": played.winner.astype(np.uint8),
+        "end_reason": _reason_codes(played.end_reasons()),
+        "score": played.scores.astype(np.int8),
+        "place": places(out_hand, played.winner),
+        "out_hand": nullable(out_hand, "uint8"),
+        "dog_hand": nullable(np.where(played.dog_hand > 0, played.dog_hand, np.nan), "uint8"),
+        "dogs_given": (played.dog_hand > 0).sum(axis=1).astype(np.uint8),
+        "dogs_saved": played.dog_saved.sum(axis=1).astype(np.uint8),
+        "seats_left": (played.out_hand == 0).sum(axis=1).astype(np.uint8),
+        "decisions": played.decisions.astype(np.uint16),
+        "decisions_crc32": played.crc32.astype(np.uint32),
+    })
+    return {spec.name: columns[spec.name] for spec in HAND_COLUMNS}
+
+
+def _reason_codes(reasons: Sequence[EndReason]) -> np.ndarray:
+    codes = {reason: END_REASONS.index(reason.value) for reason in EndReason}
+    return np.array([codes[reason] for reason in reasons], dtype=np.int8)
+
+
 def _game_columns(played: list[tuple[int, KnockoutWhistGame]], options: Options) -> dict[str, np.ndarray]:
     count, n_seats = len(played), options.players
     columns = {spec.name: np.zeros((count, n_seats) if spec.per_seat else count, dtype=spec.dtype)
@@ -259,7 +315,6 @@ def _game_columns(played: list[tuple[int, KnockoutWhistGame]], options: Options)
         columns["winner"][row] = game.winner
         columns["end_reason"][row] = END_REASONS.index(game.end_reason.value)
         columns["score"][row] = game.scores
-        columns["place"][row] = places(game.out_hand, game.winner)
         out_hand[row] = [np.nan if hand is None else hand for hand in game.out_hand]
         dog_hand[row] = [np.nan if hand is None else hand for hand in game.dog_hand]
         columns["dogs_given"][row] = sum(hand is not None for hand in game.dog_hand)
@@ -267,6 +322,7 @@ def _game_columns(played: list[tuple[int, KnockoutWhistGame]], options: Options)
         columns["seats_left"][row] = sum(status != Status.OUT for status in game.status)
         columns["decisions"][row] = len(game.decisions)
         columns["decisions_crc32"][row] = zlib.crc32(bytes(game.decisions))
+    columns["place"] = places(out_hand, columns["winner"])
     columns["out_hand"] = nullable(out_hand, "uint8")
     columns["dog_hand"] = nullable(dog_hand, "uint8")
     return columns
