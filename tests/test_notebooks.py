@@ -1,4 +1,7 @@
-"""The notebooks run top to bottom without edits: on a given small run, and with no run (they make one)."""
+"""The notebooks run top to bottom without edits: on a given small run, and with no run (they make one).
+
+Knockout Whist's notebook also plays its variant and ladder runs (small ones here).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
+from experiments.analysis.knockout_whist import sample as knockout_whist_sample
 from experiments.analysis.sample import make_small_run
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -37,13 +41,26 @@ def run_dir(tmp_path_factory):
     return make_small_run(tmp_path_factory.mktemp("notebooks") / "run", hands=120, seed=3)
 
 
-def execute(name: str, kernel_dir, run_dir=None) -> nbformat.NotebookNode:
-    """Run a notebook with ``RUN_DIR`` set in its parameters cell (left as None when ``run_dir`` is None)."""
+@pytest.fixture(scope="module")
+def knockout_whist_run_dir(tmp_path_factory):
+    return knockout_whist_sample.make_small_run(tmp_path_factory.mktemp("notebooks") / "kw-run", games=120, seed=3)
+
+
+def execute(name: str, kernel_dir, run_dir=None, **parameters) -> nbformat.NotebookNode:
+    """Run a notebook with ``RUN_DIR`` set in its parameters cell (left as None when ``run_dir`` is None).
+
+    Other ``parameters`` replace the value of the parameter cell's line ``NAME = ...``.
+    """
     notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    parameters = [cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])]
-    assert len(parameters) == 1 and "RUN_DIR = None" in parameters[0].source
+    cells = [cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])]
+    assert len(cells) == 1 and "RUN_DIR = None" in cells[0].source
     if run_dir is not None:
-        parameters[0].source = parameters[0].source.replace("RUN_DIR = None", f"RUN_DIR = {str(run_dir)!r}")
+        cells[0].source = cells[0].source.replace("RUN_DIR = None", f"RUN_DIR = {str(run_dir)!r}")
+    lines = cells[0].source.splitlines()
+    for key, value in parameters.items():
+        index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
+        lines[index] = f"{key} = {value!r}"
+    cells[0].source = "\n".join(lines)
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))
     client = NotebookClient(notebook, km=manager, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute()
@@ -67,6 +84,16 @@ def test_notebook_makes_its_own_small_run_when_given_none(kernel_dir):
     printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert "knorri-sample-" in printed and "hands from" in printed
     assert images(notebook) == 3
+
+
+def test_knockout_whist_notebook_draws_seats_lengths_dogs_variants_and_the_ladder(kernel_dir, knockout_whist_run_dir):
+    notebook = execute("knockout_whist", kernel_dir, knockout_whist_run_dir, VARIANT_GAMES=600, LADDER_GAMES=60)
+    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    assert "600 games from" in printed and "zero-sum violations: 0" in printed
+    assert "4,200 games in 7 variants: default, dogs_life=false, safe_first_hand=true" in printed
+    assert images(notebook) == 9
 
 
 def test_notebooks_are_committed_without_outputs():

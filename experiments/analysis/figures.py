@@ -20,7 +20,8 @@ AGENT_PALETTE = ("#1b6ca8", "#e07b00", "#2e8b57", "#b03a48", "#6a51a3", "#8c6d31
 FONT = {"title": 13, "label": 11, "tick": 10}
 
 
-def _figure(width: float = 9.0, height: float = 5.5, rows: int = 1, cols: int = 1, **kwargs) -> tuple[Figure, list]:
+def new_figure(width: float = 9.0, height: float = 5.5, rows: int = 1, cols: int = 1, **kwargs) -> tuple[Figure, list]:
+    """A figure of ``rows`` x ``cols`` axes in the house style (size, dpi, grid, tick size); the axes as a list."""
     figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
     axes = figure.subplots(rows, cols, squeeze=False, **kwargs)
     for ax in axes.flat:
@@ -34,7 +35,8 @@ def agent_colours(agents: list[str]) -> dict[str, str]:
     return {name: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, name in enumerate(sorted(agents))}
 
 
-def _errors(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float = 1.0) -> np.ndarray:
+def error_bars(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float = 1.0) -> np.ndarray:
+    """Matplotlib's ``[lower, upper]`` error lengths from a centre column and its interval's columns."""
     lower = (frame[centre] - frame[low]).clip(lower=0) * scale
     upper = (frame[high] - frame[centre]).clip(lower=0) * scale
     return np.vstack([lower.to_numpy(), upper.to_numpy()])
@@ -46,12 +48,12 @@ def _errors(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float 
 def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     """Share of hands ended by a repeat and by the cap, per table (seat count and lineup), with 95% CIs."""
     labels = rates.drop_duplicates("table").sort_values(["seats", "table"])["label"].tolist()
-    figure, (ax,) = _figure(9.5, max(3.5, 0.55 * len(labels) + 1.8))
+    figure, (ax,) = new_figure(9.5, max(3.5, 0.55 * len(labels) + 1.8))
     positions = np.arange(len(labels))
     height = 0.38
     for offset, reason in zip((-height / 2, height / 2), ("repeat", "cap"), strict=True):
         part = rates[rates["reason"] == reason].set_index("label").loc[labels].reset_index()
-        ax.barh(positions + offset, 100 * part["share"], height, xerr=_errors(part, "share", "low", "high", 100),
+        ax.barh(positions + offset, 100 * part["share"], height, xerr=error_bars(part, "share", "low", "high", 100),
                 color=REASON_COLOURS[reason], capsize=3, label=f"ended by {reason}")
     ax.set_yticks(positions, labels, fontsize=FONT["tick"])
     ax.invert_yaxis()
@@ -63,7 +65,7 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
 
 def phase2_length_figure(hands: pd.DataFrame, bin_width: int = 10) -> Figure:
     """Histogram of phase-2 actions per hand, one line per seat count, with the 1,500-action cap marked."""
-    figure, (ax,) = _figure()
+    figure, (ax,) = new_figure()
     top = max(PHASE2_CAP, int(hands["phase2_actions"].max())) + bin_width
     bins = np.arange(0, top + bin_width, bin_width)
     for seats, group in hands.groupby("n_seats", sort=True):
@@ -84,7 +86,7 @@ def phase2_length_figure(hands: pd.DataFrame, bin_width: int = 10) -> Figure:
 
 def cycle_length_figure(counts: pd.DataFrame) -> Figure:
     """Hands ended by a repeat, by cycle length (actions between the two equal positions), per seat count."""
-    figure, (ax,) = _figure()
+    figure, (ax,) = new_figure()
     if counts.empty:
         ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes,
                 fontsize=FONT["label"])
@@ -118,7 +120,7 @@ def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     seat_counts = sorted(distribution["seats"].unique())
     cols = 2 if len(seat_counts) > 1 else 1
     rows = -(-len(seat_counts) // cols)
-    figure, axes = _figure(10, 3.4 * rows + 0.8, rows, cols)
+    figure, axes = new_figure(10, 3.4 * rows + 0.8, rows, cols)
     for ax, seats in zip(axes, seat_counts, strict=False):
         part = distribution[distribution["seats"] == seats]
         ax.bar(part["score"], 100 * part["share"], color=SEAT_COLOURS.get(int(seats)), width=0.8)
@@ -135,12 +137,12 @@ def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
 
 def seat_position_figure(positions: pd.DataFrame) -> Figure:
     """Mean score and loss rate by turn position (0 = first turn of phase 1), per seat count, with 95% CIs."""
-    figure, (left, right) = _figure(11, 4.8, 1, 2)
+    figure, (left, right) = new_figure(11, 4.8, 1, 2)
     for seats, part in positions.groupby("seats", sort=True):
         colour = SEAT_COLOURS.get(int(seats))
         left.errorbar(part["position"], part["mean"], yerr=part["ci95"], color=colour, marker="o", capsize=3,
                       label=f"{seats} seats")
-        right.errorbar(part["position"], 100 * part["loss_rate"], yerr=_errors(part, "loss_rate", "loss_low",
+        right.errorbar(part["position"], 100 * part["loss_rate"], yerr=error_bars(part, "loss_rate", "loss_low",
                        "loss_high", 100), color=colour, marker="o", capsize=3, label=f"{seats} seats")
         right.axhline(100 / seats, color=colour, linestyle=":", linewidth=1)
     left.axhline(0, color="black", linewidth=0.8)
@@ -163,7 +165,7 @@ def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     colours = agent_colours(distribution["agent"].unique().tolist())
     cols = 2 if len(seat_counts) > 1 else 1
     rows = -(-len(seat_counts) // cols)
-    figure, axes = _figure(10, 3.4 * rows + 0.8, rows, cols)
+    figure, axes = new_figure(10, 3.4 * rows + 0.8, rows, cols)
     for ax, seats in zip(axes, seat_counts, strict=False):
         part = distribution[distribution["seats"] == seats]
         agents = sorted(part["agent"].unique())
@@ -186,15 +188,16 @@ def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
 # ----- the ladder -------------------------------------------------------------------------------------
 
 
-def ladder_means_figure(scores: pd.DataFrame) -> Figure:
+def ladder_means_figure(scores: pd.DataFrame, row: str = "hand") -> Figure:
     """Mean score per hand of each agent at each mixed table (``agent_scores(run, per_table=True)``), 95% CIs.
 
     Tables of one agent only are left out: there every seat averages zero by symmetry.
+    ``row`` is what a score is for: a ``hand`` of Knorri, a ``game`` of Knockout Whist.
     """
     mixed = scores.groupby("table")["agent"].transform("nunique") > 1
     scores = scores[mixed].sort_values(["seats", "table"])
     labels = scores.drop_duplicates("table")["label"].tolist()
-    figure, (ax,) = _figure(9.5, max(3.5, 0.7 * len(labels) + 1.8))
+    figure, (ax,) = new_figure(9.5, max(3.5, 0.7 * len(labels) + 1.8))
     colours = agent_colours(scores["agent"].unique().tolist())
     agents = sorted(scores["agent"].unique())
     height = 0.8 / max(1, len(agents))
@@ -206,8 +209,8 @@ def ladder_means_figure(scores: pd.DataFrame) -> Figure:
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(np.arange(len(labels)), labels, fontsize=FONT["tick"])
     ax.invert_yaxis()
-    ax.set_xlabel("mean score (points per seat and hand, 95% CI over duplicate deals)", fontsize=FONT["label"])
-    ax.set_title("Bot ladder: mean score per hand at each mixed table", fontsize=FONT["title"])
+    ax.set_xlabel(f"mean score (points per seat and {row}, 95% CI over duplicate deals)", fontsize=FONT["label"])
+    ax.set_title(f"Bot ladder: mean score per {row} at each mixed table", fontsize=FONT["title"])
     if agents:
         ax.legend(fontsize=FONT["tick"], title="agent", title_fontsize=FONT["tick"])
     else:
@@ -216,10 +219,10 @@ def ladder_means_figure(scores: pd.DataFrame) -> Figure:
     return figure
 
 
-def pairwise_figure(pairwise: pd.DataFrame, agents: list[str]) -> Figure:
-    """Head to head: how often the row agent finished ahead of the column agent in the same hand."""
+def pairwise_figure(pairwise: pd.DataFrame, agents: list[str], row: str = "hand") -> Figure:
+    """Head to head: how often the row agent finished ahead of the column agent in the same hand (or ``row``)."""
     size = max(4.5, 1.3 * len(agents) + 2.5)
-    figure, (ax,) = _figure(size + 1.2, size)
+    figure, (ax,) = new_figure(size + 1.2, size)
     ax.grid(False)
     matrix = np.full((len(agents), len(agents)), np.nan)
     games = np.zeros((len(agents), len(agents)), dtype=np.int64)
@@ -235,7 +238,7 @@ def pairwise_figure(pairwise: pd.DataFrame, agents: list[str]) -> Figure:
                         fontsize=FONT["tick"], color="white" if abs(matrix[i, j] - 50) > 30 else "black")
     ax.set_xticks(range(len(agents)), agents, fontsize=FONT["label"])
     ax.set_yticks(range(len(agents)), agents, fontsize=FONT["label"])
-    ax.set_xlabel("opponent (another seat of the same hand)", fontsize=FONT["label"])
+    ax.set_xlabel(f"opponent (another seat of the same {row})", fontsize=FONT["label"])
     ax.set_ylabel("agent", fontsize=FONT["label"])
     ax.set_title("Head to head: agent finished ahead of opponent", fontsize=FONT["title"])
     bar = figure.colorbar(image, ax=ax, shrink=0.8)
@@ -246,7 +249,7 @@ def pairwise_figure(pairwise: pd.DataFrame, agents: list[str]) -> Figure:
 def ratings_figure(ratings: pd.DataFrame) -> Figure:
     """Each agent's Bradley-Terry rating on the Elo scale with its 95% bootstrap interval."""
     rated = ratings.dropna(subset=["rating"]).sort_values("rating")
-    figure, (ax,) = _figure(9, max(3.0, 0.6 * len(rated) + 1.8))
+    figure, (ax,) = new_figure(9, max(3.0, 0.6 * len(rated) + 1.8))
     colours = agent_colours(ratings["agent"].tolist())
     positions = np.arange(len(rated))
     for y, row in zip(positions, rated.itertuples(), strict=True):

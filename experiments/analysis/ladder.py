@@ -1,9 +1,11 @@
 """The bot ladder: head-to-head results between agents and a Bradley-Terry rating for each.
 
 Head to head: in every hand, every pair of seats held by two different agents
-is one game between them, won by the seat with the higher score (a tie counts
-half to each). Knorri's scores rank the seats by when they went out, so this
-is "who finished ahead".
+is one game between them, won by the seat ranked higher by the run's
+``rank_by`` seat column (a tie counts half to each). For Knorri that is the
+score, which ranks the seats by when they went out; for Knockout Whist it is
+``beaten``, the seats that went out before this one: so this is "who finished
+ahead" in both games.
 
 Rating: the Bradley-Terry model says agent ``a`` finishes ahead of agent ``b``
 with probability ``p_a / (p_a + p_b)``. The strengths ``p`` are fitted by
@@ -25,33 +27,46 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.load import Run
 from experiments.analysis.stats import cluster_mean_ci
 
 ANCHOR = "random"
 ELO_SCALE = 400.0 / math.log(10.0)
 
 
+class Run(Protocol):
+    """What the ladder reads of a loaded run (Knorri's ``load.Run``, Knockout Whist's ``GameRun``)."""
+
+    agents: list[str]
+    seats: pd.DataFrame  # one row per seat: its row's index (column ``row``), seat, agent, cluster and ``rank_by``
+    row: str  # what one row of the run is: "hand" (Knorri) or "game" (Knockout Whist)
+    rank_by: str
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any: ...
+
+
 def pair_games(run: Run) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every game between two different agents in one hand: (agents, a, b, a's result, cluster).
 
-    ``a`` and ``b`` index ``agents``; the result is 1 if a's seat scored more,
-    0.5 for equal scores, 0 otherwise; each unordered seat pair appears once, with ``a < b``.
+    ``a`` and ``b`` index ``agents``; the result is 1 if a's seat ranked higher
+    (``run.rank_by``: the score for Knorri), 0.5 for equal ranks, 0 otherwise; each unordered
+    seat pair appears once, with ``a < b``.
     """
     agents = run.agents
     code = {name: i for i, name in enumerate(agents)}
     seats = run.seats
     width = int(seats["seat"].max()) + 1
-    hands = int(seats["hand"].max()) + 1
+    hands = int(seats[run.row].max()) + 1
     agent = np.full((hands, width), -1, dtype=np.int64)
     score = np.zeros((hands, width), dtype=np.int64)
-    rows, cols = seats["hand"].to_numpy(), seats["seat"].to_numpy()
+    rows, cols = seats[run.row].to_numpy(), seats["seat"].to_numpy()
     agent[rows, cols] = seats["agent"].map(code).astype(np.int64).to_numpy()
-    score[rows, cols] = seats["score"].to_numpy()
+    score[rows, cols] = seats[run.rank_by].to_numpy()
     cluster_of_hand = np.zeros(hands, dtype=np.int64)
     cluster_of_hand[rows] = seats["cluster"].to_numpy()
     parts = []

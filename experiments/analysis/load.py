@@ -10,6 +10,10 @@ consistent, smaller sample. Two tables come out:
 
 Hands of one deal group share their cards (duplicate deals), so every
 statistic treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
+
+This module reads Knorri runs; the manifest names the game (``run_game``), and
+``experiments.analysis.knockout_whist`` reads Knockout Whist's with the same
+checks (``read_manifest``, ``complete_shards``, ``read_shards``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -56,6 +60,8 @@ class Run:
     chunks_total: int
     agents: list[str] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    row: ClassVar[str] = "hand"  # one row of ``hands`` is a hand; ``seats["hand"]`` indexes it
+    rank_by: ClassVar[str] = "score"  # the seat column the ladder ranks by: higher finished ahead
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per run and key: the report and a notebook reuse slow results (ratings)."""
@@ -72,9 +78,13 @@ class Run:
 def load_run(folder: str | Path) -> Run:
     """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line."""
     folder = Path(folder)
-    manifest = _manifest(folder)
-    paths = _complete_shards(folder, manifest)
-    data = _read_shards(folder, paths)
+    manifest = read_manifest(folder)
+    game = run_game(manifest)
+    if game != "knorri":
+        raise RunFolderError(f"run folder {str(folder)!r} holds a {game} run, not a Knorri one: "
+                             "use knorri-sim report, or experiments.analysis.knockout_whist")
+    paths = complete_shards(folder, manifest)
+    data = read_shards(folder, paths, _shard_columns)
     tables = lineup_table(manifest)
     hands = _hands_frame(data, tables)
     seats = _seats_frame(data, hands)
@@ -99,7 +109,13 @@ def lineup_table(manifest: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _manifest(folder: Path) -> dict[str, Any]:
+def run_game(manifest: dict[str, Any]) -> str:
+    """The game a run's manifest names (manifests from before the games registry are Knorri's)."""
+    return str(manifest.get("game", "knorri"))
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """A run folder's manifest, checked: a missing, empty or foreign folder, or another schema, is one line."""
     if not folder.exists():
         raise RunFolderError(f"run folder {str(folder)!r} does not exist: give a folder written by knorri-sim run")
     if not folder.is_dir():
@@ -122,7 +138,8 @@ def _manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def _complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
+def complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
+    """The shards of the chunks the manifest lists as complete that exist; none at all is one line."""
     listed = sorted(int(chunk) for chunk in manifest.get("chunks_complete", []))
     paths = [folder / HANDS_DIR / shard_name(chunk) for chunk in listed]
     paths = [path for path in paths if path.is_file()]
@@ -132,19 +149,23 @@ def _complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
     return paths
 
 
-def _read_shards(folder: Path, paths: list[Path]) -> pa.Table:
+def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[str]]) -> pa.Table:
+    """The shards as one table of ``columns(width)``, width being the run's widest table (seats)."""
     version = (pq.read_schema(paths[0]).metadata or {}).get(b"knorri_sim_schema_version", b"").decode()
     if version != str(SCHEMA_VERSION):
         raise RunFolderError(f"the shards in {str(folder / HANDS_DIR)!r} have schema version {version or 'none'!r}; "
                              f"this analysis reads version {SCHEMA_VERSION}")
     names = pq.read_schema(paths[0]).names
     width = sum(1 for name in names if name.startswith("score_"))
-    columns = list(_HAND_COLUMNS) + [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
     try:
-        return pq.read_table([str(path) for path in paths], columns=columns)
+        return pq.read_table([str(path) for path in paths], columns=columns(width))
     except (OSError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())[:200]
         raise RunFolderError(f"cannot read the shards in {str(folder / HANDS_DIR)!r}: {reason}") from None
+
+
+def _shard_columns(width: int) -> list[str]:
+    return list(_HAND_COLUMNS) + [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
 
 
 def _hands_frame(data: pa.Table, tables: pd.DataFrame) -> pd.DataFrame:
@@ -159,7 +180,7 @@ def _hands_frame(data: pa.Table, tables: pd.DataFrame) -> pd.DataFrame:
     hands = hands.astype({"table": np.int64, "deal_group": np.int64, "n_seats": np.int64, "first_seat": np.int64,
                           "loser": np.int64, "phase2_actions": np.int64})
     hands["lineup"] = hands["table"].map(tables.set_index("table")["lineup"])
-    hands["cluster"] = _cluster_ids(hands["table"].to_numpy(), hands["deal_group"].to_numpy())
+    hands["cluster"] = cluster_ids(hands["table"].to_numpy(), hands["deal_group"].to_numpy())
     width = sum(1 for name in data.column_names if name.startswith("score_"))
     total = np.zeros(len(hands), dtype=np.int64)
     for seat in range(width):
@@ -204,7 +225,7 @@ def _seats_frame(data: pa.Table, hands: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def _cluster_ids(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:
+def cluster_ids(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:
     """A dense index of (table, deal group): hands dealt the same cards share one."""
     keys = table.astype(np.int64) * (int(deal_group.max(initial=0)) + 1) + deal_group.astype(np.int64)
     return np.unique(keys, return_inverse=True)[1].astype(np.int64)

@@ -77,26 +77,26 @@ def summary_markdown(run: Run) -> str:
               f"- Zero sum: {_zero_sum(run)}.",
               "- Every interval is a 95% one over deal groups (duplicate deals are not independent).", ""]
     lines += ["## Cut-offs", "", _cutoff_table(run), "", "Phase-2 length (plays and pick-ups per hand):", "",
-              _markdown(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {PHASE2_CAP:,} cap"})),
+              markdown_table(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {PHASE2_CAP:,} cap"})),
               "", _cycle_sentence(run), "", "Lineups that loop most (repeat or cap):", "",
-              _markdown(_with_interval(stats.loopiest_lineups(run), "share", "cut-off share")), ""]
+              markdown_table(_with_interval(stats.loopiest_lineups(run), "share", "cut-off share")), ""]
     positions = stats.position_scores(run)
     lines += ["## Scores by seat position", "", "Position 0 has the first turn of phase 1.", "",
-              _markdown(_score_columns(positions, ["seats", "position"])), ""]
+              markdown_table(_score_columns(positions, ["seats", "position"])), ""]
     lines += ["## Bot ladder", "", "Mean score per hand (points) per agent at each table:", "",
-              _markdown(_score_columns(stats.agent_scores(run, per_table=True), ["label", "agent"])), ""]
+              markdown_table(_score_columns(stats.agent_scores(run, per_table=True), ["label", "agent"])), ""]
     pairwise = ladder.pairwise_results(run)
     if not pairwise.empty:
         shown = pairwise.assign(**{"finished ahead": [f"{100 * w:.1f}% ± {100 * c:.1f}" for w, c in
                                                       zip(pairwise["win_share"], pairwise["ci95"], strict=True)]})
         lines += ["Head to head (seat pairs of two different agents in one hand; a tie counts half):", "",
-                  _markdown(shown[["agent", "opponent", "games", "finished ahead"]]), ""]
+                  markdown_table(shown[["agent", "opponent", "games", "finished ahead"]]), ""]
         rated = ladder.ratings(run)
         rated = rated.assign(rating=[_signed(r, 0) for r in rated["rating"]],
                              **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
                                                                                         strict=True)]})
         lines += ["Bradley-Terry rating (Elo scale, random = 0 when it played):", "",
-                  _markdown(rated[["agent", "games", "rating", "95% CI"]]), ""]
+                  markdown_table(rated[["agent", "games", "rating", "95% CI"]]), ""]
     else:
         lines += ["No two different agents met at a table: no head-to-head results or ratings.", ""]
     lines += ["## Figures", ""]
@@ -114,9 +114,9 @@ def _cutoff_table(run: Run) -> str:
     wide = rates.drop_duplicates("table")[["seats", "lineup", "hands"]].reset_index(drop=True)
     for reason in CUTOFF_REASONS:
         part = rates[rates["reason"] == reason].reset_index(drop=True)
-        wide[f"{reason} %"] = [_pct_interval(s, lo, hi) for s, lo, hi in zip(part["share"], part["low"], part["high"],
-                                                                           strict=True)]
-    return _markdown(wide)
+        wide[f"{reason} %"] = [percent_interval(s, lo, hi)
+                               for s, lo, hi in zip(part["share"], part["low"], part["high"], strict=True)]
+    return markdown_table(wide)
 
 
 def _cycle_sentence(run: Run) -> str:
@@ -135,19 +135,20 @@ def _cycle_sentence(run: Run) -> str:
 def _score_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     shown = frame[keys + ["seat_hands"]].copy()
     shown["mean score"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(frame["mean"], frame["ci95"], strict=True)]
-    shown["loss rate"] = [_pct_interval(s, lo, hi) for s, lo, hi in zip(frame["loss_rate"], frame["loss_low"],
+    shown["loss rate"] = [percent_interval(s, lo, hi) for s, lo, hi in zip(frame["loss_rate"], frame["loss_low"],
                                                                         frame["loss_high"], strict=True)]
     return shown
 
 
 def _with_interval(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame:
     shown = frame.drop(columns=[column, "low", "high"]).copy()
-    shown[title] = [_pct_interval(s, lo, hi) for s, lo, hi in zip(frame[column], frame["low"], frame["high"],
+    shown[title] = [percent_interval(s, lo, hi) for s, lo, hi in zip(frame[column], frame["low"], frame["high"],
                                                                 strict=True)]
     return shown
 
 
-def _pct_interval(share: float, low: float, high: float) -> str:
+def percent_interval(share: float, low: float, high: float) -> str:
+    """A share and its interval as percentages: ``12.34 (11.00–13.70)``, or ``n/a``."""
     if math.isnan(share):
         return "n/a"
     return f"{100 * share:.2f} ({100 * low:.2f}–{100 * high:.2f})"
@@ -157,7 +158,7 @@ def _signed(value: float, digits: int) -> str:
     return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
 
 
-def _markdown(frame: pd.DataFrame) -> str:
+def markdown_table(frame: pd.DataFrame) -> str:
     """A DataFrame as a Markdown table (no extra dependency): numbers with thousands separators."""
     def cell(value: object) -> str:
         if isinstance(value, float):

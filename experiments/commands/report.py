@@ -1,7 +1,10 @@
 """``knorri-sim report RUN_DIR``: draw every analysis figure of a run as PNG, with a Markdown summary.
 
-The figures are the notebooks' (cut-offs, scores, the bot ladder); they go to
-``RUN_DIR/report/`` unless ``--out`` says otherwise.
+The run's manifest names its game, and the game's analysis draws the figures:
+Knorri's (cut-offs, scores, the bot ladder: ``experiments.analysis.report``) or
+Knockout Whist's (seats, game length, dog's lives, the bot ladder:
+``experiments.analysis.knockout_whist.report``). They go to ``RUN_DIR/report/``
+unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -12,8 +15,7 @@ from pathlib import Path
 
 import matplotlib
 
-from experiments.analysis.load import load_run
-from experiments.analysis.report import write_report
+from experiments.analysis.load import RunFolderError, read_manifest, run_game
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,13 +25,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load the run's complete chunks, write the figures and the summary, and say where they are."""
+    """Load the run's complete chunks, write its game's figures and the summary, and say where they are."""
     matplotlib.use("Agg")
     started = time.perf_counter()
+    game = run_game(read_manifest(Path(args.run_dir)))
+    if game == "knorri":
+        from experiments.analysis.load import load_run
+        from experiments.analysis.report import write_report
+    elif game == "knockout-whist":
+        from experiments.analysis.knockout_whist.load import load_run
+        from experiments.analysis.knockout_whist.report import write_report
+    else:
+        raise RunFolderError(f"run folder {args.run_dir!r} holds a {game} run: the report reads knorri and "
+                             "knockout-whist runs")
     loaded = load_run(args.run_dir)
     out = Path(args.out) if args.out else Path(args.run_dir) / "report"
     written = write_report(loaded, out)
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
-    print(f"{len(loaded.hands):,} hands{partial}: {len(written) - 1} figures and report.md written to {out} "
+    rows = loaded.games if game == "knockout-whist" else loaded.hands
+    print(f"{len(rows):,} {loaded.row}s{partial}: {len(written) - 1} figures and report.md written to {out} "
           f"in {time.perf_counter() - started:.1f} s")
     return 0

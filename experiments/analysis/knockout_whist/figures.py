@@ -1,0 +1,107 @@
+"""Knockout Whist's figures for the notebook and ``knorri-sim report``, drawn from ``stats`` tables.
+
+Each function returns a ``matplotlib.figure.Figure`` made without pyplot (the same
+headless and in a notebook), with a title, axes labelled with their units and a
+legend. ``group`` is the column whose values get one colour each: ``seats`` for
+a run's tables, ``variant`` for runs of several variants. The ladder's figures
+are Knorri's (``experiments.analysis.figures``), called with ``row="game"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis.figures import AGENT_PALETTE, FONT, SEAT_COLOURS, error_bars, new_figure
+from sim.knockout_whist.encoding import LAST_HAND
+
+KW_SEAT_COLOURS = {2: "#6a51a3", **SEAT_COLOURS, 7: "#8c6d31"}
+DOG_MEASURES = (("given", "games with a dog's life (% of games)"),
+                ("saved", "dogs whose card took a trick (% of dogs)"),
+                ("won", "dogs that went on to win (% of dogs)"))
+
+
+def group_colours(values: list) -> dict:
+    """A colour per group: the seat-count colours for seat counts, else the palette in the order given."""
+    if all(isinstance(v, (int, np.integer)) and int(v) in KW_SEAT_COLOURS for v in values):
+        return {v: KW_SEAT_COLOURS[int(v)] for v in values}
+    return {v: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, v in enumerate(values)}
+
+
+def _group_name(group: str, value: object) -> str:
+    return f"{value} seats" if group == "seats" else str(value)
+
+
+def _groups(frame: pd.DataFrame, group: str) -> list:
+    column = frame[group]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [v for v in column.cat.categories if (column == v).any()]
+    return sorted(column.unique())
+
+
+def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
+    """Win rate by seat (0 deals hand 1, 1 leads it) with 95% CIs, one line per group; dotted: 1/seats."""
+    figure, (ax,) = new_figure(9.5, 5.2)
+    groups = _groups(rates, group)
+    colours = group_colours(groups)
+    spread = 0.25 / max(1, len(groups))
+    for i, value in enumerate(groups):
+        part = rates[rates[group] == value].sort_values("seat")
+        x = part["seat"] + (i - (len(groups) - 1) / 2) * spread
+        games = int(part["games"].iloc[0])
+        ax.errorbar(x, 100 * part["win_rate"], yerr=error_bars(part, "win_rate", "low", "high", 100), marker="o",
+                    capsize=3, color=colours[value], label=f"{_group_name(group, value)} ({games:,} games)")
+    for fair in sorted(rates["fair"].unique()):
+        ax.axhline(100 * fair, color="grey", linestyle=":", linewidth=1)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("seat (0 deals hand 1, so seat 1 leads its first trick)", fontsize=FONT["label"])
+    ax.set_ylabel("games won (% of the seat's games, 95% CI)", fontsize=FONT["label"])
+    ax.set_title("Who wins from which seat (dotted: 1/seats, a fair share)", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["tick"])
+    return figure
+
+
+def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
+    """The share of games lasting 1 to 7 hands, grouped bars, one colour per group."""
+    figure, (ax,) = new_figure(9.5, 5.2)
+    groups = _groups(lengths, group)
+    colours = group_colours(groups)
+    width = 0.8 / max(1, len(groups))
+    hands = np.arange(1, LAST_HAND + 1)
+    for i, value in enumerate(groups):
+        part = lengths[lengths[group] == value].set_index("hands_played")["share"].reindex(hands, fill_value=0.0)
+        total = int(lengths.loc[lengths[group] == value, "games"].sum())
+        mean = float((part * hands).sum())
+        ax.bar(hands + (i - (len(groups) - 1) / 2) * width, 100 * part.to_numpy(), width, color=colours[value],
+               label=f"{_group_name(group, value)} ({total:,} games, mean {mean:.2f} hands)")
+    ax.set_xticks(hands)
+    ax.set_xlabel("hands played in the game (a rainbow ends it in hand 4)", fontsize=FONT["label"])
+    ax.set_ylabel("games (% of the group's games)", fontsize=FONT["label"])
+    ax.set_title("How long games last", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["tick"])
+    return figure
+
+
+def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
+    """Dog's lives: games with one given, dogs saved, dogs that won; grouped bars with 95% CIs."""
+    figure, (ax,) = new_figure(9.5, 5.2)
+    groups = _groups(dogs, group)
+    colours = group_colours(groups)
+    width = 0.8 / max(1, len(groups))
+    positions = np.arange(len(DOG_MEASURES))
+    for i, value in enumerate(groups):
+        row = dogs[dogs[group] == value].iloc[0]
+        shares = np.array([row[name] for name, _ in DOG_MEASURES], dtype=np.float64)
+        lows = np.array([row[f"{name}_low"] for name, _ in DOG_MEASURES], dtype=np.float64)
+        highs = np.array([row[f"{name}_high"] for name, _ in DOG_MEASURES], dtype=np.float64)
+        errors = 100 * np.vstack([np.clip(shares - lows, 0, None), np.clip(highs - shares, 0, None)])
+        ax.bar(positions + (i - (len(groups) - 1) / 2) * width, 100 * np.nan_to_num(shares), width,
+               yerr=np.nan_to_num(errors), capsize=3, color=colours[value],
+               label=f"{_group_name(group, value)} ({int(row['dogs']):,} dogs in {int(row['games']):,} games)")
+    ax.set_xticks(positions, [label for _, label in DOG_MEASURES], fontsize=FONT["tick"])
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("share (%, 95% CI)", fontsize=FONT["label"])
+    ax.set_title("Dog's lives: how often given, how often they save the seat", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["tick"])
+    return figure

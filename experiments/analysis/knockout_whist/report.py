@@ -1,0 +1,133 @@
+"""The report of a Knockout Whist run: every figure as a PNG and a Markdown summary of the key numbers.
+
+``knorri-sim report RUN_DIR`` calls ``write_report`` when the run's manifest names
+Knockout Whist; the notebook draws the same figures through ``FIGURES``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.analysis import figures, ladder
+from experiments.analysis.knockout_whist import figures as kw_figures
+from experiments.analysis.knockout_whist import stats
+from experiments.analysis.knockout_whist.load import GameRun
+from experiments.analysis.report import FigureSpec, markdown_table, percent_interval
+from sim.knockout_whist.simulate import END_REASONS
+
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec("seat_wins", "Win rate by seat, per seat count, with 95% CIs",
+               lambda run: kw_figures.seat_win_figure(stats.seat_win_rates(run))),
+    FigureSpec("game_length", "Hands played per game, per seat count",
+               lambda run: kw_figures.game_length_figure(stats.game_lengths(run))),
+    FigureSpec("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs",
+               lambda run: kw_figures.dog_figure(stats.dog_summary(run))),
+    FigureSpec("ladder_means", "Mean score per game of each agent with duplicate-deal 95% CIs",
+               lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game")),
+    FigureSpec("pairwise", "Head to head: how often each agent outlasted each other",
+               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game")),
+    FigureSpec("ratings", "Bradley-Terry ratings (Elo scale) with 95% bootstrap CIs",
+               lambda run: figures.ratings_figure(ladder.ratings(run))),
+)
+
+
+def write_report(run: GameRun, out: Path) -> list[Path]:
+    """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for spec in FIGURES:
+        path = out / f"{spec.name}.png"
+        spec.draw(run).savefig(path)
+        written.append(path)
+    summary = out / "report.md"
+    summary.write_text(summary_markdown(run))
+    written.append(summary)
+    return written
+
+
+def summary_markdown(run: GameRun) -> str:
+    """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
+    names = ", ".join(f"{m.get('run_id', '?')} ({m['config'].get('name', 'experiment')})" for m in run.manifests)
+    state = "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+    bad = stats.zero_sum_violations(run)
+    lines = [f"# Knockout Whist run {names}", "",
+             f"- Games: {len(run.games):,} ({state}); variant(s): {', '.join(run.variants)}.",
+             "- Tables: " + "; ".join(run.tables["label"]) + ".",
+             f"- Zero sum: {'every game sums to zero' if bad == 0 else f'{bad:,} games do NOT sum to zero'}.",
+             "- Every interval is a 95% one over deal groups (duplicate deals are not independent).", ""]
+    by = ("variant", "n_seats") if len(run.variants) > 1 else ("n_seats",)
+    lines += ["## Who wins from which seat", "",
+              "Seat 0 deals hand 1, so seat 1 leads its first trick; a fair share is 1/seats.", "",
+              markdown_table(_win_table(stats.seat_win_rates(run, by))), ""]
+    lines += ["## How long games last", "", markdown_table(_length_table(stats.game_length_summary(run, by))), ""]
+    lines += ["## Dog's lives", "", markdown_table(_dog_table(stats.dog_summary(run, by))), ""]
+    lines += _ladder_lines(run)
+    lines += ["## Figures", ""]
+    lines += [f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in FIGURES]
+    return "\n".join(lines) + "\n"
+
+
+# ----- inside --------------------------------------------------------------------------------------
+
+
+def _keys(frame: pd.DataFrame) -> list[str]:
+    return [name for name in ("variant", "seats") if name in frame.columns]
+
+
+def _win_table(rates: pd.DataFrame) -> pd.DataFrame:
+    wide = rates.pivot_table(index=_keys(rates), columns="seat", values="win_rate", observed=True)
+    shown = rates.drop_duplicates(_keys(rates))[_keys(rates) + ["games"]].reset_index(drop=True)
+    for seat in wide.columns:
+        part = rates[rates["seat"] == seat].set_index(_keys(rates)).reindex(wide.index)
+        shown[f"seat {seat} wins %"] = [percent_interval(s, lo, hi) if not math.isnan(s) else "" for s, lo, hi in
+                                        zip(part["win_rate"], part["low"], part["high"], strict=True)]
+    return shown
+
+
+def _length_table(summary: pd.DataFrame) -> pd.DataFrame:
+    shown = summary[_keys(summary) + ["games"]].copy()
+    shown["hands played"] = [f"{m:.2f} ± {c:.2f}" for m, c in zip(summary["mean_hands"], summary["ci95"], strict=True)]
+    shown["median"] = summary["median_hands"]
+    for reason in END_REASONS:
+        shown[f"{reason} %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                                zip(summary[reason], summary[f"{reason}_low"], summary[f"{reason}_high"], strict=True)]
+    return shown
+
+
+def _dog_table(dogs: pd.DataFrame) -> pd.DataFrame:
+    shown = dogs[_keys(dogs) + ["games", "dogs"]].copy()
+    shown["games with a dog %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                                   zip(dogs["given"], dogs["given_low"], dogs["given_high"], strict=True)]
+    for name, title in (("saved", "dogs saved %"), ("won", "dogs that won %")):
+        shown[title] = [percent_interval(s, lo, hi) for s, lo, hi in
+                        zip(dogs[name], dogs[f"{name}_low"], dogs[f"{name}_high"], strict=True)]
+    return shown
+
+
+def _ladder_lines(run: GameRun) -> list[str]:
+    results = stats.agent_results(run)
+    shown = results[["label", "agent", "seat_games"]].copy()
+    shown["mean score"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"], strict=True)]
+    shown["win rate %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                           zip(results["win_rate"], results["win_low"], results["win_high"], strict=True)]
+    shown["mean place"] = [f"{p:.2f}" for p in results["mean_place"]]
+    lines = ["## Bot ladder", "", "Mean score per game (seats - 1 for a win, -1 otherwise) per agent at each table:",
+             "", markdown_table(shown), ""]
+    pairwise = ladder.pairwise_results(run)
+    if pairwise.empty:
+        return lines + ["No two different agents met at a table: no head-to-head results or ratings.", ""]
+    outlasted = [f"{100 * w:.1f}% ± {100 * c:.1f}"
+                 for w, c in zip(pairwise["win_share"], pairwise["ci95"], strict=True)]
+    lines += ["Head to head (seat pairs of two different agents in one game: the seat that lasted longer takes the "
+              "pair, the game's winner outlasting everyone; two seats out after the same hand count half each):", "",
+              markdown_table(pairwise.assign(outlasted=outlasted)[["agent", "opponent", "games", "outlasted"]]), ""]
+    rated = ladder.ratings(run)
+    rated = rated.assign(rating=["n/a" if math.isnan(r) else f"{r:+.0f}" for r in rated["rating"]],
+                         **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
+                                                                                    strict=True)]})
+    lines += ["Bradley-Terry rating from those pairs (Elo scale, random = 0 when it played):", "",
+              markdown_table(rated[["agent", "games", "rating", "95% CI"]]), ""]
+    return lines
