@@ -18,7 +18,7 @@ from numba import njit
 from sim import config
 from sim.knorri import fast_history, fast_moves, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
-from sim.knorri.fast_history import find_position, position_key, remember
+from sim.knorri.fast_history import find_position, home_slot, position_key, remember
 from sim.knorri.fast_history import reset_slots as reset_slots  # the search agent's kernels import it from here
 from sim.knorri.fast_moves import cut_off, finish, move, next_holding
 from sim.knorri.fast_state import (
@@ -181,7 +181,7 @@ def _start_phase2(cards, ints, keys, records, slots):
     ints[I_OPENING] = 1
     ints[I_HIST_LEN] = 0
     key = position_key(cards, ints)
-    home = np.int64(key & U64(slots.shape[0] - 1)) if slots.shape[0] > 0 else np.int64(0)
+    home = home_slot(slots, key) if slots.shape[0] > 0 else np.int64(0)
     remember(cards, ints, keys, records, slots, key, home, -1)  # with no history, the key's own slot is free
 
 

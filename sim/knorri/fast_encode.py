@@ -58,10 +58,11 @@ from sim.knorri.fast_state import (
     RECORD_SIZE,
     RNG_DEAL,
     TRICK_KEY,
+    TRICK_LO_KEY,
     ZOBRIST,
 )
 from sim.knorri.reference import KnorriHand
-from sim.rng import SplitMix64, splitmix64_mix
+from sim.rng import SplitMix64
 
 END_REASONS = ("out", "repeat", "cap")
 """``end_reason`` codes 0, 1, 2 by name (-1: not ended)."""
@@ -98,8 +99,8 @@ def _record(hands: Sequence[int], trick, needed: int, to_move: int, opening: boo
     record = [0] * RECORD_SIZE
     record[:len(hands)] = hands
     record[R_TRICK_LO], record[R_TRICK_HI], record[R_META] = lo, hi, meta
-    mixed = lo ^ ((hi * int(TRICK_KEY)) & _MASK64) ^ ((meta * int(META_KEY)) & _MASK64)
-    return record, _hands_hash(hands) ^ splitmix64_mix(mixed)
+    mixed = (lo * int(TRICK_LO_KEY) + hi * int(TRICK_KEY) + meta * int(META_KEY)) & _MASK64
+    return record, _hands_hash(hands) ^ mixed
 
 
 def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ...]:

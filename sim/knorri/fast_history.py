@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim import config
 from sim.knorri import fast_moves, fast_state
@@ -38,8 +39,8 @@ from sim.knorri.fast_state import (
     R_TRICK_LO,
     STEP_ROW,
     TRICK_KEY,
+    TRICK_LO_KEY,
     U64,
-    mix64,
 )
 
 # Kernels here inline the engine's other modules: drop this module's numba cache when one of them changes.
@@ -55,9 +56,19 @@ def _position_meta(ints):
 
 @njit(**config.INLINED_KERNEL)
 def position_key(cards, ints):
-    """A 64-bit hash of the full position (hands, trick with its grouping, plays needed, seat, opening)."""
-    mixed = cards[C_TRICK_LO] ^ (cards[C_TRICK_HI] * TRICK_KEY) ^ (U64(_position_meta(ints)) * META_KEY)
-    return cards[C_HANDS_HASH] ^ mix64(mixed)
+    """A 64-bit hash of the full position (hands, trick with its grouping, plays needed, seat, opening).
+
+    The hands' Zobrist hash, plus each other word times an odd constant: a product's top
+    bits depend on every bit of the word, and the slot table reads the key's top bits.
+    """
+    mixed = cards[C_TRICK_LO] * TRICK_LO_KEY + cards[C_TRICK_HI] * TRICK_KEY + U64(_position_meta(ints)) * META_KEY
+    return cards[C_HANDS_HASH] ^ mixed
+
+
+@njit(**config.INLINED_KERNEL)
+def home_slot(slots, key):
+    """Where the probe for ``key`` starts in a slot table (a power of two long): the key's top bits."""
+    return np.int64(key >> U64(64 - trailing_zeros(U64(slots.shape[0]))))
 
 
 @njit(**config.INLINED_KERNEL)
@@ -151,7 +162,7 @@ def reset_slots(ints, keys, slots, free):
         return
     mask = slots.shape[0] - 1
     for index in range(ints[I_HIST_LEN]):
-        slot = np.int64(keys[index] & U64(mask))
+        slot = home_slot(slots, keys[index])
         while slots[slot] < index:
             slot = (slot + 1) & mask
         slots[slot] = index
@@ -172,7 +183,7 @@ def find_position(cards, ints, keys, records, slots, key):
     length = ints[I_HIST_LEN]
     if slots.shape[0] > 0:
         mask = slots.shape[0] - 1
-        slot = np.int64(key & U64(mask))
+        slot = home_slot(slots, key)
         while True:
             index = slots[slot]
             if index >= length:

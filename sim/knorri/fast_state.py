@@ -103,6 +103,7 @@ _zobrist_stream = SplitMix64(0x4B4E4F525249)  # any fixed seed: the hash only ha
 ZOBRIST = np.array([[_zobrist_stream.next() for _ in range(NUM_CARDS)] for _ in range(MAX_SEATS)], dtype=np.uint64)
 TRICK_KEY = U64(_zobrist_stream.next() | 1)
 META_KEY = U64(_zobrist_stream.next() | 1)
+TRICK_LO_KEY = U64(_zobrist_stream.next() | 1)
 
 
 def _crc_table() -> np.ndarray:
