@@ -66,8 +66,9 @@ def test_a_variant_is_named_by_the_options_off_their_defaults():
 
 
 def test_runs_of_several_variants_load_as_one_with_their_tables_and_deals_kept_apart(tmp_path):
-    folders = sample.make_variant_runs(tmp_path, {"default": {}, "rainbow": {"rainbow": True}}, games=200, seats=3)
-    both = load_runs(folders)
+    folders = sample.make_variant_runs(tmp_path, {"default": {}, "rainbow=true": {"rainbow": True}}, games=200,
+                                       seats=3)
+    both = load_runs(folders)  # a folder named like a hive partition ("rainbow=true") is read as a run folder
     assert both.variants == ["default", "rainbow=true"] and list(both.tables["table"]) == [0, 1]
     assert both.tables["label"].tolist() == ["3 seats: random×3", "3 seats: random×3 (rainbow=true)"]
     assert both.games.groupby("variant", observed=True).size().tolist() == [200, 200]

@@ -158,7 +158,8 @@ def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[s
     names = pq.read_schema(paths[0]).names
     width = sum(1 for name in names if name.startswith("score_"))
     try:
-        return pq.read_table([str(path) for path in paths], columns=columns(width))
+        # partitioning=None: a folder named like "name=value" is a run folder, not a hive partition
+        return pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None)
     except (OSError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())[:200]
         raise RunFolderError(f"cannot read the shards in {str(folder / HANDS_DIR)!r}: {reason}") from None
