@@ -185,7 +185,7 @@ def find_position(cards, ints, keys, records, slots, key):
         mask = slots.shape[0] - 1
         slot = home_slot(slots, key)
         while True:
-            index = slots[slot]
+            index = np.int64(slots[slot])  # int64 like the scan's index: one compiled is_remembered, not two
             if index >= length:
                 return -1, slot
             if keys[index] == key and is_remembered(cards, ints, records, index):

@@ -7,6 +7,7 @@ does, without the position history: ``fast`` remembers positions around them, an
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim import config
@@ -147,7 +148,7 @@ def cut_off(cards, ints, reason):
             holding += 1
     ranked = 0  # bit s: seat s already placed
     for place in range(holding):
-        best_seat, best_count = -1, 1 << 30
+        best_seat, best_count = np.int64(-1), 1 << 30
         for step in range(n):  # fewest cards first; ties go to the earlier seat in turn order from ``start``
             seat = (start + step) % n
             count = popcount(cards[C_HAND + seat])

@@ -68,7 +68,8 @@ I_SCORE = 22  # I_SCORE + s: seat s's score
 I_PILE = I_SCORE + MAX_SEATS  # I_PILE + s: seat s's card count at the start of phase 2
 NUM_INT_FIELDS = I_PILE + MAX_SEATS
 
-END_OUT, END_REPEAT, END_CAP = 0, 1, 2
+# int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
+END_OUT, END_REPEAT, END_CAP = np.int64(0), np.int64(1), np.int64(2)
 RNG_DEAL = 0  # rng[RNG_DEAL]: the hand's own stream (decks, and the protocol's choices)
 RNG_SEAT = 1  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + MAX_SEATS
