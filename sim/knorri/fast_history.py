@@ -145,7 +145,7 @@ def remember(cards, ints, keys, records, slots, key, slot, action):
     index = ints[I_HIST_LEN]
     keys[index] = key
     if slots.shape[0] > 0:
-        slots[slot] = index
+        slots[slot] = ints[I_PHASE2_ACTIONS]  # when the position was reached (see find_position)
     if index == 0:
         ints[I_HIST_BASE] = ints[I_PHASE2_ACTIONS]
         _write_row(cards, ints, records, index)
@@ -161,11 +161,12 @@ def reset_slots(ints, keys, slots, free):
     if slots.shape[0] == 0:
         return
     mask = slots.shape[0] - 1
+    base = ints[I_HIST_BASE]
     for index in range(ints[I_HIST_LEN]):
         slot = home_slot(slots, keys[index])
-        while slots[slot] < index:
+        while 0 <= slots[slot] - base < index:
             slot = (slot + 1) & mask
-        slots[slot] = index
+        slots[slot] = base + index
 
 
 @njit(**config.INLINED_KERNEL)
@@ -173,23 +174,27 @@ def find_position(cards, ints, keys, records, slots, key):
     """When this position was first reached since the last irreversible event (-1 if not), and its free slot.
 
     A hash match is confirmed field by field, so a hash collision can never end a hand. With a
-    ``slots`` table (open addressing on the key, holding history indices) the search is a
-    probe, and where it stops is the slot ``_remember`` fills; without one (an empty array)
-    it scans the history. Clearing the history only resets its length: a slot holding an
-    index at or past the length counts as free, and a slot written in the current stretch is
-    never overwritten before the next clear, so probe chains stay intact. The caller fills
-    ``slots`` with a large value once per hand.
+    ``slots`` table (open addressing on the key) the search is a probe, and where it stops is
+    the slot ``remember`` fills; without one (an empty array) it scans the history. A slot
+    holds the action count at which its position was reached, so one written before the
+    current stretch began, or past its length, counts as free: clearing the history only
+    moves its base and resets its length, and the table never fills up with older stretches.
+    A slot written in the current stretch is never overwritten before the stretch ends, so
+    probe chains stay intact. The caller fills ``slots`` once per hand with a value no
+    stretch reaches (``HISTORY_CAPACITY``).
     """
     length = ints[I_HIST_LEN]
     if slots.shape[0] > 0:
         mask = slots.shape[0] - 1
+        base = ints[I_HIST_BASE]
         slot = home_slot(slots, key)
         while True:
-            index = np.int64(slots[slot])  # int64 like the scan's index: one compiled is_remembered, not two
-            if index >= length:
+            seen = np.int64(slots[slot])
+            index = seen - base
+            if U64(index) >= U64(length):  # a negative index too: a position of an earlier stretch
                 return -1, slot
             if keys[index] == key and is_remembered(cards, ints, records, index):
-                return ints[I_HIST_BASE] + index, slot
+                return seen, slot
             slot = (slot + 1) & mask
     for index in range(length):
         if keys[index] == key and is_remembered(cards, ints, records, index):
