@@ -21,7 +21,8 @@ COMMANDS = {
     "traj": "Print the conformance protocol's line for each seed.",
     "bench": "Measure hands/s and actions/s of random play on each engine, per core and on all cores.",
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
-    "report": "Draw a run's analysis figures (cut-offs, scores, bot ladder) as PNG with a Markdown summary.",
+    "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
+              "Knockout Whist: wins by seat, game length, dog's lives, agents).",
 }
 
 
@@ -36,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    parser = _Parser(prog="knorri-sim", description="Simulate Knorri at scale for game-AI research.")
+    parser = _Parser(prog="knorri-sim",
+                     description="Simulate Knorri (and Knockout Whist, with --game) at scale for game-AI research.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, summary in COMMANDS.items():
         module = importlib.import_module(f"experiments.commands.{name}")
