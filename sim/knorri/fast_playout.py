@@ -70,6 +70,25 @@ def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, 
     return step
 
 
+@njit(**config.INLINED_KERNEL)
+def _copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records):
+    """Copy a starting position, with the positions it remembers, into a hand's rows.
+
+    Element by element rather than ``a[:] = b``: for each slice copy numba compiles a
+    shape-mismatch error message, and those messages cost seconds of every cold start.
+    """
+    for i in range(cards0.shape[0]):
+        cards[i] = cards0[i]
+    for i in range(ints0.shape[0]):
+        ints[i] = ints0[i]
+    for i in range(deck0.shape[0]):
+        deck[i] = deck0[i]
+    for i in range(keys0.shape[0]):
+        keys[i] = keys0[i]
+        for j in range(records0.shape[1]):
+            records[i, j] = records0[i, j]
+
+
 @njit(**config.KERNEL)
 def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, held_out, log, log_offsets,
                 cards0, ints0, deck0, keys0, records0):
@@ -83,7 +102,6 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     logging = log.shape[0] > 0
     from_position = cards0.shape[0] > 0
-    remembered = keys0.shape[0]
     for h in range(start, stop):
         seed = U64(seeds[h])
         rng[RNG_DEAL] = seed
@@ -91,11 +109,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
             rng[RNG_SEAT + s] = agent_seed(seed, s)
         ints = ints_out[h]
         if from_position:
-            cards[:] = cards0
-            ints[:] = ints0
-            deck[:] = deck0
-            keys[:remembered] = keys0
-            records[:remembered] = records0
+            _copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records)
             reset_slots(ints, keys, slots, FREE_SLOT)
         else:
             slots[:] = FREE_SLOT
