@@ -33,9 +33,10 @@ import numpy as np
 from numba import njit
 
 from sim import config
+from sim.knorri import fast_playout
 from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
 from sim.knorri.fast import apply_action, legal_actions, reset_slots
-from sim.knorri.fast_playout import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.fast_playout import ENGINE_MODULES, FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.fast_policies import GREEDY, RANDOM, choose
 from sim.knorri.fast_state import (
     I_END_REASON,
@@ -53,6 +54,10 @@ from sim.knorri.fast_state import (
     below,
     next_u64,
 )
+
+# Kernels here inline the engine's: drop this module's numba cache when an engine file changes (numba checks
+# only this file, and stale machine code would step positions with an older engine than the one encoding them).
+config.drop_stale_cache(__file__, [m.__file__ for m in (*ENGINE_MODULES, fast_playout)])
 
 POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 """Playout policies by the name an agent spec gives."""
