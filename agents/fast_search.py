@@ -1,11 +1,12 @@
-"""Compiled search for ``mcts``: the whole tree search runs in numba, on the fast engine's rows.
+"""Compiled search for ``mcts``: the whole tree search runs in numba, through the engine's step API.
 
-The Python side reads the position once per decision (``batch.position_rows``);
+The Python side reads the position once per decision (``compiled.position_rows``);
 every iteration then copies those rows into scratch rows, applies the tree
-path's actions with the engine's own kernel (``fast.apply_action``, so repeats
+path's actions with the engine's own step (``compiled.apply_action``, so repeats
 and the cap end lines exactly as in the reference engine), plays the leaf out
 with a compiled policy and backs the scores up. Nothing returns to Python
-inside a search, so 1,000 iterations take milliseconds.
+inside a search, so 1,000 iterations take milliseconds. This module uses only
+``sim.knorri.compiled`` (and ``encoding``), never the engine's row layouts.
 
 Two searches, one per phase:
 
@@ -33,31 +34,32 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.knorri import fast_playout
-from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
-from sim.knorri.fast import apply_action, legal_actions, reset_slots
-from sim.knorri.fast_playout import ENGINE_MODULES, FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
-from sim.knorri.fast_policies import GREEDY, RANDOM, choose
-from sim.knorri.fast_state import (
-    I_END_REASON,
-    I_HIST_LEN,
-    I_N_SEATS,
-    I_SCORE,
-    I_TO_MOVE,
-    I_TURN,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    RECORD_SIZE,
-    RNG_DEAL,
-    RNG_SEAT,
+from sim.knorri.compiled import (
+    DEAL_STREAM,
+    ENGINE_FILES,
+    GREEDY,
+    RANDOM,
+    SEAT_STREAMS,
+    apply_action,
     below,
+    copy_position,
+    is_over,
+    legal_actions,
+    new_position,
     next_u64,
+    play_to_end,
+    policy_action,
+    score,
+    scores,
+    seat_count,
+    stock_turned,
+    to_move,
 )
+from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
 
 # Kernels here inline the engine's: drop this module's numba cache when an engine file changes (numba checks
 # only this file, and stale machine code would step positions with an older engine than the one encoding them).
-config.drop_stale_cache(__file__, [m.__file__ for m in (*ENGINE_MODULES, fast_playout)])
+config.drop_stale_cache(__file__, ENGINE_FILES)
 
 POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 """Playout policies by the name an agent spec gives."""
@@ -75,13 +77,7 @@ class Scratch:
     """One set of rows the search steps (a position copied from the root each iteration)."""
 
     def __init__(self) -> None:
-        self.cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
-        self.ints = np.zeros(NUM_INT_FIELDS, dtype=np.int64)
-        self.deck = np.zeros(52, dtype=np.int64)
-        self.rng = np.zeros(NUM_RNG, dtype=np.uint64)
-        self.keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
-        self.records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
-        self.slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
+        self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots = new_position()
         self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
         self.values = np.zeros(8, dtype=np.float64)
 
@@ -96,18 +92,6 @@ class Scratch:
 
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
-def _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots):
-    """Copy the root position into the scratch rows (with the positions it remembers)."""
-    cards[:] = cards0
-    ints[:] = ints0
-    deck[:] = deck0
-    remembered = keys0.shape[0]
-    keys[:remembered] = keys0
-    records[:remembered] = records0
-    reset_slots(ints, keys, slots, FREE_SLOT)
-
-
-@njit(**config.KERNEL)
 def _seed_streams(rng, search_rng):
     """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
     for stream in range(rng.shape[0]):
@@ -117,29 +101,20 @@ def _seed_streams(rng, search_rng):
 @njit(**config.KERNEL)
 def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
     """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
-    while ints[I_END_REASON] < 0:
-        n_legal = legal_actions(cards, ints, legal)
-        seat = ints[I_TO_MOVE]
-        action = choose(policy, seat, legal, n_legal, cards, ints, rng)
-        apply_action(cards, ints, deck, rng, keys, records, slots, action)
-    n = ints[I_N_SEATS]
+    play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+    n = seat_count(ints)
     low = -n * (n - 1) / 2.0
     high = n - 1.0
     for s in range(n):
-        values[s] = (ints[I_SCORE + s] - low) / (high - low)
+        values[s] = (score(ints, s) - low) / (high - low)
 
 
 @njit(**config.KERNEL)
 def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
-    """Copy a scratch position (with the positions it remembers) into a second set of rows."""
-    cards2[:] = cards
-    ints2[:] = ints
-    deck2[:] = deck
-    rng2[:] = rng
-    remembered = ints[I_HIST_LEN]
-    keys2[:remembered] = keys[:remembered]
-    records2[:remembered] = records[:remembered]
-    reset_slots(ints2, keys2, slots2, FREE_SLOT)
+    """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
+    copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
+    for stream in range(rng.shape[0]):
+        rng2[stream] = rng[stream]
 
 
 @njit(**config.KERNEL)
@@ -149,7 +124,7 @@ def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pre
 
     ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does.
     """
-    seat = ints[I_TO_MOVE]
+    seat = to_move(ints)
     best, best_value = preferred, -1.0
     for k in range(-1, n_legal):
         candidate = preferred if k < 0 else legal[k]
@@ -167,9 +142,9 @@ def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pre
 def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
                         values, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
     """``loginf``'s choice at the root position, as the ``loginf`` opponent model makes it in the tree."""
-    _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+    copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
     n_legal = legal_actions(cards, ints, legal)
-    preferred = choose(GREEDY, ints[I_TO_MOVE], legal, n_legal, cards, ints, rng)
+    preferred = policy_action(GREEDY, to_move(ints), legal, n_legal, cards, ints, rng)
     return _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
                              cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
 
@@ -178,7 +153,7 @@ def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck
 def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
                   values, policy, seed):
     """Play the root position out once with ``policy`` at every seat (streams from ``seed``); final scores in ints."""
-    _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+    copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
     search_rng = np.zeros(1, dtype=np.uint64)
     search_rng[0] = seed
     _seed_streams(rng, search_rng)
@@ -196,8 +171,8 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     first = used[0]
     if first + n_legal > action.shape[0]:
         return False
-    seat = ints[I_TO_MOVE]
-    preferred = choose(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    seat = to_move(ints)
+    preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
     if seat != hero and model != MAXN:
         if model == LOOKAHEAD_MODEL and n_legal > 1:
             preferred = _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
@@ -246,15 +221,15 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
 
     The seat to move at the root searches; the others follow ``model`` (``OPPONENT_MODELS``).
     """
-    n = ints0[I_N_SEATS]
-    hero = ints0[I_TO_MOVE]
+    n = seat_count(ints0)
+    hero = to_move(ints0)
     for _ in range(n_iterations):
-        _restore(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+        copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         _seed_streams(rng, search_rng)
         node = 0
         path[0] = 0
         depth = 1
-        while ints[I_END_REASON] < 0:
+        while not is_over(ints):
             if child_count[node] == UNEXPANDED:
                 if node != 0 and visits[node] == 0:
                     break  # a new leaf: play it out
@@ -282,17 +257,17 @@ def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
                              choices, seat, n_samples, policy, search_rng, totals):
     """For each of ``n_samples`` orders of the unturned cards, play every root choice out; add ``seat``'s values."""
     sample = deck0.copy()
-    first_unseen = TABLE_SIZE + ints0[I_TURN]
+    first_unseen = TABLE_SIZE + stock_turned(ints0)
     for _ in range(n_samples):
         for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only
             j = first_unseen + below(search_rng, 0, i - first_unseen + 1)
             sample[i], sample[j] = sample[j], sample[i]
         streams = next_u64(search_rng, 0)
         for k in range(choices.shape[0]):
-            _restore(cards0, ints0, sample, keys0, records0, cards, ints, deck, keys, records, slots)
-            rng[RNG_DEAL] = streams
-            for s in range(rng.shape[0] - RNG_SEAT):
-                rng[RNG_SEAT + s] = streams + np.uint64(s + 1)
+            copy_position(cards0, ints0, sample, keys0, records0, cards, ints, deck, keys, records, slots)
+            rng[DEAL_STREAM] = streams
+            for s in range(rng.shape[0] - SEAT_STREAMS):
+                rng[SEAT_STREAMS + s] = streams + np.uint64(s + 1)
             apply_action(cards, ints, deck, rng, keys, records, slots, choices[k])
             _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
             totals[k] += values[seat]
@@ -316,7 +291,7 @@ class TreeSearch:
         self.lookahead = Scratch()
 
     def start(self, rows: tuple[np.ndarray, ...]) -> None:
-        """Forget the last tree and root the next one at ``rows`` (from ``batch.position_rows``)."""
+        """Forget the last tree and root the next one at ``rows`` (from ``compiled.position_rows``)."""
         self.rows = rows
         used = int(self.used[0])
         self.visits[:used] = 0
@@ -342,10 +317,9 @@ class TreeSearch:
 
 
 def play_out(rows: tuple[np.ndarray, ...], policy: int, seed: int, scratch: Scratch) -> list[float]:
-    """Every seat's final score after one compiled playout of a position (from ``batch.position_rows``)."""
+    """Every seat's final score after one compiled playout of a position (from ``compiled.position_rows``)."""
     play_out_root(*rows, *scratch.rows(), policy, np.uint64(seed))
-    n = int(scratch.ints[I_N_SEATS])
-    return [float(score) for score in scratch.ints[I_SCORE:I_SCORE + n]]
+    return [float(points) for points in scores(scratch.ints)]
 
 
 def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: Scratch) -> int:

@@ -5,6 +5,8 @@
 - ``play_batch``: play H hands from their seeds to the end inside compiled code, over
   every core, and return every per-hand result as NumPy arrays (``BatchResults``).
 - ``rollout_scores``: R playouts from one reference position (for MCTS).
+- ``position_rows``: a reference position as arrays for compiled search (from ``compiled``,
+  the step API that search agents use).
 
 Every result equals the reference engine's (``reference.KnorriHand``) for the same
 deal and decisions; the tests replay both side by side. Compile time is paid on
@@ -21,6 +23,7 @@ import numpy as np
 
 from sim import config
 from sim.errors import GameInputError, IllegalActionError
+from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
 from sim.knorri.fast import init_hand
 from sim.knorri.fast_batch import (
@@ -207,8 +210,7 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
         raise GameInputError(f"n_rollouts must be at least 1, not {n_rollouts}")
     if hand.done:
         return np.tile(np.asarray(hand.scores, dtype=np.int64), (n_rollouts, 1))
-    cards, ints, deck, _, keys, records = encode_hand(hand, 0)
-    remembered = int(ints[I_HIST_LEN])
+    rows = position_rows(hand)
     n_seats = hand.n_seats
     streams = _derive_seeds(seed, n_rollouts)
     table = np.full((n_rollouts, n_seats), check_policy(policy), dtype=np.int8)
@@ -216,8 +218,7 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
     held = np.zeros((n_rollouts, MAX_SEATS), dtype=np.uint64)
     workers = _check_workers(workers)
     _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, ints_out, held,
-                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64),
-                    (cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy()))
+                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), rows)
     return ints_out[:, I_SCORE:I_SCORE + n_seats].copy()
 
 
@@ -403,18 +404,6 @@ __all__ = [
     "BatchResults",
     "KnorriBatch",
     "play_batch",
+    "position_rows",
     "rollout_scores",
 ]
-
-
-def position_rows(hand: KnorriHand) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One reference position as the kernels' rows ``(cards, ints, deck, keys, records)``, for search agents.
-
-    ``keys``/``records`` are exactly the positions the hand remembers (``ints[I_HIST_LEN]``
-    of them), so a search that copies the rows into scratch rows and steps them with
-    ``fast.apply_action`` ends its lines as the reference engine would. Read once per
-    decision, stepped many times: a compiled search pays the reading only once.
-    """
-    cards, ints, deck, _, keys, records = encode_hand(hand, 0)
-    remembered = int(ints[I_HIST_LEN])
-    return cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy()

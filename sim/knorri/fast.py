@@ -18,8 +18,7 @@ from numba import njit
 from sim import config
 from sim.knorri import fast_history, fast_moves, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
-from sim.knorri.fast_history import find_position, home_slot, position_key, remember
-from sim.knorri.fast_history import reset_slots as reset_slots  # the search agent's kernels import it from here
+from sim.knorri.fast_history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
 from sim.knorri.fast_moves import cut_off, finish, move, next_holding
 from sim.knorri.fast_state import (
     BEATERS,
@@ -261,6 +260,26 @@ def apply_action(cards, ints, deck, rng, keys, records, slots, action):
         _run_phase1(cards, ints, deck, rng, keys, records, slots)
     else:
         _phase2_action(cards, ints, keys, records, slots, action)
+
+
+@njit(**config.STEP_KERNEL)
+def copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots):
+    """Copy a position with the positions it remembers into working rows, and enter those in ``slots``.
+
+    Element by element rather than ``a[:] = b``: for each slice copy numba compiles a
+    shape-mismatch error message, and those messages cost seconds of every cold start.
+    """
+    for i in range(cards0.shape[0]):
+        cards[i] = cards0[i]
+    for i in range(ints0.shape[0]):
+        ints[i] = ints0[i]
+    for i in range(deck0.shape[0]):
+        deck[i] = deck0[i]
+    for i in range(ints0[I_HIST_LEN]):
+        keys[i] = keys0[i]
+        for j in range(records0.shape[1]):
+            records[i, j] = records0[i, j]
+    reset_slots(ints, keys, slots, FREE_SLOT)
 
 
 @njit(**config.STEP_KERNEL)

@@ -13,6 +13,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim import config
 from sim.knorri import fast_moves, fast_state
+from sim.knorri.encoding import MAX_PHASE2_ACTIONS
 from sim.knorri.fast_moves import move
 from sim.knorri.fast_state import (
     C_HAND,
@@ -45,6 +46,10 @@ from sim.knorri.fast_state import (
 
 # Kernels here inline the engine's other modules: drop this module's numba cache when one of them changes.
 config.drop_stale_cache(__file__, [fast_moves.__file__, fast_state.__file__, config.__file__])
+
+HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
+SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short
+FREE_SLOT = np.int16(HISTORY_CAPACITY)  # a slot entry no stretch of history reaches
 
 
 @njit(**config.INLINED_KERNEL)

@@ -12,9 +12,9 @@ from numba import njit, prange
 
 from sim import config
 from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS, NUM_ACTIONS
-from sim.knorri.fast import apply_action, init_hand
-from sim.knorri.fast_history import reset_slots
+from sim.knorri.encoding import NUM_ACTIONS
+from sim.knorri.fast import apply_action, copy_position, init_hand
+from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.fast_policies import decide
 from sim.knorri.fast_state import (
     C_HAND,
@@ -39,9 +39,6 @@ from sim.knorri.fast_state import (
     agent_seed,
     )
 
-HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
-SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short
-FREE_SLOT = np.int16(HISTORY_CAPACITY)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
@@ -70,25 +67,6 @@ def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, 
     return step
 
 
-@njit(**config.INLINED_KERNEL)
-def _copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records):
-    """Copy a starting position, with the positions it remembers, into a hand's rows.
-
-    Element by element rather than ``a[:] = b``: for each slice copy numba compiles a
-    shape-mismatch error message, and those messages cost seconds of every cold start.
-    """
-    for i in range(cards0.shape[0]):
-        cards[i] = cards0[i]
-    for i in range(ints0.shape[0]):
-        ints[i] = ints0[i]
-    for i in range(deck0.shape[0]):
-        deck[i] = deck0[i]
-    for i in range(keys0.shape[0]):
-        keys[i] = keys0[i]
-        for j in range(records0.shape[1]):
-            records[i, j] = records0[i, j]
-
-
 @njit(**config.KERNEL)
 def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, held_out, log, log_offsets,
                 cards0, ints0, deck0, keys0, records0):
@@ -109,8 +87,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
             rng[RNG_SEAT + s] = agent_seed(seed, s)
         ints = ints_out[h]
         if from_position:
-            _copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records)
-            reset_slots(ints, keys, slots, FREE_SLOT)
+            copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         else:
             slots[:] = FREE_SLOT
             init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])

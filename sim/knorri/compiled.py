@@ -1,0 +1,161 @@
+"""Compiled steps for search agents: one Knorri position as a few arrays, and the numba functions that step it.
+
+An agent that searches inside compiled code works through this module alone; how the engine
+lays out a position stays private to ``sim.knorri``.
+
+A position is seven arrays, ``cards, ints, deck, rng, keys, records, slots``, always passed in
+that order (a function that never needs some of them leaves them out, keeping the order):
+
+- ``new_position()`` makes empty working arrays, with room for the longest hand's history;
+- ``position_rows(hand)`` reads a reference ``KnorriHand`` (such as the one a tracker deduces)
+  as ``cards, ints, deck, keys, records``: the position and the positions it remembers, so
+  lines stepped from it end on a repeat exactly as the reference engine's would;
+- ``copy_position`` copies one position into another's working arrays (a search's restart).
+
+Agents read two of the arrays directly: ``deck``, the deal (``deck[TABLE_SIZE + i]`` is the
+i-th stock card turned; the cards from ``TABLE_SIZE + stock_turned(ints)`` on are still face
+down, and a search that samples the hidden order may reorder them), and ``rng``, the random
+streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's choices;
+``rng[SEAT_STREAMS + s]`` seat s's own, for random playouts), drawn with ``next_u64`` and
+``below``. Everything else is read through the functions below.
+
+Every function here is compiled with numba and can be called from Python or from an agent's
+own compiled code; the per-step ones are inlined there. An agent module whose kernels call
+them should drop its numba cache when ``ENGINE_FILES`` change (``sim.config.drop_stale_cache``):
+numba checks only the agent's own file before reusing its machine code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.knorri import fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state
+from sim.knorri.encoding import NUM_ACTIONS
+from sim.knorri.fast import apply_action, copy_position, legal_actions
+from sim.knorri.fast_encode import encode_hand
+from sim.knorri.fast_history import HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.fast_policies import GREEDY, RANDOM, decide
+from sim.knorri.fast_policies import choose as policy_action
+from sim.knorri.fast_state import (
+    I_END_REASON,
+    I_HIST_LEN,
+    I_N_SEATS,
+    I_SCORE,
+    I_TO_MOVE,
+    I_TURN,
+    NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
+    NUM_RNG,
+    RECORD_SIZE,
+    RNG_DEAL,
+    RNG_SEAT,
+    below,
+    next_u64,
+)
+from sim.knorri.reference import KnorriHand
+
+ENGINE_FILES: tuple[str, ...] = tuple(
+    m.__file__ for m in (fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state, config))
+"""The files whose code this module's functions compile in (and whose layouts ``position_rows`` writes)."""
+
+config.drop_stale_cache(__file__, ENGINE_FILES)
+
+DEAL_STREAM = RNG_DEAL
+"""``rng[DEAL_STREAM]``: the hand's own splitmix64 stream (redeals, the conformance protocol's choices)."""
+SEAT_STREAMS = RNG_SEAT
+"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what a ``RANDOM`` playout draws for seat s)."""
+
+__all__ = [
+    "DEAL_STREAM",
+    "ENGINE_FILES",
+    "GREEDY",
+    "NUM_ACTIONS",
+    "RANDOM",
+    "SEAT_STREAMS",
+    "apply_action",
+    "below",
+    "copy_position",
+    "is_over",
+    "legal_actions",
+    "new_position",
+    "next_u64",
+    "play_to_end",
+    "policy_action",
+    "position_rows",
+    "score",
+    "scores",
+    "seat_count",
+    "stock_turned",
+    "to_move",
+]
+
+
+# ----- Python side -----------------------------------------------------------------------------------
+def new_position() -> tuple[np.ndarray, ...]:
+    """Empty working arrays ``cards, ints, deck, rng, keys, records, slots`` for one position and its history."""
+    return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
+            np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64),
+            np.zeros(HISTORY_CAPACITY, dtype=np.uint64), np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64),
+            np.empty(SLOT_TABLE_SIZE, dtype=np.int16))
+
+
+def position_rows(hand: KnorriHand) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A reference hand's position as ``cards, ints, deck, keys, records``, its remembered positions included.
+
+    Read once per decision, stepped many times: a compiled search copies these rows into
+    working arrays (``copy_position``) at every restart and pays the reading only once.
+    """
+    cards, ints, deck, _, keys, records = encode_hand(hand, 0)
+    remembered = int(ints[I_HIST_LEN])
+    return cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy()
+
+
+def scores(ints: np.ndarray) -> list[int]:
+    """Every seat's points in a position's ``ints`` (final once the hand is over), from Python."""
+    return ints[I_SCORE:I_SCORE + int(ints[I_N_SEATS])].tolist()
+
+
+# ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.INLINED_KERNEL)
+def to_move(ints: np.ndarray) -> int:
+    """The seat whose decision it is (-1 once the hand is over)."""
+    return ints[I_TO_MOVE]
+
+
+@njit(**config.INLINED_KERNEL)
+def is_over(ints: np.ndarray) -> bool:
+    """Whether the hand has ended (a seat left alone holding cards, a repeated position, or the action cap)."""
+    return ints[I_END_REASON] >= 0
+
+
+@njit(**config.INLINED_KERNEL)
+def seat_count(ints: np.ndarray) -> int:
+    """Seats at the table."""
+    return ints[I_N_SEATS]
+
+
+@njit(**config.INLINED_KERNEL)
+def score(ints: np.ndarray, seat: int) -> int:
+    """Seat ``seat``'s points so far: its final score once the hand is over (the scores sum to zero)."""
+    return ints[I_SCORE + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def stock_turned(ints: np.ndarray) -> int:
+    """Stock cards turned so far: ``deck[TABLE_SIZE + stock_turned(ints):]`` are still face down."""
+    return ints[I_TURN]
+
+
+@njit(**config.INLINED_KERNEL)
+def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+             records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policy: int) -> None:
+    """Play the position on to the end with ``policy`` (``GREEDY``, ``RANDOM``) at every seat.
+
+    ``legal`` is an int64[NUM_ACTIONS] scratch buffer. Random choices draw from the seats' own
+    streams in ``rng``, exactly as ``policy_action`` would at each decision.
+    """
+    while ints[I_END_REASON] < 0:
+        seat = ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, keys, records, slots, decide(policy, seat, cards, ints, rng, legal))
