@@ -21,6 +21,7 @@ import numpy as np
 
 from sim import config
 from sim.errors import GameInputError, IllegalActionError
+from sim.fast_bits import crc_final
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
 from sim.knockout_whist.fast import init_game, seed_streams
 from sim.knockout_whist.fast_batch import batch_first_illegal, batch_legal_mask, batch_observe, batch_step
@@ -45,7 +46,6 @@ from sim.knockout_whist.fast_state import (
 )
 from sim.knockout_whist.reference import as_options
 from sim.knockout_whist.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
-from sim.knorri.fast_state import crc_final
 
 OptionsLike = Options | Mapping[str, Any] | None
 

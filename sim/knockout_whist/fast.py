@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import config, fast_bits
+from sim.fast_bits import CRC_START, U64, agent_seed, below, crc_byte, nth_card, popcount
 from sim.knockout_whist import fast_state
 from sim.knockout_whist.encoding import (
     END_EXCHANGE,
@@ -93,11 +94,9 @@ from sim.knockout_whist.fast_state import (
     has_seat,
     seat_after,
 )
-from sim.knorri import fast_state as knorri_bits
-from sim.knorri.fast_state import CRC_START, U64, agent_seed, below, crc_byte, nth_card, popcount
 
 # Kernels here inline the helpers of these files: drop this module's numba cache when one of them changes.
-config.drop_stale_cache(__file__, [fast_state.__file__, knorri_bits.__file__, config.__file__])
+config.drop_stale_cache(__file__, [fast_state.__file__, fast_bits.__file__, config.__file__])
 
 
 # ----- the legal set ------------------------------------------------------------------------------

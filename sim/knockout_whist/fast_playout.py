@@ -10,11 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim import config
+from sim import config, fast_bits
 from sim.knockout_whist import fast, fast_state
 from sim.knockout_whist.fast import apply_action, init_game, seed_streams, uniform_action
 from sim.knockout_whist.fast_state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
-from sim.knorri import fast_state as knorri_bits
 
 PROTOCOL = 0
 """The conformance protocol: ``legal[next() % len(legal)]`` from the game's own stream (the permutations')."""
@@ -25,7 +24,7 @@ POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, knorri_bits, config)])
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_bits, config)])
 
 
 @njit(**config.STEP_KERNEL)

@@ -24,9 +24,9 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
+from sim.fast_bits import U64
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, EndReason, Phase, Status
 from sim.knockout_whist.rules import CUT_SUIT_STRENGTH
-from sim.knorri.fast_state import U64
 
 # ----- cards row -------------------------------------------------------------------------------
 C_HAND = 0

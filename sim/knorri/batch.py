@@ -23,6 +23,7 @@ import numpy as np
 
 from sim import config
 from sim.errors import GameInputError, IllegalActionError
+from sim.fast_bits import crc_final
 from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
 from sim.knorri.fast import init_hand
@@ -54,7 +55,6 @@ from sim.knorri.fast_state import (
     RECORD_SIZE,
     RNG_DEAL,
     RNG_SEAT,
-    crc_final,
 )
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import GOLDEN_GAMMA, agent_seed

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import config, fast_bits
+from sim.fast_bits import below, next_u64
 from sim.knorri import fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.fast import apply_action, copy_position, legal_actions
@@ -51,13 +52,11 @@ from sim.knorri.fast_state import (
     RECORD_SIZE,
     RNG_DEAL,
     RNG_SEAT,
-    below,
-    next_u64,
 )
 from sim.knorri.reference import KnorriHand
 
 ENGINE_FILES: tuple[str, ...] = tuple(
-    m.__file__ for m in (fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state, config))
+    m.__file__ for m in (fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state, fast_bits, config))
 """The files whose code this module's functions compile in (and whose layouts ``position_rows`` writes)."""
 
 config.drop_stale_cache(__file__, ENGINE_FILES)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import config
+from sim import config, fast_bits
+from sim.fast_bits import ONE, U64, popcount
 from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
@@ -30,10 +31,7 @@ from sim.knorri.fast_state import (
     I_TRICK_LEN,
     I_TURN,
     I_TURNED,
-    ONE,
-    U64,
     plays_in_trick,
-    popcount,
     trick_card,
 )
 
@@ -66,7 +64,7 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_policies, config)
+ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_bits, fast_policies, config)
 config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 

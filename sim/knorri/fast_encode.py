@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sim.errors import GameInputError
+from sim.fast_bits import CRC_START
 from sim.knorri.fast_state import (
     C_CANDIDATES,
     C_HAND,
@@ -19,7 +20,6 @@ from sim.knorri.fast_state import (
     C_TABLE,
     C_TRICK_HI,
     C_TRICK_LO,
-    CRC_START,
     I_CRC,
     I_CYCLE,
     I_DECISIONS,

@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim import config
+from sim import config, fast_bits
+from sim.fast_bits import U64
 from sim.knorri import fast_moves, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS
 from sim.knorri.fast_moves import move
@@ -41,11 +42,10 @@ from sim.knorri.fast_state import (
     STEP_ROW,
     TRICK_KEY,
     TRICK_LO_KEY,
-    U64,
 )
 
 # Kernels here inline the engine's other modules: drop this module's numba cache when one of them changes.
-config.drop_stale_cache(__file__, [fast_moves.__file__, fast_state.__file__, config.__file__])
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast_moves, fast_state, fast_bits, config)])
 
 HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
 SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short

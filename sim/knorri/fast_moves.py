@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import config, fast_bits
+from sim.fast_bits import ONE, U64, popcount
 from sim.knorri import fast_state
 from sim.knorri.encoding import PICK_UP, RUN_BASE
 from sim.knorri.fast_state import (
@@ -31,15 +32,12 @@ from sim.knorri.fast_state import (
     I_TO_MOVE,
     I_TRICK_LEN,
     I_TRICKS_COMPLETED,
-    ONE,
-    U64,
     ZOBRIST,
     plays_in_trick,
-    popcount,
 )
 
 # Kernels here inline fast_state's helpers: drop this module's numba cache when that file changes.
-config.drop_stale_cache(__file__, [fast_state.__file__, config.__file__])
+config.drop_stale_cache(__file__, [fast_state.__file__, fast_bits.__file__, config.__file__])
 
 SIX_BITS = U64(63)
 

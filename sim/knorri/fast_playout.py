@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim import config
+from sim import config, fast_bits
+from sim.fast_bits import U64, agent_seed
 from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.fast import apply_action, copy_position, init_hand
@@ -35,15 +36,13 @@ from sim.knorri.fast_state import (
     RECORD_SIZE,
     RNG_DEAL,
     RNG_SEAT,
-    U64,
-    agent_seed,
-    )
+)
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_policies, config)
+ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_bits, fast_policies, config)
 config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 

@@ -1,4 +1,4 @@
-"""The compiled engine's state layout, lookup tables and bit helpers (private to the fast engine).
+"""The compiled engine's state layout, lookup tables and its own bit helpers (private to the fast engine).
 
 One hand's state is two rows with named columns, so a batch of hands is two
 2-D arrays and a kernel or a policy reads one hand as ``cards[h]``, ``ints[h]``:
@@ -21,16 +21,14 @@ receives, so a policy cannot see it.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
+from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
 from sim import config
 from sim.cards import NUM_CARDS, SUIT_MASK, higher_in_suit, lower_in_suit, suit_of
+from sim.fast_bits import U64
 from sim.knorri.encoding import MAX_SEATS
-from sim.rng import GOLDEN_GAMMA, SplitMix64
+from sim.rng import SplitMix64
 
 # ----- cards row -------------------------------------------------------------------------------
 C_HAND = 0
@@ -88,11 +86,6 @@ STEP_ROW = np.uint64(1 << 63)
 META_OPENING, META_NEEDED, META_RUN_LEFT, META_TRICK_LEN = 3, 4, 8, 12
 
 # ----- tables, built once at import -------------------------------------------------------------
-U64 = np.uint64
-ONE = U64(1)
-GAMMA = U64(GOLDEN_GAMMA)
-MIX1 = U64(0xBF58476D1CE4E5B9)
-MIX2 = U64(0x94D049BB133111EB)
 LOWER_IN_SUIT = np.array([lower_in_suit(c) for c in range(NUM_CARDS)], dtype=np.uint64)
 BEATERS = np.array(
     [higher_in_suit(c) | (SUIT_MASK[1] if suit_of(c) >= 2 else 0) for c in range(NUM_CARDS)], dtype=np.uint64
@@ -107,85 +100,7 @@ META_KEY = U64(_zobrist_stream.next() | 1)
 TRICK_LO_KEY = U64(_zobrist_stream.next() | 1)
 
 
-def _crc_table() -> np.ndarray:
-    table = np.zeros(256, dtype=np.int64)
-    for byte in range(256):
-        value = byte
-        for _ in range(8):
-            value = (value >> 1) ^ 0xEDB88320 if value & 1 else value >> 1
-        table[byte] = value
-    return table
-
-
-CRC_TABLE = _crc_table()
-CRC_START = 0xFFFFFFFF
-
-
-# ----- bit helpers -------------------------------------------------------------------------------
-@intrinsic
-def _ctpop(typingctx, value):
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
-@njit(**config.INLINED_KERNEL)
-def popcount(cards: np.uint64) -> int:
-    """How many cards a set holds."""
-    return np.int64(_ctpop(U64(cards)))
-
-
-@njit(**config.INLINED_KERNEL)
-def lowest_card(cards: np.uint64) -> int:
-    """The lowest card id of a non-empty set."""
-    return np.int64(trailing_zeros(U64(cards)))
-
-
-def _has_fast_pdep() -> bool:
-    """Whether the CPU numba compiles for has a fast PDEP instruction (BMI2; AMD before Zen 3 runs it in microcode)."""
-    from llvmlite import binding
-    from numba.core import config as numba_config
-    from numba.core.codegen import get_host_cpu_features
-
-    cpu = numba_config.CPU_NAME or binding.get_host_cpu_name()
-    features = numba_config.CPU_FEATURES if numba_config.CPU_FEATURES is not None else get_host_cpu_features()
-    return "+bmi2" in features.split(",") and cpu not in ("znver1", "znver2")
-
-
-FAST_PDEP = _has_fast_pdep()
-"""Compile ``nth_card`` with PDEP (a constant to numba: the cached code is per CPU, so it always agrees)."""
-
-
-@intrinsic
-def _pdep(typingctx, source, mask):
-    sig = types.uint64(types.uint64, types.uint64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        pdep = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]),
-                                              "llvm.x86.bmi.pdep.64")
-        return builder.call(pdep, args)
-
-    return sig, codegen
-
-
-@njit(**config.INLINED_KERNEL)
-def nth_card(cards: np.uint64, n: int) -> int:
-    """The n-th (0-based) lowest card of a set holding more than n cards.
-
-    PDEP deposits the single bit ``1 << n`` at the n-th set bit of ``cards``: one instruction
-    and no branch, where clearing the lowest card n times costs a mispredicted loop exit.
-    """
-    if FAST_PDEP:
-        return np.int64(trailing_zeros(_pdep(ONE << U64(n), U64(cards))))
-    for _ in range(n):
-        cards &= cards - ONE
-    return np.int64(trailing_zeros(cards))
-
-
+# ----- Knorri's own bit helpers (the shared ones are in sim.fast_bits) ------------------------------
 @njit(**config.INLINED_KERNEL)
 def club_run_length(hand: np.uint64) -> int:
     """How many clubs from 2C up the hand holds unbroken (0 without the 2C)."""
@@ -215,59 +130,3 @@ def plays_in_trick(ints_row: np.ndarray) -> int:
     """Plays still in the trick: what is left of the opening run counts as one play."""
     run = ints_row[I_RUN_LEFT]
     return ints_row[I_TRICK_LEN] - run + (1 if run > 0 else 0)
-
-
-# ----- splitmix64, identical to sim.rng ----------------------------------------------------------
-@njit(**config.INLINED_KERNEL)
-def mix64(z: np.uint64) -> np.uint64:
-    """The splitmix64 output function."""
-    z = (z ^ (z >> U64(30))) * MIX1
-    z = (z ^ (z >> U64(27))) * MIX2
-    return z ^ (z >> U64(31))
-
-
-@njit(**config.INLINED_KERNEL)
-def next_u64(rng: np.ndarray, stream: int) -> np.uint64:
-    """The next output of the splitmix64 stream stored at ``rng[stream]``."""
-    state = rng[stream] + GAMMA
-    rng[stream] = state
-    return mix64(state)
-
-
-@njit(**config.INLINED_KERNEL)
-def below(rng: np.ndarray, stream: int, n: int) -> int:
-    """``next() % n`` from ``rng[stream]``: the protocol's way to pick one of n."""
-    return np.int64(next_u64(rng, stream) % U64(n))
-
-
-@njit(**config.STEP_KERNEL)
-def derive_seed2(seed: np.uint64, step_a: int, step_b: int) -> np.uint64:
-    """``sim.rng.derive_seed(seed, step_a, step_b)`` for non-negative steps."""
-    value = mix64(U64(seed) + GAMMA * (U64(step_a) + ONE))
-    return mix64(value + GAMMA * (U64(step_b) + ONE))
-
-
-@njit(**config.STEP_KERNEL)
-def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
-    """``sim.rng.derive_seed(seed, step)`` for a non-negative step."""
-    return mix64(U64(seed) + GAMMA * (U64(step) + ONE))
-
-
-AGENT_STREAM = 1  # as sim.rng.AGENT_STREAM
-
-
-@njit(**config.STEP_KERNEL)
-def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
-    """``sim.rng.agent_seed``: the seed of seat ``seat``'s own stream for the hand dealt from ``hand_seed``."""
-    return derive_seed2(hand_seed, AGENT_STREAM, seat)
-
-
-@njit(**config.INLINED_KERNEL)
-def crc_byte(register: int, byte: int) -> int:
-    """One byte into a running CRC-32 register (zlib's polynomial)."""
-    return CRC_TABLE[(register ^ byte) & 0xFF] ^ (register >> 8)
-
-
-def crc_final(register: np.ndarray | int) -> np.ndarray | int:
-    """The CRC-32 value of a running register (as ``zlib.crc32`` reports it)."""
-    return register ^ 0xFFFFFFFF

@@ -1,0 +1,158 @@
+"""Compiled helpers every game's fast engine shares: card-set bits, splitmix64 streams and CRC-32.
+
+A card set is a uint64 with bit c set for card c (``sim.cards``); a random stream is one uint64
+of splitmix64 state held in an array slot, so a kernel draws from it exactly as ``sim.rng``
+does in Python. The per-step helpers are inlined into their callers: a kernel module that
+calls them lists this file among the files it compiles in (``config.drop_stale_cache``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+
+from sim import config
+from sim.rng import AGENT_STREAM, GOLDEN_GAMMA
+
+U64 = np.uint64
+ONE = U64(1)
+GAMMA = U64(GOLDEN_GAMMA)
+MIX1 = U64(0xBF58476D1CE4E5B9)
+MIX2 = U64(0x94D049BB133111EB)
+
+
+def _crc_table() -> np.ndarray:
+    table = np.zeros(256, dtype=np.int64)
+    for byte in range(256):
+        value = byte
+        for _ in range(8):
+            value = (value >> 1) ^ 0xEDB88320 if value & 1 else value >> 1
+        table[byte] = value
+    return table
+
+
+CRC_TABLE = _crc_table()
+CRC_START = 0xFFFFFFFF
+
+
+# ----- card-set bits -----------------------------------------------------------------------------
+@intrinsic
+def _ctpop(typingctx, value):
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@njit(**config.INLINED_KERNEL)
+def popcount(cards: np.uint64) -> int:
+    """How many cards a set holds."""
+    return np.int64(_ctpop(U64(cards)))
+
+
+@njit(**config.INLINED_KERNEL)
+def lowest_card(cards: np.uint64) -> int:
+    """The lowest card id of a non-empty set."""
+    return np.int64(trailing_zeros(U64(cards)))
+
+
+def _has_fast_pdep() -> bool:
+    """Whether the CPU numba compiles for has a fast PDEP instruction (BMI2; AMD before Zen 3 runs it in microcode)."""
+    from llvmlite import binding
+    from numba.core import config as numba_config
+    from numba.core.codegen import get_host_cpu_features
+
+    cpu = numba_config.CPU_NAME or binding.get_host_cpu_name()
+    features = numba_config.CPU_FEATURES if numba_config.CPU_FEATURES is not None else get_host_cpu_features()
+    return "+bmi2" in features.split(",") and cpu not in ("znver1", "znver2")
+
+
+FAST_PDEP = _has_fast_pdep()
+"""Compile ``nth_card`` with PDEP (a constant to numba: the cached code is per CPU, so it always agrees)."""
+
+
+@intrinsic
+def _pdep(typingctx, source, mask):
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        pdep = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]),
+                                              "llvm.x86.bmi.pdep.64")
+        return builder.call(pdep, args)
+
+    return sig, codegen
+
+
+@njit(**config.INLINED_KERNEL)
+def nth_card(cards: np.uint64, n: int) -> int:
+    """The n-th (0-based) lowest card of a set holding more than n cards.
+
+    PDEP deposits the single bit ``1 << n`` at the n-th set bit of ``cards``: one instruction
+    and no branch, where clearing the lowest card n times costs a mispredicted loop exit.
+    """
+    if FAST_PDEP:
+        return np.int64(trailing_zeros(_pdep(ONE << U64(n), U64(cards))))
+    for _ in range(n):
+        cards &= cards - ONE
+    return np.int64(trailing_zeros(cards))
+
+
+# ----- splitmix64, identical to sim.rng ----------------------------------------------------------
+@njit(**config.INLINED_KERNEL)
+def mix64(z: np.uint64) -> np.uint64:
+    """The splitmix64 output function."""
+    z = (z ^ (z >> U64(30))) * MIX1
+    z = (z ^ (z >> U64(27))) * MIX2
+    return z ^ (z >> U64(31))
+
+
+@njit(**config.INLINED_KERNEL)
+def next_u64(rng: np.ndarray, stream: int) -> np.uint64:
+    """The next output of the splitmix64 stream stored at ``rng[stream]``."""
+    state = rng[stream] + GAMMA
+    rng[stream] = state
+    return mix64(state)
+
+
+@njit(**config.INLINED_KERNEL)
+def below(rng: np.ndarray, stream: int, n: int) -> int:
+    """``next() % n`` from ``rng[stream]``: the protocol's way to pick one of n."""
+    return np.int64(next_u64(rng, stream) % U64(n))
+
+
+@njit(**config.STEP_KERNEL)
+def derive_seed2(seed: np.uint64, step_a: int, step_b: int) -> np.uint64:
+    """``sim.rng.derive_seed(seed, step_a, step_b)`` for non-negative steps."""
+    value = mix64(U64(seed) + GAMMA * (U64(step_a) + ONE))
+    return mix64(value + GAMMA * (U64(step_b) + ONE))
+
+
+@njit(**config.STEP_KERNEL)
+def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
+    """``sim.rng.derive_seed(seed, step)`` for a non-negative step."""
+    return mix64(U64(seed) + GAMMA * (U64(step) + ONE))
+
+
+@njit(**config.STEP_KERNEL)
+def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
+    """``sim.rng.agent_seed``: the seed of seat ``seat``'s own stream for the hand dealt from ``hand_seed``."""
+    return derive_seed2(hand_seed, AGENT_STREAM, seat)
+
+
+# ----- CRC-32 of decision ids --------------------------------------------------------------------
+@njit(**config.INLINED_KERNEL)
+def crc_byte(register: int, byte: int) -> int:
+    """One byte into a running CRC-32 register (zlib's polynomial)."""
+    return CRC_TABLE[(register ^ byte) & 0xFF] ^ (register >> 8)
+
+
+def crc_final(register: np.ndarray | int) -> np.ndarray | int:
+    """The CRC-32 value of a running register (as ``zlib.crc32`` reports it)."""
+    return register ^ 0xFFFFFFFF
