@@ -1,0 +1,273 @@
+"""Kort's fixed encodings: the 63-id action space, seats and teams, lead states, round results and the options.
+
+The reference engine and any compiled engine import these names; nothing else
+defines them. Every value is a small int (or a 64-bit card set from
+``sim.cards``), so the same values fit fixed-size arrays: a lead state packs
+into one int16 (``LeadState.code``), a phase, result or automatic case into one int8.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+from enum import IntEnum
+from typing import Any, NamedTuple
+
+from sim.cards import SUIT_LETTERS, card_text, parse_card
+from sim.errors import GameInputError
+
+# ----- the action space -----------------------------------------------------------------------
+
+NUM_ACTIONS = 63
+TRUMP_BASE = 52  # 52 + suit makes that suit trumps (clubs 52 .. spades 55)
+TRUMP_13 = 56  # trumps are the suit of the holder's 13th card
+SAR = 57
+TROP = 58
+TROP_TO_END = 59
+REDEAL = 60
+BAVAN_YES = 61
+BAVAN_NO = 62
+TRUMP_ACTIONS = (52, 53, 54, 55, TRUMP_13)
+VOTE_ACTIONS = (BAVAN_YES, BAVAN_NO)
+
+# ----- the table ------------------------------------------------------------------------------
+
+NUM_SEATS = 4
+NUM_TEAMS = 2
+CARDS_EACH = 13
+FIRST_PACKET = 5  # the holder's cards before choosing trumps; the others' first packet too
+PACKET = 4  # the two later packets of each seat
+THIRTEENTH_POSITION = 39  # deck position of the holder's 13th card (its second packet of four ends there)
+
+# ----- the round's numbers ----------------------------------------------------------------------
+
+TRICKS_TO_WIN = 7  # the round ends when a team has this many tricks (except in Bavan)
+TRICKS_IN_ROUND = 13
+SAR_BELOW_TRUMPS = 3  # fewer trumps than this (the led card included) makes a trump lead an automatic Sar
+SAR_FROM_TRICKS = 5  # a team with this many tricks (and not playing Bavan) may only declare Sar
+TROP_LEADS = 3  # trump leads a Trop commits to
+TROP_TO_END_LEADS = 7  # trump leads Trop to the end commits to
+TROP_TO_END_TRUMPS = 7  # trumps in hand (the led card included) needed to offer Trop to the end
+
+
+class Phase(IntEnum):
+    """What the seat to move is deciding (the words are the conformance traces' ``kind``)."""
+
+    TRUMP = 0  # the holder, with 5 cards, picks a suit or "13"
+    LEAD = 1  # lead a card (or redeal, at the round's first lead)
+    DECLARE = 2  # after a trump lead that needs a choice: Sar, Trop, or Trop to the end
+    FOLLOW = 3  # play a card to the trick
+    VOTE = 4  # a seat of the 7:0 team votes on Bavan
+    OVER = 5  # the match has ended
+
+    @property
+    def word(self) -> str:
+        """The lower-case name the traces use: ``trump``, ``lead``, ``declare``, ``follow``, ``vote``, ``over``."""
+        return self.name.lower()
+
+
+class LeadKind(IntEnum):
+    """A team's lead state, without the Trop count (see ``LeadState``)."""
+
+    FREE = 0  # lead any card
+    SAR = 1  # Sar declared on the trick being played; resolved when the trick ends
+    SAR_NEXT = 2  # the next lead must not be a trump, unless the leader holds only trumps
+    TROP = 3  # a Trop in progress: the next lead must be a trump
+    TROP_DONE = 4  # no trump leads (unless the leader holds only trumps) until the team leads a non-trump
+
+
+class LeadState(NamedTuple):
+    """One team's lead state: its kind and, for a Trop, the trump leads made of the leads committed to."""
+
+    kind: LeadKind = LeadKind.FREE
+    made: int = 0
+    of: int = 0
+
+    @property
+    def code(self) -> int:
+        """The state as one int: ``kind + 8 * made + 64 * of`` (fits an int16)."""
+        return int(self.kind) + 8 * self.made + 64 * self.of
+
+    @classmethod
+    def from_code(cls, code: int) -> LeadState:
+        """The state an int from ``code`` stands for."""
+        return cls(LeadKind(code % 8), (code // 8) % 8, code // 64)
+
+    @property
+    def text(self) -> str:
+        """``free``, ``sar``, ``sar_next``, ``trop(k,N)`` or ``trop_done`` (the traces' words)."""
+        if self.kind == LeadKind.TROP:
+            return f"trop({self.made},{self.of})"
+        return self.kind.name.lower()
+
+
+FREE = LeadState()
+
+
+def trop_state(made: int, of: int) -> LeadState:
+    """The state of a Trop with ``made`` trump leads of ``of`` (3 for Trop, 7 for Trop to the end)."""
+    return LeadState(LeadKind.TROP, made, of)
+
+
+class TrumpLead(IntEnum):
+    """The rulings' case analysis of a fresh trump lead, in their order; the first that applies decides."""
+
+    ALL_TRUMPS = 0  # the hand is all trumps: nothing declared
+    SAR_FEWER_THAN_3 = 1  # fewer than 3 trumps: Sar, automatically
+    SAR_5_TRICKS = 2  # the team has 5 tricks and is not playing Bavan: Sar, automatically
+    CHOOSE = 3  # the leader declares: Sar or Trop (and Trop to the end at the round's first lead)
+
+    @property
+    def word(self) -> str:
+        """The traces' name of an automatic case: ``alltrump``, ``sar_auto_fewer_than_3``, ``sar_auto_5_tricks``."""
+        return _TRUMP_LEAD_WORDS[self]
+
+
+_TRUMP_LEAD_WORDS = {
+    TrumpLead.ALL_TRUMPS: "alltrump",
+    TrumpLead.SAR_FEWER_THAN_3: "sar_auto_fewer_than_3",
+    TrumpLead.SAR_5_TRICKS: "sar_auto_5_tricks",
+    TrumpLead.CHOOSE: "choose",
+}
+
+
+class Result(IntEnum):
+    """How a round ended."""
+
+    ORDINARY = 0  # first to 7 tricks, the losers having 1 or more
+    KORT = 1  # 7:0 by the holder's team, no Bavan
+    AT_KORT = 2  # 7:0 by the other team, no Bavan
+    BAVAN_MADE = 3  # all 13 tricks after both voted Bavan
+    BAVAN_FAILED = 4  # the opponents took a trick during Bavan
+    TROP_FAILED = 5  # Trop to the end broke: an opponent's trick, or a winner of the team without trumps
+
+    @property
+    def word(self) -> str:
+        """The lower-case name: ``ordinary``, ``kort``, ``at_kort``, ``bavan_made``, ``bavan_failed`` or
+        ``trop_failed``."""
+        return self.name.lower()
+
+
+# How many match wins each result gives (to the team named in the rulings' results table).
+RESULT_WINS = {
+    Result.ORDINARY: 1,
+    Result.KORT: 5,
+    Result.AT_KORT: 7,
+    Result.BAVAN_MADE: 7,
+    Result.BAVAN_FAILED: 1,
+    Result.TROP_FAILED: 1,
+}
+
+# ----- options --------------------------------------------------------------------------------
+
+MAX_TARGET_WINS = 100
+
+
+@dataclass(frozen=True)
+class Options:
+    """A match's options: its length in wins (7 in Practice and rooms, 3 in ranked play) and the first holder."""
+
+    target_wins: int = 7
+    first_holder: int = 0
+
+    def __post_init__(self) -> None:
+        target = self.target_wins
+        if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= MAX_TARGET_WINS:
+            raise GameInputError(f"option target_wins is a number of wins 1 to {MAX_TARGET_WINS} "
+                                 f"(7 in Practice and rooms, 3 in ranked play), not {target!r}")
+        holder = self.first_holder
+        if isinstance(holder, bool) or not isinstance(holder, int) or not 0 <= holder < NUM_SEATS:
+            raise GameInputError(f"option first_holder is a seat 0 to {NUM_SEATS - 1}, not {holder!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict (JSON-serialisable)."""
+        return asdict(self)
+
+
+OPTION_NAMES: tuple[str, ...] = tuple(option.name for option in fields(Options))
+DEFAULT_OPTIONS = Options()
+
+
+def parse_options(settings: Iterable[str] | Mapping[str, Any] = ()) -> Options:
+    """Options from ``name=value`` strings or a mapping; unnamed options keep their defaults.
+
+    A bad name or value raises a one-line ``GameInputError`` that says what is allowed.
+    """
+    if isinstance(settings, Options):
+        return settings
+    if isinstance(settings, Mapping):
+        pairs = list(settings.items())
+    else:
+        pairs = []
+        for setting in settings:
+            name, sep, value = str(setting).partition("=")
+            if not sep:
+                raise GameInputError(f"an option is written name=value, not {setting!r}")
+            pairs.append((name.strip(), value.strip()))
+    values: dict[str, int] = {}
+    for name, value in pairs:
+        if name not in OPTION_NAMES:
+            raise GameInputError(f"unknown option {name!r}: Kort's options are {', '.join(OPTION_NAMES)}")
+        if isinstance(value, bool):
+            values[name] = value  # refused by Options with the allowed range
+            continue
+        try:
+            values[name] = int(value)
+        except (TypeError, ValueError):
+            values[name] = value  # Options refuses it with the allowed range
+    return Options(**values)
+
+
+# ----- actions as text --------------------------------------------------------------------------
+
+_NAMED_ACTIONS = {
+    TRUMP_13: "trump 13",
+    SAR: "sar",
+    TROP: "trop",
+    TROP_TO_END: "trop to the end",
+    REDEAL: "redeal",
+    BAVAN_YES: "bavan yes",
+    BAVAN_NO: "bavan no",
+}
+
+
+def trump_action(suit: int) -> int:
+    """The action id that makes ``suit`` (0..3) trumps."""
+    if not 0 <= suit < 4:
+        raise ValueError(f"a trump suit is 0 to 3, not {suit}")
+    return TRUMP_BASE + suit
+
+
+def action_text(action: int) -> str:
+    """A readable name for an action id: a card, ``trump H``, ``trump 13``, ``sar``, ``trop``, ``redeal``, …"""
+    if 0 <= action < TRUMP_BASE:
+        return card_text(action)
+    if TRUMP_BASE <= action < TRUMP_13:
+        return "trump " + SUIT_LETTERS[action - TRUMP_BASE]
+    if action in _NAMED_ACTIONS:
+        return _NAMED_ACTIONS[action]
+    raise ValueError(f"action id {action} is out of range: ids are 0 to {NUM_ACTIONS - 1}")
+
+
+def parse_action(text: str | int) -> int:
+    """The action id of ``7C``, ``trump H``, ``trump 13``, ``sar``, ``trop``, ``trop to the end``, ``redeal``,
+    ``bavan yes`` or ``bavan no`` (or a bare id)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        if not 0 <= text < NUM_ACTIONS:
+            raise GameInputError(f"action id {text} is out of range: ids are 0 to {NUM_ACTIONS - 1}")
+        return text
+    cleaned = " ".join(str(text).strip().lower().split())
+    for action, name in _NAMED_ACTIONS.items():
+        if cleaned == name:
+            return action
+    if cleaned.startswith("trump "):
+        suit = SUIT_LETTERS.lower().find(cleaned[len("trump "):])
+        if len(cleaned) != len("trump ") + 1 or suit < 0:
+            raise GameInputError(f"{text!r} is not a trump choice: write trump C, D, H, S or 13")
+        return TRUMP_BASE + suit
+    return parse_card(cleaned)
+
+
+def suit_text(suit: int | None) -> str:
+    """``C``, ``D``, ``H`` or ``S`` (``-`` while trumps are not known)."""
+    return "-" if suit is None else SUIT_LETTERS[suit]
