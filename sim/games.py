@@ -41,13 +41,14 @@ class Game:
 
     name: str
     title: str
-    adapter: str  # module path of the runner adapter
+    adapter: str | None  # module path of the runner adapter (None: the game has no runner yet)
     agents: str  # module whose import registers the game's built-in agents
 
 
 GAMES: dict[str, Game] = {
     "knorri": Game("knorri", "Knorri", "sim.knorri.simulate", "agents"),
     "knockout-whist": Game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate", "agents.knockout_whist"),
+    "kort": Game("kort", "Kort", None, "agents"),  # the reference engine and traj so far; no runner adapter yet
 }
 DEFAULT_GAME = "knorri"
 
@@ -60,8 +61,14 @@ def game(name: str) -> Game:
 
 
 def adapter(name: str) -> ModuleType:
-    """The runner adapter module of the game called ``name`` (see the module docstring for what it provides)."""
-    return importlib.import_module(game(name).adapter)
+    """The runner adapter module of the game called ``name`` (see the module docstring for what it provides).
+
+    A game without one yet is one ``GameInputError`` line.
+    """
+    found = game(name)
+    if found.adapter is None:
+        raise GameInputError(f"{found.title} cannot be run yet: its runner is not built (traj plays it)")
+    return importlib.import_module(found.adapter)
 
 
 @dataclass(frozen=True)

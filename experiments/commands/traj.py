@@ -1,4 +1,4 @@
-"""``knorri-sim traj``: the conformance protocol's line for each seed in a range, for Knorri or Knockout Whist."""
+"""``knorri-sim traj``: the conformance protocol's line for each seed in a range, for Knorri, Knockout Whist or Kort."""
 
 from __future__ import annotations
 
@@ -9,17 +9,19 @@ from typing import TextIO
 import numpy as np
 
 FAST_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
-GAMES = ("knorri", "knockout-whist")
+GAMES = ("knorri", "knockout-whist", "kort")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``traj``."""
     parser.add_argument("--game", choices=GAMES, default="knorri", help="which game (default knorri)")
-    parser.add_argument("--seats", type=int, required=True,
-                        help="seats at the table: 3 to 6 for Knorri, 2 to 7 for Knockout Whist")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="seats at the table: 3 to 6 for Knorri, 2 to 7 for Knockout Whist (required for "
+                             "those); Kort always has 4")
     parser.add_argument("--first", type=int, default=None, help="Knorri only: the seat that turns first (default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="Knockout Whist only: a variant option, e.g. dogs_life=false or rainbow=true (repeatable)")
+                        help="Knockout Whist: a variant option, e.g. dogs_life=false or rainbow=true; Kort: "
+                             "target_wins=3 or first_holder=1 (repeatable)")
     parser.add_argument("--seeds", type=int, nargs=2, metavar=("A", "B"), required=True,
                         help="seeds A up to B-1")
     parser.add_argument("--engine", choices=["reference", "fast"], default="reference",
@@ -35,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seeds A B needs 0 <= A <= B, not {start} {stop}")
     if stop > 1 << 64:
         raise UsageError("--seeds must stay below 2**64: a seed is a 64-bit integer")
+    if args.game == "kort":
+        return _kort(args, start, stop, sys.stdout)
+    if args.seats is None:
+        raise UsageError("--seats is required for Knorri and Knockout Whist")
     if args.game == "knockout-whist":
         return _knockout_whist(args, start, stop, sys.stdout)
     if args.option:
@@ -84,6 +90,23 @@ def _knockout_whist(args: argparse.Namespace, start: int, stop: int, out: TextIO
             seeds = np.arange(chunk_start, min(stop, chunk_start + FAST_CHUNK), dtype=np.uint64)
             out.write("".join(line + "\n" for line in play_batch(options, seeds, "protocol").protocol_lines()))
         return 0
+    for seed in range(start, stop):
+        out.write(reference_line(options, seed) + "\n")
+    return 0
+
+
+def _kort(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int:
+    from experiments.cli import UsageError
+    from sim.kort.conformance import reference_line
+    from sim.kort.encoding import NUM_SEATS, parse_options
+
+    if args.seats is not None and args.seats != NUM_SEATS:
+        raise UsageError(f"Kort is always played by {NUM_SEATS} seats, not {args.seats}")
+    if args.first is not None:
+        raise UsageError("--first is for Knorri; Kort's first trump holder is --option first_holder=SEAT")
+    if args.engine == "fast":
+        raise UsageError("Kort's compiled engine is not built yet: use --engine reference")
+    options = parse_options(args.option)
     for seed in range(start, stop):
         out.write(reference_line(options, seed) + "\n")
     return 0
