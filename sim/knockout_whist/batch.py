@@ -16,11 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-import numba
 import numpy as np
 
-from sim import config
-from sim.errors import GameInputError, IllegalActionError
+from sim.batch_base import CompiledBatch, check_seeds, check_workers, chunk_count, numba_threads, policy_id
 from sim.fast_bits import crc_final
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
 from sim.knockout_whist.fast import init_game, seed_streams
@@ -48,32 +46,6 @@ from sim.knockout_whist.reference import as_options
 from sim.knockout_whist.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
 
 OptionsLike = Options | Mapping[str, Any] | None
-
-
-def _check_seeds(seeds: Sequence[int] | np.ndarray) -> np.ndarray:
-    seeds = np.asarray(seeds)
-    if seeds.ndim != 1 or (seeds.size and (seeds.dtype.kind not in "iu" or (seeds.dtype.kind == "i" and
-                                                                            seeds.min() < 0))):
-        raise GameInputError("seeds must be a 1-D array of non-negative integers")
-    return seeds.astype(np.uint64)
-
-
-def _check_policy(policy: int | str) -> int:
-    if isinstance(policy, str):
-        if policy not in POLICY_NAMES:
-            raise GameInputError(f"unknown policy {policy!r}: the compiled policies are {', '.join(POLICY_NAMES)}")
-        return POLICY_NAMES[policy]
-    if int(policy) not in POLICY_NAMES.values():
-        raise GameInputError(f"unknown policy id {policy}: the ids are {sorted(POLICY_NAMES.values())}")
-    return int(policy)
-
-
-def _check_workers(workers: int | None) -> int:
-    if workers is None:
-        return min(config.default_workers(), numba.config.NUMBA_NUM_THREADS)
-    if not 1 <= int(workers) <= numba.config.NUMBA_NUM_THREADS:
-        raise GameInputError(f"workers must be 1 to {numba.config.NUMBA_NUM_THREADS}, not {workers}")
-    return int(workers)
 
 
 # ----- whole-game playouts ---------------------------------------------------------------------------
@@ -141,26 +113,33 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     game's result depends only on its seed, the options and the policy, never on ``workers``.
     """
     options = as_options(options)
-    seeds = _check_seeds(seeds)
-    policy_id = _check_policy(policy)
-    workers = _check_workers(workers)
+    seeds = check_seeds(seeds)
+    policy = policy_id(policy, POLICY_NAMES)
+    workers = check_workers(workers)
     ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(workers)
-    try:
-        play_games(options.players, options.flags(), seeds, policy_id, max(1, min(len(seeds), workers * 16)), ints)
-    finally:
-        numba.set_num_threads(previous)
+    with numba_threads(workers):
+        play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
     return _results(options, seeds, ints)
 
 
 # ----- the batch ------------------------------------------------------------------------------------
-class KnockoutWhistBatch:
+class KnockoutWhistBatch(CompiledBatch):
     """B games of Knockout Whist stepped together: one action per game per ``step``; finished games stand still.
 
     Every game has the same options. All state is in a few arrays (``fast_state``
-    documents the columns); the permutations and streams never leave them.
+    documents the columns); the permutations and streams never leave them. ``scores``
+    are zeros until a game is over, then n-1 for the winner and -1 for every other seat.
+    The observation holds the same numbers ``tensor.encode_observation`` makes of the
+    reference engine's observation: the seat's own cards, picks and thrown cards, the
+    trick, the public counts, statuses and choices; never another seat's hand or thrown
+    cards, nor the stock.
     """
+
+    NUM_ACTIONS = NUM_ACTIONS
+    OBSERVATION_SIZE = OBSERVATION_SIZE
+    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
+    legal_mask_kernel = staticmethod(batch_legal_mask)
+    observe_kernel = staticmethod(batch_observe)
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
                  rngs: np.ndarray) -> None:
@@ -173,7 +152,7 @@ class KnockoutWhistBatch:
     def from_seeds(cls, seeds: Sequence[int] | np.ndarray, options: OptionsLike = None) -> KnockoutWhistBatch:
         """One game per seed, dealt as ``KnockoutWhistGame(options, seed)`` deals it (default options: 4 seats)."""
         options = as_options(options)
-        seeds = _check_seeds(seeds)
+        seeds = check_seeds(seeds)
         total = len(seeds)
         cards = np.zeros((total, NUM_CARD_FIELDS), dtype=np.uint64)
         ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
@@ -185,21 +164,7 @@ class KnockoutWhistBatch:
             init_game(cards[g], ints[g], decks[g], rngs[g], options.players, flags)
         return cls(options, cards, ints, decks, rngs)
 
-    def __len__(self) -> int:
-        return len(self._ints)
-
-    # ----- what anyone may ask ------------------------------------------------------------------------
-    def legal_mask(self) -> np.ndarray:
-        """``bool[B, 59]``: the legal actions of each game's seat to move (all False once a game is over)."""
-        mask = np.zeros((len(self), NUM_ACTIONS), dtype=np.bool_)
-        batch_legal_mask(self._cards, self._ints, mask, np.zeros(NUM_ACTIONS, dtype=np.int64))
-        return mask
-
-    @property
-    def to_move(self) -> np.ndarray:
-        """``int64[B]``: the seat to move in each game (-1 once over)."""
-        return self._ints[:, I_TO_MOVE].copy()
-
+    # ----- what only Knockout Whist asks ------------------------------------------------------------------
     @property
     def phase(self) -> np.ndarray:
         """``int64[B]``: each game's ``Phase`` (choose, exchange, play, over)."""
@@ -211,61 +176,19 @@ class KnockoutWhistBatch:
         return self._ints[:, I_HAND_NO].copy()
 
     @property
-    def done(self) -> np.ndarray:
-        """``bool[B]``: which games are over."""
-        return self._ints[:, I_END_REASON] >= 0
-
-    @property
-    def scores(self) -> np.ndarray:
-        """``int64[B, n_seats]``: the winner n-1, every other seat -1 once over; zeros before."""
-        return self._ints[:, I_SCORE:I_SCORE + self.n_seats].copy()
-
-    @property
     def winner(self) -> np.ndarray:
         """``int64[B]``: each game's winner (-1 while playing)."""
         return self._ints[:, I_WINNER].copy()
-
-    @property
-    def card_counts(self) -> np.ndarray:
-        """``int64[B, n_seats]``: cards each seat holds (public)."""
-        return np.bitwise_count(self._cards[:, C_HAND:C_HAND + self.n_seats]).astype(np.int64)
 
     def results(self) -> BatchResults:
         """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""
         return _results(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
 
-    def observation_tensor(self) -> np.ndarray:
-        """``float32[B, F]``: each game from its acting seat's point of view (layout: ``OBSERVATION_SLICES``).
+    # ----- the step's two kernels --------------------------------------------------------------------------
+    def _first_illegal(self, ids: np.ndarray) -> int:
+        return batch_first_illegal(self._cards, self._ints, ids)
 
-        It holds only what that seat may know (the same numbers ``tensor.encode_observation``
-        makes of the reference engine's observation): its own cards, picks and thrown cards,
-        the trick, the public counts, statuses and choices; never another seat's hand or
-        thrown cards, nor the stock. Seats are counted from the acting seat. Rows of
-        finished games are zero.
-        """
-        out = np.zeros((len(self), OBSERVATION_SIZE), dtype=np.float32)
-        batch_observe(self._cards, self._ints, out)
-        return out
-
-    # ----- the one verb -------------------------------------------------------------------------------
-    def step(self, actions: Sequence[int] | np.ndarray) -> None:
-        """Apply ``actions[g]`` in every game g still playing (entries for finished games are ignored).
-
-        The whole batch is checked first: one illegal action raises ``IllegalActionError``
-        naming the batch index, seat and action, and then nothing in the batch has changed.
-        """
-        actions = np.asarray(actions)
-        if actions.shape != (len(self),) or (actions.size and actions.dtype.kind not in "iu"):
-            raise GameInputError(f"step needs one integer action per game: shape ({len(self)},), "
-                                 f"got {actions.shape} {actions.dtype}")
-        ids = np.where((actions < 0) | (actions >= NUM_ACTIONS), -1, actions).astype(np.int64)  # no wrap-around
-        bad = batch_first_illegal(self._cards, self._ints, ids)
-        if bad >= 0:
-            seat = int(self._ints[bad, I_TO_MOVE])
-            legal = np.flatnonzero(self.legal_mask()[bad]).tolist()
-            error = IllegalActionError(seat, int(actions[bad]), legal, who=f"batch index {bad}")
-            error.batch_index = bad
-            raise error
+    def _apply(self, ids: np.ndarray) -> None:
         batch_step(self._cards, self._ints, self._decks, self._rngs, ids)
 
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-import numba
 import numpy as np
 
-from sim import config
-from sim.errors import GameInputError, IllegalActionError
+from sim.batch_base import CompiledBatch, check_seeds, check_workers, chunk_count, numba_threads, policy_id
+from sim.errors import GameInputError
 from sim.fast_bits import crc_final
 from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
@@ -37,7 +36,7 @@ from sim.knorri.fast_batch import (
 )
 from sim.knorri.fast_encode import END_REASONS, encode_hand
 from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
-from sim.knorri.fast_policies import RANDOM, check_policy
+from sim.knorri.fast_policies import POLICY_NAMES, RANDOM
 from sim.knorri.fast_state import (
     C_HAND,
     I_DECISIONS,
@@ -78,11 +77,7 @@ _NO_POSITION = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.ze
 def _seats_and_seeds(n_seats: int, seeds: Sequence[int] | np.ndarray,
                      first_seats: int | Sequence[int] | np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     n_seats = check_seats(n_seats)
-    seeds = np.asarray(seeds)
-    if seeds.ndim != 1 or (seeds.size and (seeds.dtype.kind not in "iu" or (seeds.dtype.kind == "i" and
-                                                                            seeds.min() < 0))):
-        raise GameInputError("seeds must be a 1-D array of non-negative integers")
-    seeds = seeds.astype(np.uint64)
+    seeds = check_seeds(seeds)
     first = np.broadcast_to(np.asarray(first_seats, dtype=np.int64), seeds.shape).copy()
     if first.size and (first.min() < 0 or first.max() >= n_seats):
         raise GameInputError(f"first seats must be 0 to {n_seats - 1}")
@@ -139,7 +134,7 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     """
     n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
     table = _policy_table(policies, len(seeds), n_seats)
-    workers = _check_workers(workers)
+    workers = check_workers(workers)
     total = len(seeds)
     ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
     held = np.zeros((total, MAX_SEATS), dtype=np.uint64)
@@ -178,8 +173,8 @@ def _results(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarra
 
 def _policy_table(policies: int | str | Sequence[int] | np.ndarray, total: int, n_seats: int) -> np.ndarray:
     if isinstance(policies, (str, int, np.integer)):
-        return np.full((total, n_seats), check_policy(policies), dtype=np.int8)
-    raw = [check_policy(p) for p in np.asarray(policies, dtype=object).ravel()]
+        return np.full((total, n_seats), policy_id(policies, POLICY_NAMES), dtype=np.int8)
+    raw = [policy_id(p, POLICY_NAMES) for p in np.asarray(policies, dtype=object).ravel()]
     array = np.asarray(raw, dtype=np.int8).reshape(np.shape(policies))
     if array.shape == (n_seats,):
         return np.ascontiguousarray(np.broadcast_to(array, (total, n_seats)))
@@ -187,14 +182,6 @@ def _policy_table(policies: int | str | Sequence[int] | np.ndarray, total: int, 
         return np.ascontiguousarray(array)
     raise GameInputError(f"policies must be one id, one per seat ({n_seats}) or one per hand and seat "
                          f"({total}, {n_seats}); got shape {array.shape}")
-
-
-def _check_workers(workers: int | None) -> int:
-    if workers is None:
-        return min(config.default_workers(), numba.config.NUMBA_NUM_THREADS)
-    if not 1 <= int(workers) <= numba.config.NUMBA_NUM_THREADS:
-        raise GameInputError(f"workers must be 1 to {numba.config.NUMBA_NUM_THREADS}, not {workers}")
-    return int(workers)
 
 
 def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM, seed: int = 0,
@@ -213,10 +200,10 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
     rows = position_rows(hand)
     n_seats = hand.n_seats
     streams = _derive_seeds(seed, n_rollouts)
-    table = np.full((n_rollouts, n_seats), check_policy(policy), dtype=np.int8)
+    table = np.full((n_rollouts, n_seats), policy_id(policy, POLICY_NAMES), dtype=np.int8)
     ints_out = np.zeros((n_rollouts, NUM_INT_FIELDS), dtype=np.int64)
     held = np.zeros((n_rollouts, MAX_SEATS), dtype=np.uint64)
-    workers = _check_workers(workers)
+    workers = check_workers(workers)
     _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, ints_out, held,
                     _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), rows)
     return ints_out[:, I_SCORE:I_SCORE + n_seats].copy()
@@ -235,22 +222,28 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
                     start_position: tuple[np.ndarray, ...] | None = None) -> None:
     """Call the parallel playout kernel on ``workers`` threads."""
     position = start_position or _NO_POSITION
-    previous = numba.get_num_threads()
-    numba.set_num_threads(workers)
-    try:
-        play_hands(n_seats, seeds, first, table, max(1, min(len(seeds), workers * 16)), ints, held, log, offsets,
-                   *position)
-    finally:
-        numba.set_num_threads(previous)
+    with numba_threads(workers):
+        play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), ints, held, log, offsets, *position)
 
 
 # ----- the batch ------------------------------------------------------------------------------------
-class KnorriBatch:
+class KnorriBatch(CompiledBatch):
     """B hands of Knorri stepped together: one action per hand per ``step``; finished hands stand still.
 
     Phase 1 plays itself up to each real choice, as in the reference engine. All state is
-    in a few arrays (``fast_state`` documents the columns).
+    in a few arrays (``fast_state`` documents the columns). ``scores`` are points so far
+    (each finished hand sums to zero); ``card_counts`` count piles in phase 1. The
+    observation holds the seat's own cards, every pile or hand (public: each card was
+    seen going in), the table, the turned card, the trick in order, counts, who is out,
+    scores and the phase; never the stock order.
     """
+
+    UNIT = "hand"
+    NUM_ACTIONS = NUM_ACTIONS
+    OBSERVATION_SIZE = OBSERVATION_SIZE
+    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
+    legal_mask_kernel = staticmethod(batch_legal_mask)
+    observe_kernel = staticmethod(batch_observe)
 
     def __init__(self, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray, rngs: np.ndarray,
                  keys: np.ndarray, records: np.ndarray) -> None:
@@ -297,51 +290,16 @@ class KnorriBatch:
         return cls(np.stack([e[0] for e in encoded]), np.stack([e[1] for e in encoded]),
                    np.stack([e[2] for e in encoded]), np.stack([e[3] for e in encoded]), keys, records)
 
-    def __len__(self) -> int:
-        return len(self._ints)
-
-    # ----- what anyone may ask ------------------------------------------------------------------------
-    def legal_mask(self) -> np.ndarray:
-        """``bool[B, 65]``: the legal actions of each hand's seat to move (all False once a hand is done)."""
-        mask = np.zeros((len(self), NUM_ACTIONS), dtype=np.bool_)
-        batch_legal_mask(self._cards, self._ints, mask, np.zeros(NUM_ACTIONS, dtype=np.int64))
-        return mask
-
-    @property
-    def to_move(self) -> np.ndarray:
-        """``int64[B]``: the seat to move in each hand (-1 once done)."""
-        return self._ints[:, I_TO_MOVE].copy()
-
-    @property
-    def done(self) -> np.ndarray:
-        """``bool[B]``: which hands have ended."""
-        return self._ints[:, I_END_REASON] >= 0
-
+    # ----- what only Knorri asks --------------------------------------------------------------------------
     @property
     def phase(self) -> np.ndarray:
         """``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended)."""
         return self._ints[:, I_PHASE].copy()
 
     @property
-    def scores(self) -> np.ndarray:
-        """``int64[B, n_seats]``: points so far (final once done; each finished hand sums to zero)."""
-        return self._ints[:, I_SCORE:I_SCORE + self.n_seats].copy()
-
-    @property
-    def end_reason(self) -> np.ndarray:
-        """``int8[B]``: -1 still playing, 0 out, 1 repeat, 2 cap."""
-        return self._ints[:, I_END_REASON].astype(np.int8)
-
-    @property
     def phase2_actions(self) -> np.ndarray:
         """``int64[B]``: plays and pick-ups so far."""
         return self._ints[:, I_PHASE2_ACTIONS].copy()
-
-    @property
-    def card_counts(self) -> np.ndarray:
-        """``int64[B, n_seats]``: cards each seat holds (its pile in phase 1)."""
-        hands = self._cards[:, C_HAND:C_HAND + self.n_seats]
-        return np.bitwise_count(hands).astype(np.int64)
 
     def results(self) -> BatchResults:
         """The per-hand results so far, in the same form as ``play_batch`` returns."""
@@ -351,40 +309,13 @@ class KnorriBatch:
         held[:, :self.n_seats] = self._cards[:, C_HAND:C_HAND + self.n_seats]
         return _results(self.n_seats, seeds, first, self._ints, held, None)
 
-    def observation_tensor(self) -> np.ndarray:
-        """``float32[B, F]``: each hand from its acting seat's point of view (layout: ``OBSERVATION_SLICES``).
+    # ----- the step's two kernels --------------------------------------------------------------------------
+    def _first_illegal(self, ids: np.ndarray) -> int:
+        return batch_first_illegal(self._cards, self._ints, ids, np.zeros(NUM_ACTIONS, dtype=np.int64))
 
-        It holds only what that seat may know: its own cards, every pile or hand (public:
-        each card was seen going in), the table, the turned card, the trick in order,
-        counts, who is out, scores and the phase; never the stock order. Seats are
-        counted from the acting seat. Rows of finished hands are zero.
-        """
-        out = np.zeros((len(self), OBSERVATION_SIZE), dtype=np.float32)
-        batch_observe(self._cards, self._ints, out)
-        return out
-
-    # ----- the one verb -------------------------------------------------------------------------------
-    def step(self, actions: Sequence[int] | np.ndarray) -> None:
-        """Apply ``actions[b]`` in every hand b still playing (entries for finished hands are ignored).
-
-        The whole batch is checked first: one illegal action raises ``IllegalActionError``
-        naming the batch index, seat and action, and then nothing in the batch has changed.
-        """
-        actions = np.asarray(actions)
-        if actions.shape != (len(self),) or (actions.size and actions.dtype.kind not in "iu"):
-            raise GameInputError(f"step needs one integer action per hand: shape ({len(self)},), "
-                                 f"got {actions.shape} {actions.dtype}")
-        actions = actions.astype(np.int64)
-        bad = batch_first_illegal(self._cards, self._ints, actions, np.zeros(NUM_ACTIONS, dtype=np.int64))
-        if bad >= 0:
-            seat = int(self._ints[bad, I_TO_MOVE])
-            legal = np.flatnonzero(self.legal_mask()[bad]).tolist()
-            error = IllegalActionError(seat, int(actions[bad]), legal, who=f"batch index {bad}")
-            error.batch_index = bad
-            raise error
+    def _apply(self, ids: np.ndarray) -> None:
         self._ensure_history_room()
-        batch_step(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots,
-                   actions)
+        batch_step(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, ids)
 
     def _ensure_history_room(self) -> None:
         # A step remembers at most one position per hand; grow every hand's history before it could overflow.

@@ -122,16 +122,3 @@ def choose(policy: int, seat: int, legal: np.ndarray, n_legal: int, cards_row: n
     if policy == GREEDY:
         return greedy_policy(seat, legal, n_legal, cards_row, ints_row, rng)
     return protocol_policy(seat, legal, n_legal, cards_row, ints_row, rng)
-
-
-def check_policy(policy: int | str) -> int:
-    """A policy id from an id or a name; a clear error for anything else."""
-    from sim.errors import GameInputError
-
-    if isinstance(policy, str):
-        if policy not in POLICY_NAMES:
-            raise GameInputError(f"unknown policy {policy!r}: known policies are {', '.join(POLICY_NAMES)}")
-        return POLICY_NAMES[policy]
-    if int(policy) not in POLICY_NAMES.values():
-        raise GameInputError(f"unknown policy id {policy}: known ids are {sorted(POLICY_NAMES.values())}")
-    return int(policy)

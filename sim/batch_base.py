@@ -1,0 +1,157 @@
+"""What every game's compiled batch does the same way in Python: checking inputs, threads, masks and the step.
+
+Each game's ``batch`` module keeps its own kernels, state columns and results;
+``CompiledBatch`` is the part of its batch class that only needs to know where
+those columns are, and the functions below check what callers pass in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+
+from sim import config
+from sim.errors import GameInputError, IllegalActionError
+
+CHUNKS_PER_WORKER = 16
+"""A parallel playout splits its games into this many chunks a thread, so a slow chunk does not hold up a core."""
+
+
+def check_seeds(seeds: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Seeds as ``uint64[N]``; a ``GameInputError`` unless they are a 1-D array of non-negative integers."""
+    seeds = np.asarray(seeds)
+    if seeds.ndim != 1 or (seeds.size and (seeds.dtype.kind not in "iu" or (seeds.dtype.kind == "i" and
+                                                                            seeds.min() < 0))):
+        raise GameInputError("seeds must be a 1-D array of non-negative integers")
+    return seeds.astype(np.uint64)
+
+
+def policy_id(policy: int | str, names: Mapping[str, int]) -> int:
+    """A compiled policy's id from its id or its name in ``names``; a ``GameInputError`` for anything else."""
+    if isinstance(policy, str):
+        if policy not in names:
+            raise GameInputError(f"unknown policy {policy!r}: known policies are {', '.join(names)}")
+        return names[policy]
+    if int(policy) not in names.values():
+        raise GameInputError(f"unknown policy id {policy}: known ids are {sorted(names.values())}")
+    return int(policy)
+
+
+def check_workers(workers: int | None) -> int:
+    """How many threads a parallel kernel may use: ``workers``, or every core numba has when it is None."""
+    if workers is None:
+        return min(config.default_workers(), numba.config.NUMBA_NUM_THREADS)
+    if not 1 <= int(workers) <= numba.config.NUMBA_NUM_THREADS:
+        raise GameInputError(f"workers must be 1 to {numba.config.NUMBA_NUM_THREADS}, not {workers}")
+    return int(workers)
+
+
+def chunk_count(total: int, workers: int) -> int:
+    """How many chunks a parallel playout of ``total`` games on ``workers`` threads splits them into."""
+    return max(1, min(total, workers * CHUNKS_PER_WORKER))
+
+
+@contextmanager
+def numba_threads(workers: int) -> Iterator[None]:
+    """Run the body with numba's parallel kernels on ``workers`` threads, then restore the count it had."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(workers)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+class CompiledBatch:
+    """B games of one kind stepped together: the questions and the step every game's batch answers alike.
+
+    A game's subclass holds the state arrays (``_cards`` with each seat's hand at
+    ``C_HAND + s``, ``_ints`` with one row of scalars a game), ``n_seats``, and names
+    its columns and kernels in the class attributes below; it writes ``_first_illegal``
+    and ``_apply``, the two steps whose kernels differ between games.
+    """
+
+    UNIT = "game"
+    """What one entry of the batch is called in messages (a Knorri batch holds hands)."""
+    NUM_ACTIONS: int
+    OBSERVATION_SIZE: int
+    C_HAND: int
+    I_TO_MOVE: int
+    I_END_REASON: int
+    I_SCORE: int
+    legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A]))
+    observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F]))
+
+    n_seats: int
+    _cards: np.ndarray
+    _ints: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self._ints)
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[B, NUM_ACTIONS]``: the legal actions of each entry's seat to move (all False once it is over)."""
+        mask = np.zeros((len(self), self.NUM_ACTIONS), dtype=np.bool_)
+        self.legal_mask_kernel(self._cards, self._ints, mask, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
+        return mask
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """``int64[B]``: the seat to move in each entry (-1 once over)."""
+        return self._ints[:, self.I_TO_MOVE].copy()
+
+    @property
+    def done(self) -> np.ndarray:
+        """``bool[B]``: which entries are over."""
+        return self._ints[:, self.I_END_REASON] >= 0
+
+    @property
+    def scores(self) -> np.ndarray:
+        """``int64[B, n_seats]``: each seat's score so far (final once over; the class says how games score)."""
+        return self._ints[:, self.I_SCORE:self.I_SCORE + self.n_seats].copy()
+
+    @property
+    def card_counts(self) -> np.ndarray:
+        """``int64[B, n_seats]``: cards each seat holds (public in both games)."""
+        return np.bitwise_count(self._cards[:, self.C_HAND:self.C_HAND + self.n_seats]).astype(np.int64)
+
+    def observation_tensor(self) -> np.ndarray:
+        """``float32[B, OBSERVATION_SIZE]``: each entry from its acting seat's point of view (``OBSERVATION_SLICES``).
+
+        It holds only what that seat may know (the class says what); seats are counted
+        from the acting seat. Rows of finished entries are zero.
+        """
+        out = np.zeros((len(self), self.OBSERVATION_SIZE), dtype=np.float32)
+        self.observe_kernel(self._cards, self._ints, out)
+        return out
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> None:
+        """Apply ``actions[b]`` in every entry b still playing (entries for finished ones are ignored).
+
+        The whole batch is checked first: one illegal action raises ``IllegalActionError``
+        naming the batch index, seat and action, and then nothing in the batch has changed.
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (len(self),) or (actions.size and actions.dtype.kind not in "iu"):
+            raise GameInputError(f"step needs one integer action per {self.UNIT}: shape ({len(self)},), "
+                                 f"got {actions.shape} {actions.dtype}")
+        ids = np.where((actions < 0) | (actions >= self.NUM_ACTIONS), -1, actions).astype(np.int64)  # no wrap-around
+        bad = self._first_illegal(ids)
+        if bad >= 0:
+            seat = int(self._ints[bad, self.I_TO_MOVE])
+            legal = np.flatnonzero(self.legal_mask()[bad]).tolist()
+            error = IllegalActionError(seat, int(actions[bad]), legal, who=f"batch index {bad}")
+            error.batch_index = bad
+            raise error
+        self._apply(ids)
+
+    def _first_illegal(self, ids: np.ndarray) -> int:
+        """The first entry still playing whose action id is not legal, or -1 (``ids`` int64[B], -1 out of range)."""
+        raise NotImplementedError
+
+    def _apply(self, ids: np.ndarray) -> None:
+        """Apply every entry's action, all of them checked legal."""
+        raise NotImplementedError
