@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
 
 import pytest
+from conftest import assert_each_card_once, protocol_decisions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.cards import FULL_DECK, bit, card_list, to_set
+from sim.cards import bit, card_list, to_set
 from sim.errors import GameOverError, IllegalActionError
 from sim.knockout_whist.encoding import KNOCK, MAX_SEATS, MIN_SEATS, NUM_ACTIONS, Options, Phase, Status
 from sim.knockout_whist.reference import KnockoutWhistGame
@@ -35,13 +35,6 @@ def protocol_game(options: Options, seed: int) -> tuple[KnockoutWhistGame, Split
     """The seed's game at its first decision, with the stream that deals it and takes its decisions."""
     rng = SplitMix64(seed)
     return KnockoutWhistGame(options, deck_source=rng.shuffled_deck), rng
-
-
-def decisions(game: KnockoutWhistGame, rng: SplitMix64) -> Iterator[KnockoutWhistGame]:
-    """Yield the game at each decision, then take that decision as the protocol does."""
-    while not game.done:
-        yield game
-        game.apply(rng.choice(game.legal_actions()))
 
 
 def played_this_hand(game: KnockoutWhistGame) -> int:
@@ -68,7 +61,7 @@ def places(game: KnockoutWhistGame) -> list[int]:
 @given(games())
 def test_every_game_ends_with_one_winner_and_sums_to_zero(game_spec):
     game, rng = protocol_game(*game_spec)
-    for _ in decisions(game, rng):
+    for _ in protocol_decisions(game, rng):
         pass
     n = game.n_seats
     assert game.done and sum(game.scores) == 0
@@ -81,20 +74,15 @@ def test_every_game_ends_with_one_winner_and_sums_to_zero(game_spec):
 @given(games())
 def test_every_card_is_in_exactly_one_place_at_every_decision(game_spec):
     game, rng = protocol_game(*game_spec)
-    for state in decisions(game, rng):
-        sets = places(state)
-        assert sum(s.bit_count() for s in sets) == 52, f"hand {state.hand_no}: cards counted twice or lost"
-        union = 0
-        for cards in sets:
-            union |= cards
-        assert union == FULL_DECK
+    for state in protocol_decisions(game, rng):
+        assert_each_card_once(places(state))
 
 
 @PROPERTY
 @given(games(), st.data())
 def test_no_illegal_action_is_accepted_and_a_refusal_changes_nothing(game_spec, data):
     game, rng = protocol_game(*game_spec)
-    for state in decisions(game, rng):
+    for state in protocol_decisions(game, rng):
         legal = state.legal_actions()
         assert legal == sorted(set(legal)) and legal == list(state.legal_mask().nonzero()[0])
         illegal = [a for a in range(-1, NUM_ACTIONS + 1) if a not in legal]
@@ -113,9 +101,9 @@ def test_no_illegal_action_is_accepted_and_a_refusal_changes_nothing(game_spec, 
 def test_a_game_is_a_function_of_its_options_and_seed(game_spec):
     first, rng1 = protocol_game(*game_spec)
     second, rng2 = protocol_game(*game_spec)
-    for _ in decisions(first, rng1):
+    for _ in protocol_decisions(first, rng1):
         pass
-    for _ in decisions(second, rng2):
+    for _ in protocol_decisions(second, rng2):
         pass
     assert first.log == second.log and first.decisions == second.decisions and first.record() == second.record()
 
@@ -125,7 +113,7 @@ def test_a_game_is_a_function_of_its_options_and_seed(game_spec):
 def test_a_clone_is_independent_of_its_original(game_spec, stop):
     game, rng = protocol_game(*game_spec)
     reference, ref_rng = protocol_game(*game_spec)
-    for step, _ in enumerate(decisions(game, rng)):
+    for step, _ in enumerate(protocol_decisions(game, rng)):
         if step == stop:
             break
     for _ in range(len(game.decisions)):
@@ -136,9 +124,9 @@ def test_a_clone_is_independent_of_its_original(game_spec, stop):
     while not twin.done:  # other choices, and the deals they lead to, on the clone only
         twin.apply(side.choice(twin.legal_actions()))
     assert json.dumps([game.observation(s).to_dict() for s in range(game.n_seats)]) == before
-    for _ in decisions(game, rng):
+    for _ in protocol_decisions(game, rng):
         pass
-    for _ in decisions(reference, ref_rng):
+    for _ in protocol_decisions(reference, ref_rng):
         pass
     assert game.log == reference.log and game.record() == reference.record()
 
@@ -184,7 +172,7 @@ def test_observations_hide_other_hands_the_stock_and_thrown_cards(game_spec, swa
     game, rng = protocol_game(*game_spec)
     pick = SplitMix64(swap_seed)
     changed = 0
-    for state in decisions(game, rng):
+    for state in protocol_decisions(game, rng):
         seat = pick.below(state.n_seats)
         twin = hide_differently(state, seat, pick)
         changed += (twin.hands, twin.stock, twin.thrown) != (state.hands, state.stock, state.thrown)

@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 import copy
-import re
 
 import pytest
+from conftest import assert_scenarios_documented, case_id, checks_something
 
 from sim.errors import GameInputError
-from sim.knockout_whist.scenario import SCENARIO_DIR, build_game, load_cases, play_case
+from sim.knockout_whist.scenario import SCENARIO_DIR, build_game, play_case
+from sim.scenario import cases_in
 
-CASES = [case for path in sorted(SCENARIO_DIR.glob("*.json")) for case in load_cases(path)]
-
-
-def _case_id(case: dict) -> str:
-    return case["file"] + (f"[{case['case'][:40]}]" if "case" in case else "")
+CASES = cases_in(SCENARIO_DIR)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_scenario_plays_out_as_written(case):
     _, failures = play_case(case)
     assert not failures, "\n".join(failures)
 
 
 def test_every_scenario_checks_something():
-    for case in CASES:
-        checks = [case.get("expect")] + [step.get("expect") or step.get("refused") for step in case.get("steps", [])]
-        assert any(checks), f"{_case_id(case)} has nothing to check"
+    assert [case_id(case) for case in CASES if not checks_something(case)] == []
 
 
 @pytest.mark.parametrize(("key", "wrong"), [
@@ -68,8 +63,4 @@ def test_a_start_the_rules_could_not_reach_is_refused_in_one_line(start, message
 
 
 def test_the_rules_page_and_the_format_readme_name_every_scenario():
-    files = {path.stem for path in SCENARIO_DIR.glob("*.json")}
-    rules_page = (SCENARIO_DIR.parents[1] / "knockout_whist.md").read_text()
-    files_table = (SCENARIO_DIR / "README.md").read_text().split("## The files")[1]
-    assert set(re.findall(r"^\| `([a-z0-9_]+)` \|", files_table, flags=re.M)) == files
-    assert files <= set(re.findall(r"`([a-z0-9_]+)`", rules_page))
+    assert_scenarios_documented(SCENARIO_DIR, SCENARIO_DIR.parents[1] / "knockout_whist.md")

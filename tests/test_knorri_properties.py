@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 
+from conftest import assert_each_card_once, protocol_decisions
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sim.cards import FULL_DECK, card_list, popcount, to_set
+from sim.cards import card_list, to_set
 from sim.errors import IllegalActionError
 from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
 from sim.knorri.reference import KnorriHand
@@ -34,13 +34,6 @@ def protocol_hand(n_seats: int, seed: int, first_seat: int) -> tuple[KnorriHand,
     """The seed's hand at its first decision, with the stream its decisions come from."""
     rng = SplitMix64(seed)
     return KnorriHand(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck), rng
-
-
-def decisions(hand: KnorriHand, rng: SplitMix64) -> Iterator[KnorriHand]:
-    """Yield the hand at each decision, then take that decision as the protocol does."""
-    while not hand.done:
-        yield hand
-        hand.apply(rng.choice(hand.legal_actions()))
 
 
 def turns_this_deal(hand: KnorriHand) -> int:
@@ -66,7 +59,7 @@ def places(hand: KnorriHand) -> list[int]:
 @given(deals())
 def test_every_hand_sums_to_zero_and_ends_for_a_reason(deal):
     hand, rng = protocol_hand(*deal)
-    for _ in decisions(hand, rng):
+    for _ in protocol_decisions(hand, rng):
         pass
     assert sum(hand.scores) == 0 and hand.end_reason is not None and hand.loser is not None
     assert hand.scores[hand.loser] == min(hand.scores) < 0
@@ -78,29 +71,18 @@ def test_every_hand_sums_to_zero_and_ends_for_a_reason(deal):
 def test_every_card_is_in_exactly_one_place_at_every_decision(deal):
     hand, rng = protocol_hand(*deal)
     checked = 0
-    for state in decisions(hand, rng):
-        assert_each_card_once(state)
+    for state in protocol_decisions(hand, rng):
+        assert_each_card_once(places(state))
         checked += 1
-    assert_each_card_once(hand)
+    assert_each_card_once(places(hand))
     assert checked == len(hand.decisions)
-
-
-def assert_each_card_once(hand: KnorriHand) -> None:
-    sets = places(hand)
-    assert sum(popcount(cards) for cards in sets) == 52, [popcount(cards) for cards in sets]
-    union = 0
-    for cards in sets:
-        union |= cards
-    assert union == FULL_DECK
 
 
 @PROPERTY
 @given(deals(), st.integers(25, 120))
 def test_every_legal_action_is_accepted_and_every_other_id_refused(deal, every):
     hand, rng = protocol_hand(*deal)
-    for index, state in enumerate(decisions(hand, rng)):
-        if index % every:
-            continue
+    for state in protocol_decisions(hand, rng, every):
         legal = state.legal_actions()
         assert legal == sorted(set(legal)) and legal
         for action in legal:
@@ -120,9 +102,9 @@ def test_every_legal_action_is_accepted_and_every_other_id_refused(deal, every):
 def test_the_same_seed_always_gives_the_same_hand(deal):
     first, rng = protocol_hand(*deal)
     again, rng_again = protocol_hand(*deal)
-    for _ in decisions(first, rng):
+    for _ in protocol_decisions(first, rng):
         pass
-    for _ in decisions(again, rng_again):
+    for _ in protocol_decisions(again, rng_again):
         pass
     assert (first.deck, first.decisions, first.log, first.scores) == (again.deck, again.decisions, again.log,
                                                                        again.scores)
@@ -132,17 +114,17 @@ def test_the_same_seed_always_gives_the_same_hand(deal):
 @given(deals(), st.integers(0, 2000), st.integers(0, 2**64 - 1))
 def test_a_clone_is_independent_of_its_original(deal, at, other_seed):
     hand, rng = protocol_hand(*deal)
-    for index, _ in enumerate(decisions(hand, rng)):
+    for index, _ in enumerate(protocol_decisions(hand, rng)):
         if index == at:
             break
     twin = hand.clone()
     before = snapshot(hand)
     other = SplitMix64(other_seed)
-    for _ in decisions(twin, other):
+    for _ in protocol_decisions(twin, other):
         pass
     assert snapshot(hand) == before, "acting on the clone changed the original"
     twin_after = snapshot(twin)
-    for _ in decisions(hand, rng):
+    for _ in protocol_decisions(hand, rng):
         pass
     assert snapshot(twin) == twin_after, "acting on the original changed the clone"
 
@@ -173,9 +155,7 @@ def test_the_order_of_the_unturned_stock_never_shows_in_an_observation(deal, at,
 @given(deals(), st.integers(100, 300))
 def test_an_observation_shows_no_other_seats_cards_outside_the_log(deal, every):
     hand, rng = protocol_hand(*deal)
-    for index, state in enumerate(decisions(hand, rng)):
-        if index % every:
-            continue
+    for state in protocol_decisions(hand, rng, every):
         for seat in range(state.n_seats):
             view = state.observation(seat).to_dict()
             json.dumps(view)  # plain data

@@ -3,29 +3,24 @@
 from __future__ import annotations
 
 import copy
-import re
 
 import pytest
+from conftest import assert_scenarios_documented, case_id, checks_something
 
-from sim.knorri.scenario import SCENARIO_DIR, load_cases, play_case
+from sim.knorri.scenario import SCENARIO_DIR, play_case
+from sim.scenario import cases_in
 
-CASES = [case for path in sorted(SCENARIO_DIR.glob("*.json")) for case in load_cases(path)]
-
-
-def _case_id(case: dict) -> str:
-    return case["name"] + (f"[{case['case']}]" if "case" in case else "")
+CASES = cases_in(SCENARIO_DIR)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_scenario_plays_out_as_written(case):
     _, failures = play_case(case)
     assert not failures, "\n".join(failures)
 
 
 def test_every_scenario_checks_something():
-    for case in CASES:
-        checks = [case.get("expect")] + [step.get("expect") or step.get("refused") for step in case.get("steps", [])]
-        assert any(checks), f"{_case_id(case)} has nothing to check"
+    assert [case_id(case) for case in CASES if not checks_something(case)] == []
 
 
 @pytest.mark.parametrize("key, wrong", [
@@ -38,22 +33,18 @@ def test_every_scenario_checks_something():
     ("log", [{"kind": "pickup", "seat": 0}]),
 ])
 def test_the_checker_reports_a_wrong_expectation(key, wrong):
-    case = copy.deepcopy(next(c for c in CASES if c["name"] == "pagat_going_out_does_not_shorten_trick"))
+    case = copy.deepcopy(next(c for c in CASES if c["file"] == "pagat_going_out_does_not_shorten_trick"))
     case["steps"][4]["expect"] = {key: wrong}
     _, failures = play_case(case)
     assert len(failures) == 1 and key in failures[0]
 
 
 def test_the_checker_reports_an_accepted_action_the_scenario_calls_illegal():
-    case = copy.deepcopy(next(c for c in CASES if c["name"] == "pagat_going_out_does_not_shorten_trick"))
+    case = copy.deepcopy(next(c for c in CASES if c["file"] == "pagat_going_out_does_not_shorten_trick"))
     case["steps"] = [{"act": "8H", "refused": True}]
     _, failures = play_case(case)
     assert failures == ["step 1 (8H by seat 0): action 32 was accepted, but the scenario says it is illegal"]
 
 
 def test_the_rules_page_and_the_format_readme_name_every_scenario():
-    files = {path.stem for path in SCENARIO_DIR.glob("*.json")}
-    rules_page = (SCENARIO_DIR.parent / "knorri.md").read_text()
-    files_table = (SCENARIO_DIR / "README.md").read_text().split("## The files")[1]
-    assert set(re.findall(r"^\| `([a-z0-9_]+)` \|", files_table, flags=re.M)) == files
-    assert files <= set(re.findall(r"`([a-z0-9_]+)`", rules_page))
+    assert_scenarios_documented(SCENARIO_DIR, SCENARIO_DIR.parent / "knorri.md")

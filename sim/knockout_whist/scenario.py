@@ -11,12 +11,10 @@ way the engine disagreed with the data, so a test can simply assert the list is 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from sim.cards import NUM_CARDS, card_list, parse_card, parse_cards
+from sim.cards import card_list, parse_card
 from sim.errors import GameInputError, IllegalActionError
 from sim.knockout_whist import rules
 from sim.knockout_whist.encoding import (
@@ -30,26 +28,12 @@ from sim.knockout_whist.encoding import (
 )
 from sim.knockout_whist.reference import KnockoutWhistGame, as_options
 from sim.rng import SplitMix64
+from sim.scenario import SCENARIO_ROOT, cards_from, filled_deck, load_cases, log_mismatches
 
-SCENARIO_DIR = Path(__file__).resolve().parents[2] / "seeds" / "scenarios" / "knockout_whist"
+SCENARIO_DIR = SCENARIO_ROOT / "knockout_whist"
 FILLER_SEED = 0  # permutations a scenario does not write come from this splitmix64 stream
 _CARD_FIELDS = {"card"}
 _CARD_LIST_FIELDS = {"cards"}
-
-
-def cards_from(value: str | Sequence[str] | Sequence[int]) -> list[int]:
-    """Card ids from ``"2C 3C"``, ``["2C", "3C"]`` or ``[0, 1]``; ``""`` or ``"-"`` is no cards."""
-    if isinstance(value, str):
-        return [] if value.strip() in ("", "-") else parse_cards(value)
-    return [c if isinstance(c, int) else parse_card(c) for c in value]
-
-
-def filled_deck(front: Sequence[int]) -> list[int]:
-    """A permutation that starts with ``front`` and continues with every other card in ascending id order."""
-    named = list(front)
-    if len(set(named)) != len(named):
-        raise GameInputError(f"a deck names a card twice: {named}")
-    return named + [c for c in range(NUM_CARDS) if c not in set(named)]
 
 
 def deal_deck(start: Mapping[str, Any], n_seats: int) -> list[int]:
@@ -112,13 +96,6 @@ def _build(start: Mapping[str, Any]) -> tuple[KnockoutWhistGame, SplitMix64]:
         chooser=start.get("chooser"), dogs_life_used=start.get("dogs_life_used"),
     )
     return game, SplitMix64(int(start.get("protocol_seed", 0)))
-
-
-def load_cases(path: Path) -> list[dict[str, Any]]:
-    """The cases of a scenario file (a file without ``cases`` is one case); each carries its ``rule``."""
-    data = json.loads(path.read_text())
-    cases = data.get("cases", [data])
-    return [{"rule": data["rule"], "file": path.stem, **case} for case in cases]
 
 
 def load_scenario(name: str) -> list[dict[str, Any]]:
@@ -222,7 +199,7 @@ def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str
     problems = []
     for key, wanted in expect.items():
         if key == "log":
-            problems += _check_log(game.log, wanted)
+            problems += log_mismatches(game.log, wanted, _event_value)
             continue
         if key not in seen:
             problems.append(f"unknown expect key {key!r}")
@@ -237,19 +214,6 @@ def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str
         if got != wanted:
             problems.append(f"{key}: expected {wanted}, got {got}")
     return problems
-
-
-def _check_log(log: Sequence[Mapping[str, Any]], wanted: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The wanted events must appear in the log in order (other events may come between)."""
-    position = 0
-    for event in wanted:
-        target = {key: _event_value(key, value) for key, value in event.items()}
-        while position < len(log) and any(log[position].get(k) != v for k, v in target.items()):
-            position += 1
-        if position == len(log):
-            return [f"log: no event {dict(event)} in order"]
-        position += 1
-    return []
 
 
 def _event_value(key: str, value: Any) -> Any:

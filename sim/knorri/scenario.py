@@ -11,18 +11,17 @@ engine disagreed with the data, so a test can simply assert the list is empty.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from sim.cards import NUM_CARDS, card_list, card_text, parse_card, parse_cards
+from sim.cards import card_list, card_text, parse_card
 from sim.errors import GameInputError, IllegalActionError
 from sim.knorri.encoding import NUM_ACTIONS, PICK_UP, TABLE_SIZE, action_text, run_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
+from sim.scenario import SCENARIO_ROOT, cards_from, filled_deck, load_cases, log_mismatches
 
-SCENARIO_DIR = Path(__file__).resolve().parents[2] / "seeds" / "scenarios"
+SCENARIO_DIR = SCENARIO_ROOT  # Knorri's files; the other games' are in folders below it
 _CARD_FIELDS = {"card", "took"}
 _CARD_LIST_FIELDS = {"cards", "table"}
 
@@ -47,13 +46,6 @@ def parse_action(text: str | int) -> int:
     return parse_card(cleaned)
 
 
-def cards_from(value: str | Sequence[str] | Sequence[int]) -> list[int]:
-    """Card ids from ``"2C 3C"``, ``["2C", "3C"]`` or ``[0, 1]``; ``""`` or ``"-"`` is no cards."""
-    if isinstance(value, str):
-        return [] if value.strip() in ("", "-") else parse_cards(value)
-    return [c if isinstance(c, int) else parse_card(c) for c in value]
-
-
 def deck_from(start: Mapping[str, Any]) -> list[int]:
     """The 52-card deck of a start: ``deck`` in full, or ``table`` and the first ``stock`` cards.
 
@@ -65,8 +57,7 @@ def deck_from(start: Mapping[str, Any]) -> list[int]:
     table = cards_from(start["table"])
     if len(table) != TABLE_SIZE:
         raise GameInputError(f"a scenario table has {TABLE_SIZE} cards, not {len(table)}")
-    named = table + cards_from(start.get("stock", ""))
-    return named + [c for c in range(NUM_CARDS) if c not in set(named)]
+    return filled_deck(table + cards_from(start.get("stock", "")))
 
 
 def build_hand(start: Mapping[str, Any]) -> KnorriHand:
@@ -96,16 +87,6 @@ def build_hand(start: Mapping[str, Any]) -> KnorriHand:
         decks: Iterator[list[int]] = iter([cards_from(d) for d in start["redeal_decks"]])
         redeal = decks.__next__
     return KnorriHand(seats, deck_from(start), first_seat, redeal=redeal)
-
-
-def load_cases(path: str | Path) -> list[dict[str, Any]]:
-    """The cases of a scenario file: its ``cases`` list, or the file itself as one case.
-
-    Each case inherits the file's ``rule`` when it has none of its own.
-    """
-    data = json.loads(Path(path).read_text())
-    cases = data.get("cases", [data])
-    return [{"rule": data.get("rule", ""), "name": Path(path).stem, **case} for case in cases]
 
 
 def load_scenario(name: str) -> list[dict[str, Any]]:
@@ -143,7 +124,7 @@ def expectation_mismatches(hand: KnorriHand, expect: Mapping[str, Any]) -> list[
     failures = []
     for key, wanted in expect.items():
         if key == "log":
-            failures += _log_mismatches(hand.log, wanted)
+            failures += log_mismatches(hand.log, wanted, _event_value)
             continue
         if key not in actual:
             raise GameInputError(f"unknown expectation {key!r}: known keys are log, {', '.join(sorted(actual))}")
@@ -198,19 +179,6 @@ def _normalise(key: str, wanted: Any) -> Any:
 
 def _text(cards: Sequence[int]) -> str:
     return " ".join(card_text(c) for c in cards)
-
-
-def _log_mismatches(log: Sequence[Mapping[str, Any]], patterns: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Each pattern must match a later log event than the one before it (keys compared, cards as text)."""
-    position = 0
-    for pattern in patterns:
-        wanted = {key: _event_value(key, value) for key, value in pattern.items()}
-        while position < len(log) and any(log[position].get(k) != v for k, v in wanted.items()):
-            position += 1
-        if position == len(log):
-            return [f"no log event {dict(pattern)} (in order after the ones before it)"]
-        position += 1
-    return []
 
 
 def _event_value(key: str, value: Any) -> Any:
