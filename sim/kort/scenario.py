@@ -1,0 +1,208 @@
+"""Scenario fixtures: Kort positions written as data, with what the rules say must happen there.
+
+A scenario file (``seeds/scenarios/kort/*.json``, format in the README there)
+holds one or more cases. Each case has a ``start`` (a round's deal, or a seed),
+an ``expect`` block checked at the start, and ``steps``: actions written as
+text, each with its own ``expect`` block. ``build_match`` turns a start into a
+``KortMatch``; ``play_case`` runs the steps and returns the match with every
+way the engine disagreed with the data, so a test can simply assert the list is empty.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sim.cards import NUM_CARDS, card_list, parse_card
+from sim.errors import GameInputError, IllegalActionError
+from sim.kort import rules
+from sim.kort.encoding import CARDS_EACH, NUM_SEATS, Phase, action_text, parse_action, suit_text
+from sim.kort.reference import KortMatch, as_options
+from sim.rng import SplitMix64
+from sim.scenario import SCENARIO_ROOT, cards_from, filled_deck, load_cases, log_mismatches
+
+SCENARIO_DIR = SCENARIO_ROOT / "kort"
+FILLER_SEED = 0  # decks a scenario does not write come from this splitmix64 stream
+_CARD_FIELDS = {"card"}
+_CARD_LIST_FIELDS = {"cards"}
+
+
+def deal_deck(hands: Sequence[Any], holder: int) -> list[int]:
+    """The permutation whose staged deal gives each seat the cards ``hands`` names, in the order it receives
+    them: the holder's first five are the cards it chooses trumps from, its 13th the card "13" turns."""
+    if len(hands) != NUM_SEATS:
+        raise GameInputError(f"a deal lists {NUM_SEATS} hands, not {len(hands)}")
+    deck = [-1] * NUM_CARDS
+    for seat, positions in enumerate(rules.deal_positions(holder)):
+        cards = cards_from(hands[seat])
+        if len(cards) != CARDS_EACH:
+            raise GameInputError(f"seat {seat} is dealt {CARDS_EACH} cards, not {len(cards)}")
+        for position, card in zip(positions, cards, strict=True):
+            deck[position] = card
+    if sorted(deck) != list(range(NUM_CARDS)):
+        raise GameInputError("a deal's four hands must hold every card once")
+    return deck
+
+
+def deck_of(entry: str | Mapping[str, Any], holder: int) -> list[int]:
+    """A deck written as its first cards (the rest ascending), or as ``{"hands": [...], "holder": h}``."""
+    if isinstance(entry, Mapping):
+        return deal_deck(entry["hands"], int(entry.get("holder", holder)))
+    return filled_deck(cards_from(entry))
+
+
+def deck_source(decks: Sequence[list[int]]) -> Callable[[], list[int]]:
+    """A source giving ``decks`` in order, then permutations from the filler stream."""
+    queue = [list(deck) for deck in decks]
+    filler = SplitMix64(FILLER_SEED)
+
+    def draw() -> list[int]:
+        return queue.pop(0) if queue else filler.shuffled_deck()
+
+    return draw
+
+
+def build_match(start: Mapping[str, Any]) -> KortMatch:
+    """The match a scenario's ``start`` describes: a round's deal, or a seed."""
+    return _build(start)[0]
+
+
+def _build(start: Mapping[str, Any]) -> tuple[KortMatch, SplitMix64]:
+    """The match and the stream its protocol decisions come from (for a seed, the stream that deals too)."""
+    options = as_options(start.get("options"))
+    if "seed" in start:
+        rng = SplitMix64(int(start["seed"]))
+        return KortMatch(options, deck_source=rng.shuffled_deck), rng
+    holder = int(start.get("holder", options.first_holder))
+    first = deal_deck(start["hands"], holder) if "hands" in start else filled_deck(cards_from(start.get("deck", "")))
+    later = [deck_of(entry, holder) for entry in start.get("then", [])]
+    match = KortMatch.at_round(options, holder, deck_source([first, *later]), wins=list(start.get("wins", (0, 0))),
+                               round_no=int(start.get("round", 0)))
+    return match, SplitMix64(int(start.get("protocol_seed", 0)))
+
+
+def load_scenario(name: str) -> list[dict[str, Any]]:
+    """The cases of ``seeds/scenarios/kort/<name>.json``."""
+    return load_cases(SCENARIO_DIR / f"{name}.json")
+
+
+def play_case(case: Mapping[str, Any]) -> tuple[KortMatch, list[str]]:
+    """Build the case's match, run its steps; return the match and every disagreement with the expectations."""
+    match, rng = _build(case["start"])
+    problems = [f"at the start: {p}" for p in check_expect(match, case.get("expect", {}))]
+    for index, step in enumerate(case.get("steps", [])):
+        where = f"step {index} ({_step_title(step)})"
+        if step.get("refused"):
+            problems += [f"{where}: {p}" for p in _check_refused(match, parse_action(step["act"]))]
+            continue
+        try:
+            _run_step(match, step, rng)
+        except (GameInputError, ValueError) as error:
+            return match, problems + [f"{where}: {error}"]
+        problems += [f"{where}: {p}" for p in check_expect(match, step.get("expect", {}))]
+    return match, problems
+
+
+def _run_step(match: KortMatch, step: Mapping[str, Any], rng: SplitMix64) -> None:
+    if "act" in step:
+        match.apply(parse_action(step["act"]))
+    elif "acts" in step:
+        for action in step["acts"]:
+            match.apply(parse_action(action))
+    elif "lowest" in step:
+        for _ in range(int(step["lowest"])):
+            match.apply(match.legal_actions()[0])
+    elif step.get("play_out") == "protocol":
+        while not match.done:
+            match.apply(rng.choice(match.legal_actions()))
+    else:
+        raise GameInputError(f"a step has act, acts, lowest or play_out: protocol, not {dict(step)}")
+
+
+def _step_title(step: Mapping[str, Any]) -> str:
+    if "act" in step:
+        return str(step["act"])
+    if "acts" in step:
+        return ", ".join(map(str, step["acts"]))
+    if "lowest" in step:
+        return f"{step['lowest']} lowest legal actions"
+    return f"play out {step.get('play_out')}"
+
+
+def _check_refused(match: KortMatch, action: int) -> list[str]:
+    before = copy.deepcopy(match.__dict__)
+    try:
+        match.apply(action)
+    except GameInputError as error:
+        text = str(error)
+        if isinstance(error, IllegalActionError) and (str(action) not in text or f"seat {error.seat}" not in text):
+            return [f"the refusal does not name the seat and action: {text}"]
+        if "\n" in text:
+            return [f"the refusal is not one line: {text!r}"]
+        return [] if match.__dict__ == before else ["a refused action changed the match"]
+    return [f"{action_text(action)} was accepted but must be refused"]
+
+
+def observed(match: KortMatch) -> dict[str, Any]:
+    """Everything a scenario may expect, as plain data (cards and suits as text)."""
+    return {
+        "round_no": match.round_no,
+        "deal_no": match.deal_no,
+        "holder": match.holder,
+        "phase": Phase(match.phase).word,
+        "to_move": match.to_move,
+        "legal": [action_text(a) for a in match.legal_actions()],
+        "trump": suit_text(match.trump),
+        "thirteenth": None if match.thirteenth is None else action_text(match.thirteenth),
+        "hands": [card_list(cards) for cards in match.hands],
+        "leader": match.leader,
+        "trick_no": match.trick_no,
+        "trick": [[seat, action_text(card)] for seat, card in match.trick],
+        "tricks": list(match.tricks),
+        "lead_states": [state.text for state in match.lead_states],
+        "bavan_team": match.bavan_team,
+        "wins": list(match.wins),
+        "done": match.done,
+        "winner_team": match.winner_team,
+        "scores": list(match.scores),
+        "rounds_played": match.rounds_played,
+        "redeals": match.redeals,
+        "decisions": len(match.decisions),
+        "declarations": [d["declaration"] for d in match.declarations],
+        "last_round": dict(match.rounds[-1], trump=suit_text(match.rounds[-1]["trump"])) if match.rounds else None,
+    }
+
+
+def check_expect(match: KortMatch, expect: Mapping[str, Any]) -> list[str]:
+    """Every key of ``expect`` the match does not match, as readable lines."""
+    seen = observed(match)
+    problems = []
+    for key, wanted in expect.items():
+        if key == "log":
+            problems += log_mismatches(match.log, wanted, _event_value)
+            continue
+        if key not in seen:
+            problems.append(f"unknown expect key {key!r}")
+            continue
+        got = seen[key]
+        if key == "hands":
+            got = [None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)]
+            wanted = [None if w is None else sorted(cards_from(w)) for w in wanted]
+        elif key == "legal":
+            wanted = [action_text(parse_action(a)) for a in wanted]
+        elif key == "last_round" and got is not None:
+            got = {k: got.get(k) for k in wanted}  # a partial record: only the keys written
+        if got != wanted:
+            problems.append(f"{key}: expected {wanted}, got {got}")
+    return problems
+
+
+def _event_value(key: str, value: Any) -> Any:
+    if key in _CARD_FIELDS and isinstance(value, str):
+        return parse_card(value)
+    if key in _CARD_LIST_FIELDS and isinstance(value, str):
+        return sorted(cards_from(value))
+    if key == "plays" and isinstance(value, list):
+        return [[seat, parse_card(card) if isinstance(card, str) else card] for seat, card in value]
+    return value
