@@ -9,12 +9,14 @@ hand, anyone else's thrown-away cards or a dog's card before it is played.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from sim.reference_base import Observation
 
 
 @dataclass(frozen=True)
-class KnockoutWhistObservation:
+class KnockoutWhistObservation(Observation):
     """One seat's view of a game at one moment; plain data, JSON-serialisable via ``to_dict``.
 
     ``log`` holds the engine's own event dicts (copying them at every decision would
@@ -50,7 +52,3 @@ class KnockoutWhistObservation:
     winner: int | None
     scores: tuple[int, ...]
     log: tuple[dict[str, Any], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The observation as plain lists and dicts."""
-        return asdict(self)

@@ -13,10 +13,8 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from sim.cards import bit, card_list, popcount, suit_of, to_set
-from sim.errors import GameInputError, GameOverError, IllegalActionError, check_deck
+from sim.errors import GameInputError, check_deck
 from sim.knockout_whist import rules
 from sim.knockout_whist.encoding import (
     END_EXCHANGE,
@@ -34,6 +32,7 @@ from sim.knockout_whist.encoding import (
     trumps_of_action,
 )
 from sim.knockout_whist.observation import KnockoutWhistObservation
+from sim.reference_base import ReferenceGame
 from sim.rng import SplitMix64
 
 DeckSource = Callable[[], Sequence[int]]
@@ -48,8 +47,12 @@ def as_options(options: Options | Mapping[str, Any] | None) -> Options:
     return parse_options(options)
 
 
-class KnockoutWhistGame:
+class KnockoutWhistGame(ReferenceGame):
     """One game of Knockout Whist, from the deal of hand 1 to its winner."""
+
+    NUM_ACTIONS = NUM_ACTIONS
+    COPIED = ("status", "out_hand", "dog_hand", "dog_saved", "log", "decisions", "scores", "hands", "dealt", "thrown",
+              "exchanged", "tricks", "trick", "trick_seats")
 
     def __init__(
         self,
@@ -135,16 +138,6 @@ class KnockoutWhistGame:
     # ----- what anyone may ask -----------------------------------------------------------
 
     @property
-    def done(self) -> bool:
-        """Whether the game has ended."""
-        return self.end_reason is not None
-
-    @property
-    def to_move(self) -> int:
-        """The seat whose decision it is (-1 once the game has ended)."""
-        return -1 if self.done else self._to_move
-
-    @property
     def stock_left(self) -> int:
         """How many cards of this hand's stock have not been drawn."""
         return len(self.stock) - self._stock_drawn
@@ -168,16 +161,6 @@ class KnockoutWhistGame:
             return rules.play_actions(self.hands[seat], self.led_suit, self.status[seat] == Status.DOG,
                                       self._last_trick)
         return []
-
-    def legal_mask(self) -> np.ndarray:
-        """The legal actions as a bool[59] mask (all False once the game has ended)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
-
-    def card_counts(self) -> list[int]:
-        """How many cards each seat holds now."""
-        return [popcount(hand) for hand in self.hands]
 
     def seats_in_game(self) -> list[int]:
         """The seats not knocked out (ordinary seats and dogs), ascending."""
@@ -231,27 +214,12 @@ class KnockoutWhistGame:
             "decisions": len(self.decisions),
         }
 
-    def clone(self) -> KnockoutWhistGame:
-        """An independent copy: applying actions to it (and the deals they cause) never touches this game."""
-        twin = object.__new__(KnockoutWhistGame)
-        twin.__dict__.update(self.__dict__)
-        for name in ("status", "out_hand", "dog_hand", "dog_saved", "log", "decisions", "scores", "hands",
-                     "dealt", "thrown", "exchanged", "tricks", "trick", "trick_seats"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin._draw = copy.deepcopy(self._draw)
-        return twin
+    def _finish_clone(self, twin: KnockoutWhistGame) -> None:
+        twin._draw = copy.deepcopy(self._draw)  # the deals the clone's actions cause come from its own stream
 
-    # ----- the one verb ------------------------------------------------------------------
+    # ----- the one verb (``apply``, checked by ReferenceGame) ------------------------------
 
-    def apply(self, action: int) -> None:
-        """Take ``action`` for the seat to move; an illegal id raises and changes nothing."""
-        if self.done:
-            raise GameOverError(f"the game is over ({self.end_reason.value}); no action {action} can be taken")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalActionError(self._to_move, action, legal)
-        action = int(action)
-        self.decisions.append(action)
+    def _take(self, action: int) -> None:
         if self.phase == Phase.CHOOSE:
             self._set_trumps(trumps_of_action(action), self._to_move)
         elif self.phase == Phase.EXCHANGE:

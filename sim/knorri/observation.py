@@ -7,12 +7,14 @@ the stock order or another seat's hand as such: those can only be deduced.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from sim.reference_base import Observation
 
 
 @dataclass(frozen=True)
-class KnorriObservation:
+class KnorriObservation(Observation):
     """One seat's view of a hand at one moment; plain data, JSON-serialisable via ``to_dict``.
 
     ``log`` holds the engine's own event dicts (copying them at every decision would
@@ -42,7 +44,3 @@ class KnorriObservation:
     def top_card(self) -> int | None:
         """The trick's top card, or None for an empty trick."""
         return self.trick[-1][-1] if self.trick else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The observation as plain lists and dicts."""
-        return asdict(self)

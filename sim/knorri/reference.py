@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from sim.cards import FULL_DECK, NUM_CARDS, CardSet, bit, card_list, cards_text, popcount, to_set
-from sim.errors import GameInputError, GameOverError, IllegalActionError, check_deck
+from sim.errors import GameInputError, check_deck
 from sim.knorri import rules
 from sim.knorri.encoding import (
     MAX_PHASE2_ACTIONS,
@@ -28,6 +28,7 @@ from sim.knorri.encoding import (
     run_cards,
 )
 from sim.knorri.observation import KnorriObservation
+from sim.reference_base import ReferenceGame
 from sim.rng import SplitMix64
 
 ACE_OF_CLUBS = 12
@@ -50,8 +51,12 @@ def check_seats(n_seats: int) -> int:
     return int(n_seats)
 
 
-class KnorriHand:
+class KnorriHand(ReferenceGame):
     """One hand of Knorri, from the first turned card to the loser."""
+
+    UNIT = "hand"
+    NUM_ACTIONS = NUM_ACTIONS
+    COPIED = ("hands", "scores", "log", "decisions")
 
     def __init__(
         self,
@@ -147,16 +152,6 @@ class KnorriHand:
     # ----- what anyone may ask -----------------------------------------------------------
 
     @property
-    def done(self) -> bool:
-        """Whether the hand has ended."""
-        return self.end_reason is not None
-
-    @property
-    def to_move(self) -> int:
-        """The seat whose decision it is (-1 once the hand has ended)."""
-        return -1 if self.done else self._to_move
-
-    @property
     def phase(self) -> int:
         """1 while the stock is being turned, 2 while the cards are played out (2 also once ended)."""
         return self._phase
@@ -169,12 +164,6 @@ class KnorriHand:
             return card_list(self._choice_candidates)
         return rules.phase2_legal(self.hands[self._to_move], self.top_card, self.opening)
 
-    def legal_mask(self) -> np.ndarray:
-        """The legal actions as a bool[65] mask (all False once the hand has ended)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
-
     @property
     def top_card(self) -> int | None:
         """The last card of the newest play in the trick, or None when the trick is empty."""
@@ -184,10 +173,6 @@ class KnorriHand:
     def seats_holding(self) -> int:
         """How many seats hold cards (in phase 1 every seat counts)."""
         return sum(1 for hand in self.hands if hand) if self._phase == 2 else self.n_seats
-
-    def card_counts(self) -> list[int]:
-        """Every seat's card count (its pile in phase 1, its hand in phase 2)."""
-        return [popcount(hand) for hand in self.hands]
 
     def plays_needed(self) -> int:
         """The plays the current trick needs; for an empty trick, what the next lead will need."""
@@ -216,29 +201,13 @@ class KnorriHand:
             log=tuple(self.log),
         )
 
-    def clone(self) -> KnorriHand:
-        """An independent copy: applying actions to it never touches this hand."""
-        twin = object.__new__(KnorriHand)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = list(self.hands)
+    def _finish_clone(self, twin: KnorriHand) -> None:
         twin.trick = [list(play) for play in self.trick]
-        twin.scores = list(self.scores)
-        twin.log = list(self.log)
-        twin.decisions = list(self.decisions)
         twin._history = dict(self._history)
-        return twin
 
-    # ----- the one verb ------------------------------------------------------------------
+    # ----- the one verb (``apply``, checked by ReferenceGame) ------------------------------
 
-    def apply(self, action: int) -> None:
-        """Take ``action`` for the seat to move; an illegal id raises and changes nothing."""
-        if self.done:
-            raise GameOverError(f"the hand is over ({self.end_reason.value}); no action {action} can be taken")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalActionError(self._to_move, action, legal)
-        action = int(action)
-        self.decisions.append(action)
+    def _take(self, action: int) -> None:
         if self._phase == 1:
             self._capture(self._to_move, self._turned, action, chosen=True)
             self._choice_candidates = 0

@@ -1,0 +1,95 @@
+"""What every game's readable reference engine does the same way: the checked step, copies, masks and views.
+
+A game's engine subclasses ``ReferenceGame``: it keeps its own state and rules,
+says which list fields a copy must not share, and writes ``_take`` (one legal
+action applied). ``Observation`` is the base of each game's per-seat view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, ClassVar, Self
+
+import numpy as np
+
+from sim.cards import popcount
+from sim.errors import GameOverError, IllegalActionError
+
+
+class ReferenceGame:
+    """The step, the copy and the questions every reference engine answers alike.
+
+    A subclass sets ``UNIT`` (what one game is called in messages), ``NUM_ACTIONS``
+    and ``COPIED``, the attributes holding lists or dicts that actions change in place,
+    and keeps ``hands`` (one card set a seat), ``decisions``, ``end_reason`` and
+    ``_to_move``; it writes ``legal_actions`` and ``_take``.
+    """
+
+    UNIT: ClassVar[str] = "game"
+    NUM_ACTIONS: ClassVar[int]
+    COPIED: ClassVar[tuple[str, ...]] = ()
+    """List attributes a clone copies (one level deep) rather than shares."""
+
+    hands: list[int]
+    decisions: list[int]
+    end_reason: Any
+    _to_move: int
+
+    @property
+    def done(self) -> bool:
+        """Whether play has ended."""
+        return self.end_reason is not None
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose decision it is (-1 once play has ended)."""
+        return -1 if self.done else self._to_move
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids for the seat to move, ascending (empty once play has ended)."""
+        raise NotImplementedError
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as a ``bool[NUM_ACTIONS]`` mask (all False once play has ended)."""
+        mask = np.zeros(self.NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def card_counts(self) -> list[int]:
+        """How many cards each seat holds now."""
+        return [popcount(hand) for hand in self.hands]
+
+    def clone(self) -> Self:
+        """An independent copy: applying actions to it never touches this one."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        for name in self.COPIED:
+            setattr(twin, name, list(getattr(self, name)))
+        self._finish_clone(twin)
+        return twin
+
+    def _finish_clone(self, twin: Self) -> None:
+        """Copy what the copied lists would still share, and state that is not a list (nested lists, a stream)."""
+
+    def apply(self, action: int) -> None:
+        """Take ``action`` for the seat to move; an illegal id raises and changes nothing."""
+        if self.done:
+            raise GameOverError(f"the {self.UNIT} is over ({self.end_reason.value}); no action {action} can be taken")
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(self._to_move, action, legal)
+        action = int(action)
+        self.decisions.append(action)
+        self._take(action)
+
+    def _take(self, action: int) -> None:
+        """Apply a legal action of the seat to move (already recorded in ``decisions``)."""
+        raise NotImplementedError
+
+
+class Observation:
+    """Base of each game's per-seat view: a frozen dataclass of plain data."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The observation as plain lists and dicts."""
+        return asdict(self)
