@@ -1,8 +1,10 @@
-"""``knorri-sim bench``: how fast each engine plays uniform random hands, per core and on all cores.
+"""``knorri-sim bench``: how fast each engine plays uniform random hands (or games), per core and on all cores.
 
-``--game knockout-whist`` times whole Knockout Whist games instead (``experiments/bench_knockout_whist.py``).
+Knorri is timed in hands at 3 to 6 seats; ``--game knockout-whist`` times whole
+Knockout Whist games at 4 and 7 seats (default options) and also shows the
+compiled engine's rate as a multiple of the reference engine's.
 
-Both engines play the same hands with the same choices (each seat draws from its
+Both engines play the same deals with the same choices (each seat draws from its
 own splitmix64 stream, as ``RandomAgent``), so their numbers compare like with
 like. The compiled engine is warmed up before timing: its compile time (or the
 time to load it from the on-disk cache) is reported apart and never counted in
@@ -18,15 +20,83 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from sim.knockout_whist.encoding import MAX_SEATS, MIN_SEATS, Options
+from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import SplitMix64, agent_seed
 
 ENGINES = ("reference", "fast")
-ALL_SEATS = (3, 4, 5, 6)
-DEFAULT_HANDS = {"reference": 200, "fast": 50_000}  # the reference engine plays a few hundred hands a second
+
+
+@dataclass(frozen=True)
+class BenchGame:
+    """What the bench times for one game: its unit, its default cases, and how each engine plays."""
+
+    unit: str  # what a timing counts: "hands" or "games"
+    steps: str  # what the per-second step rate counts: "actions" or "decisions"
+    title: str  # the table's first words
+    seats: tuple[int, ...]  # the seat counts timed by default
+    default_counts: dict[str, int]  # units per timing, by engine
+    tag: str | None  # the JSON rows' "game" field (none for Knorri, the default game)
+    warm_up: Callable[[], object]  # compiles (or loads) every kernel the fast timings use
+    play_fast: Callable[[int, np.ndarray, int], int]  # (seats, seeds, workers) -> steps
+    play_reference: Callable[[int, list[int]], int]  # (seats, seeds) -> steps, on one core
+
+
+def _fast_hands(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+    from sim.knorri.batch import play_batch
+
+    return int(play_batch(n_seats, seeds, 0, "random", workers=workers).phase2_actions.sum())
+
+
+def _reference_hands(n_seats: int, seeds: list[int]) -> int:
+    """Play Knorri hands on the reference engine with the RANDOM policy's choices; return their phase-2 actions."""
+    total = 0
+    for seed in seeds:
+        hand = KnorriHand.from_seed(n_seats, seed, 0)
+        streams = [SplitMix64(agent_seed(seed, seat)) for seat in range(n_seats)]
+        while not hand.done:
+            hand.apply(streams[hand.to_move].choice(hand.legal_actions()))
+        total += hand.phase2_actions
+    return total
+
+
+def _fast_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+    from sim.knockout_whist.batch import play_batch
+
+    return int(play_batch(Options(players=n_seats), seeds, "random", workers=workers).decisions.sum())
+
+
+def _reference_games(n_seats: int, seeds: list[int]) -> int:
+    """Play Knockout Whist games on the reference engine with the RANDOM policy's choices; return their decisions."""
+    options = Options(players=n_seats)
+    total = 0
+    for seed in seeds:
+        game = KnockoutWhistGame(options, seed=seed)
+        streams = [SplitMix64(agent_seed(seed, seat)) for seat in range(n_seats)]
+        while not game.done:
+            game.apply(streams[game.to_move].choice(game.legal_actions()))
+        total += len(game.decisions)
+    return total
+
+
+KNORRI = BenchGame(
+    unit="hands", steps="actions", title="Uniform random hands", seats=(3, 4, 5, 6),
+    default_counts={"reference": 200, "fast": 50_000},  # the reference engine plays a few hundred hands a second
+    tag=None, warm_up=lambda: _fast_hands(4, np.arange(8, dtype=np.uint64), 1),
+    play_fast=_fast_hands, play_reference=_reference_hands,
+)
+KNOCKOUT_WHIST = BenchGame(
+    unit="games", steps="decisions", title="Knockout Whist, uniform random games (default options)", seats=(4, 7),
+    default_counts={"reference": 300, "fast": 100_000},  # the reference engine plays about a thousand games a second
+    tag="knockout-whist", warm_up=lambda: _fast_games(4, np.arange(8, dtype=np.uint64), 1),
+    play_fast=_fast_games, play_reference=_reference_games,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +109,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, help="knockout-whist only: games per timing (default 100,000 fast, "
                                                   "300 reference)")
     parser.add_argument("--hands", type=int,
-                        help=f"hands per timing (default {DEFAULT_HANDS['fast']:,} fast, "
-                             f"{DEFAULT_HANDS['reference']} reference)")
+                        help=f"hands per timing (default {KNORRI.default_counts['fast']:,} fast, "
+                             f"{KNORRI.default_counts['reference']} reference)")
     parser.add_argument("--workers", type=int,
                         help="measure with this many cores only (default: one core, then every core)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per case; the median is reported (default 3)")
@@ -48,99 +118,104 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Measure every case asked for and print it."""
+    """Measure every case asked for and print a table (or JSON lines)."""
     from experiments.cli import UsageError
 
     if args.game == "knockout-whist":
-        from experiments.bench_knockout_whist import run as run_knockout_whist
-
-        return run_knockout_whist(args)
-    if args.games is not None:
-        raise UsageError("--games is for --game knockout-whist; a Knorri timing counts hands: use --hands")
-    seats = ALL_SEATS if args.seats is None else (check_seats(args.seats),)
-    engines = ENGINES if args.engine is None else (args.engine,)
+        if args.hands is not None:
+            raise UsageError("--hands is for Knorri; a Knockout Whist timing counts whole games: use --games")
+        if args.seats is not None and not MIN_SEATS <= args.seats <= MAX_SEATS:
+            raise UsageError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {args.seats}")
+        game, count, seats = KNOCKOUT_WHIST, args.games, args.seats
+    else:
+        if args.games is not None:
+            raise UsageError("--games is for --game knockout-whist; a Knorri timing counts hands: use --hands")
+        game, count, seats = KNORRI, args.hands, None if args.seats is None else check_seats(args.seats)
     cores = os.cpu_count() or 1
     if args.workers is not None and not 1 <= args.workers <= cores:
         raise UsageError(f"--workers must be 1 to {cores} (this machine's cores), not {args.workers}")
-    if args.hands is not None and args.hands < 1:
-        raise UsageError(f"--hands must be at least 1, not {args.hands}")
+    if count is not None and count < 1:
+        raise UsageError(f"--{game.unit} must be at least 1, not {count}")
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, not {args.repeat}")
+    engines = ENGINES if args.engine is None else (args.engine,)
     worker_counts = (args.workers,) if args.workers else tuple(sorted({1, cores}))
-    compile_s = _warm_up_fast() if "fast" in engines else None
-    if not args.json:
-        print(f"Uniform random hands; median of {args.repeat} timings; rates exclude compile time.")
-        if compile_s is not None:
-            print(f"Fast engine: compiling (or loading the cached machine code) took {compile_s:.1f} s before timing.")
-        print(f"{'engine':<10} {'seats':>5} {'workers':>7} {'hands':>9} {'hands/s':>12} {'actions/s':>14} "
-              f"{'wall s':>8} {'CPU s':>8}")
-    for engine in engines:
-        hands = args.hands or DEFAULT_HANDS[engine]
-        for n_seats in seats:
-            for workers in worker_counts:
-                timings = [_time_case(engine, n_seats, hands, workers, repeat) for repeat in range(args.repeat)]
-                seconds = statistics.median(t for t, _, _ in timings)
-                actions = statistics.median(a for _, a, _ in timings)
-                cpu = statistics.median(c for _, _, c in timings)
-                case = {"engine": engine, "seats": n_seats, "workers": workers, "hands": hands,
-                        "hands_per_s": round(hands / seconds, 1), "actions_per_s": round(actions / seconds, 1),
-                        "repeats": args.repeat, "wall_s": round(seconds, 3), "cpu_s": round(cpu, 3)}
-                if engine == "fast":
-                    case["compile_s"] = round(compile_s, 2)
-                if args.json:
-                    print(json.dumps(case), flush=True)
-                else:
-                    print(f"{engine:<10} {n_seats:>5} {workers:>7} {hands:>9,} {case['hands_per_s']:>12,.0f} "
-                          f"{case['actions_per_s']:>14,.0f} {seconds:>8.2f} {cpu:>8.2f}", flush=True)
+    _measure(game, engines, game.seats if seats is None else (seats,), worker_counts, count, args.repeat, args.json)
     return 0
 
 
-def _warm_up_fast() -> float:
-    """Compile (or load) every kernel the timings use; return the seconds it took."""
-    start = time.perf_counter()
-    from sim.knorri.batch import play_batch
+def _measure(game: BenchGame, engines: tuple[str, ...], seats: tuple[int, ...], worker_counts: tuple[int, ...],
+             count: int | None, repeat: int, as_json: bool) -> None:
+    """Time every case and print it as it finishes (the medians of ``repeat`` timings)."""
+    compare = game.tag is not None  # Knockout Whist's table also shows the fast engine as a multiple of the reference
+    compile_s = _warm_up(game) if "fast" in engines else None
+    if not as_json:
+        print(f"{game.title}; median of {repeat} timings; rates exclude compile time.")
+        if compile_s is not None:
+            print(f"Fast engine: compiling (or loading the cached machine code) took {compile_s:.1f} s before timing.")
+        print(f"{'engine':<10} {'seats':>5} {'workers':>7} {game.unit:>9} {game.unit + '/s':>12} "
+              f"{game.steps + '/s':>14} {'wall s':>8} {'CPU s':>8}" + (f" {'x reference':>12}" if compare else ""))
+    reference_rates: dict[tuple[int, int], float] = {}
+    for engine in engines:
+        units = count or game.default_counts[engine]
+        for n_seats in seats:
+            for workers in worker_counts:
+                timings = [_time_case(game, engine, n_seats, units, workers, r) for r in range(repeat)]
+                seconds = statistics.median(t for t, _, _ in timings)
+                steps = statistics.median(s for _, s, _ in timings)
+                cpu = statistics.median(c for _, _, c in timings)
+                rate = units / seconds
+                if engine == "reference":
+                    reference_rates[n_seats, workers] = rate
+                ratio = rate / reference_rates[n_seats, workers] if (n_seats, workers) in reference_rates else None
+                case = {"game": game.tag} if game.tag else {}
+                case |= {"engine": engine, "seats": n_seats, "workers": workers, game.unit: units,
+                         f"{game.unit}_per_s": round(rate, 1), f"{game.steps}_per_s": round(steps / seconds, 1),
+                         "repeats": repeat, "wall_s": round(seconds, 3), "cpu_s": round(cpu, 3)}
+                if engine == "fast":
+                    case["compile_s"] = round(compile_s, 2)
+                    if compare and ratio is not None:
+                        case["times_reference"] = round(ratio, 1)
+                if as_json:
+                    print(json.dumps(case), flush=True)
+                    continue
+                shown = ""
+                if compare:
+                    shown = f" {ratio:>11,.0f}x" if engine == "fast" and ratio is not None else f" {'':>12}"
+                print(f"{engine:<10} {n_seats:>5} {workers:>7} {units:>9,} {rate:>12,.0f} "
+                      f"{case[game.steps + '_per_s']:>14,.0f} {seconds:>8.2f} {cpu:>8.2f}{shown}", flush=True)
 
-    play_batch(4, np.arange(8), 0, "random", workers=1)
+
+def _warm_up(game: BenchGame) -> float:
+    """Compile (or load) the fast engine's kernels; return the seconds it took."""
+    start = time.perf_counter()
+    game.warm_up()
     return time.perf_counter() - start
 
 
-def _time_case(engine: str, n_seats: int, hands: int, workers: int, repeat: int) -> tuple[float, int, float]:
-    """Wall seconds to play ``hands`` random hands, the phase-2 actions they took, and the CPU seconds used."""
-    seeds = np.arange(repeat * hands, (repeat + 1) * hands, dtype=np.uint64)
-    if engine == "fast":
-        from sim.knorri.batch import play_batch
-
+def _time_case(game: BenchGame, engine: str, n_seats: int, units: int, workers: int,
+               repeat: int) -> tuple[float, int, float]:
+    """Wall seconds to play ``units`` random hands or games, the steps they took, and the CPU seconds used."""
+    seeds = np.arange(repeat * units, (repeat + 1) * units, dtype=np.uint64)
+    if engine == "fast" or workers == 1:
         start, cpu = time.perf_counter(), time.process_time()
-        results = play_batch(n_seats, seeds, 0, "random", workers=workers)
-        return time.perf_counter() - start, int(results.phase2_actions.sum()), time.process_time() - cpu
-    if workers == 1:
-        start, cpu = time.perf_counter(), time.process_time()
-        actions = _reference_hands(n_seats, seeds.tolist())
-        return time.perf_counter() - start, actions, time.process_time() - cpu
+        if engine == "fast":
+            steps = game.play_fast(n_seats, seeds, workers)
+        else:
+            steps = game.play_reference(n_seats, seeds.tolist())
+        return time.perf_counter() - start, steps, time.process_time() - cpu
     from joblib import Parallel, delayed
 
     pool = Parallel(n_jobs=workers)
-    pool(delayed(_reference_hands)(n_seats, []) for _ in range(workers))  # start the worker processes untimed
+    pool(delayed(game.play_reference)(n_seats, []) for _ in range(workers))  # start the worker processes untimed
     parts = np.array_split(seeds, workers)
     start = time.perf_counter()
-    timed = pool(delayed(_timed_reference)(n_seats, p) for p in parts)
-    return time.perf_counter() - start, sum(a for a, _ in timed), sum(c for _, c in timed)
+    timed = pool(delayed(_timed_reference)(game.play_reference, n_seats, p) for p in parts)
+    return time.perf_counter() - start, sum(s for s, _ in timed), sum(c for _, c in timed)
 
 
-def _timed_reference(n_seats: int, seeds: np.ndarray) -> tuple[int, float]:
-    """Phase-2 actions and CPU seconds of one worker's share of the reference hands."""
+def _timed_reference(play: Callable[[int, list[int]], int], n_seats: int, seeds: np.ndarray) -> tuple[int, float]:
+    """Steps and CPU seconds of one worker's share of the reference hands or games."""
     cpu = time.process_time()
-    actions = _reference_hands(n_seats, seeds.tolist())
-    return actions, time.process_time() - cpu
-
-
-def _reference_hands(n_seats: int, seeds: list[int]) -> int:
-    """Play hands on the reference engine with the RANDOM policy's choices; return their phase-2 actions."""
-    total = 0
-    for seed in seeds:
-        hand = KnorriHand.from_seed(n_seats, seed, 0)
-        streams = [SplitMix64(agent_seed(seed, seat)) for seat in range(n_seats)]
-        while not hand.done:
-            hand.apply(streams[hand.to_move].choice(hand.legal_actions()))
-        total += hand.phase2_actions
-    return total
+    steps = play(n_seats, seeds.tolist())
+    return steps, time.process_time() - cpu
