@@ -44,7 +44,7 @@ from agents.greedy import greedy_action
 from agents.playout import PLAYOUT_POLICIES
 from agents.tracker import KnorriTracker
 from sim.cards import card_list
-from sim.knorri.batch import position_rows
+from sim.knorri.compiled import position_rows
 from sim.rng import SplitMix64, derive_seed
 
 DEFAULT_ITERS = 1000

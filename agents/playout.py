@@ -73,7 +73,7 @@ class CompiledPlayout:
 
     def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
         from agents import fast_search  # imported here: the compiled engine is optional
-        from sim.knorri.batch import position_rows
+        from sim.knorri.compiled import position_rows
 
         self.policy = _check_policy(policy)
         self._search = fast_search

@@ -18,7 +18,7 @@ from agents.fast_search import (
 from agents.loginf import LogInfAgent
 from agents.playout import CompiledPlayout, PythonPlayout, finish_in_place
 from agents.tracker import KnorriTracker
-from sim.knorri.batch import position_rows
+from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import TABLE_SIZE
 from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand

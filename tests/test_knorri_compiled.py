@@ -39,7 +39,7 @@ def test_agents_use_only_the_compiled_api_of_the_knorri_engine():
                 names = [alias.name for alias in node.names]
             else:
                 continue
-            internals = [n for n in names if n.startswith("sim.knorri.fast")]
+            internals = [n for n in names if n.startswith(("sim.knorri.fast", "sim.knorri.batch"))]
             assert not internals, f"{path.name} imports engine internals {internals}: use sim.knorri.compiled"
 
 
