@@ -13,10 +13,42 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from agents.base import Agent, make_agent
-from sim.errors import IllegalActionError
+from sim.errors import GameInputError, IllegalActionError
 from sim.games import AgentFailure
+from sim.reference_base import ReferenceGame
+from sim.rng import agent_seed
 
 T = TypeVar("T")
+G = TypeVar("G", bound=ReferenceGame)
+
+
+def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
+    """Refuse a lineup of the wrong length or a spec that makes no agent of ``game``, in one line."""
+    if len(specs) != n_seats:
+        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
+    for spec in specs:
+        make_agent(spec, seed=0, game=game)
+
+
+def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
+    """Play a reference ``game`` to its end, each seat's decisions taken by its agent; return it.
+
+    ``seed`` is the game's seed: the agent at ``seat`` is reset once with ``agent_seed(seed, seat)``.
+    An illegal choice raises ``IllegalActionError`` naming the agent and changes nothing.
+    """
+    n = game.n_seats
+    if len(agents) != n:
+        raise GameInputError(f"a {n}-seat {game.UNIT} needs {n} agents, not {len(agents)}")
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, n, agent_seed(seed, seat))
+    while not game.done:
+        seat = game.to_move
+        legal = game.legal_actions()
+        action = agents[seat].act(game.observation(seat), legal)
+        if action not in legal:
+            raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
+        game.apply(action)
+    return game
 
 
 class DecisionRecorder(Protocol):

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent
-from sim.errors import GameInputError, IllegalActionError
+from agents.base import Agent
+from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
@@ -44,8 +44,8 @@ from sim.knockout_whist.encoding import (
     parse_options,
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.rng import agent_seed, derive_seed
-from sim.seating import AgentPool, SeatedAgent, play_guarded
+from sim.rng import derive_seed
+from sim.seating import AgentPool, SeatedAgent, check_specs, play_guarded, play_with_agents
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
            "check_options", "game_seed", "is_compiled", "play_game", "play_matches", "replay"]
@@ -131,10 +131,7 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
     """Refuse a seat count outside 2-7, a lineup of the wrong length, a spec that makes no agent, or bad options."""
     check_options(options)
     _check_seats(n_seats)
-    if len(specs) != n_seats:
-        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
-    for spec in specs:
-        make_agent(spec, seed=0, game=GAME)
+    check_specs(n_seats, specs, GAME)
 
 
 def is_compiled(specs: Sequence[str]) -> bool:
@@ -153,18 +150,7 @@ def play_game(game: KnockoutWhistGame, agents: Sequence[Agent], seed: int) -> Kn
     ``seed`` is the game's seed: the agent at ``seat`` is reset with ``agent_seed(seed, seat)``.
     An illegal choice raises ``IllegalActionError`` and changes nothing.
     """
-    if len(agents) != game.n_seats:
-        raise GameInputError(f"a {game.n_seats}-seat game needs {game.n_seats} agents, not {len(agents)}")
-    for seat, agent in enumerate(agents):
-        agent.reset(seat, game.n_seats, agent_seed(seed, seat))
-    while not game.done:
-        seat = game.to_move
-        legal = game.legal_actions()
-        action = agents[seat].act(game.observation(seat), legal)
-        if action not in legal:
-            raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
-        game.apply(action)
-    return game
+    return play_with_agents(game, agents, seed)
 
 
 def play_matches(

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agents.base import Agent
-from sim.errors import GameInputError, IllegalActionError
+from sim.errors import GameInputError
 from sim.knorri.reference import KnorriHand, check_seats
-from sim.rng import agent_seed, derive_seed
+from sim.rng import derive_seed
+from sim.seating import play_with_agents
 
 
 def play_hand(hand: KnorriHand, agents: Sequence[Agent], seed: int = 0) -> KnorriHand:
@@ -21,18 +22,7 @@ def play_hand(hand: KnorriHand, agents: Sequence[Agent], seed: int = 0) -> Knorr
 
     ``seed`` is the hand's seed: each agent is reset with ``agent_seed(seed, seat)``.
     """
-    if len(agents) != hand.n_seats:
-        raise GameInputError(f"a {hand.n_seats}-seat hand needs {hand.n_seats} agents, not {len(agents)}")
-    for seat, agent in enumerate(agents):
-        agent.reset(seat, hand.n_seats, agent_seed(seed, seat))
-    while not hand.done:
-        seat = hand.to_move
-        legal = hand.legal_actions()
-        action = agents[seat].act(hand.observation(seat), legal)
-        if action not in legal:
-            raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
-        hand.apply(action)
-    return hand
+    return play_with_agents(hand, agents, seed)
 
 
 @dataclass

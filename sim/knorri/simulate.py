@@ -27,14 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import make_agent
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable
 from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
-from sim.seating import AgentPool, SeatedAgent, play_guarded
+from sim.seating import AgentPool, SeatedAgent, check_specs, play_guarded
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
            "check_lineup", "check_options", "derive_seeds", "is_compiled", "play_matches", "replay"]
@@ -91,10 +90,7 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
     """Refuse a seat count outside 3-6, a lineup of the wrong length, or a spec that makes no agent."""
     check_options(options)
     check_seats(n_seats)
-    if len(specs) != n_seats:
-        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
-    for spec in specs:
-        make_agent(spec, seed=0)
+    check_specs(n_seats, specs, "knorri")
 
 
 def play_matches(
