@@ -47,8 +47,30 @@ class RunFolderError(UsageError):
     """A folder that holds no readable run of this schema; reported as one line, exit code 2."""
 
 
+class LoadedRun:
+    """What every game's loaded run offers beside its tables: slow results kept, and whether it is complete.
+
+    A game's run dataclass holds ``chunks_read``, ``chunks_total`` and a ``_memo`` dict.
+    """
+
+    chunks_read: int
+    chunks_total: int
+    _memo: dict[str, Any]
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per run and key: the report and a notebook reuse slow results (ratings)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned chunk (of every run loaded together) was read."""
+        return self.chunks_read == self.chunks_total
+
+
 @dataclass
-class Run:
+class Run(LoadedRun):
     """A loaded run: its manifest, its tables (seat count and lineup) and the hand and seat rows."""
 
     folder: Path
@@ -62,17 +84,6 @@ class Run:
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     row: ClassVar[str] = "hand"  # one row of ``hands`` is a hand; ``seats["hand"]`` indexes it
     rank_by: ClassVar[str] = "score"  # the seat column the ladder ranks by: higher finished ahead
-
-    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
-        """``compute()`` once per run and key: the report and a notebook reuse slow results (ratings)."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
-
-    @property
-    def complete(self) -> bool:
-        """Whether every planned chunk was read."""
-        return self.chunks_read == self.chunks_total
 
 
 def load_run(folder: str | Path) -> Run:

@@ -7,9 +7,10 @@ same figures through ``FIGURES`` one at a time.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -52,17 +53,39 @@ FIGURES: tuple[FigureSpec, ...] = (
 
 def write_report(run: Run, out: Path) -> list[Path]:
     """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
+    return write_report_files(run, out, FIGURES, summary_markdown(run))
+
+
+def write_report_files(run: Any, out: Path, specs: Sequence[FigureSpec], summary: str) -> list[Path]:
+    """Draw each figure of ``specs`` from ``run`` into ``out`` as PNG, then write ``summary`` as ``report.md``."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for spec in FIGURES:
-        figure = spec.draw(run)
+    for spec in specs:
         path = out / f"{spec.name}.png"
-        figure.savefig(path)
+        spec.draw(run).savefig(path)
         written.append(path)
-    summary = out / "report.md"
-    summary.write_text(summary_markdown(run))
-    written.append(summary)
+    summary_path = out / "report.md"
+    summary_path.write_text(summary)
+    written.append(summary_path)
     return written
+
+
+def figure_lines(specs: Sequence[FigureSpec]) -> list[str]:
+    """The summary's closing section: a link to each figure with its caption."""
+    return ["## Figures", "", *(f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in specs)]
+
+
+def head_to_head_shares(pairwise: pd.DataFrame) -> list[str]:
+    """Each pair's share of wins with its 95% half-width, as percentages (``57.1% ± 2.3``)."""
+    return [f"{100 * w:.1f}% ± {100 * c:.1f}" for w, c in zip(pairwise["win_share"], pairwise["ci95"], strict=True)]
+
+
+def ratings_table(rated: pd.DataFrame) -> pd.DataFrame:
+    """Bradley-Terry ratings as the summaries show them: agent, games, signed rating and its 95% interval."""
+    shown = rated.assign(rating=[_signed(r, 0) for r in rated["rating"]],
+                         **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
+                                                                                    strict=True)]})
+    return shown[["agent", "games", "rating", "95% CI"]]
 
 
 def summary_markdown(run: Run) -> str:
@@ -87,21 +110,14 @@ def summary_markdown(run: Run) -> str:
               markdown_table(_score_columns(stats.agent_scores(run, per_table=True), ["label", "agent"])), ""]
     pairwise = ladder.pairwise_results(run)
     if not pairwise.empty:
-        shown = pairwise.assign(**{"finished ahead": [f"{100 * w:.1f}% ± {100 * c:.1f}" for w, c in
-                                                      zip(pairwise["win_share"], pairwise["ci95"], strict=True)]})
+        shown = pairwise.assign(**{"finished ahead": head_to_head_shares(pairwise)})
         lines += ["Head to head (seat pairs of two different agents in one hand; a tie counts half):", "",
                   markdown_table(shown[["agent", "opponent", "games", "finished ahead"]]), ""]
-        rated = ladder.ratings(run)
-        rated = rated.assign(rating=[_signed(r, 0) for r in rated["rating"]],
-                             **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
-                                                                                        strict=True)]})
         lines += ["Bradley-Terry rating (Elo scale, random = 0 when it played):", "",
-                  markdown_table(rated[["agent", "games", "rating", "95% CI"]]), ""]
+                  markdown_table(ratings_table(ladder.ratings(run))), ""]
     else:
         lines += ["No two different agents met at a table: no head-to-head results or ratings.", ""]
-    lines += ["## Figures", ""]
-    lines += [f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in FIGURES]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + figure_lines(FIGURES)) + "\n"
 
 
 def _zero_sum(run: Run) -> str:

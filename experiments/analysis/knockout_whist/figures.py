@@ -9,6 +9,8 @@ are Knorri's (``experiments.analysis.figures``), called with ``row="game"``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -40,15 +42,25 @@ def _groups(frame: pd.DataFrame, group: str) -> list:
     return sorted(column.unique())
 
 
+def _group_axes(frame: pd.DataFrame, group: str) -> tuple[Figure, Any, list, dict]:
+    """A new figure and its axes, the groups present in ``frame[group]``, and a colour for each group."""
+    figure, (ax,) = new_figure(9.5, 5.2)
+    groups = _groups(frame, group)
+    return figure, ax, groups, group_colours(groups)
+
+
+def _offset(i: int, count: int, step: float) -> float:
+    """How far the i-th of ``count`` side-by-side marks sits from the middle of their place."""
+    return (i - (count - 1) / 2) * step
+
+
 def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     """Win rate by seat (0 deals hand 1, 1 leads it) with 95% CIs, one line per group; dotted: 1/seats."""
-    figure, (ax,) = new_figure(9.5, 5.2)
-    groups = _groups(rates, group)
-    colours = group_colours(groups)
+    figure, ax, groups, colours = _group_axes(rates, group)
     spread = 0.25 / max(1, len(groups))
     for i, value in enumerate(groups):
         part = rates[rates[group] == value].sort_values("seat")
-        x = part["seat"] + (i - (len(groups) - 1) / 2) * spread
+        x = part["seat"] + _offset(i, len(groups), spread)
         games = int(part["games"].iloc[0])
         ax.errorbar(x, 100 * part["win_rate"], yerr=error_bars(part, "win_rate", "low", "high", 100), marker="o",
                     capsize=3, color=colours[value], label=f"{_group_name(group, value)} ({games:,} games)")
@@ -64,16 +76,14 @@ def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
 
 def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
     """The share of games lasting 1 to 7 hands, grouped bars, one colour per group."""
-    figure, (ax,) = new_figure(9.5, 5.2)
-    groups = _groups(lengths, group)
-    colours = group_colours(groups)
+    figure, ax, groups, colours = _group_axes(lengths, group)
     width = 0.8 / max(1, len(groups))
     hands = np.arange(1, LAST_HAND + 1)
     for i, value in enumerate(groups):
         part = lengths[lengths[group] == value].set_index("hands_played")["share"].reindex(hands, fill_value=0.0)
         total = int(lengths.loc[lengths[group] == value, "games"].sum())
         mean = float((part * hands).sum())
-        ax.bar(hands + (i - (len(groups) - 1) / 2) * width, 100 * part.to_numpy(), width, color=colours[value],
+        ax.bar(hands + _offset(i, len(groups), width), 100 * part.to_numpy(), width, color=colours[value],
                label=f"{_group_name(group, value)} ({total:,} games, mean {mean:.2f} hands)")
     ax.set_xticks(hands)
     ax.set_xlabel("hands played in the game (a rainbow ends it in hand 4)", fontsize=FONT["label"])
@@ -85,9 +95,7 @@ def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
 
 def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
     """Dog's lives: games with one given, dogs saved, dogs that won; grouped bars with 95% CIs."""
-    figure, (ax,) = new_figure(9.5, 5.2)
-    groups = _groups(dogs, group)
-    colours = group_colours(groups)
+    figure, ax, groups, colours = _group_axes(dogs, group)
     width = 0.8 / max(1, len(groups))
     positions = np.arange(len(DOG_MEASURES))
     for i, value in enumerate(groups):
@@ -96,7 +104,7 @@ def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
         lows = np.array([row[f"{name}_low"] for name, _ in DOG_MEASURES], dtype=np.float64)
         highs = np.array([row[f"{name}_high"] for name, _ in DOG_MEASURES], dtype=np.float64)
         errors = 100 * np.vstack([np.clip(shares - lows, 0, None), np.clip(highs - shares, 0, None)])
-        ax.bar(positions + (i - (len(groups) - 1) / 2) * width, 100 * np.nan_to_num(shares), width,
+        ax.bar(positions + _offset(i, len(groups), width), 100 * np.nan_to_num(shares), width,
                yerr=np.nan_to_num(errors), capsize=3, color=colours[value],
                label=f"{_group_name(group, value)} ({int(row['dogs']):,} dogs in {int(row['games']):,} games)")
     ax.set_xticks(positions, [label for _, label in DOG_MEASURES], fontsize=FONT["tick"])

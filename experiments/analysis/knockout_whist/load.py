@@ -14,7 +14,7 @@ treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from experiments.analysis.load import (
+    LoadedRun,
     RunFolderError,
     cluster_ids,
     complete_shards,
@@ -44,7 +45,7 @@ _SEAT_COLUMNS = ("agent", "score", "place", "out_hand", "dog_hand")
 
 
 @dataclass
-class GameRun:
+class GameRun(LoadedRun):
     """One or more loaded Knockout Whist runs: manifests, tables (seats, lineup, variant), games and seats."""
 
     folders: list[Path]
@@ -58,17 +59,6 @@ class GameRun:
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     row: ClassVar[str] = "game"  # one row of ``games`` is a game; ``seats["game"]`` indexes it
     rank_by: ClassVar[str] = "beaten"  # the ladder ranks seats by the seats they outlasted
-
-    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
-        """``compute()`` once per run and key: the report and the notebook reuse slow results (ratings)."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
-
-    @property
-    def complete(self) -> bool:
-        """Whether every planned chunk of every run was read."""
-        return self.chunks_read == self.chunks_total
 
     @property
     def variants(self) -> list[str]:

@@ -15,7 +15,15 @@ from experiments.analysis import figures, ladder
 from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
 from experiments.analysis.knockout_whist.load import GameRun
-from experiments.analysis.report import FigureSpec, markdown_table, percent_interval
+from experiments.analysis.report import (
+    FigureSpec,
+    figure_lines,
+    head_to_head_shares,
+    markdown_table,
+    percent_interval,
+    ratings_table,
+    write_report_files,
+)
 from sim.knockout_whist.simulate import END_REASONS
 
 FIGURES: tuple[FigureSpec, ...] = (
@@ -36,16 +44,7 @@ FIGURES: tuple[FigureSpec, ...] = (
 
 def write_report(run: GameRun, out: Path) -> list[Path]:
     """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for spec in FIGURES:
-        path = out / f"{spec.name}.png"
-        spec.draw(run).savefig(path)
-        written.append(path)
-    summary = out / "report.md"
-    summary.write_text(summary_markdown(run))
-    written.append(summary)
-    return written
+    return write_report_files(run, out, FIGURES, summary_markdown(run))
 
 
 def summary_markdown(run: GameRun) -> str:
@@ -65,9 +64,7 @@ def summary_markdown(run: GameRun) -> str:
     lines += ["## How long games last", "", markdown_table(_length_table(stats.game_length_summary(run, by))), ""]
     lines += ["## Dog's lives", "", markdown_table(_dog_table(stats.dog_summary(run, by))), ""]
     lines += _ladder_lines(run)
-    lines += ["## Figures", ""]
-    lines += [f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in FIGURES]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + figure_lines(FIGURES)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -119,15 +116,10 @@ def _ladder_lines(run: GameRun) -> list[str]:
     pairwise = ladder.pairwise_results(run)
     if pairwise.empty:
         return lines + ["No two different agents met at a table: no head-to-head results or ratings.", ""]
-    outlasted = [f"{100 * w:.1f}% ± {100 * c:.1f}"
-                 for w, c in zip(pairwise["win_share"], pairwise["ci95"], strict=True)]
+    outlasted = head_to_head_shares(pairwise)
     lines += ["Head to head (seat pairs of two different agents in one game: the seat that lasted longer takes the "
               "pair, the game's winner outlasting everyone; two seats out after the same hand count half each):", "",
               markdown_table(pairwise.assign(outlasted=outlasted)[["agent", "opponent", "games", "outlasted"]]), ""]
-    rated = ladder.ratings(run)
-    rated = rated.assign(rating=["n/a" if math.isnan(r) else f"{r:+.0f}" for r in rated["rating"]],
-                         **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
-                                                                                    strict=True)]})
     lines += ["Bradley-Terry rating from those pairs (Elo scale, random = 0 when it played):", "",
-              markdown_table(rated[["agent", "games", "rating", "95% CI"]]), ""]
+              markdown_table(ratings_table(ladder.ratings(run))), ""]
     return lines
