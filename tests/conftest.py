@@ -44,6 +44,13 @@ def protocol_decisions(game: Any, rng: Any, every: int = 1) -> Iterator[Any]:
         game.apply(rng.choice(game.legal_actions()))
 
 
+def play_out_by_protocol(game: Any, rng: Any) -> Any:
+    """Take every remaining decision of a reference game (or hand) as the protocol does; return it."""
+    for _ in protocol_decisions(game, rng):
+        pass
+    return game
+
+
 def assert_each_card_once(places: Iterable[int]) -> None:
     """The card sets hold all 52 cards between them, none twice."""
     sets = list(places)

@@ -10,7 +10,7 @@ import copy
 import json
 
 import pytest
-from conftest import assert_each_card_once, protocol_decisions
+from conftest import assert_each_card_once, play_out_by_protocol, protocol_decisions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,8 +61,7 @@ def places(game: KnockoutWhistGame) -> list[int]:
 @given(games())
 def test_every_game_ends_with_one_winner_and_sums_to_zero(game_spec):
     game, rng = protocol_game(*game_spec)
-    for _ in protocol_decisions(game, rng):
-        pass
+    play_out_by_protocol(game, rng)
     n = game.n_seats
     assert game.done and sum(game.scores) == 0
     assert game.scores[game.winner] == n - 1 and game.scores.count(-1) == n - 1
@@ -101,10 +100,8 @@ def test_no_illegal_action_is_accepted_and_a_refusal_changes_nothing(game_spec, 
 def test_a_game_is_a_function_of_its_options_and_seed(game_spec):
     first, rng1 = protocol_game(*game_spec)
     second, rng2 = protocol_game(*game_spec)
-    for _ in protocol_decisions(first, rng1):
-        pass
-    for _ in protocol_decisions(second, rng2):
-        pass
+    play_out_by_protocol(first, rng1)
+    play_out_by_protocol(second, rng2)
     assert first.log == second.log and first.decisions == second.decisions and first.record() == second.record()
 
 
@@ -124,10 +121,8 @@ def test_a_clone_is_independent_of_its_original(game_spec, stop):
     while not twin.done:  # other choices, and the deals they lead to, on the clone only
         twin.apply(side.choice(twin.legal_actions()))
     assert json.dumps([game.observation(s).to_dict() for s in range(game.n_seats)]) == before
-    for _ in protocol_decisions(game, rng):
-        pass
-    for _ in protocol_decisions(reference, ref_rng):
-        pass
+    play_out_by_protocol(game, rng)
+    play_out_by_protocol(reference, ref_rng)
     assert game.log == reference.log and game.record() == reference.record()
 
 

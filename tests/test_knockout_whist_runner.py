@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import signal
-import time
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from test_runner_resume import knorri_sim
+from test_runner_resume import kill_run_after_shards
 
 from agents.base import make_agent
 from experiments.cli import main
@@ -210,16 +207,7 @@ def test_a_killed_run_resumes_to_every_game_exactly_once(tmp_path):
     out = tmp_path / "run"
     options = ["--game", GAME, "--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--hands", "240",
                "--chunk-hands", "2", "--seed", "5", "--assign", "fixed", "--workers", "1", "--no-progress"]
-    process = knorri_sim("run", *options, "--out", str(out), start_new_session=True)
-    deadline = time.monotonic() + 60
-    while len(list((out / "hands").glob("part-*.parquet"))) < 3:
-        assert process.poll() is None, process.stderr.read()
-        assert time.monotonic() < deadline, "no shard appeared"
-        time.sleep(0.005)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    process.stdout.close()
-    process.stderr.close()
+    kill_run_after_shards(options, out)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["game"] == GAME and len(manifest["chunks_complete"]) < manifest["chunks_total"]
     assert main(["run", "--resume", str(out), "--no-progress"]) == 0

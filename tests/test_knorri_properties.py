@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 
-from conftest import assert_each_card_once, protocol_decisions
+from conftest import assert_each_card_once, play_out_by_protocol, protocol_decisions
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -59,8 +59,7 @@ def places(hand: KnorriHand) -> list[int]:
 @given(deals())
 def test_every_hand_sums_to_zero_and_ends_for_a_reason(deal):
     hand, rng = protocol_hand(*deal)
-    for _ in protocol_decisions(hand, rng):
-        pass
+    play_out_by_protocol(hand, rng)
     assert sum(hand.scores) == 0 and hand.end_reason is not None and hand.loser is not None
     assert hand.scores[hand.loser] == min(hand.scores) < 0
     assert hand.phase2_actions <= 1500
@@ -102,10 +101,8 @@ def test_every_legal_action_is_accepted_and_every_other_id_refused(deal, every):
 def test_the_same_seed_always_gives_the_same_hand(deal):
     first, rng = protocol_hand(*deal)
     again, rng_again = protocol_hand(*deal)
-    for _ in protocol_decisions(first, rng):
-        pass
-    for _ in protocol_decisions(again, rng_again):
-        pass
+    play_out_by_protocol(first, rng)
+    play_out_by_protocol(again, rng_again)
     assert (first.deck, first.decisions, first.log, first.scores) == (again.deck, again.decisions, again.log,
                                                                        again.scores)
 
@@ -120,12 +117,10 @@ def test_a_clone_is_independent_of_its_original(deal, at, other_seed):
     twin = hand.clone()
     before = snapshot(hand)
     other = SplitMix64(other_seed)
-    for _ in protocol_decisions(twin, other):
-        pass
+    play_out_by_protocol(twin, other)
     assert snapshot(hand) == before, "acting on the clone changed the original"
     twin_after = snapshot(twin)
-    for _ in protocol_decisions(hand, rng):
-        pass
+    play_out_by_protocol(hand, rng)
     assert snapshot(twin) == twin_after, "acting on the original changed the clone"
 
 

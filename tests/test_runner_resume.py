@@ -29,6 +29,20 @@ def knorri_sim(*args, env_extra=None, **popen):
                             text=True, **popen)
 
 
+def kill_run_after_shards(options: list[str], out: Path, shards: int = 3) -> None:
+    """Start ``knorri-sim run`` into ``out`` and SIGKILL it, worker processes too, once ``shards`` shards exist."""
+    process = knorri_sim("run", *options, "--out", str(out), start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list((out / "hands").glob("part-*.parquet"))) < shards:
+        assert process.poll() is None, process.stderr.read()
+        assert time.monotonic() < deadline, "no shard appeared"
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    process.stdout.close()
+    process.stderr.close()
+
+
 def read_hands(out):
     return pd.read_parquet(out / "hands").sort_values("hand_index").reset_index(drop=True)
 
@@ -37,16 +51,7 @@ def test_a_run_killed_with_sigkill_resumes_to_every_hand_exactly_once(tmp_path):
     out = tmp_path / "run"
     options = ["--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--hands", "240",
                "--chunk-hands", "8", "--seed", "11", "--workers", "2", "--no-progress"]
-    process = knorri_sim("run", *options, "--out", str(out), start_new_session=True)
-    deadline = time.monotonic() + 60
-    while len(list((out / "hands").glob("part-*.parquet"))) < 3:
-        assert process.poll() is None, process.stderr.read()
-        assert time.monotonic() < deadline, "no shard appeared"
-        time.sleep(0.01)
-    os.killpg(process.pid, signal.SIGKILL)  # the command and its worker processes, mid-run
-    process.wait()
-    process.stdout.close()
-    process.stderr.close()
+    kill_run_after_shards(options, out)  # the command and its worker processes, mid-run
     manifest = json.loads((out / "manifest.json").read_text())
     done_before = len(list((out / "hands").glob("part-*.parquet")))
     assert manifest["status"] == "running" and done_before < manifest["chunks_total"]
