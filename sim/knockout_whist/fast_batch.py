@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config, fast_bits, tensor_layout
 from sim.fast_bits import U64, popcount
 from sim.knockout_whist import fast, fast_state, tensor
 from sim.knockout_whist.encoding import FLAG_OPTIONS
@@ -79,7 +79,7 @@ NUM_FLAGS = len(FLAG_OPTIONS)
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, tensor, fast_bits, config)])
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, tensor, tensor_layout, fast_bits, config)])
 
 
 @njit(**config.STEP_KERNEL)

@@ -18,6 +18,7 @@ import numpy as np
 from sim.cards import suit_of
 from sim.knockout_whist.encoding import FLAG_OPTIONS, KNOCK, MAX_SEATS, Phase, Status, cards_in_hand
 from sim.knockout_whist.observation import KnockoutWhistObservation
+from sim.tensor_layout import field_meanings, field_slices, tensor_size
 
 OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("own_hand", 52, "the acting seat's cards, one flag per card id"),
@@ -51,14 +52,10 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 )
 """The observation tensor's layout: (name, width, meaning), in order."""
 
-OBSERVATION_SLICES: dict[str, slice] = {}
+OBSERVATION_SLICES: dict[str, slice] = field_slices(OBSERVATION_FIELDS)
 """The tensor's named slices: ``tensor[..., OBSERVATION_SLICES["own_hand"]]``."""
-_at = 0
-for _name, _width, _ in OBSERVATION_FIELDS:
-    OBSERVATION_SLICES[_name] = slice(_at, _at + _width)
-    _at += _width
-OBSERVATION_SIZE = _at
-OBSERVATION_MEANINGS: dict[str, str] = {name: meaning for name, _, meaning in OBSERVATION_FIELDS}
+OBSERVATION_SIZE = tensor_size(OBSERVATION_FIELDS)
+OBSERVATION_MEANINGS: dict[str, str] = field_meanings(OBSERVATION_FIELDS)
 """What each named slice holds."""
 
 O_OWN, O_PICKED, O_THROWN, O_PLAYED, O_TURNED, O_TRICK, O_TRICK_LEADER, O_LED, O_TRUMPS, O_HAND_NO, O_PHASE, \

@@ -27,8 +27,9 @@ from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
 from sim.knorri.fast import init_hand
 from sim.knorri.fast_batch import (
-    OBSERVATION_FIELDS,
+    OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
+    OBSERVATION_SLICES,
     batch_first_illegal,
     batch_legal_mask,
     batch_observe,
@@ -57,15 +58,6 @@ from sim.knorri.fast_state import (
 )
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import GOLDEN_GAMMA, agent_seed
-
-OBSERVATION_SLICES: dict[str, slice] = {}
-"""The observation tensor's named slices: ``tensor[:, OBSERVATION_SLICES["own_hand"]]``."""
-_at = 0
-for _name, _width, _ in OBSERVATION_FIELDS:
-    OBSERVATION_SLICES[_name] = slice(_at, _at + _width)
-    _at += _width
-OBSERVATION_MEANINGS: dict[str, str] = {name: meaning for name, _, meaning in OBSERVATION_FIELDS}
-"""What each named slice of the observation tensor holds."""
 
 _MASK64 = (1 << 64) - 1
 _INITIAL_HISTORY = 64

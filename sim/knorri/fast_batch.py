@@ -1,15 +1,14 @@
 """Compiled kernels behind ``KnorriBatch``: legal masks, checking and stepping a batch, observations (private).
 
 The observation layout is defined here once, as ``OBSERVATION_FIELDS``; the
-kernel writes by the offsets derived from it and ``batch.OBSERVATION_SLICES``
-names the same slices for readers.
+kernel writes by the offsets of ``OBSERVATION_SLICES``, the same slices readers use.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config, fast_bits, tensor_layout
 from sim.fast_bits import ONE, U64, popcount
 from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
@@ -34,6 +33,7 @@ from sim.knorri.fast_state import (
     plays_in_trick,
     trick_card,
 )
+from sim.tensor_layout import field_meanings, field_slices, tensor_size
 
 MAX_TRICK_CARDS = 18  # a 13-card opening run and five single plays
 
@@ -64,21 +64,16 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_bits, fast_policies, config)
+ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_bits, fast_policies, tensor_layout, config)
 config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 
-def _offsets() -> dict[str, int]:
-    offsets, at = {}, 0
-    for name, width, _ in OBSERVATION_FIELDS:
-        offsets[name] = at
-        at += width
-    offsets["_size"] = at
-    return offsets
-
-
-_AT = _offsets()
-OBSERVATION_SIZE = _AT["_size"]
+OBSERVATION_SLICES: dict[str, slice] = field_slices(OBSERVATION_FIELDS)
+"""The observation tensor's named slices: ``tensor[:, OBSERVATION_SLICES["own_hand"]]``."""
+OBSERVATION_SIZE = tensor_size(OBSERVATION_FIELDS)
+OBSERVATION_MEANINGS: dict[str, str] = field_meanings(OBSERVATION_FIELDS)
+"""What each named slice of the observation tensor holds."""
+_AT = {name: part.start for name, part in OBSERVATION_SLICES.items()}
 O_OWN, O_OTHERS, O_TABLE, O_TURNED = _AT["own_hand"], _AT["other_hands"], _AT["table"], _AT["turned"]
 O_TRICK, O_TOP, O_BOTTOM, O_ORDER = _AT["trick_cards"], _AT["top_card"], _AT["bottom_card"], _AT["trick_order"]
 O_COUNTS, O_OUT, O_PRESENT, O_SCORES = _AT["card_counts"], _AT["out"], _AT["present"], _AT["scores"]
