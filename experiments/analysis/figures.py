@@ -8,6 +8,8 @@ title, axes labelled with their units and a legend where colours mean something.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -28,6 +30,15 @@ def new_figure(width: float = 9.0, height: float = 5.5, rows: int = 1, cols: int
         ax.tick_params(labelsize=FONT["tick"])
         ax.grid(True, alpha=0.3)
     return figure, list(axes.flat)
+
+
+def label_axes(ax: Any, xlabel: str, ylabel: str, title: str, legend: bool = True) -> None:
+    """Name an axes' x and y axes and give it a title in the house font sizes; add the legend unless told not to."""
+    ax.set_xlabel(xlabel, fontsize=FONT["label"])
+    ax.set_ylabel(ylabel, fontsize=FONT["label"])
+    ax.set_title(title, fontsize=FONT["title"])
+    if legend:
+        ax.legend(fontsize=FONT["tick"])
 
 
 def agent_colours(agents: list[str]) -> dict[str, str]:
@@ -77,10 +88,8 @@ def phase2_length_figure(hands: pd.DataFrame, bin_width: int = 10) -> Figure:
     ax.axvline(PHASE2_CAP, color="black", linestyle="--", linewidth=1.2, label=f"cap: {PHASE2_CAP:,} actions")
     ax.set_yscale("log")
     ax.set_xlim(0, top + 4 * bin_width)
-    ax.set_xlabel(f"phase-2 actions in the hand (plays and pick-ups; bins of {bin_width})", fontsize=FONT["label"])
-    ax.set_ylabel("hands (% of the seat count's hands, log scale)", fontsize=FONT["label"])
-    ax.set_title("How long phase 2 runs", fontsize=FONT["title"])
-    ax.legend(fontsize=FONT["tick"])
+    label_axes(ax, f"phase-2 actions in the hand (plays and pick-ups; bins of {bin_width})",
+               "hands (% of the seat count's hands, log scale)", "How long phase 2 runs")
     return figure
 
 
@@ -103,12 +112,9 @@ def cycle_length_figure(counts: pd.DataFrame) -> Figure:
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.xaxis.set_minor_formatter("")
     ax.set_yscale("log")
-    ax.set_xlabel("cycle length (phase-2 actions between the two equal positions, log scale)",
-                  fontsize=FONT["label"])
-    ax.set_ylabel("repeat-ended hands (% of the seat count's repeats, log)", fontsize=FONT["label"])
-    ax.set_title("Cycle lengths of repeated positions", fontsize=FONT["title"])
-    if seat_counts:
-        ax.legend(fontsize=FONT["tick"])
+    label_axes(ax, "cycle length (phase-2 actions between the two equal positions, log scale)",
+               "repeat-ended hands (% of the seat count's repeats, log)", "Cycle lengths of repeated positions",
+               legend=bool(seat_counts))
     return figure
 
 

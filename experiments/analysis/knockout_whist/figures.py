@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from experiments.analysis.figures import AGENT_PALETTE, FONT, SEAT_COLOURS, error_bars, new_figure
+from experiments.analysis.figures import AGENT_PALETTE, FONT, SEAT_COLOURS, error_bars, label_axes, new_figure
 from sim.knockout_whist.encoding import LAST_HAND
 
 KW_SEAT_COLOURS = {2: "#6a51a3", **SEAT_COLOURS, 7: "#8c6d31"}
@@ -67,10 +67,8 @@ def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     for fair in sorted(rates["fair"].unique()):
         ax.axhline(100 * fair, color="grey", linestyle=":", linewidth=1)
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_xlabel("seat (0 deals hand 1, so seat 1 leads its first trick)", fontsize=FONT["label"])
-    ax.set_ylabel("games won (% of the seat's games, 95% CI)", fontsize=FONT["label"])
-    ax.set_title("Who wins from which seat (dotted: 1/seats, a fair share)", fontsize=FONT["title"])
-    ax.legend(fontsize=FONT["tick"])
+    label_axes(ax, "seat (0 deals hand 1, so seat 1 leads its first trick)",
+               "games won (% of the seat's games, 95% CI)", "Who wins from which seat (dotted: 1/seats, a fair share)")
     return figure
 
 
@@ -86,10 +84,8 @@ def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
         ax.bar(hands + _offset(i, len(groups), width), 100 * part.to_numpy(), width, color=colours[value],
                label=f"{_group_name(group, value)} ({total:,} games, mean {mean:.2f} hands)")
     ax.set_xticks(hands)
-    ax.set_xlabel("hands played in the game (a rainbow ends it in hand 4)", fontsize=FONT["label"])
-    ax.set_ylabel("games (% of the group's games)", fontsize=FONT["label"])
-    ax.set_title("How long games last", fontsize=FONT["title"])
-    ax.legend(fontsize=FONT["tick"])
+    label_axes(ax, "hands played in the game (a rainbow ends it in hand 4)", "games (% of the group's games)",
+               "How long games last")
     return figure
 
 
