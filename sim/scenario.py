@@ -51,6 +51,28 @@ def filled_deck(front: Sequence[int]) -> list[int]:
     return named + [c for c in range(NUM_CARDS) if c not in set(named)]
 
 
+def expect_mismatches(seen: Mapping[str, Any], expect: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
+                      event_value: Callable[[str, Any], Any],
+                      normalise: Callable[[str, Any, Any], tuple[Any, Any]]) -> list[str]:
+    """Every key of an ``expect`` block that differs from what the engine shows (``seen``), one line each.
+
+    ``log`` takes patterns matched in order (``log_mismatches``); every other key must be one of
+    ``seen``'s (else a ``GameInputError``: the data is wrong), and ``normalise(key, got, wanted)``
+    puts both sides in one form (cards sorted, actions as text) before they are compared.
+    """
+    failures = []
+    for key, wanted in expect.items():
+        if key == "log":
+            failures += log_mismatches(log, wanted, event_value)
+            continue
+        if key not in seen:
+            raise GameInputError(f"unknown expectation {key!r}: known keys are log, {', '.join(sorted(seen))}")
+        got, normalised = normalise(key, seen[key], wanted)
+        if got != normalised:
+            failures.append(f"{key} is {got!r}, expected {wanted!r}")
+    return failures
+
+
 def log_mismatches(log: Sequence[Mapping[str, Any]], patterns: Sequence[Mapping[str, Any]],
                    event_value: Callable[[str, Any], Any]) -> list[str]:
     """Each pattern must match a later log event than the one before it (other events may come between).

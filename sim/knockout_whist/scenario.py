@@ -28,7 +28,7 @@ from sim.knockout_whist.encoding import (
 )
 from sim.knockout_whist.reference import KnockoutWhistGame, as_options
 from sim.rng import SplitMix64
-from sim.scenario import SCENARIO_ROOT, cards_from, filled_deck, load_cases, log_mismatches
+from sim.scenario import SCENARIO_ROOT, cards_from, expect_mismatches, filled_deck, load_cases
 
 SCENARIO_DIR = SCENARIO_ROOT / "knockout_whist"
 FILLER_SEED = 0  # permutations a scenario does not write come from this splitmix64 stream
@@ -195,25 +195,17 @@ def observed(game: KnockoutWhistGame) -> dict[str, Any]:
 
 def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str]:
     """Every key of ``expect`` the game does not match, as readable lines."""
-    seen = observed(game)
-    problems = []
-    for key, wanted in expect.items():
-        if key == "log":
-            problems += log_mismatches(game.log, wanted, _event_value)
-            continue
-        if key not in seen:
-            problems.append(f"unknown expect key {key!r}")
-            continue
-        if key == "hands":
-            got = [None if w is None else sorted(h) for h, w in zip(seen["hands"], wanted, strict=True)]
-            wanted = [None if w is None else sorted(cards_from(w)) for w in wanted]
-        elif key == "legal":
-            got, wanted = seen["legal"], [action_text(parse_action(a)) for a in wanted]
-        else:
-            got = seen[key]
-        if got != wanted:
-            problems.append(f"{key}: expected {wanted}, got {got}")
-    return problems
+    return expect_mismatches(observed(game), expect, game.log, _event_value, _normalise)
+
+
+def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
+    """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text)."""
+    if key == "hands":  # a seat written as null is not checked
+        return ([None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)],
+                [None if w is None else sorted(cards_from(w)) for w in wanted])
+    if key == "legal":
+        return got, [action_text(parse_action(a)) for a in wanted]
+    return got, wanted
 
 
 def _event_value(key: str, value: Any) -> Any:

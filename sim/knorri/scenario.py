@@ -19,7 +19,7 @@ from sim.errors import GameInputError, IllegalActionError
 from sim.knorri.encoding import NUM_ACTIONS, PICK_UP, TABLE_SIZE, action_text, run_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
-from sim.scenario import SCENARIO_ROOT, cards_from, filled_deck, load_cases, log_mismatches
+from sim.scenario import SCENARIO_ROOT, cards_from, expect_mismatches, filled_deck, load_cases
 
 SCENARIO_DIR = SCENARIO_ROOT  # Knorri's files; the other games' are in folders below it
 _CARD_FIELDS = {"card", "took"}
@@ -120,20 +120,7 @@ def play_case(case: Mapping[str, Any]) -> tuple[KnorriHand, list[str]]:
 
 def expectation_mismatches(hand: KnorriHand, expect: Mapping[str, Any]) -> list[str]:
     """Every way ``hand`` differs from an ``expect`` block (keys are listed in the format README)."""
-    actual = observed(hand)
-    failures = []
-    for key, wanted in expect.items():
-        if key == "log":
-            failures += log_mismatches(hand.log, wanted, _event_value)
-            continue
-        if key not in actual:
-            raise GameInputError(f"unknown expectation {key!r}: known keys are log, {', '.join(sorted(actual))}")
-        got = actual[key]
-        if key == "hands":  # a seat written as null is not checked
-            got = [None if seat < len(wanted) and wanted[seat] is None else cards for seat, cards in enumerate(got)]
-        if _normalise(key, wanted) != got:
-            failures.append(f"{key} is {got!r}, expected {wanted!r}")
-    return failures
+    return expect_mismatches(observed(hand), expect, hand.log, _event_value, _normalise)
 
 
 def observed(hand: KnorriHand) -> dict[str, Any]:
@@ -164,17 +151,18 @@ def observed(hand: KnorriHand) -> dict[str, Any]:
     }
 
 
-def _normalise(key: str, wanted: Any) -> Any:
-    """Expected values in the form ``observed`` reports them (cards sorted by id, runs as text)."""
+def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
+    """What ``observed`` reports and what was expected, in one form (cards sorted by id, runs as text)."""
     if key == "legal":
-        return [action_text(parse_action(a)) for a in wanted]
+        return got, [action_text(parse_action(a)) for a in wanted]
     if key in ("table", "turned") and wanted is not None:
-        return _text(sorted(cards_from(wanted)))
+        return got, _text(sorted(cards_from(wanted)))
     if key == "trick":
-        return [_text(cards_from(play)) for play in wanted]
-    if key == "hands":
-        return [None if cards is None else _text(sorted(cards_from(cards))) for cards in wanted]
-    return wanted
+        return got, [_text(cards_from(play)) for play in wanted]
+    if key == "hands":  # a seat written as null is not checked
+        got = [None if seat < len(wanted) and wanted[seat] is None else cards for seat, cards in enumerate(got)]
+        return got, [None if cards is None else _text(sorted(cards_from(cards))) for cards in wanted]
+    return got, wanted
 
 
 def _text(cards: Sequence[int]) -> str:
