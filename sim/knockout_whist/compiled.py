@@ -1,0 +1,351 @@
+"""Compiled steps for search agents: one Knockout Whist position as four arrays, and the numba functions that step it.
+
+An agent that searches inside compiled code works through this module alone; how the
+engine lays out a position stays private to ``sim.knockout_whist``.
+
+A position is four arrays, ``cards, ints, deck, rng``, always passed in that order (a
+function that never needs some of them leaves them out, keeping the order):
+
+- ``new_position()`` makes empty working arrays;
+- ``position_rows(observation, hands, stock, deal_seed)`` sets one up from what a seat
+  sees (a reference engine's ``KnockoutWhistObservation``: everything public and the seat's
+  own cards) and the hidden rest given explicitly: the other seats' hands (a determinization,
+  or the true ones) and the stock's order. The later hands are dealt (and ties cut) from the
+  splitmix64 stream started at ``deal_seed``;
+- ``copy_position`` copies one position into another's arrays (a search's restart), and
+  ``deal_hidden`` writes other hidden hands and another stock order into a copy.
+
+``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals the later hands and cuts,
+``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
+``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
+
+Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled with
+numba and can be called from Python or from an agent's own compiled code. An agent
+module whose kernels call them should drop its numba cache when ``ENGINE_FILES``
+change (``sim.config.drop_stale_cache``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from sim import config, fast_bits
+from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
+from sim.errors import GameInputError
+from sim.fast_bits import CRC_START, below, next_u64
+from sim.knockout_whist import fast, fast_policies, fast_state
+from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
+from sim.knockout_whist.fast import apply_action, init_game, legal_actions, seed_streams
+from sim.knockout_whist.fast_policies import GREEDY, POLICY_IDS, RANDOM, play_out, policy_choice
+from sim.knockout_whist.fast_state import (
+    C_HAND,
+    C_PICKED,
+    C_PLAYED,
+    C_THROWN,
+    I_BEST_CARD,
+    I_BEST_SEAT,
+    I_CHOOSER,
+    I_CRC,
+    I_CUT,
+    I_DEALER,
+    I_DECISIONS,
+    I_DOG_HAND,
+    I_DOG_SAVED,
+    I_DOGS_LIFE_USED,
+    I_END_REASON,
+    I_EXCHANGED,
+    I_FLAGS,
+    I_HAND_NO,
+    I_IN_HAND,
+    I_LAST_TRICK,
+    I_LEADER,
+    I_LED_SUIT,
+    I_N_SEATS,
+    I_OUT_HAND,
+    I_PHASE,
+    I_SCORE,
+    I_STATUS,
+    I_STOCK_POS,
+    I_TO_MOVE,
+    I_TRICK_ACTION,
+    I_TRICK_LEADER,
+    I_TRICK_NO,
+    I_TRICK_SEATS,
+    I_TRICK_TURNS,
+    I_TRICKS,
+    I_TRUMPS,
+    I_TURNED,
+    I_WINNER,
+    NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
+    NUM_RNG,
+    RNG_DEAL,
+    RNG_SEAT,
+)
+from sim.knockout_whist.rules import card_beats
+
+ENGINE_FILES: tuple[str, ...] = tuple(m.__file__ for m in (fast, fast_policies, fast_state, fast_bits, config))
+"""The files whose code this module's functions compile in (and whose layout ``position_rows`` writes)."""
+
+config.drop_stale_cache(__file__, ENGINE_FILES)
+
+DEAL_STREAM = RNG_DEAL
+"""``rng[DEAL_STREAM]``: the stream that deals the later hands and draws the tie cuts."""
+SEAT_STREAMS = RNG_SEAT
+"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what a ``RANDOM`` playout draws for seat s)."""
+
+__all__ = [
+    "DEAL_STREAM",
+    "ENGINE_FILES",
+    "GREEDY",
+    "NUM_ACTIONS",
+    "POLICY_IDS",
+    "RANDOM",
+    "SEAT_STREAMS",
+    "apply_action",
+    "below",
+    "chooser",
+    "dogs_life_used",
+    "copy_position",
+    "deal_hidden",
+    "hand_number",
+    "is_over",
+    "legal_actions",
+    "new_game",
+    "new_position",
+    "next_u64",
+    "play_out",
+    "policy_choice",
+    "position_rows",
+    "score",
+    "scores",
+    "seat_count",
+    "seat_status",
+    "seed_streams",
+    "stock_left",
+    "to_move",
+    "winner",
+]
+
+
+# ----- Python side -----------------------------------------------------------------------------------
+def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Empty working arrays ``cards, ints, deck, rng`` for one position."""
+    return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
+            np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64))
+
+
+def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[int],
+                  deal_seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The position ``observation``'s seat sees, completed by ``hands`` and ``stock``: ``cards, ints, deck, rng``.
+
+    ``hands[s]`` is seat s's hand (a card set; the observing seat's own is read from the
+    observation), ``stock`` the cards still to draw, top first; the other seats' thrown-away
+    cards stay unknown (they never come back into play). Every stream in ``rng`` starts from
+    ``deal_seed`` (``seed_streams``). The decision count is the game's; the CRC of decisions
+    starts afresh. A position that cannot be (wrong counts, a card twice) is refused in one line.
+    """
+    obs = observation
+    if obs.done:
+        raise GameInputError("the game is over: there is no position to search")
+    n, seat, hand_no = obs.n_seats, obs.seat, obs.hand_no
+    if len(hands) != n:
+        raise GameInputError(f"a {n}-seat position needs {n} hands, not {len(hands)}")
+    this_hand = [event for event in obs.log if event.get("hand") == hand_no]
+    deal = next(event for event in this_hand if event["kind"] == "hand")
+    held = [to_set(obs.hand) if s == seat else int(hands[s]) for s in range(n)]
+    played = to_set(event["card"] for event in this_hand if event["kind"] == "play")
+    expected_stock = _stock_left(obs, deal)
+    if len(stock) != expected_stock:
+        raise GameInputError(f"the stock holds {expected_stock} cards now, not {len(stock)}")
+    seen = played | to_set(obs.thrown) | (0 if obs.turned is None else 1 << obs.turned)
+    for s in range(n):
+        if held[s].bit_count() != obs.card_counts[s] or held[s] & seen:
+            raise GameInputError(f"seat {s}'s hand does not fit the observation (count or a card seen elsewhere)")
+        seen |= held[s]
+    if to_set(stock) & seen or len(set(stock)) != len(stock):
+        raise GameInputError("a stock card is also in a hand, played, thrown or turned (or twice in the stock)")
+
+    cards, ints, deck, rng = new_position()
+    for s in range(n):
+        cards[C_HAND + s] = held[s]
+    cards[C_THROWN + seat] = to_set(obs.thrown)
+    cards[C_PICKED] = to_set(obs.picked)
+    cards[C_PLAYED] = played
+    stock_pos = 52 - len(stock)
+    deck[:stock_pos] = card_list(FULL_DECK & ~to_set(stock))[:stock_pos]  # never read: the dealt part
+    deck[stock_pos:] = list(stock)
+    _write_public(ints, obs, deal, this_hand, stock_pos)
+    seed_streams(rng, np.uint64(deal_seed), n)
+    return cards, ints, deck, rng
+
+
+def _stock_left(obs: Any, deal: dict[str, Any]) -> int:
+    dealt = cards_in_hand(obs.hand_no) * (len(deal["seats"]) - len(deal["dogs"])) + len(deal["dogs"])
+    return 52 - dealt - (obs.hand_no == 1) - sum(count or 0 for count in obs.exchanged)
+
+
+def _write_public(ints: np.ndarray, obs: Any, deal: dict[str, Any], this_hand: list[dict[str, Any]],
+                  stock_pos: int) -> None:
+    """Every public field of the ints row, from the observation and its log."""
+    n = obs.n_seats
+    ints[I_N_SEATS] = n
+    ints[I_FLAGS] = Options(**obs.options).flags()
+    ints[I_HAND_NO] = obs.hand_no
+    ints[I_DEALER] = obs.dealer
+    ints[I_LEADER] = obs.leader
+    ints[I_CHOOSER] = -1 if deal["chooser"] is None else deal["chooser"]
+    ints[I_PHASE] = obs.phase
+    ints[I_TO_MOVE] = obs.to_move
+    ints[I_TRUMPS] = -1 if obs.trumps is None else obs.trumps
+    ints[I_TURNED] = -1 if obs.turned is None else obs.turned
+    ints[I_STOCK_POS] = stock_pos
+    ints[I_IN_HAND] = sum(1 << s for s in deal["seats"])
+    ints[I_DOGS_LIFE_USED] = int(obs.dogs_life_used)
+    ints[I_TRICK_NO] = sum(obs.tricks)
+    ints[I_LAST_TRICK] = int(obs.phase == Phase.PLAY and sum(obs.tricks) == cards_in_hand(obs.hand_no) - 1)
+    playing = obs.phase == Phase.PLAY
+    ints[I_TRICK_LEADER] = obs.trick_seats[0] if playing else -1
+    ints[I_TRICK_SEATS] = sum(1 << s for s in obs.trick_seats) if playing else 0
+    ints[I_TRICK_TURNS] = len(obs.trick)
+    ints[I_LED_SUIT] = ints[I_BEST_CARD] = ints[I_BEST_SEAT] = -1
+    for s in range(7):
+        ints[I_TRICK_ACTION + s] = ints[I_EXCHANGED + s] = ints[I_CUT + s] = -1
+    for s, action in obs.trick:
+        ints[I_TRICK_ACTION + s] = action
+        if action == KNOCK:
+            continue
+        if ints[I_BEST_CARD] < 0:
+            ints[I_LED_SUIT] = suit_of(action)
+        if ints[I_BEST_CARD] < 0 or card_beats(action, int(ints[I_BEST_CARD]), obs.trumps):
+            ints[I_BEST_CARD], ints[I_BEST_SEAT] = action, s
+    picks_done = sum(event["count"] + 1 for event in obs.log if event["kind"] == "exchange")
+    ints[I_DECISIONS] = (sum(1 for e in obs.log if e["kind"] in ("play", "knock")) + picks_done + len(obs.picked)
+                         + sum(1 for e in obs.log if e["kind"] == "trumps" and e["seat"] is not None))
+    ints[I_CRC] = CRC_START
+    ints[I_WINNER] = ints[I_END_REASON] = -1
+    for s in range(n):
+        ints[I_STATUS + s] = obs.status[s]
+        ints[I_TRICKS + s] = obs.tricks[s]
+        ints[I_OUT_HAND + s] = obs.out_hand[s] or 0
+        ints[I_SCORE + s] = 0
+        if obs.exchanged[s] is not None:
+            ints[I_EXCHANGED + s] = obs.exchanged[s]
+    for event in obs.log:
+        if event["kind"] == "end_hand":
+            for s in event["dogs"]:
+                ints[I_DOG_HAND + s] = event["hand"] + 1
+            for s in range(n):
+                if ints[I_DOG_HAND + s] == event["hand"] and event["tricks"][s] > 0:
+                    ints[I_DOG_SAVED + s] = 1
+    for event in this_hand:
+        if event["kind"] == "cut":
+            for s, card in zip(event["seats"], event["cards"], strict=True):
+                ints[I_CUT + s] = card
+
+
+def scores(ints: np.ndarray) -> list[int]:
+    """Every seat's score in a position's ``ints`` (final once the game is over, else zeros), from Python."""
+    return ints[I_SCORE:I_SCORE + int(ints[I_N_SEATS])].tolist()
+
+
+# ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.INLINED_KERNEL)
+def to_move(ints: np.ndarray) -> int:
+    """The seat whose decision it is (-1 once the game is over)."""
+    return ints[I_TO_MOVE]
+
+
+@njit(**config.INLINED_KERNEL)
+def is_over(ints: np.ndarray) -> bool:
+    """Whether the game has ended."""
+    return ints[I_END_REASON] >= 0
+
+
+@njit(**config.INLINED_KERNEL)
+def seat_count(ints: np.ndarray) -> int:
+    """Seats at the table."""
+    return ints[I_N_SEATS]
+
+
+@njit(**config.INLINED_KERNEL)
+def score(ints: np.ndarray, seat: int) -> int:
+    """Seat ``seat``'s score: n - 1 for the winner, -1 for the others once the game is over (0 before)."""
+    return ints[I_SCORE + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def winner(ints: np.ndarray) -> int:
+    """The game's winner (-1 while it goes on)."""
+    return ints[I_WINNER]
+
+
+@njit(**config.INLINED_KERNEL)
+def hand_number(ints: np.ndarray) -> int:
+    """The hand being played, 1..7."""
+    return ints[I_HAND_NO]
+
+
+@njit(**config.INLINED_KERNEL)
+def seat_status(ints: np.ndarray, seat: int) -> int:
+    """Seat ``seat``'s ``Status``: 0 in, 1 on its dog's life, 2 knocked out."""
+    return ints[I_STATUS + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def chooser(ints: np.ndarray) -> int:
+    """This hand's trump chooser (-1 in hand 1, whose trumps are turned up)."""
+    return ints[I_CHOOSER]
+
+
+@njit(**config.INLINED_KERNEL)
+def dogs_life_used(ints: np.ndarray) -> bool:
+    """Whether a dog's life has been awarded in the game (there is only one round of them)."""
+    return ints[I_DOGS_LIFE_USED] != 0
+
+
+@njit(**config.INLINED_KERNEL)
+def stock_left(ints: np.ndarray) -> int:
+    """The stock's cards still to draw this hand."""
+    return 52 - ints[I_STOCK_POS]
+
+
+@njit(**config.INLINED_KERNEL)
+def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
+                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
+    """Copy a position (its streams included) into a second set of arrays."""
+    for i in range(cards.shape[0]):
+        cards2[i] = cards[i]
+    for i in range(ints.shape[0]):
+        ints2[i] = ints[i]
+    for i in range(52):
+        deck2[i] = deck[i]
+    for i in range(rng.shape[0]):
+        rng2[i] = rng[i]
+
+
+@njit(**config.INLINED_KERNEL)
+def deal_hidden(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, hands: np.ndarray, stock: np.ndarray,
+                seat: int) -> None:
+    """Give every seat but ``seat`` the hand ``hands[s]`` and make ``stock[:stock_left]`` the stock, top first.
+
+    For a determinization: the caller keeps the counts and the cards seen (``position_rows`` checks those).
+    """
+    for s in range(ints[I_N_SEATS]):
+        if s != seat:
+            cards[C_HAND + s] = hands[s]
+    start = ints[I_STOCK_POS]
+    for i in range(52 - start):
+        deck[start + i] = stock[i]
+
+
+@njit(**config.STEP_KERNEL)
+def new_game(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, n_seats: int, flags: int,
+             seed: int) -> None:
+    """A new game in the arrays, as ``KnockoutWhistGame(options, seed)`` deals it (``flags``: ``Options.flags()``)."""
+    seed_streams(rng, seed, n_seats)
+    init_game(cards, ints, deck, rng, n_seats, flags)
