@@ -1,0 +1,307 @@
+"""Deals of the cards one Knockout Whist seat cannot see, drawn uniformly among those consistent with what it knows.
+
+A seat knows its own cards, the cards played this hand, hand 1's turned card and the
+cards it threw away; everything else of this hand's deck (the *pool*) lies in the
+other seats' hands, the stock, or the others' thrown-away cards. ``HiddenCards`` reads
+that, with each seat's card count and the suits it showed it lacks (``voids``, from
+failures to follow suit: ``KnockoutWhistTracker``), from a tracker and an observation.
+
+``DealSampler`` draws a deal: every other seat's hand, and the stock's order. Its
+distribution is **uniform over the deals consistent with the seat's knowledge**: every
+way of giving each seat as many pool cards as it holds, none of a suit it lacks, with
+the stock in any order (so the same deal weighs the same however the seats played into
+it; the other seats' policies are not modelled). With the option ``rainbow``, in hand 4
+no ordinary seat was dealt one card of each suit (the game would have ended), and
+deals breaking that are redrawn; with a card exchange as well, the dealt cards are no
+longer known and that check is left out.
+
+How (exact, not approximate): a void only bans whole suits, so a deal is counted by how
+many cards of each suit each seat gets. For the seats with voids, in turn, a table of
+completion counts (the ways to deal the seats after it from each remaining per-suit
+count) gives each seat's suit counts their exact probability; the cards within a suit are
+then a uniform choice, and the seats without voids and the stock share the rest by a
+uniform shuffle (every way to do that counts the same). The table is built once per
+decision; a draw then costs a few microseconds, in compiled code (``draw_deal``) that a
+compiled search calls directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.knockout_whist.tracker import KnockoutWhistTracker
+from sim import config
+from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
+from sim.knockout_whist.compiled import below, next_u64
+from sim.knockout_whist.encoding import MAX_SEATS, RAINBOW_HAND, Status
+
+ALL_SUITS = 0b1111
+RAINBOW_TRIES = 10_000  # redraws before a deal breaking the rainbow rule is kept (never seen on a reachable position)
+_SUIT_MASKS = np.array(SUIT_MASK, dtype=np.uint64)
+_BINOMIAL = np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class HiddenCards:
+    """What one seat knows of the cards it cannot see, at one moment of a hand.
+
+    ``pool``: every card it cannot see. ``counts[s]``: the cards seat s holds (0 for the
+    seat itself). ``voids[s]``: bit per suit that seat s cannot hold. ``stock_left``: the
+    stock's cards still to draw (the rest of the pool, past the hands and the stock, are
+    the other seats' thrown-away cards). ``rainbow_shown[s]``: for hand 4 with ``rainbow``
+    (and no card exchange), the cards ordinary seat s has played this hand, whose dealt
+    hand was no rainbow; None where there is nothing to check.
+    """
+
+    seat: int
+    pool: CardSet
+    counts: tuple[int, ...]
+    voids: tuple[int, ...]
+    stock_left: int
+    rainbow_shown: tuple[CardSet | None, ...]
+
+    @classmethod
+    def from_tracker(cls, tracker: KnockoutWhistTracker, observation: Any) -> HiddenCards:
+        """Read the hidden cards from a tracker already updated with ``observation`` (the seat's own)."""
+        seat, n = observation.seat, observation.n_seats
+        seen = tracker.played | tracker.turned | to_set(observation.hand) | to_set(observation.thrown)
+        pool = FULL_DECK & ~seen
+        counts = tuple(0 if s == seat else observation.card_counts[s] for s in range(n))
+        voids = tuple(sum(1 << suit for suit in range(4) if tracker.voids[s] & SUIT_MASK[suit]) if s != seat else 0
+                      for s in range(n))
+        thrown_by_others = sum(count or 0 for s, count in enumerate(observation.exchanged) if s != seat)
+        stock_left = popcount(pool) - sum(counts) - thrown_by_others
+        options = observation.options
+        shown: list[CardSet | None] = [None] * n
+        if options["rainbow"] and not options["card_exchange"] and observation.hand_no == RAINBOW_HAND:
+            for s in range(n):
+                if s != seat and observation.status[s] == Status.IN:
+                    shown[s] = to_set(e["card"] for e in observation.log
+                                      if e["kind"] == "play" and e["hand"] == RAINBOW_HAND and e["seat"] == s)
+        return cls(seat, pool, counts, voids, stock_left, tuple(shown))
+
+    def allowed(self, seat: int) -> CardSet:
+        """The pool cards ``seat`` may hold."""
+        return self.pool & ~sum(SUIT_MASK[suit] for suit in range(4) if self.voids[seat] >> suit & 1)
+
+    def is_consistent(self, hands: list[CardSet]) -> bool:
+        """Whether ``hands`` (one set per seat; the seat's own ignored) could be the other seats' hands now."""
+        taken = 0
+        for s, hand in enumerate(hands):
+            if s == self.seat:
+                continue
+            if popcount(hand) != self.counts[s] or hand & ~self.allowed(s) or hand & taken:
+                return False
+            taken |= hand
+            shown = self.rainbow_shown[s]
+            if shown is not None and _is_rainbow(hand | shown):
+                return False
+        return True
+
+
+def _is_rainbow(cards: CardSet) -> bool:
+    return popcount(cards) == 4 and all(cards & mask for mask in SUIT_MASK)
+
+
+class DealSampler:
+    """Draws the other seats' hands and the stock's order uniformly among consistent deals (module docstring).
+
+    ``arrays`` are the kernel inputs of ``draw_deal`` (built once; a compiled search passes them on).
+    """
+
+    def __init__(self, hidden: HiddenCards) -> None:
+        self.hidden = hidden
+        n = len(hidden.counts)
+        by_suit = np.zeros((4, 13), dtype=np.int64)
+        suit_size = np.zeros(4, dtype=np.int64)
+        for card in card_list(hidden.pool):
+            suit = card // 13
+            by_suit[suit, suit_size[suit]] = card
+            suit_size[suit] += 1
+        holders = [s for s in range(n) if hidden.counts[s] > 0]
+        constrained = [s for s in holders if hidden.voids[s] & ALL_SUITS]
+        order = constrained + [s for s in holders if s not in constrained]
+        seats = np.array(order, dtype=np.int64)
+        seat_counts = np.array([hidden.counts[s] for s in order], dtype=np.int64)
+        allowed_suits = np.array([ALL_SUITS & ~hidden.voids[s] for s in order], dtype=np.int64)
+        shown_suits = np.full(MAX_SEATS, -1, dtype=np.int64)
+        shown_counts = np.zeros(MAX_SEATS, dtype=np.int64)
+        for s, shown in enumerate(hidden.rainbow_shown):
+            if shown is not None:
+                shown_suits[s] = sum(1 << suit for suit in range(4) if shown & SUIT_MASK[suit])
+                shown_counts[s] = popcount(shown)
+        table, radix = completion_counts(suit_size, seat_counts, allowed_suits, len(constrained), _BINOMIAL)
+        if table[0, int(suit_size @ radix)] <= 0:
+            raise ValueError("no deal of the hidden cards fits what the seat knows")
+        self.arrays = (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(len(constrained)), table,
+                       radix, np.int64(hidden.stock_left), shown_suits, shown_counts, _BINOMIAL)
+
+    def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
+        """One deal: every seat's hidden hand (the seat's own: 0) and the stock, top card first.
+
+        ``rng`` is a uint64 array of splitmix64 states; ``rng[stream]`` is drawn from.
+        """
+        hands = np.zeros(MAX_SEATS, dtype=np.uint64)
+        rest = np.zeros(52, dtype=np.int64)
+        draw_deal(*self.arrays, rng, stream, hands, rest)
+        n = len(self.hidden.counts)
+        return [int(h) for h in hands[:n]], rest[:self.hidden.stock_left].tolist()
+
+
+def sample_deal(tracker: KnockoutWhistTracker, observation: Any, seed: int) -> tuple[list[CardSet], list[int]]:
+    """One uniformly drawn consistent deal for the tracker's seat, from a splitmix64 stream seeded ``seed``."""
+    rng = np.array([seed], dtype=np.uint64)
+    return DealSampler(HiddenCards.from_tracker(tracker, observation)).sample(rng)
+
+
+# ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def completion_counts(suit_size, seat_counts, allowed_suits, n_constrained, binomial):
+    """``table[i, r]``: the ways to deal constrained seats i.. from remaining per-suit counts r (mixed radix).
+
+    Returns the table and the radix (``r = sum(r_suit * radix[suit])``). Only the counts a deal
+    can reach are filled; past the last constrained seat every way counts 1 (the shuffle of the
+    rest weighs every remaining count the same).
+    """
+    radix = np.ones(4, dtype=np.int64)
+    for suit in range(1, 4):
+        radix[suit] = radix[suit - 1] * (suit_size[suit - 1] + 1)
+    box = radix[3] * (suit_size[3] + 1)
+    table = np.zeros((n_constrained + 1, box))
+    table[n_constrained, :] = 1.0
+    stage_total = np.zeros(n_constrained + 1, dtype=np.int64)
+    stage_total[0] = suit_size.sum()
+    for i in range(n_constrained):
+        stage_total[i + 1] = stage_total[i] - seat_counts[i]
+    for i in range(n_constrained - 1, -1, -1):
+        for state in range(box):
+            r0 = state % (suit_size[0] + 1)
+            r1 = state // radix[1] % (suit_size[1] + 1)
+            r2 = state // radix[2] % (suit_size[2] + 1)
+            r3 = state // radix[3]
+            if r0 + r1 + r2 + r3 != stage_total[i]:
+                continue
+            table[i, state] = _suit_split(i, r0, r1, r2, r3, seat_counts[i], allowed_suits[i], table, radix,
+                                          binomial, -1.0)[0]
+    return table, radix
+
+
+@njit(**config.INLINED_KERNEL)
+def _suit_split(i, r0, r1, r2, r3, count, allowed, table, radix, binomial, target):
+    """Sum the weights of every split of ``count`` cards over the allowed suits (with r_suit left in each).
+
+    A split's weight is its ways to choose the cards times the completions after it. With
+    ``target`` >= 0 it also returns the first split whose running sum passes ``target``
+    (the draw), as (sum, x0, x1, x2); x3 is the rest of ``count``.
+    """
+    total = 0.0
+    top0 = min(r0, count) if allowed & 1 else 0
+    top1 = min(r1, count) if allowed & 2 else 0
+    top2 = min(r2, count) if allowed & 4 else 0
+    pick0, pick1, pick2 = -1, -1, -1
+    picked = False
+    state = r0 * radix[0] + r1 * radix[1] + r2 * radix[2] + r3 * radix[3]
+    for x0 in range(top0 + 1):
+        for x1 in range(min(top1, count - x0) + 1):
+            for x2 in range(min(top2, count - x0 - x1) + 1):
+                x3 = count - x0 - x1 - x2
+                if x3 > r3 or (x3 > 0 and not allowed & 8):
+                    continue
+                ways = binomial[r0, x0] * binomial[r1, x1] * binomial[r2, x2] * binomial[r3, x3]
+                after = table[i + 1, state - x0 * radix[0] - x1 * radix[1] - x2 * radix[2] - x3 * radix[3]]
+                weight = ways * after
+                if weight <= 0.0:
+                    continue
+                total += weight
+                if target >= 0.0 and not picked:  # the latest split until the sum passes target (rounding-safe)
+                    pick0, pick1, pick2 = x0, x1, x2
+                    picked = total > target
+    return total, pick0, pick1, pick2
+
+
+@njit(**config.INLINED_KERNEL)
+def _uniform(rng, stream):
+    """A uniform float in [0, 1) from 53 bits of ``rng[stream]``."""
+    return (next_u64(rng, stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(**config.KERNEL)
+def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrained, table, radix, stock_left,
+              shown_suits, shown_counts, binomial, rng, stream, hands, rest):
+    """Draw one consistent deal (module docstring) from ``rng[stream]``.
+
+    Writes ``hands[s]`` (uint64 card sets, 0 for seats holding no hidden card) and ``rest``:
+    the stock in draw order first (``stock_left`` cards), then the others' thrown-away cards.
+    The other arguments are ``DealSampler.arrays``.
+    """
+    work = np.empty((4, 13), dtype=np.int64)
+    left = np.empty(4, dtype=np.int64)
+    split = np.empty(4, dtype=np.int64)
+    for _ in range(RAINBOW_TRIES):
+        for s in range(hands.shape[0]):
+            hands[s] = np.uint64(0)
+        for suit in range(4):
+            left[suit] = suit_size[suit]
+            for k in range(suit_size[suit]):
+                work[suit, k] = by_suit[suit, k]
+        for i in range(n_constrained):
+            state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
+            target = _uniform(rng, stream) * table[i, state]
+            _, x0, x1, x2 = _suit_split(i, left[0], left[1], left[2], left[3], seat_counts[i], allowed_suits[i],
+                                        table, radix, binomial, target)
+            split[0], split[1], split[2] = x0, x1, x2
+            split[3] = seat_counts[i] - x0 - x1 - x2
+            hand = np.uint64(0)
+            for suit in range(4):
+                for _k in range(split[suit]):  # a uniform choice within the suit: the last slots of a partial shuffle
+                    j = below(rng, stream, left[suit])
+                    left[suit] -= 1
+                    card = work[suit, j]
+                    work[suit, j] = work[suit, left[suit]]
+                    work[suit, left[suit]] = card
+                    hand |= np.uint64(1) << np.uint64(card)
+            hands[seats[i]] = hand
+        total = 0
+        for suit in range(4):
+            for k in range(left[suit]):
+                rest[total] = work[suit, k]
+                total += 1
+        for k in range(total - 1, 0, -1):
+            j = below(rng, stream, k + 1)
+            rest[k], rest[j] = rest[j], rest[k]
+        taken = 0
+        for i in range(n_constrained, seats.shape[0]):
+            hand = np.uint64(0)
+            for _k in range(seat_counts[i]):
+                hand |= np.uint64(1) << np.uint64(rest[taken])
+                taken += 1
+            hands[seats[i]] = hand
+        for k in range(total - taken):
+            rest[k] = rest[taken + k]
+        if _no_rainbow_dealt(hands, shown_suits, shown_counts, _SUIT_MASKS):
+            return
+
+
+@njit(**config.INLINED_KERNEL)
+def _no_rainbow_dealt(hands, shown_suits, shown_counts, suit_masks):
+    """Whether no checked seat's cards (its hand and those it played this hand) are one of each suit."""
+    for s in range(shown_suits.shape[0]):
+        if shown_suits[s] < 0:
+            continue
+        suits = shown_suits[s]
+        count = shown_counts[s]
+        hand = hands[s]
+        for suit in range(4):
+            if hand & suit_masks[suit]:
+                suits |= 1 << suit
+        while hand:
+            hand &= hand - np.uint64(1)
+            count += 1
+        if count == 4 and suits == ALL_SUITS:
+            return False
+    return True
