@@ -76,3 +76,10 @@ def test_a_start_the_rules_could_not_reach_is_refused_in_one_line(start, message
 
 def test_the_rules_page_and_the_format_readme_name_every_scenario():
     assert_scenarios_documented(SCENARIO_DIR, SCENARIO_DIR.parents[1] / "kort.md")
+
+
+def test_an_unknown_expectation_is_a_data_error():
+    case = sar_case()
+    case["expect"] = {"dealer": 0}
+    with pytest.raises(GameInputError, match="unknown expectation 'dealer'"):
+        play_case(case)

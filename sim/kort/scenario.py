@@ -20,7 +20,7 @@ from sim.kort import rules
 from sim.kort.encoding import CARDS_EACH, NUM_SEATS, Phase, action_text, parse_action, suit_text
 from sim.kort.reference import KortMatch, as_options
 from sim.rng import SplitMix64
-from sim.scenario import SCENARIO_ROOT, cards_from, filled_deck, load_cases, log_mismatches
+from sim.scenario import SCENARIO_ROOT, cards_from, expect_mismatches, filled_deck, load_cases
 
 SCENARIO_DIR = SCENARIO_ROOT / "kort"
 FILLER_SEED = 0  # decks a scenario does not write come from this splitmix64 stream
@@ -175,27 +175,21 @@ def observed(match: KortMatch) -> dict[str, Any]:
 
 
 def check_expect(match: KortMatch, expect: Mapping[str, Any]) -> list[str]:
-    """Every key of ``expect`` the match does not match, as readable lines."""
-    seen = observed(match)
-    problems = []
-    for key, wanted in expect.items():
-        if key == "log":
-            problems += log_mismatches(match.log, wanted, _event_value)
-            continue
-        if key not in seen:
-            problems.append(f"unknown expect key {key!r}")
-            continue
-        got = seen[key]
-        if key == "hands":
-            got = [None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)]
-            wanted = [None if w is None else sorted(cards_from(w)) for w in wanted]
-        elif key == "legal":
-            wanted = [action_text(parse_action(a)) for a in wanted]
-        elif key == "last_round" and got is not None:
-            got = {k: got.get(k) for k in wanted}  # a partial record: only the keys written
-        if got != wanted:
-            problems.append(f"{key}: expected {wanted}, got {got}")
-    return problems
+    """Every key of ``expect`` the match does not match, as readable lines (an unknown key is a data error)."""
+    return expect_mismatches(observed(match), expect, match.log, _event_value, _normalise)
+
+
+def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
+    """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text,
+    a round record cut to the keys written)."""
+    if key == "hands":  # a seat written as null is not checked
+        return ([None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)],
+                [None if w is None else sorted(cards_from(w)) for w in wanted])
+    if key == "legal":
+        return got, [action_text(parse_action(a)) for a in wanted]
+    if key == "last_round" and got is not None and wanted is not None:
+        return {k: got.get(k) for k in wanted}, wanted
+    return got, wanted
 
 
 def _event_value(key: str, value: Any) -> Any:
