@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
 from sim.cards import SUIT_LETTERS, card_text, parse_card
@@ -146,6 +146,12 @@ class Result(IntEnum):
         """The lower-case name: ``ordinary``, ``kort``, ``at_kort``, ``bavan_made``, ``bavan_failed`` or
         ``trop_failed``."""
         return self.name.lower()
+
+
+class MatchEnd(StrEnum):
+    """How a match ended: there is one way, a team reaching the target (no draws, no other cut-off)."""
+
+    TARGET_REACHED = "target_reached"
 
 
 # How many match wins each result gives (to the team named in the rulings' results table).

@@ -11,12 +11,14 @@ the deck order, or a partner's Bavan vote before both are cast.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from sim.reference_base import Observation
 
 
 @dataclass(frozen=True)
-class KortObservation:
+class KortObservation(Observation):
     """One seat's view of a match at one moment; plain data, JSON-serialisable via ``to_dict``.
 
     ``trump`` is a suit 0..3, or None while unknown (before the choice, or "13"
@@ -52,7 +54,3 @@ class KortObservation:
     winner_team: int | None
     scores: tuple[int, ...]
     log: tuple[dict[str, Any], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The observation as plain lists and dicts."""
-        return asdict(self)

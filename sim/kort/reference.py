@@ -15,10 +15,8 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from sim.cards import bit, card_list, suit_of
-from sim.errors import GameInputError, GameOverError, IllegalActionError, check_deck
+from sim.errors import GameInputError, check_deck
 from sim.kort import rules
 from sim.kort.encoding import (
     BAVAN_YES,
@@ -34,6 +32,7 @@ from sim.kort.encoding import (
     TRUMP_ACTIONS,
     VOTE_ACTIONS,
     LeadState,
+    MatchEnd,
     Options,
     Phase,
     Result,
@@ -41,6 +40,7 @@ from sim.kort.encoding import (
     parse_options,
 )
 from sim.kort.observation import KortObservation
+from sim.reference_base import ReferenceGame
 from sim.rng import SplitMix64
 
 DeckSource = Callable[[], Sequence[int]]
@@ -56,8 +56,13 @@ def as_options(options: Options | Mapping[str, Any] | None) -> Options:
     return parse_options(options)
 
 
-class KortMatch:
+class KortMatch(ReferenceGame):
     """One match of Kort, from the first deal to the team that reaches the target."""
+
+    UNIT = "match"
+    NUM_ACTIONS = NUM_ACTIONS
+    COPIED = ("wins", "rounds", "log", "decisions", "scores", "deck", "hands", "trick", "tricks", "lead_states",
+              "declarations")
 
     def __init__(
         self,
@@ -110,19 +115,10 @@ class KortMatch:
         self.log: list[dict[str, Any]] = []
         self.decisions: list[int] = []
         self.winner_team: int | None = None
+        self.end_reason: MatchEnd | None = None
         self.scores = [0] * NUM_SEATS
 
     # ----- what anyone may ask -----------------------------------------------------------
-
-    @property
-    def done(self) -> bool:
-        """Whether the match has ended."""
-        return self.winner_team is not None
-
-    @property
-    def to_move(self) -> int:
-        """The seat whose decision it is (-1 once the match has ended)."""
-        return -1 if self.done else self._to_move
 
     @property
     def rounds_played(self) -> int:
@@ -150,16 +146,6 @@ class KortMatch:
         if phase == Phase.VOTE:
             return list(VOTE_ACTIONS)
         return []
-
-    def legal_mask(self) -> np.ndarray:
-        """The legal actions as a bool[63] mask (all False once the match has ended)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
-
-    def card_counts(self) -> list[int]:
-        """How many cards each seat holds now (public: everyone sees the deal and the plays)."""
-        return [hand.bit_count() for hand in self.hands]
 
     def observation(self, seat: int) -> KortObservation:
         """What ``seat`` may know: its own cards, everything public, its own Bavan vote and the public log."""
@@ -208,28 +194,12 @@ class KortMatch:
             "rounds": [dict(r) for r in self.rounds],
         }
 
-    def clone(self) -> KortMatch:
-        """An independent copy: applying actions to it (and the deals they cause) never touches this match."""
-        twin = object.__new__(KortMatch)
-        twin.__dict__.update(self.__dict__)
-        for name in ("wins", "rounds", "log", "decisions", "scores", "deck", "hands", "trick", "tricks",
-                     "lead_states", "declarations"):
-            setattr(twin, name, list(getattr(self, name)))
+    def _finish_clone(self, twin: KortMatch) -> None:
         twin._votes = dict(self._votes)
         twin._draw = copy.deepcopy(self._draw)
-        return twin
 
-    # ----- the one verb ------------------------------------------------------------------
-
-    def apply(self, action: int) -> None:
-        """Take ``action`` for the seat to move; an illegal id raises one line and changes nothing."""
-        if self.done:
-            raise GameOverError(f"the match is over (team {self.winner_team} won); no action {action} can be taken")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalActionError(self._to_move, action, legal)
-        action = int(action)
-        self.decisions.append(action)
+    def _take(self, action: int) -> None:
+        """Apply a legal action: follow, lead or redeal, declaration, trump choice or Bavan vote."""
         phase = self.phase
         if phase == Phase.FOLLOW:
             self._play(action)
@@ -408,6 +378,7 @@ class KortMatch:
         winner = rules.match_winner(self.wins, self.options.target_wins)
         if winner is not None:
             self.winner_team = winner
+            self.end_reason = MatchEnd.TARGET_REACHED
             self.scores = rules.match_scores(winner)
             self.log.append({"kind": "match_end", "winner_team": winner, "wins": list(self.wins),
                              "rounds": self.rounds_played, "redeals": self.redeals, "scores": list(self.scores)})
