@@ -233,9 +233,9 @@ def pairwise_figure(pairwise: pd.DataFrame, agents: list[str], row: str = "hand"
     matrix = np.full((len(agents), len(agents)), np.nan)
     games = np.zeros((len(agents), len(agents)), dtype=np.int64)
     index = {name: i for i, name in enumerate(agents)}
-    for row in pairwise.itertuples():
-        matrix[index[row.agent], index[row.opponent]] = 100 * row.win_share
-        games[index[row.agent], index[row.opponent]] = row.games
+    for pair in pairwise.itertuples():
+        matrix[index[pair.agent], index[pair.opponent]] = 100 * pair.win_share
+        games[index[pair.agent], index[pair.opponent]] = pair.games
     image = ax.imshow(matrix, cmap="RdBu", vmin=0, vmax=100)
     for i in range(len(agents)):
         for j in range(len(agents)):

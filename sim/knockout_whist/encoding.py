@@ -8,7 +8,7 @@ defines them. Everything is a small int (or a 64-bit card set from
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from enum import IntEnum, StrEnum
 from typing import Any
 
@@ -80,8 +80,8 @@ class Options:
                 raise GameInputError(f"option {option.name} is true or false, not {getattr(self, option.name)!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict (JSON-serialisable)."""
-        return asdict(self)
+        """The options as a plain dict (JSON-serialisable); built at every observation, so kept cheap."""
+        return {name: getattr(self, name) for name in OPTION_NAMES}
 
     def flags(self) -> int:
         """The boolean options as one int, bit ``i`` for ``FLAG_OPTIONS[i]`` (for compiled engines)."""
