@@ -42,7 +42,6 @@ def test_first_holder_option_changes_who_holds_first(capsys):
     (["--option", "target_wins=many"], "option target_wins is a number of wins 1 to 100"),
     (["--option", "first_holder=4"], "option first_holder is a seat 0 to 3, not 4"),
     (["--option", "target_wins"], "an option is written name=value, not 'target_wins'"),
-    (["--engine", "fast"], "Kort's compiled engine is not built yet"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
     code = main(["traj", "--game", "kort", *argv, "--seeds", "0", "2"])

@@ -1,8 +1,9 @@
-"""``knorri-sim bench``: how fast each engine plays uniform random hands (or games), per core and on all cores.
+"""``knorri-sim bench``: how fast each engine plays uniform random hands, games or matches, per core and on all cores.
 
 Knorri is timed in hands at 3 to 6 seats; ``--game knockout-whist`` times whole
-Knockout Whist games at 4 and 7 seats (default options) and also shows the
-compiled engine's rate as a multiple of the reference engine's.
+Knockout Whist games at 4 and 7 seats (default options) and ``--game kort`` whole
+Kort matches to 7 wins; both also show the compiled engine's rate as a multiple
+of the reference engine's.
 
 Both engines play the same deals with the same choices (each seat draws from its
 own splitmix64 stream, as ``RandomAgent``), so their numbers compare like with
@@ -28,6 +29,8 @@ import numpy as np
 from sim.knockout_whist.encoding import MAX_SEATS, MIN_SEATS, Options
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knorri.reference import KnorriHand, check_seats
+from sim.kort.encoding import NUM_SEATS as KORT_SEATS
+from sim.kort.reference import KortMatch
 from sim.rng import SplitMix64, agent_seed
 
 ENGINES = ("reference", "fast")
@@ -37,9 +40,11 @@ ENGINES = ("reference", "fast")
 class BenchGame:
     """What the bench times for one game: its unit, its default cases, and how each engine plays."""
 
-    unit: str  # what a timing counts: "hands" or "games"
+    unit: str  # what a timing counts: "hands", "games" or "matches" (also the name of its count option)
     steps: str  # what the per-second step rate counts: "actions" or "decisions"
     title: str  # the table's first words
+    name: str  # the game in messages
+    count_for: str  # how a message says its count option belongs to it: "--hands is for Knorri"
     seats: tuple[int, ...]  # the seat counts timed by default
     default_counts: dict[str, int]  # units per timing, by engine
     tag: str | None  # the JSON rows' "game" field (none for Knorri, the default game)
@@ -85,29 +90,61 @@ def _reference_games(n_seats: int, seeds: list[int]) -> int:
     return total
 
 
+def _fast_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+    from sim.kort.batch import play_batch
+
+    return int(play_batch(None, seeds, "random", workers=workers).decisions.sum())
+
+
+def _reference_matches(n_seats: int, seeds: list[int]) -> int:
+    """Play Kort matches on the reference engine with the RANDOM policy's choices; return their decisions."""
+    total = 0
+    for seed in seeds:
+        match = KortMatch(seed=seed)
+        streams = [SplitMix64(agent_seed(seed, seat)) for seat in range(n_seats)]
+        while not match.done:
+            match.apply(streams[match.to_move].choice(match.legal_actions()))
+        total += len(match.decisions)
+    return total
+
+
 KNORRI = BenchGame(
-    unit="hands", steps="actions", title="Uniform random hands", seats=(3, 4, 5, 6),
+    unit="hands", steps="actions", title="Uniform random hands", name="Knorri", count_for="Knorri",
+    seats=(3, 4, 5, 6),
     default_counts={"reference": 200, "fast": 50_000},  # the reference engine plays a few hundred hands a second
     tag=None, warm_up=lambda: _fast_hands(4, np.arange(8, dtype=np.uint64), 1),
     play_fast=_fast_hands, play_reference=_reference_hands,
 )
 KNOCKOUT_WHIST = BenchGame(
-    unit="games", steps="decisions", title="Knockout Whist, uniform random games (default options)", seats=(4, 7),
+    unit="games", steps="decisions", title="Knockout Whist, uniform random games (default options)",
+    name="Knockout Whist", count_for="--game knockout-whist", seats=(4, 7),
     default_counts={"reference": 300, "fast": 100_000},  # the reference engine plays about a thousand games a second
     tag="knockout-whist", warm_up=lambda: _fast_games(4, np.arange(8, dtype=np.uint64), 1),
     play_fast=_fast_games, play_reference=_reference_games,
 )
+KORT = BenchGame(
+    unit="matches", steps="decisions", title="Kort, uniform random matches (default options: to 7 wins)",
+    name="Kort", count_for="--game kort", seats=(KORT_SEATS,),
+    default_counts={"reference": 200, "fast": 50_000},  # the reference engine plays about a hundred matches a second
+    tag="kort", warm_up=lambda: _fast_matches(KORT_SEATS, np.arange(8, dtype=np.uint64), 1),
+    play_fast=_fast_matches, play_reference=_reference_matches,
+)
+BENCHED = {"knorri": KNORRI, "knockout-whist": KNOCKOUT_WHIST, "kort": KORT}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``bench``."""
-    parser.add_argument("--game", choices=("knorri", "knockout-whist"), default="knorri",
-                        help="which game (default knorri); knockout-whist times whole games at 4 and 7 seats")
+    parser.add_argument("--game", choices=tuple(BENCHED), default="knorri",
+                        help="which game (default knorri); knockout-whist times whole games at 4 and 7 seats, "
+                             "kort whole matches")
     parser.add_argument("--engine", choices=ENGINES, help="measure one engine (default: both)")
     parser.add_argument("--seats", type=int,
-                        help="measure one seat count, 3 to 6 for Knorri (default: all), 2 to 7 for Knockout Whist")
+                        help="measure one seat count, 3 to 6 for Knorri (default: all), 2 to 7 for Knockout Whist "
+                             "(Kort: always 4)")
     parser.add_argument("--games", type=int, help="knockout-whist only: games per timing (default 100,000 fast, "
                                                   "300 reference)")
+    parser.add_argument("--matches", type=int, help="kort only: matches per timing (default 50,000 fast, "
+                                                    "200 reference)")
     parser.add_argument("--hands", type=int,
                         help=f"hands per timing (default {KNORRI.default_counts['fast']:,} fast, "
                              f"{KNORRI.default_counts['reference']} reference)")
@@ -121,16 +158,20 @@ def run(args: argparse.Namespace) -> int:
     """Measure every case asked for and print a table (or JSON lines)."""
     from experiments.cli import UsageError
 
-    if args.game == "knockout-whist":
-        if args.hands is not None:
-            raise UsageError("--hands is for Knorri; a Knockout Whist timing counts whole games: use --games")
-        if args.seats is not None and not MIN_SEATS <= args.seats <= MAX_SEATS:
-            raise UsageError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {args.seats}")
-        game, count, seats = KNOCKOUT_WHIST, args.games, args.seats
-    else:
-        if args.games is not None:
-            raise UsageError("--games is for --game knockout-whist; a Knorri timing counts hands: use --hands")
-        game, count, seats = KNORRI, args.hands, None if args.seats is None else check_seats(args.seats)
+    game = BENCHED[args.game]
+    counts = {"hands": args.hands, "games": args.games, "matches": args.matches}
+    for unit, value in counts.items():
+        owner = next(other for other in BENCHED.values() if other.unit == unit)
+        if value is not None and owner is not game:
+            raise UsageError(f"--{unit} is for {owner.count_for}; a {game.name} timing counts {game.unit}: "
+                             f"use --{game.unit}")
+    count, seats = counts[game.unit], args.seats
+    if game is KNOCKOUT_WHIST and seats is not None and not MIN_SEATS <= seats <= MAX_SEATS:
+        raise UsageError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
+    if game is KORT and seats is not None and seats != KORT_SEATS:
+        raise UsageError(f"Kort is always played by {KORT_SEATS} seats, not {seats}")
+    if game is KNORRI and seats is not None:
+        seats = check_seats(seats)
     cores = os.cpu_count() or 1
     if args.workers is not None and not 1 <= args.workers <= cores:
         raise UsageError(f"--workers must be 1 to {cores} (this machine's cores), not {args.workers}")
@@ -147,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
 def _measure(game: BenchGame, engines: tuple[str, ...], seats: tuple[int, ...], worker_counts: tuple[int, ...],
              count: int | None, repeat: int, as_json: bool) -> None:
     """Time every case and print it as it finishes (the medians of ``repeat`` timings)."""
-    compare = game.tag is not None  # Knockout Whist's table also shows the fast engine as a multiple of the reference
+    compare = game.tag is not None  # the later games' tables also show the fast engine as a multiple of the reference
     compile_s = _warm_up(game) if "fast" in engines else None
     if not as_json:
         print(f"{game.title}; median of {repeat} timings; rates exclude compile time.")

@@ -104,9 +104,15 @@ def _kort(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int:
         raise UsageError(f"Kort is always played by {NUM_SEATS} seats, not {args.seats}")
     if args.first is not None:
         raise UsageError("--first is for Knorri; Kort's first trump holder is --option first_holder=SEAT")
-    if args.engine == "fast":
-        raise UsageError("Kort's compiled engine is not built yet: use --engine reference")
     options = parse_options(args.option)
+    if args.engine == "fast":
+        from sim.kort.batch import play_batch
+
+        for chunk_start in range(start, stop, FAST_CHUNK):
+            seeds = np.arange(chunk_start, min(stop, chunk_start + FAST_CHUNK), dtype=np.uint64)
+            lines = play_batch(options, seeds, "protocol", keep_rounds=False).protocol_lines()
+            out.write("".join(line + "\n" for line in lines))
+        return 0
     for seed in range(start, stop):
         out.write(reference_line(options, seed) + "\n")
     return 0

@@ -100,6 +100,14 @@ class LeadState(NamedTuple):
             return f"trop({self.made},{self.of})"
         return self.kind.name.lower()
 
+    @classmethod
+    def from_text(cls, text: str) -> LeadState:
+        """The state a trace word names (``free``, ``trop(2,3)``, …): the inverse of ``text``."""
+        if text.startswith("trop("):
+            made, of = text[len("trop("):-1].split(",")
+            return cls(LeadKind.TROP, int(made), int(of))
+        return cls(LeadKind[text.upper()])
+
 
 FREE = LeadState()
 
@@ -129,6 +137,14 @@ _TRUMP_LEAD_WORDS = {
     TrumpLead.SAR_5_TRICKS: "sar_auto_5_tricks",
     TrumpLead.CHOOSE: "choose",
 }
+
+
+DECLARATION_KINDS: tuple[str, ...] = ("sar", "trop", "trop_to_end", *(case.word for case in (
+    TrumpLead.ALL_TRUMPS, TrumpLead.SAR_FEWER_THAN_3, TrumpLead.SAR_5_TRICKS)))
+"""A declaration as one small int, indexing this: a chosen one is its action id minus ``SAR``
+(sar, trop, trop_to_end), an automatic one ``AUTOMATIC_BASE`` plus its ``TrumpLead`` case
+(alltrump, sar_auto_fewer_than_3, sar_auto_5_tricks). The words are the records' and traces'."""
+AUTOMATIC_BASE = 3
 
 
 class Result(IntEnum):

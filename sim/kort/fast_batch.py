@@ -1,0 +1,160 @@
+"""Compiled kernels behind ``KortBatch``: legal masks, checking and stepping a batch, observations (private).
+
+The observation layout is ``tensor.OBSERVATION_FIELDS``; the kernel here writes by
+the offsets derived from it, the same numbers ``tensor.encode_observation`` writes
+from a reference observation.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from sim import config, fast_bits, tensor_layout
+from sim.fast_bits import U64, popcount
+from sim.kort import fast, fast_playout, fast_state, tensor
+from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
+from sim.kort.fast import apply_action, is_legal, legal_actions
+from sim.kort.fast_playout import copy_round_record
+from sim.kort.fast_state import (
+    C_HAND,
+    C_PLAYED,
+    I_BAVAN_TEAM,
+    I_DEAL_NO,
+    I_END_REASON,
+    I_HOLDER,
+    I_LEAD_STATE,
+    I_LEADER,
+    I_LED_SUIT,
+    I_PHASE,
+    I_ROUND_NO,
+    I_ROUNDS_PLAYED,
+    I_TARGET,
+    I_THIRTEENTH,
+    I_TO_MOVE,
+    I_TRICK_CARD,
+    I_TRICK_NO,
+    I_TRICKS,
+    I_TRUMP,
+    I_TRUMP_CHOICE,
+    I_VOTE,
+    I_WINS,
+)
+from sim.kort.tensor import (
+    NUM_KINDS,
+    O_BAVAN,
+    O_COUNTS,
+    O_DEAL_NO,
+    O_HOLDER,
+    O_LEAD_KIND,
+    O_LED,
+    O_OWN,
+    O_OWN_VOTE,
+    O_PHASE,
+    O_PLAYED,
+    O_ROUND_NO,
+    O_TARGET,
+    O_THIRTEENTH,
+    O_TRICK,
+    O_TRICK_LEADER,
+    O_TRICK_NO,
+    O_TRICKS,
+    O_TROP_MADE,
+    O_TROP_OF,
+    O_TRUMP,
+    O_TRUMP_13,
+    O_WINS,
+)
+
+# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
+# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_playout, fast_state, tensor, tensor_layout,
+                                                        fast_bits, config)])
+
+
+@njit(**config.STEP_KERNEL)
+def batch_legal_mask(cards, ints, mask, legal):
+    """``mask[g, a]`` = whether action a is legal in match g (all False once a match is over); ``legal``: int64[63]."""
+    mask[:] = False
+    for g in range(ints.shape[0]):
+        count = legal_actions(cards[g], ints[g], legal)
+        for i in range(count):
+            mask[g, legal[i]] = True
+
+
+@njit(**config.STEP_KERNEL)
+def batch_first_illegal(cards, ints, actions):
+    """The first match (not over) whose action is not legal, or -1 when every action is."""
+    for g in range(ints.shape[0]):
+        if ints[g, I_END_REASON] < 0 and not is_legal(cards[g], ints[g], actions[g]):
+            return g
+    return -1
+
+
+@njit(**config.STEP_KERNEL)
+def batch_step(cards, ints, decks, rngs, rounds, actions):
+    """Apply ``actions[g]`` to every match g not yet over (the caller has checked them all); a round that
+    ends is copied into ``rounds[g]`` (``int16[B, R, ROUND_FIELDS]``)."""
+    for g in range(ints.shape[0]):
+        if ints[g, I_END_REASON] < 0:
+            recorded = ints[g, I_ROUNDS_PLAYED]
+            apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
+            copy_round_record(ints[g], rounds[g], recorded)
+
+
+@njit(**config.INLINED_KERNEL)
+def _set_cards(out, offset, card_set):
+    rest = card_set
+    while rest:
+        low = rest & (~rest + U64(1))
+        out[offset + popcount(low - U64(1))] = 1.0
+        rest ^= low
+
+
+@njit(**config.STEP_KERNEL)
+def batch_observe(cards, ints, out):
+    """Write each match's observation from its acting seat's point of view (zeros once over)."""
+    out[:] = 0.0
+    for g in range(ints.shape[0]):
+        row_c = cards[g]
+        row_i = ints[g]
+        seat = row_i[I_TO_MOVE]
+        if row_i[I_END_REASON] >= 0 or seat < 0:
+            continue
+        o = out[g]
+        team = seat % 2
+        _set_cards(o, O_OWN, row_c[C_HAND + seat])
+        _set_cards(o, O_PLAYED, row_c[C_PLAYED])
+        for other in range(NUM_SEATS):
+            k = (other - seat) % NUM_SEATS
+            card = row_i[I_TRICK_CARD + other]
+            if card >= 0:
+                o[O_TRICK + k * 52 + card] = 1.0
+            o[O_COUNTS + k] = popcount(row_c[C_HAND + other])
+        o[O_TRICK_LEADER + (row_i[I_LEADER] - seat) % NUM_SEATS] = 1.0
+        if row_i[I_LED_SUIT] >= 0:
+            o[O_LED + row_i[I_LED_SUIT]] = 1.0
+        if row_i[I_TRUMP] >= 0:
+            o[O_TRUMP + row_i[I_TRUMP]] = 1.0
+        if row_i[I_TRUMP_CHOICE] == TRUMP_13:
+            o[O_TRUMP_13] = 1.0
+        if row_i[I_THIRTEENTH] >= 0:
+            o[O_THIRTEENTH + row_i[I_THIRTEENTH]] = 1.0
+        o[O_HOLDER + (row_i[I_HOLDER] - seat) % NUM_SEATS] = 1.0
+        o[O_PHASE + row_i[I_PHASE]] = 1.0
+        for t in range(2):
+            k = (t - team) % 2
+            state = row_i[I_LEAD_STATE + t]
+            o[O_TRICKS + k] = row_i[I_TRICKS + t]
+            o[O_LEAD_KIND + k * NUM_KINDS + (state & 7)] = 1.0
+            o[O_TROP_MADE + k] = (state >> 3) & 7
+            o[O_TROP_OF + k] = state >> 6
+            o[O_WINS + k] = row_i[I_WINS + t]
+        if row_i[I_BAVAN_TEAM] >= 0:
+            o[O_BAVAN + (row_i[I_BAVAN_TEAM] - team) % 2] = 1.0
+        vote = row_i[I_VOTE + seat]  # the seat's own vote only: a partner's stays hidden
+        if vote >= 0:
+            o[O_OWN_VOTE + vote - BAVAN_YES] = 1.0
+        o[O_TARGET] = row_i[I_TARGET]
+        o[O_ROUND_NO] = row_i[I_ROUND_NO]
+        o[O_DEAL_NO] = row_i[I_DEAL_NO]
+        o[O_TRICK_NO] = row_i[I_TRICK_NO]

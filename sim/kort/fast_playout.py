@@ -1,0 +1,87 @@
+"""Compiled whole-match playouts: matches from seeds to their end without returning to Python (private).
+
+The matches are split into chunks and the chunks spread over cores with ``prange``.
+Each chunk owns its scratch rows and writes only its own matches' rows of the
+outputs, so nothing is shared between threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from sim import config, fast_bits
+from sim.kort import fast, fast_state
+from sim.kort.fast import apply_action, init_match, seed_streams, uniform_action
+from sim.kort.fast_state import (
+    I_END_REASON,
+    I_LAST_ROUND,
+    I_ROUNDS_PLAYED,
+    I_TO_MOVE,
+    NUM_CARD_FIELDS,
+    NUM_RNG,
+    RNG_DEAL,
+    RNG_SEAT,
+    ROUND_FIELDS,
+)
+
+PROTOCOL = 0
+"""The conformance protocol: ``legal[next() % len(legal)]`` from the match's own stream (the decks')."""
+RANDOM = 1
+"""Uniform random from each seat's own stream, seeded ``agent_seed(match_seed, seat)`` (as ``RandomAgent``)."""
+POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
+"""The compiled policies by name."""
+
+# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
+# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_bits, config)])
+
+
+@njit(**config.INLINED_KERNEL)
+def copy_round_record(ints, rounds, recorded):
+    """Copy the rounds finished since ``recorded`` (at most one a step) into ``rounds`` while it has room.
+
+    Returns how many rounds are recorded now. ``rounds`` is ``int16[R, ROUND_FIELDS]``; with R = 0 nothing is kept.
+    """
+    played = ints[I_ROUNDS_PLAYED]
+    if played > recorded and recorded < rounds.shape[0]:
+        for i in range(ROUND_FIELDS):
+            rounds[recorded, i] = ints[I_LAST_ROUND + i]
+    return played
+
+
+@njit(**config.STEP_KERNEL)
+def _play_to_end(cards, ints, deck, rng, policy, rounds):
+    """Play one match on to its end, every decision uniform from the policy's stream, recording its rounds."""
+    recorded = ints[I_ROUNDS_PLAYED]
+    while ints[I_END_REASON] < 0:
+        stream = RNG_DEAL if policy == PROTOCOL else RNG_SEAT + ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, uniform_action(cards, ints, rng, stream))
+        recorded = copy_round_record(ints, rounds, recorded)
+
+
+@njit(**config.KERNEL)
+def _play_chunk(target_wins, first_holder, seeds, policy, start, stop, ints_out, rounds_out):
+    """Play matches ``start`` to ``stop - 1`` of ``play_matches`` with one set of scratch rows."""
+    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+    deck = np.zeros(52, dtype=np.int64)
+    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    for g in range(start, stop):
+        ints = ints_out[g]
+        seed_streams(rng, seeds[g])
+        init_match(cards, ints, deck, rng, target_wins, first_holder)
+        _play_to_end(cards, ints, deck, rng, policy, rounds_out[g])
+
+
+@njit(**config.PARALLEL_KERNEL)
+def play_matches(target_wins, first_holder, seeds, policy, n_chunks, ints_out, rounds_out):
+    """Play one match per seed to its end; ``ints_out[g]`` gets match g's final ints row and
+    ``rounds_out[g, r]`` its round r's record (``int16[G, R, ROUND_FIELDS]``; R = 0 keeps none).
+
+    Match g's own stream starts at ``seeds[g]`` (and seat s's at ``agent_seed(seeds[g], s)``);
+    ``policy`` is ``PROTOCOL`` or ``RANDOM``.
+    """
+    total = seeds.shape[0]
+    for chunk in prange(n_chunks):
+        _play_chunk(target_wins, first_holder, seeds, policy, chunk * total // n_chunks,
+                    (chunk + 1) * total // n_chunks, ints_out, rounds_out)
