@@ -1,0 +1,372 @@
+"""Compiled steps for search agents: one Kort position as four arrays, and the numba functions that step it.
+
+An agent that searches inside compiled code works through this module alone; how the
+engine lays out a position stays private to ``sim.kort``.
+
+A position is four arrays, ``cards, ints, deck, rng``, always passed in that order (a
+function that never needs some of them leaves them out, keeping the order):
+
+- ``new_position()`` makes empty working arrays;
+- ``position_rows(observation, hands, undealt, deal_seed, first_vote)`` sets one up from what a
+  seat sees (a reference engine's ``KortObservation``: everything public and the seat's own
+  cards) and the hidden rest given explicitly: the other seats' hands (a determinization,
+  or the true ones), while the holder chooses trumps the deck's undealt cards in order, and
+  during a Bavan vote the first vote the partner has not seen. Redeals and later rounds are
+  dealt from the splitmix64 stream started at ``deal_seed``;
+- ``copy_position`` copies one position into another's arrays (a search's restart), and
+  ``deal_hidden`` writes other hidden hands into a copy.
+
+``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals redeals and later rounds,
+``rng[SEAT_STREAMS + s]`` is seat s's own (what ``random_action`` draws for seat s);
+``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
+
+Results are per team, as a seat of a partnership maximises its team's: ``team_result`` is
++1 for the winning team and -1 for the other once the match is over; ``wins`` and
+``tricks`` give the score and the current round's tricks per team.
+
+Every function but the Python ones (``new_position``, ``position_rows``) is compiled with
+numba and can be called from Python or from an agent's own compiled code. An agent
+module whose kernels call them should drop its numba cache when ``ENGINE_FILES``
+change (``sim.config.drop_stale_cache``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from sim import config, fast_bits
+from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
+from sim.errors import GameInputError
+from sim.fast_bits import CRC_START, below, next_u64
+from sim.kort import fast, fast_state
+from sim.kort.encoding import (
+    BAVAN_YES,
+    DECLARATION_KINDS,
+    FIRST_PACKET,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    TROP_TO_END_TRUMPS,
+    VOTE_ACTIONS,
+    LeadState,
+    Phase,
+)
+from sim.kort.fast import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
+from sim.kort.fast_state import (
+    C_HAND,
+    C_PLAYED,
+    I_BAVAN_TEAM,
+    I_BEST_CARD,
+    I_BEST_SEAT,
+    I_CHOICES,
+    I_CRC,
+    I_DEAL_NO,
+    I_DECISIONS,
+    I_DECLARED,
+    I_END_REASON,
+    I_FIRST_HOLDER,
+    I_FIRST_VOTER,
+    I_HOLDER,
+    I_LAST_ROUND,
+    I_LEAD_STATE,
+    I_LEADER,
+    I_LED_SUIT,
+    I_PHASE,
+    I_REDEALS,
+    I_ROUND_NO,
+    I_ROUNDS_PLAYED,
+    I_SCORE,
+    I_TARGET,
+    I_THIRTEENTH,
+    I_TO_MOVE,
+    I_TRICK_CARD,
+    I_TRICK_NO,
+    I_TRICK_PLAYS,
+    I_TRICKS,
+    I_TRUMP,
+    I_TRUMP_CHOICE,
+    I_VOTE,
+    I_VOTES_CAST,
+    I_WINNER_TEAM,
+    I_WINS,
+    NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
+    NUM_RNG,
+    RNG_DEAL,
+    RNG_SEAT,
+)
+from sim.kort.rules import card_beats
+
+ENGINE_FILES: tuple[str, ...] = tuple(m.__file__ for m in (fast, fast_state, fast_bits, config))
+"""The files whose code this module's functions compile in (and whose layout ``position_rows`` writes)."""
+
+config.drop_stale_cache(__file__, ENGINE_FILES)
+
+DEAL_STREAM = RNG_DEAL
+"""``rng[DEAL_STREAM]``: the stream that deals redeals and later rounds."""
+SEAT_STREAMS = RNG_SEAT
+"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what ``random_action`` draws for seat s)."""
+
+__all__ = [
+    "DEAL_STREAM",
+    "ENGINE_FILES",
+    "NUM_ACTIONS",
+    "SEAT_STREAMS",
+    "apply_action",
+    "below",
+    "copy_position",
+    "deal_hidden",
+    "holder",
+    "is_legal",
+    "is_over",
+    "legal_actions",
+    "new_match",
+    "new_position",
+    "next_u64",
+    "phase",
+    "play_out",
+    "position_rows",
+    "random_action",
+    "round_no",
+    "rounds_played",
+    "seed_streams",
+    "team_result",
+    "to_move",
+    "tricks",
+    "trump",
+    "winner_team",
+    "wins",
+]
+
+
+# ----- Python side -----------------------------------------------------------------------------------
+def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Empty working arrays ``cards, ints, deck, rng`` for one position."""
+    return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
+            np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64))
+
+
+def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[int] = (), deal_seed: int = 0,
+                  first_vote: int = BAVAN_YES) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The position ``observation``'s seat sees, completed by the hidden rest: ``cards, ints, deck, rng``.
+
+    ``hands[s]`` is seat s's hand (a card set; the observing seat's own is read from the
+    observation). While the holder chooses trumps (only it holds cards, its first five),
+    ``undealt`` is the rest of the deck in deal order (``deck[5:52]``, 47 cards); otherwise it
+    stays empty. ``first_vote`` is the first Bavan vote when the observing seat has not seen
+    it (the partner's turn to vote, or another team's vote): the default, yes, is the only
+    vote under which the partner's own decides anything. Every stream in ``rng`` starts
+    from ``deal_seed`` (``seed_streams``). The decision count is the match's; the CRC of
+    decisions starts afresh. A position that cannot be (wrong counts, a card twice) is
+    refused in one line.
+    """
+    obs = observation
+    if obs.done:
+        raise GameInputError("the match is over: there is no position to search")
+    if len(hands) != NUM_SEATS:
+        raise GameInputError(f"a Kort position needs {NUM_SEATS} hands, not {len(hands)}")
+    deal_start = max(i for i, event in enumerate(obs.log) if event["kind"] == "deal")
+    this_deal = obs.log[deal_start:]
+    held = [to_set(obs.hand) if s == obs.seat else int(hands[s]) for s in range(NUM_SEATS)]
+    played = to_set(event["card"] for event in this_deal if event["kind"] == "play")
+    seen = played
+    for s in range(NUM_SEATS):
+        if held[s].bit_count() != obs.card_counts[s] or held[s] & seen:
+            raise GameInputError(f"seat {s}'s hand does not fit the observation (count or a card seen elsewhere)")
+        seen |= held[s]
+    choosing = obs.phase == Phase.TRUMP
+    if choosing != (len(undealt) == 52 - FIRST_PACKET) or to_set(undealt) & seen or len(set(undealt)) != len(undealt):
+        raise GameInputError(f"the undealt cards are the deck's last {52 - FIRST_PACKET} in deal order while the "
+                             "holder chooses trumps (none of them held), and none otherwise")
+
+    cards, ints, deck, rng = new_position()
+    for s in range(NUM_SEATS):
+        cards[C_HAND + s] = held[s]
+    cards[C_PLAYED] = played
+    deck[:] = card_list(held[obs.holder]) + list(undealt) if choosing else card_list(FULL_DECK)
+    _write_public(ints, obs, held, this_deal, first_vote)
+    seed_streams(rng, np.uint64(deal_seed))
+    return cards, ints, deck, rng
+
+
+def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Sequence[dict[str, Any]],
+                  first_vote: int) -> None:
+    """Every public field of the ints row, from the observation and its log (the last round's record stays -1)."""
+    ints[:] = 0
+    ints[I_LAST_ROUND:] = -1
+    ints[I_TARGET] = obs.options["target_wins"]
+    ints[I_FIRST_HOLDER] = obs.options["first_holder"]
+    ints[I_ROUND_NO], ints[I_DEAL_NO], ints[I_HOLDER] = obs.round_no, obs.deal_no, obs.holder
+    ints[I_REDEALS] = sum(1 for event in obs.log if event["kind"] == "redeal")
+    ints[I_ROUNDS_PLAYED] = sum(1 for event in obs.log if event["kind"] == "round_end")
+    ints[I_PHASE], ints[I_TO_MOVE] = obs.phase, obs.to_move
+    ints[I_TRUMP] = -1 if obs.trump is None else obs.trump
+    choice = [event["action"] for event in this_deal if event["kind"] == "trump"]
+    ints[I_TRUMP_CHOICE] = choice[0] if choice else -1
+    ints[I_THIRTEENTH] = -1 if obs.thirteenth is None else obs.thirteenth
+    ints[I_LEADER], ints[I_TRICK_NO], ints[I_TRICK_PLAYS] = obs.leader, obs.trick_no, len(obs.trick)
+    ints[I_LED_SUIT] = ints[I_BEST_CARD] = ints[I_BEST_SEAT] = -1
+    ints[I_TRICK_CARD:I_TRICK_CARD + NUM_SEATS] = -1
+    for seat, card in obs.trick:
+        ints[I_TRICK_CARD + seat] = card
+        if ints[I_BEST_CARD] < 0:
+            ints[I_LED_SUIT] = suit_of(card)
+        if ints[I_BEST_CARD] < 0 or card_beats(card, int(ints[I_BEST_CARD]), obs.trump):
+            ints[I_BEST_CARD], ints[I_BEST_SEAT] = card, seat
+    if obs.phase == Phase.DECLARE:
+        leader_before = held[obs.to_move] | bit(obs.trick[0][1])
+        trumps = sum(1 for card in card_list(leader_before) if suit_of(card) == obs.trump)
+        ints[I_CHOICES] = 3 if obs.trick_no == 0 and trumps >= TROP_TO_END_TRUMPS else 2
+    ints[I_BAVAN_TEAM] = -1 if obs.bavan_team is None else obs.bavan_team
+    ints[I_VOTE:I_VOTE + NUM_SEATS] = -1
+    ints[I_FIRST_VOTER] = -1
+    votes_cast = 0
+    for event in this_deal:
+        if event["kind"] == "bavan_vote":
+            for seat, vote in event["votes"]:
+                ints[I_VOTE + seat] = vote
+    if obs.phase == Phase.VOTE:
+        first = [event["winner"] for event in this_deal if event["kind"] == "trick"][-1]
+        ints[I_FIRST_VOTER] = first
+        if obs.to_move != first:  # the first vote is cast: the observer's own, or the one given
+            votes_cast = 1
+            ints[I_VOTE + first] = obs.own_vote if obs.seat == first else first_vote
+            if ints[I_VOTE + first] not in VOTE_ACTIONS:
+                raise GameInputError(f"a Bavan vote is {VOTE_ACTIONS[0]} or {VOTE_ACTIONS[1]}, not {first_vote}")
+    ints[I_VOTES_CAST] = votes_cast
+    ints[I_DECISIONS] = votes_cast + sum(
+        1 if event["kind"] in ("trump", "play", "redeal") else 2 if event["kind"] == "bavan_vote" else
+        int(event["kind"] == "declare" and not event["automatic"]) for event in obs.log)
+    ints[I_CRC] = CRC_START
+    ints[I_WINNER_TEAM] = ints[I_END_REASON] = -1
+    ints[I_SCORE:I_SCORE + NUM_SEATS] = 0
+    for team in range(2):
+        ints[I_TRICKS + team] = obs.tricks[team]
+        ints[I_LEAD_STATE + team] = LeadState.from_text(obs.lead_states[team]).code
+        ints[I_WINS + team] = obs.wins[team]
+    ints[I_DECLARED:I_DECLARED + 13] = -1
+    for event in this_deal:
+        if event["kind"] == "declare":
+            kind = DECLARATION_KINDS.index(event["declaration"])
+            ints[I_DECLARED + event["trick"]] = kind * NUM_SEATS + event["seat"]
+
+
+# ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.INLINED_KERNEL)
+def to_move(ints: np.ndarray) -> int:
+    """The seat whose decision it is (-1 once the match is over)."""
+    return ints[I_TO_MOVE]
+
+
+@njit(**config.INLINED_KERNEL)
+def is_over(ints: np.ndarray) -> bool:
+    """Whether the match has ended."""
+    return ints[I_END_REASON] >= 0
+
+
+@njit(**config.INLINED_KERNEL)
+def phase(ints: np.ndarray) -> int:
+    """What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over."""
+    return ints[I_PHASE]
+
+
+@njit(**config.INLINED_KERNEL)
+def winner_team(ints: np.ndarray) -> int:
+    """The team that won the match (-1 while it goes on)."""
+    return ints[I_WINNER_TEAM]
+
+
+@njit(**config.INLINED_KERNEL)
+def team_result(ints: np.ndarray, team: int) -> int:
+    """``team``'s match result: +1 if it won, -1 if it lost, 0 while the match goes on (each seat scores its team's)."""
+    if ints[I_WINNER_TEAM] < 0:
+        return 0
+    return 1 if ints[I_WINNER_TEAM] == team else -1
+
+
+@njit(**config.INLINED_KERNEL)
+def wins(ints: np.ndarray, team: int) -> int:
+    """``team``'s match wins so far."""
+    return ints[I_WINS + team]
+
+
+@njit(**config.INLINED_KERNEL)
+def tricks(ints: np.ndarray, team: int) -> int:
+    """Tricks ``team`` has taken in the current round."""
+    return ints[I_TRICKS + team]
+
+
+@njit(**config.INLINED_KERNEL)
+def holder(ints: np.ndarray) -> int:
+    """The current round's trump holder."""
+    return ints[I_HOLDER]
+
+
+@njit(**config.INLINED_KERNEL)
+def trump(ints: np.ndarray) -> int:
+    """The trump suit 0..3, -1 before the holder's choice."""
+    return ints[I_TRUMP]
+
+
+@njit(**config.INLINED_KERNEL)
+def round_no(ints: np.ndarray) -> int:
+    """The round being played, from 0."""
+    return ints[I_ROUND_NO]
+
+
+@njit(**config.INLINED_KERNEL)
+def rounds_played(ints: np.ndarray) -> int:
+    """Rounds finished in the match so far (it grows by one as a round ends: a search can stop there)."""
+    return ints[I_ROUNDS_PLAYED]
+
+
+@njit(**config.INLINED_KERNEL)
+def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
+                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
+    """Copy a position (its streams included) into a second set of arrays."""
+    for i in range(cards.shape[0]):
+        cards2[i] = cards[i]
+    for i in range(ints.shape[0]):
+        ints2[i] = ints[i]
+    for i in range(52):
+        deck2[i] = deck[i]
+    for i in range(rng.shape[0]):
+        rng2[i] = rng[i]
+
+
+@njit(**config.INLINED_KERNEL)
+def deal_hidden(cards: np.ndarray, hands: np.ndarray, seat: int) -> None:
+    """Give every seat but ``seat`` the hand ``hands[s]`` (uint64 card sets), for a determinization.
+
+    The caller keeps the counts and the cards seen (``position_rows`` checks those). While the
+    holder chooses trumps the undealt cards are in the deck: write those into ``deck[5:]``.
+    """
+    for s in range(NUM_SEATS):
+        if s != seat:
+            cards[C_HAND + s] = hands[s]
+
+
+@njit(**config.INLINED_KERNEL)
+def random_action(cards: np.ndarray, ints: np.ndarray, rng: np.ndarray) -> int:
+    """A uniform legal action from the seat to move's own stream, as ``RandomAgent`` picks (the match not over)."""
+    return uniform_action(cards, ints, rng, RNG_SEAT + ints[I_TO_MOVE])
+
+
+@njit(**config.STEP_KERNEL)
+def play_out(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, round_only: bool) -> None:
+    """Play on with ``random_action`` at every seat: to the match's end, or with ``round_only`` to the round's."""
+    start = ints[I_ROUNDS_PLAYED]
+    while ints[I_END_REASON] < 0 and not (round_only and ints[I_ROUNDS_PLAYED] > start):
+        apply_action(cards, ints, deck, rng, random_action(cards, ints, rng))
+
+
+@njit(**config.STEP_KERNEL)
+def new_match(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, target_wins: int,
+              first_holder: int, seed: int) -> None:
+    """A new match in the arrays, as ``KortMatch(options, seed=seed)`` deals it."""
+    seed_streams(rng, seed)
+    init_match(cards, ints, deck, rng, target_wins, first_holder)
+
