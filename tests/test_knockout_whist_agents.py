@@ -43,16 +43,16 @@ def seen(phase=Phase.PLAY, hand="", trumps=3, trick=(), dog=False):
 
 
 def test_a_spec_names_the_agent_of_the_game_being_played():
-    assert known_agents(GAME) == ["greedy", "random", "tracker"]
+    assert known_agents(GAME) == ["greedy", "mcts", "random", "tracker"]
     assert "tracker" not in known_agents() and {"greedy", "loginf", "mcts", "random"} <= set(known_agents())
     assert isinstance(make_agent("greedy"), KnorriGreedy)
     assert isinstance(make_agent("greedy", game=GAME), GreedyAgent)
     assert isinstance(make_agent("tracker", game=GAME), TrackerAgent)
     assert type(make_agent("random", game=GAME)) is RandomAgent
     assert make_agent("runner_fixtures.agents:PythonRandom", game=GAME).name == "random"
-    with pytest.raises(AgentSpecError, match="unknown agent 'mcts' for knockout-whist: known agents are greedy, "
-                                             "random, tracker, or module.path:ClassName"):
-        make_agent("mcts", game=GAME)
+    with pytest.raises(AgentSpecError, match="unknown agent 'loginf' for knockout-whist: known agents are greedy, "
+                                             "mcts, random, tracker, or module.path:ClassName"):
+        make_agent("loginf", game=GAME)
 
 
 def test_random_plays_every_variant_unchanged_through_the_protocol():

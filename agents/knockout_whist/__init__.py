@@ -1,10 +1,12 @@
 """Knockout Whist's own agents, registered for the game ``knockout-whist``.
 
 ``random`` plays every game through the protocol alone (``agents.base``); the
-agents here read Knockout Whist's observation: ``greedy`` (``greedy.py``) and
-``tracker`` (``tracker.py``: greedy that remembers what each seat cannot hold).
-They live beside Knorri's agents, under ``agents/``, so that ``sim/`` (rules and
-engines) never holds a policy. Importing this package registers them.
+agents here read Knockout Whist's observation: ``greedy`` (``greedy.py``),
+``tracker`` (``tracker.py``: greedy that remembers what each seat cannot hold) and
+``mcts`` (``mcts.py``: information-set search over deals of the hidden cards drawn by
+``sampler.py``, compiled in ``search.py``). They live beside Knorri's agents, under
+``agents/``, so that ``sim/`` (rules and engines) never holds a decision-maker.
+Importing this package registers them.
 """
 
-from agents.knockout_whist import greedy, tracker  # noqa: F401  (registering the built-in agents)
+from agents.knockout_whist import greedy, mcts, tracker  # noqa: F401  (registering the built-in agents)

@@ -40,7 +40,13 @@ from sim.fast_bits import CRC_START, below, next_u64
 from sim.knockout_whist import fast, fast_policies, fast_state
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.fast import apply_action, init_game, legal_actions, seed_streams
-from sim.knockout_whist.fast_policies import GREEDY, POLICY_IDS, RANDOM, play_out, policy_choice
+from sim.knockout_whist.fast_policies import (
+    GREEDY,
+    POLICY_IDS,
+    RANDOM,
+    play_out,
+    policy_choice,
+)
 from sim.knockout_whist.fast_state import (
     C_HAND,
     C_PICKED,

@@ -20,12 +20,14 @@ from sim.knockout_whist.fast_state import (
     C_HAND,
     I_BEST_CARD,
     I_END_REASON,
+    I_LAST_TRICK,
+    I_LED_SUIT,
     I_PHASE,
     I_STATUS,
     I_TO_MOVE,
     I_TRUMPS,
     P_CHOOSE,
-    P_EXCHANGE,
+    P_PLAY,
     RNG_SEAT,
     S_DOG,
     SUITS,
@@ -73,44 +75,42 @@ def _longest_suit(hand):
 
 
 @njit(**config.INLINED_KERNEL)
-def greedy_choice(cards, ints):
-    """Greedy's action for the seat to move (the game must not be over)."""
-    card_set, special, n_special = choices(cards, ints)
-    n_cards = popcount(card_set)
-    if n_cards + n_special == 1:
-        return special if n_cards == 0 else fast_bits.lowest_card(card_set)
-    phase = ints[I_PHASE]
-    seat = ints[I_TO_MOVE]
-    if phase == P_CHOOSE:
-        return TRUMPS_BASE + _longest_suit(cards[C_HAND + seat])
-    trumps = ints[I_TRUMPS]
+def greedy_trumps(hand):
+    """Greedy's trump choice for a chooser holding ``hand``: its longest suit's action (never no trumps)."""
+    return TRUMPS_BASE + _longest_suit(hand)
+
+
+@njit(**config.INLINED_KERNEL)
+def greedy_play(hand, trumps, led, best, is_dog, last_trick):
+    """Greedy's card (or a dog's knock) for a seat holding ``hand`` in a trick.
+
+    ``led`` is the suit led (-1 before a card is played), ``best`` the card winning the trick
+    so far (-1 before one), ``trumps`` 0..3 or ``NO_TRUMPS``; ``last_trick`` forbids a dog's knock.
+    """
+    if is_dog:
+        card = fast_bits.lowest_card(hand)
+        return card if last_trick or (best >= 0 and _beats(card, best, trumps)) else KNOCK
+    legal = hand
+    if led >= 0 and hand & SUITS[led] != U64(0):
+        legal = hand & SUITS[led]
+    if popcount(legal) == 1:
+        return fast_bits.lowest_card(legal)
     trump_cards = SUITS[trumps] if trumps != NO_TRUMPS else U64(0)
-    if phase == P_EXCHANGE:
-        throwable = card_set & LOW_CARDS & ~trump_cards
-        for rank in range(EXCHANGE_BELOW):  # the lowest rank first, then the lower suit
-            for suit in range(4):
-                if _has(throwable, suit * 13 + rank):
-                    return suit * 13 + rank
-        return END_EXCHANGE
-    best = ints[I_BEST_CARD]
-    if ints[I_STATUS + seat] == S_DOG:
-        card = fast_bits.lowest_card(card_set)
-        return card if best >= 0 and _beats(card, best, trumps) else KNOCK
     if best < 0:  # lead the highest side card (ties: the higher id), trumps only when holding nothing else
-        side = card_set & ~trump_cards
-        pool = side if side != U64(0) else card_set
+        side = legal & ~trump_cards
+        pool = side if side != U64(0) else legal
         for rank in range(12, -1, -1):
             for suit in range(3, -1, -1):
                 if _has(pool, suit * 13 + rank):
                     return suit * 13 + rank
     winners = U64(0)
-    rest = card_set
+    rest = legal
     while rest:
         card = fast_bits.lowest_card(rest)
         rest &= rest - U64(1)
         if _beats(card, best, trumps):
             winners |= U64(1) << U64(card)
-    pool = winners if winners != U64(0) else card_set
+    pool = winners if winners != U64(0) else legal
     choice, cheapest = -1, 1_000
     rest = pool
     while rest:  # the cheapest card (rank, plus 13 for a trump); ties to the lower id
@@ -120,6 +120,25 @@ def greedy_choice(cards, ints):
         if cost < cheapest:
             choice, cheapest = card, cost
     return choice
+
+
+@njit(**config.INLINED_KERNEL)
+def greedy_choice(cards, ints):
+    """Greedy's action for the seat to move (the game must not be over)."""
+    seat = ints[I_TO_MOVE]
+    phase = ints[I_PHASE]
+    if phase == P_PLAY:
+        return greedy_play(cards[C_HAND + seat], ints[I_TRUMPS], ints[I_LED_SUIT], ints[I_BEST_CARD],
+                           ints[I_STATUS + seat] == S_DOG, ints[I_LAST_TRICK] != 0)
+    if phase == P_CHOOSE:
+        return greedy_trumps(cards[C_HAND + seat])
+    card_set, _, _ = choices(cards, ints)  # the exchange: the cards still open to pick, then the end
+    throwable = card_set & LOW_CARDS & ~(SUITS[ints[I_TRUMPS]] if ints[I_TRUMPS] != NO_TRUMPS else U64(0))
+    for rank in range(EXCHANGE_BELOW):  # the lowest rank first, then the lower suit
+        for suit in range(4):
+            if _has(throwable, suit * 13 + rank):
+                return suit * 13 + rank
+    return END_EXCHANGE
 
 
 @njit(**config.INLINED_KERNEL)
