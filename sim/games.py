@@ -2,22 +2,26 @@
 
 The runner (``experiments/runner``) never knows a game's rules: it looks the
 config's ``game`` up here, imports that game's adapter module and calls it.
-An adapter is a module with these names (``sim.knorri.simulate`` and
-``sim.knockout_whist.simulate`` are the two there are):
+An adapter is a module with these names (``sim.knorri.simulate``,
+``sim.knockout_whist.simulate`` and ``sim.kort.simulate`` are the three there are):
 
 - ``TITLE``, ``MIN_SEATS``, ``MAX_SEATS``: the game's name for messages and its seat counts;
-- ``ROW``: what one row of the runner's hands table is (``"hand"`` or ``"game"``);
+- ``ROW``: what one row of the runner's hands table is (``"hand"``, ``"game"`` or ``"match"``; ``plural`` it);
 - ``MATCH_HANDS``: the rows a match may have (``(1, 3, 5)``, or ``(1,)`` for a game without matches);
 - ``HAND_COLUMNS`` and ``ACTION_COLUMNS``: ``ColumnSpec`` tuples, the columns it fills;
 - ``ID_DOCS``: the runner's identifier columns explained for this game (those it words differently);
 - ``SEED_DERIVATION``: how a row's seed comes from its match seed (the manifest quotes it);
-- ``OUTCOME``: the seat column the summary's rate counts, and the rate's name (``("loser", "loss rate")``);
+- ``OUTCOME``: the column the summary's rate counts, and the rate's name (``("loser", "loss rate")``): a
+  column holding a seat (a row counts for the seat it names) or a per-seat bool column (it counts where true);
 - ``SUMMARY_REASONS``: the ``end_reason`` values whose shares the summary shows;
 - ``check_options(options) -> dict``: the options, checked and complete (``{}`` for a game without any);
 - ``check_lineup(n_seats, specs, options)``: refuse a seat count or lineup in one line;
 - ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;
 - ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options=...) -> ChunkColumns``:
-  play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails.
+  play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails;
+- optionally ``EXTRA_TABLES``: tables beside the hands table whose rows belong to one of its rows, any number
+  each (Kort's rounds), as name -> ``ColumnSpec`` tuple; ``play_matches`` fills them in ``ChunkColumns.tables``
+  (``extra_tables`` reads the names, ``{}`` for a game without any).
 
 A row is a function of its seed, seating and options alone, so the chunking and
 the worker never change a result.
@@ -26,7 +30,7 @@ the worker never change a result.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 
 import numpy as np
@@ -41,14 +45,14 @@ class Game:
 
     name: str
     title: str
-    adapter: str | None  # module path of the runner adapter (None: the game has no runner yet)
+    adapter: str  # module path of the runner adapter
     agents: str  # module whose import registers the game's built-in agents
 
 
 GAMES: dict[str, Game] = {
     "knorri": Game("knorri", "Knorri", "sim.knorri.simulate", "agents"),
     "knockout-whist": Game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate", "agents.knockout_whist"),
-    "kort": Game("kort", "Kort", None, "agents"),  # the reference engine and traj so far; no runner adapter yet
+    "kort": Game("kort", "Kort", "sim.kort.simulate", "agents"),
 }
 DEFAULT_GAME = "knorri"
 
@@ -61,14 +65,8 @@ def game(name: str) -> Game:
 
 
 def adapter(name: str) -> ModuleType:
-    """The runner adapter module of the game called ``name`` (see the module docstring for what it provides).
-
-    A game without one yet is one ``GameInputError`` line.
-    """
-    found = game(name)
-    if found.adapter is None:
-        raise GameInputError(f"{found.title} cannot be run yet: its runner is not built (traj plays it)")
-    return importlib.import_module(found.adapter)
+    """The runner adapter module of the game called ``name`` (see the module docstring for what it provides)."""
+    return importlib.import_module(game(name).adapter)
 
 
 @dataclass(frozen=True)
@@ -85,14 +83,25 @@ class ColumnSpec:
 
 @dataclass
 class ChunkColumns:
-    """What one chunk produced: per-row columns and, if asked, per-decision columns.
+    """What one chunk produced: per-row columns, the extra tables' columns and, if asked, per-decision columns.
 
-    ``actions["hand_row"]`` is the row (0-based, within this chunk) each decision belongs to.
-    Masked arrays are written as nulls.
+    ``actions["hand_row"]`` (and ``tables[name]["hand_row"]``) is the row (0-based, within this chunk)
+    each decision (each extra row) belongs to. Masked arrays are written as nulls.
     """
 
     hands: dict[str, np.ndarray]
     actions: dict[str, np.ndarray] | None = None
+    tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+
+def plural(word: str) -> str:
+    """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``."""
+    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+def extra_tables(adapter_module: ModuleType) -> dict[str, tuple[ColumnSpec, ...]]:
+    """The tables a game's adapter writes beside the hands table (name -> columns); ``{}`` for most games."""
+    return dict(getattr(adapter_module, "EXTRA_TABLES", {}))
 
 
 class AgentFailure(RuntimeError):

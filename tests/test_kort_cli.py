@@ -54,9 +54,3 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
 def test_other_games_still_need_seats(capsys):
     assert main(["traj", "--game", "knockout-whist", "--seeds", "0", "2"]) == 2
     assert "--seats is required for Knorri and Knockout Whist" in capsys.readouterr().err
-
-
-def test_run_says_in_one_line_that_kort_has_no_runner_yet(capsys, tmp_path):
-    assert main(["run", "--game", "kort", "--out", str(tmp_path / "run"), "--no-progress"]) == 2
-    err = capsys.readouterr().err
-    assert "Kort cannot be run yet" in err and err.count("\n") == 1

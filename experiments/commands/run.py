@@ -1,7 +1,8 @@
 """``knorri-sim run``: play a configured experiment in parallel into a parquet dataset, resumably.
 
 With no options it runs ``experiments/configs/default.toml`` (Knorri); with only
-``--game knockout-whist``, ``experiments/configs/knockout_whist.toml``. Options
+``--game knockout-whist`` or ``--game kort``, ``experiments/configs/knockout_whist.toml``
+or ``kort.toml``. Options
 override the config file's keys; ``--resume DIR`` takes everything from DIR's
 manifest, its game included (only ``--workers``, ``--scheduler`` and
 ``--no-progress`` may change).
@@ -41,16 +42,16 @@ EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seat
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run``; every one defaults to the config file's value."""
     parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file (default: "
-                        "experiments/configs/default.toml, or knockout_whist.toml with --game knockout-whist); "
+                        "experiments/configs/default.toml, or <game>.toml with --game knockout-whist or kort); "
                         "options given here override its keys, the rest (e.g. assign = rotate in the default) "
                         "come from it")
     parser.add_argument("--game", metavar="|".join(games.GAMES),
                         help="which game (default: the config's, else knorri)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE",
-                        help="a game option, e.g. dogs_life=false (repeatable; Knockout Whist has options, "
-                             "Knorri none)")
+                        help="a game option, e.g. dogs_life=false or target_wins=3 (repeatable; Knockout Whist "
+                             "and Kort have options, Knorri none)")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
-                        "Knockout Whist; one table per count")
+                        "Knockout Whist, 4 for Kort; one table per count")
     parser.add_argument("--agents", metavar="SPECS",
                         help="one agent spec per seat (or one for all), separated by ';' or by commas: "
                              "a comma piece of the form key=value belongs to the spec before it, "
@@ -58,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assign", choices=ASSIGN_MODES,
                         help="seat the lineup as given, in every rotation, or in every permutation, "
                              "each on the same deals (duplicate deals)")
-    parser.add_argument("--hands", type=int, metavar="H", help="hands per table, or games for Knockout Whist "
-                        "(rounded up to whole duplicate sets)")
+    parser.add_argument("--hands", type=int, metavar="H", help="hands per table, or games for Knockout Whist, "
+                        "matches for Kort (rounded up to whole duplicate sets)")
     parser.add_argument("--matches", type=int, metavar="M",
                         help="matches per table (rounded up to whole duplicate sets)")
     parser.add_argument("--match-hands", type=int, choices=MATCH_HANDS,
@@ -98,10 +99,12 @@ def run(args: argparse.Namespace) -> int:
             return 1
     seconds = time.perf_counter() - started
     print(format_summary(summarise(out, config.game), config.game))
-    row = games.adapter(config.game).ROW
-    print(f"{final['hands_total']:,} {row}s in {len(final['chunks_complete'])} chunks; this command took "
-          f"{seconds:.1f} s; dataset: {out / storage.HANDS_DIR}" +
-          (f" and {out / storage.ACTIONS_DIR}" if config.log_actions else ""))
+    adapter = games.adapter(config.game)
+    folders = [out / storage.HANDS_DIR, *(out / name for name in games.extra_tables(adapter))]
+    folders += [out / storage.ACTIONS_DIR] if config.log_actions else []
+    print(f"{final['hands_total']:,} {games.plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
+          f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
+          (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0
 
 

@@ -35,7 +35,7 @@ class ChunkTask:
 
 @dataclass
 class ChunkResult:
-    """A played chunk: its hands (and actions) as Arrow tables, and the worker's wall times."""
+    """A played chunk: its hands (actions, extra tables) as Arrow tables, and the worker's wall times."""
 
     chunk_id: int
     hands: pa.Table
@@ -44,6 +44,7 @@ class ChunkResult:
     seconds: float  # wall time of the whole task, tables included
     engine_cpu: float  # CPU time of this worker process inside the game adapter
     cpu: float  # CPU time of this worker process for the whole task
+    extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
 
 
 def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
@@ -85,6 +86,12 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
     columns = {**ids, **played.hands}
     hands = _build_table(columns, hands_schema(task.width, task.categories, task.game), task, chunk.hands)
+    extras = {}
+    for name, table_columns in played.tables.items():
+        rows = table_columns.pop("hand_row")
+        columns = {**{key: values[rows] for key, values in ids.items()}, **table_columns}
+        extras[name] = _build_table(columns, hands_schema(task.width, task.categories, task.game, name), task,
+                                    len(rows), name)
     actions = None
     if played.actions is not None:
         logged = dict(played.actions)
@@ -93,12 +100,13 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
-                       time.process_time() - started_cpu)
+                       time.process_time() - started_cpu, extras)
 
 
-def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int) -> pa.Table:
+def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int,
+                 table: str | None = None) -> pa.Table:
     arrays = []
-    for spec, name, seat in hand_fields(task.width, task.game):
+    for spec, name, seat in hand_fields(task.width, task.game, table):
         values = columns[spec.name]
         arrow_type = schema.field(name).type
         if seat is not None:

@@ -176,8 +176,8 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     if matches is not None:
         matches = _positive_int(matches, "matches", where)
     if "match_hands" in raw and adapter.MATCH_HANDS == (1,):
-        raise ConfigError(f"{where}: match_hands (--match-hands) is not for {adapter.TITLE}: "
-                          f"its matches are one {adapter.ROW} each")
+        each = "a row is a whole match" if adapter.ROW == "match" else f"its matches are one {adapter.ROW} each"
+        raise ConfigError(f"{where}: match_hands (--match-hands) is not for {adapter.TITLE}: {each}")
     match_hands = _choice(raw.get("match_hands", 1), adapter.MATCH_HANDS, "match_hands", where)
     if hands is not None and match_hands != 1:
         raise ConfigError(f"{where}: match_hands goes with matches, not hands")
@@ -230,8 +230,9 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
             raise ConfigError(f"{label}: unknown key {unknown[0]!r}; allowed keys: {', '.join(TABLE_KEYS)}")
         seats = _int(entry.get("seats", 4), "seats", label)
         if not adapter.MIN_SEATS <= seats <= adapter.MAX_SEATS:
-            raise ConfigError(f"{label}: {adapter.TITLE} is for {adapter.MIN_SEATS} to {adapter.MAX_SEATS} seats, "
-                              f"not {seats}")
+            allowed = (f"{adapter.MIN_SEATS}" if adapter.MIN_SEATS == adapter.MAX_SEATS
+                       else f"{adapter.MIN_SEATS} to {adapter.MAX_SEATS}")
+            raise ConfigError(f"{label}: {adapter.TITLE} is for {allowed} seats, not {seats}")
         agents = entry.get("agents", ["random"])
         specs = split_agent_specs(agents) if isinstance(agents, str) else [str(a).strip() for a in agents]
         if not specs or not all(specs):

@@ -158,7 +158,7 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
                disable=None if progress else True, dynamic_ncols=True)
     try:
         for result in _run(workers, todo):
-            storage.write_chunk(out, result.chunk_id, result.hands, result.actions)
+            storage.write_chunk(out, result.chunk_id, result.hands, result.actions, result.extras)
             done.add(result.chunk_id)
             manifest["chunk_seconds"][str(result.chunk_id)] = [
                 round(t, 4) for t in (result.engine_seconds, result.seconds, result.engine_cpu, result.cpu)]

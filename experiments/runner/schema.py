@@ -2,6 +2,8 @@
 
 The game's columns come from its adapter (``sim.games``); the identifier columns
 are the same for every game, their meaning worded by the adapter where it differs.
+A game with extra tables (Kort's rounds) writes each as its own dataset: every
+identifier column of the row it belongs to, then the table's own columns.
 Per-seat columns are spread into ``name_0 .. name_{W-1}``, W being the largest
 seat count of the run; a seat a table does not have is null. Categorical
 columns are dictionary-encoded with the same dictionary in every shard, so
@@ -60,19 +62,26 @@ def game_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
     return games.adapter(game).HAND_COLUMNS
 
 
+def extra_columns(game: str = games.DEFAULT_GAME) -> dict[str, tuple[ColumnSpec, ...]]:
+    """The game's extra tables (name -> the columns its adapter fills); ``{}`` for a game without any."""
+    return games.extra_tables(games.adapter(game))
+
+
 def run_categories(run_id: str, agent_specs: Sequence[str], game: str = games.DEFAULT_GAME) -> dict[str, list[str]]:
-    """The dictionary of every categorical column of a run (the same in every shard)."""
+    """The dictionary of every categorical column of a run (the same in every shard and table)."""
     categories = {"run_id": [run_id], "agent": sorted(set(agent_specs))}
-    for spec in game_columns(game):
+    for spec in game_columns(game) + sum(extra_columns(game).values(), ()):
         if spec.categories:
             categories[spec.name] = list(spec.categories)
     return categories
 
 
-def hand_fields(width: int, game: str = games.DEFAULT_GAME) -> list[tuple[ColumnSpec, str, int | None]]:
-    """Every hands-table column in order: (spec, column name, seat or None)."""
+def hand_fields(width: int, game: str = games.DEFAULT_GAME, table: str | None = None,
+                ) -> list[tuple[ColumnSpec, str, int | None]]:
+    """Every column of the hands table (or of the extra table ``table``) in order: (spec, column name, seat or None)."""
+    own = game_columns(game) if table is None else extra_columns(game)[table]
     fields = []
-    for spec in id_columns(game) + game_columns(game):
+    for spec in id_columns(game) + own:
         if spec.per_seat:
             fields.extend((spec, f"{spec.name}_{seat}", seat) for seat in range(width))
         else:
@@ -80,10 +89,11 @@ def hand_fields(width: int, game: str = games.DEFAULT_GAME) -> list[tuple[Column
     return fields
 
 
-def hands_schema(width: int, categories: dict[str, list[str]], game: str = games.DEFAULT_GAME) -> pa.Schema:
-    """The hands table's schema for a run whose largest table has ``width`` seats."""
+def hands_schema(width: int, categories: dict[str, list[str]], game: str = games.DEFAULT_GAME,
+                 table: str | None = None) -> pa.Schema:
+    """The hands table's schema (or the extra table ``table``'s) for a run whose largest table has ``width`` seats."""
     result = []
-    for spec, name, _ in hand_fields(width, game):
+    for spec, name, _ in hand_fields(width, game, table):
         arrow_type = _arrow_type(spec, categories.get(spec.name, ()))
         result.append(pa.field(name, arrow_type, nullable=spec.nullable or spec.per_seat))
     return pa.schema(result, metadata=_metadata(game))
@@ -103,12 +113,11 @@ def _metadata(game: str) -> dict[str, str]:
 def markdown_table(width_label: str = "i", game: str = games.DEFAULT_GAME) -> str:
     """The schema as a markdown table (for the README), generated from the column specs."""
     lines = ["| column | type | meaning |", "| --- | --- | --- |"]
-    for spec in id_columns(game) + game_columns(game):
-        name = f"{spec.name}_{width_label}" if spec.per_seat else spec.name
-        kind = "category" if spec.categories is not None else spec.dtype
-        if spec.nullable:
-            kind += " (nullable)"
-        lines.append(f"| `{name}` | {kind} | {spec.doc} |")
+    lines += [_markdown_row(spec, width_label) for spec in id_columns(game) + game_columns(game)]
+    for table, columns in extra_columns(game).items():
+        lines += ["", f"Table `{table}` (the columns above up to `agent_{width_label}`, those of the row it belongs "
+                  "to, then):", "", "| column | type | meaning |", "| --- | --- | --- |"]
+        lines += [_markdown_row(spec, width_label) for spec in columns]
     lines.append("")
     lines.append("Actions table (`--log-actions`):")
     lines.append("")
@@ -117,3 +126,11 @@ def markdown_table(width_label: str = "i", game: str = games.DEFAULT_GAME) -> st
     for spec in ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS:
         lines.append(f"| `{spec.name}` | {spec.dtype} | {spec.doc} |")
     return "\n".join(lines)
+
+
+def _markdown_row(spec: ColumnSpec, width_label: str) -> str:
+    name = f"{spec.name}_{width_label}" if spec.per_seat else spec.name
+    kind = "category" if spec.categories is not None else spec.dtype
+    if spec.nullable:
+        kind += " (nullable)"
+    return f"| `{name}` | {kind} | {spec.doc} |"

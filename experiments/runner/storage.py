@@ -5,12 +5,13 @@ Layout of a run folder::
     manifest.json            the config, seeds, versions, git commit, schema version, chunks done
     hands/part-000042.parquet   the hands of chunk 42 (zstd)
     actions/part-000042.parquet every decision of chunk 42 (only with --log-actions)
+    rounds/part-000042.parquet  the rows of a game's extra table, named after it (Kort: its rounds)
 
 A shard is complete exactly when its final name exists: it is written as
 ``.part-….parquet.tmp`` (a name pandas, pyarrow, polars and DuckDB globs all
 skip) and renamed in one step, so a killed run never leaves a half shard under
-a final name. The actions shard is renamed before the hands shard, so a chunk
-whose hands shard exists is complete in both tables.
+a final name. The actions and extra shards are renamed before the hands shard,
+so a chunk whose hands shard exists is complete in every table.
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ def write_shard(folder: Path, chunk_id: int, table: pa.Table) -> Path:
     return final
 
 
-def write_chunk(out: Path, chunk_id: int, hands: pa.Table, actions: pa.Table | None) -> None:
-    """Write a chunk's shards; the hands shard last, since it marks the chunk complete."""
+def write_chunk(out: Path, chunk_id: int, hands: pa.Table, actions: pa.Table | None,
+                extras: dict[str, pa.Table] | None = None) -> None:
+    """Write a chunk's shards (extra tables in folders of their names); the hands shard last: it marks completion."""
+    for name, table in (extras or {}).items():
+        write_shard(out / name, chunk_id, table)
     if actions is not None:
         write_shard(out / ACTIONS_DIR, chunk_id, actions)
     write_shard(out / HANDS_DIR, chunk_id, hands)
@@ -79,10 +83,8 @@ def remove_temporary_files(out: Path) -> None:
     """Delete the shards and the manifest copy a killed run left half written."""
     for path in out.glob(f".{MANIFEST}.*.tmp"):
         path.unlink(missing_ok=True)
-    for folder in (out / HANDS_DIR, out / ACTIONS_DIR):
-        if folder.is_dir():
-            for path in folder.glob(".part-*.tmp"):
-                path.unlink(missing_ok=True)
+    for path in out.glob("*/.part-*.tmp"):  # the hands, actions and extra tables' folders
+        path.unlink(missing_ok=True)
 
 
 def read_manifest(out: Path) -> dict[str, Any] | None:

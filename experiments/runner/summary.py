@@ -1,8 +1,9 @@
 """The end-of-run table: per seat count and agent, mean score with a 95% CI, an outcome rate and end shares.
 
-The game's adapter says which seat column the rate counts (Knorri: ``loser``,
-a loss rate; Knockout Whist: ``winner``, a win rate) and which end reasons get
-a share column (Knorri: ``repeat`` and ``cap``, the cut-offs).
+The game's adapter says which column the rate counts (Knorri: ``loser``, a
+loss rate; Knockout Whist: ``winner``, a win rate; Kort: the per-seat ``won``,
+a win rate) and which end reasons get a share column (Knorri: ``repeat`` and
+``cap``, the cut-offs).
 
 Hands of one deal group share their cards (duplicate deals) and an agent may
 hold several seats of a hand, so they are not independent draws: the CI is a
@@ -44,18 +45,29 @@ def summarise(out: Path, game: str | None = None) -> list[SummaryRow]:
     """
     if game is None:
         game = (read_manifest(out) or {}).get("game", games.DEFAULT_GAME)
-    outcome = games.adapter(game).OUTCOME[0]
+    adapter = games.adapter(game)
+    outcome = adapter.OUTCOME[0]
+    per_seat_outcome = any(spec.name == outcome and spec.per_seat for spec in adapter.HAND_COLUMNS)
+    has_reasons = any(spec.name == "end_reason" for spec in adapter.HAND_COLUMNS)
     folder = out / HANDS_DIR
     width = _width(folder)
-    columns = ["table", "deal_group", "n_seats", outcome, "end_reason"]
+    columns = ["table", "deal_group", "n_seats"] + (["end_reason"] if has_reasons else [])
     columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
+    columns += [f"{outcome}_{i}" for i in range(width)] if per_seat_outcome else [outcome]
     data = pq.read_table(folder, columns=columns)
-    reasons = data.column("end_reason").combine_chunks()
-    reason_names = reasons.dictionary.to_pylist()
-    reason_codes = reasons.indices.to_numpy()
+    if has_reasons:
+        reasons = data.column("end_reason").combine_chunks()
+        reason_names, reason_codes = reasons.dictionary.to_pylist(), reasons.indices.to_numpy()
+    else:
+        reason_names, reason_codes = [], np.zeros(data.num_rows, dtype=np.int64)
     cluster = _dense_clusters(data.column("table").to_numpy(), data.column("deal_group").to_numpy())
     n_seats = data.column("n_seats").to_numpy().astype(np.int64)
-    outcome_seat = data.column(outcome).to_numpy()
+
+    def outcome_hits(seat: int) -> np.ndarray:
+        if per_seat_outcome:
+            return pc.fill_null(data.column(f"{outcome}_{seat}"), False).to_numpy(zero_copy_only=False)
+        return data.column(outcome).to_numpy() == seat
+
     parts = []
     agent_names: list[str] = []
     for seat in range(width):
@@ -65,7 +77,7 @@ def summarise(out: Path, game: str | None = None) -> list[SummaryRow]:
         codes = pc.fill_null(agents.indices, 0).to_numpy().astype(np.int64)
         scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()
         rows = np.flatnonzero(present)
-        parts.append((rows, n_seats[rows] * len(agent_names) + codes[rows], scores[rows], outcome_seat[rows] == seat))
+        parts.append((rows, n_seats[rows] * len(agent_names) + codes[rows], scores[rows], outcome_hits(seat)[rows]))
     hand_row = np.concatenate([p[0] for p in parts])
     group = np.concatenate([p[1] for p in parts])
     score = np.concatenate([p[2] for p in parts]).astype(np.float64)
@@ -104,7 +116,7 @@ def _row(seats: int, agent: str, score: np.ndarray, hit: np.ndarray, cluster: np
         half_width = float("nan")
     in_hand = np.zeros(len(reason_codes), dtype=bool)
     in_hand[hand_row] = True  # a hand counts once even when the agent holds several seats
-    per_reason = np.bincount(reason_codes[in_hand], minlength=len(reason_names)) / in_hand.sum()
+    per_reason = np.bincount(reason_codes[in_hand], minlength=len(reason_names))[:len(reason_names)] / in_hand.sum()
     shares = {name: float(share) for name, share in zip(reason_names, per_reason, strict=True)}
     return SummaryRow(seats, agent, len(score), mean, half_width, float(hit.mean()), shares)
 
@@ -114,12 +126,14 @@ def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> st
     adapter = games.adapter(game)
     rate_name, reasons = adapter.OUTCOME[1], adapter.SUMMARY_REASONS
     name_width = max([len("agent")] + [len(r.agent) for r in rows])
-    header = (f"{'seats':>5}  {'agent':<{name_width}}  {'seat-' + adapter.ROW + 's':>11}  {'mean score':>10}  "
+    rows_name = "seat-" + games.plural(adapter.ROW)
+    count_width = max(11, len(rows_name))
+    header = (f"{'seats':>5}  {'agent':<{name_width}}  {rows_name:>{count_width}}  {'mean score':>10}  "
               f"{'95% CI':>8}  {rate_name:>9}" + "".join(f"  {name:>7}" for name in reasons))
     lines = [header, "-" * len(header)]
     for r in rows:
         shares = "".join(f"  {100 * r.reason_shares.get(name, 0.0):6.2f}%" for name in reasons)
-        lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>11,}  {r.mean_score:>+10.3f}  "
+        lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {r.mean_score:>+10.3f}  "
                      f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.outcome_rate:>8.2f}%{shares}")
     return "\n".join(lines)
 

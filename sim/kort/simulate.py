@@ -1,0 +1,423 @@
+"""Kort's adapter for the experiment runner: one row per match, and one row per round in the ``rounds`` table.
+
+It provides every name ``sim.games`` asks of a game's adapter. The runner hands
+it one seed and one seating (an agent spec per seat, always four) per match and
+the game's options; it gets back one value per match for every column of
+``HAND_COLUMNS`` (the runner's hands table, whose rows are matches here), one
+value per round for every column of ``ROUND_COLUMNS`` (the extra table
+``rounds``, each row naming its match's row) and optionally every decision.
+
+Match ``i`` is ``KortMatch(options, seed)`` with ``seed = derive_seed(match_seed,
+0)``: that seed's splitmix64 stream draws every deck, as the conformance protocol
+fixes. Every agent is reset once per match with ``agent_seed(seed, seat)``, so a
+match with its agents is a function of its seed, seating and options alone: the
+chunking and the worker never change a result.
+
+Teams are seats 0 and 2 against 1 and 3, so a lineup ``A;B;A;B`` pits agent A as a
+team against agent B, and its rotations (``assign = "rotate"``) play the same
+deals with the teams swapped.
+
+Two paths give the same rows. When every seat's spec is a bare ``random``, the
+matches are played inside the compiled engine (``sim.kort.batch.play_batch`` with
+its ``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as
+``RandomAgent`` does); otherwise, and whenever the decisions are logged (the
+compiled playouts keep no action log), each match is played by the reference
+engine with the agents.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.base import Agent
+from sim.errors import GameInputError
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
+from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
+from sim.kort.reference import KortMatch, as_options
+from sim.rng import derive_seed
+from sim.seating import AgentPool, SeatedAgent, check_specs, play_guarded, play_with_agents
+
+if TYPE_CHECKING:
+    from sim.kort.batch import BatchResults
+
+__all__ = ["ACTION_COLUMNS", "EXTRA_TABLES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "ROUND_COLUMNS",
+           "AgentFailure", "check_lineup", "check_options", "is_compiled", "match_seed_of", "play_match",
+           "play_matches", "replay"]
+
+GAME = "kort"
+TITLE = "Kort"
+MIN_SEATS = MAX_SEATS = NUM_SEATS
+ROW = "match"
+MATCH_HANDS = (1,)  # a runner match is one Kort match (its rounds are the rounds table)
+SEED_DERIVATION = "match's engine seed = derive_seed(match_seed, 0); its rounds are in the rounds table"
+OUTCOME = ("won", "win rate")
+SUMMARY_REASONS: tuple[str, ...] = ()
+RESULTS: tuple[str, ...] = tuple(result.word for result in Result)
+DECLARATIONS = ("sar", "sar_auto", "trop", "trop_to_end")
+"""The declarations a round's row counts per team; ``sar`` counts every Sar, ``sar_auto`` the automatic ones."""
+_COUNTED_AS = {
+    "sar": ("sar",),
+    "sar_auto_fewer_than_3": ("sar", "sar_auto"),
+    "sar_auto_5_tricks": ("sar", "sar_auto"),
+    "trop": ("trop",),
+    "trop_to_end": ("trop_to_end",),
+    "alltrump": (),  # a trump led from an all-trump hand declares nothing
+}
+"""Which counters a declaration of the round's record (its word) adds one to."""
+
+ID_DOCS = {
+    "chunk": "the chunk (shard) the match was played in",
+    "deal_group": "the seeded match within its table; every arrangement plays it (duplicate deals)",
+    "arrangement": "which seating of the lineup (fixed, a rotation or a permutation)",
+    "match": "the match's index in the run, from 0",
+    "hand_in_match": "always 0: a row of the hands table is a whole Kort match",
+    "hand_index": "the match's row in the run, from 0: unique (the rounds and actions tables name it)",
+    "match_seed": "the seed the match's seed derives from: seed = derive_seed(match_seed, 0)",
+    "n_seats": "seats at the table: always 4 (teams: seats 0 and 2, seats 1 and 3)",
+    "agent": "the agent spec at seat i (team i % 2)",
+}
+
+_SEED_DOC = ("the match's seed: KortMatch(options, seed=SEED) deals it, every agent reset with agent_seed(SEED, seat); "
+             "sim.kort.simulate.replay(options, SEED, actions) replays it from the actions table")
+_OPTION_COLUMNS = (
+    ColumnSpec("target_wins", "uint8", "option target_wins: the wins that end the match (7, or 3 in ranked play)"),
+    ColumnSpec("first_holder", "uint8", "option first_holder: the seat holding the trump in the first round"),
+)
+
+HAND_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("seed", "uint64", _SEED_DOC),
+    *_OPTION_COLUMNS,
+    ColumnSpec("rounds", "uint8", "rounds played (a redeal does not start a new round)"),
+    ColumnSpec("redeals", "uint16", "redeals over the whole match"),
+    ColumnSpec("wins_team0", "uint8", "match wins of team 0 (seats 0 and 2) at the end; may pass the target"),
+    ColumnSpec("wins_team1", "uint8", "match wins of team 1 (seats 1 and 3) at the end; may pass the target"),
+    ColumnSpec("winner_team", "uint8", "the team that reached the target: 0 (seats 0 and 2) or 1 (seats 1 and 3)"),
+    ColumnSpec("score", "int8", "the seat's result: +1 on the winning team, -1 on the other (sums to zero)",
+               per_seat=True),
+    ColumnSpec("won", "bool", "whether the seat's team won the match", per_seat=True),
+    ColumnSpec("decisions", "uint16", "decisions taken (trump choices, leads and redeals, declarations, plays, votes)"),
+    ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
+               "(as in the conformance protocol)"),
+)
+
+ROUND_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("seed", "uint64", "the match's seed (as in the hands table)"),
+    *_OPTION_COLUMNS,
+    ColumnSpec("round", "uint8", "the round's place in the match, from 0"),
+    ColumnSpec("holder", "uint8", "the seat holding the trump (its team is holder % 2)"),
+    ColumnSpec("trump", "uint8", "the trump suit: 0 clubs, 1 diamonds, 2 hearts, 3 spades"),
+    ColumnSpec("trump_13", "bool", "the holder chose \"13\": trumps are the suit of its 13th card"),
+    ColumnSpec("redeals", "uint8", "redeals before the deal that was played"),
+    *(ColumnSpec(f"{kind}_team{team}", "uint8", doc.format(team=team))
+      for kind, doc in (("sar", "Sar declarations by team {team}, chosen or automatic"),
+                        ("sar_auto", "of those, automatic ones (fewer than 3 trumps, or 5 tricks already)"),
+                        ("trop", "Trop declarations by team {team}"),
+                        ("trop_to_end", "Trop to the end declarations by team {team}"))
+      for team in range(NUM_TEAMS)),
+    ColumnSpec("tricks_team0", "uint8", "tricks taken by team 0 (seats 0 and 2)"),
+    ColumnSpec("tricks_team1", "uint8", "tricks taken by team 1 (seats 1 and 3)"),
+    ColumnSpec("bavan", "bool", "both partners of a 7:0 team voted Bavan and play went on"),
+    ColumnSpec("result", "int8", "how the round ended: ordinary, kort, at_kort, bavan_made, bavan_failed or "
+               "trop_failed", categories=RESULTS),
+    ColumnSpec("result_team", "uint8", "the team the round's wins went to"),
+    ColumnSpec("wins", "uint8", "the match wins the round gave (1, 5 or 7)"),
+    ColumnSpec("match_wins_team0", "uint8", "team 0's match wins after the round"),
+    ColumnSpec("match_wins_team1", "uint8", "team 1's match wins after the round"),
+)
+EXTRA_TABLES = {"rounds": ROUND_COLUMNS}
+
+ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("step", "uint16", "the decision's place in the match, from 0"),
+    ColumnSpec("seat", "uint8", "the seat that decided"),
+    ColumnSpec("round", "uint8", "the round it was taken in, from 0"),
+    ColumnSpec("phase", "uint8", "0 trump choice, 1 lead (or redeal), 2 declaration, 3 follow, 4 Bavan vote"),
+    ColumnSpec("action", "uint8", "the action id (0..62, see the rulings' action table)"),
+)
+COMPILED_AGENTS: dict[str, str] = {"random": "random"}
+"""Agent specs the compiled engine plays itself: the name and the compiled policy making the same choices (tested)."""
+
+
+def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Kort's options (``target_wins``, ``first_holder``), checked, with the rules' defaults filled in."""
+    return as_options(dict(options or {})).to_dict()
+
+
+def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
+    """Refuse a seat count other than 4, a lineup of the wrong length, a spec that makes no agent, or bad options."""
+    check_options(options)
+    _check_seats(n_seats)
+    check_specs(n_seats, specs, GAME)
+
+
+def is_compiled(specs: Sequence[str]) -> bool:
+    """Whether a lineup plays on the compiled engine: every spec a bare compiled agent name."""
+    return all(spec.strip() in COMPILED_AGENTS for spec in specs)
+
+
+def match_seed_of(runner_seed: int) -> int:
+    """The seed of the Kort match a runner match seed stands for: ``derive_seed(runner_seed, 0)``."""
+    return derive_seed(int(runner_seed), 0)
+
+
+def play_match(match: KortMatch, agents: Sequence[Agent], seed: int) -> KortMatch:
+    """Play ``match`` to its end, each seat's decisions taken by its agent, each agent reset once for the match.
+
+    ``seed`` is the match's seed: the agent at ``seat`` is reset with ``agent_seed(seed, seat)``.
+    An illegal choice raises ``IllegalActionError`` and changes nothing.
+    """
+    return play_with_agents(_FourSeats(match), agents, seed).match
+
+
+def play_matches(
+    n_seats: int,
+    match_seeds: Sequence[int],
+    seatings: Sequence[Sequence[str]],
+    match_hands: int = 1,
+    log_actions: bool = False,
+    options: Mapping[str, Any] | None = None,
+    engine: str = "auto",
+) -> ChunkColumns:
+    """Play one match per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
+
+    Returns every column of ``HAND_COLUMNS``, of ``ROUND_COLUMNS`` (as ``tables["rounds"]``)
+    and, with ``log_actions``, of ``ACTION_COLUMNS``; raises ``AgentFailure`` if an agent fails.
+    ``engine`` is ``auto`` (compiled when every spec is compiled and no action log is asked
+    for), ``compiled`` or ``reference``; both give the same rows.
+    """
+    _check_seats(n_seats)
+    if match_hands != 1:
+        raise ValueError(f"a runner match is one Kort match, not {match_hands}")
+    if len(match_seeds) != len(seatings):
+        raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    settings = as_options(check_options(options))
+    if engine not in ("auto", "compiled", "reference"):
+        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
+    compiled = all(is_compiled(seating) for seating in seatings)
+    if engine == "compiled" and (not compiled or log_actions):
+        raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS)
+                         + ", without an action log")
+    if compiled and not log_actions and engine != "reference":
+        return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64))
+    recorder = _DecisionRecorder() if log_actions else None
+    pool = AgentPool(n_seats, recorder, game=GAME)
+    played: list[tuple[int, KortMatch]] = []
+    for runner_seed, seating in zip(match_seeds, seatings, strict=True):
+        seed = match_seed_of(runner_seed)
+        match = KortMatch(settings, seed=seed)
+        agents = pool.seat(seating)
+        if recorder is not None:
+            recorder.start_match(len(played))
+        _play_guarded(match, agents, seed)
+        played.append((seed, match))
+    seeds = np.array([seed for seed, _ in played], dtype=np.uint64)
+    summary = _MatchSummary.of_matches([match for _, match in played])
+    rounds = _Rounds.of_matches([match for _, match in played])
+    return ChunkColumns(hands=_match_columns(seeds, settings, summary),
+                        actions=recorder.columns() if recorder is not None else None,
+                        tables={"rounds": _round_columns(seeds, settings, rounds)})
+
+
+def replay(options: Options | Mapping[str, Any] | None, seed: int, actions: Sequence[int]) -> KortMatch:
+    """The match dealt from ``seed`` with ``options`` and ``actions`` applied in order (from the actions table)."""
+    match = KortMatch(options, seed=seed)
+    for action in actions:
+        match.apply(int(action))
+    return match
+
+
+# ----- inside --------------------------------------------------------------------------------------
+
+
+def _check_seats(n_seats: int) -> None:
+    if isinstance(n_seats, bool) or n_seats != NUM_SEATS:
+        raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
+
+
+class _FourSeats:
+    """A match as the shared agent loop (``sim.seating.play_with_agents``) reads a game: with its seat count."""
+
+    n_seats = NUM_SEATS
+    UNIT = KortMatch.UNIT
+
+    def __init__(self, match: KortMatch) -> None:
+        self.match = match
+        self.legal_actions, self.observation, self.apply = match.legal_actions, match.observation, match.apply
+
+    @property
+    def done(self) -> bool:
+        return self.match.done
+
+    @property
+    def to_move(self) -> int:
+        return self.match.to_move
+
+
+class _DecisionRecorder:
+    """Collects (match row, step, seat, round, phase, action) for every decision of a chunk."""
+
+    NAMES = ("hand_row", "step", "seat", "round", "phase", "action")
+    DTYPES = ("int64", "uint16", "uint8", "uint8", "uint8", "uint8")
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, ...]] = []
+        self._match_row = 0
+        self._step = 0
+
+    def start_match(self, match_row: int) -> None:
+        self._match_row, self._step = match_row, 0
+
+    def record(self, seat: int, observation: Any, action: int) -> None:
+        self.rows.append((self._match_row, self._step, seat, observation.round_no, observation.phase, action))
+        self._step += 1
+
+    def columns(self) -> dict[str, np.ndarray]:
+        table = np.array(self.rows, dtype=np.int64).reshape(-1, len(self.NAMES))
+        return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(self.NAMES, self.DTYPES,
+                                                                                         strict=True))}
+
+
+def _play_guarded(match: KortMatch, agents: list[SeatedAgent], seed: int) -> None:
+    play_guarded(lambda: play_match(match, agents, seed), agents, f"the Kort match with seed {seed}", action_text)
+
+
+def _play_compiled(options: Options, runner_seeds: np.ndarray) -> ChunkColumns:
+    """Every match of the chunk played by the compiled engine's ``random`` policy, in the reference path's columns."""
+    from sim.kort.batch import play_batch
+
+    seeds = derive_seeds(runner_seeds, 0)
+    played = play_batch(options, seeds, policy="random", workers=1)  # the runner's processes share the cores
+    summary = _MatchSummary(played.rounds_played, played.redeals, played.wins, played.winner_team, played.scores,
+                            played.decisions, played.crc32)
+    return ChunkColumns(hands=_match_columns(seeds, options, summary),
+                        tables={"rounds": _round_columns(seeds, options, _Rounds.of_batch(played))})
+
+
+@dataclass
+class _MatchSummary:
+    """Per-match results, one entry per match (``wins`` per team, ``scores`` per seat)."""
+
+    rounds: np.ndarray
+    redeals: np.ndarray
+    wins: np.ndarray  # [matches, 2]
+    winner_team: np.ndarray
+    scores: np.ndarray  # [matches, 4]
+    decisions: np.ndarray
+    crc32: np.ndarray
+
+    @classmethod
+    def of_matches(cls, matches: Sequence[KortMatch]) -> _MatchSummary:
+        """The results of reference matches played to their end."""
+        return cls(
+            rounds=np.array([m.rounds_played for m in matches], dtype=np.int64),
+            redeals=np.array([m.redeals for m in matches], dtype=np.int64),
+            wins=np.array([m.wins for m in matches], dtype=np.int64).reshape(-1, NUM_TEAMS),
+            winner_team=np.array([m.winner_team for m in matches], dtype=np.int64),
+            scores=np.array([m.scores for m in matches], dtype=np.int64).reshape(-1, NUM_SEATS),
+            decisions=np.array([len(m.decisions) for m in matches], dtype=np.int64),
+            crc32=np.array([zlib.crc32(bytes(m.decisions)) for m in matches], dtype=np.uint32),
+        )
+
+
+@dataclass
+class _Rounds:
+    """Every round of a chunk's matches, one entry per round in match order (per-team fields ``[rounds, 2]``)."""
+
+    match_row: np.ndarray
+    round: np.ndarray
+    holder: np.ndarray
+    trump: np.ndarray
+    trump_13: np.ndarray
+    redeals: np.ndarray
+    declared: np.ndarray  # [rounds, len(DECLARATIONS), 2]: each counter per team
+    tricks: np.ndarray
+    bavan: np.ndarray
+    result: np.ndarray  # index into RESULTS
+    result_team: np.ndarray
+    wins: np.ndarray
+    score: np.ndarray  # match wins per team after the round
+
+    @classmethod
+    def of_matches(cls, matches: Sequence[KortMatch]) -> _Rounds:
+        """The rounds of reference matches, from each match's round records."""
+        records = [(row, record) for row, match in enumerate(matches) for record in match.rounds]
+        declared = np.zeros((len(records), len(DECLARATIONS), NUM_TEAMS), dtype=np.int64)
+        for i, (_, record) in enumerate(records):
+            for declaration in record["declarations"]:
+                for counter in _COUNTED_AS[declaration["declaration"]]:
+                    declared[i, DECLARATIONS.index(counter), declaration["seat"] % NUM_TEAMS] += 1
+
+        def field(name: str, dtype: Any = np.int64) -> np.ndarray:
+            return np.array([record[name] for _, record in records], dtype=dtype)
+
+        return cls(
+            match_row=np.array([row for row, _ in records], dtype=np.int64),
+            round=field("round"), holder=field("holder"), trump=field("trump"), trump_13=field("trump_13", bool),
+            redeals=field("redeals"), declared=declared,
+            tricks=field("tricks").reshape(-1, NUM_TEAMS), bavan=field("bavan", bool),
+            result=np.array([RESULTS.index(record["result"]) for _, record in records], dtype=np.int64),
+            result_team=field("team"), wins=field("wins"), score=field("score").reshape(-1, NUM_TEAMS),
+        )
+
+    @classmethod
+    def of_batch(cls, played: BatchResults) -> _Rounds:
+        """The rounds of the compiled engine's matches, from its per-round arrays (a round past the last is -1)."""
+        g, r = np.nonzero(played.round_result >= 0)  # match by match, round by round
+        codes = played.round_declarations[g, r].astype(np.int64)  # [rounds, tricks]: kind * 4 + seat, -1 for none
+        made = codes >= 0
+        counts = np.array([[counter in _COUNTED_AS[word] for counter in DECLARATIONS] for word in DECLARATION_KINDS],
+                          dtype=np.int64)  # [kind, counter]
+        kind_counts = counts[np.where(made, codes // NUM_SEATS, 0)] * made[:, :, None]  # [rounds, tricks, counter]
+        team = (codes % NUM_SEATS) % NUM_TEAMS
+        declared = np.stack([(kind_counts * (made & (team == t))[:, :, None]).sum(axis=1) for t in range(NUM_TEAMS)],
+                            axis=2)
+        return cls(
+            match_row=g, round=r, holder=played.round_holder[g, r], trump=played.round_trump[g, r],
+            trump_13=played.round_trump_13[g, r], redeals=played.round_redeals[g, r], declared=declared,
+            tricks=played.round_tricks[g, r], bavan=played.round_bavan[g, r], result=played.round_result[g, r],
+            result_team=played.round_team[g, r], wins=played.round_wins[g, r], score=played.round_score[g, r],
+        )
+
+
+def _option_columns(options: Options, count: int) -> dict[str, np.ndarray]:
+    return {name: np.full(count, getattr(options, name), dtype=np.uint8) for name in OPTION_NAMES}
+
+
+def _match_columns(seeds: np.ndarray, options: Options, summary: _MatchSummary) -> dict[str, np.ndarray]:
+    team_of_seat = np.arange(NUM_SEATS) % NUM_TEAMS
+    columns = {
+        "seed": seeds,
+        **_option_columns(options, len(seeds)),
+        "rounds": summary.rounds.astype(np.uint8),
+        "redeals": summary.redeals.astype(np.uint16),
+        "wins_team0": summary.wins[:, 0].astype(np.uint8),
+        "wins_team1": summary.wins[:, 1].astype(np.uint8),
+        "winner_team": summary.winner_team.astype(np.uint8),
+        "score": summary.scores.astype(np.int8),
+        "won": summary.winner_team[:, None] == team_of_seat[None, :],
+        "decisions": summary.decisions.astype(np.uint16),
+        "decisions_crc32": summary.crc32.astype(np.uint32),
+    }
+    return {spec.name: columns[spec.name] for spec in HAND_COLUMNS}
+
+
+def _round_columns(seeds: np.ndarray, options: Options, rounds: _Rounds) -> dict[str, np.ndarray]:
+    columns = {
+        "hand_row": rounds.match_row,
+        "seed": seeds[rounds.match_row],
+        **_option_columns(options, len(rounds.match_row)),
+        "round": rounds.round, "holder": rounds.holder, "trump": rounds.trump, "trump_13": rounds.trump_13,
+        "redeals": rounds.redeals, "bavan": rounds.bavan, "result": rounds.result,
+        "result_team": rounds.result_team, "wins": rounds.wins,
+    }
+    for team in range(NUM_TEAMS):
+        for k, kind in enumerate(DECLARATIONS):
+            columns[f"{kind}_team{team}"] = rounds.declared[:, k, team]
+        columns[f"tricks_team{team}"] = rounds.tricks[:, team]
+        columns[f"match_wins_team{team}"] = rounds.score[:, team]
+    return {"hand_row": columns["hand_row"],
+            **{spec.name: np.asarray(columns[spec.name]).astype(spec.dtype) for spec in ROUND_COLUMNS}}
