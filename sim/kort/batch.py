@@ -112,10 +112,8 @@ class BatchResults:
         """Match g's rounds as the reference engine records them (``KortMatch.rounds``)."""
         records = []
         for r in range(min(int(self.rounds_played[g]), self.round_result.shape[1])):
-            declarations = [{"trick": trick, "seat": code % NUM_SEATS, "declaration": DECLARATION_KINDS[kind],
-                             "automatic": kind >= AUTOMATIC_BASE}
-                            for trick, code in enumerate(self.round_declarations[g, r].tolist()) if code >= 0
-                            for kind in (code // NUM_SEATS,)]
+            declarations = [_declaration(trick, code)
+                            for trick, code in enumerate(self.round_declarations[g, r].tolist()) if code >= 0]
             records.append({
                 "round": r, "result": RESULTS[self.round_result[g, r]].word, "team": int(self.round_team[g, r]),
                 "wins": int(self.round_wins[g, r]), "tricks": self.round_tricks[g, r].tolist(),
@@ -139,6 +137,12 @@ class BatchResults:
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["options"] = self.options.to_dict()
         return values
+
+
+def _declaration(trick: int, code: int) -> dict[str, Any]:
+    """A declaration's record from its code (kind * 4 + seat), as the reference engine writes it."""
+    kind, seat = divmod(code, NUM_SEATS)
+    return {"trick": trick, "seat": seat, "declaration": DECLARATION_KINDS[kind], "automatic": kind >= AUTOMATIC_BASE}
 
 
 def _results(options: Options, seeds: np.ndarray, ints: np.ndarray, rounds: np.ndarray) -> BatchResults:

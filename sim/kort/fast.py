@@ -94,23 +94,13 @@ from sim.kort.fast_state import (
     P_OVER,
     P_TRUMP,
     P_VOTE,
-    R_BAVAN,
-    R_DECLARED,
-    R_HOLDER,
-    R_REDEALS,
-    R_RESULT,
-    R_SCORE,
-    R_TEAM,
-    R_TRICKS,
-    R_TRUMP,
-    R_TRUMP_13,
-    R_WINS,
     RNG_DEAL,
     RNG_SEAT,
     SUITS,
     card_bit,
     state_kind,
     trop_code,
+    write_round_record,
 )
 
 # Kernels here inline the helpers of these files: drop this module's numba cache when one of them changes.
@@ -468,20 +458,7 @@ def _end_round(cards, ints, deck, rng, result, trick_team):
         team = ints[I_BAVAN_TEAM]
     gained = RESULT_WINS[result]
     ints[I_WINS + team] += gained
-    record = I_LAST_ROUND
-    ints[record + R_RESULT] = result
-    ints[record + R_TEAM] = team
-    ints[record + R_WINS] = gained
-    ints[record + R_HOLDER] = holder
-    ints[record + R_TRUMP] = ints[I_TRUMP]
-    ints[record + R_TRUMP_13] = 1 if ints[I_TRUMP_CHOICE] == TRUMP_13 else 0
-    ints[record + R_REDEALS] = ints[I_DEAL_NO]
-    ints[record + R_BAVAN] = 1 if ints[I_BAVAN_TEAM] >= 0 else 0
-    for t in range(2):
-        ints[record + R_TRICKS + t] = ints[I_TRICKS + t]
-        ints[record + R_SCORE + t] = ints[I_WINS + t]
-    for i in range(TRICKS_IN_ROUND):
-        ints[record + R_DECLARED + i] = ints[I_DECLARED + i]
+    write_round_record(ints, result, team, gained)
     ints[I_ROUNDS_PLAYED] += 1
     if ints[I_WINS + team] >= ints[I_TARGET]:
         ints[I_PHASE] = P_OVER

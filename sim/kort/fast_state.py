@@ -27,14 +27,7 @@ from numba import njit
 from sim import config
 from sim.cards import SUIT_MASK
 from sim.fast_bits import U64
-from sim.kort.encoding import (
-    NUM_SEATS,
-    NUM_TEAMS,
-    TRICKS_IN_ROUND,
-    LeadKind,
-    MatchEnd,
-    Phase,
-)
+from sim.kort.encoding import NUM_SEATS, NUM_TEAMS, TRICKS_IN_ROUND, TRUMP_13, LeadKind, MatchEnd, Phase
 from sim.kort.rules import FACE_CARDS
 
 # ----- cards row -------------------------------------------------------------------------------
@@ -133,3 +126,23 @@ def state_kind(code: int) -> int:
 def trop_code(made: int, of: int) -> int:
     """The code of ``trop(made, of)``."""
     return K_TROP + 8 * made + 64 * of
+
+
+@njit(**config.INLINED_KERNEL)
+def write_round_record(ints: np.ndarray, result: int, team: int, gained: int) -> None:
+    """Write the round just ended into the ``I_LAST_ROUND`` block: ``team`` got ``gained`` wins by ``result``
+    (the match's wins already count them)."""
+    record = I_LAST_ROUND
+    ints[record + R_RESULT] = result
+    ints[record + R_TEAM] = team
+    ints[record + R_WINS] = gained
+    ints[record + R_HOLDER] = ints[I_HOLDER]
+    ints[record + R_TRUMP] = ints[I_TRUMP]
+    ints[record + R_TRUMP_13] = 1 if ints[I_TRUMP_CHOICE] == TRUMP_13 else 0
+    ints[record + R_REDEALS] = ints[I_DEAL_NO]
+    ints[record + R_BAVAN] = 1 if ints[I_BAVAN_TEAM] >= 0 else 0
+    for t in range(NUM_TEAMS):
+        ints[record + R_TRICKS + t] = ints[I_TRICKS + t]
+        ints[record + R_SCORE + t] = ints[I_WINS + t]
+    for i in range(TRICKS_IN_ROUND):
+        ints[record + R_DECLARED + i] = ints[I_DECLARED + i]
