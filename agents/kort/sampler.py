@@ -1,0 +1,282 @@
+"""Hidden hands for one Kort seat, drawn uniformly among the deals consistent with what its tracker knows.
+
+A seat sees its own cards and every card played this deal; the others' hands hold the
+rest (the *pool*), except the cards everyone knows a seat holds (the 13th card after
+"13"). ``HiddenHands`` reads, from a ``KortTracker`` and an observation, how many pool
+cards each other seat holds and, per seat and suit, the fewest and most cards of that
+suit it may hold: none of a suit it showed it lacks, and its trumps within the bounds
+its trump leads and declarations gave.
+
+``HandSampler`` draws the other seats' hands. Its distribution is **uniform over the
+deals consistent with the seat's knowledge**: every way of giving each seat as many
+pool cards as it holds, each suit's count within that seat's bounds, counts the same
+(so a deal weighs the same however the seats played into it; their policies are not
+modelled). While the holder chooses trumps (only its five cards are dealt) the hidden
+rest is the other 47 cards in deal order (and the holder's five, for another seat),
+drawn as a uniform shuffle.
+
+How (exact, not approximate): the bounds are per suit, so a deal is counted by how
+many cards of each suit each seat gets. A table of completion counts (the ways to deal
+the seats after one from each remaining per-suit count) gives each seat's suit counts
+their exact probability, seat after seat; the cards within a suit are then a uniform
+choice. The table is built once per decision; a draw then costs a few microseconds in
+compiled code (``draw_hands``), which a compiled search calls directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import reduce
+from operator import or_
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.kort.tracker import KortTracker
+from sim import config
+from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
+from sim.kort.compiled import ENGINE_FILES, below, next_u64
+from sim.kort.encoding import CARDS_EACH, FIRST_PACKET, NUM_SEATS, Phase
+
+config.drop_stale_cache(__file__, ENGINE_FILES)  # the kernels here inline the engine's stream functions
+
+UNDEALT = 52 - FIRST_PACKET  # the cards still in the deck while the holder chooses trumps
+BINOMIAL = np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class HiddenHands:
+    """What one seat knows of the cards it cannot see, at one moment of a deal.
+
+    ``pool``: the cards in the other seats' hands that no one has shown (or, while the
+    holder chooses trumps, every card the seat cannot see: the holder's five if it is
+    another seat's, and the 47 undealt). ``counts[s]``: seat s's pool cards (0 for the
+    seat itself). ``known[s]``: the cards everyone knows seat s holds. ``low[s][suit]``
+    and ``high[s][suit]``: the fewest and most pool cards of ``suit`` seat s may hold.
+    ``undealt``: whether the pool holds the undealt deck (the holder choosing trumps).
+    """
+
+    seat: int
+    pool: CardSet
+    counts: tuple[int, ...]
+    known: tuple[CardSet, ...]
+    low: tuple[tuple[int, ...], ...]
+    high: tuple[tuple[int, ...], ...]
+    undealt: bool
+
+    @classmethod
+    def from_tracker(cls, tracker: KortTracker, observation: Any) -> HiddenHands:
+        """Read the hidden hands from a tracker already updated with ``observation`` (the seat's own)."""
+        seat = observation.seat
+        own = to_set(observation.hand)
+        if observation.phase == Phase.TRUMP:
+            counts = tuple(FIRST_PACKET if s == observation.holder and s != seat else 0 for s in range(NUM_SEATS))
+            return cls(seat, FULL_DECK & ~own, counts, (0,) * NUM_SEATS, ((0,) * 4,) * NUM_SEATS,
+                       ((CARDS_EACH,) * 4,) * NUM_SEATS, True)
+        known = tuple(0 if s == seat else tracker.known[s] for s in range(NUM_SEATS))
+        pool = FULL_DECK & ~(own | tracker.played | reduce(or_, known))
+        counts, low, high = [], [], []
+        for s in range(NUM_SEATS):
+            if s == seat:
+                counts.append(0)
+                low.append((0,) * 4)
+                high.append((0,) * 4)
+                continue
+            counts.append(observation.card_counts[s] - popcount(known[s]))
+            lows, highs = [], []
+            for suit in range(4):
+                room = popcount(tracker.possible(s) & SUIT_MASK[suit] & pool)
+                fewest, most = 0, room
+                if suit == tracker.trump:
+                    in_known = popcount(known[s] & SUIT_MASK[suit])
+                    lo, hi = tracker.trump_bounds(s)
+                    fewest, most = max(0, lo - in_known), min(room, hi - in_known)
+                lows.append(fewest)
+                highs.append(most)
+            low.append(tuple(lows))
+            high.append(tuple(highs))
+        return cls(seat, pool, tuple(counts), known, tuple(low), tuple(high), False)
+
+    def is_consistent(self, hands: list[CardSet]) -> bool:
+        """Whether ``hands`` (one set per seat; the seat's own ignored) could be the other seats' hands now."""
+        taken = 0
+        for s, hand in enumerate(hands):
+            if s == self.seat:
+                continue
+            hidden = hand & ~self.known[s]
+            if hand & self.known[s] != self.known[s] or hidden & ~self.pool or hidden & taken:
+                return False
+            if popcount(hidden) != self.counts[s]:
+                return False
+            for suit in range(4):
+                if not self.low[s][suit] <= popcount(hidden & SUIT_MASK[suit]) <= self.high[s][suit]:
+                    return False
+            taken |= hidden
+        return True
+
+
+class HandSampler:
+    """Draws the other seats' hands uniformly among consistent deals (module docstring).
+
+    ``arrays`` are the kernel inputs of ``draw_hands`` (built once; a compiled search passes them on).
+    """
+
+    def __init__(self, hidden: HiddenHands) -> None:
+        self.hidden = hidden
+        by_suit = np.zeros((4, CARDS_EACH), dtype=np.int64)
+        suit_size = np.zeros(4, dtype=np.int64)
+        for card in card_list(hidden.pool):
+            suit = card // 13
+            by_suit[suit, suit_size[suit]] = card
+            suit_size[suit] += 1
+        seats = [s for s in range(NUM_SEATS) if hidden.counts[s] > 0]
+        seat_ids = np.array(seats, dtype=np.int64)
+        counts = np.array([hidden.counts[s] for s in seats], dtype=np.int64)
+        low = np.array([hidden.low[s] for s in seats], dtype=np.int64).reshape(len(seats), 4)
+        high = np.array([hidden.high[s] for s in seats], dtype=np.int64).reshape(len(seats), 4)
+        known = np.array(hidden.known, dtype=np.uint64)
+        table, radix = completion_counts(suit_size, counts, low, high, BINOMIAL)
+        if not hidden.undealt and table[0, int(suit_size @ radix)] <= 0:
+            raise ValueError("no deal of the hidden cards fits what the seat knows")
+        pool = np.array(card_list(hidden.pool), dtype=np.int64)
+        self.arrays = (by_suit, suit_size, seat_ids, counts, low, high, known, table, radix, BINOMIAL,
+                       np.int64(hidden.undealt), pool)
+
+    def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
+        """One deal: every seat's hand (the seat's own: 0) and the undealt cards in deal order (empty once dealt).
+
+        ``rng`` is a uint64 array of splitmix64 states; ``rng[stream]`` is drawn from.
+        """
+        hands = np.zeros(NUM_SEATS, dtype=np.uint64)
+        undealt = np.zeros(UNDEALT, dtype=np.int64)
+        draw_hands(*self.arrays, rng, stream, hands, undealt)
+        return [int(hand) for hand in hands], undealt.tolist() if self.hidden.undealt else []
+
+
+def sample_hands(tracker: KortTracker, observation: Any, seed: int) -> tuple[list[CardSet], list[int]]:
+    """One uniformly drawn consistent deal for the tracker's seat, from a splitmix64 stream seeded ``seed``."""
+    rng = np.array([seed], dtype=np.uint64)
+    return HandSampler(HiddenHands.from_tracker(tracker, observation)).sample(rng)
+
+
+# ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def completion_counts(suit_size, counts, low, high, binomial):
+    """``table[i, r]``: the ways to deal seats i.. (of ``counts``) from remaining per-suit counts r (mixed radix).
+
+    Returns the table and the radix (``r = sum(r_suit * radix[suit])``). Past the last seat
+    only the empty remainder counts (1): the pool is exactly the seats' hidden cards.
+    """
+    radix = np.ones(4, dtype=np.int64)
+    for suit in range(1, 4):
+        radix[suit] = radix[suit - 1] * (suit_size[suit - 1] + 1)
+    box = radix[3] * (suit_size[3] + 1)
+    n = counts.shape[0]
+    table = np.zeros((n + 1, box))
+    table[n, 0] = 1.0
+    stage_total = np.zeros(n + 1, dtype=np.int64)
+    stage_total[0] = suit_size.sum()
+    for i in range(n):
+        stage_total[i + 1] = stage_total[i] - counts[i]
+    remaining = np.zeros(4, dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        for state in range(box):
+            total = 0
+            for suit in range(4):
+                remaining[suit] = state // radix[suit] % (suit_size[suit] + 1)
+                total += remaining[suit]
+            if total != stage_total[i]:
+                continue
+            table[i, state] = _splits(i, remaining, counts[i], low[i], high[i], table, radix, binomial, -1.0)[0]
+    return table, radix
+
+
+@njit(**config.INLINED_KERNEL)
+def _splits(i, remaining, count, low, high, table, radix, binomial, target):
+    """Sum the weights of every split of ``count`` cards over the suits, each suit's share within its bounds.
+
+    A split's weight is its ways to choose the cards times the completions after it. With
+    ``target`` >= 0 it also returns the first split whose running sum passes ``target``
+    (the draw), as (sum, x0, x1, x2); x3 is the rest of ``count``.
+    """
+    total = 0.0
+    pick0, pick1, pick2 = -1, -1, -1
+    picked = False
+    state = 0
+    for suit in range(4):
+        state += remaining[suit] * radix[suit]
+    for x0 in range(low[0], min(high[0], remaining[0], count) + 1):
+        for x1 in range(low[1], min(high[1], remaining[1], count - x0) + 1):
+            for x2 in range(low[2], min(high[2], remaining[2], count - x0 - x1) + 1):
+                x3 = count - x0 - x1 - x2
+                if x3 < low[3] or x3 > high[3] or x3 > remaining[3]:
+                    continue
+                after = table[i + 1, state - x0 * radix[0] - x1 * radix[1] - x2 * radix[2] - x3 * radix[3]]
+                weight = (binomial[remaining[0], x0] * binomial[remaining[1], x1] * binomial[remaining[2], x2]
+                          * binomial[remaining[3], x3] * after)
+                if weight <= 0.0:
+                    continue
+                total += weight
+                if target >= 0.0 and not picked:  # the latest split until the sum passes target (rounding-safe)
+                    pick0, pick1, pick2 = x0, x1, x2
+                    picked = total > target
+    return total, pick0, pick1, pick2
+
+
+@njit(**config.INLINED_KERNEL)
+def _uniform(rng, stream):
+    """A uniform float in [0, 1) from 53 bits of ``rng[stream]``."""
+    return (next_u64(rng, stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(**config.KERNEL)
+def draw_hands(by_suit, suit_size, seats, counts, low, high, known, table, radix, binomial, undealt, pool, rng,
+               stream, hands, rest):
+    """Draw one consistent deal (module docstring) from ``rng[stream]``.
+
+    Writes ``hands[s]`` (uint64 card sets: the drawn cards and those known to be there; 0 for
+    the observing seat) or, while the holder chooses trumps, ``rest``: the undealt cards in
+    deal order. The other arguments are ``HandSampler.arrays``.
+    """
+    if undealt:  # a uniform shuffle of the pool: the holder's five when hidden, then the deck's undealt cards
+        order = pool.copy()
+        for k in range(order.shape[0] - 1, 0, -1):
+            j = below(rng, stream, k + 1)
+            order[k], order[j] = order[j], order[k]
+        start = 0
+        for i in range(seats.shape[0]):
+            hand = np.uint64(0)
+            for k in range(start, start + counts[i]):
+                hand |= np.uint64(1) << np.uint64(order[k])
+            hands[seats[i]] = hand
+            start += counts[i]
+        for k in range(rest.shape[0]):
+            rest[k] = order[start + k]
+        return
+    work = np.empty((4, 13), dtype=np.int64)
+    left = np.empty(4, dtype=np.int64)
+    split = np.empty(4, dtype=np.int64)
+    for s in range(hands.shape[0]):
+        hands[s] = known[s]
+    for suit in range(4):
+        left[suit] = suit_size[suit]
+        for k in range(suit_size[suit]):
+            work[suit, k] = by_suit[suit, k]
+    for i in range(seats.shape[0]):
+        state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
+        target = _uniform(rng, stream) * table[i, state]
+        _, x0, x1, x2 = _splits(i, left, counts[i], low[i], high[i], table, radix, binomial, target)
+        split[0], split[1], split[2] = x0, x1, x2
+        split[3] = counts[i] - x0 - x1 - x2
+        hand = np.uint64(0)
+        for suit in range(4):
+            for _k in range(split[suit]):  # a uniform choice within the suit: the last slots of a partial shuffle
+                j = below(rng, stream, left[suit])
+                left[suit] -= 1
+                card = work[suit, j]
+                work[suit, j] = work[suit, left[suit]]
+                work[suit, left[suit]] = card
+                hand |= np.uint64(1) << np.uint64(card)
+        hands[seats[i]] |= hand
