@@ -1,0 +1,223 @@
+"""Compiled single-observer information-set MCTS (SO-ISMCTS) for Kort's ``mcts``, with team values.
+
+One tree over the searching seat's information set: a node is a sequence of actions
+from the decision being made (every seat's, its own and the others'), whatever cards
+lie behind them. Each iteration:
+
+1. **determinize**: copy the position the seat sees and deal it a fresh sample of the
+   hidden hands (``sampler.draw_hands``: uniform among the deals consistent with what
+   the seat knows; while the holder chooses trumps, the undealt deck's order), with
+   fresh streams for redeals and later rounds;
+2. **select**: from the root, while every action legal in this determinization has a
+   child, step to the child with the best UCB1 score for the team of the seat to move,
+   counted over the iterations in which that child was available (legal), so a child
+   that is rarely possible is not starved (Cowling, Powley and Whitehouse 2012,
+   "Information Set Monte Carlo Tree Search");
+3. **expand** one untried legal action, chosen uniformly, then **play out** with a
+   compiled policy at every seat (``playout``: random or greedy) to the end of the
+   match, or of the round being played;
+4. **back up**: each node adds the value of the team whose seat chose its action:
+   partners share one value, and each team maximises its own.
+
+A team's value is its match result mapped to [0, 1] (1 for a won match, 0 for a
+lost one); a playout that stops at the end of the round reads the team's chance to
+win the match from the score it left and who holds the trump next
+(``values.match_win_chance``).
+
+Everything runs inside numba on the engine's compiled step API (``sim.kort.compiled``):
+one call makes a whole decision's iterations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.kort import playout, sampler
+from sim import config
+from sim.kort.compiled import (
+    ENGINE_FILES,
+    NUM_ACTIONS,
+    below,
+    copy_position,
+    deal_hidden,
+    holder,
+    is_over,
+    legal_actions,
+    new_position,
+    next_u64,
+    rounds_played,
+    seed_streams,
+    team_result,
+    to_move,
+    wins,
+)
+from sim.kort.encoding import FIRST_PACKET
+
+# Kernels here inline the engine's, the sampler's and the playout policy's: drop this module's cache when one changes.
+config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__, playout.__file__])
+
+# Tree columns: links (int64) and statistics (float64).
+PARENT, ACTION, FIRST_CHILD, NEXT_SIBLING, MOVER = range(5)
+VISITS, AVAILABLE, REWARD = range(3)
+NO_NODE = -1
+PATH_LENGTH = 1024  # nodes on one path: a whole match has fewer decisions than this between two of a seat's
+
+
+class Tree:
+    """A search tree's arrays, reused decision after decision (``reset`` empties it)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.links = np.full((capacity, 5), NO_NODE, dtype=np.int64)
+        self.stats = np.zeros((capacity, 3), dtype=np.float64)
+        self.size = np.zeros(1, dtype=np.int64)
+        self.scratch = Scratch()
+
+    @property
+    def capacity(self) -> int:
+        """How many nodes fit."""
+        return self.links.shape[0]
+
+    def reset(self) -> None:
+        """An empty tree: only the root."""
+        self.links[0] = NO_NODE
+        self.stats[0] = 0.0
+        self.size[0] = 1
+
+    def root_children(self) -> list[tuple[int, float, float]]:
+        """The root's children as (action, visits, mean value for the searching seat's team), in creation order."""
+        children = []
+        child = int(self.links[0, FIRST_CHILD])
+        while child != NO_NODE:
+            visits = float(self.stats[child, VISITS])
+            children.append((int(self.links[child, ACTION]), visits,
+                             float(self.stats[child, REWARD]) / visits if visits else 0.0))
+            child = int(self.links[child, NEXT_SIBLING])
+        return children
+
+
+class Scratch:
+    """The working arrays one iteration steps: a position, the drawn cards, what greedy tracks, the legal ids."""
+
+    def __init__(self) -> None:
+        self.position = new_position()
+        self.hands = np.zeros(4, dtype=np.uint64)
+        self.rest = np.zeros(52 - FIRST_PACKET, dtype=np.int64)
+        self.seen = playout.new_view()
+        self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        self.untried = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        self.path = np.zeros(PATH_LENGTH, dtype=np.int64)
+        self.values = np.zeros(2, dtype=np.float64)
+
+
+@njit(**config.KERNEL)
+def search(root, deal, root_view, seat, iterations, c, policy, round_only, win_chance, search_rng, links, stats,
+           size, work, hands, rest, view, legal, untried, path, values):
+    """Run ``iterations`` SO-ISMCTS iterations from ``root`` (the position's four arrays) for ``seat``.
+
+    ``deal`` is the sampler's arrays (``HandSampler.arrays``); ``root_view`` what the playout
+    policy tracks at the root (``playout.view_of``; its hands are filled in per deal); the
+    tree is ``links, stats, size`` (grown in place, at most one node an iteration; a full tree
+    plays out from its leaves). ``policy`` is ``playout.RANDOM`` or ``playout.GREEDY``;
+    ``round_only`` stops playouts at the end of the round, valued by ``win_chance``
+    (``values.match_win_chance``). ``search_rng`` (uint64[1]) drives every random choice, so
+    a search is a function of it.
+    """
+    cards, ints, deck, rng = work
+    start_round = rounds_played(root[1])
+    done = 0
+    while done < iterations:
+        copy_position(root[0], root[1], root[2], root[3], cards, ints, deck, rng)
+        sampler.draw_hands(deal[0], deal[1], deal[2], deal[3], deal[4], deal[5], deal[6], deal[7], deal[8],
+                           deal[9], deal[10], deal[11], search_rng, 0, hands, rest)
+        if deal[10]:  # the holder chooses trumps: the undealt deck in deal order
+            for k in range(rest.shape[0]):
+                deck[FIRST_PACKET + k] = rest[k]
+        else:
+            deal_hidden(cards, hands, seat)
+        seed_streams(rng, next_u64(search_rng, 0))
+        playout.start_view(root_view, view, hands, seat)
+        path[0] = 0
+        depth = _descend(cards, ints, deck, rng, view, c, round_only, start_round, search_rng, links, stats, size,
+                         legal, untried, path)
+        while not is_over(ints) and not (round_only and rounds_played(ints) > start_round):
+            playout.step(cards, ints, deck, rng, view, policy, legal)
+        _values(ints, win_chance, values)
+        stats[0, VISITS] += 1.0
+        for k in range(1, depth):
+            node = path[k]
+            stats[node, VISITS] += 1.0
+            stats[node, REWARD] += values[links[node, MOVER] % 2]
+        done += 1
+
+
+@njit(**config.INLINED_KERNEL)
+def _values(ints, win_chance, values):
+    """Each team's value in [0, 1]: its match result once the match is over, else its chance to win from here."""
+    if is_over(ints):
+        for team in range(2):
+            values[team] = (team_result(ints, team) + 1.0) / 2.0
+        return
+    holding = holder(ints) % 2
+    for team in range(2):
+        values[team] = win_chance[wins(ints, team), wins(ints, 1 - team), 1 if holding == team else 0]
+
+
+@njit(**config.INLINED_KERNEL)
+def _descend(cards, ints, deck, rng, view, c, round_only, start_round, search_rng, links, stats, size, legal,
+             untried, path):
+    """Select down the tree from the root and expand one node; returns the path's length."""
+    node, depth = 0, 1
+    while not is_over(ints) and not (round_only and rounds_played(ints) > start_round) and depth < path.shape[0]:
+        mover = to_move(ints)
+        n_legal = legal_actions(cards, ints, legal)
+        n_untried = 0
+        best, best_score = NO_NODE, -1.0
+        for k in range(n_legal):
+            child = _child(links, node, legal[k])
+            if child == NO_NODE:
+                untried[n_untried] = legal[k]
+                n_untried += 1
+                continue
+            stats[child, AVAILABLE] += 1.0
+            visits = stats[child, VISITS]
+            ucb = stats[child, REWARD] / visits + c * np.sqrt(np.log(stats[child, AVAILABLE]) / visits)
+            if ucb > best_score:
+                best, best_score = child, ucb
+        if n_untried > 0 and size[0] < links.shape[0]:
+            action = untried[below(search_rng, 0, n_untried)]
+            child = _add_child(links, stats, size, node, action, mover)
+            playout.apply(cards, ints, deck, rng, view, action)
+            path[depth] = child
+            return depth + 1
+        if best == NO_NODE:  # a full tree meets an untried action: play out from here
+            return depth
+        playout.apply(cards, ints, deck, rng, view, links[best, ACTION])
+        node = best
+        path[depth] = node
+        depth += 1
+    return depth
+
+
+@njit(**config.INLINED_KERNEL)
+def _child(links, node, action):
+    child = links[node, FIRST_CHILD]
+    while child != NO_NODE and links[child, ACTION] != action:
+        child = links[child, NEXT_SIBLING]
+    return child
+
+
+@njit(**config.INLINED_KERNEL)
+def _add_child(links, stats, size, node, action, mover):
+    child = size[0]
+    size[0] += 1
+    links[child, PARENT] = node
+    links[child, ACTION] = action
+    links[child, FIRST_CHILD] = NO_NODE
+    links[child, NEXT_SIBLING] = links[node, FIRST_CHILD]
+    links[child, MOVER] = mover
+    links[node, FIRST_CHILD] = child
+    stats[child, VISITS] = 0.0
+    stats[child, AVAILABLE] = 1.0
+    stats[child, REWARD] = 0.0
+    return child
