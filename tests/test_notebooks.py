@@ -1,6 +1,6 @@
 """The notebooks run top to bottom without edits: on a given small run, and with no run (they make one).
 
-Knockout Whist's notebook also plays its variant and ladder runs (small ones here).
+Knockout Whist's notebook also plays its variant and ladder runs, Kort's its ladder run (small ones here).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 from experiments.analysis.knockout_whist import sample as knockout_whist_sample
+from experiments.analysis.kort import sample as kort_sample
 from experiments.analysis.sample import make_small_run
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -44,6 +45,11 @@ def run_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def knockout_whist_run_dir(tmp_path_factory):
     return knockout_whist_sample.make_small_run(tmp_path_factory.mktemp("notebooks") / "kw-run", games=120, seed=3)
+
+
+@pytest.fixture(scope="module")
+def kort_run_dir(tmp_path_factory):
+    return kort_sample.make_small_run(tmp_path_factory.mktemp("notebooks") / "kort-run", matches=60, seed=3)
 
 
 def execute(name: str, kernel_dir, run_dir=None, **parameters) -> nbformat.NotebookNode:
@@ -94,6 +100,15 @@ def test_knockout_whist_notebook_draws_seats_lengths_dogs_variants_and_the_ladde
     assert "600 games from" in printed and "zero-sum violations: 0" in printed
     assert "4,200 games in 7 variants: default, dogs_life=false, safe_first_hand=true" in printed
     assert images(notebook) == 9
+
+
+def test_kort_notebook_draws_results_the_trump_holder_match_length_and_the_ladder_of_teams(kernel_dir, kort_run_dir):
+    notebook = execute("kort", kernel_dir, kort_run_dir, LADDER_MATCHES=16)
+    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    assert "120 matches and " in printed and "zero-sum violations: 0" in printed
+    assert images(notebook) == 5
 
 
 def test_notebooks_are_committed_without_outputs():

@@ -3,7 +3,9 @@
 The run's manifest names its game, and the game's analysis draws the figures:
 Knorri's (cut-offs, scores, the bot ladder: ``experiments.analysis.report``) or
 Knockout Whist's (seats, game length, dog's lives, the bot ladder:
-``experiments.analysis.knockout_whist.report``). They go to ``RUN_DIR/report/``
+``experiments.analysis.knockout_whist.report``) or Kort's (round results, the
+trump holder, redeals, match length, the ladder of teams:
+``experiments.analysis.kort.report``). They go to ``RUN_DIR/report/``
 unless ``--out`` says otherwise.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 import matplotlib
 
 from experiments.analysis.load import RunFolderError, read_manifest, run_game
+from sim.games import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,14 +38,17 @@ def run(args: argparse.Namespace) -> int:
     elif game == "knockout-whist":
         from experiments.analysis.knockout_whist.load import load_run
         from experiments.analysis.knockout_whist.report import write_report
+    elif game == "kort":
+        from experiments.analysis.kort.load import load_run
+        from experiments.analysis.kort.report import write_report
     else:
-        raise RunFolderError(f"run folder {args.run_dir!r} holds a {game} run: the report reads knorri and "
-                             "knockout-whist runs")
+        raise RunFolderError(f"run folder {args.run_dir!r} holds a {game} run: the report reads knorri, "
+                             "knockout-whist and kort runs")
     loaded = load_run(args.run_dir)
     out = Path(args.out) if args.out else Path(args.run_dir) / "report"
     written = write_report(loaded, out)
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
-    rows = loaded.games if game == "knockout-whist" else loaded.hands
-    print(f"{len(rows):,} {loaded.row}s{partial}: {len(written) - 1} figures and report.md written to {out} "
-          f"in {time.perf_counter() - started:.1f} s")
+    rows = {"knockout-whist": "games", "kort": "matches"}.get(game, "hands")
+    print(f"{len(getattr(loaded, rows)):,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "
+          f"written to {out} in {time.perf_counter() - started:.1f} s")
     return 0

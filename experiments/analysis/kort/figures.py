@@ -1,0 +1,142 @@
+"""Kort's figures for the notebook and ``knorri-sim report``, drawn from ``stats`` tables.
+
+Each function returns a ``matplotlib.figure.Figure`` made without pyplot (the same
+headless and in a notebook), with a title, axes labelled with their units and a
+legend. Every figure gives each of the run's tables (its ``label``: the two teams,
+and the options off their defaults) one colour, in the order of the tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis.figures import AGENT_PALETTE, FONT, error_bars, label_axes, new_figure
+from experiments.analysis.kort.stats import HOLDER_SPLITS
+from sim.kort.simulate import RESULTS
+
+RESULT_NAMES = {"ordinary": "ordinary (1 win)", "kort": "Kort (5)", "at_kort": "At-kort (7)",
+                "bavan_made": "Bavan made (7)", "bavan_failed": "Bavan failed (1)", "trop_failed": "TROP FAILED (1)"}
+
+
+def label_colours(labels: list) -> dict:
+    """A colour per table label, in the order given."""
+    return {label: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, label in enumerate(labels)}
+
+
+def _labels(frame: pd.DataFrame) -> list:
+    column = frame["label"]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return [v for v in column.cat.categories if (column == v).any()]
+    return list(dict.fromkeys(column))
+
+
+def _offset(i: int, count: int, step: float) -> float:
+    """How far the i-th of ``count`` side-by-side marks sits from the middle of their place."""
+    return (i - (count - 1) / 2) * step
+
+
+def result_share_figure(shares: pd.DataFrame) -> Figure:
+    """How rounds end: the share of each result per table, log scale, with 95% CIs and the count of rounds."""
+    labels = _labels(shares)
+    colours = label_colours(labels)
+    figure, (ax,) = new_figure(9.5, 5.6)
+    height = 0.8 / max(1, len(labels))
+    positions = np.arange(len(RESULTS))
+    for i, label in enumerate(labels):
+        part = shares[shares["label"] == label].set_index("result").loc[list(RESULTS)].reset_index()
+        y = positions + _offset(i, len(labels), height)
+        shown = part["share"] > 0
+        ax.barh(y[shown], 100 * part["share"][shown], height, color=colours[label],
+                xerr=error_bars(part[shown], "share", "low", "high", 100), capsize=3,
+                label=f"{label} ({int(part['rounds'].iloc[0]):,} rounds)")
+        for yi, count, high in zip(y, part["count"], part["high"], strict=True):  # past the interval's end
+            ax.text(max(100 * high if count else 0, 0.011) * 1.12, yi, f"{count:,}", va="center",
+                    fontsize=FONT["tick"] - 2)
+    ax.set_xscale("log")
+    ax.set_xlim(0.01, 200)
+    ax.set_yticks(positions, [RESULT_NAMES[r] for r in RESULTS], fontsize=FONT["tick"])
+    ax.invert_yaxis()
+    label_axes(ax, "rounds ending this way (% of the table's rounds, log scale, 95% CI; number: rounds)",
+               "round result (match wins it gives)", "How rounds end")
+    return figure
+
+
+def holder_value_figure(value: pd.DataFrame) -> Figure:
+    """The holder's team's share of round wins, over all rounds and split by trump choice and redeal, one colour
+    per table and holding team (``stats.holder_value``)."""
+    groups = list(dict.fromkeys(zip(value["label"], value["holder_agents"], strict=True)))
+    colours = label_colours(groups)
+    figure, (ax,) = new_figure(9.5, 5.2)
+    splits = list(HOLDER_SPLITS)
+    width = 0.8 / max(1, len(groups))
+    positions = np.arange(len(splits))
+    for i, (label, holder) in enumerate(groups):
+        part = value[(value["label"] == label) & (value["holder_agents"] == holder)]
+        part = part.set_index("split").loc[splits].reset_index()
+        x = positions + _offset(i, len(groups), width)
+        ax.bar(x, 100 * np.nan_to_num(part["holder_won"]), width, color=colours[(label, holder)],
+               yerr=np.nan_to_num(error_bars(part, "holder_won", "low", "high", 100)), capsize=3,
+               label=f"{label}: {holder} holding")
+        for xi, rounds in zip(x, part["rounds"], strict=True):
+            ax.text(xi, 1, f"{rounds:,}", ha="center", va="bottom", rotation=90, fontsize=FONT["tick"] - 2,
+                    color="white")
+    ax.axhline(50, color="grey", linestyle=":", linewidth=1)
+    ax.set_xticks(positions, splits, fontsize=FONT["tick"])
+    ax.set_ylim(0, 100)
+    label_axes(ax, "rounds (number in each bar: how many)", "rounds won by the holder's team (%, 95% CI)",
+               "The value of holding the trump (dotted: an even share)")
+    return figure
+
+
+def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
+    """The share of matches lasting each number of rounds, grouped bars, one colour per table."""
+    labels = _labels(counts)
+    colours = label_colours(labels)
+    figure, (ax,) = new_figure(9.5, 5.2)
+    width = 0.8 / max(1, len(labels))
+    rounds = np.arange(1, int(counts["rounds"].max()) + 1)
+    for i, label in enumerate(labels):
+        part = counts[counts["label"] == label].set_index("rounds")
+        share = part["share"].reindex(rounds, fill_value=0.0)
+        mean = float((share * rounds).sum())
+        ax.bar(rounds + _offset(i, len(labels), width), 100 * share.to_numpy(), width, color=colours[label],
+               label=f"{label} ({int(part['matches'].sum()):,} matches, mean {mean:.2f} rounds)")
+    ax.set_xticks(rounds)
+    label_axes(ax, "rounds in the match (a redeal does not start a round)", "matches (% of the table's matches)",
+               "How many rounds a match lasts")
+    return figure
+
+
+def team_ladder_figure(results: pd.DataFrame) -> Figure:
+    """Each pairing of two teams once (the winning side first): its match win rate and share of rounds won."""
+    first = _one_side_per_pairing(results)
+    figure, (ax,) = new_figure(9.5, max(3.2, 0.8 * len(first) + 1.8))
+    y = np.arange(len(first))
+    ax.errorbar(100 * first["win_rate"], y - 0.12, xerr=error_bars(first, "win_rate", "win_low", "win_high", 100),
+                fmt="o", color=AGENT_PALETTE[0], capsize=4, markersize=7, label="matches won")
+    ax.errorbar(100 * first["round_wins"], y + 0.12,
+                xerr=error_bars(first, "round_wins", "round_wins_low", "round_wins_high", 100), fmt="s",
+                color=AGENT_PALETTE[1], capsize=4, markersize=6, label="rounds won")
+    ax.axvline(50, color="grey", linestyle=":", linewidth=1)
+    names = [f"{row.team} vs {row.opponent}\n{row.matches:,} matches" for row in first.itertuples()]
+    ax.set_yticks(y, names, fontsize=FONT["tick"])
+    ax.set_ylim(max(1, len(first)) - 0.5, -0.5)  # first pairing on top, each in a band of its own
+    ax.set_xlim(0, 100)
+    if first.empty:
+        ax.text(0.5, 0.5, "no two different teams met", ha="center", va="center", transform=ax.transAxes,
+                fontsize=FONT["label"])
+    label_axes(ax, "share won by the first team (%, 95% CI over duplicate deals)", "pairing of teams",
+               "The ladder of agents as teams", legend=not first.empty)
+    return figure
+
+
+def _one_side_per_pairing(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per table and pairing: the side with the higher win rate (ties: the first listed)."""
+    if results.empty:
+        return results
+    key = [(table, *sorted(pair)) for table, *pair in zip(results["table"], results["team"], results["opponent"],
+                                                        strict=True)]
+    ranked = results.assign(key=key).sort_values(["table", "win_rate"], ascending=[True, False], kind="stable")
+    return ranked.drop_duplicates("key").drop(columns="key").reset_index(drop=True)

@@ -1,0 +1,205 @@
+"""Loading Kort run folders for analysis: the complete shards, as a matches, a rounds and a seats table.
+
+A run folder is what ``knorri-sim run --game kort`` writes: ``hands/`` (one row per
+match) and ``rounds/`` (one row per round). The checks are Knorri's
+(``experiments.analysis.load``): a missing, empty or foreign folder, another schema
+version or no complete chunk is one line. Several folders (a random run and a
+greedy one, or matches to 7 and to 3) load as one ``KortRun``, their tables
+numbered one after the other:
+
+- ``matches``: one row per match (table, options, rounds, redeals, wins per team, the winning team, each
+  team's agents as a label);
+- ``rounds``: one row per round (its match's row in ``match``, holder, its team and that team's agents,
+  trump, redeals, declarations, tricks, result, the team the wins went to and whether it was the holder's);
+- ``seats``: one row per seat of a match (agent, team, +1/-1 score, won), which the shared ladder reads.
+
+Matches of one deal group share their decks (duplicate deals), so every statistic
+treats ``(table, deal_group)`` as one cluster: the ``cluster`` column, on every table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from experiments.analysis.load import (
+    LoadedRun,
+    RunFolderError,
+    cluster_ids,
+    complete_shards,
+    lineup_label,
+    lineup_table,
+    read_manifest,
+    read_shards,
+    run_game,
+)
+from sim.kort.encoding import DEFAULT_OPTIONS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES
+from sim.kort.simulate import DECLARATIONS, GAME, RESULTS
+
+ROUNDS_DIR = "rounds"
+_MATCH_COLUMNS = ("table", "deal_group", "arrangement", "hand_index", *OPTION_NAMES, "rounds", "redeals",
+                  "wins_team0", "wins_team1", "winner_team", "decisions")
+_ROUND_COLUMNS = ("hand_index", "round", "holder", "trump", "trump_13", "redeals", "tricks_team0", "tricks_team1",
+                  "bavan", "result", "result_team", "wins", "match_wins_team0", "match_wins_team1",
+                  *(f"{kind}_team{team}" for kind in DECLARATIONS for team in range(NUM_TEAMS)))
+
+
+@dataclass
+class KortRun(LoadedRun):
+    """One or more loaded Kort runs: manifests, tables (lineup, options), matches, rounds and seats."""
+
+    folders: list[Path]
+    manifests: list[dict[str, Any]]
+    tables: pd.DataFrame  # table, run, seats, lineup, label (its teams, and options off the defaults), assign, options
+    matches: pd.DataFrame
+    rounds: pd.DataFrame
+    seats: pd.DataFrame
+    chunks_read: int
+    chunks_total: int
+    agents: list[str] = field(default_factory=list)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    row: ClassVar[str] = "match"  # one row of ``matches`` is a match; ``seats["match"]`` indexes it
+    rank_by: ClassVar[str] = "score"  # the ladder ranks seats by the match result (partners tie)
+
+
+def team_label(first: str, second: str) -> str:
+    """A team as its two agents: ``greedy×2``, or ``greedy + random`` for a mixed one."""
+    return lineup_label([first, second])
+
+
+def table_pairing(agents: Sequence[str]) -> str:
+    """A table's lineup as its two teams: ``greedy×2 vs random×2`` (seats 0 and 2 against 1 and 3, as given)."""
+    return f"{team_label(agents[0], agents[2])} vs {team_label(agents[1], agents[3])}"
+
+
+def options_label(options: dict[str, Any]) -> str:
+    """The options that differ from the rules' defaults, as ``--option`` writes them (``""`` if none)."""
+    return " ".join(f"{name}={options[name]}" for name in OPTION_NAMES
+                    if name in options and options[name] != getattr(DEFAULT_OPTIONS, name))
+
+
+def load_run(folder: str | Path) -> KortRun:
+    """Read the complete shards of the Kort run in ``folder``; refuse a bad folder in one line."""
+    return load_runs([folder])
+
+
+def load_runs(folders: Sequence[str | Path]) -> KortRun:
+    """Several Kort runs as one: tables numbered on from run to run, deal groups and matches kept apart."""
+    if not folders:
+        raise RunFolderError("no run folder given")
+    parts = [_load_one(Path(folder)) for folder in folders]
+    tables, matches, rounds, seats = [], [], [], []
+    table_offset = cluster_offset = match_offset = 0
+    for index, part in enumerate(parts):
+        table, match, round_rows, seat = part["tables"], part["matches"], part["rounds"], part["seats"]
+        tables.append(table.assign(table=table["table"] + table_offset, run=index))
+        for frame, into in ((match, matches), (round_rows, rounds)):
+            into.append(frame.assign(table=frame["table"] + table_offset, cluster=frame["cluster"] + cluster_offset,
+                                     run=index))
+        rounds[-1]["match"] += match_offset
+        seats.append(seat.assign(match=seat["match"] + match_offset))
+        table_offset += len(table)
+        cluster_offset += int(match["cluster"].max()) + 1
+        match_offset += len(match)
+    tables_frame = pd.concat(tables, ignore_index=True)
+    matches_frame = pd.concat(matches, ignore_index=True)
+    rounds_frame = pd.concat(rounds, ignore_index=True)
+    labels = tables_frame.set_index("table")["label"]
+    for frame in (matches_frame, rounds_frame):
+        frame["label"] = pd.Categorical(frame["table"].map(labels), categories=list(dict.fromkeys(labels)))
+    rounds_frame["result"] = pd.Categorical(rounds_frame["result"], categories=list(RESULTS))
+    seats_frame = pd.concat(seats, ignore_index=True)
+    for name in ("table", "cluster", "label"):
+        seats_frame[name] = matches_frame[name].to_numpy()[seats_frame["match"].to_numpy()]
+    seats_frame["n_seats"] = NUM_SEATS
+    agents = sorted(str(name) for name in seats_frame["agent"].unique())
+    seats_frame["agent"] = pd.Categorical(seats_frame["agent"], categories=agents)
+    return KortRun([p["folder"] for p in parts], [p["manifest"] for p in parts], tables_frame, matches_frame,
+                   rounds_frame, seats_frame, sum(p["read"] for p in parts), sum(p["total"] for p in parts), agents)
+
+
+# ----- inside --------------------------------------------------------------------------------------
+
+
+def _load_one(folder: Path) -> dict[str, Any]:
+    manifest = read_manifest(folder)
+    if run_game(manifest) != GAME:
+        raise RunFolderError(f"run folder {str(folder)!r} holds a {run_game(manifest)} run, not a Kort one")
+    paths = complete_shards(folder, manifest)
+    hands = read_shards(folder, paths, lambda width: [*_MATCH_COLUMNS, *(f"agent_{s}" for s in range(width)),
+                                                      *(f"score_{s}" for s in range(width))])
+    round_paths = [folder / ROUNDS_DIR / path.name for path in paths]
+    missing = [path for path in round_paths if not path.is_file()]
+    if missing:
+        raise RunFolderError(f"run folder {str(folder)!r} lacks {missing[0].relative_to(folder)}: the rounds of a "
+                             "complete chunk are missing; the folder is damaged")
+    round_data = read_shards(folder, round_paths, lambda width: list(_ROUND_COLUMNS))
+    tables = lineup_table(manifest)
+    options = options_label(manifest["config"].get("options") or {})
+    tables["options"] = options
+    tables["label"] = [table_pairing(agents) + (f" ({options})" if options else "")
+                       for agents in (t["agents"] for t in manifest["config"]["tables"])]
+    matches = _matches_frame(hands)
+    rounds = _rounds_frame(round_data, matches)
+    return {"folder": folder, "manifest": manifest, "tables": tables, "matches": matches, "rounds": rounds,
+            "seats": _seats_frame(hands), "read": len(paths), "total": int(manifest.get("chunks_total", len(paths)))}
+
+
+def _plain(data: pa.Table, names: Sequence[str]) -> dict[str, np.ndarray]:
+    return {name: data.column(name).to_numpy() for name in names}
+
+
+def _matches_frame(data: pa.Table) -> pd.DataFrame:
+    """One row per match, in run order, with each team's agents as a label and the cluster id."""
+    matches = pd.DataFrame(_plain(data, _MATCH_COLUMNS)).astype(np.int64).sort_values("hand_index",
+                                                                                       ignore_index=True)
+    order = np.argsort(data.column("hand_index").to_numpy(), kind="stable")
+    agents = [data.column(f"agent_{s}").to_pandas().astype(str).to_numpy()[order] for s in range(NUM_SEATS)]
+    for team in range(NUM_TEAMS):
+        matches[f"team{team}"] = [team_label(a, b) for a, b in zip(agents[team], agents[team + 2], strict=True)]
+    matches["first_holder_team"] = matches["first_holder"] % NUM_TEAMS
+    matches["cluster"] = cluster_ids(matches["table"].to_numpy(), matches["deal_group"].to_numpy())
+    return matches
+
+
+def _rounds_frame(data: pa.Table, matches: pd.DataFrame) -> pd.DataFrame:
+    """One row per round, match by match, with its match's row, table, cluster and teams, and who got the wins."""
+    plain = [name for name in _ROUND_COLUMNS if name != "result"]
+    rounds = pd.DataFrame(_plain(data, plain))
+    rounds = rounds.astype({name: np.int64 for name in plain if name not in ("trump_13", "bavan")})
+    rounds["result"] = data.column("result").to_pandas().astype(str).to_numpy()
+    rounds = rounds.sort_values(["hand_index", "round"], ignore_index=True)
+    rows = pd.Series(np.arange(len(matches)), index=matches["hand_index"])
+    rounds.insert(0, "match", rows.loc[rounds["hand_index"]].to_numpy())
+    match = rounds["match"].to_numpy()
+    for name in ("table", "cluster", "team0", "team1"):
+        rounds[name] = matches[name].to_numpy()[match]
+    rounds["holder_team"] = rounds["holder"] % NUM_TEAMS
+    rounds["holder_agents"] = np.where(rounds["holder_team"] == 0, rounds["team0"], rounds["team1"])
+    rounds["holder_won"] = rounds["result_team"] == rounds["holder_team"]
+    rounds["redealt"] = rounds["redeals"] > 0
+    return rounds.drop(columns="hand_index")
+
+
+def _seats_frame(data: pa.Table) -> pd.DataFrame:
+    """One row per seat of a match (match by match, seats in order): agent, team, score and whether it won."""
+    order = np.argsort(data.column("hand_index").to_numpy(), kind="stable")
+    count = len(order)
+    agent = np.stack([data.column(f"agent_{s}").to_pandas().astype(str).to_numpy()[order] for s in range(NUM_SEATS)],
+                     axis=1)
+    score = np.stack([data.column(f"score_{s}").to_numpy()[order] for s in range(NUM_SEATS)], axis=1)
+    seat = np.tile(np.arange(NUM_SEATS), count)
+    return pd.DataFrame({
+        "match": np.repeat(np.arange(count), NUM_SEATS),
+        "seat": seat,
+        "team": seat % NUM_TEAMS,
+        "agent": agent.reshape(-1),
+        "score": score.reshape(-1).astype(np.int64),
+        "won": score.reshape(-1) > 0,
+    })

@@ -1,0 +1,148 @@
+"""The report of a Kort run: every figure as a PNG and a Markdown summary of the key numbers.
+
+``knorri-sim report RUN_DIR`` calls ``write_report`` when the run's manifest names
+Kort; the notebook draws the same figures through ``FIGURES``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.analysis import figures, ladder
+from experiments.analysis.kort import figures as kort_figures
+from experiments.analysis.kort import stats
+from experiments.analysis.kort.load import KortRun
+from experiments.analysis.report import (
+    FigureSpec,
+    figure_lines,
+    markdown_table,
+    percent_interval,
+    ratings_table,
+    write_report_files,
+)
+from sim.kort.simulate import RESULTS
+
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec("round_results", "How rounds end, per table, with 95% CIs (log scale)",
+               lambda run: kort_figures.result_share_figure(stats.result_shares(run))),
+    FigureSpec("holder_value", "Rounds won by the trump holder's team, by trump choice and redeal, with 95% CIs",
+               lambda run: kort_figures.holder_value_figure(stats.holder_value(run))),
+    FigureSpec("match_length", "Rounds per match, per table",
+               lambda run: kort_figures.rounds_per_match_figure(stats.rounds_per_match(run))),
+    FigureSpec("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
+               lambda run: kort_figures.team_ladder_figure(stats.team_results(run))),
+    FigureSpec("ratings", "Bradley-Terry ratings of the agents (Elo scale) from seat pairs, with 95% bootstrap CIs",
+               lambda run: figures.ratings_figure(ladder.ratings(run))),
+)
+
+
+def write_report(run: KortRun, out: Path) -> list[Path]:
+    """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
+    return write_report_files(run, out, FIGURES, summary_markdown(run))
+
+
+def summary_markdown(run: KortRun) -> str:
+    """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
+    names = ", ".join(f"{m.get('run_id', '?')} ({m['config'].get('name', 'experiment')})" for m in run.manifests)
+    state = "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+    bad = stats.zero_sum_violations(run)
+    lines = [f"# Kort run {names}", "",
+             f"- Matches: {len(run.matches):,} ({state}); rounds: {len(run.rounds):,}.",
+             "- Tables (team of seats 0 and 2 vs team of seats 1 and 3, as configured): "
+             + "; ".join(f"{label} ({assign})" for label, assign in zip(run.tables["label"], run.tables["assign"],
+                                                                        strict=True)) + ".",
+             f"- Zero sum: {'every match sums to zero' if bad == 0 else f'{bad:,} matches do NOT sum to zero'}.",
+             "- Every interval is a 95% one over deal groups (duplicate deals are not independent).", ""]
+    lines += ["## How rounds end", "", markdown_table(_result_table(stats.result_shares(run))), ""]
+    lines += ["## The value of holding the trump", "",
+              "Share of rounds whose wins went to the trump holder's team (an even share is 50%):", "",
+              markdown_table(_holder_table(stats.holder_value(run))), "",
+              "The team holding the trump in round 1 won the match:", "",
+              markdown_table(_first_holder_table(stats.first_holder_value(run))), ""]
+    lines += ["## Redeals", "", "Rounds redealt, and the holder's team's round wins after a redeal and on a first "
+              "deal (redeals per match: the next table):", "", markdown_table(_redeal_table(stats.redeal_effect(run))),
+              ""]
+    lines += ["## Rounds per match", "", markdown_table(_length_table(stats.match_length_summary(run))), ""]
+    lines += _ladder_lines(run)
+    return "\n".join(lines + figure_lines(FIGURES)) + "\n"
+
+
+# ----- inside --------------------------------------------------------------------------------------
+
+
+def _result_table(shares: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for label, group in shares.groupby("label", sort=False, observed=True):
+        row: dict[str, object] = {"table": label, "rounds": int(group["rounds"].iloc[0])}
+        for result in RESULTS:
+            part = group[group["result"] == result].iloc[0]
+            row[f"{result} %"] = percent_interval(part["share"], part["low"], part["high"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _holder_table(value: pd.DataFrame) -> pd.DataFrame:
+    shown = value[["label", "holder_agents", "split", "rounds"]].rename(
+        columns={"label": "table", "holder_agents": "holder's team", "split": "which rounds"})
+    shown["holder's team won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                                    zip(value["holder_won"], value["low"], value["high"], strict=True)]
+    for column, title in (("holder_wins_per_round", "match wins per round: holder's team"),
+                          ("other_wins_per_round", "other team")):
+        shown[title] = value[column].map(lambda wins: "n/a" if pd.isna(wins) else f"{wins:.3f}")
+    return shown
+
+
+def _first_holder_table(value: pd.DataFrame) -> pd.DataFrame:
+    shown = value[["label", "matches"]].rename(columns={"label": "table"})
+    shown["first holder's team won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                                          zip(value["first_holder_won"], value["low"], value["high"], strict=True)]
+    return shown
+
+
+def _redeal_table(effect: pd.DataFrame) -> pd.DataFrame:
+    shown = effect[["label", "holder_agents", "rounds", "redealt_rounds"]].rename(
+        columns={"label": "table", "holder_agents": "holder's team", "redealt_rounds": "redealt"})
+    shown["redealt %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                          zip(effect["redealt"], effect["redealt_low"], effect["redealt_high"], strict=True)]
+    for name, title in (("redeal", "holder's team won after a redeal %"),
+                        ("first_deal", "holder's team won on a first deal %")):
+        shown[title] = [percent_interval(s, lo, hi) for s, lo, hi in
+                        zip(effect[f"holder_won_{name}"], effect[f"holder_won_{name}_low"],
+                            effect[f"holder_won_{name}_high"], strict=True)]
+    return shown
+
+
+def _length_table(summary: pd.DataFrame) -> pd.DataFrame:
+    shown = summary[["label", "matches"]].rename(columns={"label": "table"})
+    shown["rounds per match"] = [f"{m:.2f} ± {c:.2f}" for m, c in
+                                 zip(summary["mean_rounds"], summary["ci95"], strict=True)]
+    shown["median"] = summary["median_rounds"]
+    shown["most"] = summary["max_rounds"]
+    shown["redeals per match"] = [f"{m:.3f} ± {c:.3f}" for m, c in
+                                  zip(summary["mean_redeals"], summary["redeals_ci95"], strict=True)]
+    shown["decisions per match"] = summary["mean_decisions"].map("{:.0f}".format)
+    return shown
+
+
+def _ladder_lines(run: KortRun) -> list[str]:
+    results = stats.team_results(run)
+    if results.empty:
+        return ["## The ladder of teams", "", "No two different teams met at a table: no team results or ratings.",
+                ""]
+    shown = results[["label", "team", "opponent", "matches"]].rename(columns={"label": "table"})
+    shown["match win rate %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                                 zip(results["win_rate"], results["win_low"], results["win_high"], strict=True)]
+    shown["mean result"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"], strict=True)]
+    shown["rounds won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
+                             zip(results["round_wins"], results["round_wins_low"], results["round_wins_high"],
+                                 strict=True)]
+    shown["match wins taken %"] = (100 * results["wins_share"]).map("{:.1f}".format)
+    return ["## The ladder of teams", "",
+            "Each pairing of two different teams (a team is the agents at seats 0 and 2, or 1 and 3), both ways: "
+            "matches won, mean result (+1 a win, -1 a loss), rounds won, and the share of the rounds' match wins:",
+            "", markdown_table(shown), "",
+            "Bradley-Terry rating of the agents from seat pairs of two different agents in one match (the seat of "
+            "the winning team takes the pair; partners tie; Elo scale, random = 0 when it played):", "",
+            markdown_table(ratings_table(ladder.ratings(run))), ""]
