@@ -7,6 +7,7 @@ import shutil
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from experiments.analysis import ladder
 from experiments.analysis.kort import load_run, load_runs, sample, stats
@@ -15,6 +16,7 @@ from experiments.analysis.kort.report import FIGURES
 from experiments.analysis.load import RunFolderError
 from experiments.analysis.load import load_run as load_knorri_run
 from experiments.cli import main
+from experiments.runner.config import build_config, load_file
 from sim.kort.simulate import RESULTS
 
 
@@ -200,3 +202,10 @@ def test_a_run_without_two_different_teams_reports_no_ladder(tmp_path, capsys):
     assert main(["report", str(folder)]) == 0
     summary = (folder / "report" / "report.md").read_text()
     assert "No two different teams met at a table" in summary and len(load_run(folder).matches) == 30
+
+
+def test_the_readme_run_config_plays_random_greedy_against_random_and_greedy_teams():
+    config = build_config(load_file(ROOT / "experiments" / "analysis" / "kort" / "readme_run.toml"))
+    assert config.game == "kort" and config.matches == 5000
+    assert [(t.agents, t.assign) for t in config.tables] == [
+        (("random",) * 4, "fixed"), (("greedy", "random") * 2, "rotate"), (("greedy",) * 4, "fixed")]

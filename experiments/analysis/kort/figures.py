@@ -68,7 +68,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
     per table and holding team (``stats.holder_value``)."""
     groups = list(dict.fromkeys(zip(value["label"], value["holder_agents"], strict=True)))
     colours = label_colours(groups)
-    figure, (ax,) = new_figure(9.5, 5.2)
+    figure, (ax,) = new_figure(9.5, 6.0)
     splits = list(HOLDER_SPLITS)
     width = 0.8 / max(1, len(groups))
     positions = np.arange(len(splits))
@@ -86,7 +86,8 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
     ax.set_xticks(positions, splits, fontsize=FONT["tick"])
     ax.set_ylim(0, 100)
     label_axes(ax, "rounds (number in each bar: how many)", "rounds won by the holder's team (%, 95% CI)",
-               "The value of holding the trump (dotted: an even share)")
+               "The value of holding the trump (dotted: an even share)", legend=False)
+    ax.legend(fontsize=FONT["tick"], loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)  # clear of the bars
     return figure
 
 
