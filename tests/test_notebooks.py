@@ -99,7 +99,7 @@ def test_knockout_whist_notebook_draws_seats_lengths_dogs_variants_and_the_ladde
     printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert "600 games from" in printed and "zero-sum violations: 0" in printed
     assert "4,200 games in 7 variants: default, dogs_life=false, safe_first_hand=true" in printed
-    assert images(notebook) == 9
+    assert images(notebook) == 11
 
 
 def test_kort_notebook_draws_results_the_trump_holder_match_length_and_the_ladder_of_teams(kernel_dir, kort_run_dir):
