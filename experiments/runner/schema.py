@@ -76,8 +76,8 @@ def run_categories(run_id: str, agent_specs: Sequence[str], game: str = games.DE
     return categories
 
 
-def hand_fields(width: int, game: str = games.DEFAULT_GAME, table: str | None = None,
-                ) -> list[tuple[ColumnSpec, str, int | None]]:
+def hand_fields(width: int, game: str = games.DEFAULT_GAME,
+                table: str | None = None) -> list[tuple[ColumnSpec, str, int | None]]:
     """Every column of the hands table (or of the extra table ``table``) in order: (spec, column name, seat or None)."""
     own = game_columns(game) if table is None else extra_columns(game)[table]
     fields = []
