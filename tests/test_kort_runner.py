@@ -270,8 +270,9 @@ def test_a_killed_run_resumes_to_every_match_and_round_exactly_once(tmp_path):
     assert main(["run", "--resume", str(out), "--no-progress"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and len(manifest["chunks_complete"]) == 60
-    whole = build_config({"game": GAME, "agents": [PYTHON_RANDOM], "matches": 120, "chunk_hands": 2, "seed": 5,
-                          "workers": 1, "options": {"target_wins": 3}})
+    # the command took assign = "rotate" from experiments/configs/kort.toml
+    whole = build_config({"game": GAME, "agents": [PYTHON_RANDOM], "assign": "rotate", "matches": 120,
+                          "chunk_hands": 2, "seed": 5, "workers": 1, "options": {"target_wins": 3}})
     run_experiment(whole, tmp_path / "whole")
     assert list(read(out).hand_index) == list(range(120))
     for table in ("hands", "rounds"):

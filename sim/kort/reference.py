@@ -61,6 +61,7 @@ class KortMatch(ReferenceGame):
 
     UNIT = "match"
     NUM_ACTIONS = NUM_ACTIONS
+    n_seats = NUM_SEATS  # always four, in two teams; named like the other games' seat counts
     COPIED = ("wins", "rounds", "log", "decisions", "scores", "deck", "hands", "trick", "tricks", "lead_states",
               "declarations")
 

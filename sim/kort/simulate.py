@@ -170,7 +170,7 @@ def play_match(match: KortMatch, agents: Sequence[Agent], seed: int) -> KortMatc
     ``seed`` is the match's seed: the agent at ``seat`` is reset with ``agent_seed(seed, seat)``.
     An illegal choice raises ``IllegalActionError`` and changes nothing.
     """
-    return play_with_agents(_FourSeats(match), agents, seed).match
+    return play_with_agents(match, agents, seed)
 
 
 def play_matches(
@@ -236,25 +236,6 @@ def replay(options: Options | Mapping[str, Any] | None, seed: int, actions: Sequ
 def _check_seats(n_seats: int) -> None:
     if isinstance(n_seats, bool) or n_seats != NUM_SEATS:
         raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
-
-
-class _FourSeats:
-    """A match as the shared agent loop (``sim.seating.play_with_agents``) reads a game: with its seat count."""
-
-    n_seats = NUM_SEATS
-    UNIT = KortMatch.UNIT
-
-    def __init__(self, match: KortMatch) -> None:
-        self.match = match
-        self.legal_actions, self.observation, self.apply = match.legal_actions, match.observation, match.apply
-
-    @property
-    def done(self) -> bool:
-        return self.match.done
-
-    @property
-    def to_move(self) -> int:
-        return self.match.to_move
 
 
 class _DecisionRecorder:
