@@ -197,8 +197,8 @@ def test_a_run_missing_a_complete_chunks_rounds_is_refused_in_one_line(run_dir, 
 
 def test_a_run_without_two_different_teams_reports_no_ladder(tmp_path, capsys):
     folder = tmp_path / "run"
-    assert main(["run", "--game", "kort", "--matches", "30", "--workers", "1", "--no-progress", "--out",
-                 str(folder)]) == 0
+    assert main(["run", "--game", "kort", "--agents", "random", "--assign", "fixed", "--matches", "30",
+                 "--workers", "1", "--no-progress", "--out", str(folder)]) == 0
     assert main(["report", str(folder)]) == 0
     summary = (folder / "report" / "report.md").read_text()
     assert "No two different teams met at a table" in summary and len(load_run(folder).matches) == 30
