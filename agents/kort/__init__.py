@@ -5,7 +5,8 @@ agents here read Kort's observation and play for their team (partners share a
 result): ``greedy`` (``greedy.py``, a one-look heuristic for every decision),
 ``tracker`` (``tracker.py``: greedy that also remembers what each seat cannot hold)
 and ``mcts`` (``mcts.py``: information-set search over the hidden hands drawn by
-``sampler.py``, on positions from ``positions.py``). Importing this package
+``sampler.py``, compiled in ``search.py`` on the engine's compiled step API, with
+greedy's choices compiled for playouts in ``playout.py``). Importing this package
 registers them.
 """
 
