@@ -9,16 +9,20 @@ depend on the game.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sim.cards import NUM_CARDS, parse_card, parse_cards
-from sim.errors import GameInputError
+from sim.errors import GameInputError, IllegalActionError
+from sim.rng import SplitMix64
 
 SCENARIO_ROOT = Path(__file__).resolve().parents[1] / "seeds" / "scenarios"
 """Where the scenario files live (Knorri's at the top, each other game's in a folder named after it)."""
+FILLER_SEED = 0
+"""Decks a scenario does not write come from the splitmix64 stream started here."""
 
 
 def load_cases(path: str | Path) -> list[dict[str, Any]]:
@@ -89,3 +93,79 @@ def log_mismatches(log: Sequence[Mapping[str, Any]], patterns: Sequence[Mapping[
             return [f"log: no event {dict(pattern)} in order after the ones before it"]
         position += 1
     return []
+
+
+def deck_source(decks: Sequence[list[int]], filler_seed: int = FILLER_SEED) -> Callable[[], list[int]]:
+    """A source giving ``decks`` in order, then permutations from the filler stream."""
+    queue = [list(deck) for deck in decks]
+    filler = SplitMix64(filler_seed)
+
+    def draw() -> list[int]:
+        return queue.pop(0) if queue else filler.shuffled_deck()
+
+    return draw
+
+
+def play_steps(engine: Any, rng: SplitMix64, case: Mapping[str, Any], parse_action: Callable[[Any], int],
+               action_text: Callable[[int], str], check_expect: Callable[[Any, Mapping[str, Any]], list[str]],
+               noun: str = "game") -> list[str]:
+    """Run a case's ``steps`` on a built engine (one with ``apply``, ``legal_actions`` and ``done``); return every
+    disagreement with the case's ``expect`` blocks, the start's first.
+
+    A step is ``act``, ``acts``, ``lowest`` (that many lowest legal actions) or ``play_out: protocol`` (uniform
+    choices from ``rng``); a ``refused`` step must be turned down in one line naming seat and action, changing
+    nothing. A step the engine rejects ends the case with that error as its last line.
+    """
+    problems = [f"at the start: {p}" for p in check_expect(engine, case.get("expect", {}))]
+    for index, step in enumerate(case.get("steps", [])):
+        where = f"step {index} ({_step_title(step)})"
+        if step.get("refused"):
+            refusal = _check_refused(engine, parse_action(step["act"]), action_text, noun)
+            problems += [f"{where}: {p}" for p in refusal]
+            continue
+        try:
+            _run_step(engine, step, rng, parse_action)
+        except (GameInputError, ValueError) as error:
+            return problems + [f"{where}: {error}"]
+        problems += [f"{where}: {p}" for p in check_expect(engine, step.get("expect", {}))]
+    return problems
+
+
+def _run_step(engine: Any, step: Mapping[str, Any], rng: SplitMix64, parse_action: Callable[[Any], int]) -> None:
+    if "act" in step:
+        engine.apply(parse_action(step["act"]))
+    elif "acts" in step:
+        for action in step["acts"]:
+            engine.apply(parse_action(action))
+    elif "lowest" in step:
+        for _ in range(int(step["lowest"])):
+            engine.apply(engine.legal_actions()[0])
+    elif step.get("play_out") == "protocol":
+        while not engine.done:
+            engine.apply(rng.choice(engine.legal_actions()))
+    else:
+        raise GameInputError(f"a step has act, acts, lowest or play_out: protocol, not {dict(step)}")
+
+
+def _step_title(step: Mapping[str, Any]) -> str:
+    if "act" in step:
+        return str(step["act"])
+    if "acts" in step:
+        return ", ".join(map(str, step["acts"]))
+    if "lowest" in step:
+        return f"{step['lowest']} lowest legal actions"
+    return f"play out {step.get('play_out')}"
+
+
+def _check_refused(engine: Any, action: int, action_text: Callable[[int], str], noun: str) -> list[str]:
+    before = copy.deepcopy(engine.__dict__)
+    try:
+        engine.apply(action)
+    except GameInputError as error:
+        text = str(error)
+        if isinstance(error, IllegalActionError) and (str(action) not in text or f"seat {error.seat}" not in text):
+            return [f"the refusal does not name the seat and action: {text}"]
+        if "\n" in text:
+            return [f"the refusal is not one line: {text!r}"]
+        return [] if engine.__dict__ == before else [f"a refused action changed the {noun}"]
+    return [f"{action_text(action)} was accepted but must be refused"]

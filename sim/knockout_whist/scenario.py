@@ -10,12 +10,11 @@ way the engine disagreed with the data, so a test can simply assert the list is 
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sim.cards import card_list, parse_card
-from sim.errors import GameInputError, IllegalActionError
+from sim.errors import GameInputError
 from sim.knockout_whist import rules
 from sim.knockout_whist.encoding import (
     KNOCK,
@@ -28,10 +27,17 @@ from sim.knockout_whist.encoding import (
 )
 from sim.knockout_whist.reference import KnockoutWhistGame, as_options
 from sim.rng import SplitMix64
-from sim.scenario import SCENARIO_ROOT, cards_from, expect_mismatches, filled_deck, load_cases
+from sim.scenario import (
+    SCENARIO_ROOT,
+    cards_from,
+    deck_source,
+    expect_mismatches,
+    filled_deck,
+    load_cases,
+    play_steps,
+)
 
 SCENARIO_DIR = SCENARIO_ROOT / "knockout_whist"
-FILLER_SEED = 0  # permutations a scenario does not write come from this splitmix64 stream
 _CARD_FIELDS = {"card"}
 _CARD_LIST_FIELDS = {"cards"}
 
@@ -65,17 +71,6 @@ def deal_deck(start: Mapping[str, Any], n_seats: int) -> list[int]:
     return filled_deck(front + cards_from(start.get("stock", "")))
 
 
-def deck_source(decks: Sequence[list[int]]) -> Callable[[], list[int]]:
-    """A source giving ``decks`` in order, then permutations from the filler stream."""
-    queue = [list(deck) for deck in decks]
-    filler = SplitMix64(FILLER_SEED)
-
-    def draw() -> list[int]:
-        return queue.pop(0) if queue else filler.shuffled_deck()
-
-    return draw
-
-
 def build_game(start: Mapping[str, Any]) -> KnockoutWhistGame:
     """The game a scenario's ``start`` describes: a hand's deal, or a seed."""
     return _build(start)[0]
@@ -106,58 +101,7 @@ def load_scenario(name: str) -> list[dict[str, Any]]:
 def play_case(case: Mapping[str, Any]) -> tuple[KnockoutWhistGame, list[str]]:
     """Build the case's game, run its steps; return the game and every disagreement with the expectations."""
     game, rng = _build(case["start"])
-    problems = [f"at the start: {p}" for p in check_expect(game, case.get("expect", {}))]
-    for index, step in enumerate(case.get("steps", [])):
-        where = f"step {index} ({_step_title(step)})"
-        if step.get("refused"):
-            problems += [f"{where}: {p}" for p in _check_refused(game, parse_action(step["act"]))]
-            continue
-        try:
-            _run_step(game, step, rng)
-        except (GameInputError, ValueError) as error:
-            return game, problems + [f"{where}: {error}"]
-        problems += [f"{where}: {p}" for p in check_expect(game, step.get("expect", {}))]
-    return game, problems
-
-
-def _run_step(game: KnockoutWhistGame, step: Mapping[str, Any], rng: SplitMix64) -> None:
-    if "act" in step:
-        game.apply(parse_action(step["act"]))
-    elif "acts" in step:
-        for action in step["acts"]:
-            game.apply(parse_action(action))
-    elif "lowest" in step:
-        for _ in range(int(step["lowest"])):
-            game.apply(game.legal_actions()[0])
-    elif step.get("play_out") == "protocol":
-        while not game.done:
-            game.apply(rng.choice(game.legal_actions()))
-    else:
-        raise GameInputError(f"a step has act, acts, lowest or play_out: protocol, not {dict(step)}")
-
-
-def _step_title(step: Mapping[str, Any]) -> str:
-    if "act" in step:
-        return str(step["act"])
-    if "acts" in step:
-        return ", ".join(map(str, step["acts"]))
-    if "lowest" in step:
-        return f"{step['lowest']} lowest legal actions"
-    return f"play out {step.get('play_out')}"
-
-
-def _check_refused(game: KnockoutWhistGame, action: int) -> list[str]:
-    before = copy.deepcopy(game.__dict__)
-    try:
-        game.apply(action)
-    except GameInputError as error:
-        text = str(error)
-        if isinstance(error, IllegalActionError) and (str(action) not in text or f"seat {error.seat}" not in text):
-            return [f"the refusal does not name the seat and action: {text}"]
-        if "\n" in text:
-            return [f"the refusal is not one line: {text!r}"]
-        return [] if game.__dict__ == before else ["a refused action changed the game"]
-    return [f"{action_text(action)} was accepted but must be refused"]
+    return game, play_steps(game, rng, case, parse_action, action_text, check_expect)
 
 
 def observed(game: KnockoutWhistGame) -> dict[str, Any]:

@@ -10,20 +10,26 @@ way the engine disagreed with the data, so a test can simply assert the list is 
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.cards import NUM_CARDS, card_list, parse_card
-from sim.errors import GameInputError, IllegalActionError
+from sim.errors import GameInputError
 from sim.kort import rules
 from sim.kort.encoding import CARDS_EACH, NUM_SEATS, Phase, action_text, parse_action, suit_text
 from sim.kort.reference import KortMatch, as_options
 from sim.rng import SplitMix64
-from sim.scenario import SCENARIO_ROOT, cards_from, expect_mismatches, filled_deck, load_cases
+from sim.scenario import (
+    SCENARIO_ROOT,
+    cards_from,
+    deck_source,
+    expect_mismatches,
+    filled_deck,
+    load_cases,
+    play_steps,
+)
 
 SCENARIO_DIR = SCENARIO_ROOT / "kort"
-FILLER_SEED = 0  # decks a scenario does not write come from this splitmix64 stream
 _CARD_FIELDS = {"card"}
 _CARD_LIST_FIELDS = {"cards"}
 
@@ -50,17 +56,6 @@ def deck_of(entry: str | Mapping[str, Any], holder: int) -> list[int]:
     if isinstance(entry, Mapping):
         return deal_deck(entry["hands"], int(entry.get("holder", holder)))
     return filled_deck(cards_from(entry))
-
-
-def deck_source(decks: Sequence[list[int]]) -> Callable[[], list[int]]:
-    """A source giving ``decks`` in order, then permutations from the filler stream."""
-    queue = [list(deck) for deck in decks]
-    filler = SplitMix64(FILLER_SEED)
-
-    def draw() -> list[int]:
-        return queue.pop(0) if queue else filler.shuffled_deck()
-
-    return draw
 
 
 def build_match(start: Mapping[str, Any]) -> KortMatch:
@@ -90,58 +85,7 @@ def load_scenario(name: str) -> list[dict[str, Any]]:
 def play_case(case: Mapping[str, Any]) -> tuple[KortMatch, list[str]]:
     """Build the case's match, run its steps; return the match and every disagreement with the expectations."""
     match, rng = _build(case["start"])
-    problems = [f"at the start: {p}" for p in check_expect(match, case.get("expect", {}))]
-    for index, step in enumerate(case.get("steps", [])):
-        where = f"step {index} ({_step_title(step)})"
-        if step.get("refused"):
-            problems += [f"{where}: {p}" for p in _check_refused(match, parse_action(step["act"]))]
-            continue
-        try:
-            _run_step(match, step, rng)
-        except (GameInputError, ValueError) as error:
-            return match, problems + [f"{where}: {error}"]
-        problems += [f"{where}: {p}" for p in check_expect(match, step.get("expect", {}))]
-    return match, problems
-
-
-def _run_step(match: KortMatch, step: Mapping[str, Any], rng: SplitMix64) -> None:
-    if "act" in step:
-        match.apply(parse_action(step["act"]))
-    elif "acts" in step:
-        for action in step["acts"]:
-            match.apply(parse_action(action))
-    elif "lowest" in step:
-        for _ in range(int(step["lowest"])):
-            match.apply(match.legal_actions()[0])
-    elif step.get("play_out") == "protocol":
-        while not match.done:
-            match.apply(rng.choice(match.legal_actions()))
-    else:
-        raise GameInputError(f"a step has act, acts, lowest or play_out: protocol, not {dict(step)}")
-
-
-def _step_title(step: Mapping[str, Any]) -> str:
-    if "act" in step:
-        return str(step["act"])
-    if "acts" in step:
-        return ", ".join(map(str, step["acts"]))
-    if "lowest" in step:
-        return f"{step['lowest']} lowest legal actions"
-    return f"play out {step.get('play_out')}"
-
-
-def _check_refused(match: KortMatch, action: int) -> list[str]:
-    before = copy.deepcopy(match.__dict__)
-    try:
-        match.apply(action)
-    except GameInputError as error:
-        text = str(error)
-        if isinstance(error, IllegalActionError) and (str(action) not in text or f"seat {error.seat}" not in text):
-            return [f"the refusal does not name the seat and action: {text}"]
-        if "\n" in text:
-            return [f"the refusal is not one line: {text!r}"]
-        return [] if match.__dict__ == before else ["a refused action changed the match"]
-    return [f"{action_text(action)} was accepted but must be refused"]
+    return match, play_steps(match, rng, case, parse_action, action_text, check_expect, noun="match")
 
 
 def observed(match: KortMatch) -> dict[str, Any]:
