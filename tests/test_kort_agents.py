@@ -125,6 +125,33 @@ def test_greedy_redeals_a_weak_faceless_hand_and_keeps_a_strong_one():
     assert greedy_choice(table(Phase.LEAD, strong, trick_no=0), legal_cards(strong, REDEAL)) != REDEAL
 
 
+def test_greedy_s_redeal_rule_is_a_spec_parameter_auto_by_default():
+    assert make_agent("greedy", game=GAME).redeal == "auto"
+    never = make_agent("greedy:redeal=never", game=GAME)
+    assert never.redeal == "never" and never.name == "greedy:redeal=never"
+    with pytest.raises(AgentSpecError, match="redeal='sometimes' is unknown: use auto or never"):
+        make_agent("greedy:redeal=sometimes", game=GAME)
+
+
+def _greedy_decisions(spec: str, seed: int) -> list[int]:
+    """The decisions of four ``spec`` seats in the match to 3 of ``seed``."""
+    return play_match(KortMatch({"target_wins": 3}, seed=seed), [make_agent(spec, game=GAME) for _ in range(4)],
+                      seed).decisions
+
+
+def test_greedy_with_redeal_never_keeps_every_deal_and_otherwise_plays_as_greedy():
+    weak = "2S 5S 8S 2H 3H 4H 5H 2D 3D 4D 6C 7C AC"
+    decision = table(Phase.LEAD, weak, trick_no=0)
+    assert greedy_choice(decision, legal_cards(weak, REDEAL), "never") == greedy_choice(decision, legal_cards(weak))
+    assert not any(REDEAL in _greedy_decisions("greedy:redeal=never", seed) for seed in range(10))
+
+
+def test_greedy_s_default_redeal_rule_is_auto_decision_for_decision():
+    defaults = [_greedy_decisions("greedy", seed) for seed in range(10)]
+    assert defaults == [_greedy_decisions("greedy:redeal=auto", seed) for seed in range(10)]
+    assert sum(REDEAL in decisions for decisions in defaults) >= 1  # these deals do hold redeals (seeds 6 and 8)
+
+
 def test_greedy_leads_the_highest_trump_in_a_trop_and_to_draw_trumps():
     hand = "AS 9S 5S 4S 2S KH 3D"
     assert greedy_choice(table(Phase.LEAD, hand), legal_cards(hand)) == cards("AS")[0]

@@ -14,7 +14,9 @@ a trump: cheap cards are thrown first, trumps last.
 - **Redeal** (the holder's first lead, no J, Q or K in hand): it redeals unless
   the hand is strong anyway, with five or more trumps or three or more aces. A
   hand without face cards takes few tricks, and the new deal keeps the holder and
-  its trump choice. (The app's bots never redeal; a redeal costs nothing.)
+  its trump choice. (The app's bots never redeal; a redeal costs nothing.) The spec
+  parameter ``redeal`` sets this rule: ``auto`` (the default) as just said, ``never``
+  to keep every deal, which measures what the rule is worth (``greedy:redeal=never``).
 - **Leading**: in a Trop its highest trump (the Trop goes on only while the team
   takes the trick). Otherwise: from an all-trump hand its highest trump; with
   five trumps, or four with the ace or king, its highest trump, to draw the
@@ -70,6 +72,7 @@ TROP_TO_END_CHANCE = 0.5  # the success chance that makes it declare Trop to the
 DRAW_TRUMPS_FROM = 5  # trumps that make it lead trumps; one fewer with the ace or king
 TROP_FROM = 4  # trumps (the led card included) with the ace or king that make it declare Trop
 FACES = frozenset(card_list(FACE_CARDS))
+REDEAL_RULES = ("auto", "never")  # greedy's redeal rule: redeal a weak faceless hand, or never
 
 
 def card_cost(card: int, trump: int | None) -> int:
@@ -193,8 +196,8 @@ def bavan_vote(table: Table) -> int:
 # ----- the whole policy --------------------------------------------------------------------------------
 
 
-def greedy_choice(table: Table, legal: Sequence[int]) -> int:
-    """Greedy's choice among ``legal`` (ascending ids) at the decision ``table`` shows."""
+def greedy_choice(table: Table, legal: Sequence[int], redeal: str = "auto") -> int:
+    """Greedy's choice among ``legal`` (ascending ids) at the decision ``table`` shows, under the ``redeal`` rule."""
     if len(legal) == 1:
         return legal[0]
     phase = table.phase
@@ -204,7 +207,7 @@ def greedy_choice(table: Table, legal: Sequence[int]) -> int:
         return declaration(table, legal)
     if phase == Phase.VOTE:
         return bavan_vote(table)
-    if REDEAL in legal and wants_redeal(table.hand, table.trump):
+    if REDEAL in legal and redeal == "auto" and wants_redeal(table.hand, table.trump):
         return REDEAL
     cards = [action for action in legal if action < TRUMP_BASE]
     if phase == Phase.LEAD:
@@ -212,18 +215,24 @@ def greedy_choice(table: Table, legal: Sequence[int]) -> int:
     return follow_card(table, cards)
 
 
-def greedy_action(observation: Any, legal: Sequence[int]) -> int:
+def greedy_action(observation: Any, legal: Sequence[int], redeal: str = "auto") -> int:
     """Greedy's choice from what the seat sees (see the module docstring)."""
-    return greedy_choice(Table.from_observation(observation), legal)
+    return greedy_choice(Table.from_observation(observation), legal, redeal)
 
 
 class GreedyAgent:
-    """Kort's greedy heuristic (see the module docstring); deterministic, so its seed is unused."""
+    """Kort's greedy heuristic (see the module docstring); deterministic, so its seed is unused.
 
-    PARAMETERS: dict[str, type] = {}
+    ``redeal`` is its redeal rule: ``auto`` redeals a weak faceless hand, ``never`` keeps every deal.
+    """
 
-    def __init__(self, seed: int = 0) -> None:
-        self.name = "greedy"
+    PARAMETERS: dict[str, type] = {"redeal": str}
+
+    def __init__(self, seed: int = 0, redeal: str = "auto") -> None:
+        if redeal not in REDEAL_RULES:
+            raise ValueError(f"redeal={redeal!r} is unknown: use {' or '.join(REDEAL_RULES)}")
+        self.name = "greedy" if redeal == "auto" else f"greedy:redeal={redeal}"
+        self.redeal = redeal
         self.seat = 0
 
     def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
@@ -232,7 +241,7 @@ class GreedyAgent:
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """Greedy's choice from the observation."""
-        return greedy_action(observation, legal)
+        return greedy_action(observation, legal, self.redeal)
 
 
 register("greedy", game=GAME)(GreedyAgent)
