@@ -103,11 +103,12 @@ def test_knockout_whist_notebook_draws_seats_lengths_dogs_variants_and_the_ladde
 
 
 def test_kort_notebook_draws_results_the_trump_holder_match_length_and_the_ladder_of_teams(kernel_dir, kort_run_dir):
-    notebook = execute("kort", kernel_dir, kort_run_dir, LADDER_MATCHES=16)
+    notebook = execute("kort", kernel_dir, kort_run_dir, LADDER_MATCHES=16, REDEAL_MATCHES=16)
     errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert "120 matches and " in printed and "zero-sum violations: 0" in printed
+    assert "the redeal rule's value to greedy: " in printed and "over 16 matches" in printed
     assert images(notebook) == 5
 
 
