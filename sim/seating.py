@@ -4,19 +4,24 @@ Every game's adapter seats its agents the same way: one agent object per (seat,
 spec), reset for every deal, wrapped so that an exception inside a user's agent
 or an illegal action stops the run with the agent, seat and deal named in one
 line (``AgentFailure``). The wrapper can also hand every decision to a recorder
-(the optional actions table).
+(the optional actions table). The runner checks and the reference loop that the
+games playing one engine deal per runner match (Knockout Whist, Kort) share live
+here too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import Any, Protocol, TypeVar
+
+import numpy as np
 
 from agents.base import Agent, make_agent
 from sim.errors import GameInputError, IllegalActionError
 from sim.games import AgentFailure
 from sim.reference_base import ReferenceGame
-from sim.rng import agent_seed
+from sim.rng import agent_seed, derive_seed
 
 T = TypeVar("T")
 G = TypeVar("G", bound=ReferenceGame)
@@ -142,3 +147,82 @@ def _named(action: Any, action_name: Callable[[int], str]) -> str:
         return f"{int(action)} ({action_name(int(action))})"
     except (TypeError, ValueError):
         return repr(action)
+
+
+def is_compiled_lineup(specs: Sequence[str], compiled_agents: Collection[str]) -> bool:
+    """Whether the compiled engine plays a lineup: every spec a bare name of ``compiled_agents``."""
+    return all(spec.strip() in compiled_agents for spec in specs)
+
+
+def check_one_per_match(match_hands: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+                        one_match: str) -> None:
+    """Refuse a chunk whose runner matches are not one engine deal each (``one_match`` says what a match is),
+    or whose seeds and seatings differ in number."""
+    if match_hands != 1:
+        raise ValueError(f"{one_match}, not {match_hands}")
+    if len(match_seeds) != len(seatings):
+        raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+
+
+def plays_compiled(engine: str, compiled: bool, log_actions: bool, compiled_agents: Collection[str]) -> bool:
+    """Whether a chunk goes to the compiled engine: ``auto`` when every lineup is ``compiled`` and no action log
+    is asked for, ``compiled`` insisting on it (refused otherwise), ``reference`` never."""
+    if engine not in ("auto", "compiled", "reference"):
+        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
+    if engine == "compiled" and (not compiled or log_actions):
+        raise ValueError("the compiled engine plays only lineups of " + ", ".join(compiled_agents)
+                         + ", without an action log")
+    return compiled and not log_actions and engine != "reference"
+
+
+class DecisionLog:
+    """Collects (row, step, seat, [period,] phase, action) for every decision of a chunk: the actions table.
+
+    ``period`` names the column (and the observation's attribute) saying which part of a match a decision
+    came in, e.g. ``("hand", "hand_no")``; a game without one leaves it out.
+    """
+
+    def __init__(self, period: tuple[str, str] | None = None) -> None:
+        self.names = ("hand_row", "step", "seat", *(period[:1] if period else ()), "phase", "action")
+        self.dtypes = ("int64", "uint16", "uint8", *(("uint8",) if period else ()), "uint8", "uint8")
+        self._period = period[1] if period else None
+        self.rows: list[tuple[int, ...]] = []
+        self._row = 0
+        self._step = 0
+
+    def start_row(self, row: int) -> None:
+        """The decisions from now on belong to the chunk's row ``row``, counted from step 0."""
+        self._row, self._step = row, 0
+
+    def record(self, seat: int, observation: Any, action: int) -> None:
+        """Note that ``seat``, seeing ``observation``, chose ``action``."""
+        period = () if self._period is None else (getattr(observation, self._period),)
+        self.rows.append((self._row, self._step, seat, *period, observation.phase, action))
+        self._step += 1
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Every recorded decision, one array per column."""
+        table = np.array(self.rows, dtype=np.int64).reshape(-1, len(self.names))
+        return {name: table[:, i].astype(dtype)
+                for i, (name, dtype) in enumerate(zip(self.names, self.dtypes, strict=True))}
+
+
+def play_one_per_seed(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+                      log: DecisionLog | None, game: str, new_match: Callable[[int], G], what: str,
+                      action_name: Callable[[int], str]) -> list[tuple[int, G]]:
+    """Play one reference deal per runner match seed with its seating's agents; return (seed, deal) pairs.
+
+    Deal ``i`` is ``new_match(derive_seed(match_seeds[i], 0))``, played by ``play_with_agents``; a failing
+    agent stops the chunk with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``) and the seed.
+    """
+    pool = AgentPool(n_seats, log, game=game)
+    played: list[tuple[int, G]] = []
+    for match_seed, seating in zip(match_seeds, seatings, strict=True):
+        seed = derive_seed(int(match_seed), 0)
+        deal = new_match(seed)
+        agents = pool.seat(seating)
+        if log is not None:
+            log.start_row(len(played))
+        play_guarded(partial(play_with_agents, deal, agents, seed), agents, f"{what} with seed {seed}", action_name)
+        played.append((seed, deal))
+    return played

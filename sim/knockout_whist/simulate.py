@@ -45,7 +45,15 @@ from sim.knockout_whist.encoding import (
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.rng import derive_seed
-from sim.seating import AgentPool, SeatedAgent, check_specs, play_guarded, play_with_agents
+from sim.seating import (
+    DecisionLog,
+    check_one_per_match,
+    check_specs,
+    is_compiled_lineup,
+    play_one_per_seed,
+    play_with_agents,
+    plays_compiled,
+)
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
            "check_options", "game_seed", "is_compiled", "play_game", "play_matches", "replay"]
@@ -136,7 +144,7 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
 
 def is_compiled(specs: Sequence[str]) -> bool:
     """Whether a lineup plays on the compiled engine: every spec a bare compiled agent name (``random``)."""
-    return all(spec.strip() in COMPILED_AGENTS for spec in specs)
+    return is_compiled_lineup(specs, COMPILED_AGENTS)
 
 
 def game_seed(match_seed: int) -> int:
@@ -170,32 +178,16 @@ def play_matches(
     for), ``compiled`` or ``reference``; both give the same rows.
     """
     _check_seats(n_seats)
-    if match_hands != 1:
-        raise ValueError(f"a Knockout Whist match is one game, not {match_hands}")
-    if len(match_seeds) != len(seatings):
-        raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    check_one_per_match(match_hands, match_seeds, seatings, "a Knockout Whist match is one game")
     settings = Options(players=n_seats, **check_options(options))
-    if engine not in ("auto", "compiled", "reference"):
-        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
-    compiled = all(is_compiled(seating) for seating in seatings)
-    if engine == "compiled" and (not compiled or log_actions):
-        raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS)
-                         + ", without an action log")
-    if compiled and not log_actions and engine != "reference":
+    compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
+    if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
         return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64)))
-    recorder = _DecisionRecorder() if log_actions else None
-    pool = AgentPool(n_seats, recorder, game=GAME)
-    played: list[tuple[int, KnockoutWhistGame]] = []
-    for match_seed, seating in zip(match_seeds, seatings, strict=True):
-        seed = game_seed(match_seed)
-        game = KnockoutWhistGame(settings, seed=seed)
-        agents = pool.seat(seating)
-        if recorder is not None:
-            recorder.start_game(len(played))
-        _play_guarded(game, agents, seed)
-        played.append((seed, game))
-    actions = recorder.columns() if recorder is not None else None
-    return ChunkColumns(hands=_game_columns(played, settings), actions=actions)
+    log = DecisionLog(("hand", "hand_no")) if log_actions else None
+    played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME,
+                               lambda seed: KnockoutWhistGame(settings, seed=seed), "the Knockout Whist game",
+                               action_text)
+    return ChunkColumns(hands=_game_columns(played, settings), actions=None if log is None else log.columns())
 
 
 def replay(options: Options | Mapping[str, Any], seed: int, actions: Sequence[int]) -> KnockoutWhistGame:
@@ -223,35 +215,6 @@ def places(out_hand: np.ndarray, winner: np.ndarray) -> np.ndarray:
 def _check_seats(n_seats: int) -> None:
     if isinstance(n_seats, bool) or not isinstance(n_seats, (int, np.integer)) or not MIN_SEATS <= n_seats <= MAX_SEATS:
         raise GameInputError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
-
-
-class _DecisionRecorder:
-    """Collects (game row, step, seat, hand, phase, action) for every decision of a chunk."""
-
-    NAMES = ("hand_row", "step", "seat", "hand", "phase", "action")
-    DTYPES = ("int64", "uint16", "uint8", "uint8", "uint8", "uint8")
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[int, ...]] = []
-        self._game_row = 0
-        self._step = 0
-
-    def start_game(self, game_row: int) -> None:
-        self._game_row, self._step = game_row, 0
-
-    def record(self, seat: int, observation: Any, action: int) -> None:
-        self.rows.append((self._game_row, self._step, seat, observation.hand_no, observation.phase, action))
-        self._step += 1
-
-    def columns(self) -> dict[str, np.ndarray]:
-        table = np.array(self.rows, dtype=np.int64).reshape(-1, len(self.NAMES))
-        return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(self.NAMES, self.DTYPES,
-                                                                                         strict=True))}
-
-
-def _play_guarded(game: KnockoutWhistGame, agents: list[SeatedAgent], seed: int) -> None:
-    play_guarded(lambda: play_game(game, agents, seed), agents, f"the Knockout Whist game with seed {seed}",
-                 action_text)
 
 
 def _compiled_columns(options: Options, match_seeds: np.ndarray) -> dict[str, np.ndarray]:

@@ -33,7 +33,7 @@ from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
-from sim.seating import AgentPool, SeatedAgent, check_specs, play_guarded
+from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
            "check_lineup", "check_options", "derive_seeds", "is_compiled", "play_matches", "replay"]
@@ -120,7 +120,7 @@ def play_matches(
         raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS))
     if compiled and engine != "reference":
         return _play_compiled(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
-    recorder = _DecisionRecorder() if log_actions else None
+    recorder = DecisionLog() if log_actions else None
     pool = AgentPool(n_seats, recorder)
     played: list[tuple[int, KnorriHand]] = []
     for match_seed, seating in zip(match_seeds, seatings, strict=True):
@@ -130,7 +130,7 @@ def play_matches(
             seed = hand_seed(int(match_seed), k)
             hand = KnorriHand.from_seed(n_seats, seed, first_seat)
             if recorder is not None:
-                recorder.start_hand(len(played))
+                recorder.start_row(len(played))
             _play_guarded(hand, agents, seed)
             played.append((seed, hand))
             first_seat = (hand.loser + 1) % n_seats
@@ -208,28 +208,6 @@ def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Seq
 
 
 # ----- playing with agents ----------------------------------------------------------------------
-
-
-class _DecisionRecorder:
-    """Collects (hand row, step, seat, phase, action) for every decision of a chunk."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[int, int, int, int, int]] = []
-        self._hand_row = 0
-        self._step = 0
-
-    def start_hand(self, hand_row: int) -> None:
-        self._hand_row, self._step = hand_row, 0
-
-    def record(self, seat: int, observation: Any, action: int) -> None:
-        self.rows.append((self._hand_row, self._step, seat, observation.phase, action))
-        self._step += 1
-
-    def columns(self) -> dict[str, np.ndarray]:
-        table = np.array(self.rows, dtype=np.int64).reshape(-1, 5)
-        names = ("hand_row", "step", "seat", "phase", "action")
-        dtypes = ("int64", "uint16", "uint8", "uint8", "uint8")
-        return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(names, dtypes, strict=True))}
 
 
 def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int) -> None:

@@ -40,7 +40,15 @@ from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
 from sim.kort.reference import KortMatch, as_options
 from sim.rng import derive_seed
-from sim.seating import AgentPool, SeatedAgent, check_specs, play_guarded, play_with_agents
+from sim.seating import (
+    DecisionLog,
+    check_one_per_match,
+    check_specs,
+    is_compiled_lineup,
+    play_one_per_seed,
+    play_with_agents,
+    plays_compiled,
+)
 
 if TYPE_CHECKING:
     from sim.kort.batch import BatchResults
@@ -156,7 +164,7 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
 
 def is_compiled(specs: Sequence[str]) -> bool:
     """Whether a lineup plays on the compiled engine: every spec a bare compiled agent name."""
-    return all(spec.strip() in COMPILED_AGENTS for spec in specs)
+    return is_compiled_lineup(specs, COMPILED_AGENTS)
 
 
 def match_seed_of(runner_seed: int) -> int:
@@ -190,35 +198,19 @@ def play_matches(
     for), ``compiled`` or ``reference``; both give the same rows.
     """
     _check_seats(n_seats)
-    if match_hands != 1:
-        raise ValueError(f"a runner match is one Kort match, not {match_hands}")
-    if len(match_seeds) != len(seatings):
-        raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    check_one_per_match(match_hands, match_seeds, seatings, "a runner match is one Kort match")
     settings = as_options(check_options(options))
-    if engine not in ("auto", "compiled", "reference"):
-        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
-    compiled = all(is_compiled(seating) for seating in seatings)
-    if engine == "compiled" and (not compiled or log_actions):
-        raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS)
-                         + ", without an action log")
-    if compiled and not log_actions and engine != "reference":
+    compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
+    if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
         return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64))
-    recorder = _DecisionRecorder() if log_actions else None
-    pool = AgentPool(n_seats, recorder, game=GAME)
-    played: list[tuple[int, KortMatch]] = []
-    for runner_seed, seating in zip(match_seeds, seatings, strict=True):
-        seed = match_seed_of(runner_seed)
-        match = KortMatch(settings, seed=seed)
-        agents = pool.seat(seating)
-        if recorder is not None:
-            recorder.start_match(len(played))
-        _play_guarded(match, agents, seed)
-        played.append((seed, match))
+    log = DecisionLog(("round", "round_no")) if log_actions else None
+    played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME, lambda seed: KortMatch(settings, seed=seed),
+                               "the Kort match", action_text)
     seeds = np.array([seed for seed, _ in played], dtype=np.uint64)
     summary = _MatchSummary.of_matches([match for _, match in played])
     rounds = _Rounds.of_matches([match for _, match in played])
     return ChunkColumns(hands=_match_columns(seeds, settings, summary),
-                        actions=recorder.columns() if recorder is not None else None,
+                        actions=None if log is None else log.columns(),
                         tables={"rounds": _round_columns(seeds, settings, rounds)})
 
 
@@ -236,34 +228,6 @@ def replay(options: Options | Mapping[str, Any] | None, seed: int, actions: Sequ
 def _check_seats(n_seats: int) -> None:
     if isinstance(n_seats, bool) or n_seats != NUM_SEATS:
         raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
-
-
-class _DecisionRecorder:
-    """Collects (match row, step, seat, round, phase, action) for every decision of a chunk."""
-
-    NAMES = ("hand_row", "step", "seat", "round", "phase", "action")
-    DTYPES = ("int64", "uint16", "uint8", "uint8", "uint8", "uint8")
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[int, ...]] = []
-        self._match_row = 0
-        self._step = 0
-
-    def start_match(self, match_row: int) -> None:
-        self._match_row, self._step = match_row, 0
-
-    def record(self, seat: int, observation: Any, action: int) -> None:
-        self.rows.append((self._match_row, self._step, seat, observation.round_no, observation.phase, action))
-        self._step += 1
-
-    def columns(self) -> dict[str, np.ndarray]:
-        table = np.array(self.rows, dtype=np.int64).reshape(-1, len(self.NAMES))
-        return {name: table[:, i].astype(dtype) for i, (name, dtype) in enumerate(zip(self.NAMES, self.DTYPES,
-                                                                                         strict=True))}
-
-
-def _play_guarded(match: KortMatch, agents: list[SeatedAgent], seed: int) -> None:
-    play_guarded(lambda: play_match(match, agents, seed), agents, f"the Kort match with seed {seed}", action_text)
 
 
 def _play_compiled(options: Options, runner_seeds: np.ndarray) -> ChunkColumns:
