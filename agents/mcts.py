@@ -42,6 +42,7 @@ from agents.base import register
 from agents.fast_search import OPPONENT_MODELS, POLICY_IDS, Scratch, TreeSearch, most_visited, sampled_stock_search
 from agents.greedy import greedy_action
 from agents.playout import PLAYOUT_POLICIES
+from agents.sampled_search import CHUNK, check_budget, check_choice
 from agents.tracker import KnorriTracker
 from sim.cards import card_list
 from sim.knorri.compiled import position_rows
@@ -50,7 +51,6 @@ from sim.rng import SplitMix64, derive_seed
 DEFAULT_ITERS = 1000
 DEFAULT_C = 0.4
 DEFAULT_OTHERS = "loginf"  # ladder_mcts: +2.88 against loginf (768 deals) where max-n made +1.84 (192 deals)
-CHUNK = 64  # iterations per compiled call under a time budget: the clock is read between calls
 NODES_PER_ITERATION = 24  # tree capacity per iteration; a full tree stops growing and plays out from its leaves
 
 
@@ -61,16 +61,9 @@ class MCTSAgent:
 
     def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0) -> None:
-        if iters < 1:
-            raise ValueError(f"iters={iters}: give at least 1 playout per decision")
-        if time < 0:
-            raise ValueError(f"time={time}: give seconds per decision, 0 to use iters")
-        if c < 0:
-            raise ValueError(f"c={c}: the exploration constant is 0 or more")
-        if rollout not in PLAYOUT_POLICIES:
-            raise ValueError(f"rollout={rollout!r} is unknown: use {' or '.join(PLAYOUT_POLICIES)}")
-        if others not in OPPONENT_MODELS:
-            raise ValueError(f"others={others!r} is unknown: use {', '.join(OPPONENT_MODELS)}")
+        check_budget(iters, time, c, unit="playout")
+        check_choice("rollout", rollout, PLAYOUT_POLICIES)
+        check_choice("others", others, OPPONENT_MODELS, joiner=", ")
         self.name = (f"mcts:iters={iters},c={c},rollout={rollout}" + (f",time={time}" if time else "")
                      + (f",others={others}" if others != DEFAULT_OTHERS else ""))
         self.others = others

@@ -1,0 +1,100 @@
+"""What the search agents share: checking their spec parameters, and the shell of the sampled-deal ISMCTS agents.
+
+Knockout Whist's and Kort's ``mcts`` differ only in how they sample the hidden cards and
+which compiled search they run; everything around that (the parameters, one tracker
+per seat, random streams reseeded each game from the game's seed for the seat mixed
+with the spec's ``seed``, playing the most visited root action, spending a time budget
+in chunks) lives here once. Knorri's ``mcts`` checks its parameters the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from sim.rng import SplitMix64, derive_seed
+
+CHUNK = 64  # iterations per compiled call under a time budget: the clock is read between calls
+TIMED_CAPACITY = 1 << 18  # tree nodes under a time budget (a full tree plays out from its leaves)
+
+
+def check_budget(iters: int, time: float, c: float, unit: str = "iteration") -> None:
+    """Refuse fewer than one ``unit`` per decision, a negative time budget or a negative exploration constant."""
+    if iters < 1:
+        raise ValueError(f"iters={iters}: give at least 1 {unit} per decision")
+    if time < 0:
+        raise ValueError(f"time={time}: give seconds per decision, 0 to use iters")
+    if c < 0:
+        raise ValueError(f"c={c}: the exploration constant is 0 or more")
+
+
+def check_choice(name: str, value: str, choices: Collection[str], joiner: str = " or ") -> None:
+    """Refuse a word parameter (``rollout``, ``horizon``...) that is not one of ``choices``, naming them."""
+    if value not in choices:
+        raise ValueError(f"{name}={value!r} is unknown: use {joiner.join(choices)}")
+
+
+class SampledSearchAgent:
+    """The shell of an ISMCTS agent over sampled deals; a game's agent says how to set up one decision's search.
+
+    A subclass gives ``new_tracker(seat, n_seats)`` and ``prepare(observation)``: the latter samples the
+    hidden cards, resets ``self._tree`` and returns the call that runs that many iterations of the compiled
+    search. ``self._search_rng`` is drawn afresh from the agent's stream before each search.
+    """
+
+    PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "horizon": str,
+                                   "seed": int}
+
+    def __init__(self, seed: int, iters: int, time: float, c: float, rollout: str, horizon: str, spec_seed: int,
+                 rollouts: Collection[str], horizons: Collection[str], tree: Callable[[int], Any]) -> None:
+        check_budget(iters, time, c)
+        check_choice("rollout", rollout, rollouts)
+        check_choice("horizon", horizon, horizons)
+        self.iters, self.time_budget, self.c, self.rollout, self.horizon = iters, time, c, rollout, horizon
+        self._spec_seed = spec_seed
+        self.seat = 0
+        self.tracker = self.new_tracker(0, 2)
+        self._tree = tree(1 + (iters if time <= 0 else TIMED_CAPACITY))
+        self._search_rng = np.zeros(1, dtype=np.uint64)
+        self._stream = SplitMix64(derive_seed(seed, spec_seed))
+
+    def new_tracker(self, seat: int, n_seats: int) -> Any:
+        """A fresh tracker for a game at ``seat``."""
+        raise NotImplementedError
+
+    def prepare(self, observation: Any) -> Callable[[int], None]:
+        """Set up the search of the decision ``observation`` shows; return the call running n iterations."""
+        raise NotImplementedError
+
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        """A new game at ``seat``: a fresh tracker and, given a seed, fresh random streams."""
+        self.seat = seat
+        self.tracker = self.new_tracker(seat, n_seats)
+        if seed is not None:
+            self._stream = SplitMix64(derive_seed(seed, self._spec_seed))
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """The root's most visited action after the search (the only one when there is no choice)."""
+        self.tracker.update(observation)
+        if len(legal) == 1:
+            return legal[0]
+        children = self.search(observation)
+        return max(children, key=lambda child: (child[1], -child[0]))[0]
+
+    def search(self, observation: Any) -> list[tuple[int, float, float]]:
+        """Search the decision ``observation`` shows; the root's children as (action, visits, mean value)."""
+        self.tracker.update(observation)
+        self._search_rng[0] = self._stream.next()
+        run = self.prepare(observation)
+        tree = self._tree
+        if self.time_budget <= 0:
+            run(self.iters)
+        else:
+            deadline = time.perf_counter() + self.time_budget
+            run(CHUNK)
+            while time.perf_counter() < deadline and tree.size[0] < tree.capacity:
+                run(CHUNK)
+        return tree.root_children()
