@@ -27,23 +27,25 @@ compiled search calls directly.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numba import njit
 
+from agents import deal_sampling
+from agents.deal_sampling import BINOMIAL, pool_by_suit, refill, take_within_suits, uniform_float
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim import config
-from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
-from sim.knockout_whist.compiled import below, next_u64
+from sim.cards import FULL_DECK, SUIT_MASK, CardSet, popcount, to_set
+from sim.knockout_whist.compiled import ENGINE_FILES, below
 from sim.knockout_whist.encoding import MAX_SEATS, RAINBOW_HAND, Status
+
+config.drop_stale_cache(__file__, [*ENGINE_FILES, deal_sampling.__file__])  # the kernels inline their functions
 
 ALL_SUITS = 0b1111
 RAINBOW_TRIES = 10_000  # redraws before a deal breaking the rainbow rule is kept (never seen on a reachable position)
 _SUIT_MASKS = np.array(SUIT_MASK, dtype=np.uint64)
-_BINOMIAL = np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -117,12 +119,7 @@ class DealSampler:
     def __init__(self, hidden: HiddenCards) -> None:
         self.hidden = hidden
         n = len(hidden.counts)
-        by_suit = np.zeros((4, 13), dtype=np.int64)
-        suit_size = np.zeros(4, dtype=np.int64)
-        for card in card_list(hidden.pool):
-            suit = card // 13
-            by_suit[suit, suit_size[suit]] = card
-            suit_size[suit] += 1
+        by_suit, suit_size = pool_by_suit(hidden.pool)
         holders = [s for s in range(n) if hidden.counts[s] > 0]
         constrained = [s for s in holders if hidden.voids[s] & ALL_SUITS]
         order = constrained + [s for s in holders if s not in constrained]
@@ -135,11 +132,11 @@ class DealSampler:
             if shown is not None:
                 shown_suits[s] = sum(1 << suit for suit in range(4) if shown & SUIT_MASK[suit])
                 shown_counts[s] = popcount(shown)
-        table, radix = completion_counts(suit_size, seat_counts, allowed_suits, len(constrained), _BINOMIAL)
+        table, radix = completion_counts(suit_size, seat_counts, allowed_suits, len(constrained), BINOMIAL)
         if table[0, int(suit_size @ radix)] <= 0:
             raise ValueError("no deal of the hidden cards fits what the seat knows")
         self.arrays = (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(len(constrained)), table,
-                       radix, np.int64(hidden.stock_left), shown_suits, shown_counts, _BINOMIAL)
+                       radix, np.int64(hidden.stock_left), shown_suits, shown_counts, BINOMIAL)
 
     def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
         """One deal: every seat's hidden hand (the seat's own: 0) and the stock, top card first.
@@ -224,12 +221,6 @@ def _suit_split(i, r0, r1, r2, r3, count, allowed, table, radix, binomial, targe
     return total, pick0, pick1, pick2
 
 
-@njit(**config.INLINED_KERNEL)
-def _uniform(rng, stream):
-    """A uniform float in [0, 1) from 53 bits of ``rng[stream]``."""
-    return (next_u64(rng, stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
 @njit(**config.KERNEL)
 def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrained, table, radix, stock_left,
               shown_suits, shown_counts, binomial, rng, stream, hands, rest):
@@ -245,27 +236,15 @@ def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrain
     for _ in range(RAINBOW_TRIES):
         for s in range(hands.shape[0]):
             hands[s] = np.uint64(0)
-        for suit in range(4):
-            left[suit] = suit_size[suit]
-            for k in range(suit_size[suit]):
-                work[suit, k] = by_suit[suit, k]
+        refill(by_suit, suit_size, work, left)
         for i in range(n_constrained):
             state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
-            target = _uniform(rng, stream) * table[i, state]
+            target = uniform_float(rng, stream) * table[i, state]
             _, x0, x1, x2 = _suit_split(i, left[0], left[1], left[2], left[3], seat_counts[i], allowed_suits[i],
                                         table, radix, binomial, target)
             split[0], split[1], split[2] = x0, x1, x2
             split[3] = seat_counts[i] - x0 - x1 - x2
-            hand = np.uint64(0)
-            for suit in range(4):
-                for _k in range(split[suit]):  # a uniform choice within the suit: the last slots of a partial shuffle
-                    j = below(rng, stream, left[suit])
-                    left[suit] -= 1
-                    card = work[suit, j]
-                    work[suit, j] = work[suit, left[suit]]
-                    work[suit, left[suit]] = card
-                    hand |= np.uint64(1) << np.uint64(card)
-            hands[seats[i]] = hand
+            hands[seats[i]] = take_within_suits(split, work, left, rng, stream)
         total = 0
         for suit in range(4):
             for k in range(left[suit]):

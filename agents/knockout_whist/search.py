@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents import deal_sampling
 from agents.knockout_whist import sampler
 from sim import config
 from sim.knockout_whist.compiled import (
@@ -59,7 +60,7 @@ from sim.knockout_whist.compiled import (
 from sim.knockout_whist.encoding import MAX_SEATS, Status
 
 # Kernels here inline the engine's and the sampler's: drop this module's cache when one of those files changes.
-config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__])
+config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__, deal_sampling.__file__])
 
 # Tree columns: links (int64) and statistics (float64).
 PARENT, ACTION, FIRST_CHILD, NEXT_SIBLING, MOVER = range(5)

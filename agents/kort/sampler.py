@@ -25,7 +25,6 @@ compiled code (``draw_hands``), which a compiled search calls directly.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
@@ -34,16 +33,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents import deal_sampling
+from agents.deal_sampling import BINOMIAL, pool_by_suit, refill, take_within_suits, uniform_float
 from agents.kort.tracker import KortTracker
 from sim import config
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
-from sim.kort.compiled import ENGINE_FILES, below, next_u64
+from sim.kort.compiled import ENGINE_FILES, below
 from sim.kort.encoding import CARDS_EACH, FIRST_PACKET, NUM_SEATS, Phase
 
-config.drop_stale_cache(__file__, ENGINE_FILES)  # the kernels here inline the engine's stream functions
+config.drop_stale_cache(__file__, [*ENGINE_FILES, deal_sampling.__file__])  # the kernels inline their functions
 
 UNDEALT = 52 - FIRST_PACKET  # the cards still in the deck while the holder chooses trumps
-BINOMIAL = np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -125,12 +125,7 @@ class HandSampler:
 
     def __init__(self, hidden: HiddenHands) -> None:
         self.hidden = hidden
-        by_suit = np.zeros((4, CARDS_EACH), dtype=np.int64)
-        suit_size = np.zeros(4, dtype=np.int64)
-        for card in card_list(hidden.pool):
-            suit = card // 13
-            by_suit[suit, suit_size[suit]] = card
-            suit_size[suit] += 1
+        by_suit, suit_size = pool_by_suit(hidden.pool)
         seats = [s for s in range(NUM_SEATS) if hidden.counts[s] > 0]
         seat_ids = np.array(seats, dtype=np.int64)
         counts = np.array([hidden.counts[s] for s in seats], dtype=np.int64)
@@ -225,12 +220,6 @@ def _splits(i, remaining, count, low, high, table, radix, binomial, target):
     return total, pick0, pick1, pick2
 
 
-@njit(**config.INLINED_KERNEL)
-def _uniform(rng, stream):
-    """A uniform float in [0, 1) from 53 bits of ``rng[stream]``."""
-    return (next_u64(rng, stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
 @njit(**config.KERNEL)
 def draw_hands(by_suit, suit_size, seats, counts, low, high, known, table, radix, binomial, undealt, pool, rng,
                stream, hands, rest):
@@ -260,23 +249,11 @@ def draw_hands(by_suit, suit_size, seats, counts, low, high, known, table, radix
     split = np.empty(4, dtype=np.int64)
     for s in range(hands.shape[0]):
         hands[s] = known[s]
-    for suit in range(4):
-        left[suit] = suit_size[suit]
-        for k in range(suit_size[suit]):
-            work[suit, k] = by_suit[suit, k]
+    refill(by_suit, suit_size, work, left)
     for i in range(seats.shape[0]):
         state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
-        target = _uniform(rng, stream) * table[i, state]
+        target = uniform_float(rng, stream) * table[i, state]
         _, x0, x1, x2 = _splits(i, left, counts[i], low[i], high[i], table, radix, binomial, target)
         split[0], split[1], split[2] = x0, x1, x2
         split[3] = counts[i] - x0 - x1 - x2
-        hand = np.uint64(0)
-        for suit in range(4):
-            for _k in range(split[suit]):  # a uniform choice within the suit: the last slots of a partial shuffle
-                j = below(rng, stream, left[suit])
-                left[suit] -= 1
-                card = work[suit, j]
-                work[suit, j] = work[suit, left[suit]]
-                work[suit, left[suit]] = card
-                hand |= np.uint64(1) << np.uint64(card)
-        hands[seats[i]] |= hand
+        hands[seats[i]] |= take_within_suits(split, work, left, rng, stream)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents import deal_sampling
 from agents.kort import playout, sampler
 from sim import config
 from sim.kort.compiled import (
@@ -55,7 +56,7 @@ from sim.kort.compiled import (
 from sim.kort.encoding import FIRST_PACKET
 
 # Kernels here inline the engine's, the sampler's and the playout policy's: drop this module's cache when one changes.
-config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__, playout.__file__])
+config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__, deal_sampling.__file__, playout.__file__])
 
 # Tree columns: links (int64) and statistics (float64).
 PARENT, ACTION, FIRST_CHILD, NEXT_SIBLING, MOVER = range(5)
