@@ -33,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents import deal_sampling
+from agents import deal_sampling, search_tree
 from agents.knockout_whist import sampler
+from agents.search_tree import ACTION, NO_NODE, TreeArrays, add_child, back_up, ucb_child
 from sim import config
 from sim.knockout_whist.compiled import (
     ENGINE_FILES,
@@ -59,13 +60,10 @@ from sim.knockout_whist.compiled import (
 )
 from sim.knockout_whist.encoding import MAX_SEATS, Status
 
-# Kernels here inline the engine's and the sampler's: drop this module's cache when one of those files changes.
-config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__, deal_sampling.__file__])
+# Kernels here inline these modules' functions: drop this module's numba cache when one of them changes.
+INLINED_FILES = [*ENGINE_FILES, sampler.__file__, deal_sampling.__file__, search_tree.__file__]
+config.drop_stale_cache(__file__, INLINED_FILES)
 
-# Tree columns: links (int64) and statistics (float64).
-PARENT, ACTION, FIRST_CHILD, NEXT_SIBLING, MOVER = range(5)
-VISITS, AVAILABLE, REWARD = range(3)
-NO_NODE = -1
 OUT = int(Status.OUT)
 
 GAME_END, HAND_END = 0, 1
@@ -73,13 +71,11 @@ GAME_END, HAND_END = 0, 1
 NO_LATER_HAND = 99
 
 
-class Tree:
+class Tree(TreeArrays):
     """A search tree's arrays and the scratch arrays its iterations step, reused decision after decision."""
 
     def __init__(self, capacity: int) -> None:
-        self.links = np.full((capacity, 5), NO_NODE, dtype=np.int64)
-        self.stats = np.zeros((capacity, 3), dtype=np.float64)
-        self.size = np.zeros(1, dtype=np.int64)
+        super().__init__(capacity)
         self.position = new_position()
         self.hands = np.zeros(MAX_SEATS, dtype=np.uint64)
         self.rest = np.zeros(52, dtype=np.int64)
@@ -88,17 +84,6 @@ class Tree:
         self.path = np.zeros(4096, dtype=np.int64)
         self.values = np.zeros(MAX_SEATS, dtype=np.float64)
 
-    @property
-    def capacity(self) -> int:
-        """How many nodes fit."""
-        return self.links.shape[0]
-
-    def reset(self) -> None:
-        """An empty tree: only the root."""
-        self.links[0] = NO_NODE
-        self.stats[0] = 0.0
-        self.size[0] = 1
-
     def scratch(self) -> tuple:
         """The arrays ``search`` takes after ``search_rng``, in its order."""
         return (self.links, self.stats, self.size, self.position, self.hands, self.rest, self.legal, self.untried,
@@ -106,14 +91,7 @@ class Tree:
 
     def root_children(self) -> list[tuple[int, float, float]]:
         """The root's children as (action, visits, mean value for the searching seat), in creation order."""
-        children = []
-        child = int(self.links[0, FIRST_CHILD])
-        while child != NO_NODE:
-            visits = float(self.stats[child, VISITS])
-            children.append((int(self.links[child, ACTION]), visits,
-                             float(self.stats[child, REWARD]) / visits if visits else 0.0))
-            child = int(self.links[child, NEXT_SIBLING])
-        return children[::-1]
+        return super().root_children()[::-1]
 
 
 @njit(**config.KERNEL)
@@ -140,11 +118,7 @@ def search(root, deal, seat, iterations, c, policy, horizon, hand_values, search
         while not is_over(ints) and hand_number(ints) < stop_hand:
             apply_action(cards, ints, deck, rng, policy_choice(policy, cards, ints, rng))
         _values(ints, hand_values, values)
-        stats[0, VISITS] += 1.0
-        for k in range(1, depth):
-            node = path[k]
-            stats[node, VISITS] += 1.0
-            stats[node, REWARD] += values[links[node, MOVER]]
+        back_up(links, stats, path, depth, values)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -173,22 +147,10 @@ def _descend(cards, ints, deck, rng, c, stop_hand, search_rng, links, stats, siz
     depth = 1
     while not is_over(ints) and hand_number(ints) < stop_hand and depth < path.shape[0]:
         n_legal = legal_actions(cards, ints, legal)
-        n_untried = 0
-        best, best_score = NO_NODE, -1.0
-        for k in range(n_legal):
-            child = _child(links, node, legal[k])
-            if child == NO_NODE:
-                untried[n_untried] = legal[k]
-                n_untried += 1
-                continue
-            stats[child, AVAILABLE] += 1.0
-            visits = stats[child, VISITS]
-            ucb = stats[child, REWARD] / visits + c * np.sqrt(np.log(stats[child, AVAILABLE]) / visits)
-            if ucb > best_score:
-                best, best_score = child, ucb
+        best, n_untried = ucb_child(links, stats, node, legal, n_legal, c, untried)
         if n_untried > 0 and size[0] < links.shape[0]:
             action = untried[below(search_rng, 0, n_untried)]
-            child = _add_child(links, stats, size, node, action, to_move(ints))
+            child = add_child(links, stats, size, node, action, to_move(ints))
             apply_action(cards, ints, deck, rng, action)
             path[depth] = child
             return depth + 1
@@ -199,27 +161,3 @@ def _descend(cards, ints, deck, rng, c, stop_hand, search_rng, links, stats, siz
         path[depth] = node
         depth += 1
     return depth
-
-
-@njit(**config.INLINED_KERNEL)
-def _child(links, node, action):
-    child = links[node, FIRST_CHILD]
-    while child != NO_NODE and links[child, ACTION] != action:
-        child = links[child, NEXT_SIBLING]
-    return child
-
-
-@njit(**config.INLINED_KERNEL)
-def _add_child(links, stats, size, node, action, mover):
-    child = size[0]
-    size[0] += 1
-    links[child, PARENT] = node
-    links[child, ACTION] = action
-    links[child, FIRST_CHILD] = NO_NODE
-    links[child, NEXT_SIBLING] = links[node, FIRST_CHILD]
-    links[child, MOVER] = mover
-    links[node, FIRST_CHILD] = child
-    stats[child, VISITS] = 0.0
-    stats[child, AVAILABLE] = 1.0
-    stats[child, REWARD] = 0.0
-    return child

@@ -33,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents import deal_sampling
+from agents import deal_sampling, search_tree
 from agents.kort import playout, sampler
+from agents.search_tree import ACTION, NO_NODE, TreeArrays, add_child, back_up, ucb_child
 from sim import config
 from sim.kort.compiled import (
     ENGINE_FILES,
@@ -55,46 +56,19 @@ from sim.kort.compiled import (
 )
 from sim.kort.encoding import FIRST_PACKET
 
-# Kernels here inline the engine's, the sampler's and the playout policy's: drop this module's cache when one changes.
-config.drop_stale_cache(__file__, [*ENGINE_FILES, sampler.__file__, deal_sampling.__file__, playout.__file__])
+# Kernels here inline these modules' functions: drop this module's numba cache when one of them changes.
+INLINED_FILES = [*ENGINE_FILES, sampler.__file__, deal_sampling.__file__, search_tree.__file__, playout.__file__]
+config.drop_stale_cache(__file__, INLINED_FILES)
 
-# Tree columns: links (int64) and statistics (float64).
-PARENT, ACTION, FIRST_CHILD, NEXT_SIBLING, MOVER = range(5)
-VISITS, AVAILABLE, REWARD = range(3)
-NO_NODE = -1
 PATH_LENGTH = 1024  # nodes on one path: a whole match has fewer decisions than this between two of a seat's
 
 
-class Tree:
-    """A search tree's arrays, reused decision after decision (``reset`` empties it)."""
+class Tree(TreeArrays):
+    """A search tree's arrays and its iterations' working arrays, reused decision after decision."""
 
     def __init__(self, capacity: int) -> None:
-        self.links = np.full((capacity, 5), NO_NODE, dtype=np.int64)
-        self.stats = np.zeros((capacity, 3), dtype=np.float64)
-        self.size = np.zeros(1, dtype=np.int64)
+        super().__init__(capacity)
         self.scratch = Scratch()
-
-    @property
-    def capacity(self) -> int:
-        """How many nodes fit."""
-        return self.links.shape[0]
-
-    def reset(self) -> None:
-        """An empty tree: only the root."""
-        self.links[0] = NO_NODE
-        self.stats[0] = 0.0
-        self.size[0] = 1
-
-    def root_children(self) -> list[tuple[int, float, float]]:
-        """The root's children as (action, visits, mean value for the searching seat's team), in creation order."""
-        children = []
-        child = int(self.links[0, FIRST_CHILD])
-        while child != NO_NODE:
-            visits = float(self.stats[child, VISITS])
-            children.append((int(self.links[child, ACTION]), visits,
-                             float(self.stats[child, REWARD]) / visits if visits else 0.0))
-            child = int(self.links[child, NEXT_SIBLING])
-        return children
 
 
 class Scratch:
@@ -144,11 +118,7 @@ def search(root, deal, root_view, seat, iterations, c, policy, round_only, win_c
         while not is_over(ints) and not (round_only and rounds_played(ints) > start_round):
             playout.step(cards, ints, deck, rng, view, policy, legal)
         _values(ints, win_chance, values)
-        stats[0, VISITS] += 1.0
-        for k in range(1, depth):
-            node = path[k]
-            stats[node, VISITS] += 1.0
-            stats[node, REWARD] += values[links[node, MOVER] % 2]
+        back_up(links, stats, path, depth, values)
         done += 1
 
 
@@ -172,22 +142,10 @@ def _descend(cards, ints, deck, rng, view, c, round_only, start_round, search_rn
     while not is_over(ints) and not (round_only and rounds_played(ints) > start_round) and depth < path.shape[0]:
         mover = to_move(ints)
         n_legal = legal_actions(cards, ints, legal)
-        n_untried = 0
-        best, best_score = NO_NODE, -1.0
-        for k in range(n_legal):
-            child = _child(links, node, legal[k])
-            if child == NO_NODE:
-                untried[n_untried] = legal[k]
-                n_untried += 1
-                continue
-            stats[child, AVAILABLE] += 1.0
-            visits = stats[child, VISITS]
-            ucb = stats[child, REWARD] / visits + c * np.sqrt(np.log(stats[child, AVAILABLE]) / visits)
-            if ucb > best_score:
-                best, best_score = child, ucb
+        best, n_untried = ucb_child(links, stats, node, legal, n_legal, c, untried)
         if n_untried > 0 and size[0] < links.shape[0]:
             action = untried[below(search_rng, 0, n_untried)]
-            child = _add_child(links, stats, size, node, action, mover)
+            child = add_child(links, stats, size, node, action, mover)
             playout.apply(cards, ints, deck, rng, view, action)
             path[depth] = child
             return depth + 1
@@ -198,27 +156,3 @@ def _descend(cards, ints, deck, rng, view, c, round_only, start_round, search_rn
         path[depth] = node
         depth += 1
     return depth
-
-
-@njit(**config.INLINED_KERNEL)
-def _child(links, node, action):
-    child = links[node, FIRST_CHILD]
-    while child != NO_NODE and links[child, ACTION] != action:
-        child = links[child, NEXT_SIBLING]
-    return child
-
-
-@njit(**config.INLINED_KERNEL)
-def _add_child(links, stats, size, node, action, mover):
-    child = size[0]
-    size[0] += 1
-    links[child, PARENT] = node
-    links[child, ACTION] = action
-    links[child, FIRST_CHILD] = NO_NODE
-    links[child, NEXT_SIBLING] = links[node, FIRST_CHILD]
-    links[child, MOVER] = mover
-    links[node, FIRST_CHILD] = child
-    stats[child, VISITS] = 0.0
-    stats[child, AVAILABLE] = 1.0
-    stats[child, REWARD] = 0.0
-    return child
