@@ -3,17 +3,24 @@
 A game's engine subclasses ``ReferenceGame``: it keeps its own state and rules,
 says which list fields a copy must not share, and writes ``_take`` (one legal
 action applied). ``Observation`` is the base of each game's per-seat view.
+
+The conformance protocol drives any of them the same way (``play_by_protocol``,
+``protocol_fields``, ``trace_protocol``): one splitmix64 stream started at the seed
+gives every deck and every decision (``legal[next() % len(legal)]``).
 """
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 
 from sim.cards import popcount
 from sim.errors import GameOverError, IllegalActionError
+from sim.rng import SplitMix64
 
 
 class ReferenceGame:
@@ -93,3 +100,50 @@ class Observation:
     def to_dict(self) -> dict[str, Any]:
         """The observation as plain lists and dicts."""
         return asdict(self)
+
+
+DeckSource = Callable[[], list[int]]
+G = TypeVar("G", bound=ReferenceGame)
+
+
+def play_by_protocol(new_game: Callable[[DeckSource], G], seed: int) -> G:
+    """The game ``new_game(deck_source)`` makes, played to its end on the protocol's one stream from ``seed``."""
+    rng = SplitMix64(seed)
+    game = new_game(rng.shuffled_deck)
+    while not game.done:
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+def protocol_fields(seed: int, fields: Sequence[int], decisions: bytes | Sequence[int]) -> str:
+    """A protocol line: the seed, the game's ``fields``, then the decisions' count and CRC-32 (a byte each)."""
+    data = bytes(decisions)
+    return " ".join(str(f) for f in [seed, *fields, len(data), zlib.crc32(data)])
+
+
+def trace_protocol(new_game: Callable[[DeckSource], G], seed: int,
+                   event_lines: Callable[[Mapping[str, Any], G, list[list[int]]], list[str]],
+                   step_line: Callable[[G, list[int], int], str]) -> list[str]:
+    """The protocol game's trace: each log event's lines (``event_lines(event, game, decks)``, where ``decks``
+    holds the decks drawn and not yet shown, oldest first) and a line per decision (``step_line(game, legal,
+    action)``, written before the action is applied)."""
+    rng = SplitMix64(seed)
+    decks: list[list[int]] = []
+
+    def draw() -> list[int]:
+        decks.append(rng.shuffled_deck())
+        return decks[-1]
+
+    game = new_game(draw)
+    lines: list[str] = []
+    read = 0
+    while True:
+        for event in game.log[read:]:
+            lines += event_lines(event, game, decks)
+        read = len(game.log)
+        if game.done:
+            return lines
+        legal = game.legal_actions()
+        action = rng.choice(legal)
+        lines.append(step_line(game, legal, action))
+        game.apply(action)

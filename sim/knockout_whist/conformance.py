@@ -9,31 +9,24 @@ every decision and reached the same result.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.cards import card_list, card_text, cards_text
 from sim.knockout_whist.encoding import Options, Phase, trumps_text
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.rng import SplitMix64
+from sim.reference_base import play_by_protocol, protocol_fields, trace_protocol
 
 
 def play_protocol_game(options: Options | Mapping[str, Any] | None, seed: int) -> KnockoutWhistGame:
     """The game for ``seed`` with every decision taken as ``legal[next() % len(legal)]``."""
-    rng = SplitMix64(seed)
-    game = KnockoutWhistGame(options, deck_source=rng.shuffled_deck)
-    while not game.done:
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+    return play_by_protocol(lambda deal: KnockoutWhistGame(options, deck_source=deal), seed)
 
 
 def protocol_line(seed: int, hands_played: int, winner: int, scores: Sequence[int],
                   decisions: bytes | Sequence[int]) -> str:
     """``seed hands_played winner score_0 … score_{n-1} decisions crc32``."""
-    data = bytes(decisions)
-    fields = [seed, hands_played, winner, *scores, len(data), zlib.crc32(data)]
-    return " ".join(str(f) for f in fields)
+    return protocol_fields(seed, [hands_played, winner, *scores], decisions)
 
 
 def reference_line(options: Options | Mapping[str, Any] | None, seed: int) -> str:
@@ -48,27 +41,12 @@ def protocol_trace(options: Options | Mapping[str, Any] | None, seed: int) -> li
     The lines follow the format of the conformance traces (``trace_seats*_seed*.txt``), so two
     engines' traces can be compared line by line to find the first step where they part.
     """
-    rng = SplitMix64(seed)
-    perms: list[list[int]] = []
+    return trace_protocol(lambda deal: KnockoutWhistGame(options, deck_source=deal), seed, _trace_lines, _step_line)
 
-    def draw() -> list[int]:
-        perms.append(rng.shuffled_deck())
-        return perms[-1]
 
-    game = KnockoutWhistGame(options, deck_source=draw)
-    lines: list[str] = []
-    read = 0
-    while True:
-        for event in game.log[read:]:
-            lines += _trace_lines(event, game, perms)
-        read = len(game.log)
-        if game.done:
-            return lines
-        legal = game.legal_actions()
-        action = rng.choice(legal)
-        lines.append(f"step {len(game.decisions)} hand {game.hand_no} phase {_PHASE_WORDS[game.phase]} "
-                     f"seat {game.to_move} legal {_ids(legal)} action {action}")
-        game.apply(action)
+def _step_line(game: KnockoutWhistGame, legal: list[int], action: int) -> str:
+    return (f"step {len(game.decisions)} hand {game.hand_no} phase {_PHASE_WORDS[game.phase]} "
+            f"seat {game.to_move} legal {_ids(legal)} action {action}")
 
 
 _PHASE_WORDS = {Phase.CHOOSE: "choose", Phase.EXCHANGE: "exchange", Phase.PLAY: "play"}

@@ -10,31 +10,24 @@ every decision and reached the same result.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.cards import card_text, cards_text
 from sim.kort.encoding import Options, Phase, suit_text
 from sim.kort.reference import KortMatch
-from sim.rng import SplitMix64
+from sim.reference_base import play_by_protocol, protocol_fields, trace_protocol
 
 
 def play_protocol_match(options: Options | Mapping[str, Any] | None, seed: int) -> KortMatch:
     """The match for ``seed`` with every decision taken as ``legal[next() % len(legal)]``."""
-    rng = SplitMix64(seed)
-    match = KortMatch(options, deck_source=rng.shuffled_deck)
-    while not match.done:
-        match.apply(rng.choice(match.legal_actions()))
-    return match
+    return play_by_protocol(lambda deal: KortMatch(options, deck_source=deal), seed)
 
 
 def protocol_line(seed: int, rounds: int, redeals: int, wins: Sequence[int], winner_team: int,
                   decisions: bytes | Sequence[int]) -> str:
     """``seed rounds redeals wins_team0 wins_team1 winner_team decisions crc32``."""
-    data = bytes(decisions)
-    fields = [seed, rounds, redeals, *wins, winner_team, len(data), zlib.crc32(data)]
-    return " ".join(str(f) for f in fields)
+    return protocol_fields(seed, [rounds, redeals, *wins, winner_team], decisions)
 
 
 def reference_line(options: Options | Mapping[str, Any] | None, seed: int) -> str:
@@ -49,30 +42,15 @@ def protocol_trace(options: Options | Mapping[str, Any] | None, seed: int) -> li
     The lines follow the format of the conformance traces (``trace_seed*.txt``), so two
     engines' traces can be compared line by line to find the first step where they part.
     """
-    rng = SplitMix64(seed)
-    decks: list[list[int]] = []
-
-    def draw() -> list[int]:
-        decks.append(rng.shuffled_deck())
-        return decks[-1]
-
-    match = KortMatch(options, deck_source=draw)
-    lines: list[str] = []
-    read = 0
-    while True:
-        for event in match.log[read:]:
-            lines += _trace_lines(event, decks)
-        read = len(match.log)
-        if match.done:
-            return lines
-        legal = match.legal_actions()
-        action = rng.choice(legal)
-        lines.append(f"step {len(match.decisions)} round {match.round_no} seat {match.to_move} "
-                     f"kind {Phase(match.phase).word} legal {','.join(map(str, legal))} action {action}")
-        match.apply(action)
+    return trace_protocol(lambda deal: KortMatch(options, deck_source=deal), seed, _trace_lines, _step_line)
 
 
-def _trace_lines(event: Mapping[str, Any], decks: list[list[int]]) -> list[str]:
+def _step_line(match: KortMatch, legal: list[int], action: int) -> str:
+    return (f"step {len(match.decisions)} round {match.round_no} seat {match.to_move} "
+            f"kind {Phase(match.phase).word} legal {','.join(map(str, legal))} action {action}")
+
+
+def _trace_lines(event: Mapping[str, Any], match: KortMatch, decks: list[list[int]]) -> list[str]:
     """The trace lines of one log event (a deal's line shows the deck drawn for it)."""
     kind = event["kind"]
     if kind == "deal":
