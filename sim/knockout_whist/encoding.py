@@ -14,6 +14,7 @@ from typing import Any
 
 from sim.cards import SUIT_LETTERS, card_text, parse_card
 from sim.errors import GameInputError
+from sim.options import option_pairs
 
 NUM_ACTIONS = 59
 KNOCK = 52  # a dog keeps its one card for a later trick
@@ -100,16 +101,7 @@ def parse_options(settings: Iterable[str] | Mapping[str, Any] = ()) -> Options:
 
     A bad name or value raises a one-line ``GameInputError`` that lists what is allowed.
     """
-    pairs: list[tuple[str, Any]]
-    if isinstance(settings, Mapping):
-        pairs = list(settings.items())
-    else:
-        pairs = []
-        for setting in settings:
-            name, sep, value = str(setting).partition("=")
-            if not sep:
-                raise GameInputError(f"an option is written name=value, not {setting!r}")
-            pairs.append((name.strip(), value.strip()))
+    pairs = option_pairs(settings)
     values: dict[str, Any] = {}
     for name, value in pairs:
         if name not in OPTION_NAMES:

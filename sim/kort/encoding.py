@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from sim.cards import SUIT_LETTERS, card_text, parse_card
 from sim.errors import GameInputError
+from sim.options import option_pairs
 
 # ----- the action space -----------------------------------------------------------------------
 
@@ -217,15 +218,7 @@ def parse_options(settings: Iterable[str] | Mapping[str, Any] = ()) -> Options:
     """
     if isinstance(settings, Options):
         return settings
-    if isinstance(settings, Mapping):
-        pairs = list(settings.items())
-    else:
-        pairs = []
-        for setting in settings:
-            name, sep, value = str(setting).partition("=")
-            if not sep:
-                raise GameInputError(f"an option is written name=value, not {setting!r}")
-            pairs.append((name.strip(), value.strip()))
+    pairs = option_pairs(settings)
     values: dict[str, int] = {}
     for name, value in pairs:
         if name not in OPTION_NAMES:
