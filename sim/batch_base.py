@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import fields
+from typing import Any
 
 import numba
 import numpy as np
@@ -18,6 +20,40 @@ from sim.errors import GameInputError, IllegalActionError
 
 CHUNKS_PER_WORKER = 16
 """A parallel playout splits its games into this many chunks a thread, so a slow chunk does not hold up a core."""
+
+
+def empty_state(total: int, card_fields: int, int_fields: int, rng_fields: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed state arrays for ``total`` games: card sets (uint64), ints (int64), decks (int64[52]), streams."""
+    return (np.zeros((total, card_fields), dtype=np.uint64), np.zeros((total, int_fields), dtype=np.int64),
+            np.zeros((total, 52), dtype=np.int64), np.zeros((total, rng_fields), dtype=np.uint64))
+
+
+def protocol_rows(*columns: Sequence[Any]) -> list[str]:
+    """One protocol line per game from per-game columns (a per-seat or per-team column's values written in
+    turn), fields separated by spaces."""
+    lines = []
+    for row in zip(*columns, strict=True):
+        values = [v for value in row for v in (value if isinstance(value, list) else [value])]
+        lines.append(" ".join(str(v) for v in values))
+    return lines
+
+
+class BatchResultsBase:
+    """What every game's ``BatchResults`` dataclass does alike: its length (the games) and its fields by name."""
+
+    seed: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field by name (per-seat and per-round fields stay multi-dimensional; options as a dict; fields
+        left out, None, are not given)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        if "options" in values:
+            values["options"] = values["options"].to_dict()
+        return values
 
 
 def check_seeds(seeds: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -13,12 +13,22 @@ on the first call after install and cached on disk (``sim/config.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sim.batch_base import CompiledBatch, check_seeds, check_workers, chunk_count, numba_threads, policy_id
+from sim.batch_base import (
+    BatchResultsBase,
+    CompiledBatch,
+    check_seeds,
+    check_workers,
+    chunk_count,
+    empty_state,
+    numba_threads,
+    policy_id,
+    protocol_rows,
+)
 from sim.fast_bits import crc_final
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
 from sim.knockout_whist.fast import init_game, seed_streams
@@ -50,7 +60,7 @@ OptionsLike = Options | Mapping[str, Any] | None
 
 # ----- whole-game playouts ---------------------------------------------------------------------------
 @dataclass
-class BatchResults:
+class BatchResults(BatchResultsBase):
     """Per-game results, one entry per game (per-seat fields one column per seat)."""
 
     seed: np.ndarray  # uint64[G]
@@ -65,25 +75,14 @@ class BatchResults:
     dog_hand: np.ndarray  # int64[G, n]: the hand each seat played on its dog's life (0: none)
     dog_saved: np.ndarray  # bool[G, n]: whether that dog took a trick
 
-    def __len__(self) -> int:
-        return len(self.seed)
-
     def protocol_lines(self) -> list[str]:
         """The conformance protocol's line for each game: ``seed hands_played winner scores… decisions crc32``."""
-        return [" ".join(str(f) for f in (seed, hands, winner, *scores, decisions, crc))
-                for seed, hands, winner, scores, decisions, crc in zip(
-                    self.seed.tolist(), self.hands_played.tolist(), self.winner.tolist(), self.scores.tolist(),
-                    self.decisions.tolist(), self.crc32.tolist(), strict=True)]
+        return protocol_rows(self.seed.tolist(), self.hands_played.tolist(), self.winner.tolist(),
+                             self.scores.tolist(), self.decisions.tolist(), self.crc32.tolist())
 
     def end_reasons(self) -> list[EndReason]:
         """Each game's end reason as an ``EndReason``."""
         return [END_REASONS[i] for i in self.end_reason.tolist()]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every field by name (per-seat fields stay 2-D; options as a dict)."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values["options"] = self.options.to_dict()
-        return values
 
 
 def _results(options: Options, seeds: np.ndarray, ints: np.ndarray) -> BatchResults:
@@ -154,10 +153,7 @@ class KnockoutWhistBatch(CompiledBatch):
         options = as_options(options)
         seeds = check_seeds(seeds)
         total = len(seeds)
-        cards = np.zeros((total, NUM_CARD_FIELDS), dtype=np.uint64)
-        ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
-        decks = np.zeros((total, 52), dtype=np.int64)
-        rngs = np.zeros((total, NUM_RNG), dtype=np.uint64)
+        cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
         flags = options.flags()
         for g, seed in enumerate(seeds.tolist()):
             seed_streams(rngs[g], np.uint64(seed), options.players)

@@ -16,11 +16,20 @@ the first call after install and cached on disk (``sim/config.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
-from sim.batch_base import CompiledBatch, check_seeds, check_workers, chunk_count, numba_threads, policy_id
+from sim.batch_base import (
+    BatchResultsBase,
+    CompiledBatch,
+    check_seeds,
+    check_workers,
+    chunk_count,
+    empty_state,
+    numba_threads,
+    policy_id,
+)
 from sim.errors import GameInputError
 from sim.fast_bits import crc_final
 from sim.knorri.compiled import position_rows
@@ -78,7 +87,7 @@ def _seats_and_seeds(n_seats: int, seeds: Sequence[int] | np.ndarray,
 
 # ----- whole-hand playouts -------------------------------------------------------------------------
 @dataclass
-class BatchResults:
+class BatchResults(BatchResultsBase):
     """Per-hand results of ``play_batch``, one array entry per hand (scores etc. one column per seat)."""
 
     seed: np.ndarray  # uint64[H]
@@ -96,9 +105,6 @@ class BatchResults:
     cycle_length: np.ndarray  # int64[H]: actions since the repeated position first occurred (-1 unless repeat)
     actions: np.ndarray | None = None  # int64[D, 5] (hand index, step, seat, phase, action) if logged
 
-    def __len__(self) -> int:
-        return len(self.seed)
-
     def protocol_lines(self) -> list[str]:
         """The conformance protocol's line for each hand (meaningful for the PROTOCOL policy)."""
         return [
@@ -107,10 +113,6 @@ class BatchResults:
                 self.seed.tolist(), self.redeals.tolist(), self.reason.tolist(), self.phase2_actions.tolist(),
                 self.scores.tolist(), self.decisions.tolist(), self.crc32.tolist(), strict=True)
         ]
-
-    def to_dict(self) -> dict[str, np.ndarray]:
-        """Every field by name (per-seat fields stay 2-D)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
 
 def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int | Sequence[int] | np.ndarray = 0,
@@ -254,10 +256,7 @@ class KnorriBatch(CompiledBatch):
         """One hand per seed, dealt as ``KnorriHand.from_seed`` deals it (redeals from the same stream)."""
         n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
         total = len(seeds)
-        cards = np.zeros((total, NUM_CARD_FIELDS), dtype=np.uint64)
-        ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
-        decks = np.zeros((total, 52), dtype=np.int64)
-        rngs = np.zeros((total, NUM_RNG), dtype=np.uint64)
+        cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
         keys = np.zeros((total, _INITIAL_HISTORY), dtype=np.uint64)
         records = np.zeros((total, _INITIAL_HISTORY, RECORD_SIZE), dtype=np.uint64)
         no_slots = np.zeros(0, dtype=np.int16)

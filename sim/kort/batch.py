@@ -13,12 +13,22 @@ call after install and cached on disk (``sim/config.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sim.batch_base import CompiledBatch, check_seeds, check_workers, chunk_count, numba_threads, policy_id
+from sim.batch_base import (
+    BatchResultsBase,
+    CompiledBatch,
+    check_seeds,
+    check_workers,
+    chunk_count,
+    empty_state,
+    numba_threads,
+    policy_id,
+    protocol_rows,
+)
 from sim.fast_bits import crc_final
 from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, Result
 from sim.kort.fast import init_match, seed_streams
@@ -69,7 +79,7 @@ RESULTS: tuple[Result, ...] = tuple(Result)
 
 # ----- whole-match playouts ---------------------------------------------------------------------------
 @dataclass
-class BatchResults:
+class BatchResults(BatchResultsBase):
     """Per-match results, one entry per match; per-round fields have one column per round (R of them).
 
     A round column past a match's last round holds -1 (``round_result``) or zeros. R is the most
@@ -97,16 +107,12 @@ class BatchResults:
     round_score: np.ndarray  # int16[G, R, 2]: the match's wins per team after the round
     round_declarations: np.ndarray  # int8[G, R, 13]: each trick's declaration, kind * 4 + seat (-1: none)
 
-    def __len__(self) -> int:
-        return len(self.seed)
-
     def protocol_lines(self) -> list[str]:
         """The conformance protocol's line for each match: ``seed rounds redeals wins_team0 wins_team1
         winner_team decisions crc32``."""
-        return [" ".join(str(f) for f in (seed, rounds, redeals, *wins, winner, decisions, crc))
-                for seed, rounds, redeals, wins, winner, decisions, crc in zip(
-                    self.seed.tolist(), self.rounds_played.tolist(), self.redeals.tolist(), self.wins.tolist(),
-                    self.winner_team.tolist(), self.decisions.tolist(), self.crc32.tolist(), strict=True)]
+        return protocol_rows(self.seed.tolist(), self.rounds_played.tolist(), self.redeals.tolist(),
+                             self.wins.tolist(), self.winner_team.tolist(), self.decisions.tolist(),
+                             self.crc32.tolist())
 
     def round_records(self, g: int) -> list[dict[str, Any]]:
         """Match g's rounds as the reference engine records them (``KortMatch.rounds``)."""
@@ -131,12 +137,6 @@ class BatchResults:
             "redeals": int(self.redeals[g]), "wins": self.wins[g].tolist(), "winner_team": int(self.winner_team[g]),
             "scores": self.scores[g].tolist(), "decisions": int(self.decisions[g]), "rounds": self.round_records(g),
         }
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every field by name (per-team and per-round fields stay multi-dimensional; options as a dict)."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values["options"] = self.options.to_dict()
-        return values
 
 
 def _declaration(trick: int, code: int) -> dict[str, Any]:
@@ -233,10 +233,7 @@ class KortBatch(CompiledBatch):
         options = as_options(options)
         seeds = check_seeds(seeds)
         total = len(seeds)
-        cards = np.zeros((total, NUM_CARD_FIELDS), dtype=np.uint64)
-        ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
-        decks = np.zeros((total, 52), dtype=np.int64)
-        rngs = np.zeros((total, NUM_RNG), dtype=np.uint64)
+        cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
         for g, seed in enumerate(seeds.tolist()):
             seed_streams(rngs[g], np.uint64(seed))
             init_match(cards[g], ints[g], decks[g], rngs[g], options.target_wins, options.first_holder)
