@@ -70,6 +70,16 @@ def write_report_files(run: Any, out: Path, specs: Sequence[FigureSpec], summary
     return written
 
 
+def run_names(manifests: Sequence[dict[str, Any]]) -> str:
+    """The runs a report covers, as ``run_id (config name)``, comma separated."""
+    return ", ".join(f"{m.get('run_id', '?')} ({m['config'].get('name', 'experiment')})" for m in manifests)
+
+
+def read_state(run: Any) -> str:
+    """``complete``, or how many of the run's chunks a partial report read."""
+    return "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+
+
 def figure_lines(specs: Sequence[FigureSpec]) -> list[str]:
     """The summary's closing section: a link to each figure with its caption."""
     return ["## Figures", "", *(f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in specs)]
@@ -92,8 +102,8 @@ def summary_markdown(run: Run) -> str:
     """The key numbers of the run as Markdown, with the figures linked beside it."""
     manifest = run.manifest
     hands = len(run.hands)
-    lines = [f"# Knorri run {manifest.get('run_id', '?')} ({manifest['config'].get('name', 'experiment')})", ""]
-    state = "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+    lines = [f"# Knorri run {run_names([manifest])}", ""]
+    state = read_state(run)
     lines += [f"- Hands: {hands:,} ({state}); master seed {manifest.get('master_seed')}; "
               f"{manifest['config'].get('match_hands', 1)} hand(s) per match.",
               "- Tables: " + "; ".join(run.tables["label"]) + ".",

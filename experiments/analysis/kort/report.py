@@ -20,6 +20,8 @@ from experiments.analysis.report import (
     markdown_table,
     percent_interval,
     ratings_table,
+    read_state,
+    run_names,
     write_report_files,
 )
 from sim.kort.simulate import RESULTS
@@ -45,8 +47,7 @@ def write_report(run: KortRun, out: Path) -> list[Path]:
 
 def summary_markdown(run: KortRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
-    names = ", ".join(f"{m.get('run_id', '?')} ({m['config'].get('name', 'experiment')})" for m in run.manifests)
-    state = "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+    names, state = run_names(run.manifests), read_state(run)
     bad = stats.zero_sum_violations(run)
     lines = [f"# Kort run {names}", "",
              f"- Matches: {len(run.matches):,} ({state}); rounds: {len(run.rounds):,}.",
