@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +59,58 @@ def assert_each_card_once(places: Iterable[int]) -> None:
     for cards in sets:
         union |= cards
     assert union == FULL_DECK
+
+
+def count_batches(monkeypatch: Any, batch_module: Any) -> list[int]:
+    """Wrap ``batch_module.play_batch`` so every call notes how many seeds it played (the compiled path taken,
+    seen from outside); returns the list it fills."""
+    calls: list[int] = []
+    play_batch = batch_module.play_batch
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(len(args[1]))
+        return play_batch(*args, **kwargs)
+
+    monkeypatch.setattr(batch_module, "play_batch", counted)
+    return calls
+
+
+def advance_by_protocol(game: Any, rng: Any, steps: int) -> Any:
+    """Take up to ``steps`` decisions as the protocol does (fewer if the game ends first); return the game."""
+    for _ in range(steps):
+        if game.done:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+def fresh_choices(spec: str, game_name: str, seat: int, n_seats: int, seed: int, positions: Iterable[Any]) -> list:
+    """What a newly made agent of ``spec``, reset at ``seat`` with ``seed``, chooses in each position."""
+    from agents.base import make_agent
+
+    choices = []
+    for position in positions:
+        agent = make_agent(spec, game=game_name)
+        agent.reset(seat, n_seats, seed)
+        choices.append(agent.act(position.observation(seat), position.legal_actions()))
+    return choices
+
+
+def assert_step_refused(batch: Any, actions: Any, index: int, arrays: Callable[[], list]) -> None:
+    """A batch step whose action at ``index`` is illegal raises an ``IllegalActionError`` naming the index, the
+    seat and the action, and leaves every state array (``arrays()``) as it was."""
+    import numpy as np
+    import pytest
+
+    from sim.errors import IllegalActionError
+
+    before = [array.copy() for array in arrays()]
+    bad_action = int(np.flatnonzero(~batch.legal_mask()[index])[0])
+    actions[index] = bad_action
+    with pytest.raises(IllegalActionError) as refused:
+        batch.step(actions)
+    seat = int(batch.to_move[index])
+    assert (refused.value.batch_index, refused.value.seat, refused.value.action) == (index, seat, bad_action)
+    assert f"illegal action {bad_action} by batch index {index} at seat {seat}" in str(refused.value)
+    for old, new in zip(before, arrays(), strict=True):
+        assert np.array_equal(old, new)

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, assert_step_refused
 from test_knockout_whist_conformance import vector_options
 
 from experiments.cli import main
@@ -141,17 +141,8 @@ def test_an_illegal_action_is_refused_naming_index_seat_and_action_and_nothing_c
     rng = np.random.default_rng(0)
     for _ in range(5):
         batch.step(random_steps(batch, rng))
-    before = [array.copy() for array in (batch._cards, batch._ints, batch._decks, batch._rngs)]
     actions = random_steps(batch, rng)
-    bad_action = int(np.flatnonzero(~batch.legal_mask()[5])[0])
-    actions[5] = bad_action
-    with pytest.raises(IllegalActionError) as refused:
-        batch.step(actions)
-    seat = int(batch.to_move[5])
-    assert refused.value.batch_index == 5 and refused.value.seat == seat and refused.value.action == bad_action
-    assert f"illegal action {bad_action} by batch index 5 at seat {seat}" in str(refused.value)
-    for old, new in zip(before, (batch._cards, batch._ints, batch._decks, batch._rngs), strict=True):
-        assert np.array_equal(old, new)
+    assert_step_refused(batch, actions, 5, lambda: [batch._cards, batch._ints, batch._decks, batch._rngs])
     for wrong in (-1, NUM_ACTIONS, 2**63):
         actions[5] = 0
         actions_wrong = actions.astype(np.uint64) if wrong > 0 else actions.copy()

@@ -7,6 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import advance_by_protocol, fresh_choices
 
 from agents.base import AgentSpecError, RandomAgent, make_agent
 from agents.knockout_whist.mcts import MCTSAgent
@@ -75,22 +76,14 @@ def test_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
     for seed in range(16):
         n = 3 + seed % 4
         game = KnockoutWhistGame({"players": n, "card_exchange": seed % 3 == 0}, seed=seed)
-        rng = SplitMix64(seed)
-        for _ in range(seed * 7 % 60):
-            if game.done:
-                break
-            game.apply(rng.choice(game.legal_actions()))
+        advance_by_protocol(game, SplitMix64(seed), seed * 7 % 60)
         seat = game.to_move
         if game.done or len(game.legal_actions()) == 1:
             continue
         twin = _redealt(game, seat, seed)
         assert twin.hands != game.hands or twin.stock != game.stock
         assert twin.observation(seat) == game.observation(seat)
-        choices = []
-        for position in (game, twin):
-            agent = make_agent(FAST, game=GAME)
-            agent.reset(seat, n, seed)
-            choices.append(agent.act(position.observation(seat), position.legal_actions()))
+        choices = fresh_choices(FAST, GAME, seat, n, seed, (game, twin))
         assert choices[0] == choices[1]
         checked += 1
     assert checked >= 10

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from conftest import count_batches
 from test_runner_resume import kill_run_after_shards
 
 from agents.base import make_agent
@@ -143,15 +144,7 @@ def test_the_summary_gives_each_agents_mean_score_and_win_rate(tmp_path, capsys)
 @pytest.fixture
 def compiled_calls(monkeypatch):
     """Counts the compiled engine's batches the runner plays (the path taken, seen from outside)."""
-    calls = []
-    play_batch = batch.play_batch
-
-    def counted(*args, **kwargs):
-        calls.append(len(args[1]))
-        return play_batch(*args, **kwargs)
-
-    monkeypatch.setattr(batch, "play_batch", counted)
-    return calls
+    return count_batches(monkeypatch, batch)
 
 
 @pytest.mark.parametrize("seats, options", [

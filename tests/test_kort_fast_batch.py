@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_step_refused
 
 from sim.errors import GameInputError, IllegalActionError
 from sim.kort.batch import OBSERVATION_SLICES, KortBatch
@@ -76,15 +77,7 @@ def test_an_illegal_action_is_refused_naming_index_seat_and_action_and_nothing_c
         batch.step(random_steps(batch, rng))
     before = [array.copy() for array in state_arrays(batch)]
     actions = random_steps(batch, rng)
-    bad_action = int(np.flatnonzero(~batch.legal_mask()[5])[0])
-    actions[5] = bad_action
-    with pytest.raises(IllegalActionError) as refused:
-        batch.step(actions)
-    seat = int(batch.to_move[5])
-    assert refused.value.batch_index == 5 and refused.value.seat == seat and refused.value.action == bad_action
-    assert f"illegal action {bad_action} by batch index 5 at seat {seat}" in str(refused.value)
-    for old, new in zip(before, state_arrays(batch), strict=True):
-        assert np.array_equal(old, new)
+    assert_step_refused(batch, actions, 5, lambda: state_arrays(batch))
     for wrong in (-1, NUM_ACTIONS, 2**63):
         actions[5] = random_steps(batch, rng)[5]
         actions_wrong = actions.astype(np.uint64) if wrong > 0 else actions.copy()

@@ -7,6 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import advance_by_protocol, fresh_choices
 
 from agents.base import AgentSpecError, make_agent
 from agents.kort import playout
@@ -137,22 +138,14 @@ def test_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
     checked = Counter()
     for seed in range(24):
         match = KortMatch({"target_wins": 3}, seed=seed)
-        rng = SplitMix64(seed)
-        for _ in range(seed * 11 % 80):
-            if match.done:
-                break
-            match.apply(rng.choice(match.legal_actions()))
+        advance_by_protocol(match, SplitMix64(seed), seed * 11 % 80)
         seat = match.to_move
         if match.done or len(match.legal_actions()) == 1:
             continue
         twin = _twin_with_other_hidden_cards(match, seat, seed)
         assert twin.hands != match.hands or twin.deck != match.deck
         assert twin.observation(seat) == match.observation(seat)
-        choices = []
-        for position in (match, twin):
-            agent = make_agent(FAST, game=GAME)
-            agent.reset(seat, 4, seed)
-            choices.append(agent.act(position.observation(seat), position.legal_actions()))
+        choices = fresh_choices(FAST, GAME, seat, 4, seed, (match, twin))
         assert choices[0] == choices[1]
         checked[Phase(match.phase).name] += 1
     assert sum(checked.values()) >= 15 and checked["FOLLOW"] and checked["LEAD"]

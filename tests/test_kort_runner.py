@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from conftest import count_batches
 from test_runner_resume import kill_run_after_shards
 
 from agents.base import make_agent
@@ -200,15 +201,7 @@ def test_rotating_a_lineup_of_two_teams_puts_each_agent_on_both_teams(tmp_path):
 @pytest.fixture
 def compiled_calls(monkeypatch):
     """Counts the matches the compiled engine plays for the runner (the path taken, seen from outside)."""
-    calls = []
-    play_batch = batch.play_batch
-
-    def counted(*args, **kwargs):
-        calls.append(len(args[1]))
-        return play_batch(*args, **kwargs)
-
-    monkeypatch.setattr(batch, "play_batch", counted)
-    return calls
+    return count_batches(monkeypatch, batch)
 
 
 @pytest.mark.parametrize("options", [{}, {"target_wins": 3, "first_holder": 3}])
