@@ -127,6 +127,39 @@ def below(rng: np.ndarray, stream: int, n: int) -> int:
     return np.int64(next_u64(rng, stream) % U64(n))
 
 
+@njit(**config.INLINED_KERNEL)
+def uniform_float(rng: np.ndarray, stream: int) -> float:
+    """A uniform float in [0, 1) from 53 bits of ``rng[stream]``."""
+    return (next_u64(rng, stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(**config.INLINED_KERNEL)
+def take_within_suits(split, work, left, rng, stream):
+    """``split[suit]`` uniformly chosen cards of each suit from ``work[suit, :left[suit]]``, as a card set.
+
+    The chosen cards move to the end of each suit's live part (a partial shuffle) and ``left`` shrinks.
+    """
+    hand = np.uint64(0)
+    for suit in range(4):
+        for _k in range(split[suit]):  # a uniform choice within the suit: the last slots of a partial shuffle
+            j = below(rng, stream, left[suit])
+            left[suit] -= 1
+            card = work[suit, j]
+            work[suit, j] = work[suit, left[suit]]
+            work[suit, left[suit]] = card
+            hand |= np.uint64(1) << np.uint64(card)
+    return hand
+
+
+@njit(**config.INLINED_KERNEL)
+def refill(by_suit, suit_size, work, left):
+    """Put the whole pool back into ``work`` (suit by suit, as ``by_suit``) with ``left`` its suit sizes."""
+    for suit in range(4):
+        left[suit] = suit_size[suit]
+        for k in range(suit_size[suit]):
+            work[suit, k] = by_suit[suit, k]
+
+
 @njit(**config.STEP_KERNEL)
 def derive_seed2(seed: np.uint64, step_a: int, step_b: int) -> np.uint64:
     """``sim.rng.derive_seed(seed, step_a, step_b)`` for non-negative steps."""

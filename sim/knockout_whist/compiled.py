@@ -36,7 +36,7 @@ from numba import njit
 from sim import config, fast_bits
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
 from sim.errors import GameInputError
-from sim.fast_bits import CRC_START, below, next_u64
+from sim.fast_bits import CRC_START, below, next_u64, refill, take_within_suits, uniform_float
 from sim.knockout_whist import fast, fast_policies, fast_state
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.fast import apply_action, init_game, legal_actions, seed_streams
@@ -135,6 +135,9 @@ __all__ = [
     "stock_left",
     "to_move",
     "winner",
+    "refill",
+    "take_within_suits",
+    "uniform_float",
 ]
 
 

@@ -41,7 +41,7 @@ from numba import njit
 from sim import config, fast_bits
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
 from sim.errors import GameInputError
-from sim.fast_bits import CRC_START, below, next_u64
+from sim.fast_bits import CRC_START, below, next_u64, refill, take_within_suits, uniform_float
 from sim.kort import fast, fast_state
 from sim.kort.encoding import (
     BAVAN_YES,
@@ -139,6 +139,9 @@ __all__ = [
     "trump",
     "winner_team",
     "wins",
+    "refill",
+    "take_within_suits",
+    "uniform_float",
 ]
 
 
