@@ -62,6 +62,53 @@ def lowest_card(cards: np.uint64) -> int:
     return np.int64(trailing_zeros(U64(cards)))
 
 
+@njit(**config.INLINED_KERNEL)
+def mark_cards(out, offset, card_set):
+    """Set ``out[offset + id]`` to 1.0 for every card of the set (an observation's card flags)."""
+    rest = card_set
+    while rest:
+        low = rest & (~rest + U64(1))
+        out[offset + popcount(low - U64(1))] = 1.0
+        rest ^= low
+
+
+# A decision's legal ids as engines without Knorri's history hold them: a set of card ids (0-51)
+# and ``n_special`` consecutive non-card ids from ``special`` (trump choices, declarations, votes ...).
+
+@njit(**config.INLINED_KERNEL)
+def write_choices(card_set, special, n_special, legal):
+    """Write the ids, ascending (cards, then the special ids), into ``legal``; return how many."""
+    count = 0
+    rest = card_set
+    while rest:
+        low = rest & (~rest + U64(1))
+        legal[count] = popcount(low - U64(1))
+        count += 1
+        rest ^= low
+    for i in range(n_special):
+        legal[count] = special + i
+        count += 1
+    return count
+
+
+@njit(**config.INLINED_KERNEL)
+def among_choices(card_set, special, n_special, action):
+    """Whether ``action`` is one of the ids."""
+    if 0 <= action < 52:
+        return (card_set >> U64(action)) & U64(1) == U64(1)
+    return special <= action < special + n_special
+
+
+@njit(**config.INLINED_KERNEL)
+def draw_choice(card_set, special, n_special, rng, stream):
+    """``legal[next() % len(legal)]`` from ``rng[stream]``, the k-th id read straight from the set."""
+    n_cards = popcount(card_set)
+    k = below(rng, stream, n_cards + n_special)
+    if k < n_cards:
+        return nth_card(card_set, k)
+    return special + k - n_cards
+
+
 def _has_fast_pdep() -> bool:
     """Whether the CPU numba compiles for has a fast PDEP instruction (BMI2; AMD before Zen 3 runs it in microcode)."""
     from llvmlite import binding

@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config, fast_bits, tensor_layout
-from sim.fast_bits import U64, popcount
+from sim.fast_bits import mark_cards, popcount
 from sim.knockout_whist import fast, fast_state, tensor
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.fast import apply_action, is_legal, legal_actions
@@ -109,15 +109,6 @@ def batch_step(cards, ints, decks, rngs, actions):
             apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
 
 
-@njit(**config.INLINED_KERNEL)
-def _set_cards(out, offset, card_set):
-    rest = card_set
-    while rest:
-        low = rest & (~rest + U64(1))
-        out[offset + popcount(low - U64(1))] = 1.0
-        rest ^= low
-
-
 @njit(**config.STEP_KERNEL)
 def batch_observe(cards, ints, out):
     """Write each game's observation from its acting seat's point of view (zeros once over)."""
@@ -130,10 +121,10 @@ def batch_observe(cards, ints, out):
             continue
         o = out[g]
         n = row_i[I_N_SEATS]
-        _set_cards(o, O_OWN, row_c[C_HAND + seat])
-        _set_cards(o, O_PICKED, row_c[C_PICKED])
-        _set_cards(o, O_THROWN, row_c[C_THROWN + seat])
-        _set_cards(o, O_PLAYED, row_c[C_PLAYED])
+        mark_cards(o, O_OWN, row_c[C_HAND + seat])
+        mark_cards(o, O_PICKED, row_c[C_PICKED])
+        mark_cards(o, O_THROWN, row_c[C_THROWN + seat])
+        mark_cards(o, O_PLAYED, row_c[C_PLAYED])
         if row_i[I_TURNED] >= 0:
             o[O_TURNED + row_i[I_TURNED]] = 1.0
         if row_i[I_TRICK_LEADER] >= 0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config, fast_bits, tensor_layout
-from sim.fast_bits import ONE, U64, popcount
+from sim.fast_bits import U64, mark_cards, popcount
 from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
@@ -111,15 +111,6 @@ def batch_step(cards, ints, decks, rngs, keys, records, slots, actions):
 
 
 @njit(**config.STEP_KERNEL)
-def _set_cards(out, offset, card_set):
-    rest = card_set
-    while rest:
-        low = rest & (~rest + ONE)
-        out[offset + popcount(low - ONE)] = 1.0
-        rest ^= low
-
-
-@njit(**config.STEP_KERNEL)
 def batch_observe(cards, ints, out):
     """Write each hand's observation from its acting seat's point of view (zeros once done)."""
     out[:] = 0.0
@@ -136,16 +127,16 @@ def batch_observe(cards, ints, out):
             other = (seat + k) % n
             hand = row_c[C_HAND + other]
             if k == 0:
-                _set_cards(o, O_OWN, hand)
+                mark_cards(o, O_OWN, hand)
             else:
-                _set_cards(o, O_OTHERS + (k - 1) * 52, hand)
+                mark_cards(o, O_OTHERS + (k - 1) * 52, hand)
             o[O_COUNTS + k] = popcount(hand)
             o[O_OUT + k] = 1.0 if phase == 2 and hand == 0 else 0.0
             o[O_PRESENT + k] = 1.0
             o[O_SCORES + k] = row_i[I_SCORE + other]
         o[O_PHASE + phase - 1] = 1.0
         if phase == 1:
-            _set_cards(o, O_TABLE, row_c[C_TABLE])
+            mark_cards(o, O_TABLE, row_c[C_TABLE])
             if row_c[C_CANDIDATES] != U64(0):
                 o[O_TURNED + row_i[I_TURNED]] = 1.0
             o[O_STOCK] = STOCK_SIZE - row_i[I_TURN]

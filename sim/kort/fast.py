@@ -18,7 +18,17 @@ import numpy as np
 from numba import njit
 
 from sim import config, fast_bits
-from sim.fast_bits import CRC_START, U64, agent_seed, below, crc_byte, nth_card, popcount
+from sim.fast_bits import (
+    CRC_START,
+    U64,
+    agent_seed,
+    among_choices,
+    below,
+    crc_byte,
+    draw_choice,
+    popcount,
+    write_choices,
+)
 from sim.kort import fast_state
 from sim.kort.encoding import (
     AUTOMATIC_BASE,
@@ -152,37 +162,21 @@ def choices(cards, ints):
 def legal_actions(cards, ints, legal):
     """Write the legal ids, ascending, into ``legal`` (int64[63]) and return how many there are."""
     card_set, special, n_special = choices(cards, ints)
-    count = 0
-    rest = card_set
-    while rest:
-        low = rest & (~rest + U64(1))
-        legal[count] = popcount(low - U64(1))
-        count += 1
-        rest ^= low
-    for i in range(n_special):
-        legal[count] = special + i
-        count += 1
-    return count
+    return write_choices(card_set, special, n_special, legal)
 
 
 @njit(**config.INLINED_KERNEL)
 def is_legal(cards, ints, action):
     """Whether ``action`` is legal for the seat to move."""
     card_set, special, n_special = choices(cards, ints)
-    if 0 <= action < 52:
-        return (card_set >> U64(action)) & U64(1) == U64(1)
-    return special <= action < special + n_special
+    return among_choices(card_set, special, n_special, action)
 
 
 @njit(**config.INLINED_KERNEL)
 def uniform_action(cards, ints, rng, stream):
     """``legal[next() % len(legal)]`` from ``rng[stream]``, reading the k-th legal id straight from ``choices``."""
     card_set, special, n_special = choices(cards, ints)
-    n_cards = popcount(card_set)
-    k = below(rng, stream, n_cards + n_special)
-    if k < n_cards:
-        return nth_card(card_set, k)
-    return special + k - n_cards
+    return draw_choice(card_set, special, n_special, rng, stream)
 
 
 # ----- starting a match, a round, a deal ----------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config, fast_bits, tensor_layout
-from sim.fast_bits import U64, popcount
+from sim.fast_bits import mark_cards, popcount
 from sim.kort import fast, fast_playout, fast_state, tensor
 from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
 from sim.kort.fast import apply_action, is_legal, legal_actions
@@ -101,15 +101,6 @@ def batch_step(cards, ints, decks, rngs, rounds, actions):
             copy_round_record(ints[g], rounds[g], recorded)
 
 
-@njit(**config.INLINED_KERNEL)
-def _set_cards(out, offset, card_set):
-    rest = card_set
-    while rest:
-        low = rest & (~rest + U64(1))
-        out[offset + popcount(low - U64(1))] = 1.0
-        rest ^= low
-
-
 @njit(**config.STEP_KERNEL)
 def batch_observe(cards, ints, out):
     """Write each match's observation from its acting seat's point of view (zeros once over)."""
@@ -122,8 +113,8 @@ def batch_observe(cards, ints, out):
             continue
         o = out[g]
         team = seat % 2
-        _set_cards(o, O_OWN, row_c[C_HAND + seat])
-        _set_cards(o, O_PLAYED, row_c[C_PLAYED])
+        mark_cards(o, O_OWN, row_c[C_HAND + seat])
+        mark_cards(o, O_PLAYED, row_c[C_PLAYED])
         for other in range(NUM_SEATS):
             k = (other - seat) % NUM_SEATS
             card = row_i[I_TRICK_CARD + other]
