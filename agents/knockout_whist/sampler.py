@@ -33,11 +33,18 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.deal_sampling import BINOMIAL, pool_by_suit
+from agents.deal_sampling import BINOMIAL
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim import config
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, popcount, to_set
-from sim.knockout_whist.compiled import ENGINE_FILES, below, refill, take_within_suits, uniform_float
+from sim.knockout_whist.compiled import (
+    ENGINE_FILES,
+    below,
+    lowest_card,
+    refill,
+    take_within_suits,
+    uniform_float,
+)
 from sim.knockout_whist.encoding import MAX_SEATS, RAINBOW_HAND, Status
 
 config.drop_stale_cache(__file__, ENGINE_FILES)  # the kernels here inline the engine's stream functions
@@ -117,24 +124,19 @@ class DealSampler:
 
     def __init__(self, hidden: HiddenCards) -> None:
         self.hidden = hidden
-        n = len(hidden.counts)
-        by_suit, suit_size = pool_by_suit(hidden.pool)
-        holders = [s for s in range(n) if hidden.counts[s] > 0]
-        constrained = [s for s in holders if hidden.voids[s] & ALL_SUITS]
-        order = constrained + [s for s in holders if s not in constrained]
-        seats = np.array(order, dtype=np.int64)
-        seat_counts = np.array([hidden.counts[s] for s in order], dtype=np.int64)
-        allowed_suits = np.array([ALL_SUITS & ~hidden.voids[s] for s in order], dtype=np.int64)
-        shown_suits = np.full(MAX_SEATS, -1, dtype=np.int64)
-        shown_counts = np.zeros(MAX_SEATS, dtype=np.int64)
+        layout = new_layout()
+        by_suit, suit_size, seats, seat_counts, allowed_suits, shown_suits, shown_counts = layout
+        holders, constrained = lay_out_pool(np.uint64(hidden.pool), np.array(hidden.counts, dtype=np.int64),
+                                            np.array(hidden.voids, dtype=np.int64), *layout[:5])
+        seats, seat_counts, allowed_suits = seats[:holders], seat_counts[:holders], allowed_suits[:holders]
         for s, shown in enumerate(hidden.rainbow_shown):
             if shown is not None:
                 shown_suits[s] = sum(1 << suit for suit in range(4) if shown & SUIT_MASK[suit])
                 shown_counts[s] = popcount(shown)
-        table, radix = completion_counts(suit_size, seat_counts, allowed_suits, len(constrained), BINOMIAL)
+        table, radix = completion_counts(suit_size, seat_counts, allowed_suits, constrained, BINOMIAL)
         if table[0, int(suit_size @ radix)] <= 0:
             raise ValueError("no deal of the hidden cards fits what the seat knows")
-        self.arrays = (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(len(constrained)), table,
+        self.arrays = (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table,
                        radix, np.int64(hidden.stock_left), shown_suits, shown_counts, BINOMIAL)
 
     def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
@@ -155,7 +157,45 @@ def sample_deal(tracker: KnockoutWhistTracker, observation: Any, seed: int) -> t
     return DealSampler(HiddenCards.from_tracker(tracker, observation)).sample(rng)
 
 
+def new_layout() -> tuple[np.ndarray, ...]:
+    """Empty arrays for one decision's pool layout: ``by_suit, suit_size, seats, seat_counts, allowed_suits,
+    shown_suits, shown_counts`` (the rainbow check's ``shown_suits`` at -1: nothing to check)."""
+    return (np.zeros((4, 13), dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.int64),
+            np.zeros(MAX_SEATS, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.int64),
+            np.full(MAX_SEATS, -1, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.int64))
+
+
 # ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def lay_out_pool(pool, counts, voids, by_suit, suit_size, seats, seat_counts, allowed_suits):
+    """Lay the hidden cards out for ``completion_counts`` and ``draw_deal``; returns (holders, constrained seats).
+
+    ``by_suit[suit, :suit_size[suit]]``: the pool's cards of each suit, ascending. The seats holding
+    hidden cards (``counts[s] > 0``) go to ``seats``, those with voids first, each group in seat order,
+    with their counts and allowed suits (``voids[s]``: bit per suit it cannot hold).
+    """
+    for suit in range(4):
+        suit_size[suit] = 0
+    rest = np.uint64(pool)
+    while rest:
+        card = lowest_card(rest)
+        rest &= rest - np.uint64(1)
+        suit = card // 13
+        by_suit[suit, suit_size[suit]] = card
+        suit_size[suit] += 1
+    holders, constrained = 0, 0
+    for with_voids in (True, False):
+        for s in range(counts.shape[0]):
+            if counts[s] > 0 and ((voids[s] & ALL_SUITS) != 0) == with_voids:
+                seats[holders] = s
+                seat_counts[holders] = counts[s]
+                allowed_suits[holders] = ALL_SUITS & ~voids[s]
+                holders += 1
+        if with_voids:
+            constrained = holders
+    return holders, constrained
+
+
 @njit(**config.KERNEL)
 def completion_counts(suit_size, seat_counts, allowed_suits, n_constrained, binomial):
     """``table[i, r]``: the ways to deal constrained seats i.. from remaining per-suit counts r (mixed radix).

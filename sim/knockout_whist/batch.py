@@ -85,7 +85,8 @@ class BatchResults(BatchResultsBase):
         return [END_REASONS[i] for i in self.end_reason.tolist()]
 
 
-def _results(options: Options, seeds: np.ndarray, ints: np.ndarray) -> BatchResults:
+def results_from_rows(options: Options, seeds: np.ndarray, ints: np.ndarray) -> BatchResults:
+    """The per-game results of finished games' ints rows (one row per seed), as ``play_batch`` returns them."""
     n = options.players
     return BatchResults(
         seed=seeds,
@@ -118,7 +119,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
     with numba_threads(workers):
         play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
-    return _results(options, seeds, ints)
+    return results_from_rows(options, seeds, ints)
 
 
 # ----- the batch ------------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ class KnockoutWhistBatch(CompiledBatch):
 
     def results(self) -> BatchResults:
         """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""
-        return _results(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
+        return results_from_rows(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
 
     # ----- the step's two kernels --------------------------------------------------------------------------
     def _first_illegal(self, ids: np.ndarray) -> int:
@@ -195,4 +196,5 @@ __all__ = [
     "BatchResults",
     "KnockoutWhistBatch",
     "play_batch",
+    "results_from_rows",
 ]

@@ -19,7 +19,7 @@ function that never needs some of them leaves them out, keeping the order):
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
 ``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
 
-Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled with
+Every function but the Python ones (``position_rows``, ``scores``) is compiled with
 numba and can be called from Python or from an agent's own compiled code. An agent
 module whose kernels call them should drop its numba cache when ``ENGINE_FILES``
 change (``sim.config.drop_stale_cache``).
@@ -36,7 +36,18 @@ from numba import njit
 from sim import config, fast_bits
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
 from sim.errors import GameInputError
-from sim.fast_bits import CRC_START, below, next_u64, refill, take_within_suits, uniform_float
+from sim.fast_bits import (
+    CRC_START,
+    agent_seed,
+    below,
+    derive_seed1,
+    lowest_card,
+    next_u64,
+    popcount,
+    refill,
+    take_within_suits,
+    uniform_float,
+)
 from sim.knockout_whist import fast, fast_policies, fast_state
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.fast import apply_action, init_game, legal_actions, seed_streams
@@ -44,6 +55,8 @@ from sim.knockout_whist.fast_policies import (
     GREEDY,
     POLICY_IDS,
     RANDOM,
+    beats,
+    cheapest_card,
     play_out,
     policy_choice,
 )
@@ -91,6 +104,7 @@ from sim.knockout_whist.fast_state import (
     NUM_RNG,
     RNG_DEAL,
     RNG_SEAT,
+    S_OUT,
 )
 from sim.knockout_whist.rules import card_beats
 
@@ -112,38 +126,58 @@ __all__ = [
     "POLICY_IDS",
     "RANDOM",
     "SEAT_STREAMS",
+    "agent_seed",
     "apply_action",
+    "beats",
     "below",
+    "best_card",
+    "card_count",
+    "cheapest_card",
     "chooser",
-    "dogs_life_used",
     "copy_position",
     "deal_hidden",
+    "derive_seed1",
+    "dogs_life_used",
+    "exchanged",
     "hand_number",
     "is_over",
+    "led_suit",
     "legal_actions",
+    "lowest_card",
     "new_game",
     "new_position",
     "next_u64",
+    "option_flags",
+    "own_hand",
+    "own_thrown",
+    "phase",
     "play_out",
     "policy_choice",
+    "popcount",
     "position_rows",
+    "refill",
     "score",
     "scores",
     "seat_count",
     "seat_status",
+    "seat_view",
     "seed_streams",
     "stock_left",
-    "to_move",
-    "winner",
-    "refill",
     "take_within_suits",
+    "to_move",
+    "trick_action",
+    "trick_seats",
+    "trumps",
+    "turned_card",
     "uniform_float",
+    "winner",
 ]
 
 
 # ----- Python side -----------------------------------------------------------------------------------
+@njit(**config.KERNEL)
 def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Empty working arrays ``cards, ints, deck, rng`` for one position."""
+    """Empty working arrays ``cards, ints, deck, rng`` for one position (compiled: kernels make their own)."""
     return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
             np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64))
 
@@ -237,8 +271,9 @@ def _write_public(ints: np.ndarray, obs: Any, deal: dict[str, Any], this_hand: l
                          + sum(1 for e in obs.log if e["kind"] == "trumps" and e["seat"] is not None))
     ints[I_CRC] = CRC_START
     ints[I_WINNER] = ints[I_END_REASON] = -1
+    for s in range(7):
+        ints[I_STATUS + s] = obs.status[s] if s < n else S_OUT  # the engine's: a seat past the table is out
     for s in range(n):
-        ints[I_STATUS + s] = obs.status[s]
         ints[I_TRICKS + s] = obs.tricks[s]
         ints[I_OUT_HAND + s] = obs.out_hand[s] or 0
         ints[I_SCORE + s] = 0
@@ -358,3 +393,116 @@ def new_game(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndar
     """A new game in the arrays, as ``KnockoutWhistGame(options, seed)`` deals it (``flags``: ``Options.flags()``)."""
     seed_streams(rng, seed, n_seats)
     init_game(cards, ints, deck, rng, n_seats, flags)
+
+
+# ----- what a seat may read of a position (compiled) -----------------------------------------------------
+# An agent playing inside the compiled engine reads the position through these alone; ``own_hand`` and
+# ``own_thrown`` are for the deciding seat's own cards (another seat's are hidden from it).
+@njit(**config.INLINED_KERNEL)
+def phase(ints: np.ndarray) -> int:
+    """The ``Phase``: 0 trump choice, 1 card exchange, 2 play, 3 over."""
+    return ints[I_PHASE]
+
+
+@njit(**config.INLINED_KERNEL)
+def trumps(ints: np.ndarray) -> int:
+    """This hand's trumps: a suit 0..3, ``NO_TRUMPS`` (4), or -1 before the choice."""
+    return ints[I_TRUMPS]
+
+
+@njit(**config.INLINED_KERNEL)
+def turned_card(ints: np.ndarray) -> int:
+    """Hand 1's card turned up for trumps (-1 in later hands)."""
+    return ints[I_TURNED]
+
+
+@njit(**config.INLINED_KERNEL)
+def led_suit(ints: np.ndarray) -> int:
+    """The suit of the current trick's first card played (-1 before one; a dog's knock leads nothing)."""
+    return ints[I_LED_SUIT]
+
+
+@njit(**config.INLINED_KERNEL)
+def best_card(ints: np.ndarray) -> int:
+    """The card winning the current trick so far (-1 before a card is played)."""
+    return ints[I_BEST_CARD]
+
+
+@njit(**config.INLINED_KERNEL)
+def trick_seats(ints: np.ndarray) -> int:
+    """Bit s set for each seat taking a turn in the current trick (0 outside play)."""
+    return ints[I_TRICK_SEATS]
+
+
+@njit(**config.INLINED_KERNEL)
+def trick_action(ints: np.ndarray, seat: int) -> int:
+    """Seat ``seat``'s card or ``KNOCK`` in the current trick (-1 before its turn)."""
+    return ints[I_TRICK_ACTION + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def exchanged(ints: np.ndarray, seat: int) -> int:
+    """The cards seat ``seat`` exchanged this hand (-1 before its exchange ends)."""
+    return ints[I_EXCHANGED + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def option_flags(ints: np.ndarray) -> int:
+    """The game's options as ``Options.flags()``."""
+    return ints[I_FLAGS]
+
+
+@njit(**config.INLINED_KERNEL)
+def card_count(cards: np.ndarray, seat: int) -> int:
+    """How many cards seat ``seat`` holds (public)."""
+    return popcount(cards[C_HAND + seat])
+
+
+@njit(**config.INLINED_KERNEL)
+def own_hand(cards: np.ndarray, seat: int) -> np.uint64:
+    """The deciding seat's own hand (an agent calls it for its own seat only)."""
+    return cards[C_HAND + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def own_thrown(cards: np.ndarray, seat: int) -> np.uint64:
+    """The cards the deciding seat threw away in this hand's exchange (for its own seat only)."""
+    return cards[C_THROWN + seat]
+
+
+@njit(**config.STEP_KERNEL)
+def seat_view(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray, stock: np.ndarray,
+              cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
+    """The position ``seat`` (the seat to move) sees, completed by ``hands`` and ``stock``, into the second arrays.
+
+    The compiled twin of ``position_rows``, writing the same rows: everything public and the seat's own
+    cards are read from ``cards, ints``; every other seat's hand is ``hands[s]``, its thrown-away cards
+    unknown (0), the stock ``stock[:stock_left]`` top first; the dealt part of the deck holds the other
+    cards ascending (never read), every stream starts from 0 and the CRC of decisions afresh. Nothing
+    hidden from ``seat`` is copied, so a search from these rows cannot read it.
+    """
+    n = ints[I_N_SEATS]
+    for i in range(cards2.shape[0]):
+        cards2[i] = 0
+    for s in range(n):
+        cards2[C_HAND + s] = cards[C_HAND + seat] if s == seat else hands[s]
+    cards2[C_THROWN + seat] = cards[C_THROWN + seat]
+    if ints[I_TO_MOVE] == seat:
+        cards2[C_PICKED] = cards[C_PICKED]
+    cards2[C_PLAYED] = cards[C_PLAYED]
+    for i in range(ints.shape[0]):
+        ints2[i] = ints[i]
+    ints2[I_CRC] = CRC_START
+    start = ints[I_STOCK_POS]
+    in_stock = np.uint64(0)
+    for i in range(52 - start):
+        in_stock |= np.uint64(1) << np.uint64(stock[i])
+        deck2[start + i] = stock[i]
+    k = 0
+    for card in range(52):
+        if k == start:
+            break
+        if (in_stock >> np.uint64(card)) & np.uint64(1) == np.uint64(0):
+            deck2[k] = card
+            k += 1
+    seed_streams(rng2, np.uint64(0), n)

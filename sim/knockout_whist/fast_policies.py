@@ -52,7 +52,7 @@ def _has(card_set, card):
 
 
 @njit(**config.INLINED_KERNEL)
-def _beats(card, best, trumps):
+def beats(card, best, trumps):
     """Whether ``card`` beats ``best``, the trick's winning card so far (``rules.card_beats``)."""
     if card // 13 == best // 13:
         return card > best
@@ -89,7 +89,7 @@ def greedy_play(hand, trumps, led, best, is_dog, last_trick):
     """
     if is_dog:
         card = fast_bits.lowest_card(hand)
-        return card if last_trick or (best >= 0 and _beats(card, best, trumps)) else KNOCK
+        return card if last_trick or (best >= 0 and beats(card, best, trumps)) else KNOCK
     legal = hand
     if led >= 0 and hand & SUITS[led] != U64(0):
         legal = hand & SUITS[led]
@@ -108,12 +108,17 @@ def greedy_play(hand, trumps, led, best, is_dog, last_trick):
     while rest:
         card = fast_bits.lowest_card(rest)
         rest &= rest - U64(1)
-        if _beats(card, best, trumps):
+        if beats(card, best, trumps):
             winners |= U64(1) << U64(card)
-    pool = winners if winners != U64(0) else legal
+    return cheapest_card(winners if winners != U64(0) else legal, trumps)
+
+
+@njit(**config.INLINED_KERNEL)
+def cheapest_card(card_set, trumps):
+    """The cheapest card of a non-empty set: its rank, plus 13 for a trump; ties to the lower id (greedy's)."""
     choice, cheapest = -1, 1_000
-    rest = pool
-    while rest:  # the cheapest card (rank, plus 13 for a trump); ties to the lower id
+    rest = card_set
+    while rest:
         card = fast_bits.lowest_card(rest)
         rest &= rest - U64(1)
         cost = card % 13 + (13 if card // 13 == trumps else 0)

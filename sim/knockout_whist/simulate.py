@@ -13,11 +13,16 @@ with ``agent_seed(seed, seat)``, so a game with its agents is a function of its
 seed, seating and options alone: the chunking and the worker never change a
 result.
 
-Two paths give the same rows. When every seat's spec is a bare ``random``, the
-games are played inside the compiled engine (``sim.knockout_whist.batch.play_batch``
-with its ``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as
-``RandomAgent`` does); otherwise, and whenever the decisions are logged (the
-compiled playouts keep no action log), each game is played by the reference
+Two paths give the same rows. When every seat's spec names a built-in agent
+(``random``, ``greedy``, ``tracker`` or ``mcts`` with any parameters but a
+wall-clock ``time`` budget), the games are played inside compiled code: a lineup
+of bare ``random`` by ``sim.knockout_whist.batch.play_batch`` with its ``random``
+policy (seat s draws from ``agent_seed(seed, s)`` exactly as ``RandomAgent``
+does), any other by ``agents.knockout_whist.lineup.play_lineups``, whose compiled
+agents make the Python agents' very decisions (each seat with its own tracker,
+stream and search state, reset every game). Otherwise, that is with a user's agent
+given by import path or ``mcts:time=...``, and whenever the decisions are logged
+(the compiled playouts keep no action log), each game is played by the reference
 engine with the agents.
 """
 
@@ -66,8 +71,13 @@ SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 END_REASONS = tuple(reason.value for reason in EndReason)
-# Agent specs the compiled engine plays itself: the name and the compiled policy making the same choices (tested).
-COMPILED_AGENTS: dict[str, str] = {"random": "random"}
+# Agents the compiled engine plays itself: the name and what makes the same choices there (tested row for row).
+COMPILED_AGENTS: dict[str, str] = {
+    "random": "the engine's random policy (batch.play_batch) or the lineup kernel",
+    "greedy": "the compiled greedy policy, in the lineup kernel (agents.knockout_whist.lineup)",
+    "tracker": "a compiled tracker row per seat, in the lineup kernel",
+    "mcts": "the compiled search with a tracker row and stream per seat, in the lineup kernel (not with time=)",
+}
 
 ID_DOCS = {
     "chunk": "the chunk (shard) the game was played in",
@@ -143,8 +153,12 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
 
 
 def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether a lineup plays on the compiled engine: every spec a bare compiled agent name (``random``)."""
-    return is_compiled_lineup(specs, COMPILED_AGENTS)
+    """Whether a lineup plays on the compiled engine: every spec a built-in agent, ``mcts`` without ``time``."""
+    if is_compiled_lineup(specs, ("random",)):
+        return True
+    from agents.knockout_whist.lineup import is_compiled_lineup as plays_in_kernel
+
+    return plays_in_kernel(specs)
 
 
 def game_seed(match_seed: int) -> int:
@@ -182,7 +196,7 @@ def play_matches(
     settings = Options(players=n_seats, **check_options(options))
     compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
     if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
-        return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64)))
+        return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64), seatings))
     log = DecisionLog(("hand", "hand_no")) if log_actions else None
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME,
                                lambda seed: KnockoutWhistGame(settings, seed=seed), "the Knockout Whist game",
@@ -217,12 +231,21 @@ def _check_seats(n_seats: int) -> None:
         raise GameInputError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
 
 
-def _compiled_columns(options: Options, match_seeds: np.ndarray) -> dict[str, np.ndarray]:
-    """Every game of the chunk played by the compiled engine's ``random`` policy, as ``_game_columns`` fills them."""
-    from sim.knockout_whist.batch import play_batch
+def _compiled_columns(options: Options, match_seeds: np.ndarray,
+                      seatings: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+    """Every game of the chunk played in compiled code, as ``_game_columns`` fills them: by the engine's ``random``
+    policy when every seat is ``random``, else by the lineup kernel (one core: the runner's processes share them)."""
+    from sim.knockout_whist import batch
 
     seeds = derive_seeds(match_seeds, 0)
-    played = play_batch(options, seeds, policy="random", workers=1)  # the runner's processes share the cores
+    if all(is_compiled_lineup(seating, ("random",)) for seating in seatings):
+        played = batch.play_batch(options, seeds, policy="random", workers=1)
+    else:
+        from agents.knockout_whist.lineup import int_rows, play_lineups
+
+        rows = int_rows(len(seeds))
+        play_lineups(options.players, options.flags(), seeds, seatings, rows)
+        played = batch.results_from_rows(options, seeds, rows)
     count = len(seeds)
     columns: dict[str, np.ndarray] = {"seed": seeds}
     for name in FLAG_OPTIONS:

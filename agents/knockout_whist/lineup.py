@@ -1,0 +1,312 @@
+"""Whole Knockout Whist games between built-in agents in compiled code: ``random``, ``greedy``, ``tracker``, ``mcts``.
+
+``play_lineups`` plays one game per seed, each with its own lineup (a spec per seat), without
+returning to Python, and makes exactly the decisions the Python agents make in the reference
+engine (the runner's compiled path; the tests compare the rows). Each seat's agent keeps its own
+state in the kernel, allocated once per chunk of games and reset at every game:
+
+- ``random`` draws ``legal[next() % len(legal)]`` from the seat's stream ``agent_seed(seed, seat)``,
+  as ``RandomAgent``; ``greedy`` is the compiled greedy policy;
+- ``tracker`` keeps a compiled tracker row (``compiled_tracker.py``) fed with every public action,
+  and decides with ``tracker_choice``;
+- ``mcts`` keeps a tracker row and its stream, reseeded each game from
+  ``derive_seed(agent_seed(seed, seat), spec seed)`` as ``SampledSearchAgent.reset`` does. At a
+  decision with a choice it draws the search's seed from that stream, lays out the hidden cards
+  from its tracker (what ``sampler.HiddenCards`` reads), draws one stand-in deal, builds the root
+  from what the seat sees (``compiled.seat_view``, the rows ``position_rows`` makes) and runs the
+  same compiled ``search.search``; it plays the root's most visited action (ties: the lower id).
+  Searches run one at a time, so the mcts seats share one tree and one set of search scratch
+  arrays (a tree is emptied at every decision, so sharing changes nothing).
+
+A spec plays here when it names a built-in agent (not an import path) and, for ``mcts``, gives no
+wall-clock budget (``time``: not reproducible, so it stays on the reference path); ``compiled_agent``
+says how a spec plays, or None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+from numba import njit, prange
+
+from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec
+from agents.deal_sampling import BINOMIAL
+from agents.knockout_whist import compiled_tracker, sampler, search
+from agents.knockout_whist.compiled_tracker import (
+    T_SHOWN,
+    TRACKER_SIZE,
+    catch_up,
+    forget,
+    observe,
+    seen_by,
+    tracker_choice,
+    void_suits,
+)
+from agents.knockout_whist.greedy import GreedyAgent
+from agents.knockout_whist.hand_values import SHAPE, hand_values
+from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
+from agents.knockout_whist.tracker import TrackerAgent
+from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
+from sim import config
+from sim.knockout_whist.compiled import (
+    GREEDY,
+    NUM_ACTIONS,
+    POLICY_IDS,
+    RANDOM,
+    agent_seed,
+    apply_action,
+    card_count,
+    derive_seed1,
+    exchanged,
+    hand_number,
+    is_over,
+    legal_actions,
+    new_game,
+    new_position,
+    next_u64,
+    option_flags,
+    policy_choice,
+    popcount,
+    seat_count,
+    seat_status,
+    seat_view,
+    to_move,
+)
+from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, RAINBOW_HAND, Status
+from sim.rng import MASK64
+
+config.drop_stale_cache(__file__, [*search.INLINED_FILES, search.__file__, compiled_tracker.__file__])
+
+GAME = "knockout-whist"
+RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)
+"""How a seat plays inside the kernel."""
+FULL = np.uint64((1 << 52) - 1)
+PATH = 4096  # a search path's longest (as ``search.Tree``)
+IN = int(Status.IN)
+RAINBOW_ONLY = 1 << FLAG_OPTIONS.index("rainbow")
+CARD_EXCHANGE = 1 << FLAG_OPTIONS.index("card_exchange")
+
+
+@dataclass(frozen=True)
+class CompiledAgent:
+    """How the compiled engine plays one spec: its kind and, for ``mcts``, the search's parameters."""
+
+    kind: int
+    iters: int = 0
+    c: float = 0.0
+    policy: int = 0
+    horizon: int = 0
+    spec_seed: int = 0
+
+
+@cache
+def compiled_agent(spec: str) -> CompiledAgent | None:
+    """How ``spec`` plays inside the kernel, or None when it must play on the reference path.
+
+    None for an import path (a user's agent, even one naming a built-in class), a spec that makes
+    no agent, and ``mcts`` with a time budget (wall-clock: not reproducible).
+    """
+    name, params = parse_spec(spec)
+    if ":" in name:
+        return None
+    try:
+        agent = make_agent(spec, seed=0, game=GAME)
+    except AgentSpecError:
+        return None
+    kind = type(agent)
+    if kind is RandomAgent:
+        return CompiledAgent(RANDOM_SEAT)
+    if kind is GreedyAgent:
+        return CompiledAgent(GREEDY_SEAT)
+    if kind is TrackerAgent:
+        return CompiledAgent(TRACKER_SEAT)
+    if kind is MCTSAgent and agent.time_budget <= 0:
+        return CompiledAgent(MCTS_SEAT, agent.iters, agent.c, POLICY_IDS[agent.rollout], HORIZONS[agent.horizon],
+                             int(params.get("seed", 0)) & MASK64)
+    return None
+
+
+def is_compiled_lineup(specs: Sequence[str]) -> bool:
+    """Whether every spec of a lineup plays inside the kernel (``compiled_agent``)."""
+    return all(compiled_agent(spec) is not None for spec in specs)
+
+
+def int_rows(games: int) -> np.ndarray:
+    """Zeroed rows for ``play_lineups`` to write each game's final ints row into."""
+    return np.zeros((games, new_position()[1].shape[0]), dtype=np.int64)
+
+
+def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence[Sequence[str]], rows: np.ndarray,
+                 n_chunks: int = 1) -> None:
+    """Play game g from ``seeds[g]`` with ``seatings[g]`` (a spec per seat) to its end; its final ints row into
+    ``rows[g]`` (``int_rows``). ``flags`` are the options as ``Options.flags()``; the games are cut into
+    ``n_chunks`` chunks played in parallel (a game's result never depends on it)."""
+    agents: dict[CompiledAgent, int] = {}
+    lineups = np.zeros((len(seeds), n_seats), dtype=np.int64)
+    for g, seating in enumerate(seatings):
+        for seat, spec in enumerate(seating):
+            agent = compiled_agent(spec)
+            if agent is None:
+                raise ValueError(f"agent spec {spec!r} does not play inside the compiled engine")
+            lineups[g, seat] = agents.setdefault(agent, len(agents))
+    table = list(agents)
+    kinds = np.array([a.kind for a in table], dtype=np.int64)
+    iters = np.array([a.iters for a in table], dtype=np.int64)
+    cs = np.array([a.c for a in table], dtype=np.float64)
+    policies = np.array([a.policy for a in table], dtype=np.int64)
+    horizons = np.array([a.horizon for a in table], dtype=np.int64)
+    spec_seeds = np.array([a.spec_seed for a in table], dtype=np.uint64)
+    values = hand_values(n_seats, flags) if (kinds == MCTS_SEAT).any() else np.zeros(SHAPE)
+    capacity = 1 + int(iters.max(initial=0))
+    _play_games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, kinds, iters, cs, policies, horizons,
+                spec_seeds, values, capacity, max(1, min(n_chunks, len(seeds))), rows)
+
+
+# ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.PARALLEL_KERNEL)
+def _play_games(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, spec_seeds, values, capacity,
+                n_chunks, rows):
+    total = seeds.shape[0]
+    for chunk in prange(n_chunks):
+        _play_chunk(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, spec_seeds, values, capacity,
+                    chunk * total // n_chunks, (chunk + 1) * total // n_chunks, rows)
+
+
+@njit(**config.KERNEL)
+def _play_chunk(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, spec_seeds, values, capacity,
+                start, stop, rows):
+    """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for the chunk."""
+    cards, _, deck, rng = new_position()
+    trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
+    streams = np.zeros(MAX_SEATS, dtype=np.uint64)
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    scratch = _new_scratch(capacity)
+    for g in range(start, stop):
+        ints = rows[g]
+        new_game(cards, ints, deck, rng, n, flags, seeds[g])
+        tracked = 0
+        for s in range(n):
+            forget(trackers[s])
+            agent = lineups[g, s]
+            if kinds[agent] >= TRACKER_SEAT:
+                tracked |= 1 << s
+            if kinds[agent] == MCTS_SEAT:
+                streams[s] = derive_seed1(agent_seed(seeds[g], s), spec_seeds[agent])
+        while not is_over(ints):
+            seat = to_move(ints)
+            agent = lineups[g, seat]
+            kind = kinds[agent]
+            if kind == RANDOM_SEAT:
+                action = policy_choice(RANDOM, cards, ints, rng)
+            elif kind == GREEDY_SEAT:
+                action = policy_choice(GREEDY, cards, ints, rng)
+            elif kind == TRACKER_SEAT:
+                action = tracker_choice(trackers[seat], cards, ints, rng, legal)
+            elif legal_actions(cards, ints, legal) == 1:
+                action = legal[0]
+            else:
+                action = mcts_choice(trackers[seat], cards, ints, seat, iters[agent], cs[agent], policies[agent],
+                                     horizons[agent], values, streams, *scratch)
+            for s in range(n):
+                if (tracked >> s) & 1:
+                    observe(trackers[s], ints, action)
+            apply_action(cards, ints, deck, rng, action)
+
+
+@njit(**config.KERNEL)
+def _new_scratch(capacity):
+    """One search's arrays: the root and working positions, the tree, and the search's small scratch."""
+    root = new_position()
+    work = new_position()
+    links = np.full((capacity, 5), NO_NODE, dtype=np.int64)
+    stats = np.zeros((capacity, 3), dtype=np.float64)
+    size = np.zeros(1, dtype=np.int64)
+    search_rng = np.zeros(1, dtype=np.uint64)
+    hands = np.zeros(MAX_SEATS, dtype=np.uint64)
+    rest = np.zeros(52, dtype=np.int64)
+    untried = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    path = np.zeros(PATH, dtype=np.int64)
+    seat_values = np.zeros(MAX_SEATS, dtype=np.float64)
+    return root, work, links, stats, size, search_rng, hands, rest, legal, untried, path, seat_values
+
+
+@njit(**config.KERNEL)
+def mcts_choice(tracker, cards, ints, seat, iters, c, policy, horizon, values, streams, root, work, links, stats,
+                size, search_rng, hands, rest, legal, untried, path, seat_values):
+    """``mcts``'s action for ``seat`` (to move, with a choice), from its tracker row and what it sees.
+
+    As ``MCTSAgent.search``: the search's seed is the next draw of ``streams[seat]``; the hidden cards
+    are laid out from the tracker, one stand-in deal drawn, the root built from what the seat sees,
+    ``iters`` iterations run, and the most visited root action returned (ties: the lower id).
+    """
+    catch_up(tracker, ints)
+    search_rng[0] = next_u64(streams, seat)
+    deal = _hidden_cards(tracker, cards, ints, seat)
+    sampler.draw_deal(deal[0], deal[1], deal[2], deal[3], deal[4], deal[5], deal[6], deal[7], deal[8], deal[9],
+                      deal[10], deal[11], search_rng, 0, hands, rest)
+    seat_view(cards, ints, seat, hands, rest, root[0], root[1], root[2], root[3])
+    links[0, :] = NO_NODE
+    stats[0, :] = 0.0
+    size[0] = 1
+    search.search(root, deal, seat, iters, c, policy, horizon, values, search_rng, links, stats, size, work, hands,
+                  rest, legal, untried, path, seat_values)
+    best, most = -1, -1.0
+    child = links[0, FIRST_CHILD]
+    while child != NO_NODE:
+        visits = stats[child, VISITS]
+        action = links[child, ACTION]
+        if visits > most or (visits == most and action < best):
+            best, most = action, visits
+        child = links[child, NEXT_SIBLING]
+    return best
+
+
+@njit(**config.KERNEL)
+def _hidden_cards(tracker, cards, ints, seat):
+    """``DealSampler.arrays`` for ``seat``, from its tracker and what it sees (``sampler.HiddenCards``)."""
+    n = seat_count(ints)
+    pool = FULL & ~seen_by(tracker, cards, seat)
+    counts = np.zeros(n, dtype=np.int64)
+    voids = np.zeros(n, dtype=np.int64)
+    thrown_by_others = 0
+    for s in range(n):
+        if s != seat:
+            counts[s] = card_count(cards, s)
+            voids[s] = void_suits(tracker, s)
+            thrown_by_others += max(exchanged(ints, s), 0)
+    stock_left = popcount(pool) - counts.sum() - thrown_by_others
+    by_suit = np.zeros((4, 13), dtype=np.int64)
+    suit_size = np.zeros(4, dtype=np.int64)
+    seats = np.zeros(MAX_SEATS, dtype=np.int64)
+    seat_counts = np.zeros(MAX_SEATS, dtype=np.int64)
+    allowed_suits = np.zeros(MAX_SEATS, dtype=np.int64)
+    holders, constrained = sampler.lay_out_pool(pool, counts, voids, by_suit, suit_size, seats, seat_counts,
+                                                allowed_suits)
+    shown_suits = np.full(MAX_SEATS, -1, dtype=np.int64)
+    shown_counts = np.zeros(MAX_SEATS, dtype=np.int64)
+    flags = option_flags(ints)
+    if flags & RAINBOW_ONLY and not flags & CARD_EXCHANGE and hand_number(ints) == RAINBOW_HAND:
+        for s in range(n):
+            if s != seat and seat_status(ints, s) == IN:
+                shown = tracker[T_SHOWN + s]
+                shown_suits[s] = suits_held(shown)
+                shown_counts[s] = popcount(shown)
+    seats, seat_counts, allowed_suits = seats[:holders], seat_counts[:holders], allowed_suits[:holders]
+    table, radix = sampler.completion_counts(suit_size, seat_counts, allowed_suits, constrained, BINOMIAL)
+    return (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table, radix,
+            np.int64(stock_left), shown_suits, shown_counts, BINOMIAL)
+
+
+@njit(**config.INLINED_KERNEL)
+def suits_held(card_set):
+    """Bit per suit of which ``card_set`` holds a card."""
+    suits = 0
+    for suit in range(4):
+        if (card_set >> np.uint64(13 * suit)) & np.uint64(0x1FFF):
+            suits |= 1 << suit
+    return suits
+
