@@ -2,7 +2,8 @@
 
 Rows follow the documented seeds and equal games played directly; the action log
 replays them; options reach the rows; a lineup of ``random`` plays on the compiled
-engine and writes the rows the reference engine writes; the worker count, a
+engine and writes the rows the reference engine writes (other built-in lineups:
+``test_knockout_whist_compiled_agents.py``); the worker count, a
 killed and resumed run and a Dask cluster never change a row; the schema is
 documented; bad input is one line.
 """
@@ -176,12 +177,12 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
     assert len(pd.read_parquet(tmp_path / "logged" / "actions")) == read_hands(tmp_path / "logged").decisions.sum()
 
 
-def test_only_bare_random_seats_make_a_compiled_lineup():
+def test_only_built_in_seats_make_a_compiled_lineup():
     assert simulate.is_compiled(["random", " random "])
-    assert not simulate.is_compiled(["random", "greedy"])
+    assert simulate.is_compiled(["random", "greedy"])
     assert not simulate.is_compiled(["random", "runner_fixtures.agents:PythonRandom"])
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
-        simulate.play_matches(2, [1], [["greedy", "random"]], engine="compiled")
+        simulate.play_matches(2, [1], [["runner_fixtures.agents:PythonRandom", "random"]], engine="compiled")
 
 
 # ----- reproducibility and faults ---------------------------------------------------------------
