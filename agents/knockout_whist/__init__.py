@@ -7,6 +7,10 @@ agents here read Knockout Whist's observation: ``greedy`` (``greedy.py``),
 ``sampler.py``, compiled in ``search.py``). They live beside Knorri's agents, under
 ``agents/``, so that ``sim/`` (rules and engines) never holds a decision-maker.
 Importing this package registers them.
+
+Each also plays inside compiled code, making the very same decisions:
+``lineup.py`` plays whole games of any mix of them in numba (the runner's compiled
+path), with ``compiled_tracker.py`` the tracker's deductions as one row per seat.
 """
 
 from agents.knockout_whist import greedy, mcts, tracker  # noqa: F401  (registering the built-in agents)

@@ -16,6 +16,9 @@ Every decision is a pure function of the observation:
   so it ducks with its cheapest card.
 - **A dog**: plays its one card when it beats the trick so far, and knocks
   otherwise (on the hand's last trick the card must go anyway).
+
+The engine's compiled greedy policy (``compiled.GREEDY``) makes the same choices; it
+plays ``greedy`` seats (and search playouts) inside compiled code.
 """
 
 from __future__ import annotations

@@ -23,6 +23,11 @@ constant; ``rollout`` the playout policy, ``greedy`` or ``random``; ``horizon`` 
 ``game``; ``seed`` varies the search's random streams. At each game the streams are
 reseeded from the seat's seed for the game mixed with that ``seed`` (0 unless given), so a
 game with its agents is a function of its seed and the specs.
+
+Without ``time``, whole games with ``mcts`` seats also play inside compiled code
+(``lineup.mcts_choice``: the same stream, deal sampler and search, fed by a compiled
+tracker), making exactly this agent's decisions; a time budget is not reproducible, so
+``mcts:time=...`` plays only here.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ forced to hold a suit (more cards than it could hold outside the suit).
 it leads its cheapest card that nobody can beat when it has one, follows with the
 cheapest winner that no seat still to play can beat when it has one, and as a dog
 plays its card only when nobody still to play can beat it.
+
+``compiled_tracker.py`` is the same tracker and choice in numba, for games played
+inside compiled code (``lineup.py``); the tests hold the two equal at every decision.
 """
 
 from __future__ import annotations

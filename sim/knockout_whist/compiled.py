@@ -13,7 +13,12 @@ function that never needs some of them leaves them out, keeping the order):
   or the true ones) and the stock's order. The later hands are dealt (and ties cut) from the
   splitmix64 stream started at ``deal_seed``;
 - ``copy_position`` copies one position into another's arrays (a search's restart), and
-  ``deal_hidden`` writes other hidden hands and another stock order into a copy.
+  ``deal_hidden`` writes other hidden hands and another stock order into a copy;
+- ``seat_view`` is ``position_rows`` in compiled code: from a game played inside a kernel, the
+  position the seat to move sees, completed by given hidden cards (the rows ``position_rows`` makes);
+- the readers (``phase``, ``trumps``, ``led_suit``, ``best_card``, ``trick_seats``, ``trick_action``,
+  ``card_count``, ``exchanged``, ``turned_card``, ``option_flags``, and for the deciding seat's own cards
+  ``own_hand``, ``own_thrown``) are what an agent playing inside a kernel may read of the game.
 
 ``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals the later hands and cuts,
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
