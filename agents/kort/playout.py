@@ -11,7 +11,9 @@ the deal's permutation in the position's ``deck`` (the holder's first five are
 covers redeals and later rounds too.
 
 ``greedy_action`` makes exactly the choices of ``agents.kort.greedy`` (a test checks
-it at every decision of many matches), with its thresholds.
+it at every decision of many matches), with its thresholds; ``greedy_choice`` is the same
+from one seat's hand and the trick, which is how the compiled lineups
+(``agents.kort.lineup``) play ``greedy`` at a real table, its view filled by ``table_view``.
 """
 
 from __future__ import annotations
@@ -38,10 +40,15 @@ from sim.kort.compiled import (
     ENGINE_FILES,
     apply_action,
     holder,
+    leader,
     legal_actions,
+    own_hand,
     phase,
     random_action,
+    target_wins,
     to_move,
+    trick_card,
+    trick_plays,
     trump,
     wins,
 )
@@ -164,14 +171,15 @@ def _has(cards, card):
 
 
 @njit(**config.INLINED_KERNEL)
-def _beats(card, best, trump_suit):
+def beats(card, best, trump_suit):
+    """Whether ``card`` beats ``best`` (trumps ``trump_suit``)."""
     if card // 13 == best // 13:
         return card % 13 > best % 13
     return card // 13 == trump_suit
 
 
 @njit(**config.INLINED_KERNEL)
-def _cheapest(cards, trump_suit):
+def cheapest(cards, trump_suit):
     """The cheapest card of a non-empty set (ties: the lower id)."""
     best, best_cost = -1, 99
     for card in range(52):
@@ -231,7 +239,9 @@ def _suit_length(hand, card):
 
 
 @njit(**config.INLINED_KERNEL)
-def _side_lead(hand, side, trumps_held):
+def side_lead(hand, side, trumps_held):
+    """``greedy.side_lead``: from the side cards ``side``, an ace of its shortest suit, a low singleton, or the
+    longest suit's lowest."""
     ace = -1
     for card in range(52):
         if _has(side, card) and _rank(card) == ACE:
@@ -269,20 +279,20 @@ def _lead(hand, cards, trump_suit):
     held = count_cards(hand & SUITS[trump_suit])
     if trumps != NONE and (held >= DRAW_TRUMPS_FROM or (held >= DRAW_TRUMPS_FROM - 1 and _top_trump(hand, trump_suit))):
         return _highest(trumps)
-    return _side_lead(hand, side, held)
+    return side_lead(hand, side, held)
 
 
 @njit(**config.INLINED_KERNEL)
 def _follow(trick, cards, trump_suit, seat):
     best_seat, best = trick[T_SEAT], trick[T_CARD]
     for k in range(1, trick[T_LEN]):
-        if _beats(trick[T_CARD + k], best, trump_suit):
+        if beats(trick[T_CARD + k], best, trump_suit):
             best_seat, best = trick[T_SEAT + k], trick[T_CARD + k]
     chosen = NONE
     for card in range(52):
-        if _has(cards, card) and _beats(card, best, trump_suit) != (best_seat == (seat + 2) % NUM_SEATS):
+        if _has(cards, card) and beats(card, best, trump_suit) != (best_seat == (seat + 2) % NUM_SEATS):
             chosen |= ONE << np.uint64(card)
-    return _cheapest(chosen if chosen != NONE else cards, trump_suit)
+    return cheapest(chosen if chosen != NONE else cards, trump_suit)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -301,19 +311,28 @@ def greedy_action(ints, deck, view, legal, n_legal):
     """``agents.kort.greedy``'s choice among ``legal[:n_legal]`` at the position, from the view's cards."""
     if n_legal == 1:
         return legal[0]
-    hands, trick = view
-    seat, stage, trump_suit = to_move(ints), phase(ints), trump(ints)
-    hand = hands[seat]
-    if stage == P_TRUMP:
-        five = NONE
+    hand = view[0][to_move(ints)]
+    if phase(ints) == P_TRUMP:  # the holder's five: the deal's first (the view keeps no redealt hands)
+        hand = NONE
         for p in range(5):
-            five |= ONE << np.uint64(deck[p])
-        return _choose_trump(five)
+            hand |= ONE << np.uint64(deck[p])
+    return greedy_choice(ints, hand, view[1], legal, n_legal, True)
+
+
+@njit(**config.INLINED_KERNEL)
+def greedy_choice(ints, hand, trick, legal, n_legal, redeal_auto):
+    """``agents.kort.greedy``'s choice among ``legal[:n_legal]`` for the seat to move holding ``hand``, the trick
+    and target in ``trick`` (a view's second array); ``redeal_auto`` False is ``greedy:redeal=never``."""
+    if n_legal == 1:
+        return legal[0]
+    seat, stage, trump_suit = to_move(ints), phase(ints), trump(ints)
+    if stage == P_TRUMP:
+        return _choose_trump(hand)
     if stage == P_DECLARE:
         return _declaration(hand, trick[T_CARD], trump_suit, legal[n_legal - 1] == TROP_TO_END)
     if stage == P_VOTE:
         return _bavan_vote(ints, hand, trump_suit, seat, trick[T_TARGET])
-    if legal[n_legal - 1] == REDEAL:
+    if redeal_auto and legal[n_legal - 1] == REDEAL:
         aces = 0
         for suit in range(4):
             aces += 1 if _has(hand, suit * 13 + ACE) else 0
@@ -326,3 +345,18 @@ def greedy_action(ints, deck, view, legal, n_legal):
     if stage == P_LEAD:
         return _lead(hand, cards, trump_suit)
     return _follow(trick, cards, trump_suit, seat)
+
+
+@njit(**config.INLINED_KERNEL)
+def table_view(cards, ints, seat, view):
+    """What ``view_of`` makes of ``seat``'s observation, from a live match: its own hand (the others' 0), the
+    trick's plays in order and the target; read through the engine's public accessors only."""
+    hands, trick = view
+    for s in range(NUM_SEATS):
+        hands[s] = own_hand(cards, seat) if s == seat else NONE
+    first, plays = leader(ints), trick_plays(ints)
+    for k in range(plays):
+        s = (first + k) % NUM_SEATS
+        trick[T_SEAT + k], trick[T_CARD + k] = s, trick_card(ints, s)
+    trick[T_LEN] = plays
+    trick[T_TARGET] = target_wins(ints)
