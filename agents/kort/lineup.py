@@ -40,7 +40,6 @@ from agents.kort.values import match_win_chance
 from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
 from sim import config
 from sim.kort.compiled import (
-    ENGINE_FILES,
     NUM_ACTIONS,
     agent_seed,
     apply_action,
@@ -65,8 +64,9 @@ from sim.kort.encoding import NUM_SEATS
 from sim.kort.reference import as_options
 from sim.rng import MASK64
 
-config.drop_stale_cache(__file__, [*ENGINE_FILES, *search.INLINED_FILES, search.__file__, compiled_tracker.__file__,
-                                   tracker.__file__])
+# The kernels here compile in the search's, the trackers' and the playouts' (drop the cache when one changes).
+config.drop_stale_cache(__file__, [*search.INLINED_FILES, search.__file__, compiled_tracker.__file__, tracker.__file__,
+                                   *compiled_tracker.INLINED_FILES])
 
 RANDOM, GREEDY, TRACKER, MCTS = range(4)
 """The compiled agents' kinds."""
@@ -124,22 +124,28 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
     spec_seeds = np.array([agent.spec_seed for agent in agents], dtype=np.uint64)
     ints_out, rounds_out = new_results(len(seeds), options.target_wins)
     cards, _, deck, rng = new_position()
-    scratch = Scratch()
-    tree = Tree(1 + max(int(agent_ints[:, A_ITERS].max()), 1))
     known, counts = new_trackers()
     _play(options.target_wins, options.first_holder, np.asarray(seeds, dtype=np.uint64), lineups, agent_ints,
           agent_c, spec_seeds, match_win_chance(options.target_wins), BINOMIAL, ints_out, rounds_out,
-          (cards, deck, rng), new_position(), known, counts, np.zeros(NUM_SEATS, dtype=np.uint64), new_view(),
-          np.zeros(NUM_ACTIONS, dtype=np.int64), (tree.links, tree.stats, tree.size), scratch.position,
-          (scratch.hands, scratch.rest, scratch.seen, scratch.legal, scratch.untried, scratch.path, scratch.values),
-          np.zeros(1, dtype=np.uint64))
+          (cards, deck, rng), known, counts, np.zeros(NUM_SEATS, dtype=np.uint64), new_view(),
+          np.zeros(NUM_ACTIONS, dtype=np.int64), *search_arrays(int(agent_ints[:, A_ITERS].max())))
     return ints_out, rounds_out
+
+
+def search_arrays(iters: int) -> tuple:
+    """The working arrays of ``search_decision`` for up to ``iters`` iterations: ``root, tree, work, scratch,
+    search_rng`` (a tree of ``1 + iters`` nodes, which never fills)."""
+    scratch = Scratch()
+    tree = Tree(1 + max(iters, 1))
+    return (new_position(), (tree.links, tree.stats, tree.size), scratch.position,
+            (scratch.hands, scratch.rest, scratch.seen, scratch.legal, scratch.untried, scratch.path, scratch.values),
+            np.zeros(1, dtype=np.uint64))
 
 
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
 def _play(target, first_holder, seeds, lineups, agent_ints, agent_c, spec_seeds, win_chance, binomial, ints_out,
-          rounds_out, match, root, known, counts, streams, view, legal, tree, work, scratch, search_rng):
+          rounds_out, match, known, counts, streams, view, legal, root, tree, work, scratch, search_rng):
     """Every match of ``play_lineups`` in turn, with one set of working arrays."""
     cards, deck, rng = match
     tracks = np.zeros(NUM_SEATS, dtype=np.bool_)
@@ -170,9 +176,9 @@ def _play(target, first_holder, seeds, lineups, agent_ints, agent_c, spec_seeds,
                     elif kind == TRACKER:
                         action = tracker_choice(known[seat], counts[seat], cards, ints, view, legal, n_legal)
                     else:
-                        action = _search(cards, ints, seat, agent_ints[agent], agent_c[agent], win_chance, binomial,
-                                         root, known[seat], counts[seat], streams, view, tree, work, scratch,
-                                         search_rng)
+                        action = search_decision(cards, ints, seat, agent_ints[agent], agent_c[agent], win_chance,
+                                                 binomial, root, known[seat], counts[seat], streams, view, tree, work,
+                                                 scratch, search_rng)
             stage, before, trick, plays = phase(ints), lead_kind(ints, seat % 2), trick_no(ints), trick_plays(ints)
             apply_action(cards, ints, deck, rng, action)
             for s in range(NUM_SEATS):
@@ -182,9 +188,13 @@ def _play(target, first_holder, seeds, lineups, agent_ints, agent_c, spec_seeds,
 
 
 @njit(**config.KERNEL)
-def _search(cards, ints, seat, agent, c, win_chance, binomial, root, known, counts, streams, view, tree, work,
-            scratch, search_rng):
-    """``MCTSAgent.act`` for ``seat`` at a decision with a choice: its most visited root action (ties: lower id)."""
+def search_decision(cards, ints, seat, agent, c, win_chance, binomial, root, known, counts, streams, view, tree, work,
+                    scratch, search_rng):
+    """``MCTSAgent.act`` for ``seat`` at a decision with a choice: its most visited root action (ties: lower id).
+
+    ``agent`` is its int row, ``known, counts`` its tracker, ``streams[seat]`` its stream, ``view`` its
+    ``playout.table_view``; the match ``cards, ints`` is read only through ``seat_position`` and the
+    tracker's ``hidden_hands`` (what the seat sees). The other arguments are working arrays."""
     hands, rest, search_view, legal, untried, path, values = scratch
     links, stats, size = tree
     search_rng[0] = next_u64(streams, seat)
