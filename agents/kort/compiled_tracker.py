@@ -31,8 +31,10 @@ from sim.kort.compiled import (
     declared,
     holder,
     lead_kind,
+    lowest_card,
     own_hand,
     phase,
+    popcount,
     thirteenth,
     trump,
 )
@@ -240,13 +242,16 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
         if choice_trump and not (drawn and side != NONE and lead_kind(ints, seat % 2) == K_FREE):
             return choice
         masters = NONE
-        for card in range(52):
-            if side >> np.uint64(card) & ONE and _master(known, counts, own, seat, plays, card, card // 13):
+        rest = side
+        while rest != NONE:
+            card = lowest_card(rest)
+            rest &= rest - ONE
+            if _master(known, counts, own, seat, plays, card, card // 13):
                 masters |= ONE << np.uint64(card)
         if masters != NONE:
             return playout.cheapest(masters, trump_suit)
         if choice_trump:
-            return playout.side_lead(own, side, playout.count_cards(own & SUITS[trump_suit]))
+            return playout.side_lead(own, side, popcount(own & SUITS[trump_suit]))
         return choice
     best_seat, best = table[T_SEAT], table[T_CARD]
     for k in range(1, plays):
@@ -256,9 +261,11 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
         return choice
     led = table[T_CARD] // 13
     masters = NONE
-    for card in range(52):
-        if (playable >> np.uint64(card) & ONE and playout.beats(card, best, trump_suit)
-                and _master(known, counts, own, seat, plays, card, led)):
+    rest = playable
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if playout.beats(card, best, trump_suit) and _master(known, counts, own, seat, plays, card, led):
             masters |= ONE << np.uint64(card)
     return playout.cheapest(masters, trump_suit) if masters != NONE else choice
 
@@ -293,13 +300,13 @@ def hidden_hands(known, counts, cards, ints, binomial):
             if s == seat:
                 high[s, :] = 0
                 continue
-            seat_count[s] = card_count(cards, s) - playout.count_cards(seat_known[s])
+            seat_count[s] = card_count(cards, s) - popcount(seat_known[s])
             possible = FULL & ~cannot_hold(known, counts, own, s)
             for suit in range(4):
-                room = playout.count_cards(possible & SUITS[suit] & pool)
+                room = popcount(possible & SUITS[suit] & pool)
                 high[s, suit] = room
                 if suit == trump_suit:
-                    in_known = playout.count_cards(seat_known[s] & SUITS[suit])
+                    in_known = popcount(seat_known[s] & SUITS[suit])
                     low[s, suit] = max(0, counts[I_LOW + s] - in_known)
                     high[s, suit] = min(room, counts[I_HIGH + s] - in_known)
     n = 0
@@ -318,7 +325,7 @@ def hidden_hands(known, counts, cards, ints, binomial):
             i += 1
     by_suit = np.zeros((4, 13), dtype=np.int64)
     suit_size = np.zeros(4, dtype=np.int64)
-    pool_cards = np.zeros(playout.count_cards(pool), dtype=np.int64)
+    pool_cards = np.zeros(popcount(pool), dtype=np.int64)
     k = 0
     for card in range(52):
         if pool >> np.uint64(card) & ONE:

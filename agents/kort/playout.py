@@ -42,8 +42,10 @@ from sim.kort.compiled import (
     holder,
     leader,
     legal_actions,
+    lowest_card,
     own_hand,
     phase,
+    popcount,
     random_action,
     target_wins,
     to_move,
@@ -182,8 +184,11 @@ def beats(card, best, trump_suit):
 def cheapest(cards, trump_suit):
     """The cheapest card of a non-empty set (ties: the lower id)."""
     best, best_cost = -1, 99
-    for card in range(52):
-        if _has(cards, card) and _cost(card, trump_suit) < best_cost:
+    rest = cards
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if _cost(card, trump_suit) < best_cost:
             best, best_cost = card, _cost(card, trump_suit)
     return best
 
@@ -192,8 +197,11 @@ def cheapest(cards, trump_suit):
 def _highest(cards):
     """The highest-ranked card of a non-empty set (ties: the higher id)."""
     best = -1
-    for card in range(52):
-        if _has(cards, card) and (best < 0 or _rank(card) >= _rank(best)):
+    rest = cards
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if best < 0 or _rank(card) >= _rank(best):
             best = card
     return best
 
@@ -203,10 +211,11 @@ def _choose_trump(five):
     best, best_count, best_sum = 0, -1, -1
     for suit in range(4):
         count, rank_sum = 0, 0
-        for card in range(suit * 13, suit * 13 + 13):
-            if _has(five, card):
-                count += 1
-                rank_sum += _rank(card)
+        rest = five & SUITS[suit]
+        while rest != NONE:
+            count += 1
+            rank_sum += _rank(lowest_card(rest))
+            rest &= rest - ONE
         if count > best_count or (count == best_count and rank_sum >= best_sum):
             best, best_count, best_sum = suit, count, rank_sum
     return TRUMP_BASE + best
@@ -235,7 +244,7 @@ def _declaration(hand, led, trump_suit, offered_to_end):
 
 @njit(**config.INLINED_KERNEL)
 def _suit_length(hand, card):
-    return count_cards(hand & SUITS[_suit(card)])
+    return popcount(hand & SUITS[_suit(card)])
 
 
 @njit(**config.INLINED_KERNEL)
@@ -243,24 +252,27 @@ def side_lead(hand, side, trumps_held):
     """``greedy.side_lead``: from the side cards ``side``, an ace of its shortest suit, a low singleton, or the
     longest suit's lowest."""
     ace = -1
-    for card in range(52):
-        if _has(side, card) and _rank(card) == ACE:
-            if ace < 0 or _suit_length(hand, card) < _suit_length(hand, ace):
-                ace = card
+    for suit in range(4):
+        card = suit * 13 + ACE
+        if _has(side, card) and (ace < 0 or _suit_length(hand, card) < _suit_length(hand, ace)):
+            ace = card
     if ace >= 0:
         return ace
     if trumps_held >= 2:
         single = -1
-        for card in range(52):
-            if (_has(side, card) and _suit_length(hand, card) == 1 and not _has(FACES, card)
-                    and (single < 0 or _rank(card) < _rank(single))):
+        rest = side & ~FACES
+        while rest != NONE:
+            card = lowest_card(rest)
+            rest &= rest - ONE
+            if _suit_length(hand, card) == 1 and (single < 0 or _rank(card) < _rank(single)):
                 single = card
         if single >= 0:
             return single
     pick = -1
-    for card in range(52):
-        if not _has(side, card):
-            continue
+    rest = side
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
         if pick < 0:
             pick = card
             continue
@@ -276,7 +288,7 @@ def _lead(hand, cards, trump_suit):
     side = cards & ~SUITS[trump_suit]
     if side == NONE:
         return _highest(trumps)
-    held = count_cards(hand & SUITS[trump_suit])
+    held = popcount(hand & SUITS[trump_suit])
     if trumps != NONE and (held >= DRAW_TRUMPS_FROM or (held >= DRAW_TRUMPS_FROM - 1 and _top_trump(hand, trump_suit))):
         return _highest(trumps)
     return side_lead(hand, side, held)
@@ -289,8 +301,12 @@ def _follow(trick, cards, trump_suit, seat):
         if beats(trick[T_CARD + k], best, trump_suit):
             best_seat, best = trick[T_SEAT + k], trick[T_CARD + k]
     chosen = NONE
-    for card in range(52):
-        if _has(cards, card) and beats(card, best, trump_suit) != (best_seat == (seat + 2) % NUM_SEATS):
+    partner_takes = best_seat == (seat + 2) % NUM_SEATS
+    rest = cards
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if beats(card, best, trump_suit) != partner_takes:
             chosen |= ONE << np.uint64(card)
     return cheapest(chosen if chosen != NONE else cards, trump_suit)
 
@@ -336,7 +352,7 @@ def greedy_choice(ints, hand, trick, legal, n_legal, redeal_auto):
         aces = 0
         for suit in range(4):
             aces += 1 if _has(hand, suit * 13 + ACE) else 0
-        if count_cards(hand & SUITS[trump_suit]) < REDEAL_UNLESS_TRUMPS and aces < REDEAL_UNLESS_ACES:
+        if popcount(hand & SUITS[trump_suit]) < REDEAL_UNLESS_TRUMPS and aces < REDEAL_UNLESS_ACES:
             return REDEAL
     cards = NONE
     for k in range(n_legal):

@@ -28,7 +28,8 @@ record out as the engine's playouts do, into rows ``new_results`` makes.
 ``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals redeals and later rounds,
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what ``random_action`` draws for seat s);
 ``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw; ``agent_seed`` and
-``derive_seed1`` are ``sim.rng``'s ``agent_seed`` and one-step ``derive_seed``, for an agent's own streams.
+``derive_seed1`` are ``sim.rng``'s ``agent_seed`` and one-step ``derive_seed``, for an agent's own streams;
+``popcount`` and ``lowest_card`` read card sets.
 
 Results are per team, as a seat of a partnership maximises its team's: ``team_result`` is
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
@@ -51,7 +52,18 @@ from numba import njit
 from sim import config, fast_bits
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
 from sim.errors import GameInputError
-from sim.fast_bits import CRC_START, agent_seed, below, derive_seed1, next_u64, refill, take_within_suits, uniform_float
+from sim.fast_bits import (
+    CRC_START,
+    agent_seed,
+    below,
+    derive_seed1,
+    lowest_card,
+    next_u64,
+    popcount,
+    refill,
+    take_within_suits,
+    uniform_float,
+)
 from sim.kort import fast, fast_playout, fast_state
 from sim.kort.encoding import (
     BAVAN_YES,
@@ -146,6 +158,7 @@ __all__ = [
     "lead_kind",
     "leader",
     "legal_actions",
+    "lowest_card",
     "new_match",
     "new_position",
     "new_results",
@@ -154,6 +167,7 @@ __all__ = [
     "phase",
     "play_out",
     "played",
+    "popcount",
     "position_rows",
     "random_action",
     "record_round",
