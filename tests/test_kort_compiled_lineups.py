@@ -130,7 +130,7 @@ def test_the_compiled_tracker_deduces_what_the_python_tracker_does_at_every_deci
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     view = new_view()
     seen = Counter()
-    for match, (cards, ints, _, _), (known, counts), seat, python in _twin_matches(range(40)):
+    for match, (cards, ints, _, _), (known, counts), seat, python in _twin_matches(range(24)):
         observation = match.observation(seat)
         own = compiled.own_hand(cards, seat)
         for other in range(4):
