@@ -63,7 +63,7 @@ def lineup_calls(monkeypatch):
     (["tracker"] * 4, "fixed", {}),
     (["tracker", "greedy", "tracker", "greedy"], "rotate", {"target_wins": 3}),
     (["greedy:redeal=never", "greedy", "greedy:redeal=never", "greedy"], "fixed", {"target_wins": 3}),
-    ([MCTS, "tracker", "random", "greedy"], "fixed", {"target_wins": 2}),
+    ([MCTS, "random", "mcts:iters=8,seed=-3,rollout=greedy,horizon=match", "tracker"], "fixed", {"target_wins": 2}),
 ], ids=["greedy", "greedy-to-3", "tracker", "tracker-greedy", "greedy-redeal-never", "mcts-mix"])
 def test_a_built_in_lineup_plays_compiled_and_writes_the_reference_engines_rows(
         agents, assign, options, tmp_path, monkeypatch, lineup_calls):
