@@ -233,7 +233,7 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
     assert set(actions.phase) == {0, 1, 2, 3, 4} and actions["round"].max() >= 6
 
 
-def test_only_bare_random_seats_make_a_compiled_lineup():
+def test_a_lineup_with_an_agent_by_import_path_is_not_compiled():
     assert simulate.is_compiled(["random", " random ", "random", "random"])
     assert not simulate.is_compiled(["random", PYTHON_RANDOM, "random", "random"])
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):

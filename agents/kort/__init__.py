@@ -8,6 +8,12 @@ and ``mcts`` (``mcts.py``: information-set search over the hidden hands drawn by
 ``sampler.py``, compiled in ``search.py`` on the engine's compiled step API, with
 greedy's choices compiled for playouts in ``playout.py``). Importing this package
 registers them.
+
+Every one of them also has a compiled twin making the same choices, so that a lineup of
+built-in specs plays whole matches inside numba on the runner's compiled path:
+``lineup.py`` dispatches each seat to random, greedy (``playout.greedy_choice``),
+tracker (``compiled_tracker.py``: the tracker's deductions and choice, stepped from the
+public state only) or mcts (the same compiled search, fed by the compiled tracker).
 """
 
 from agents.kort import greedy, mcts, tracker  # noqa: F401  (registering the built-in agents)

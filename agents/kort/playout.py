@@ -11,7 +11,9 @@ the deal's permutation in the position's ``deck`` (the holder's first five are
 covers redeals and later rounds too.
 
 ``greedy_action`` makes exactly the choices of ``agents.kort.greedy`` (a test checks
-it at every decision of many matches), with its thresholds.
+it at every decision of many matches), with its thresholds; ``greedy_choice`` is the same
+from one seat's hand and the trick, which is how the compiled lineups
+(``agents.kort.lineup``) play ``greedy`` at a real table, its view filled by ``table_view``.
 """
 
 from __future__ import annotations
@@ -38,10 +40,17 @@ from sim.kort.compiled import (
     ENGINE_FILES,
     apply_action,
     holder,
+    leader,
     legal_actions,
+    lowest_card,
+    own_hand,
     phase,
+    popcount,
     random_action,
+    target_wins,
     to_move,
+    trick_card,
+    trick_plays,
     trump,
     wins,
 )
@@ -164,18 +173,22 @@ def _has(cards, card):
 
 
 @njit(**config.INLINED_KERNEL)
-def _beats(card, best, trump_suit):
+def beats(card, best, trump_suit):
+    """Whether ``card`` beats ``best`` (trumps ``trump_suit``)."""
     if card // 13 == best // 13:
         return card % 13 > best % 13
     return card // 13 == trump_suit
 
 
 @njit(**config.INLINED_KERNEL)
-def _cheapest(cards, trump_suit):
+def cheapest(cards, trump_suit):
     """The cheapest card of a non-empty set (ties: the lower id)."""
     best, best_cost = -1, 99
-    for card in range(52):
-        if _has(cards, card) and _cost(card, trump_suit) < best_cost:
+    rest = cards
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if _cost(card, trump_suit) < best_cost:
             best, best_cost = card, _cost(card, trump_suit)
     return best
 
@@ -184,8 +197,11 @@ def _cheapest(cards, trump_suit):
 def _highest(cards):
     """The highest-ranked card of a non-empty set (ties: the higher id)."""
     best = -1
-    for card in range(52):
-        if _has(cards, card) and (best < 0 or _rank(card) >= _rank(best)):
+    rest = cards
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if best < 0 or _rank(card) >= _rank(best):
             best = card
     return best
 
@@ -195,10 +211,11 @@ def _choose_trump(five):
     best, best_count, best_sum = 0, -1, -1
     for suit in range(4):
         count, rank_sum = 0, 0
-        for card in range(suit * 13, suit * 13 + 13):
-            if _has(five, card):
-                count += 1
-                rank_sum += _rank(card)
+        rest = five & SUITS[suit]
+        while rest != NONE:
+            count += 1
+            rank_sum += _rank(lowest_card(rest))
+            rest &= rest - ONE
         if count > best_count or (count == best_count and rank_sum >= best_sum):
             best, best_count, best_sum = suit, count, rank_sum
     return TRUMP_BASE + best
@@ -227,30 +244,35 @@ def _declaration(hand, led, trump_suit, offered_to_end):
 
 @njit(**config.INLINED_KERNEL)
 def _suit_length(hand, card):
-    return count_cards(hand & SUITS[_suit(card)])
+    return popcount(hand & SUITS[_suit(card)])
 
 
 @njit(**config.INLINED_KERNEL)
-def _side_lead(hand, side, trumps_held):
+def side_lead(hand, side, trumps_held):
+    """``greedy.side_lead``: from the side cards ``side``, an ace of its shortest suit, a low singleton, or the
+    longest suit's lowest."""
     ace = -1
-    for card in range(52):
-        if _has(side, card) and _rank(card) == ACE:
-            if ace < 0 or _suit_length(hand, card) < _suit_length(hand, ace):
-                ace = card
+    for suit in range(4):
+        card = suit * 13 + ACE
+        if _has(side, card) and (ace < 0 or _suit_length(hand, card) < _suit_length(hand, ace)):
+            ace = card
     if ace >= 0:
         return ace
     if trumps_held >= 2:
         single = -1
-        for card in range(52):
-            if (_has(side, card) and _suit_length(hand, card) == 1 and not _has(FACES, card)
-                    and (single < 0 or _rank(card) < _rank(single))):
+        rest = side & ~FACES
+        while rest != NONE:
+            card = lowest_card(rest)
+            rest &= rest - ONE
+            if _suit_length(hand, card) == 1 and (single < 0 or _rank(card) < _rank(single)):
                 single = card
         if single >= 0:
             return single
     pick = -1
-    for card in range(52):
-        if not _has(side, card):
-            continue
+    rest = side
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
         if pick < 0:
             pick = card
             continue
@@ -266,23 +288,27 @@ def _lead(hand, cards, trump_suit):
     side = cards & ~SUITS[trump_suit]
     if side == NONE:
         return _highest(trumps)
-    held = count_cards(hand & SUITS[trump_suit])
+    held = popcount(hand & SUITS[trump_suit])
     if trumps != NONE and (held >= DRAW_TRUMPS_FROM or (held >= DRAW_TRUMPS_FROM - 1 and _top_trump(hand, trump_suit))):
         return _highest(trumps)
-    return _side_lead(hand, side, held)
+    return side_lead(hand, side, held)
 
 
 @njit(**config.INLINED_KERNEL)
 def _follow(trick, cards, trump_suit, seat):
     best_seat, best = trick[T_SEAT], trick[T_CARD]
     for k in range(1, trick[T_LEN]):
-        if _beats(trick[T_CARD + k], best, trump_suit):
+        if beats(trick[T_CARD + k], best, trump_suit):
             best_seat, best = trick[T_SEAT + k], trick[T_CARD + k]
     chosen = NONE
-    for card in range(52):
-        if _has(cards, card) and _beats(card, best, trump_suit) != (best_seat == (seat + 2) % NUM_SEATS):
+    partner_takes = best_seat == (seat + 2) % NUM_SEATS
+    rest = cards
+    while rest != NONE:
+        card = lowest_card(rest)
+        rest &= rest - ONE
+        if beats(card, best, trump_suit) != partner_takes:
             chosen |= ONE << np.uint64(card)
-    return _cheapest(chosen if chosen != NONE else cards, trump_suit)
+    return cheapest(chosen if chosen != NONE else cards, trump_suit)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -301,23 +327,32 @@ def greedy_action(ints, deck, view, legal, n_legal):
     """``agents.kort.greedy``'s choice among ``legal[:n_legal]`` at the position, from the view's cards."""
     if n_legal == 1:
         return legal[0]
-    hands, trick = view
-    seat, stage, trump_suit = to_move(ints), phase(ints), trump(ints)
-    hand = hands[seat]
-    if stage == P_TRUMP:
-        five = NONE
+    hand = view[0][to_move(ints)]
+    if phase(ints) == P_TRUMP:  # the holder's five: the deal's first (the view keeps no redealt hands)
+        hand = NONE
         for p in range(5):
-            five |= ONE << np.uint64(deck[p])
-        return _choose_trump(five)
+            hand |= ONE << np.uint64(deck[p])
+    return greedy_choice(ints, hand, view[1], legal, n_legal, True)
+
+
+@njit(**config.INLINED_KERNEL)
+def greedy_choice(ints, hand, trick, legal, n_legal, redeal_auto):
+    """``agents.kort.greedy``'s choice among ``legal[:n_legal]`` for the seat to move holding ``hand``, the trick
+    and target in ``trick`` (a view's second array); ``redeal_auto`` False is ``greedy:redeal=never``."""
+    if n_legal == 1:
+        return legal[0]
+    seat, stage, trump_suit = to_move(ints), phase(ints), trump(ints)
+    if stage == P_TRUMP:
+        return _choose_trump(hand)
     if stage == P_DECLARE:
         return _declaration(hand, trick[T_CARD], trump_suit, legal[n_legal - 1] == TROP_TO_END)
     if stage == P_VOTE:
         return _bavan_vote(ints, hand, trump_suit, seat, trick[T_TARGET])
-    if legal[n_legal - 1] == REDEAL:
+    if redeal_auto and legal[n_legal - 1] == REDEAL:
         aces = 0
         for suit in range(4):
             aces += 1 if _has(hand, suit * 13 + ACE) else 0
-        if count_cards(hand & SUITS[trump_suit]) < REDEAL_UNLESS_TRUMPS and aces < REDEAL_UNLESS_ACES:
+        if popcount(hand & SUITS[trump_suit]) < REDEAL_UNLESS_TRUMPS and aces < REDEAL_UNLESS_ACES:
             return REDEAL
     cards = NONE
     for k in range(n_legal):
@@ -326,3 +361,18 @@ def greedy_action(ints, deck, view, legal, n_legal):
     if stage == P_LEAD:
         return _lead(hand, cards, trump_suit)
     return _follow(trick, cards, trump_suit, seat)
+
+
+@njit(**config.INLINED_KERNEL)
+def table_view(cards, ints, seat, view):
+    """What ``view_of`` makes of ``seat``'s observation, from a live match: its own hand (the others' 0), the
+    trick's plays in order and the target; read through the engine's public accessors only."""
+    hands, trick = view
+    for s in range(NUM_SEATS):
+        hands[s] = own_hand(cards, seat) if s == seat else NONE
+    first, plays = leader(ints), trick_plays(ints)
+    for k in range(plays):
+        s = (first + k) % NUM_SEATS
+        trick[T_SEAT + k], trick[T_CARD + k] = s, trick_card(ints, s)
+    trick[T_LEN] = plays
+    trick[T_TARGET] = target_wins(ints)

@@ -29,6 +29,9 @@ when an opponent is taking the trick, it takes it with its cheapest master that
 beats it, when it has one. It never overtakes a partner. (Cards no opponent can
 beat *for certain* are rare until late in a round: playing those only changed 1
 decision in 100 and made no measurable difference; masters beat greedy clearly.)
+
+``compiled_tracker.py`` is the compiled twin of both (the deductions and the choice), which
+the runner's compiled lineups play; a test holds the two equal at every decision.
 """
 
 from __future__ import annotations

@@ -172,6 +172,12 @@ def _results(options: Options, seeds: np.ndarray, ints: np.ndarray, rounds: np.n
     )
 
 
+def results_of_rows(options: Options, seeds: np.ndarray, ints: np.ndarray, rounds: np.ndarray) -> BatchResults:
+    """The results of matches played elsewhere in compiled code (``compiled.new_results`` rows: final ints rows
+    and round records), as ``play_batch`` returns its own: the compiled lineups of ``agents.kort.lineup``."""
+    return _results(options, seeds, ints, rounds)
+
+
 def _round_arrays(count: int, options: Options, keep: bool) -> np.ndarray:
     """Zeroed ``int16[count, R, ROUND_FIELDS]`` for the rounds' records (R = 0 when they are not kept)."""
     return np.zeros((count, max_rounds(options.target_wins) if keep else 0, ROUND_FIELDS), dtype=np.int16)
@@ -300,4 +306,5 @@ __all__ = [
     "BatchResults",
     "KortBatch",
     "play_batch",
+    "results_of_rows",
 ]

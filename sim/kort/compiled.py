@@ -13,12 +13,23 @@ function that never needs some of them leaves them out, keeping the order):
   or the true ones), while the holder chooses trumps the deck's undealt cards in order, and
   during a Bavan vote the first vote the partner has not seen. Redeals and later rounds are
   dealt from the splitmix64 stream started at ``deal_seed``;
+- ``seat_position`` is ``position_rows``' compiled twin for an agent playing inside compiled
+  code: it reads a live match's rows, keeps only what the seat sees (everything public, its own
+  cards and its own Bavan vote) and completes the rest from the hidden cards it is given;
 - ``copy_position`` copies one position into another's arrays (a search's restart), and
   ``deal_hidden`` writes other hidden hands into a copy.
 
+An agent deciding inside compiled code (``agents.kort.lineup``) reads the live match through
+the accessors below: the public state (``trick_no``, ``leader``, ``trick_plays``,
+``trick_card``, ``thirteenth``, ``declared``, ``lead_kind``, ``card_count``, ``played``,
+``target_wins``) and, for the seat to move only, ``own_hand``. ``record_round`` copies a round's
+record out as the engine's playouts do, into rows ``new_results`` makes.
+
 ``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals redeals and later rounds,
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what ``random_action`` draws for seat s);
-``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
+``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw; ``agent_seed`` and
+``derive_seed1`` are ``sim.rng``'s ``agent_seed`` and one-step ``derive_seed``, for an agent's own streams;
+``popcount`` and ``lowest_card`` read card sets.
 
 Results are per team, as a seat of a partnership maximises its team's: ``team_result`` is
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
@@ -41,8 +52,19 @@ from numba import njit
 from sim import config, fast_bits
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
 from sim.errors import GameInputError
-from sim.fast_bits import CRC_START, below, next_u64, refill, take_within_suits, uniform_float
-from sim.kort import fast, fast_state
+from sim.fast_bits import (
+    CRC_START,
+    agent_seed,
+    below,
+    derive_seed1,
+    lowest_card,
+    next_u64,
+    popcount,
+    refill,
+    take_within_suits,
+    uniform_float,
+)
+from sim.kort import fast, fast_playout, fast_state
 from sim.kort.encoding import (
     BAVAN_YES,
     DECLARATION_KINDS,
@@ -55,6 +77,7 @@ from sim.kort.encoding import (
     Phase,
 )
 from sim.kort.fast import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
+from sim.kort.fast_playout import copy_round_record
 from sim.kort.fast_state import (
     C_HAND,
     C_PLAYED,
@@ -95,12 +118,18 @@ from sim.kort.fast_state import (
     NUM_CARD_FIELDS,
     NUM_INT_FIELDS,
     NUM_RNG,
+    P_DECLARE,
+    P_TRUMP,
+    P_VOTE,
     RNG_DEAL,
     RNG_SEAT,
+    ROUND_FIELDS,
+    max_rounds,
+    state_kind,
 )
 from sim.kort.rules import card_beats
 
-ENGINE_FILES: tuple[str, ...] = tuple(m.__file__ for m in (fast, fast_state, fast_bits, config))
+ENGINE_FILES: tuple[str, ...] = tuple(m.__file__ for m in (fast, fast_state, fast_playout, fast_bits, config))
 """The files whose code this module's functions compile in (and whose layout ``position_rows`` writes)."""
 
 config.drop_stale_cache(__file__, ENGINE_FILES)
@@ -115,26 +144,44 @@ __all__ = [
     "ENGINE_FILES",
     "NUM_ACTIONS",
     "SEAT_STREAMS",
+    "agent_seed",
     "apply_action",
     "below",
+    "card_count",
     "copy_position",
     "deal_hidden",
+    "derive_seed1",
+    "declared",
     "holder",
     "is_legal",
     "is_over",
+    "lead_kind",
+    "leader",
     "legal_actions",
+    "lowest_card",
     "new_match",
     "new_position",
+    "new_results",
     "next_u64",
+    "own_hand",
     "phase",
     "play_out",
+    "played",
+    "popcount",
     "position_rows",
     "random_action",
+    "record_round",
     "round_no",
     "rounds_played",
+    "seat_position",
     "seed_streams",
+    "target_wins",
     "team_result",
+    "thirteenth",
     "to_move",
+    "trick_card",
+    "trick_no",
+    "trick_plays",
     "tricks",
     "trump",
     "winner_team",
@@ -257,6 +304,13 @@ def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Se
             ints[I_DECLARED + event["trick"]] = kind * NUM_SEATS + event["seat"]
 
 
+def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed result rows for ``count`` matches to ``target_wins``: each match's final ints row, and its rounds'
+    records (``record_round`` fills them; ``sim.kort.batch.results_of_rows`` reads both)."""
+    return (np.zeros((count, NUM_INT_FIELDS), dtype=np.int64),
+            np.zeros((count, max_rounds(target_wins), ROUND_FIELDS), dtype=np.int16))
+
+
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.INLINED_KERNEL)
 def to_move(ints: np.ndarray) -> int:
@@ -373,3 +427,124 @@ def new_match(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.nda
     seed_streams(rng, seed)
     init_match(cards, ints, deck, rng, target_wins, first_holder)
 
+
+
+@njit(**config.INLINED_KERNEL)
+def record_round(ints: np.ndarray, rounds: np.ndarray, recorded: int) -> int:
+    """Copy the round finished since ``recorded`` rounds into ``rounds`` (a match's row of ``new_results``);
+    returns the rounds recorded now. Call it after every action, starting from 0."""
+    return copy_round_record(ints, rounds, recorded)
+
+
+# ----- what a seat sees of a live match ------------------------------------------------------------
+@njit(**config.INLINED_KERNEL)
+def own_hand(cards: np.ndarray, seat: int) -> np.uint64:
+    """``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's."""
+    return cards[C_HAND + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def card_count(cards: np.ndarray, seat: int) -> int:
+    """How many cards ``seat`` holds (public)."""
+    return fast_bits.popcount(cards[C_HAND + seat])
+
+
+@njit(**config.INLINED_KERNEL)
+def played(cards: np.ndarray) -> np.uint64:
+    """The cards played in this deal, the current trick's included (public)."""
+    return cards[C_PLAYED]
+
+
+@njit(**config.INLINED_KERNEL)
+def target_wins(ints: np.ndarray) -> int:
+    """The match's target in wins."""
+    return ints[I_TARGET]
+
+
+@njit(**config.INLINED_KERNEL)
+def trick_no(ints: np.ndarray) -> int:
+    """Tricks completed in this round."""
+    return ints[I_TRICK_NO]
+
+
+@njit(**config.INLINED_KERNEL)
+def leader(ints: np.ndarray) -> int:
+    """The seat that led (or leads) the current trick."""
+    return ints[I_LEADER]
+
+
+@njit(**config.INLINED_KERNEL)
+def trick_plays(ints: np.ndarray) -> int:
+    """Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn)."""
+    return ints[I_TRICK_PLAYS]
+
+
+@njit(**config.INLINED_KERNEL)
+def trick_card(ints: np.ndarray, seat: int) -> int:
+    """``seat``'s card in the current trick, -1 before its turn."""
+    return ints[I_TRICK_CARD + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def thirteenth(ints: np.ndarray) -> int:
+    """The holder's 13th card, shown to all after "13", else -1."""
+    return ints[I_THIRTEENTH]
+
+
+@njit(**config.INLINED_KERNEL)
+def declared(ints: np.ndarray, trick: int) -> int:
+    """The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes
+    ``DECLARATION_KINDS``), -1 for none."""
+    return ints[I_DECLARED + trick]
+
+
+@njit(**config.INLINED_KERNEL)
+def lead_kind(ints: np.ndarray, team: int) -> int:
+    """``team``'s lead state as a ``LeadKind`` (free, sar, sar_next, trop, trop_done)."""
+    return state_kind(ints[I_LEAD_STATE + team])
+
+
+@njit(**config.STEP_KERNEL)
+def seat_position(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray, undealt: np.ndarray,
+                  deal_seed: np.uint64, cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray,
+                  rng2: np.ndarray) -> None:
+    """The position ``seat`` sees in a live match (``cards, ints``), completed by the hidden rest, into
+    ``cards2, ints2, deck2, rng2``: exactly what ``position_rows`` makes of the seat's observation.
+
+    The other seats' hands are ``hands[s]``; while the holder chooses trumps the deck is the
+    holder's cards ascending, then ``undealt`` (47 cards in deal order), else the cards in id
+    order. A first Bavan vote the seat has not seen is taken as yes. Every stream starts from
+    ``deal_seed``; the CRC of decisions starts afresh. Nothing hidden from the seat is read.
+    """
+    for s in range(NUM_SEATS):
+        cards2[C_HAND + s] = cards[C_HAND + s] if s == seat else hands[s]
+    cards2[C_PLAYED] = cards[C_PLAYED]
+    for i in range(ints.shape[0]):
+        ints2[i] = ints[i]
+    for i in range(I_LAST_ROUND, ints2.shape[0]):
+        ints2[i] = -1
+    ints2[I_CRC] = CRC_START
+    stage = ints[I_PHASE]
+    if stage != P_DECLARE:
+        ints2[I_CHOICES] = 0
+    ints2[I_VOTES_CAST] = 0
+    ints2[I_FIRST_VOTER] = -1
+    if stage == P_VOTE:
+        first = ints[I_FIRST_VOTER]
+        ints2[I_FIRST_VOTER] = first
+        if ints[I_TO_MOVE] != first:  # the first vote is cast, by the partner: unseen, taken as yes
+            ints2[I_VOTES_CAST] = 1
+            if first != seat:
+                ints2[I_VOTE + first] = BAVAN_YES
+    if stage == P_TRUMP:
+        k = 0
+        for card in range(52):
+            if cards2[C_HAND + ints[I_HOLDER]] >> np.uint64(card) & np.uint64(1):
+                deck2[k] = card
+                k += 1
+        for i in range(undealt.shape[0]):
+            deck2[k + i] = undealt[i]
+    else:
+        for card in range(52):
+            deck2[card] = card
+    seed_streams(rng2, deal_seed)

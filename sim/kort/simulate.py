@@ -17,12 +17,15 @@ Teams are seats 0 and 2 against 1 and 3, so a lineup ``A;B;A;B`` pits agent A as
 team against agent B, and its rotations (``assign = "rotate"``) play the same
 deals with the teams swapped.
 
-Two paths give the same rows. When every seat's spec is a bare ``random``, the
-matches are played inside the compiled engine (``sim.kort.batch.play_batch`` with
-its ``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as
-``RandomAgent`` does); otherwise, and whenever the decisions are logged (the
-compiled playouts keep no action log), each match is played by the reference
-engine with the agents.
+Two paths give the same rows. When every seat's spec is a built-in agent
+(``random``, ``greedy``, ``tracker`` or ``mcts``, with any parameters but an ``mcts``
+time budget), the matches are played inside compiled code: a lineup of bare
+``random`` seats by the engine's own playouts (``sim.kort.batch.play_batch`` with its
+``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as ``RandomAgent``
+does), any other by ``agents.kort.lineup.play_lineups``, where each seat's compiled
+agent makes its Python twin's decisions. Otherwise (an agent by import path, a time
+budget), and whenever the decisions are logged (the compiled paths keep no action
+log), each match is played by the reference engine with the agents.
 """
 
 from __future__ import annotations
@@ -146,8 +149,9 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("phase", "uint8", "0 trump choice, 1 lead (or redeal), 2 declaration, 3 follow, 4 Bavan vote"),
     ColumnSpec("action", "uint8", "the action id (0..62, see the rulings' action table)"),
 )
-COMPILED_AGENTS: dict[str, str] = {"random": "random"}
-"""Agent specs the compiled engine plays itself: the name and the compiled policy making the same choices (tested)."""
+COMPILED_AGENTS: tuple[str, ...] = ("random", "greedy", "tracker", "mcts")
+"""The built-in agents the compiled path plays, with any parameters (``mcts`` without a time budget): each seat's
+compiled twin makes its Python agent's choices (``agents.kort.lineup.compiled_agent``; tested row for row)."""
 
 
 def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -163,8 +167,10 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
 
 
 def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether a lineup plays on the compiled engine: every spec a bare compiled agent name."""
-    return is_compiled_lineup(specs, COMPILED_AGENTS)
+    """Whether a lineup plays on the compiled path: every spec a built-in agent that has a compiled twin."""
+    from agents.kort.lineup import compiled_agent
+
+    return all(compiled_agent(spec) is not None for spec in specs)
 
 
 def match_seed_of(runner_seed: int) -> int:
@@ -202,7 +208,7 @@ def play_matches(
     settings = as_options(check_options(options))
     compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
     if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
-        return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64))
+        return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64), seatings)
     log = DecisionLog(("round", "round_no")) if log_actions else None
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME, lambda seed: KortMatch(settings, seed=seed),
                                "the Kort match", action_text)
@@ -230,12 +236,19 @@ def _check_seats(n_seats: int) -> None:
         raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
 
 
-def _play_compiled(options: Options, runner_seeds: np.ndarray) -> ChunkColumns:
-    """Every match of the chunk played by the compiled engine's ``random`` policy, in the reference path's columns."""
-    from sim.kort.batch import play_batch
+def _play_compiled(options: Options, runner_seeds: np.ndarray, seatings: Sequence[Sequence[str]]) -> ChunkColumns:
+    """Every match of the chunk played in compiled code, in the reference path's columns: by the engine's
+    ``random`` policy when every seat is a bare ``random``, else by the compiled lineups."""
+    from sim.kort.batch import play_batch, results_of_rows
 
     seeds = derive_seeds(runner_seeds, 0)
-    played = play_batch(options, seeds, policy="random", workers=1)  # the runner's processes share the cores
+    if all(is_compiled_lineup(seating, ("random",)) for seating in seatings):
+        played = play_batch(options, seeds, policy="random", workers=1)  # the runner's processes share the cores
+    else:
+        from agents.kort.lineup import play_lineups
+
+        ints, rounds = play_lineups(options, seeds, seatings)
+        played = results_of_rows(options, seeds, ints, rounds)
     summary = _MatchSummary(played.rounds_played, played.redeals, played.wins, played.winner_team, played.scores,
                             played.decisions, played.crc32)
     return ChunkColumns(hands=_match_columns(seeds, options, summary),
