@@ -36,7 +36,6 @@ from numba import njit
 from sim import config
 from sim.knorri.compiled import (
     DEAL_STREAM,
-    ENGINE_FILES,
     GREEDY,
     RANDOM,
     SEAT_STREAMS,
@@ -56,10 +55,6 @@ from sim.knorri.compiled import (
     to_move,
 )
 from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
-
-# Kernels here inline the engine's: drop this module's numba cache when an engine file changes (numba checks
-# only this file, and stale machine code would step positions with an older engine than the one encoding them).
-config.drop_stale_cache(__file__, ENGINE_FILES)
 
 POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 """Playout policies by the name an agent spec gives."""
