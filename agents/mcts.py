@@ -59,8 +59,8 @@ class MCTSAgent:
 
     PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int}
     # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use:
-    # measured 43 s, a cold hand of random;greedy;loginf;mcts:iters=10 on an unloaded core.
-    COMPILED_CODE: dict[str, float] = {"agents.fast_search": 43.0}
+    # measured 33 s, a cold match of random;greedy;loginf;mcts:iters=10 (numba's compile events summed).
+    COMPILED_CODE: dict[str, float] = {"agents.fast_search": 33.0}
 
     def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0) -> None:

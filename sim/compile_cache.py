@@ -14,6 +14,9 @@ clone or an install) so that two clones never evict each other's code::
 
     <base>/<tree>-<hash of its path>/<key>/...numba's files...
 
+A user's own kernels outside these packages (an agent loaded by import path) are
+cached in the same folder; numba checks them against their own file only.
+
 ``sim.config`` calls ``activate()`` on import, before any kernel is decorated
 (every kernel module imports ``sim.config`` for its flags). When no folder can be
 written (a read-only home and temporary directory), caching is turned off: every

@@ -19,7 +19,7 @@ TESTS = Path(__file__).resolve().parent
 
 def test_the_default_run_compiles_only_its_search_agents_code():
     config = build_config(load_file(default_config("knorri")))
-    assert lineup_code(config) == {"agents.fast_search": 43.0}
+    assert lineup_code(config) == {"agents.fast_search": 33.0}
 
 
 def test_a_lineup_the_compiled_engine_plays_compiles_the_engine_and_python_agents_nothing():
