@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -38,6 +39,7 @@ def test_the_notice_gives_the_measured_seconds_and_nothing_cached_means_nothing_
     assert code_to_compile(config) == {}
     monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
     assert code_to_compile(config) == lineup_code(config)
+    assert code_to_compile(dataclasses.replace(config, scheduler="tcp://127.0.0.1:8786")) == {}
 
 
 def test_compiling_first_plays_the_first_chunk_here_and_the_rest_on_the_workers(monkeypatch):

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
     if manifest is not None:
         plan.manifest = manifest
-    to_compile = {} if config.scheduler else code_to_compile(config)  # a cluster compiles in its own caches
+    to_compile = code_to_compile(config)
     notice = compile_notice(to_compile)
     if notice:
         print(notice, file=sys.stderr, flush=True)

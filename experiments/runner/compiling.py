@@ -30,7 +30,12 @@ def lineup_code(config: RunConfig) -> dict[str, float]:
 
 
 def code_to_compile(config: RunConfig) -> dict[str, float]:
-    """The part of ``lineup_code`` the cache does not hold: what the run compiles before it plays."""
+    """The part of ``lineup_code`` this machine's cache does not hold: what the run compiles before it plays.
+
+    ``{}`` for a run on a Dask cluster, whose workers compile into their own machines' caches.
+    """
+    if config.scheduler:
+        return {}
     return {module: seconds for module, seconds in lineup_code(config).items()
             if not compile_cache.kernels_cached([module])}
 

@@ -201,5 +201,4 @@ def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -
     """Plan and run ``config`` into ``out`` from Python (a notebook, a test); returns the final manifest."""
     plan = plan_run(config)
     with workers_for(config) as workers:
-        compile_first = not config.scheduler and bool(code_to_compile(config))
-        return execute(plan, Path(out), workers, progress=progress, compile_first=compile_first)
+        return execute(plan, Path(out), workers, progress=progress, compile_first=bool(code_to_compile(config)))
