@@ -36,7 +36,6 @@ from numba import njit
 from sim import config
 from sim.knorri.compiled import (
     DEAL_STREAM,
-    ENGINE_FILES,
     GREEDY,
     RANDOM,
     SEAT_STREAMS,
@@ -56,10 +55,6 @@ from sim.knorri.compiled import (
     to_move,
 )
 from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
-
-# Kernels here inline the engine's: drop this module's numba cache when an engine file changes (numba checks
-# only this file, and stale machine code would step positions with an older engine than the one encoding them).
-config.drop_stale_cache(__file__, ENGINE_FILES)
 
 POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 """Playout policies by the name an agent spec gives."""
@@ -132,7 +127,8 @@ def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pre
             continue
         _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2)
         apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
-        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, GREEDY, values)
+        # int64, not the literal GREEDY: a literal argument would compile a second copy of _play_out (8 s)
+        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, np.int64(GREEDY), values)
         if values[seat] > best_value:
             best, best_value = candidate, values[seat]
     return best
@@ -226,7 +222,7 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
     for _ in range(n_iterations):
         copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         _seed_streams(rng, search_rng)
-        node = 0
+        node = np.int64(0)  # not the literal 0: numba would compile a second _expand for it (2 s)
         path[0] = 0
         depth = 1
         while not is_over(ints):

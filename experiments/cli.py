@@ -23,6 +23,7 @@ COMMANDS = {
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
     "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
               "Knockout Whist: wins by seat, game length, dog's lives, agents).",
+    "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 
 

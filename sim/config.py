@@ -4,8 +4,11 @@ Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or
 ``PARALLEL_KERNEL`` for the few that fan out over cores), so a flag is changed
 here once and nowhere else:
 
-- ``cache=True``: the first run compiles and writes the machine code next to the
-  module (``__pycache__/*.nbi``/``*.nbc``); later runs load it.
+- ``cache=True``: the first run compiles and writes the machine code into one folder
+  keyed by a fingerprint of every source file (``sim.compile_cache``, set up when
+  this module is imported, before any kernel is decorated); later runs load it, and
+  any source edit means a fresh folder and a fresh compile. ``False`` only when no
+  cache folder can be written.
 - ``fastmath=False``: the engines do integer work only, and exact results matter
   more than the last few percent.
 - ``boundscheck=False``: the kernels are tested against the reference engine;
@@ -15,13 +18,15 @@ here once and nowhere else:
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Sequence
-from pathlib import Path
+
+from sim import compile_cache
+
+CACHE: compile_cache.CacheFolder | None = compile_cache.activate()
+"""This process's compiled-code folder (``None``: no writable folder, so nothing is cached)."""
 
 KERNEL: dict[str, bool] = {
-    "cache": True,
+    "cache": CACHE is not None,
     "fastmath": False,
     "nogil": True,
     "boundscheck": False,
@@ -51,29 +56,3 @@ caller at numba's level instead.
 def default_workers() -> int:
     """How many worker threads the parallel kernels use when the caller does not say: every core."""
     return max(1, os.cpu_count() or 1)
-
-
-def drop_stale_cache(module_file: str, dependencies: Sequence[str]) -> None:
-    """Delete ``module_file``'s numba cache if any file it compiles in has changed since it was written.
-
-    Numba checks only the kernel's own source file before reusing cached machine code,
-    but the engine's kernels inline functions from other modules: edit one of those and
-    the cache would keep running the old code. This keeps a fingerprint of every
-    dependency next to the cache and clears the cache when the fingerprint moves.
-    Call it at the top of a kernel module, before any kernel runs.
-    """
-    source = Path(module_file)
-    cache_dir = source.parent / "__pycache__"
-    digest = hashlib.sha256()
-    for name in sorted(dependencies):
-        digest.update(Path(name).read_bytes())
-    stamp = cache_dir / f"{source.stem}.deps"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for cached in cache_dir.glob(f"{source.stem}.*.nb[ic]"):
-            cached.unlink()
-        cache_dir.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # a read-only install: numba cannot cache there either
-        pass

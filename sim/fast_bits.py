@@ -2,8 +2,8 @@
 
 A card set is a uint64 with bit c set for card c (``sim.cards``); a random stream is one uint64
 of splitmix64 state held in an array slot, so a kernel draws from it exactly as ``sim.rng``
-does in Python. The per-step helpers are inlined into their callers: a kernel module that
-calls them lists this file among the files it compiles in (``config.drop_stale_cache``).
+does in Python. The per-step helpers are inlined into their callers (an edit here still
+recompiles them: the compiled-code cache is keyed by every source file, ``sim.compile_cache``).
 """
 
 from __future__ import annotations

@@ -19,9 +19,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
-from sim.knockout_whist import compiled
 from sim.knockout_whist.compiled import (
-    ENGINE_FILES,
     GREEDY,
     beats,
     best_card,
@@ -45,8 +43,6 @@ from sim.knockout_whist.compiled import (
     turned_card,
 )
 from sim.knockout_whist.encoding import KNOCK, MAX_SEATS, NO_TRUMPS, Phase, Status
-
-config.drop_stale_cache(__file__, [*ENGINE_FILES, compiled.__file__])  # the kernels here inline the engine's readers
 
 T_HAND = 0  # the hand the row follows (0 before the first)
 T_TURNED = 1  # hand 1's turned card, as a set (0 in later hands)

@@ -23,7 +23,6 @@ from numba import njit
 
 from sim import config
 from sim.knockout_whist.compiled import (
-    ENGINE_FILES,
     GREEDY,
     apply_action,
     chooser,
@@ -37,8 +36,6 @@ from sim.knockout_whist.compiled import (
     winner,
 )
 from sim.knockout_whist.encoding import LAST_HAND, MAX_SEATS, Status
-
-config.drop_stale_cache(__file__, ENGINE_FILES)
 
 SHAPE = (LAST_HAND + 1, MAX_SEATS + 1, 2, 2, 2)
 """Indexed ``[hand about to be dealt, seats still in, status (0 in, 1 dog), chooses trumps, dog's life used]``."""

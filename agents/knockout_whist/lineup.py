@@ -32,10 +32,9 @@ from functools import cache
 import numpy as np
 from numba import njit, prange
 
-from agents import deal_sampling
 from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec
 from agents.deal_sampling import BINOMIAL
-from agents.knockout_whist import compiled_tracker, sampler, search
+from agents.knockout_whist import sampler, search
 from agents.knockout_whist.compiled_tracker import (
     T_SHOWN,
     TRACKER_SIZE,
@@ -52,7 +51,6 @@ from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
 from agents.knockout_whist.tracker import TrackerAgent
 from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
 from sim import config
-from sim.knockout_whist import compiled
 from sim.knockout_whist.compiled import (
     GREEDY,
     NUM_ACTIONS,
@@ -79,11 +77,6 @@ from sim.knockout_whist.compiled import (
 )
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, RAINBOW_HAND, Status
 from sim.rng import MASK64
-
-# The kernels here compile in the engine's, the search's, the sampler's and the tracker's: drop this module's numba
-# cache when one of those files changes.
-config.drop_stale_cache(__file__, [*search.INLINED_FILES, search.__file__, compiled_tracker.__file__,
-                                   compiled.__file__, deal_sampling.__file__])
 
 GAME = "knockout-whist"
 RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)

@@ -38,7 +38,6 @@ from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim import config
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, popcount, to_set
 from sim.knockout_whist.compiled import (
-    ENGINE_FILES,
     below,
     lowest_card,
     refill,
@@ -46,8 +45,6 @@ from sim.knockout_whist.compiled import (
     uniform_float,
 )
 from sim.knockout_whist.encoding import MAX_SEATS, RAINBOW_HAND, Status
-
-config.drop_stale_cache(__file__, ENGINE_FILES)  # the kernels here inline the engine's stream functions
 
 ALL_SUITS = 0b1111
 RAINBOW_TRIES = 10_000  # redraws before a deal breaking the rainbow rule is kept (never seen on a reachable position)

@@ -33,12 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents import search_tree
 from agents.knockout_whist import sampler
 from agents.search_tree import ACTION, NO_NODE, TreeArrays, add_child, back_up, ucb_child
 from sim import config
 from sim.knockout_whist.compiled import (
-    ENGINE_FILES,
     NUM_ACTIONS,
     apply_action,
     below,
@@ -59,10 +57,6 @@ from sim.knockout_whist.compiled import (
     to_move,
 )
 from sim.knockout_whist.encoding import MAX_SEATS, Status
-
-# Kernels here inline these modules' functions: drop this module's numba cache when one of them changes.
-INLINED_FILES = [*ENGINE_FILES, sampler.__file__, search_tree.__file__]
-config.drop_stale_cache(__file__, INLINED_FILES)
 
 OUT = int(Status.OUT)
 

@@ -20,13 +20,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.kort import greedy, playout, sampler, tracker, trop_chance
+from agents.kort import playout, sampler
 from agents.kort.playout import T_CARD, T_LEN, T_SEAT, greedy_choice
 from agents.kort.tracker import ALL_TRUMPS, FEWER_THAN_3, TRUMPS_AT_LEAST
 from sim import config
 from sim.cards import FULL_DECK
 from sim.kort.compiled import (
-    ENGINE_FILES,
     card_count,
     declared,
     holder,
@@ -50,11 +49,6 @@ from sim.kort.encoding import (
     LeadKind,
     Phase,
 )
-
-# Kernels here inline these modules' functions (and read the Python tracker's and greedy's constants).
-INLINED_FILES = [*ENGINE_FILES, playout.__file__, sampler.__file__, tracker.__file__, greedy.__file__,
-                 trop_chance.__file__]
-config.drop_stale_cache(__file__, INLINED_FILES)
 
 # card-set row (uint64): the cards played this deal, per seat the cards of suits it showed it lacks, per seat
 # the cards everyone knows it holds (the 13th card)

@@ -29,7 +29,7 @@ from numba import njit
 
 from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec
 from agents.deal_sampling import BINOMIAL
-from agents.kort import compiled_tracker, search, tracker
+from agents.kort import search, tracker
 from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
 from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import MCTSAgent
@@ -63,10 +63,6 @@ from sim.kort.compiled import (
 from sim.kort.encoding import NUM_SEATS
 from sim.kort.reference import as_options
 from sim.rng import MASK64
-
-# The kernels here compile in the search's, the trackers' and the playouts' (drop the cache when one changes).
-config.drop_stale_cache(__file__, [*search.INLINED_FILES, search.__file__, compiled_tracker.__file__, tracker.__file__,
-                                   *compiled_tracker.INLINED_FILES])
 
 RANDOM, GREEDY, TRACKER, MCTS = range(4)
 """The compiled agents' kinds."""

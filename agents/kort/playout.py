@@ -37,7 +37,6 @@ from agents.kort.trop_chance import count_cards, trop_to_end_chance
 from sim import config
 from sim.cards import SUIT_MASK, CardSet, to_set
 from sim.kort.compiled import (
-    ENGINE_FILES,
     apply_action,
     holder,
     leader,
@@ -68,8 +67,6 @@ from sim.kort.encoding import (
     Result,
 )
 from sim.kort.rules import FACE_CARDS, deal_positions
-
-config.drop_stale_cache(__file__, ENGINE_FILES)
 
 RANDOM, GREEDY = 0, 1
 POLICY_IDS = {"random": RANDOM, "greedy": GREEDY}

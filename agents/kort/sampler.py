@@ -37,10 +37,8 @@ from agents.deal_sampling import BINOMIAL, pool_by_suit
 from agents.kort.tracker import KortTracker
 from sim import config
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
-from sim.kort.compiled import ENGINE_FILES, below, refill, take_within_suits, uniform_float
+from sim.kort.compiled import below, refill, take_within_suits, uniform_float
 from sim.kort.encoding import CARDS_EACH, FIRST_PACKET, NUM_SEATS, Phase
-
-config.drop_stale_cache(__file__, ENGINE_FILES)  # the kernels here inline the engine's stream functions
 
 UNDEALT = 52 - FIRST_PACKET  # the cards still in the deck while the holder chooses trumps
 

@@ -33,12 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents import search_tree
 from agents.kort import playout, sampler
 from agents.search_tree import ACTION, NO_NODE, TreeArrays, add_child, back_up, ucb_child
 from sim import config
 from sim.kort.compiled import (
-    ENGINE_FILES,
     NUM_ACTIONS,
     below,
     copy_position,
@@ -55,10 +53,6 @@ from sim.kort.compiled import (
     wins,
 )
 from sim.kort.encoding import FIRST_PACKET
-
-# Kernels here inline these modules' functions: drop this module's numba cache when one of them changes.
-INLINED_FILES = [*ENGINE_FILES, sampler.__file__, search_tree.__file__, playout.__file__]
-config.drop_stale_cache(__file__, INLINED_FILES)
 
 PATH_LENGTH = 1024  # nodes on one path: a whole match has fewer decisions than this between two of a seat's
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.runner import storage
+from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
     ASSIGN_MODES,
     MATCH_HANDS,
@@ -91,9 +92,14 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
     if manifest is not None:
         plan.manifest = manifest
+    to_compile = code_to_compile(config)
+    notice = compile_notice(to_compile)
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
     with workers_for(config) as workers:
         try:
-            final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None)
+            final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
+                            compile_first=bool(to_compile))
         except RunStopped as error:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from experiments.runner import storage
 from experiments.runner.chunk import ChunkResult, ChunkTask, run_chunk
+from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig
 from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
 from experiments.runner.plan import (
@@ -86,11 +87,18 @@ class LocalWorkers:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def results(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
-        """Each chunk's result, in the order they finish."""
+    def results(self, tasks: list[ChunkTask], compile_first: bool = False) -> Iterator[ChunkResult]:
+        """Each chunk's result, in the order they finish.
+
+        With ``compile_first`` (the cache lacks code the chunks run) the first chunk is played here, compiling
+        that code once into the cache, before the workers start and load it.
+        """
         if self.workers == 1 or len(tasks) <= 1:
             yield from (run_chunk(task) for task in tasks)
             return
+        if compile_first:
+            yield run_chunk(tasks[0])
+            tasks = tasks[1:]
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=self.workers, return_as="generator_unordered", backend="loky")
@@ -118,8 +126,11 @@ class DaskWorkers:
         if self.client is not None:
             self.client.close()
 
-    def results(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
-        """Each chunk's result, in the order they finish; pending chunks are cancelled on failure."""
+    def results(self, tasks: list[ChunkTask], compile_first: bool = False) -> Iterator[ChunkResult]:
+        """Each chunk's result, in the order they finish; pending chunks are cancelled on failure.
+
+        ``compile_first`` is ignored: the cluster's workers compile into their own machines' caches.
+        """
         from distributed import as_completed
 
         futures = [self.client.submit(run_chunk, task, pure=False, key=f"knorri-chunk-{task.run_id}-"
@@ -137,10 +148,12 @@ def workers_for(config: RunConfig) -> LocalWorkers | DaskWorkers:
 
 
 def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
-            resumed: bool = False) -> dict[str, Any]:
+            resumed: bool = False, compile_first: bool = False) -> dict[str, Any]:
     """Play every chunk not yet on disk, writing shards and the manifest as they finish.
 
-    Returns the final manifest. Raises ``RunStopped`` when an agent fails.
+    ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
+    workers wait for this process to compile it. Returns the final manifest. Raises ``RunStopped`` when an
+    agent fails.
     """
     cpu0 = time.process_time()
     manifest = plan.manifest
@@ -157,7 +170,7 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=True, smoothing=0.05,
                disable=None if progress else True, dynamic_ncols=True)
     try:
-        for result in _run(workers, todo):
+        for result in _run(workers, todo, compile_first):
             storage.write_chunk(out, result.chunk_id, result.hands, result.actions, result.extras)
             done.add(result.chunk_id)
             manifest["chunk_seconds"][str(result.chunk_id)] = [
@@ -178,14 +191,14 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     return manifest
 
 
-def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask]) -> Iterable[ChunkResult]:
+def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask], compile_first: bool) -> Iterable[ChunkResult]:
     if not tasks:
         return []
-    return workers.results(tasks)
+    return workers.results(tasks, compile_first)
 
 
 def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
     """Plan and run ``config`` into ``out`` from Python (a notebook, a test); returns the final manifest."""
     plan = plan_run(config)
     with workers_for(config) as workers:
-        return execute(plan, Path(out), workers, progress=progress)
+        return execute(plan, Path(out), workers, progress=progress, compile_first=bool(code_to_compile(config)))

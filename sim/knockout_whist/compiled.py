@@ -24,10 +24,9 @@ function that never needs some of them leaves them out, keeping the order):
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
 ``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
 
-Every function but the Python ones (``position_rows``, ``scores``) is compiled with
-numba and can be called from Python or from an agent's own compiled code. An agent
-module whose kernels call them should drop its numba cache when ``ENGINE_FILES``
-change (``sim.config.drop_stale_cache``).
+Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled with
+numba and can be called from Python or from an agent's own compiled code (an edit to the
+engine recompiles the agent's kernels too: ``sim.compile_cache`` keys them by every source file).
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
 from sim.errors import GameInputError
 from sim.fast_bits import (
@@ -53,7 +52,6 @@ from sim.fast_bits import (
     take_within_suits,
     uniform_float,
 )
-from sim.knockout_whist import fast, fast_policies, fast_state
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.fast import apply_action, init_game, legal_actions, seed_streams
 from sim.knockout_whist.fast_policies import (
@@ -113,11 +111,6 @@ from sim.knockout_whist.fast_state import (
 )
 from sim.knockout_whist.rules import card_beats
 
-ENGINE_FILES: tuple[str, ...] = tuple(m.__file__ for m in (fast, fast_policies, fast_state, fast_bits, config))
-"""The files whose code this module's functions compile in (and whose layout ``position_rows`` writes)."""
-
-config.drop_stale_cache(__file__, ENGINE_FILES)
-
 DEAL_STREAM = RNG_DEAL
 """``rng[DEAL_STREAM]``: the stream that deals the later hands and draws the tie cuts."""
 SEAT_STREAMS = RNG_SEAT
@@ -125,7 +118,6 @@ SEAT_STREAMS = RNG_SEAT
 
 __all__ = [
     "DEAL_STREAM",
-    "ENGINE_FILES",
     "GREEDY",
     "NUM_ACTIONS",
     "POLICY_IDS",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import (
     CRC_START,
     U64,
@@ -28,7 +28,6 @@ from sim.fast_bits import (
     popcount,
     write_choices,
 )
-from sim.knockout_whist import fast_state
 from sim.knockout_whist.encoding import (
     END_EXCHANGE,
     FIRST_DEALER,
@@ -104,9 +103,6 @@ from sim.knockout_whist.fast_state import (
     has_seat,
     seat_after,
 )
-
-# Kernels here inline the helpers of these files: drop this module's numba cache when one of them changes.
-config.drop_stale_cache(__file__, [fast_state.__file__, fast_bits.__file__, config.__file__])
 
 
 # ----- the legal set ------------------------------------------------------------------------------

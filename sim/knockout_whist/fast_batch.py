@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import config, fast_bits, tensor_layout
+from sim import config
 from sim.fast_bits import mark_cards, popcount
-from sim.knockout_whist import fast, fast_state, tensor
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.fast import apply_action, is_legal, legal_actions
 from sim.knockout_whist.fast_state import (
@@ -76,10 +75,6 @@ from sim.knockout_whist.tensor import (
 )
 
 NUM_FLAGS = len(FLAG_OPTIONS)
-
-# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
-# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, tensor, tensor_layout, fast_bits, config)])
 
 
 @njit(**config.STEP_KERNEL)

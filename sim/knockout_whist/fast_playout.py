@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim import config, fast_bits
-from sim.knockout_whist import fast, fast_state
+from sim import config
 from sim.knockout_whist.fast import apply_action, init_game, seed_streams, uniform_action
 from sim.knockout_whist.fast_state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
 
@@ -21,10 +20,6 @@ RANDOM = 1
 """Uniform random from each seat's own stream, seeded ``agent_seed(game_seed, seat)`` (as ``RandomAgent``)."""
 POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
 """The compiled policies by name."""
-
-# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
-# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_bits, config)])
 
 
 @njit(**config.STEP_KERNEL)

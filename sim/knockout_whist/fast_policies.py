@@ -13,7 +13,6 @@ from numba import njit
 
 from sim import config, fast_bits
 from sim.fast_bits import U64, popcount
-from sim.knockout_whist import fast, fast_state
 from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, NO_TRUMPS, TRUMPS_BASE
 from sim.knockout_whist.fast import apply_action, choices, uniform_action
 from sim.knockout_whist.fast_state import (
@@ -32,9 +31,6 @@ from sim.knockout_whist.fast_state import (
     S_DOG,
     SUITS,
 )
-
-# Kernels here inline the engine's helpers: drop this module's numba cache when one of those files changes.
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_bits, config)])
 
 RANDOM = 1
 """Uniform among the legal ids, from the seat to move's own stream (``rng[RNG_SEAT + seat]``), as ``RandomAgent``."""

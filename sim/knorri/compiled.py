@@ -20,9 +20,8 @@ streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's cho
 ``below``. Everything else is read through the functions below.
 
 Every function here is compiled with numba and can be called from Python or from an agent's
-own compiled code; the per-step ones are inlined there. An agent module whose kernels call
-them should drop its numba cache when ``ENGINE_FILES`` change (``sim.config.drop_stale_cache``):
-numba checks only the agent's own file before reusing its machine code.
+own compiled code; the per-step ones are inlined there (an edit to the engine recompiles the
+agent's kernels too: ``sim.compile_cache`` keys them by every source file).
 """
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import below, next_u64
-from sim.knorri import fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.fast import apply_action, copy_position, legal_actions
 from sim.knorri.fast_encode import encode_hand
@@ -55,12 +53,6 @@ from sim.knorri.fast_state import (
 )
 from sim.knorri.reference import KnorriHand
 
-ENGINE_FILES: tuple[str, ...] = tuple(
-    m.__file__ for m in (fast, fast_encode, fast_history, fast_moves, fast_policies, fast_state, fast_bits, config))
-"""The files whose code this module's functions compile in (and whose layouts ``position_rows`` writes)."""
-
-config.drop_stale_cache(__file__, ENGINE_FILES)
-
 DEAL_STREAM = RNG_DEAL
 """``rng[DEAL_STREAM]``: the hand's own splitmix64 stream (redeals, the conformance protocol's choices)."""
 SEAT_STREAMS = RNG_SEAT
@@ -68,7 +60,6 @@ SEAT_STREAMS = RNG_SEAT
 
 __all__ = [
     "DEAL_STREAM",
-    "ENGINE_FILES",
     "GREEDY",
     "NUM_ACTIONS",
     "RANDOM",

@@ -15,9 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, popcount
-from sim.knorri import fast_history, fast_moves, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 from sim.knorri.fast_history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
 from sim.knorri.fast_moves import cut_off, finish, move, next_holding
@@ -60,8 +59,6 @@ from sim.knorri.fast_state import (
     top_card,
 )
 
-# Kernels here inline the engine's other modules: drop this module's numba cache when one of them changes.
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast_history, fast_moves, fast_state, fast_bits, config)])
 
 # ----- phase 1 ----------------------------------------------------------------------------------
 @njit(**config.STEP_KERNEL)

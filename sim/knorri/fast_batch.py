@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import config, fast_bits, tensor_layout
+from sim import config
 from sim.fast_bits import U64, mark_cards, popcount
-from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
 from sim.knorri.fast_state import (
@@ -61,11 +60,6 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("phase2_actions", 1, "plays and pick-ups so far (the hand is cut off at 1,500)"),
 )
 """The observation tensor's layout: (name, width, meaning), in order."""
-
-# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
-# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_bits, fast_policies, tensor_layout, config)
-config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 
 OBSERVATION_SLICES: dict[str, slice] = field_slices(OBSERVATION_FIELDS)

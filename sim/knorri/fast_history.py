@@ -11,9 +11,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import U64
-from sim.knorri import fast_moves, fast_state
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS
 from sim.knorri.fast_moves import move
 from sim.knorri.fast_state import (
@@ -43,9 +42,6 @@ from sim.knorri.fast_state import (
     TRICK_KEY,
     TRICK_LO_KEY,
 )
-
-# Kernels here inline the engine's other modules: drop this module's numba cache when one of them changes.
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast_moves, fast_state, fast_bits, config)])
 
 HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
 SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short

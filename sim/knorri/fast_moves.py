@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import ONE, U64, popcount
-from sim.knorri import fast_state
 from sim.knorri.encoding import PICK_UP, RUN_BASE
 from sim.knorri.fast_state import (
     C_HAND,
@@ -35,9 +34,6 @@ from sim.knorri.fast_state import (
     ZOBRIST,
     plays_in_trick,
 )
-
-# Kernels here inline fast_state's helpers: drop this module's numba cache when that file changes.
-config.drop_stale_cache(__file__, [fast_state.__file__, fast_bits.__file__, config.__file__])
 
 SIX_BITS = U64(63)
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import U64, agent_seed
-from sim.knorri import fast, fast_history, fast_moves, fast_policies, fast_state
 from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.fast import apply_action, copy_position, init_hand
 from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
@@ -39,11 +38,6 @@ from sim.knorri.fast_state import (
 )
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
-
-# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
-# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-ENGINE_MODULES = (fast, fast_history, fast_moves, fast_state, fast_bits, fast_policies, config)
-config.drop_stale_cache(__file__, [m.__file__ for m in ENGINE_MODULES])
 
 
 @njit(**config.STEP_KERNEL)

@@ -29,15 +29,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import below, nth_card, popcount
-from sim.knorri import fast, fast_state
 from sim.knorri.encoding import PICK_UP
 from sim.knorri.fast import legal_actions, phase2_choices
 from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
-
-# Kernels here inline the engine's helpers: drop this module's numba cache when one of those files changes.
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, fast_bits, config)])
 
 PROTOCOL = 0
 """The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""

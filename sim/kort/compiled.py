@@ -36,9 +36,8 @@ Results are per team, as a seat of a partnership maximises its team's: ``team_re
 ``tricks`` give the score and the current round's tricks per team.
 
 Every function but the Python ones (``new_position``, ``position_rows``) is compiled with
-numba and can be called from Python or from an agent's own compiled code. An agent
-module whose kernels call them should drop its numba cache when ``ENGINE_FILES``
-change (``sim.config.drop_stale_cache``).
+numba and can be called from Python or from an agent's own compiled code (an edit to the
+engine recompiles the agent's kernels too: ``sim.compile_cache`` keys them by every source file).
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
 from sim.errors import GameInputError
 from sim.fast_bits import (
@@ -64,7 +63,6 @@ from sim.fast_bits import (
     take_within_suits,
     uniform_float,
 )
-from sim.kort import fast, fast_playout, fast_state
 from sim.kort.encoding import (
     BAVAN_YES,
     DECLARATION_KINDS,
@@ -129,11 +127,6 @@ from sim.kort.fast_state import (
 )
 from sim.kort.rules import card_beats
 
-ENGINE_FILES: tuple[str, ...] = tuple(m.__file__ for m in (fast, fast_state, fast_playout, fast_bits, config))
-"""The files whose code this module's functions compile in (and whose layout ``position_rows`` writes)."""
-
-config.drop_stale_cache(__file__, ENGINE_FILES)
-
 DEAL_STREAM = RNG_DEAL
 """``rng[DEAL_STREAM]``: the stream that deals redeals and later rounds."""
 SEAT_STREAMS = RNG_SEAT
@@ -141,7 +134,6 @@ SEAT_STREAMS = RNG_SEAT
 
 __all__ = [
     "DEAL_STREAM",
-    "ENGINE_FILES",
     "NUM_ACTIONS",
     "SEAT_STREAMS",
     "agent_seed",
@@ -446,7 +438,7 @@ def own_hand(cards: np.ndarray, seat: int) -> np.uint64:
 @njit(**config.INLINED_KERNEL)
 def card_count(cards: np.ndarray, seat: int) -> int:
     """How many cards ``seat`` holds (public)."""
-    return fast_bits.popcount(cards[C_HAND + seat])
+    return popcount(cards[C_HAND + seat])
 
 
 @njit(**config.INLINED_KERNEL)

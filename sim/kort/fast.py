@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
+from sim import config
 from sim.fast_bits import (
     CRC_START,
     U64,
@@ -29,7 +29,6 @@ from sim.fast_bits import (
     popcount,
     write_choices,
 )
-from sim.kort import fast_state
 from sim.kort.encoding import (
     AUTOMATIC_BASE,
     BAVAN_NO,
@@ -112,9 +111,6 @@ from sim.kort.fast_state import (
     trop_code,
     write_round_record,
 )
-
-# Kernels here inline the helpers of these files: drop this module's numba cache when one of them changes.
-config.drop_stale_cache(__file__, [fast_state.__file__, fast_bits.__file__, config.__file__])
 
 ALL_TRUMPS, SAR_FEWER_THAN_3, SAR_5_TRICKS, CHOOSE = (int(case) for case in TrumpLead)
 ORDINARY, KORT, AT_KORT, BAVAN_MADE, BAVAN_FAILED, TROP_FAILED = (int(result) for result in Result)

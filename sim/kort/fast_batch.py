@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import config, fast_bits, tensor_layout
+from sim import config
 from sim.fast_bits import mark_cards, popcount
-from sim.kort import fast, fast_playout, fast_state, tensor
 from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
 from sim.kort.fast import apply_action, is_legal, legal_actions
 from sim.kort.fast_playout import copy_round_record
@@ -64,11 +63,6 @@ from sim.kort.tensor import (
     O_TRUMP_13,
     O_WINS,
 )
-
-# Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
-# modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_playout, fast_state, tensor, tensor_layout,
-                                                        fast_bits, config)])
 
 
 @njit(**config.STEP_KERNEL)

@@ -1,0 +1,150 @@
+"""The compiled-code cache: one folder per source fingerprint, so compiled code never outlives its source."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from experiments.cli import main
+from sim import compile_cache, config
+from sim.compile_cache import source_key, writable_folder
+
+
+def _tree(root: Path) -> Path:
+    for name, text in {"sim/a.py": "A = 1\n", "agents/deep/b.py": "B = 2\n", "tests/t.py": "T = 3\n",
+                       "sim/__pycache__/stray.py": "S = 4\n"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_key_follows_every_source_file_under_sim_and_agents_and_nothing_else(tmp_path):
+    root = _tree(tmp_path / "tree")
+    key = source_key(root)
+    for name in ("tests/t.py", "sim/__pycache__/stray.py"):
+        (root / name).write_text("changed = True\n")
+        assert source_key(root) == key, name
+    for name in ("sim/a.py", "agents/deep/b.py"):
+        (root / name).write_text((root / name).read_text() + "# edited\n")
+        assert source_key(root) != key, name
+        key = source_key(root)
+    (root / "sim" / "new.py").write_text("")
+    assert source_key(root) != key
+
+
+def test_a_new_key_gets_a_fresh_folder_and_removes_the_older_ones_of_its_tree_only(tmp_path):
+    base = tmp_path / "cache"
+    one, other = _tree(tmp_path / "one"), _tree(tmp_path / "other")
+    first, neighbour = writable_folder([base], one), writable_folder([base], other)
+    (first.path / "kernel.nbi").write_text("old machine code")
+    (one / "sim" / "a.py").write_text("A = 2\n")
+    second = writable_folder([base], one)
+    assert second.tree == first.tree and second.key != first.key
+    assert second.path.is_dir() and not any(second.path.iterdir())
+    assert not first.path.exists()
+    assert neighbour.path.is_dir()  # another clone's code is left alone
+
+
+def test_an_unwritable_base_falls_back_to_the_next_and_none_means_no_cache(tmp_path):
+    root = _tree(tmp_path / "tree")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    chosen = writable_folder([blocked / "cache", tmp_path / "fallback"], root)
+    assert chosen is not None and chosen.base == tmp_path / "fallback" and chosen.path.is_dir()
+    assert writable_folder([blocked / "cache"], root) is None
+
+
+def test_the_cache_base_is_moved_by_its_environment_variable(monkeypatch, tmp_path):
+    monkeypatch.setenv(compile_cache.BASE_ENV, str(tmp_path / "mine"))
+    assert compile_cache.default_base() == tmp_path / "mine"
+    monkeypatch.delenv(compile_cache.BASE_ENV)
+    assert compile_cache.default_base().name == "knorri-sim"
+
+
+def test_this_process_compiles_into_the_current_key_folder():
+    import numba
+
+    assert config.CACHE is not None and config.KERNEL["cache"]
+    assert config.CACHE.key == source_key(compile_cache.SOURCE_ROOT)
+    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(config.CACHE.path)
+    from sim.knockout_whist import fast
+
+    assert Path(fast.choices._cache._cache_path).is_relative_to(config.CACHE.path)
+
+
+# A scratch copy of the packages: print the compiled exchange decision's special id, the constant Python
+# sees, whether the kernel was cached before and after the call, and the cache folder.
+PROBE = """
+import json
+from sim import compile_cache, config
+from sim.knockout_whist import encoding, fast, fast_state
+from sim.knockout_whist.compiled import new_position
+cached_before = compile_cache.kernels_cached(["sim.knockout_whist.fast"])
+cards, ints, _, _ = new_position()
+ints[fast_state.I_PHASE] = fast_state.P_EXCHANGE
+print(json.dumps({"compiled": int(fast.choices(cards, ints)[1]), "python": encoding.END_EXCHANGE,
+                  "before": cached_before, "after": compile_cache.kernels_cached(["sim.knockout_whist.fast"]),
+                  "folder": str(config.CACHE.path)}))
+"""
+
+
+def _probe(tree: Path, base: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), compile_cache.BASE_ENV: str(base)}
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_compiled_code_follows_an_edited_constant_in_a_file_the_kernel_only_imports(tmp_path):
+    tree = tmp_path / "tree"
+    for package in compile_cache.SOURCE_PACKAGES:
+        shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "cache"
+    first = _probe(tree, base)
+    assert (first["compiled"], first["python"], first["before"], first["after"]) == (58, 58, False, True)
+    assert _probe(tree, base)["before"]  # unchanged sources: the second process loads the machine code
+    encoding = tree / "sim" / "knockout_whist" / "encoding.py"
+    encoding.write_text(encoding.read_text().replace("END_EXCHANGE = 58", "END_EXCHANGE = 57"))
+    second = _probe(tree, base)
+    assert (second["compiled"], second["python"], second["before"]) == (57, 57, False)
+    assert second["folder"] != first["folder"] and not Path(first["folder"]).exists()
+
+
+@pytest.fixture
+def scratch_cache(monkeypatch, tmp_path):
+    """The CLI pointed at a scratch cache folder (the real one stays untouched), with two stale trees' code."""
+    folder = writable_folder([tmp_path / "base"])
+    (folder.path / "sub").mkdir()
+    (folder.path / "sub" / "k.nbi").write_bytes(b"x" * 1000)
+    (folder.base / "other-clone" / "key").mkdir(parents=True)
+    monkeypatch.setattr(config, "CACHE", folder)
+    return folder
+
+
+def test_cache_info_names_the_folder_key_kernels_and_size(scratch_cache, capsys):
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert str(scratch_cache.path) in out and scratch_cache.key in out
+    assert "1 compiled kernels" in out and "1 other source tree" in out
+
+
+def test_cache_clear_removes_this_trees_code_and_all_removes_every_trees(scratch_cache, capsys):
+    assert main(["cache", "clear"]) == 0
+    assert "1 folder," in capsys.readouterr().out
+    assert not scratch_cache.tree.exists() and (scratch_cache.base / "other-clone").exists()
+    assert main(["cache", "clear", "--all"]) == 0
+    assert not any(scratch_cache.base.iterdir())
+
+
+def test_cache_commands_say_so_when_nothing_is_cached(monkeypatch, capsys):
+    monkeypatch.setattr(config, "CACHE", None)
+    assert main(["cache", "info"]) == 0
+    assert "not cached" in capsys.readouterr().out

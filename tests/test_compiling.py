@@ -1,0 +1,79 @@
+"""A run compiles only what its lineups run, says so when the cache lacks it, and compiles it once."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+from experiments.runner import execute
+from experiments.runner.compiling import code_to_compile, compile_notice, lineup_code
+from experiments.runner.config import build_config, default_config, load_file
+from sim import compile_cache
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_the_default_run_compiles_only_its_search_agents_code():
+    config = build_config(load_file(default_config("knorri")))
+    assert lineup_code(config) == {"agents.fast_search": 33.0}
+
+
+def test_a_lineup_the_compiled_engine_plays_compiles_the_engine_and_python_agents_nothing():
+    compiled = build_config({"seats": 4, "agents": ["random", "greedy"] * 2, "hands": 8})
+    assert list(lineup_code(compiled)) == ["sim.knorri.fast_playout"]
+    assert lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3})) == {}
+    kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
+    assert lineup_code(kort) == {"sim.kort.fast_playout": 7.5}
+
+
+def test_the_notice_gives_the_measured_seconds_and_nothing_cached_means_nothing_said(monkeypatch):
+    assert compile_notice({"a": 30.2, "b": 12.5}) == "compiling the engine (first use, about 43 s)"
+    assert compile_notice({}) is None
+    config = build_config({"seats": 4, "agents": ["random"], "hands": 4})
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: True)
+    assert code_to_compile(config) == {}
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
+    assert code_to_compile(config) == lineup_code(config)
+    assert code_to_compile(dataclasses.replace(config, scheduler="tcp://127.0.0.1:8786")) == {}
+
+
+def test_compiling_first_plays_the_first_chunk_here_and_the_rest_on_the_workers(monkeypatch):
+    handed_to_workers = []
+
+    class Pool:
+        def __init__(self, **options):
+            pass
+
+        def __call__(self, calls):
+            calls = list(calls)
+            handed_to_workers.extend(args[0] for _, args, _ in calls)
+            return [function(*args) for function, args, _ in calls]
+
+    monkeypatch.setattr("joblib.Parallel", Pool)
+    monkeypatch.setattr(execute, "run_chunk", lambda task: f"played {task}")
+    workers = execute.LocalWorkers(2)
+    assert list(workers.results([1, 2, 3], compile_first=True)) == ["played 1", "played 2", "played 3"]
+    assert handed_to_workers == [2, 3]
+    handed_to_workers.clear()
+    assert list(workers.results([1, 2, 3])) == ["played 1", "played 2", "played 3"]
+    assert handed_to_workers == [1, 2, 3]
+
+
+def test_a_first_run_says_it_compiles_and_a_second_does_not(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]),
+           compile_cache.BASE_ENV: str(tmp_path / "cache")}
+    notices = []
+    for out in ("first", "second"):
+        done = subprocess.run(
+            [sys.executable, "-m", "experiments.cli", "run", "--seats", "3", "--agents",
+             "runner_fixtures.compiled:CompiledLowest;random;random", "--hands", "6", "--workers", "2",
+             "--no-progress", "--out", str(tmp_path / out)],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        notices.append(done.stderr)
+    assert notices == ["compiling the engine (first use, about 1 s)\n", ""]
