@@ -30,6 +30,7 @@ from experiments.runner.config import (
     split_agent_specs,
 )
 from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
+from experiments.runner.plan import check_lineups
 from experiments.runner.summary import format_summary, summarise
 from sim import games
 
@@ -57,8 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "a comma piece of the form key=value belongs to the spec before it, "
                              "so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
     parser.add_argument("--assign", choices=ASSIGN_MODES,
-                        help="seat the lineup as given, in every rotation, or in every permutation, "
-                             "each on the same deals (duplicate deals)")
+                        help="seat the lineup as given, in every rotation, in every permutation, or (balanced) "
+                             "read it as a pool of agents, any number, and seat every ordering of them one per "
+                             "seat (team), wrapping round when there are more seats than agents; each on the "
+                             "same deals (duplicate deals)")
     parser.add_argument("--hands", type=int, metavar="H", help="hands per table, or games for Knockout Whist, "
                         "matches for Kort (rounded up to whole duplicate sets)")
     parser.add_argument("--matches", type=int, metavar="M",
@@ -140,7 +143,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     if args.scheduler is not None:
         raw["scheduler"] = args.scheduler
     config = build_config(raw, where)
-    _check_lineups(config)
+    check_lineups(config)
     return config
 
 
@@ -153,13 +156,6 @@ def _option_settings(settings: list[str]) -> dict[str, str]:
             raise ConfigError(f"--option is written name=value, not {setting!r}")
         parsed[name.strip()] = value.strip()
     return parsed
-
-
-def _check_lineups(config: RunConfig) -> None:
-    """Every table's lineup makes agents of the config's game (one line naming what is wrong)."""
-    check_lineup = games.adapter(config.game).check_lineup
-    for table in config.tables:
-        check_lineup(table.seats, table.agents, config.options)
 
 
 def _check_new_folder(out: Path, config: RunConfig) -> None:
@@ -200,5 +196,5 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]
     config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
     if config.run_id() != manifest.get("run_id"):
         raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")
-    _check_lineups(config)
+    check_lineups(config)
     return config, out, manifest
