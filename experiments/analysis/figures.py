@@ -276,3 +276,25 @@ def ratings_figure(ratings: pd.DataFrame, row: str = "row") -> Figure:
         ax.text(0.5, 0.5, "no two different agents met at a table", ha="center", va="center",
                 transform=ax.transAxes, fontsize=FONT["label"])
     return figure
+
+
+def league_ratings_figure(ratings: dict[int, pd.DataFrame], title: str) -> Figure:
+    """A league's ratings: each agent's mu with its mu ± 2 sigma interval, one band of rows per seat count."""
+    agents = sorted({name for frame in ratings.values() for name in frame["agent"]})
+    colours = agent_colours(agents)
+    figure, (ax,) = new_figure(9, max(3.0, 0.45 * sum(len(f) + 1 for f in ratings.values()) + 1.5))
+    ticks, labels, y = [], [], 0.0
+    for seats in sorted(ratings, reverse=True):
+        rated = ratings[seats].dropna(subset=["rating"]).sort_values("rating")
+        for entry in rated.itertuples():
+            ax.errorbar([entry.rating], [y], xerr=[[entry.rating - entry.low], [entry.high - entry.rating]],
+                        fmt="o", color=colours[entry.agent], capsize=4, markersize=7)
+            ticks.append(y)
+            labels.append(f"{seats} seats: {entry.agent}")
+            y += 1
+        y += 1  # a gap between seat counts
+    ax.set_yticks(ticks, labels, fontsize=FONT["tick"])
+    ax.set_xlabel(RATING_AXIS, fontsize=FONT["label"])
+    ax.set_title(title, fontsize=FONT["title"])
+    ax.grid(axis="x", alpha=0.3)
+    return figure

@@ -27,6 +27,7 @@ from experiments.runner.config import (
     from_json,
     game_adapter,
     load_file,
+    option_settings,
     split_agent_specs,
 )
 from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
@@ -122,7 +123,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw = load_file(default_config(args.game or games.DEFAULT_GAME))
     where = f"config {args.config!r} with options" if args.config else "options"
     if "options" in given:
-        given["options"] = {**(raw.get("options") or {}), **_option_settings(given["options"])}
+        given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
     if "seats" in given or "agents" in given:
         raw.pop("tables", None)
     if "hands" in given:
@@ -145,17 +146,6 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     config = build_config(raw, where)
     check_lineups(config)
     return config
-
-
-def _option_settings(settings: list[str]) -> dict[str, str]:
-    """``--option name=value`` settings as a mapping (the game's adapter checks names and values)."""
-    parsed = {}
-    for setting in settings:
-        name, sep, value = setting.partition("=")
-        if not sep or not name.strip():
-            raise ConfigError(f"--option is written name=value, not {setting!r}")
-        parsed[name.strip()] = value.strip()
-    return parsed
 
 
 def _check_new_folder(out: Path, config: RunConfig) -> None:

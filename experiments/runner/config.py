@@ -107,6 +107,17 @@ def split_agent_specs(text: str) -> list[str]:
     return specs
 
 
+def option_settings(settings: list[str]) -> dict[str, str]:
+    """``--option name=value`` settings as a mapping (the game's adapter checks names and values)."""
+    parsed = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"--option is written name=value, not {setting!r}")
+        parsed[name.strip()] = value.strip()
+    return parsed
+
+
 def default_config(game: str) -> Path:
     """The experiment a game runs with no ``--config``: ``default.toml`` for Knorri, ``<game>.toml`` otherwise."""
     if game == games.DEFAULT_GAME:
