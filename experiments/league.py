@@ -133,9 +133,11 @@ def read_finishing_orders(folder: Path, game: str) -> tuple[list[str], np.ndarra
     return agent_names, codes, data.column("deal_group").to_numpy().astype(np.int64), places
 
 
-def place_shares(agent_names: list[str], codes: np.ndarray, places: np.ndarray) -> pd.DataFrame:
-    """Each agent's share of its seat-rows at each finishing place (a row per agent; each sums to 1)."""
-    width = places.shape[1]
+def place_shares(agent_names: list[str], codes: np.ndarray, places: np.ndarray, width: int) -> pd.DataFrame:
+    """Each agent's share of its seat-rows at each finishing place 1 to ``width`` (a row per agent; each sums to 1).
+
+    ``width`` is the number of places there are: the seats, or the teams of a partnership game.
+    """
     rows = []
     for code, name in enumerate(agent_names):
         held = places[codes == code]
@@ -156,10 +158,11 @@ def results(folder: Path, game: str) -> SeatCountResult:
     manifest = storage.read_manifest(folder) or {}
     table = (manifest.get("tables") or [{}])[0]
     agent_names, codes, deal_group, places = read_finishing_orders(folder, game)
-    teams = np.tile(np.asarray(games.adapter(game).seat_teams(codes.shape[1])), (len(codes), 1))
+    seat_teams = np.asarray(games.adapter(game).seat_teams(codes.shape[1]))
+    teams = np.tile(seat_teams, (len(codes), 1))
     scores = sorted(summarise(folder, game), key=lambda row: -row.mean_score)
     return SeatCountResult(codes.shape[1], len(codes), len(np.unique(deal_group)), len(table.get("seatings", [])),
-                           scores, place_shares(agent_names, codes, places),
+                           scores, place_shares(agent_names, codes, places, int(seat_teams.max()) + 1),
                            ladder.rate_finishing_orders(agent_names, codes, teams, places))
 
 
