@@ -29,8 +29,22 @@ LEAGUE_FIGURE = "league_ratings.png"
 LEAGUE_SUMMARY = "league.md"
 
 
+DESIGN = ("The design: every ordering of the agents is dealt out one per seat (one per team in Kort), wrapping "
+          "round when there are more seats than agents, and every seating plays every deal (duplicate deals). "
+          "Each agent holds each seat equally often and sits at the table equally often: with 4 agents, the 24 "
+          "permutations at 4 seats, the 24 ordered choices of 3 at 3 seats, the 24 orderings with the first one "
+          "or two agents taking a second seat at 5 and 6 seats, and in Kort the 12 ordered pairs of teams, both "
+          "ways round. Each seat count is a run folder OUT/seats-N of the same dataset as knorri-sim run "
+          "(knorri-sim report reads it). Printed per seat count: mean score per seat-row with a 95% CI clustered "
+          "by deal, the share of each finishing place (Knorri: the order of going out, from the scores; Knockout "
+          "Whist: the game's placing; Kort: the team result), and openskill's Plackett-Luce rating of whole "
+          "finishing orders as mu ± 2 sigma; OUT/league_ratings.png draws the ratings, OUT/league.md keeps the "
+          "printout.")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``league``."""
+    """Options of ``league``; the design is explained below them in ``--help``."""
+    parser.epilog = DESIGN
     parser.add_argument("--game", metavar="|".join(games.GAMES), default=games.DEFAULT_GAME,
                         help="which game (default knorri)")
     parser.add_argument("--seats", metavar="N[,N…]",
