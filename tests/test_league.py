@@ -141,7 +141,7 @@ def test_knockout_whist_league_places_are_the_game_placing(tmp_path, capsys):
     assert "Knockout Whist, 2 seats: 6 seatings x 12 deals = 72 games" in capsys.readouterr().out
 
 
-def test_kort_league_rates_teams_from_the_match_result(tmp_path, capsys):
+def test_kort_league_rates_teams_from_the_match_result_and_report_reads_it(tmp_path, capsys):
     assert main(_league(tmp_path, "--game", "kort", "--agents", "random,greedy", "--deals", "10")) == 0
     result = league.results(tmp_path / "seats-4", "kort")
     assert result.seatings == 2 and list(result.places.columns) == ["agent", "1st", "2nd", "mean place"]
@@ -149,6 +149,8 @@ def test_kort_league_rates_teams_from_the_match_result(tmp_path, capsys):
     assert rated.loc["greedy", "rating"] > rated.loc["random", "rating"]
     assert (rated["rated"] == 20).all()
     assert "Kort, 4 seats: 2 seatings x 10 deals = 20 matches" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "seats-4"), "--out", str(tmp_path / "report")]) == 0
+    assert "balanced: greedy, random" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_a_tiny_league_with_loginf_plays_on_the_reference_path(tmp_path, capsys):
