@@ -157,3 +157,12 @@ def test_a_tiny_league_with_loginf_plays_on_the_reference_path(tmp_path, capsys)
     assert main(_league(tmp_path, "--seats", "3", "--agents", "random,loginf", "--deals", "2")) == 0
     result = league.results(tmp_path / "seats-3", "knorri")
     assert result.rows == 4 and {row.agent for row in result.scores} == {"random", "loginf"}
+
+
+@pytest.mark.parametrize("name", list(games.GAMES))
+def test_every_game_adapter_says_its_teams_and_how_a_row_gives_finishing_places(name):
+    adapter = games.adapter(name)
+    per_seat = {spec.name for spec in adapter.HAND_COLUMNS if spec.per_seat}
+    assert set(adapter.PLACE_COLUMNS) <= per_seat
+    teams = adapter.seat_teams(adapter.MAX_SEATS)
+    assert len(teams) == adapter.MAX_SEATS and set(teams) == set(range(max(teams) + 1))
