@@ -36,7 +36,11 @@ class ConfigError(UsageError):
 
 @dataclass(frozen=True)
 class TableConfig:
-    """One table of the experiment: a seat count, a lineup (a spec per seat) and how seats are assigned."""
+    """One table of the experiment: a seat count, a lineup (a spec per seat) and how seats are assigned.
+
+    With ``assign = "balanced"`` the lineup is a pool of different specs, any number of them, that
+    ``experiments.runner.plan.balanced_seatings`` seats (as ``knorri-sim league`` does).
+    """
 
     seats: int
     agents: tuple[str, ...]
