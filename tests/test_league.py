@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from experiments import league
+from experiments.analysis import ladder
 from experiments.cli import main
 from experiments.runner.config import TableConfig
 from experiments.runner.plan import arrangements, balanced_seatings
@@ -166,3 +167,22 @@ def test_every_game_adapter_says_its_teams_and_how_a_row_gives_finishing_places(
     assert set(adapter.PLACE_COLUMNS) <= per_seat
     teams = adapter.seat_teams(adapter.MAX_SEATS)
     assert len(teams) == adapter.MAX_SEATS and set(teams) == set(range(max(teams) + 1))
+
+
+def test_ratings_recover_known_strengths_when_some_agents_hold_two_seats():
+    rng = np.random.default_rng(1)
+    strength = np.array([4.0, 2.0, 1.0, 0.5])
+    seatings = [[int(code) for code in s] for s in balanced_seatings(("0", "1", "2", "3"), tuple(range(5)))]
+    agents, places = [], []
+    for _ in range(25):
+        for seating in seatings:
+            left, order = list(range(5)), []
+            while left:  # Plackett-Luce: the next seat to finish is drawn in proportion to its agent's strength
+                weights = strength[[seating[seat] for seat in left]]
+                order.append(left.pop(rng.choice(len(left), p=weights / weights.sum())))
+            agents.append(seating)
+            places.append([1 + order.index(seat) for seat in range(5)])
+    rated = ladder.rate_finishing_orders(list("wxyz"), np.array(agents), np.tile(np.arange(5), (600, 1)),
+                                         np.array(places))
+    assert rated["agent"].tolist() == ["w", "x", "y", "z"]
+    assert rated["low"].iloc[0] > rated["high"].iloc[-1] and (rated["rated"] == 600).all()

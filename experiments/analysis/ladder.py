@@ -17,9 +17,10 @@ tie. Rows are rated one after another in run order, from openskill's prior (mu 2
 25/3), with no drift between rows (``tau = 0``: an agent does not change while a run
 plays). An agent holding several teams of one row (more seats than agents) gets the sum of
 the updates its teams would get apart: to first order the update of its one strength, as
-the likelihood's gradient for a shared strength is the sum of its teams' gradients. The interval is mu ± 2 sigma, the model's own; it does not widen for
-duplicate deals, so compare it with the clustered score intervals beside it. A row whose
-teams are all one agent tells nothing and is skipped.
+the likelihood's gradient for a shared strength is the sum of its teams' gradients. The
+interval is mu ± 2 sigma, the model's own; it does not widen for duplicate deals, so compare
+it with the clustered score intervals beside it. A row whose teams are all one agent tells
+nothing and is skipped.
 """
 
 from __future__ import annotations
