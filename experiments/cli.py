@@ -21,6 +21,8 @@ COMMANDS = {
     "traj": "Print the conformance protocol's line for each seed.",
     "bench": "Measure hands/s and actions/s of random play on each engine, per core and on all cores.",
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
+    "league": "Play a pool of agents in a balanced design on duplicate deals at each seat count (one run each, "
+              "resumable); print mean scores, finishing places and openskill ratings, and draw the ratings.",
     "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
               "Knockout Whist: wins by seat, game length, dog's lives, agents).",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",

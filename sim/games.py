@@ -19,6 +19,13 @@ An adapter is a module with these names (``sim.knorri.simulate``,
 - ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;
 - ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options=...) -> ChunkColumns``:
   play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails;
+- ``seat_teams(n_seats) -> tuple[int, ...]``: the team (0, 1, ...) of each seat, every seat its own team in a
+  game without partners (Kort: seats 0 and 2 against 1 and 3); a balanced seating (``assign = balanced``) seats
+  one agent per team, and a rating rates teams;
+- ``PLACE_COLUMNS`` and ``finishing_places(columns) -> array``: the per-seat hand columns a row's finishing order
+  needs, and the places they give: ``columns`` maps each name to a ``[rows, seats]`` array, the answer is a
+  ``[rows, seats]`` int array, 1 for first, seats that finished together sharing the best of their places
+  (``places_from_values`` turns a per-seat "higher finished ahead" column into places);
 - optionally ``EXTRA_TABLES``: tables beside the hands table whose rows belong to one of its rows, any number
   each (Kort's rounds), as name -> ``ColumnSpec`` tuple; ``play_matches`` fills them in ``ChunkColumns.tables``
   (``extra_tables`` reads the names, ``{}`` for a game without any).
@@ -121,3 +128,12 @@ def nullable(values: np.ndarray, dtype: str) -> np.ndarray:
     """A masked array of ``dtype`` from floats with NaN for missing: the runner writes masked entries as nulls."""
     missing = np.isnan(values)
     return np.ma.array(np.where(missing, 0, values).astype(dtype), mask=missing)
+
+
+def places_from_values(values: np.ndarray) -> np.ndarray:
+    """Finishing places from a ``[rows, seats]`` array where higher finished ahead: 1 + the seats strictly higher.
+
+    Equal values share a place (the best of those they span), so the places of one row need not be 1..n.
+    """
+    values = np.asarray(values)
+    return 1 + (values[:, None, :] > values[:, :, None]).sum(axis=2)

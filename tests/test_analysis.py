@@ -1,4 +1,4 @@
-"""Analysis of a run: intervals, the Bradley-Terry fit, loading (and refusing) run folders, and the report."""
+"""Analysis of a run: intervals, the openskill ratings, loading (and refusing) run folders, and the report."""
 
 from __future__ import annotations
 
@@ -65,37 +65,56 @@ def test_proportion_with_independent_rows_is_plain_wilson():
     assert (low, high) == pytest.approx(stats.wilson_interval(0.3, 99), rel=1e-9)
 
 
-# ----- Bradley-Terry ----------------------------------------------------------------------------------
+# ----- openskill ratings ------------------------------------------------------------------------------
 
 
-def test_bradley_terry_two_agents_is_the_odds_ratio():
-    wins = np.array([[0.0, 75.0], [25.0, 0.0]])
-    log_strength = ladder.bradley_terry(wins, prior_games=0.0)
-    assert log_strength[0] - log_strength[1] == pytest.approx(math.log(3.0), abs=1e-8)
+def test_one_finishing_order_is_rated_exactly_as_openskill_rates_it():
+    model = ladder.rating_model()
+    expected = model.rate([[model.rating()] for _ in range(4)], ranks=[2, 1, 4, 2])
+    rated = ladder.rate_finishing_orders(["a", "b", "c", "d"], np.array([[0, 1, 2, 3]]), np.array([[0, 1, 2, 3]]),
+                                         np.array([[2, 1, 4, 2]])).set_index("agent")
+    for name, team in zip("abcd", expected, strict=True):
+        assert rated.loc[name, "rating"] == pytest.approx(team[0].mu)
+        assert rated.loc[name, "sigma"] == pytest.approx(team[0].sigma)
+        assert rated.loc[name, "high"] - rated.loc[name, "rating"] == pytest.approx(2 * team[0].sigma)
+    assert rated.loc["a", "rating"] == rated.loc["d", "rating"]  # a tie is a tie
 
 
-def test_bradley_terry_recovers_known_strengths():
+def test_an_agent_on_two_teams_of_a_row_gets_the_sum_of_both_updates():
+    model = ladder.rating_model()
+    first, copy, other = (model.rating() for _ in range(3))
+    after = model.rate([[first], [other], [copy]], ranks=[1, 2, 3])
+    rated = ladder.rate_finishing_orders(["a", "b"], np.array([[0, 1, 0]]), np.array([[0, 1, 2]]),
+                                         np.array([[1, 2, 3]])).set_index("agent")
+    assert rated.loc["a", "rating"] == pytest.approx(after[0][0].mu + after[2][0].mu - model.mu)
+    shrink = 2 - (after[0][0].sigma ** 2 + after[2][0].sigma ** 2) / model.sigma ** 2
+    assert rated.loc["a", "sigma"] == pytest.approx(model.sigma * math.sqrt(1 - shrink))
+    assert rated.loc["b", "rating"] == pytest.approx(after[1][0].mu)
+
+
+def test_ratings_recover_the_order_of_known_plackett_luce_strengths():
     rng = np.random.default_rng(5)
-    truth = np.array([0.0, 1.0, -0.5, 0.4])
-    wins = np.zeros((4, 4))
-    for a, b in itertools.combinations(range(4), 2):
-        chance = 1.0 / (1.0 + math.exp(truth[b] - truth[a]))
-        won = rng.binomial(20_000, chance)
-        wins[a, b], wins[b, a] = won, 20_000 - won
-    fitted = ladder.bradley_terry(wins)
-    assert fitted - fitted.mean() == pytest.approx(truth - truth.mean(), abs=0.03)
+    strength = np.array([4.0, 2.0, 1.0, 0.5])
+    agents, places = [], []
+    for _ in range(600):
+        seating = rng.permutation(4)[:3]
+        order = []
+        left = list(seating)
+        while left:  # Plackett-Luce: the next to finish is drawn in proportion to strength
+            weights = strength[left] / strength[left].sum()
+            order.append(left.pop(rng.choice(len(left), p=weights)))
+        agents.append(seating)
+        places.append([1 + order.index(code) for code in seating])
+    rated = ladder.rate_finishing_orders(["w", "x", "y", "z"], np.array(agents), np.tile(np.arange(3), (600, 1)),
+                                         np.array(places))
+    assert rated["agent"].tolist() == ["w", "x", "y", "z"]
+    assert rated["rated"].sum() == 600 * 3
 
 
-def test_a_perfect_record_still_gets_a_finite_rating():
-    fitted = ladder.bradley_terry(np.array([[0.0, 50.0], [0.0, 0.0]]))
-    assert np.all(np.isfinite(fitted)) and fitted[0] > fitted[1]
-
-
-def test_connected_agents_is_the_largest_linked_group():
-    wins = np.zeros((5, 5))
-    wins[0, 1] = wins[1, 2] = 3
-    wins[3, 4] = 1
-    assert ladder.connected_agents(wins).tolist() == [True, True, True, False, False]
+def test_rows_of_one_agent_only_or_one_team_are_not_rated():
+    rated = ladder.rate_finishing_orders(["a", "b"], np.array([[0, 0, 0], [0, 1, 0]]),
+                                         np.array([[0, 1, 2], [0, 0, 0]]), np.array([[1, 2, 3], [1, 1, 1]]))
+    assert rated["rated"].tolist() == [0, 0] and rated["rating"].isna().all()
 
 
 # ----- a real run -------------------------------------------------------------------------------------
@@ -142,10 +161,11 @@ def test_pairwise_games_match_a_brute_force_count(run):
         assert table.loc[(second, first), "win_share"] == pytest.approx(1 - np.mean(results))
 
 
-def test_ratings_put_random_at_zero_and_greedy_above_it(run):
-    rated = ladder.ratings(run, bootstrap=50).set_index("agent")
-    assert rated.loc["random", "rating"] == 0.0
-    assert rated.loc["greedy", "low"] > 0 and rated.loc["greedy", "rating"] <= rated.loc["greedy", "high"]
+def test_ratings_put_greedy_clearly_above_random(run):
+    rated = ladder.ratings(run).set_index("agent")
+    assert rated.loc["greedy", "low"] > rated.loc["random", "high"]
+    mixed = run.seats.groupby("hand")["agent"].nunique().gt(1).sum()
+    assert rated.loc["greedy", "rated"] == rated.loc["random", "rated"] == mixed
 
 
 # ----- refusing folders, and the command --------------------------------------------------------------
@@ -200,7 +220,7 @@ def test_report_command_writes_every_figure_and_the_summary(run_dir, tmp_path, c
         assert png.startswith(b"\x89PNG") and len(png) > 10_000
     summary = (out / "report.md").read_text()
     assert "all 480 hands sum to zero" in summary
-    assert "## Cut-offs" in summary and "## Bot ladder" in summary and "random = 0" in summary
+    assert "## Cut-offs" in summary and "## Bot ladder" in summary and "Plackett-Luce rating" in summary
 
 
 def test_report_command_refuses_a_bad_folder_in_one_line(tmp_path, capsys):

@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis.load import PHASE2_CAP
+from sim.games import plural
 
 SEAT_COLOURS = {3: "#1b6ca8", 4: "#e07b00", 5: "#2e8b57", 6: "#b03a48"}
 REASON_COLOURS = {"repeat": "#6a51a3", "cap": "#d94801"}
@@ -252,23 +253,48 @@ def pairwise_figure(pairwise: pd.DataFrame, agents: list[str], row: str = "hand"
     return figure
 
 
-def ratings_figure(ratings: pd.DataFrame) -> Figure:
-    """Each agent's Bradley-Terry rating on the Elo scale with its 95% bootstrap interval."""
+RATING_AXIS = "openskill Plackett-Luce rating: mu with mu ± 2 sigma (prior 25 ± 8.3)"
+
+
+def ratings_figure(ratings: pd.DataFrame, row: str = "row") -> Figure:
+    """Each agent's openskill Plackett-Luce rating (mu) with its mu ± 2 sigma interval."""
     rated = ratings.dropna(subset=["rating"]).sort_values("rating")
     figure, (ax,) = new_figure(9, max(3.0, 0.6 * len(rated) + 1.8))
     colours = agent_colours(ratings["agent"].tolist())
     positions = np.arange(len(rated))
-    for y, row in zip(positions, rated.itertuples(), strict=True):
-        lower, upper = max(0.0, row.rating - row.low), max(0.0, row.high - row.rating)
-        ax.errorbar([row.rating], [y], xerr=[[lower], [upper]], fmt="o", color=colours[row.agent], capsize=5,
-                    markersize=8, label=f"{row.agent}: {row.rating:+.0f} ({row.games:,} games)")
+    for y, entry in zip(positions, rated.itertuples(), strict=True):
+        ax.errorbar([entry.rating], [y], xerr=[[entry.rating - entry.low], [entry.high - entry.rating]], fmt="o",
+                    color=colours[entry.agent], capsize=5, markersize=8,
+                    label=f"{entry.agent}: {entry.rating:.1f} ± {entry.high - entry.rating:.1f} "
+                          f"({entry.rated:,} {plural(row)})")
     ax.set_yticks(positions, rated["agent"].tolist(), fontsize=FONT["label"])
-    zero = "random = 0" if "random" in rated["agent"].tolist() else "mean = 0"
-    ax.set_xlabel(f"Bradley-Terry rating (Elo points; {zero}; 95% bootstrap CI)", fontsize=FONT["label"])
-    ax.set_title("Bot ladder: ratings from who finished ahead of whom", fontsize=FONT["title"])
+    ax.set_xlabel(RATING_AXIS, fontsize=FONT["label"])
+    ax.set_title("Bot ladder: ratings from whole finishing orders", fontsize=FONT["title"])
     if len(rated):
         ax.legend(fontsize=FONT["tick"], loc="lower right")
     else:
         ax.text(0.5, 0.5, "no two different agents met at a table", ha="center", va="center",
                 transform=ax.transAxes, fontsize=FONT["label"])
+    return figure
+
+
+def league_ratings_figure(ratings: dict[int, pd.DataFrame], title: str) -> Figure:
+    """A league's ratings: each agent's mu with its mu ± 2 sigma interval, one band of rows per seat count."""
+    agents = sorted({name for frame in ratings.values() for name in frame["agent"]})
+    colours = agent_colours(agents)
+    figure, (ax,) = new_figure(9, max(3.0, 0.45 * sum(len(f) + 1 for f in ratings.values()) + 1.5))
+    ticks, labels, y = [], [], 0.0
+    for seats in sorted(ratings, reverse=True):
+        rated = ratings[seats].dropna(subset=["rating"]).sort_values("rating")
+        for entry in rated.itertuples():
+            ax.errorbar([entry.rating], [y], xerr=[[entry.rating - entry.low], [entry.high - entry.rating]],
+                        fmt="o", color=colours[entry.agent], capsize=4, markersize=7)
+            ticks.append(y)
+            labels.append(f"{seats} seats: {entry.agent}")
+            y += 1
+        y += 1  # a gap between seat counts
+    ax.set_yticks(ticks, labels, fontsize=FONT["tick"])
+    ax.set_xlabel(RATING_AXIS, fontsize=FONT["label"])
+    ax.set_title(title, fontsize=FONT["title"])
+    ax.grid(axis="x", alpha=0.3)
     return figure

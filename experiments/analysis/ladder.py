@@ -1,4 +1,4 @@
-"""The bot ladder: head-to-head results between agents and a Bradley-Terry rating for each.
+"""The bot ladder: head-to-head results between agents and a rating for each from whole finishing orders.
 
 Head to head: in every hand, every pair of seats held by two different agents
 is one game between them, won by the seat ranked higher by the run's
@@ -7,36 +7,39 @@ score, which ranks the seats by when they went out; for Knockout Whist it is
 ``beaten``, the seats that went out before this one: so this is "who finished
 ahead" in both games.
 
-Rating: the Bradley-Terry model says agent ``a`` finishes ahead of agent ``b``
-with probability ``p_a / (p_a + p_b)``. The strengths ``p`` are fitted by
-maximum likelihood with Hunter's MM iteration (Hunter 2004, "MM algorithms
-for generalized Bradley-Terry models"):
-
-    p_a <- W_a / sum_b N_ab / (p_a + p_b)
-
-where ``W_a`` is a's wins and ``N_ab`` the games between a and b. Every pair
-that met also gets one pseudo-game split half and half (a weak prior that
-keeps the fit finite when one agent never loses to another). The rating is on
-the Elo scale, ``400 log10 p``, with ``random`` at 0 when it played (else the
-mean at 0): 400 points mean 10:1 odds of finishing ahead. The 95% interval
-comes from a bootstrap over deal groups (Poisson weights), so duplicate deals
-are resampled whole.
+Rating: ``openskill``'s Plackett-Luce model (Weng and Lin 2011, "A Bayesian approximation
+method for online ranking"), which rates a whole finishing order at once rather than pairs
+of seats. Every row (a hand, a game, a match) is one ranked game between its teams: a seat
+is its own team unless the run's ``seats`` table has a ``team`` column (Kort's partners), a
+team is the different agents holding its seats, and its place is 1 + the seats that finished
+strictly ahead (``sim.games.places_from_values`` of ``rank_by``): seats that finished together
+tie. Rows are rated one after another in run order, from openskill's prior (mu 25, sigma
+25/3), with no drift between rows (``tau = 0``: an agent does not change while a run
+plays). An agent holding several teams of one row (more seats than agents) gets the sum of
+the updates its teams would get apart: to first order the update of its one strength, as
+the likelihood's gradient for a shared strength is the sum of its teams' gradients. The
+interval is mu ± 2 sigma, the model's own; it does not widen for duplicate deals, so compare
+it with the clustered score intervals beside it. A row whose teams are all one agent tells
+nothing and is skipped.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
+from openskill.models import PlackettLuce
 
 from experiments.analysis.stats import cluster_mean_ci
+from sim.games import places_from_values
 
-ANCHOR = "random"
-ELO_SCALE = 400.0 / math.log(10.0)
+INTERVAL_SIGMAS = 2.0  # the rating's interval: mu ± 2 sigma
+RATING_NAME = "openskill Plackett-Luce rating (mu ± 2 sigma)"
+RATING_COLUMNS = ["agent", "rated", "rating", "sigma", "low", "high"]
 
 
 class Run(Protocol):
@@ -104,124 +107,84 @@ def pairwise_results(run: Run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["agent", "opponent", "games", "win_share", "ci95"])
 
 
-def win_matrix(n_agents: int, a: np.ndarray, b: np.ndarray, a_wins: np.ndarray, games: np.ndarray,
-               weights: np.ndarray | None = None) -> np.ndarray:
-    """``W[x, y]``: (weighted) games agent x won against y, a tie counting half.
+def rating_model() -> PlackettLuce:
+    """openskill's Plackett-Luce model as the ladder uses it: the default prior, no drift between rows."""
+    return PlackettLuce(tau=0.0)
 
-    Row ``i`` says that ``a[i]`` won ``a_wins[i]`` of ``games[i]`` games against ``b[i]``.
+
+def rate_finishing_orders(agents: Sequence[str], agent: np.ndarray, team: np.ndarray,
+                          place: np.ndarray) -> pd.DataFrame:
+    """Each agent's openskill Plackett-Luce rating from rows of finishing orders, rated in row order.
+
+    ``agent``, ``team`` and ``place`` are ``[rows, seats]`` int arrays: the agent code (an index into
+    ``agents``; -1 for a seat the row does not have), the seat's team and its place (1 first; equal
+    places tie). Returns ``RATING_COLUMNS``: rows rated, mu, sigma and mu ± 2 sigma, best first.
     """
-    weights = np.ones(len(a)) if weights is None else weights
-    index = a * n_agents + b
-    won = np.bincount(index, weights=weights * a_wins, minlength=n_agents * n_agents)
-    lost = np.bincount(index, weights=weights * (games - a_wins), minlength=n_agents * n_agents)
-    return won.reshape(n_agents, n_agents) + lost.reshape(n_agents, n_agents).T
-
-
-def bradley_terry(wins: np.ndarray, prior_games: float = 1.0, iterations: int = 10_000,
-                  tolerance: float = 1e-10) -> np.ndarray:
-    """Bradley-Terry log-strengths (natural log, mean 0) from a win matrix, by Hunter's MM iteration.
-
-    ``wins[x, y]`` is how often x beat y. Each pair that met gets ``prior_games``
-    extra games split evenly. Agents must form one connected comparison graph
-    (see ``connected_agents``); strengths of agents that met nobody are NaN.
-    """
-    wins = np.asarray(wins, dtype=np.float64).copy()
-    games = wins + wins.T
-    met = games > 0
-    wins += np.where(met, prior_games / 2.0, 0.0)
-    games = wins + wins.T
-    played = met.any(axis=1)
-    if not played.any():
-        return np.full(len(wins), np.nan)
-    strength = np.where(played, 1.0, np.nan)
-    total_wins = wins.sum(axis=1)
-    for _ in range(iterations):
-        p = np.where(played, strength, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pair = np.where(met, games / (p[:, None] + p[None, :]), 0.0)
-            updated = np.where(played, total_wins / pair.sum(axis=1), np.nan)
-        updated /= math.exp(np.nanmean(np.log(updated)))
-        change = np.nanmax(np.abs(np.log(updated) - np.log(strength)))
-        strength = updated
-        if change < tolerance:
-            break
-    return np.log(strength)
-
-
-def connected_agents(wins: np.ndarray) -> np.ndarray:
-    """The largest set of agents linked by games (directly or through others): a bool mask."""
-    games = (wins + wins.T) > 0
-    n = len(games)
-    seen = np.zeros(n, dtype=bool)
-    best = np.zeros(n, dtype=bool)
-    for start in range(n):
-        if seen[start] or not games[start].any():
-            continue
-        component = np.zeros(n, dtype=bool)
-        frontier = [start]
-        component[start] = True
-        while frontier:
-            node = frontier.pop()
-            for other in np.flatnonzero(games[node] & ~component):
-                component[other] = True
-                frontier.append(int(other))
-        seen |= component
-        if component.sum() > best.sum():
-            best = component
-    return best
-
-
-def ratings(run: Run, bootstrap: int = 200, seed: int = 0) -> pd.DataFrame:
-    """Each agent's Bradley-Terry rating (Elo scale) with a 95% bootstrap interval over deal groups.
-
-    Agents outside the largest group that played each other, or that met no
-    other agent, get no rating (NaN) and are listed with ``games`` 0 or their count.
-    """
-    return run.memo(f"ratings-{bootstrap}-{seed}", lambda: _ratings(run, bootstrap, seed))
-
-
-def _ratings(run: Run, bootstrap: int, seed: int) -> pd.DataFrame:
-    agents, a, b, result, cluster = run.memo("pair_games", lambda: pair_games(run))
+    model = rating_model()
     n = len(agents)
-    columns = ["agent", "games", "rating", "low", "high"]
-    if n < 2 or len(a) == 0:
-        return pd.DataFrame([{"agent": name, "games": 0, "rating": math.nan, "low": math.nan, "high": math.nan}
-                             for name in agents], columns=columns)
-    # One row per (deal group, pair of agents): the bootstrap reweights deal groups, never single games.
-    key = (cluster * n + a) * n + b
-    unique, row = np.unique(key, return_inverse=True)
-    a_wins = np.bincount(row, weights=result)
-    games = np.bincount(row).astype(np.float64)
-    a, b, cluster = (unique // n) % n, unique % n, unique // (n * n)
-    wins = win_matrix(n, a, b, a_wins, games)
-    keep = connected_agents(wins)
-    anchor = agents.index(ANCHOR) if ANCHOR in agents and keep[agents.index(ANCHOR)] else None
-
-    def fit(matrix: np.ndarray) -> np.ndarray:
-        sub = matrix[np.ix_(keep, keep)]
-        log_strength = np.full(n, np.nan)
-        log_strength[keep] = bradley_terry(sub)
-        zero = log_strength[anchor] if anchor is not None else np.nanmean(log_strength)
-        return ELO_SCALE * (log_strength - zero)
-
-    point = fit(wins)
-    rng = np.random.default_rng(seed)
-    _, dense = np.unique(cluster, return_inverse=True)
-    draws = np.empty((bootstrap, n))
-    for k in range(bootstrap):
-        weights = rng.poisson(1.0, dense.max() + 1)[dense].astype(np.float64)
-        draws[k] = fit(win_matrix(n, a, b, a_wins, games, weights))
-    low, high = np.full(n, np.nan), np.full(n, np.nan)
-    for agent in range(n):
-        finite = draws[:, agent][np.isfinite(draws[:, agent])]
-        if len(finite):
-            low[agent], high[agent] = np.percentile(finite, [2.5, 97.5])
-    played = np.bincount(a, weights=games, minlength=n) + np.bincount(b, weights=games, minlength=n)
-    frame = pd.DataFrame({"agent": agents, "games": played.astype(np.int64), "rating": point, "low": low, "high": high},
-                         columns=columns)
+    mu = np.full(n, model.mu)
+    sigma = np.full(n, model.sigma)
+    rated = np.zeros(n, dtype=np.int64)
+    for codes, teams, places in zip(np.asarray(agent).tolist(), np.asarray(team).tolist(),
+                                    np.asarray(place).tolist(), strict=True):
+        members: dict[int, list[int]] = {}
+        rank: dict[int, int] = {}
+        for code, side, at in zip(codes, teams, places, strict=True):
+            if code < 0:
+                continue
+            if code not in members.setdefault(side, []):
+                members[side].append(code)
+            rank[side] = min(rank.get(side, at), at)
+        present = {code for codes_of_team in members.values() for code in codes_of_team}
+        if len(members) < 2 or len(present) < 2:
+            continue  # one team, or one agent against itself: nothing to learn
+        sides = sorted(members)
+        _rate_row(model, mu, sigma, [members[side] for side in sides], [rank[side] for side in sides])
+        rated[list(present)] += 1
+    frame = pd.DataFrame({"agent": list(agents), "rated": rated, "rating": mu, "sigma": sigma,
+                          "low": mu - INTERVAL_SIGMAS * sigma, "high": mu + INTERVAL_SIGMAS * sigma},
+                         columns=RATING_COLUMNS)
+    unrated = frame["rated"] == 0
+    frame.loc[unrated, ["rating", "sigma", "low", "high"]] = math.nan
     return frame.sort_values("rating", ascending=False, ignore_index=True, na_position="last")
 
 
-def predicted_share(rating_a: float, rating_b: float) -> float:
-    """The Bradley-Terry chance that an agent rated ``rating_a`` finishes ahead of one rated ``rating_b``."""
-    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
+def _rate_row(model: PlackettLuce, mu: np.ndarray, sigma: np.ndarray, teams: list[list[int]],
+              ranks: list[int]) -> None:
+    """One ranked row: openskill's update of every team, an agent on several teams getting their sum."""
+    before = [[model.rating(mu=float(mu[code]), sigma=float(sigma[code])) for code in members] for members in teams]
+    after = model.rate(before, ranks=ranks)
+    shift: dict[int, float] = {}
+    shrink: dict[int, float] = {}
+    for members, new_team in zip(teams, after, strict=True):
+        for code, new in zip(members, new_team, strict=True):
+            shift[code] = shift.get(code, 0.0) + new.mu - mu[code]
+            shrink[code] = shrink.get(code, 0.0) + 1.0 - (new.sigma / sigma[code]) ** 2
+    for code, delta in shift.items():
+        mu[code] += delta
+        sigma[code] *= math.sqrt(max(1.0 - shrink[code], model.kappa))
+
+
+def ratings(run: Run) -> pd.DataFrame:
+    """Each agent's openskill Plackett-Luce rating over the run's rows (``rate_finishing_orders``).
+
+    Seats are ranked by ``run.rank_by`` (higher finished ahead); a ``team`` column of ``run.seats``,
+    if there is one, groups partners into one team.
+    """
+    return run.memo("ratings", lambda: _ratings(run))
+
+
+def _ratings(run: Run) -> pd.DataFrame:
+    seats = run.seats
+    code = {name: i for i, name in enumerate(run.agents)}
+    width = int(seats["seat"].max()) + 1 if len(seats) else 0
+    rows = int(seats[run.row].max()) + 1 if len(seats) else 0
+    agent = np.full((rows, width), -1, dtype=np.int64)
+    value = np.full((rows, width), -np.inf)
+    team = np.tile(np.arange(width), (rows, 1))
+    row, seat = seats[run.row].to_numpy(), seats["seat"].to_numpy()
+    agent[row, seat] = seats["agent"].map(code).astype(np.int64).to_numpy()
+    value[row, seat] = seats[run.rank_by].to_numpy()
+    if "team" in seats.columns:
+        team[row, seat] = seats["team"].to_numpy()
+    return rate_finishing_orders(run.agents, agent, team, places_from_values(value))

@@ -110,11 +110,17 @@ def lineup_label(agents: list[str] | tuple[str, ...]) -> str:
     return " + ".join(name if count == 1 else f"{name}×{count}" for name, count in sorted(counts.items()))
 
 
+def balanced_label(pool: list[str] | tuple[str, ...]) -> str:
+    """A balanced table's pool of agents (``assign = balanced``, as a league seats them): ``balanced: a, b, c``."""
+    return "balanced: " + ", ".join(sorted(pool))
+
+
 def lineup_table(manifest: dict[str, Any]) -> pd.DataFrame:
     """One row per table of the run's config: its index, seat count, lineup and a short label."""
     rows = []
     for index, table in enumerate(manifest["config"]["tables"]):
-        lineup = lineup_label(table["agents"])
+        lineup = (lineup_label(table["agents"]) if table.get("assign") != "balanced"
+                  else balanced_label(table["agents"]))
         rows.append({"table": index, "seats": int(table["seats"]), "lineup": lineup,
                      "label": f"{table['seats']} seats: {lineup}", "assign": table.get("assign", "fixed")})
     return pd.DataFrame(rows)

@@ -17,6 +17,10 @@ from matplotlib.figure import Figure
 
 from experiments.analysis import figures, ladder, stats
 from experiments.analysis.load import CUTOFF_REASONS, PHASE2_CAP, Run
+from sim.games import plural
+
+RATING_SENTENCE = ("openskill Plackett-Luce rating from whole finishing orders (prior 25 ± 8.3; "
+                   "the interval is mu ± 2 sigma, not widened for duplicate deals)")
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,8 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda run: figures.ladder_means_figure(stats.agent_scores(run, per_table=True))),
     FigureSpec("pairwise", "Head to head: how often each agent finished ahead of each other",
                lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents)),
-    FigureSpec("ratings", "Bradley-Terry ratings (Elo scale) with 95% bootstrap CIs",
-               lambda run: figures.ratings_figure(ladder.ratings(run))),
+    FigureSpec("ratings", "openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma",
+               lambda run: figures.ratings_figure(ladder.ratings(run), run.row)),
 )
 
 
@@ -90,12 +94,22 @@ def head_to_head_shares(pairwise: pd.DataFrame) -> list[str]:
     return [f"{100 * w:.1f}% ± {100 * c:.1f}" for w, c in zip(pairwise["win_share"], pairwise["ci95"], strict=True)]
 
 
-def ratings_table(rated: pd.DataFrame) -> pd.DataFrame:
-    """Bradley-Terry ratings as the summaries show them: agent, games, signed rating and its 95% interval."""
-    shown = rated.assign(rating=[_signed(r, 0) for r in rated["rating"]],
-                         **{"95% CI": [f"{lo:+.0f} to {hi:+.0f}" for lo, hi in zip(rated["low"], rated["high"],
-                                                                                    strict=True)]})
-    return shown[["agent", "games", "rating", "95% CI"]]
+def ratings_table(rated: pd.DataFrame, row: str = "row") -> pd.DataFrame:
+    """openskill ratings as the summaries show them: agent, rows rated, mu ± 2 sigma and the interval."""
+    shown = rated.assign(**{
+        f"rated {plural(row)}": rated["rated"],
+        "rating (mu ± 2 sigma)": [_rating_text(mu, sd) for mu, sd in zip(rated["rating"], rated["sigma"],
+                                                                         strict=True)],
+        "interval": [_interval_text(lo, hi) for lo, hi in zip(rated["low"], rated["high"], strict=True)]})
+    return shown[["agent", f"rated {plural(row)}", "rating (mu ± 2 sigma)", "interval"]]
+
+
+def _rating_text(mu: float, sigma: float) -> str:
+    return "n/a" if math.isnan(mu) else f"{mu:.2f} ± {ladder.INTERVAL_SIGMAS * sigma:.2f}"
+
+
+def _interval_text(low: float, high: float) -> str:
+    return "n/a" if math.isnan(low) else f"{low:.2f} to {high:.2f}"
 
 
 def summary_markdown(run: Run) -> str:
@@ -123,8 +137,8 @@ def summary_markdown(run: Run) -> str:
         shown = pairwise.assign(**{"finished ahead": head_to_head_shares(pairwise)})
         lines += ["Head to head (seat pairs of two different agents in one hand; a tie counts half):", "",
                   markdown_table(shown[["agent", "opponent", "games", "finished ahead"]]), ""]
-        lines += ["Bradley-Terry rating (Elo scale, random = 0 when it played):", "",
-                  markdown_table(ratings_table(ladder.ratings(run))), ""]
+        lines += [f"{RATING_SENTENCE} (each hand's order of going out):", "",
+                  markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]
     else:
         lines += ["No two different agents met at a table: no head-to-head results or ratings.", ""]
     return "\n".join(lines + figure_lines(FIGURES)) + "\n"
@@ -178,10 +192,6 @@ def percent_interval(share: float, low: float, high: float) -> str:
     if math.isnan(share):
         return "n/a"
     return f"{100 * share:.2f} ({100 * low:.2f}–{100 * high:.2f})"
-
-
-def _signed(value: float, digits: int) -> str:
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
 
 
 def markdown_table(frame: pd.DataFrame) -> str:

@@ -28,9 +28,11 @@ from experiments.runner.config import (
     from_json,
     game_adapter,
     load_file,
+    option_settings,
     split_agent_specs,
 )
 from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
+from experiments.runner.plan import check_lineups
 from experiments.runner.summary import format_summary, summarise
 from sim import games
 
@@ -58,8 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "a comma piece of the form key=value belongs to the spec before it, "
                              "so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
     parser.add_argument("--assign", choices=ASSIGN_MODES,
-                        help="seat the lineup as given, in every rotation, or in every permutation, "
-                             "each on the same deals (duplicate deals)")
+                        help="seat the lineup as given, in every rotation, in every permutation, or (balanced) "
+                             "read it as a pool of agents, any number, and seat every ordering of them one per "
+                             "seat (team), wrapping round when there are more seats than agents; each on the "
+                             "same deals (duplicate deals)")
     parser.add_argument("--hands", type=int, metavar="H", help="hands per table, or games for Knockout Whist, "
                         "matches for Kort (rounded up to whole duplicate sets)")
     parser.add_argument("--matches", type=int, metavar="M",
@@ -125,7 +129,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw = load_file(default_config(args.game or games.DEFAULT_GAME))
     where = f"config {args.config!r} with options" if args.config else "options"
     if "options" in given:
-        given["options"] = {**(raw.get("options") or {}), **_option_settings(given["options"])}
+        given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
     if "seats" in given or "agents" in given:
         raw.pop("tables", None)
     if "hands" in given:
@@ -146,26 +150,8 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     if args.scheduler is not None:
         raw["scheduler"] = args.scheduler
     config = build_config(raw, where)
-    _check_lineups(config)
+    check_lineups(config)
     return config
-
-
-def _option_settings(settings: list[str]) -> dict[str, str]:
-    """``--option name=value`` settings as a mapping (the game's adapter checks names and values)."""
-    parsed = {}
-    for setting in settings:
-        name, sep, value = setting.partition("=")
-        if not sep or not name.strip():
-            raise ConfigError(f"--option is written name=value, not {setting!r}")
-        parsed[name.strip()] = value.strip()
-    return parsed
-
-
-def _check_lineups(config: RunConfig) -> None:
-    """Every table's lineup makes agents of the config's game (one line naming what is wrong)."""
-    check_lineup = games.adapter(config.game).check_lineup
-    for table in config.tables:
-        check_lineup(table.seats, table.agents, config.options)
 
 
 def _check_new_folder(out: Path, config: RunConfig) -> None:
@@ -206,5 +192,5 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]
     config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
     if config.run_id() != manifest.get("run_id"):
         raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")
-    _check_lineups(config)
+    check_lineups(config)
     return config, out, manifest

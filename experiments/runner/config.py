@@ -19,7 +19,7 @@ from experiments.cli import UsageError
 from sim import games
 from sim.errors import GameInputError
 
-ASSIGN_MODES = ("fixed", "rotate", "permute")
+ASSIGN_MODES = ("fixed", "rotate", "permute", "balanced")
 MATCH_HANDS = (1, 3, 5)  # the most any game allows; each game's adapter says which it takes
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
@@ -36,7 +36,11 @@ class ConfigError(UsageError):
 
 @dataclass(frozen=True)
 class TableConfig:
-    """One table of the experiment: a seat count, a lineup (a spec per seat) and how seats are assigned."""
+    """One table of the experiment: a seat count, a lineup (a spec per seat) and how seats are assigned.
+
+    With ``assign = "balanced"`` the lineup is a pool of different specs, any number of them, that
+    ``experiments.runner.plan.balanced_seatings`` seats (as ``knorri-sim league`` does).
+    """
 
     seats: int
     agents: tuple[str, ...]
@@ -105,6 +109,17 @@ def split_agent_specs(text: str) -> list[str]:
         else:
             specs.append(piece)
     return specs
+
+
+def option_settings(settings: list[str]) -> dict[str, str]:
+    """``--option name=value`` settings as a mapping (the game's adapter checks names and values)."""
+    parsed = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"--option is written name=value, not {setting!r}")
+        parsed[name.strip()] = value.strip()
+    return parsed
 
 
 def default_config(game: str) -> Path:
@@ -237,13 +252,19 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
         specs = split_agent_specs(agents) if isinstance(agents, str) else [str(a).strip() for a in agents]
         if not specs or not all(specs):
             raise ConfigError(f"{label}: agents must name at least one agent spec")
+        table_assign = _choice(entry.get("assign", assign), ASSIGN_MODES, "assign", label)
+        if table_assign == "balanced":  # the specs are a pool to seat in a balanced design, any number of them
+            if len(set(specs)) != len(specs):
+                raise ConfigError(f"{label}: assign = balanced seats a pool of different agent specs; "
+                                  f"{next(s for s in specs if specs.count(s) > 1)!r} is given twice")
+            tables.append(TableConfig(seats, tuple(specs), table_assign))
+            continue
         if len(specs) == 1:
             specs *= seats
         if len(specs) != seats:
             raise ConfigError(
                 f"{label}: {len(specs)} agent specs for {seats} seats: give one for every seat, or one for all"
             )
-        table_assign = _choice(entry.get("assign", assign), ASSIGN_MODES, "assign", label)
         tables.append(TableConfig(seats, tuple(specs), table_assign))
     return tuple(tables)
 

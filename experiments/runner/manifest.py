@@ -14,7 +14,7 @@ from experiments.runner.plan import Chunk, TablePlan
 from experiments.runner.schema import SCHEMA_VERSION, markdown_table
 from sim import games
 
-PACKAGES = ("knorri-sim", "numpy", "numba", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm")
+PACKAGES = ("knorri-sim", "numpy", "numba", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm", "openskill")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 

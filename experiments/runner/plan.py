@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from experiments.runner.config import RunConfig, TableConfig
+from sim import games
 from sim.games import derive_seeds
 from sim.rng import derive_seed
 
@@ -69,14 +71,18 @@ class Chunk:
     first_hand: int
 
 
-def arrangements(table: TableConfig) -> tuple[tuple[str, ...], ...]:
-    """The distinct seatings of a lineup: as given, every rotation, or every permutation.
+def arrangements(table: TableConfig, teams: Sequence[int] | None = None) -> tuple[tuple[str, ...], ...]:
+    """The distinct seatings of a lineup: as given, every rotation, every permutation, or a balanced design.
 
     Rotation ``r`` seats ``agents[(seat + r) % n]`` at each seat; permutations
     come in lexicographic order of seat indices. Repeats (a lineup with the same
-    spec twice) are played once.
+    spec twice) are played once. ``balanced`` reads the lineup as a pool of agents
+    and seats one per team (``teams``: each seat's team, by default every seat its
+    own; see ``balanced_seatings``).
     """
     n, lineup = table.seats, table.agents
+    if table.assign == "balanced":
+        return balanced_seatings(lineup, tuple(range(n)) if teams is None else tuple(teams))
     if table.assign == "fixed":
         orders = [tuple(range(n))]
     elif table.assign == "rotate":
@@ -89,12 +95,34 @@ def arrangements(table: TableConfig) -> tuple[tuple[str, ...], ...]:
     return tuple(seen)
 
 
+def balanced_seatings(pool: Sequence[str], teams: Sequence[int]) -> tuple[tuple[str, ...], ...]:
+    """Every ordering of the pool's agents dealt out to the teams, wrapping round: a balanced design.
+
+    With ``T`` teams (seats, in a game without partners) and ``m`` agents, each ordering
+    ``o`` of the agents gives team ``t`` the agent ``o[t % m]``, and every seat of a team
+    holds its team's agent. With ``T == m`` that is every permutation; with ``T < m``
+    every ordered choice of ``T`` different agents; with ``T > m`` each of the ``m!``
+    orderings goes round the table more than once, so some agents hold two teams. Over
+    the design every agent holds every team equally often, and as many seats in all:
+    the orderings are all equally often at the table, on the same deals. Distinct
+    seatings are kept once, in lexicographic order of the orderings.
+    """
+    n_teams = max(teams) + 1
+    m = len(pool)
+    orders = itertools.permutations(range(m), min(m, n_teams))
+    seen: dict[tuple[str, ...], None] = {}
+    for order in orders:
+        seen.setdefault(tuple(pool[order[team % len(order)]] for team in teams), None)
+    return tuple(seen)
+
+
 def table_plans(config: RunConfig) -> list[TablePlan]:
     """Every table with its seatings and size; hands or matches round up to whole duplicate sets."""
     plans = []
     first_hand = first_match = 0
+    seat_teams = games.adapter(config.game).seat_teams
     for index, table in enumerate(config.tables):
-        seatings = arrangements(table)
+        seatings = arrangements(table, seat_teams(table.seats))
         if config.matches is not None:
             groups = math.ceil(config.matches / len(seatings))
         else:
@@ -104,6 +132,17 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
         first_hand += plan.hands
         first_match += groups * len(seatings)
     return plans
+
+
+def check_lineups(config: RunConfig) -> None:
+    """Every table's lineup (each seating of a balanced one) makes agents of the config's game, or one line says
+    what is wrong."""
+    adapter = games.adapter(config.game)
+    for table in config.tables:
+        lineups = (arrangements(table, adapter.seat_teams(table.seats)) if table.assign == "balanced"
+                   else (table.agents,))
+        for lineup in lineups:
+            adapter.check_lineup(table.seats, lineup, config.options)
 
 
 def make_chunks(plans: list[TablePlan], chunk_hands: int) -> list[Chunk]:

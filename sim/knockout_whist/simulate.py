@@ -36,7 +36,7 @@ import numpy as np
 
 from agents.base import Agent
 from sim.errors import GameInputError
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -61,7 +61,8 @@ from sim.seating import (
 )
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
-           "check_options", "game_seed", "is_compiled", "play_game", "play_matches", "replay"]
+           "check_options", "finishing_places", "game_seed", "is_compiled", "play_game", "play_matches", "replay",
+           "seat_teams"]
 
 GAME = "knockout-whist"
 TITLE = "Knockout Whist"
@@ -134,6 +135,19 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("phase", "uint8", "0 trump choice, 1 card exchange, 2 play or knock"),
     ColumnSpec("action", "uint8", "the action id (0..58, see the rulings' action table)"),
 )
+
+
+PLACE_COLUMNS = ("place",)
+
+
+def seat_teams(n_seats: int) -> tuple[int, ...]:
+    """Knockout Whist has no partners: every seat is its own team."""
+    return tuple(range(n_seats))
+
+
+def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The game's placing, as the ``place`` column holds it (seats out after the same hand share a place)."""
+    return np.asarray(columns["place"]).astype(np.int64)
 
 
 def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
@@ -223,7 +237,7 @@ def places(out_hand: np.ndarray, winner: np.ndarray) -> np.ndarray:
     """
     lasted = np.where(np.isnan(out_hand), LAST_HAND + 1, out_hand)
     lasted[np.arange(len(winner)), winner] = np.inf
-    return (1 + (lasted[:, None, :] > lasted[:, :, None]).sum(axis=2)).astype(np.uint8)
+    return places_from_values(lasted).astype(np.uint8)
 
 
 # ----- inside --------------------------------------------------------------------------------------

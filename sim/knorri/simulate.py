@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from sim.errors import GameInputError
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
@@ -36,7 +36,8 @@ from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
 from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
-           "check_lineup", "check_options", "derive_seeds", "is_compiled", "play_matches", "replay"]
+           "check_lineup", "check_options", "derive_seeds", "finishing_places", "is_compiled", "play_matches", "replay",
+           "seat_teams"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"
@@ -80,6 +81,20 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("phase", "uint8", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up"),
     ColumnSpec("action", "uint8", "the action id (0..64, see the rulings' action table)"),
 )
+
+
+PLACE_COLUMNS = ("score",)  # a seat's score is the seats still holding cards when it went out: its place
+
+
+def seat_teams(n_seats: int) -> tuple[int, ...]:
+    """Knorri has no partners: every seat is its own team."""
+    return tuple(range(n_seats))
+
+
+def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The order of going out, from the scores: a seat out earlier scored more (seats out together tie, and a
+    cut-off's ranking by cards held is already in the scores it gave)."""
+    return places_from_values(columns["score"])
 
 
 def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     from sim.kort.batch import BatchResults
 
 __all__ = ["ACTION_COLUMNS", "EXTRA_TABLES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "ROUND_COLUMNS",
-           "AgentFailure", "check_lineup", "check_options", "is_compiled", "match_seed_of", "play_match",
-           "play_matches", "replay"]
+           "AgentFailure", "check_lineup", "check_options", "finishing_places", "is_compiled", "match_seed_of",
+           "play_match", "play_matches", "replay", "seat_teams"]
 
 GAME = "kort"
 TITLE = "Kort"
@@ -156,6 +156,19 @@ compiled twin makes its Python agent's choices (``agents.kort.lineup.compiled_ag
 # `knorri-sim run --game kort --agents random --matches 400 --workers 1` took 9.3 s of CPU, 1.8 s once cached).
 COMPILED_CODE: dict[str, float] = {"sim.kort.fast_playout": 7.5}
 """Agent specs the compiled engine plays itself: the name and the compiled policy making the same choices (tested)."""
+
+
+PLACE_COLUMNS = ("won",)
+
+
+def seat_teams(n_seats: int = NUM_SEATS) -> tuple[int, ...]:
+    """Two teams of partners: seats 0 and 2 (team 0) against 1 and 3 (team 1)."""
+    return tuple(seat % NUM_TEAMS for seat in range(n_seats))
+
+
+def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The team result: place 1 for both seats of the team that won the match, 2 for the other team's."""
+    return np.where(np.asarray(columns["won"], dtype=bool), 1, 2)
 
 
 def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:

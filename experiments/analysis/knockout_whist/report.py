@@ -16,6 +16,7 @@ from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
 from experiments.analysis.knockout_whist.load import GameRun
 from experiments.analysis.report import (
+    RATING_SENTENCE,
     FigureSpec,
     figure_lines,
     head_to_head_shares,
@@ -39,8 +40,8 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game")),
     FigureSpec("pairwise", "Head to head: how often each agent outlasted each other",
                lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game")),
-    FigureSpec("ratings", "Bradley-Terry ratings (Elo scale) with 95% bootstrap CIs",
-               lambda run: figures.ratings_figure(ladder.ratings(run))),
+    FigureSpec("ratings", "openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma",
+               lambda run: figures.ratings_figure(ladder.ratings(run), run.row)),
 )
 
 
@@ -121,6 +122,6 @@ def _ladder_lines(run: GameRun) -> list[str]:
     lines += ["Head to head (seat pairs of two different agents in one game: the seat that lasted longer takes the "
               "pair, the game's winner outlasting everyone; two seats out after the same hand count half each):", "",
               markdown_table(pairwise.assign(outlasted=outlasted)[["agent", "opponent", "games", "outlasted"]]), ""]
-    lines += ["Bradley-Terry rating from those pairs (Elo scale, random = 0 when it played):", "",
-              markdown_table(ratings_table(ladder.ratings(run))), ""]
+    lines += [f"{RATING_SENTENCE} (each game's placing):", "",
+              markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]
     return lines

@@ -31,6 +31,7 @@ import pyarrow as pa
 from experiments.analysis.load import (
     LoadedRun,
     RunFolderError,
+    balanced_label,
     cluster_ids,
     complete_shards,
     lineup_label,
@@ -143,8 +144,8 @@ def _load_one(folder: Path) -> dict[str, Any]:
     tables = lineup_table(manifest)
     options = options_label(manifest["config"].get("options") or {})
     tables["options"] = options
-    tables["label"] = [table_pairing(agents) + (f" ({options})" if options else "")
-                       for agents in (t["agents"] for t in manifest["config"]["tables"])]
+    tables["label"] = [(table_pairing(t["agents"]) if t.get("assign") != "balanced" else balanced_label(t["agents"]))
+                       + (f" ({options})" if options else "") for t in manifest["config"]["tables"]]
     matches = _matches_frame(hands)
     rounds = _rounds_frame(round_data, matches)
     return {"folder": folder, "manifest": manifest, "tables": tables, "matches": matches, "rounds": rounds,

@@ -15,6 +15,7 @@ from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats
 from experiments.analysis.kort.load import KortRun
 from experiments.analysis.report import (
+    RATING_SENTENCE,
     FigureSpec,
     figure_lines,
     markdown_table,
@@ -35,8 +36,8 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda run: kort_figures.rounds_per_match_figure(stats.rounds_per_match(run))),
     FigureSpec("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
                lambda run: kort_figures.team_ladder_figure(stats.team_results(run))),
-    FigureSpec("ratings", "Bradley-Terry ratings of the agents (Elo scale) from seat pairs, with 95% bootstrap CIs",
-               lambda run: figures.ratings_figure(ladder.ratings(run))),
+    FigureSpec("ratings", "openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma",
+               lambda run: figures.ratings_figure(ladder.ratings(run), run.row)),
 )
 
 
@@ -144,6 +145,5 @@ def _ladder_lines(run: KortRun) -> list[str]:
             "Each pairing of two different teams (a team is the agents at seats 0 and 2, or 1 and 3), both ways: "
             "matches won, mean result (+1 a win, -1 a loss), rounds won, and the share of the rounds' match wins:",
             "", markdown_table(shown), "",
-            "Bradley-Terry rating of the agents from seat pairs of two different agents in one match (the seat of "
-            "the winning team takes the pair; partners tie; Elo scale, random = 0 when it played):", "",
-            markdown_table(ratings_table(ladder.ratings(run))), ""]
+            f"{RATING_SENTENCE} (each match's two teams, a team being the agents at its seats):", "",
+            markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]

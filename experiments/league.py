@@ -1,0 +1,214 @@
+"""A league: a pool of agents seated in a balanced design on duplicate deals, one run per seat count, then
+each agent's mean score, finishing places and rating.
+
+Each seat count is an ordinary run of the runner (``experiments.runner``) with one table whose
+``assign`` is ``balanced`` (``experiments.runner.plan.balanced_seatings``): every ordering of the
+agents is dealt out one per seat (one per team in a partnership game), wrapping round when there
+are more seats than agents, and every seating plays the same deals. So every agent holds every
+seat equally often and is at the table equally often, on the same cards. At 4 seats with 4 agents
+that is the 24 permutations; at 3 seats the 24 ordered choices of 3; at 5 and 6 seats the 24
+orderings with the first one or two agents of each holding a second seat; in Kort (two teams of
+partners) the 12 ordered pairs of teams, each both ways round.
+
+The runs are folders ``OUT/seats-N/`` of the runner's dataset (``knorri-sim report`` reads each),
+and a league folder that is run again with the same options resumes: only missing chunks are
+played. What a row's finishing order is comes from the game's adapter (``finishing_places``,
+``seat_teams``); nothing here knows a game's rules.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from experiments.analysis import ladder
+from experiments.runner import storage
+from experiments.runner.config import ConfigError, RunConfig, build_config
+from experiments.runner.execute import execute, plan_run, workers_for
+from experiments.runner.plan import balanced_seatings, check_lineups
+from experiments.runner.summary import SummaryRow, summarise
+from sim import games
+
+
+def seats_folder(out: Path, seats: int) -> Path:
+    """Where the league keeps its run at ``seats`` seats: ``OUT/seats-N``."""
+    return out / f"seats-{seats}"
+
+
+def seatings(game: str, seats: int, agents: list[str]) -> tuple[tuple[str, ...], ...]:
+    """The league's seatings of ``agents`` at ``seats`` seats of ``game`` (the runner's balanced design)."""
+    return balanced_seatings(agents, games.adapter(game).seat_teams(seats))
+
+
+def league_config(game: str, seats: int, agents: list[str], deals: int, seed: int = 0,
+                  options: dict[str, Any] | None = None, workers: int | None = None,
+                  out: Path | None = None) -> RunConfig:
+    """The run of one seat count: one balanced table, ``deals`` deal groups each played by every seating."""
+    adapter = games.adapter(game)
+    if not adapter.MIN_SEATS <= seats <= adapter.MAX_SEATS:
+        allowed = (f"{adapter.MIN_SEATS}" if adapter.MIN_SEATS == adapter.MAX_SEATS
+                   else f"{adapter.MIN_SEATS} to {adapter.MAX_SEATS}")
+        raise ConfigError(f"--seats: {adapter.TITLE} is for {allowed} seats, not {seats}")
+    if deals < 1:
+        raise ConfigError(f"--deals must be at least 1, not {deals}")
+    raw: dict[str, Any] = {"game": game, "name": f"league-{seats}", "options": options or {}, "seed": seed,
+                           "tables": [{"seats": seats, "agents": list(agents), "assign": "balanced"}],
+                           "hands": deals * len(seatings(game, seats, agents))}
+    if workers is not None:
+        raw["workers"] = workers
+    if out is not None:
+        raw["out"] = str(out)
+    config = build_config(raw, "league")
+    check_lineups(config)
+    return config
+
+
+def play(config: RunConfig, folder: Path, progress: bool = True) -> dict[str, Any]:
+    """Play the run of ``config`` into ``folder``, resuming it when the folder already holds this run.
+
+    A folder holding another run (other agents, deals, seed or options) is one ``ConfigError`` line.
+    """
+    manifest = storage.read_manifest(folder) if folder.is_dir() else None
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{str(folder)!r} is a file: give --out a new folder, or the league's folder to resume it")
+    if manifest is None and folder.is_dir() and any(not p.name.endswith(".tmp") for p in folder.iterdir()):
+        raise ConfigError(f"{str(folder)!r} is not empty and holds no knorri-sim run: give --out a new folder")
+    if manifest is not None and manifest.get("run_id") != config.run_id():
+        raise ConfigError(f"{str(folder)!r} holds another run (run {manifest.get('run_id')}: other agents, deals, "
+                          "seed or options): give --out a new folder, or the options it was played with")
+    plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
+    if manifest is not None:
+        plan.manifest = manifest
+    with workers_for(config) as workers:
+        return execute(plan, folder, workers, progress=progress, resumed=manifest is not None)
+
+
+@dataclass
+class SeatCountResult:
+    """What the league prints for one seat count."""
+
+    seats: int
+    rows: int  # rows read (hands, games or matches)
+    deals: int
+    seatings: int
+    scores: list[SummaryRow]  # mean score per seat-row with its 95% CI (clustered by deal), by agent
+    places: pd.DataFrame  # agent, then the share of its seat-rows at each place (1st ...), and the mean place
+    ratings: pd.DataFrame  # ``ladder.RATING_COLUMNS``
+    seconds: float | None = None  # wall time of playing (or resuming) it and reading it back in this command
+
+
+def read_finishing_orders(folder: Path, game: str) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """A run's rows in run order as (agent names, agent codes, deal groups, finishing places).
+
+    Codes and places are ``[rows, seats]`` (seats being the table's); the places come from the game
+    adapter's ``finishing_places`` over its ``PLACE_COLUMNS``.
+    """
+    adapter = games.adapter(game)
+    hands = folder / storage.HANDS_DIR
+    names = pq.read_schema(next(iter(sorted(hands.glob("part-*.parquet"))))).names
+    seats = int((storage.read_manifest(folder) or {})["tables"][0]["seats"])
+    wanted = ["hand_index", "deal_group"] + [f"agent_{s}" for s in range(seats)]
+    wanted += [f"{column}_{s}" for column in adapter.PLACE_COLUMNS for s in range(seats)]
+    missing = [name for name in wanted if name not in names]
+    if missing:
+        raise ConfigError(f"{str(folder)!r} has no column {missing[0]!r}: not a {adapter.TITLE} run of this version")
+    data = pq.read_table(hands, columns=wanted).sort_by("hand_index")
+    agent_names = sorted({name for s in range(seats)
+                          for name in data.column(f"agent_{s}").combine_chunks().dictionary.to_pylist()})
+    codes = np.empty((data.num_rows, seats), dtype=np.int64)
+    for s in range(seats):
+        column = data.column(f"agent_{s}").combine_chunks()
+        to_ours = np.asarray([agent_names.index(name) for name in column.dictionary.to_pylist()], dtype=np.int64)
+        codes[:, s] = to_ours[pc.fill_null(column.indices, 0).to_numpy()]
+    per_seat = {column: np.stack([data.column(f"{column}_{s}").to_numpy(zero_copy_only=False)
+                                  for s in range(seats)], axis=1) for column in adapter.PLACE_COLUMNS}
+    places = np.asarray(adapter.finishing_places(per_seat), dtype=np.int64)
+    return agent_names, codes, data.column("deal_group").to_numpy().astype(np.int64), places
+
+
+def place_shares(agent_names: list[str], codes: np.ndarray, places: np.ndarray, width: int) -> pd.DataFrame:
+    """Each agent's share of its seat-rows at each finishing place 1 to ``width`` (a row per agent; each sums to 1).
+
+    ``width`` is the number of places there are: the seats, or the teams of a partnership game.
+    """
+    rows = []
+    for code, name in enumerate(agent_names):
+        held = places[codes == code]
+        counts = np.bincount(held, minlength=width + 1)[1:width + 1]
+        shares = counts / max(len(held), 1)
+        rows.append({"agent": name, **{place_label(p + 1): float(shares[p]) for p in range(width)},
+                     "mean place": float(held.mean()) if len(held) else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def place_label(place: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` ..."""
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th')}"
+
+
+def results(folder: Path, game: str) -> SeatCountResult:
+    """Mean scores, finishing places and ratings of the run in ``folder`` (its complete chunks)."""
+    manifest = storage.read_manifest(folder) or {}
+    table = (manifest.get("tables") or [{}])[0]
+    agent_names, codes, deal_group, places = read_finishing_orders(folder, game)
+    seat_teams = np.asarray(games.adapter(game).seat_teams(codes.shape[1]))
+    teams = np.tile(seat_teams, (len(codes), 1))
+    scores = sorted(summarise(folder, game), key=lambda row: -row.mean_score)
+    return SeatCountResult(codes.shape[1], len(codes), len(np.unique(deal_group)), len(table.get("seatings", [])),
+                           scores, place_shares(agent_names, codes, places, int(seat_teams.max()) + 1),
+                           ladder.rate_finishing_orders(agent_names, codes, teams, places))
+
+
+def format_result(result: SeatCountResult, game: str) -> str:
+    """One seat count's block of the league's printout: scores, places and ratings as text tables."""
+    adapter = games.adapter(game)
+    row, rate_name = adapter.ROW, adapter.OUTCOME[1]
+    width = max([len("agent")] + [len(r.agent) for r in result.scores])
+    took = "" if result.seconds is None else f"; {result.seconds:,.1f} s wall in this command"
+    lines = [f"== {adapter.TITLE}, {result.seats} seats: {result.seatings} seatings x {result.deals:,} deals = "
+             f"{result.rows:,} {games.plural(row)}{took} ==", "",
+             f"{'agent':<{width}}  {'seat-' + games.plural(row):>12}  {'mean score':>10}  {'95% CI':>8}  "
+             f"{rate_name:>9}"]
+    for r in result.scores:
+        lines.append(f"{r.agent:<{width}}  {r.seat_hands:>12,}  {r.mean_score:>+10.3f}  "
+                     f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.outcome_rate:>8.1f}%")
+    place_columns = [c for c in result.places.columns if c not in ("agent", "mean place")]
+    lines += ["", "finishing places (share of seat-" + games.plural(row) + "; a tie takes the best place it spans)",
+              f"{'agent':<{width}}" + "".join(f"  {c:>6}" for c in place_columns) + f"  {'mean':>5}"]
+    by_score = [r.agent for r in result.scores]
+    places = result.places.set_index("agent").loc[by_score]
+    for agent, entry in places.iterrows():
+        lines.append(f"{agent:<{width}}" + "".join(f"  {100 * entry[c]:>5.1f}%" for c in place_columns)
+                     + f"  {entry['mean place']:>5.2f}")
+    lines += ["", f"{ladder.RATING_NAME}, from each {row}'s finishing order",
+              f"{'agent':<{width}}  {'rated':>8}  {'mu':>6}  {'2 sigma':>7}  {'interval':>15}"]
+    for entry in result.ratings.itertuples():
+        lines.append(f"{entry.agent:<{width}}  {entry.rated:>8,}  {entry.rating:>6.2f}  "
+                     f"{2 * entry.sigma:>7.2f}  {entry.low:>6.2f} to {entry.high:>5.2f}")
+    return "\n".join(lines)
+
+
+def run_league(game: str, seat_counts: list[int], agents: list[str], deals: int, out: Path, seed: int = 0,
+               options: dict[str, Any] | None = None, workers: int | None = None,
+               progress: bool = True) -> list[SeatCountResult]:
+    """Play (or resume) every seat count's run into ``out/seats-N`` and return their results.
+
+    Every config is built and checked before anything is played, so a bad option writes nothing.
+    """
+    configs = [league_config(game, seats, agents, deals, seed, options, workers, seats_folder(out, seats))
+               for seats in seat_counts]
+    done = []
+    for seats, config in zip(seat_counts, configs, strict=True):
+        started = time.perf_counter()
+        play(config, seats_folder(out, seats), progress)
+        result = results(seats_folder(out, seats), game)
+        result.seconds = time.perf_counter() - started
+        done.append(result)
+    return done
