@@ -35,6 +35,22 @@ def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
         make_agent(spec, seed=0, game=game)
 
 
+class ActionTypeError(GameInputError):
+    """An agent's ``act`` returned something that is not an integer action id (a str, bool, float, None...)."""
+
+
+def action_id(action: Any, who: str) -> int:
+    """``action`` as an int, if it is an integer (Python or NumPy, not a bool); else one ``ActionTypeError`` line.
+
+    A float or a string is refused rather than converted: ``"5"`` or ``5.0`` hides a bug in the agent,
+    and ``True`` would be read as action 1.
+    """
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    raise ActionTypeError(f"{who}: act() returned {type(action).__name__} {action!r}; an action is an int id "
+                          "from legal (Python or NumPy integer)")
+
+
 def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
     """Play a reference ``game`` to its end, each seat's decisions taken by its agent; return it.
 
@@ -49,7 +65,7 @@ def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
     while not game.done:
         seat = game.to_move
         legal = game.legal_actions()
-        action = agents[seat].act(game.observation(seat), legal)
+        action = action_id(agents[seat].act(game.observation(seat), legal), f"agent {agents[seat].name!r}")
         if action not in legal:
             raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
         game.apply(action)
@@ -80,9 +96,9 @@ class SeatedAgent:
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """The agent's choice (recorded when it is legal and a recorder is attached)."""
-        action = self._guard("act", lambda: self.agent.act(observation, legal))
+        action = self._guard("act", lambda: action_id(self.agent.act(observation, legal), "the agent"))
         if self.recorder is not None and action in legal:
-            self.recorder.record(self.seat, observation, int(action))
+            self.recorder.record(self.seat, observation, action)
         return action
 
     def _guard(self, verb: str, call: Callable[[], T]) -> T:
@@ -90,6 +106,8 @@ class SeatedAgent:
             return call()
         except AgentFailure:
             raise
+        except ActionTypeError as error:
+            raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")) from error
         except Exception as error:  # any failure inside a user's agent stops the run, named
             raise AgentRaised(self.spec, self.seat, f"{type(error).__name__} in {verb}(): {error}") from error
 
