@@ -33,6 +33,8 @@ from experiments.runner.schema import run_categories
 from sim import games
 from sim.games import AgentFailure
 
+SCALED_TOTAL = 100_000  # a progress bar counts in k or M from this many rows
+
 
 class RunStopped(RuntimeError):
     """An agent failed: the run stopped, completed shards are kept and ``--resume`` finishes it."""
@@ -154,7 +156,9 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     hands_done = sum(expected[c] for c in done)
     unit = games.adapter(plan.config.game).ROW
-    bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=True, smoothing=0.05,
+    # k/M prefixes only for totals that need them: below that tqdm would print "8.00/24.0"
+    bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=plan.hands_total >= SCALED_TOTAL,
+               smoothing=0.05,
                disable=None if progress else True, dynamic_ncols=True)
     try:
         for result in _run(workers, todo):
