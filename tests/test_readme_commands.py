@@ -163,7 +163,7 @@ EXAMPLES = readme_examples(README.read_text(encoding="utf-8"))
 
 
 def test_the_readme_has_checked_examples_of_every_command():
-    names = {shlex.split(command)[1] for example in EXAMPLES for command in example.commands}
+    names = {shlex.split(command, comments=True)[1] for example in EXAMPLES for command in example.commands}
     assert {"run", "report", "traj", "bench"} <= names
     assert len(EXAMPLES) >= 10
 

@@ -36,6 +36,12 @@ from sim.games import AgentFailure
 SCALED_TOTAL = 100_000  # a progress bar counts in k or M from this many rows
 
 
+def scaled_counts(total: int) -> bool:
+    """Whether a progress bar over ``total`` rows counts with k/M prefixes: only for large totals, since tqdm's
+    prefixes turn small whole counts into ``8.00/24.0``."""
+    return total >= SCALED_TOTAL
+
+
 class RunStopped(RuntimeError):
     """An agent failed: the run stopped, completed shards are kept and ``--resume`` finishes it."""
 
@@ -156,10 +162,8 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     hands_done = sum(expected[c] for c in done)
     unit = games.adapter(plan.config.game).ROW
-    # k/M prefixes only for totals that need them: below that tqdm would print "8.00/24.0"
-    bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=plan.hands_total >= SCALED_TOTAL,
-               smoothing=0.05,
-               disable=None if progress else True, dynamic_ncols=True)
+    bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=scaled_counts(plan.hands_total),
+               smoothing=0.05, disable=None if progress else True, dynamic_ncols=True)
     try:
         for result in _run(workers, todo):
             storage.write_chunk(out, result.chunk_id, result.hands, result.actions, result.extras)
