@@ -15,8 +15,8 @@ Sizes are cut by ``SIZES`` below (the README says so where it lists the commands
 matches or games per table instead of thousands (``--hands 1000000`` becomes ``--hands 8``, ``--matches 600``
 ``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5 seeds, ``bench`` one short timing
 per case (``--hands 200``, ``--games 200`` or ``--matches 20`` when none is given), and every command one worker
-in this process (``--workers 1``). ``RUN_DIR`` stands for the run the block wrote last; a run without ``--out``
-is given one so its manifest can be read.
+in this process (``--workers 1``); a ``--config`` path is taken from the repository's root. ``RUN_DIR`` stands
+for the run the block wrote last; a run without ``--out`` is given one so its manifest can be read.
 
 The lineup check: a run with ``--agents`` must have played exactly those specs (from its manifest); a run
 without must have played agents that the text names: every agent of its config appears in the command's block
@@ -122,6 +122,9 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         if "--out" not in words:
             words += ["--out", f"runs/example-{index}"]
         run_dirs.append(words[words.index("--out") + 1])
+    if "--config" in words:  # README paths are from the repository's root; the command runs in a scratch folder
+        at = words.index("--config") + 1
+        words[at] = str(README.parent / words[at])
     if name == "bench" and not {"--hands", "--games", "--matches"} & set(words):
         words += DEFAULT_BENCH_SIZE[words[words.index("--game") + 1] if "--game" in words else "knorri"]
     if name in ONE_WORKER:
