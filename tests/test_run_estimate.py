@@ -46,3 +46,13 @@ def test_run_prints_the_estimate_before_a_long_run_on_stderr(tmp_path, monkeypat
                  "--workers", "1", "--no-progress"]) == 0
     err = capsys.readouterr().err
     assert "knorri-sim: this run will take about 0 s on 1 workers" in err
+
+
+def test_a_run_from_python_shows_a_progress_bar_when_asked(tmp_path, capsys):
+    from experiments.runner.execute import run_experiment
+
+    config = build_config({"seats": [3], "agents": ["random"], "hands": 30, "workers": 1, "out": str(tmp_path)})
+    run_experiment(config, tmp_path, progress=True)  # tqdm.auto: a widget in Jupyter, text here even off a terminal
+    assert "30/30" in capsys.readouterr().err
+    run_experiment(config, tmp_path / "quiet")
+    assert capsys.readouterr().err == ""
