@@ -67,7 +67,7 @@ def warning(estimate: Estimate, workers: int | None) -> str | None:
     """The line to print before a run that is long or writes a large action log; None for any other run."""
     parts = []
     if estimate.seconds > LONG_RUN_SECONDS:
-        on = f"{workers} workers" if workers else "the cluster"
+        on = f"{workers} worker{'s' if workers != 1 else ''}" if workers else "the cluster"
         parts.append(f"this run will take about {_duration(estimate.seconds)} on {on} (more on a busy machine)")
     if estimate.action_bytes is not None and estimate.action_bytes > LARGE_LOG_BYTES:
         parts.append(f"its action log (--log-actions) will take about {estimate.action_bytes / 1e9:.1f} GB")
