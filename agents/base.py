@@ -19,6 +19,9 @@ the agent, to tell a first run that it will compile first (``compiled_code``).
 from __future__ import annotations
 
 import importlib
+import inspect
+import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -67,7 +70,11 @@ def known_agents(game: str = "knorri") -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,key=value`` into the name and its raw parameters."""
+    """Split ``name:key=value,key=value`` into the name and its raw parameters.
+
+    A spec whose second piece has no ``=`` names a class by import path: ``mybot:MyBot``,
+    ``mypkg.bots:MyBot:depth=3`` (the name is then ``module:Class``).
+    """
     spec = spec.strip()
     if not spec:
         raise AgentSpecError("empty agent spec: give a name such as random, or module.path:ClassName")
@@ -93,11 +100,8 @@ def make_agent(spec: str, seed: int = 0, game: str = "knorri") -> Agent:
         if key not in accepted:
             allowed = ", ".join(sorted(accepted)) or "none"
             raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its parameters: {allowed}")
-        kind = accepted[key]
-        try:
-            kwargs[key] = kind(raw)
-        except ValueError:
-            raise AgentSpecError(f"agent {name!r}: {key}={raw!r} is not a valid {kind.__name__}") from None
+        kwargs[key] = parameter_value(name, key, raw, accepted[key])
+    _check_takes_seed(factory, spec)
     try:
         if "seed" in kwargs:  # a spec's own seed=... reaches the factory as spec_seed; the driver's stays seed
             kwargs["spec_seed"] = kwargs.pop("seed")
@@ -119,6 +123,34 @@ def compiled_code(spec: str, game: str = "knorri") -> dict[str, float]:
     """
     name, _ = parse_spec(spec)
     return dict(getattr(_lookup(name, spec, game), "COMPILED_CODE", {}))
+
+
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off")
+
+
+def parameter_value(agent: str, key: str, raw: str, kind: type) -> Any:
+    """A spec parameter's text as ``kind`` (``PARAMETERS[key]``); a ``bool`` reads true/false, yes/no, on/off, 1/0."""
+    if kind is bool:
+        word = raw.lower()
+        if word in TRUE_WORDS or word in FALSE_WORDS:
+            return word in TRUE_WORDS
+        raise AgentSpecError(f"agent {agent!r}: {key}={raw!r} is not a bool: use true or false")
+    try:
+        return kind(raw)
+    except ValueError:
+        raise AgentSpecError(f"agent {agent!r}: {key}={raw!r} is not a valid {kind.__name__}") from None
+
+
+def _check_takes_seed(factory: AgentFactory, spec: str) -> None:
+    """Refuse, in one line, an agent class whose constructor has no ``seed`` keyword (the driver always gives one)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a builtin or C callable: let the call itself say what is wrong
+        return
+    if not any(p.name == "seed" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        raise AgentSpecError(f"agent spec {spec!r}: its constructor must take a seed keyword, "
+                             "e.g. def __init__(self, seed=0): the runner seeds every agent")
 
 
 class RandomAgent:
@@ -155,10 +187,11 @@ register("random", game=EVERY_GAME)(RandomAgent)
 
 
 def _split_name(spec: str) -> tuple[str, str]:
-    # An import path is module.path:Class[:params]; a registered name is name[:params].
+    # An import path is module[.path]:Class[:params]; a registered name is name[:key=value,...]. Parameters
+    # always hold an "=", a class name never does, so a second piece without "=" is a class.
     head, _, rest = spec.partition(":")
-    if "." in head and rest:
-        cls, _, params = rest.partition(":")
+    cls, _, params = rest.partition(":")
+    if cls and "=" not in cls:
         return f"{head}:{cls}", params
     return head, rest
 
@@ -174,6 +207,9 @@ def _lookup(name: str, spec: str, game: str) -> AgentFactory:
         return names[name]
     if ":" in name:
         module_name, _, attr = name.partition(":")
+        if module_name in names:  # e.g. mcts:iters, a registered name with a parameter lacking its value
+            raise AgentSpecError(f"agent spec {spec!r}: parameter {attr!r} is not key=value")
+        _put_working_directory_on_path()
         try:
             module = importlib.import_module(module_name)
         except Exception as error:  # any import failure is the user's spec to fix
@@ -186,6 +222,13 @@ def _lookup(name: str, spec: str, game: str) -> AgentFactory:
     raise AgentSpecError(
         f"unknown agent {name!r}{which}: known agents are {', '.join(sorted(names))}, or module.path:ClassName"
     )
+
+
+def _put_working_directory_on_path() -> None:
+    """Let ``mybot:MyBot`` find ``./mybot.py`` under the console script too (``python -m`` already does)."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
 
 
 def _load_builtin_agents(game: str) -> None:

@@ -17,14 +17,15 @@ from sim.errors import GameInputError
 
 # Subcommand name -> module under experiments.commands with add_arguments(parser) and run(args) -> int.
 COMMANDS = {
-    "play": "Play one hand and print the board, the log and the result.",
+    "play": "Play one Knorri hand (or match), Knockout Whist game or Kort match and print the log and the result.",
     "traj": "Print the conformance protocol's line for each seed.",
     "bench": "Measure hands/s and actions/s of random play on each engine, per core and on all cores.",
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
     "league": "Play a pool of agents in a balanced design on duplicate deals at each seat count (one run each, "
               "resumable); print mean scores, finishing places and openskill ratings, and draw the ratings.",
     "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
-              "Knockout Whist: wins by seat, game length, dog's lives, agents).",
+              "Knockout Whist: wins by seat, game length, dog's lives, agents; Kort: round results, the trump "
+              "holder's value, redeals, match length, the ladder of teams).",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 
@@ -35,13 +36,20 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line instead of argparse's usage block
-        self.exit(2, f"knorri-sim: error: {message} (see 'knorri-sim {self.prog.split()[-1]} --help')\n")
+        self.exit(2, f"knorri-sim: error: {message} (see '{help_command(self.prog)}')\n")
+
+
+def help_command(prog: str) -> str:
+    """The help command for a parser's ``prog`` (``knorri-sim`` or ``knorri-sim run``), the program named once."""
+    words = prog.split()
+    return " ".join(["knorri-sim", *words[1:], "--help"])
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     parser = _Parser(prog="knorri-sim",
-                     description="Simulate Knorri (and Knockout Whist, with --game) at scale for game-AI research.")
+                     description="Simulate Knorri, Knockout Whist and Kort (choose with --game) at scale for game-AI "
+                                 "research.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, summary in COMMANDS.items():
         module = importlib.import_module(f"experiments.commands.{name}")

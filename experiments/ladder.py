@@ -8,7 +8,9 @@ mean over deals with a 95% confidence interval (normal, 1.96 standard errors).
 Scores sum to zero per hand, so a hero no stronger than its opponents averages
 0, and an interval above 0 means the hero is significantly stronger.
 
-Every finished deal is appended to a journal, ``results/<out>_deals/<pairing>.csv``;
+Tables go to ``<out>.csv`` and ``<out>.md`` (``--out``, a path stem: ``runs/ladder/ladder`` unless
+given, so a trial never overwrites the committed tables; ``--out experiments/results/ladder``
+refreshes those). Every finished deal is appended to a journal, ``<out>_deals/<pairing>.csv``;
 a rerun plays only the deals the journal lacks, so a long pairing can be stopped
 (or cut by ``--time-limit``) and continued. ``wall_s`` is then the deals' summed
 seconds divided by the workers: the wall time the pairing takes on that many.
@@ -18,7 +20,8 @@ Speed: decisions per second of each agent playing against copies of itself
 iteration budgets (median over timed passes, after an untimed warm-up hand).
 
     python -m experiments.ladder strength --pair greedy/random --pair loginf/greedy --deals 2000
-    python -m experiments.ladder strength --pair mcts/loginf --deals 2000 --time-limit 3000 --out ladder_mcts
+    python -m experiments.ladder strength --pair mcts/loginf --deals 2000 --time-limit 3000 \
+        --out experiments/results/ladder_mcts
     python -m experiments.ladder speed --agents random,greedy,loginf --mcts-iters 100,1000
 """
 
@@ -42,7 +45,7 @@ from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import derive_seed
 
-RESULTS = Path(__file__).resolve().parent / "results"
+DEFAULT_OUT = Path("runs") / "ladder"  # where tables go unless --out says otherwise
 
 
 def deal_seed(base_seed: int, deal: int) -> int:
@@ -76,7 +79,7 @@ def mean_ci(samples: Sequence[float]) -> tuple[float, float]:
 def journal_path(stem: str, hero: str, opponent: str, n_seats: int, base_seed: int) -> Path:
     """Where a pairing's per-deal results are kept, so that a stopped run picks up where it was."""
     name = re.sub(r"[^A-Za-z0-9=,.]+", "_", f"{hero}__vs__{opponent}__{n_seats}seats__seed{base_seed}")
-    return RESULTS / f"{stem}_deals" / f"{name}.csv"
+    return Path(f"{stem}_deals") / f"{name}.csv"
 
 
 def read_journal(path: Path) -> dict[int, tuple[float, int, float]]:
@@ -194,14 +197,14 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
 
 
 def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
-    """Write ``rows`` as ``<stem>.csv`` and ``<stem>.md`` under experiments/results; return the Markdown.
+    """Write ``rows`` as ``<stem>.csv`` and ``<stem>.md`` (``stem`` a path without suffix); return the Markdown.
 
     With ``append``, rows already in ``<stem>.csv`` (same columns) are kept before the new ones,
     except those a new row measures again (same agents and seats), which it replaces.
     """
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    Path(stem).parent.mkdir(parents=True, exist_ok=True)
     columns = list(rows[0])
-    path = RESULTS / f"{stem}.csv"
+    path = Path(f"{stem}.csv")
     if append and path.exists():
         with open(path, newline="") as handle:
             kept = list(csv.DictReader(handle))
@@ -218,7 +221,7 @@ def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
     for row in rows:
         lines.append("| " + " | ".join(_fmt(row[c]) for c in columns) + " |")
     text = "\n".join(lines) + "\n"
-    (RESULTS / f"{stem}.md").write_text(text)
+    Path(f"{stem}.md").write_text(text)
     return text
 
 
@@ -244,7 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     strength.add_argument("--seats", type=int, default=4, help="seats, 3 to 6 (default 4)")
     strength.add_argument("--seed", type=int, default=2024, help="base seed of the deals (default 2024)")
     strength.add_argument("--workers", type=int, default=2, help="joblib worker processes (default 2)")
-    strength.add_argument("--out", default="ladder", help="file stem under experiments/results (default ladder)")
+    strength.add_argument("--out", default=str(DEFAULT_OUT / "ladder"),
+                          help="path stem of the table and journals (default runs/ladder/ladder; "
+                               "experiments/results/ladder refreshes the committed table)")
     strength.add_argument("--append", action="store_true", help="keep the rows already in the --out table")
     strength.add_argument("--time-limit", type=float, default=0.0,
                           help="seconds per pairing: start no new block of deals after this (default 0, no limit)")
@@ -256,7 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--repeats", type=int, default=3, help="timed passes; medians are reported (default 3)")
     speed.add_argument("--seats", type=int, default=4)
     speed.add_argument("--seed", type=int, default=7)
-    speed.add_argument("--out", default="speed")
+    speed.add_argument("--out", default=str(DEFAULT_OUT / "speed"),
+                       help="path stem of the table (default runs/ladder/speed; experiments/results/speed refreshes "
+                            "the committed table)")
     return parser
 
 

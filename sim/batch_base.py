@@ -101,6 +101,12 @@ def numba_threads(workers: int) -> Iterator[None]:
         numba.set_num_threads(previous)
 
 
+def code_names(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Integer codes as their names (``str`` array of the same shape); a negative code (none yet) is ``""``."""
+    table = np.array([*map(str, names), ""])
+    return table[np.where(np.asarray(codes) < 0, len(names), codes)]
+
+
 class CompiledBatch:
     """B games of one kind stepped together: the questions and the step every game's batch answers alike.
 
@@ -118,6 +124,8 @@ class CompiledBatch:
     I_TO_MOVE: int
     I_END_REASON: int
     I_SCORE: int
+    END_REASONS: tuple[str, ...] = ()
+    """The names of the end-reason codes, in code order (``end_reason_code`` indexes this)."""
     legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A]))
     observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F]))
 
@@ -143,6 +151,16 @@ class CompiledBatch:
     def done(self) -> np.ndarray:
         """``bool[B]``: which entries are over."""
         return self._ints[:, self.I_END_REASON] >= 0
+
+    @property
+    def end_reason(self) -> np.ndarray:
+        """``str[B]``: why each entry ended, by name (one of ``END_REASONS``); ``""`` while it is playing."""
+        return code_names(self.end_reason_code, self.END_REASONS)
+
+    @property
+    def end_reason_code(self) -> np.ndarray:
+        """``int8[B]``: the end reason as an index into ``END_REASONS``; -1 while playing."""
+        return self._ints[:, self.I_END_REASON].astype(np.int8)
 
     @property
     def scores(self) -> np.ndarray:

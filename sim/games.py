@@ -112,7 +112,21 @@ def extra_tables(adapter_module: ModuleType) -> dict[str, tuple[ColumnSpec, ...]
 
 
 class AgentFailure(RuntimeError):
-    """An agent raised or chose an illegal action: the message names the agent, seat, seed and action."""
+    """An agent raised or chose an illegal action: the message names the agent, seat, seed and action.
+
+    ``row`` is the failing row's place in the chunk (the runner turns it into ``hand_index``), and
+    ``replay`` the ``knorri-sim play`` command that plays the same deal with the same agents; both
+    are added to the message when known.
+    """
+
+    def __init__(self, message: str, row: int | None = None, replay: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.row, self.replay = message, row, replay
+        self.hand_index: int | None = None
+
+    def __str__(self) -> str:
+        where = "" if self.hand_index is None else f" (hand_index {self.hand_index})"
+        return self.message + where + (f"; replay it with: {self.replay}" if self.replay else "")
 
 
 def derive_seeds(seeds: np.ndarray, step: int | np.ndarray) -> np.ndarray:

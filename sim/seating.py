@@ -11,7 +11,8 @@ here too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+import shlex
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
@@ -35,6 +36,22 @@ def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
         make_agent(spec, seed=0, game=game)
 
 
+class ActionTypeError(GameInputError):
+    """An agent's ``act`` returned something that is not an integer action id (a str, bool, float, None...)."""
+
+
+def action_id(action: Any, who: str) -> int:
+    """``action`` as an int, if it is an integer (Python or NumPy, not a bool); else one ``ActionTypeError`` line.
+
+    A float or a string is refused rather than converted: ``"5"`` or ``5.0`` hides a bug in the agent,
+    and ``True`` would be read as action 1.
+    """
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    raise ActionTypeError(f"{who}: act() returned {type(action).__name__} {action!r}; an action is an int id "
+                          "from legal (Python or NumPy integer)")
+
+
 def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
     """Play a reference ``game`` to its end, each seat's decisions taken by its agent; return it.
 
@@ -49,7 +66,7 @@ def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
     while not game.done:
         seat = game.to_move
         legal = game.legal_actions()
-        action = agents[seat].act(game.observation(seat), legal)
+        action = action_id(agents[seat].act(game.observation(seat), legal), f"agent {agents[seat].name!r}")
         if action not in legal:
             raise IllegalActionError(seat, action, legal, who=f"agent {agents[seat].name!r}")
         game.apply(action)
@@ -80,9 +97,9 @@ class SeatedAgent:
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """The agent's choice (recorded when it is legal and a recorder is attached)."""
-        action = self._guard("act", lambda: self.agent.act(observation, legal))
+        action = self._guard("act", lambda: action_id(self.agent.act(observation, legal), "the agent"))
         if self.recorder is not None and action in legal:
-            self.recorder.record(self.seat, observation, int(action))
+            self.recorder.record(self.seat, observation, action)
         return action
 
     def _guard(self, verb: str, call: Callable[[], T]) -> T:
@@ -90,6 +107,8 @@ class SeatedAgent:
             return call()
         except AgentFailure:
             raise
+        except ActionTypeError as error:
+            raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")) from error
         except Exception as error:  # any failure inside a user's agent stops the run, named
             raise AgentRaised(self.spec, self.seat, f"{type(error).__name__} in {verb}(): {error}") from error
 
@@ -125,11 +144,12 @@ class AgentPool:
 
 
 def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: str,
-                 action_name: Callable[[int], str]) -> T:
+                 action_name: Callable[[int], str], row: int | None = None, replay: str | None = None) -> T:
     """Run ``play()``; an illegal action or an agent's exception becomes one ``AgentFailure`` line.
 
     ``where`` names the deal (e.g. ``the hand with seed 5 (first seat 0)``); ``action_name`` turns an
-    action id into words for the message.
+    action id into words for the message; ``row`` (the deal's row in the chunk) and ``replay`` (the
+    command that replays it) travel with the failure.
     """
     try:
         return play()
@@ -137,9 +157,24 @@ def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: st
         spec = agents[error.seat].spec
         legal = ", ".join(map(str, error.legal))
         raise AgentFailure(f"agent {spec!r} at seat {error.seat} chose illegal action "
-                           f"{_named(error.action, action_name)} in {where}; legal ids were {legal}") from None
+                           f"{_named(error.action, action_name)} in {where}; legal ids were {legal}",
+                           row, replay) from None
     except AgentRaised as error:
-        raise AgentFailure(f"agent {error.spec!r} at seat {error.seat} failed in {where}: {error.what}") from None
+        raise AgentFailure(f"agent {error.spec!r} at seat {error.seat} failed in {where}: {error.what}",
+                           row, replay) from None
+
+
+def replay_command(game: str, n_seats: int, seed: int, seating: Sequence[str],
+                   options: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None,
+                   first_seat: int | None = None) -> str:
+    """The ``knorri-sim play`` command that plays the deal with ``seed`` with the same agents (and options,
+    those differing from ``defaults``), as a failure message quotes it."""
+    words = ["knorri-sim play"] + ([] if game == "knorri" else [f"--game {game}"])
+    words += [f"--seats {n_seats}", f"--seed {seed}"] + ([] if not first_seat else [f"--first {first_seat}"])
+    for name, value in (options or {}).items():
+        if defaults is None or defaults.get(name) != value:
+            words.append(f"--option {name}={str(value).lower() if isinstance(value, bool) else value}")
+    return " ".join(words) + " --agents " + shlex.quote(";".join(seating))
 
 
 def _named(action: Any, action_name: Callable[[int], str]) -> str:
@@ -209,11 +244,13 @@ class DecisionLog:
 
 def play_one_per_seed(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                       log: DecisionLog | None, game: str, new_match: Callable[[int], G], what: str,
-                      action_name: Callable[[int], str]) -> list[tuple[int, G]]:
+                      action_name: Callable[[int], str],
+                      replay: Callable[[int, Sequence[str]], str] | None = None) -> list[tuple[int, G]]:
     """Play one reference deal per runner match seed with its seating's agents; return (seed, deal) pairs.
 
     Deal ``i`` is ``new_match(derive_seed(match_seeds[i], 0))``, played by ``play_with_agents``; a failing
-    agent stops the chunk with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``) and the seed.
+    agent stops the chunk with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``), the seed
+    and, given ``replay(seed, seating)``, the command that replays the deal.
     """
     pool = AgentPool(n_seats, log, game=game)
     played: list[tuple[int, G]] = []
@@ -223,6 +260,7 @@ def play_one_per_seed(n_seats: int, match_seeds: Sequence[int], seatings: Sequen
         agents = pool.seat(seating)
         if log is not None:
             log.start_row(len(played))
-        play_guarded(partial(play_with_agents, deal, agents, seed), agents, f"{what} with seed {seed}", action_name)
+        play_guarded(partial(play_with_agents, deal, agents, seed), agents, f"{what} with seed {seed}", action_name,
+                     len(played), replay(seed, seating) if replay else None)
         played.append((seed, deal))
     return played

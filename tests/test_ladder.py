@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from experiments import ladder
 
 
@@ -23,3 +25,13 @@ def test_a_pairing_resumed_from_its_journal_equals_one_played_at_once(tmp_path, 
     for column in ("deals", "hands", "hero_mean", "ci95"):
         assert resumed[column] == whole[column]
     assert sorted(ladder.read_journal(journal)) == [0, 1, 2, 3, 4]
+
+
+def test_the_ladder_by_default_writes_under_runs_never_over_the_committed_results(tmp_path, monkeypatch):
+    committed = {path: path.read_bytes() for path in (Path(ladder.__file__).parent / "results").glob("*.*")}
+    monkeypatch.chdir(tmp_path)
+    assert ladder.main(["strength", "--pair", "greedy/random", "--deals", "2", "--seats", "3", "--workers", "1"]) == 0
+    assert (tmp_path / "runs" / "ladder" / "ladder.csv").is_file()
+    assert (tmp_path / "runs" / "ladder" / "ladder.md").is_file()
+    assert any((tmp_path / "runs" / "ladder" / "ladder_deals").iterdir())
+    assert {path: path.read_bytes() for path in committed} == committed

@@ -8,6 +8,7 @@ title, axes labelled with their units and a legend where colours mean something.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,15 @@ def label_axes(ax: Any, xlabel: str, ylabel: str, title: str, legend: bool = Tru
         ax.legend(fontsize=FONT["tick"])
 
 
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign and ``digits`` decimals, a value that rounds to zero as plain ``0.000`` (never
+    ``-0.000``); ``n/a`` for NaN."""
+    if math.isnan(value):
+        return "n/a"
+    text = f"{value:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def agent_colours(agents: list[str]) -> dict[str, str]:
     """A fixed colour per agent name (alphabetical), the same in every figure."""
     return {name: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, name in enumerate(sorted(agents))}
@@ -71,7 +81,7 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     ax.invert_yaxis()
     ax.set_xlabel("hands ending this way (% of the table's hands, 95% CI)", fontsize=FONT["label"])
     ax.set_title("Cut-offs by seat count and lineup", fontsize=FONT["title"])
-    ax.legend(fontsize=FONT["tick"], loc="lower right")
+    figure.legend(fontsize=FONT["tick"], loc="outside lower center", ncol=2)  # below the axes: never over a bar
     return figure
 
 
@@ -132,7 +142,7 @@ def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
         part = distribution[distribution["seats"] == seats]
         ax.bar(part["score"], 100 * part["share"], color=SEAT_COLOURS.get(int(seats)), width=0.8)
         mean = float((part["score"] * part["share"]).sum())
-        ax.set_title(f"{seats} seats (mean {mean:+.3f})", fontsize=FONT["label"])
+        ax.set_title(f"{seats} seats (mean {signed(mean, 3)})", fontsize=FONT["label"])
         ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_ylabel("seat-hands (%)", fontsize=FONT["label"])
@@ -263,10 +273,10 @@ def ratings_figure(ratings: pd.DataFrame, row: str = "row") -> Figure:
     colours = agent_colours(ratings["agent"].tolist())
     positions = np.arange(len(rated))
     for y, entry in zip(positions, rated.itertuples(), strict=True):
-        ax.errorbar([entry.rating], [y], xerr=[[entry.rating - entry.low], [entry.high - entry.rating]], fmt="o",
-                    color=colours[entry.agent], capsize=5, markersize=8,
-                    label=f"{entry.agent}: {entry.rating:.1f} ± {entry.high - entry.rating:.1f} "
-                          f"({entry.rated:,} {plural(row)})")
+        lower, upper = max(0.0, entry.rating - entry.low), max(0.0, entry.high - entry.rating)
+        ax.errorbar([entry.rating], [y], xerr=[[lower], [upper]], fmt="o", color=colours[entry.agent], capsize=5,
+                    markersize=8, label=f"{entry.agent}: {entry.rating:.1f} ± {entry.high - entry.rating:.1f} "
+                                        f"({entry.rated:,} {plural(row)})")
     ax.set_yticks(positions, rated["agent"].tolist(), fontsize=FONT["label"])
     ax.set_xlabel(RATING_AXIS, fontsize=FONT["label"])
     ax.set_title("Bot ladder: ratings from whole finishing orders", fontsize=FONT["title"])

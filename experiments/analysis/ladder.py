@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from openskill.models import PlackettLuce
 
-from experiments.analysis.stats import cluster_mean_ci
+from experiments.analysis.stats import cluster_mean_ci, proportion_ci
 from sim.games import places_from_values
 
 INTERVAL_SIGMAS = 2.0  # the rating's interval: mu ± 2 sigma
@@ -93,7 +93,12 @@ def pair_games(run: Run) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray,
 
 
 def pairwise_results(run: Run) -> pd.DataFrame:
-    """For every ordered pair of agents that met: games, share won by ``agent`` with 95% CI, both directions."""
+    """For every ordered pair of agents that met: games, share won by ``agent``, both directions.
+
+    ``low`` and ``high`` bound a 95% Wilson interval (on the effective size the duplicate deals leave,
+    ``stats.proportion_ci``), which stays inside 0 to 1 and is not empty at a share of 0 or 1;
+    ``ci95`` is the normal approximation's half-width.
+    """
     agents, a, b, result, cluster = run.memo("pair_games", lambda: pair_games(run))
     rows = []
     for first, second in itertools.combinations(range(len(agents)), 2):
@@ -101,10 +106,12 @@ def pairwise_results(run: Run) -> pd.DataFrame:
         if not mask.any():
             continue
         share, half = cluster_mean_ci(result[mask], cluster[mask])
-        for hero, villain, hero_share in ((first, second, share), (second, first, 1.0 - share)):
+        _, low, high = proportion_ci(result[mask], cluster[mask])
+        for hero, villain, hero_share, hero_low, hero_high in ((first, second, share, low, high),
+                                                               (second, first, 1.0 - share, 1.0 - high, 1.0 - low)):
             rows.append({"agent": agents[hero], "opponent": agents[villain], "games": int(mask.sum()),
-                         "win_share": hero_share, "ci95": half})
-    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "win_share", "ci95"])
+                         "win_share": hero_share, "ci95": half, "low": hero_low, "high": hero_high})
+    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "win_share", "ci95", "low", "high"])
 
 
 def rating_model() -> PlackettLuce:

@@ -30,6 +30,7 @@ class FigureSpec:
     name: str
     caption: str
     draw: Callable[[Run], Figure]
+    compares_agents: bool = False  # drawn only when two different agents met at a table (else it would be empty)
 
 
 FIGURES: tuple[FigureSpec, ...] = (
@@ -47,11 +48,14 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda run: figures.agent_score_distribution_figure(
                    stats.score_distribution(run, ("n_seats", "agent")))),
     FigureSpec("ladder_means", "Mean score per hand of each agent with duplicate-deal 95% CIs",
-               lambda run: figures.ladder_means_figure(stats.agent_scores(run, per_table=True))),
+               lambda run: figures.ladder_means_figure(stats.agent_scores(run, per_table=True)),
+               compares_agents=True),
     FigureSpec("pairwise", "Head to head: how often each agent finished ahead of each other",
-               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents)),
+               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents),
+               compares_agents=True),
     FigureSpec("ratings", "openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma",
-               lambda run: figures.ratings_figure(ladder.ratings(run), run.row)),
+               lambda run: figures.ratings_figure(ladder.ratings(run), run.row),
+               compares_agents=True),
 )
 
 
@@ -64,7 +68,7 @@ def write_report_files(run: Any, out: Path, specs: Sequence[FigureSpec], summary
     """Draw each figure of ``specs`` from ``run`` into ``out`` as PNG, then write ``summary`` as ``report.md``."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for spec in specs:
+    for spec in drawn_figures(specs, run):
         path = out / f"{spec.name}.png"
         spec.draw(run).savefig(path)
         written.append(path)
@@ -84,14 +88,31 @@ def read_state(run: Any) -> str:
     return "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
 
 
-def figure_lines(specs: Sequence[FigureSpec]) -> list[str]:
-    """The summary's closing section: a link to each figure with its caption."""
-    return ["## Figures", "", *(f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in specs)]
+def agents_met(run: Any) -> bool:
+    """Whether two different agents ever sat at one table (else there is no ladder, head to head or rating)."""
+    return not ladder.pairwise_results(run).empty
+
+
+def drawn_figures(specs: Sequence[FigureSpec], run: Any) -> list[FigureSpec]:
+    """The figures a run gets: those comparing agents only when two different agents met."""
+    return [spec for spec in specs if not spec.compares_agents or agents_met(run)]
+
+
+def figure_lines(specs: Sequence[FigureSpec], run: Any) -> list[str]:
+    """The summary's closing section: a link to each figure drawn with its caption, and which were not and why."""
+    drawn = drawn_figures(specs, run)
+    lines = ["## Figures", "", *(f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in drawn)]
+    left_out = [spec.name for spec in specs if spec not in drawn]
+    if left_out:
+        lines.append(f"- Not drawn: {', '.join(left_out)}: no two different agents met at a table, so there is no "
+                     "one to compare (seat different agents together, e.g. --agents \"greedy;random\").")
+    return lines
 
 
 def head_to_head_shares(pairwise: pd.DataFrame) -> list[str]:
-    """Each pair's share of wins with its 95% half-width, as percentages (``57.1% ± 2.3``)."""
-    return [f"{100 * w:.1f}% ± {100 * c:.1f}" for w, c in zip(pairwise["win_share"], pairwise["ci95"], strict=True)]
+    """Each pair's share of wins with its 95% Wilson interval, as percentages (``57.1% (54.8–59.4)``)."""
+    return [f"{100 * w:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})"
+            for w, lo, hi in zip(pairwise["win_share"], pairwise["low"], pairwise["high"], strict=True)]
 
 
 def ratings_table(rated: pd.DataFrame, row: str = "row") -> pd.DataFrame:
@@ -141,7 +162,7 @@ def summary_markdown(run: Run) -> str:
                   markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]
     else:
         lines += ["No two different agents met at a table: no head-to-head results or ratings.", ""]
-    return "\n".join(lines + figure_lines(FIGURES)) + "\n"
+    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
 
 
 def _zero_sum(run: Run) -> str:
@@ -174,7 +195,8 @@ def _cycle_sentence(run: Run) -> str:
 
 def _score_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     shown = frame[keys + ["seat_hands"]].copy()
-    shown["mean score"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(frame["mean"], frame["ci95"], strict=True)]
+    shown["mean score"] = [f"{figures.signed(m, 3)} ± {c:.3f}" for m, c in zip(frame["mean"], frame["ci95"],
+                                                                                  strict=True)]
     shown["loss rate"] = [percent_interval(s, lo, hi) for s, lo, hi in zip(frame["loss_rate"], frame["loss_low"],
                                                                         frame["loss_high"], strict=True)]
     return shown

@@ -22,10 +22,11 @@ SMALL_RUN_TABLES = (
 )
 
 
-def make_small_run(folder: str | Path, hands: int = 600, seed: int = 2025, workers: int = 1) -> Path:
-    """Play the small sample run (``hands`` per table) into ``folder`` and return the folder."""
+def make_small_run(folder: str | Path, hands: int = 600, seed: int = 2025, workers: int = 1,
+                   progress: bool = False) -> Path:
+    """Play the small sample run (``hands`` per table) into ``folder`` and return the folder (``progress``: a bar)."""
     folder = Path(folder)
     raw = {"name": "small-sample", "seed": seed, "hands": hands, "assign": "rotate",
            "tables": [dict(table) for table in SMALL_RUN_TABLES], "workers": workers, "out": str(folder)}
-    run_experiment(build_config(raw, "the small sample run"), folder)
+    run_experiment(build_config(raw, "the small sample run"), folder, progress=progress)
     return folder

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from experiments.runner import storage
+from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
     ASSIGN_MODES,
@@ -31,10 +31,11 @@ from experiments.runner.config import (
     option_settings,
     split_agent_specs,
 )
-from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
+from experiments.runner.execute import RunPlan, RunStopped, execute, plan_run, workers_for
 from experiments.runner.plan import check_lineups
 from experiments.runner.summary import format_summary, summarise
 from sim import games
+from sim.games import AgentFailure
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     notice = compile_notice(to_compile)
     if notice:
         print(notice, file=sys.stderr, flush=True)
+    _say_estimate(plan, out)
     with workers_for(config) as workers:
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
@@ -116,6 +118,25 @@ def run(args: argparse.Namespace) -> int:
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0
+
+
+def _say_estimate(plan: RunPlan, out: Path) -> None:
+    """Before a long run, or one writing a large action log, print the estimate on stderr (``estimate.warning``)."""
+    config = plan.config
+    done = storage.complete_chunks(out, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
+    todo = [task for task in plan.tasks if task.chunk.id not in done]
+    if not todo:
+        return
+    is_compiled = games.adapter(config.game).is_compiled
+    compiled = all(is_compiled(seating) for task in todo for seating in task.table.seatings)
+    workers = None if config.scheduler else estimate.local_workers(config.workers)
+    try:
+        line = estimate.warning(estimate.estimate_run(todo, config.game, compiled, config.log_actions, workers),
+                                workers)
+    except AgentFailure:  # the run itself stops on it with the full message
+        return
+    if line:
+        print(line, file=sys.stderr)
 
 
 def _config_from(args: argparse.Namespace) -> RunConfig:

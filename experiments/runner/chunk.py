@@ -6,6 +6,8 @@ so everything it needs travels in a small picklable ``ChunkTask``.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from agents.base import AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from sim import games
@@ -61,8 +64,16 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
     play_matches = games.adapter(task.game).play_matches
-    played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
-                          options=task.options)
+    try:
+        played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
+                              options=task.options)
+    except games.AgentFailure as failure:
+        if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
+            failure.hand_index = chunk.first_hand + failure.row
+        raise
+    except AgentSpecError as error:  # the client made these agents before the run: this worker differs from it
+        raise games.AgentFailure(f"worker {socket.gethostname()} (pid {os.getpid()}) cannot make an agent the "
+                                 f"client could: {error}; install the same agent modules on every worker") from None
     engine_seconds, engine_cpu = time.perf_counter() - started, time.process_time() - started_cpu
 
     arrangements = len(table.seatings)

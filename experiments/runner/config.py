@@ -144,16 +144,16 @@ def load_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
+    if path.suffix not in (".toml", ".yaml", ".yml"):
+        raise ConfigError(f"config file {str(path)!r}: use a .toml, .yaml or .yml file")
     text = path.read_text()
     try:
         if path.suffix == ".toml":
             data = tomllib.loads(text)
-        elif path.suffix in (".yaml", ".yml"):
+        else:
             import yaml
 
             data = yaml.safe_load(text) or {}
-        else:
-            raise ConfigError(f"config file {str(path)!r}: use a .toml, .yaml or .yml file")
     except (tomllib.TOMLDecodeError, ValueError) as error:
         if isinstance(error, ConfigError):
             raise

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
+from tqdm.auto import tqdm as auto_tqdm
 
 from experiments.runner import storage
 from experiments.runner.chunk import ChunkResult, ChunkTask, run_chunk
@@ -33,6 +34,14 @@ from experiments.runner.plan import (
 from experiments.runner.schema import run_categories
 from sim import games
 from sim.games import AgentFailure
+
+SCALED_TOTAL = 100_000  # a progress bar counts in k or M from this many rows
+
+
+def scaled_counts(total: int) -> bool:
+    """Whether a progress bar over ``total`` rows counts with k/M prefixes: only for large totals, since tqdm's
+    prefixes turn small whole counts into ``8.00/24.0``."""
+    return total >= SCALED_TOTAL
 
 
 class RunStopped(RuntimeError):
@@ -148,12 +157,13 @@ def workers_for(config: RunConfig) -> LocalWorkers | DaskWorkers:
 
 
 def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
-            resumed: bool = False, compile_first: bool = False) -> dict[str, Any]:
+            resumed: bool = False, compile_first: bool = False, notebook: bool = False) -> dict[str, Any]:
     """Play every chunk not yet on disk, writing shards and the manifest as they finish.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
-    workers wait for this process to compile it. Returns the final manifest. Raises ``RunStopped`` when an
-    agent fails.
+    workers wait for this process to compile it. ``progress`` shows a bar on a terminal; with ``notebook`` it is
+    ``tqdm.auto``'s (a widget in Jupyter), shown whatever the output is. Returns the final manifest. Raises
+    ``RunStopped`` when an agent fails.
     """
     cpu0 = time.process_time()
     manifest = plan.manifest
@@ -167,8 +177,9 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     hands_done = sum(expected[c] for c in done)
     unit = games.adapter(plan.config.game).ROW
-    bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=True, smoothing=0.05,
-               disable=None if progress else True, dynamic_ncols=True)
+    bar_type, show = (auto_tqdm, progress) if notebook else (tqdm, None if progress else False)
+    bar = bar_type(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=scaled_counts(plan.hands_total),
+                   smoothing=0.05, disable=not show if show is not None else None, dynamic_ncols=True)
     try:
         for result in _run(workers, todo, compile_first):
             storage.write_chunk(out, result.chunk_id, result.hands, result.actions, result.extras)
@@ -198,7 +209,11 @@ def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask], compile_fi
 
 
 def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
-    """Plan and run ``config`` into ``out`` from Python (a notebook, a test); returns the final manifest."""
+    """Plan and run ``config`` into ``out`` from Python (a notebook, a test); returns the final manifest.
+
+    With ``progress`` a bar shows how far it is (a widget in Jupyter: ``tqdm.auto``).
+    """
     plan = plan_run(config)
     with workers_for(config) as workers:
-        return execute(plan, Path(out), workers, progress=progress, compile_first=bool(code_to_compile(config)))
+        return execute(plan, Path(out), workers, progress=progress, compile_first=bool(code_to_compile(config)),
+                       notebook=progress)

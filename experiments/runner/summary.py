@@ -12,7 +12,7 @@ cluster-robust one over deal groups (ratio estimator, normal approximation).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,7 @@ class SummaryRow:
     ci95: float
     outcome_rate: float  # share of its seat-rows where the agent is the game's outcome seat (loser, winner)
     reason_shares: dict[str, float]
+    every_seat: bool = False  # the agent held every seat of every row at this seat count: its mean is 0 (zero-sum)
 
 
 def summarise(out: Path, game: str | None = None) -> list[SummaryRow]:
@@ -82,12 +83,14 @@ def summarise(out: Path, game: str | None = None) -> list[SummaryRow]:
     group = np.concatenate([p[1] for p in parts])
     score = np.concatenate([p[2] for p in parts]).astype(np.float64)
     hit = np.concatenate([p[3] for p in parts])
+    rows_by_seats = np.bincount(n_seats)
     result = []
     for key in np.flatnonzero(np.bincount(group)):
         mask = group == key
         seats, agent = divmod(int(key), len(agent_names))
-        result.append(_row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
-                           hand_row[mask], reason_codes, reason_names))
+        row = _row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
+                   hand_row[mask], reason_codes, reason_names)
+        result.append(replace(row, every_seat=row.seat_hands == seats * int(rows_by_seats[seats])))
     return result
 
 
@@ -133,8 +136,12 @@ def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> st
     lines = [header, "-" * len(header)]
     for r in rows:
         shares = "".join(f"  {100 * r.reason_shares.get(name, 0.0):6.2f}%" for name in reasons)
-        lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {r.mean_score:>+10.3f}  "
-                     f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.outcome_rate:>8.2f}%{shares}")
+        mean, ci = ("-", "-") if r.every_seat else (format(r.mean_score, "+.3f"), "±" + format(r.ci95, ".3f"))
+        lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {mean:>10}  "
+                     f"{ci:>8}  {100 * r.outcome_rate:>8.2f}%{shares}")
+    if any(r.every_seat for r in rows):
+        lines.append(f"-: the agent held every seat, so its mean score is 0 (a {adapter.ROW} sums to zero); "
+                     "seat different agents together to compare them")
     return "\n".join(lines)
 
 

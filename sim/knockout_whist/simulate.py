@@ -58,6 +58,7 @@ from sim.seating import (
     play_one_per_seed,
     play_with_agents,
     plays_compiled,
+    replay_command,
 )
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
@@ -215,9 +216,12 @@ def play_matches(
     if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
         return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64), seatings))
     log = DecisionLog(("hand", "hand_no")) if log_actions else None
+    defaults = Options(players=n_seats).to_dict()
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME,
                                lambda seed: KnockoutWhistGame(settings, seed=seed), "the Knockout Whist game",
-                               action_text)
+                               action_text,
+                               lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
+                                                                    defaults))
     return ChunkColumns(hands=_game_columns(played, settings), actions=None if log is None else log.columns())
 
 

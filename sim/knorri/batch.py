@@ -65,7 +65,7 @@ from sim.knorri.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
-from sim.knorri.reference import KnorriHand, check_seats
+from sim.knorri.reference import EndReason, KnorriHand, check_seats
 from sim.rng import GOLDEN_GAMMA, agent_seed
 
 _MASK64 = (1 << 64) - 1
@@ -104,6 +104,10 @@ class BatchResults(BatchResultsBase):
     held_at_end: np.ndarray  # uint64[H, n]: card sets (bit = card id) each seat still held at the end
     cycle_length: np.ndarray  # int64[H]: actions since the repeated position first occurred (-1 unless repeat)
     actions: np.ndarray | None = None  # int64[D, 5] (hand index, step, seat, phase, action) if logged
+
+    def end_reasons(self) -> list[EndReason]:
+        """Each hand's ``reason`` code as an ``EndReason`` (``out``, ``repeat`` or ``cap``; a ``str``)."""
+        return [EndReason(END_REASONS[code]) for code in self.reason.tolist()]
 
     def protocol_lines(self) -> list[str]:
         """The conformance protocol's line for each hand (meaningful for the PROTOCOL policy)."""
@@ -233,6 +237,7 @@ class KnorriBatch(CompiledBatch):
     """
 
     UNIT = "hand"
+    END_REASONS = END_REASONS
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE

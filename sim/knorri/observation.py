@@ -44,3 +44,29 @@ class KnorriObservation(Observation):
     def top_card(self) -> int | None:
         """The trick's top card, or None for an empty trick."""
         return self.trick[-1][-1] if self.trick else None
+
+
+# What each field means, for people writing agents: docs/observations.md is generated from this
+# (``python -m experiments.observation_docs``) and a test checks every field is here.
+FIELD_DOCS: dict[str, str] = {
+    "seat": "the seat this view belongs to (0 to n_seats - 1)",
+    "n_seats": "seats at the table, 3 to 6",
+    "phase": "1 while the stock is turned (capture choices), 2 for the tricks",
+    "to_move": "the seat whose decision it is",
+    "hand": "this seat's own cards, ascending card ids (phase 1: its pile so far)",
+    "table": "the face-up cards on the table (phase 1), ascending ids",
+    "turned": "phase 1: the stock card just turned that this seat is choosing a capture for; None otherwise",
+    "stock_left": "cards still in the stock",
+    "trick": "phase 2: the plays in the current trick, bottom first; each play is a tuple of card ids "
+             "(the opening club run is one play)",
+    "plays_needed": "plays that complete the current trick (the seats holding cards when it was led)",
+    "opening": "True while the holder of 2C must open (actions 53-64 open with a club run)",
+    "card_counts": "cards each seat holds, by seat",
+    "out": "by seat: True once the seat has played its last card in phase 2",
+    "scores": "each seat's score so far (final once done)",
+    "phase2_actions": "plays and pick-ups so far in phase 2 (a hand is cut off at 1,500)",
+    "legal": "the legal action ids, ascending, when this seat is to move; () otherwise",
+    "done": "True once the hand has ended",
+    "log": "the public log: the engine's event dicts in order (read-only); deal, captures, plays, pick-ups, "
+           "tricks, seats going out",
+}

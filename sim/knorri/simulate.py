@@ -33,7 +33,7 @@ from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
-from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded
+from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded, replay_command
 
 __all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
            "check_lineup", "check_options", "derive_seeds", "finishing_places", "is_compiled", "play_matches", "replay",
@@ -149,7 +149,7 @@ def play_matches(
             hand = KnorriHand.from_seed(n_seats, seed, first_seat)
             if recorder is not None:
                 recorder.start_row(len(played))
-            _play_guarded(hand, agents, seed)
+            _play_guarded(hand, agents, seed, len(played), seating)
             played.append((seed, hand))
             first_seat = (hand.loser + 1) % n_seats
     actions = recorder.columns() if recorder is not None else None
@@ -228,9 +228,10 @@ def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Seq
 # ----- playing with agents ----------------------------------------------------------------------
 
 
-def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int) -> None:
+def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int, row: int, seating: Sequence[str]) -> None:
     play_guarded(lambda: play_hand(hand, agents, seed), agents,
-                 f"the hand with seed {seed} (first seat {hand.first_seat})", action_text)
+                 f"the hand with seed {seed} (first seat {hand.first_seat})", action_text, row,
+                 replay_command("knorri", hand.n_seats, seed, seating, first_seat=hand.first_seat))
 
 
 def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str, np.ndarray]:

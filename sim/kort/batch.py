@@ -24,6 +24,7 @@ from sim.batch_base import (
     check_seeds,
     check_workers,
     chunk_count,
+    code_names,
     empty_state,
     numba_threads,
     policy_id,
@@ -113,6 +114,11 @@ class BatchResults(BatchResultsBase):
         return protocol_rows(self.seed.tolist(), self.rounds_played.tolist(), self.redeals.tolist(),
                              self.wins.tolist(), self.winner_team.tolist(), self.decisions.tolist(),
                              self.crc32.tolist())
+
+    def round_result_names(self) -> np.ndarray:
+        """``str[G, R]``: ``round_result`` by name (``ordinary``, ``kort``, ``at_kort``, ``bavan_made``,
+        ``bavan_failed``, ``trop_failed``); ``""`` past a match's last round."""
+        return code_names(self.round_result, [result.word for result in RESULTS])
 
     def round_records(self, g: int) -> list[dict[str, Any]]:
         """Match g's rounds as the reference engine records them (``KortMatch.rounds``)."""
@@ -222,6 +228,7 @@ class KortBatch(CompiledBatch):
     UNIT = "match"
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
+    END_REASONS = tuple(reason.value for reason in END_REASONS)
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)

@@ -51,6 +51,7 @@ from sim.seating import (
     play_one_per_seed,
     play_with_agents,
     plays_compiled,
+    replay_command,
 )
 
 if TYPE_CHECKING:
@@ -227,8 +228,11 @@ def play_matches(
     if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
         return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64), seatings)
     log = DecisionLog(("round", "round_no")) if log_actions else None
+    defaults = Options().to_dict()
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME, lambda seed: KortMatch(settings, seed=seed),
-                               "the Kort match", action_text)
+                               "the Kort match", action_text,
+                               lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
+                                                                    defaults))
     seeds = np.array([seed for seed, _ in played], dtype=np.uint64)
     summary = _MatchSummary.of_matches([match for _, match in played])
     rounds = _Rounds.of_matches([match for _, match in played])

@@ -37,11 +37,14 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs",
                lambda run: kw_figures.dog_figure(stats.dog_summary(run))),
     FigureSpec("ladder_means", "Mean score per game of each agent with duplicate-deal 95% CIs",
-               lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game")),
+               lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game"),
+               compares_agents=True),
     FigureSpec("pairwise", "Head to head: how often each agent outlasted each other",
-               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game")),
+               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game"),
+               compares_agents=True),
     FigureSpec("ratings", "openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma",
-               lambda run: figures.ratings_figure(ladder.ratings(run), run.row)),
+               lambda run: figures.ratings_figure(ladder.ratings(run), run.row),
+               compares_agents=True),
 )
 
 
@@ -66,7 +69,7 @@ def summary_markdown(run: GameRun) -> str:
     lines += ["## How long games last", "", markdown_table(_length_table(stats.game_length_summary(run, by))), ""]
     lines += ["## Dog's lives", "", markdown_table(_dog_table(stats.dog_summary(run, by))), ""]
     lines += _ladder_lines(run)
-    return "\n".join(lines + figure_lines(FIGURES)) + "\n"
+    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -109,7 +112,8 @@ def _dog_table(dogs: pd.DataFrame) -> pd.DataFrame:
 def _ladder_lines(run: GameRun) -> list[str]:
     results = stats.agent_results(run)
     shown = results[["label", "agent", "seat_games"]].copy()
-    shown["mean score"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"], strict=True)]
+    shown["mean score"] = [f"{figures.signed(m, 3)} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"],
+                                                                                     strict=True)]
     shown["win rate %"] = [percent_interval(s, lo, hi) for s, lo, hi in
                            zip(results["win_rate"], results["win_low"], results["win_high"], strict=True)]
     shown["mean place"] = [f"{p:.2f}" for p in results["mean_place"]]

@@ -39,33 +39,36 @@ VARIANTS: dict[str, dict[str, bool]] = {
 }
 
 
-def make_small_run(folder: str | Path, games: int = 400, seed: int = 2025, workers: int = 1) -> Path:
-    """Play the small sample run (``games`` per table) into ``folder`` and return the folder."""
+def make_small_run(folder: str | Path, games: int = 400, seed: int = 2025, workers: int = 1,
+                   progress: bool = False) -> Path:
+    """Play the small sample run (``games`` per table) into ``folder`` and return the folder (``progress``: a bar)."""
     raw = {"name": "knockout-whist-sample", "tables": [dict(table) for table in SMALL_RUN_TABLES]}
-    return _play(folder, raw, games, seed, workers, "rotate")
+    return _play(folder, raw, games, seed, workers, "rotate", progress)
 
 
 def make_variant_runs(folder: str | Path, variants: Mapping[str, Mapping[str, Any]] | None = None,
-                      games: int = 4000, seats: int = 4, seed: int = 2025, workers: int = 1) -> list[Path]:
+                      games: int = 4000, seats: int = 4, seed: int = 2025, workers: int = 1,
+                      progress: bool = False) -> list[Path]:
     """One run of ``random`` at ``seats`` per variant (name: options), in ``folder/<name>``; the folders in order."""
     variants = VARIANTS if variants is None else variants
     folders = []
     for name, options in variants.items():
         raw = {"name": f"knockout-whist-{name}", "seats": seats, "agents": ["random"], "options": dict(options)}
-        folders.append(_play(Path(folder) / name, raw, games, seed, workers, "fixed"))
+        folders.append(_play(Path(folder) / name, raw, games, seed, workers, "fixed", progress))
     return folders
 
 
 def make_ladder_run(folder: str | Path, games: int = 300, seats: int = 3, seed: int = 2025,
-                    workers: int = 1) -> Path:
+                    workers: int = 1, progress: bool = False) -> Path:
     """``random``, ``greedy`` and ``tracker`` (then ``random`` again to fill ``seats``), every rotation."""
     agents = [LADDER_AGENTS[i % len(LADDER_AGENTS)] for i in range(seats)]
     raw = {"name": "knockout-whist-ladder", "seats": seats, "agents": agents}
-    return _play(folder, raw, games, seed, workers, "rotate")
+    return _play(folder, raw, games, seed, workers, "rotate", progress)
 
 
-def _play(folder: str | Path, raw: dict[str, Any], games: int, seed: int, workers: int, assign: str) -> Path:
+def _play(folder: str | Path, raw: dict[str, Any], games: int, seed: int, workers: int, assign: str,
+          progress: bool = False) -> Path:
     folder = Path(folder)
     raw = {**raw, "game": GAME, "seed": seed, "hands": games, "assign": assign, "workers": workers, "out": str(folder)}
-    run_experiment(build_config(raw, "the Knockout Whist sample run"), folder)
+    run_experiment(build_config(raw, "the Knockout Whist sample run"), folder, progress=progress)
     return folder

@@ -81,7 +81,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
                label=f"{label}: {holder} holding")
         for xi, rounds in zip(x, part["rounds"], strict=True):
             ax.text(xi, 1, f"{rounds:,}", ha="center", va="bottom", rotation=90, fontsize=FONT["tick"] - 2,
-                    color="white")
+                    color="black", bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 1})
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xticks(positions, splits, fontsize=FONT["tick"])
     ax.set_ylim(0, 100)
@@ -124,7 +124,8 @@ def team_ladder_figure(results: pd.DataFrame) -> Figure:
     names = [f"{row.team} vs {row.opponent}\n{row.matches:,} matches" for row in first.itertuples()]
     ax.set_yticks(y, names, fontsize=FONT["tick"])
     ax.set_ylim(max(1, len(first)) - 0.5, -0.5)  # first pairing on top, each in a band of its own
-    ax.set_xlim(0, 100)
+    ax.set_xlim(-3, 103)  # room for a whole marker at 0% or 100%
+    ax.set_xticks(np.arange(0, 101, 10))
     if first.empty:
         ax.text(0.5, 0.5, "no two different teams met", ha="center", va="center", transform=ax.transAxes,
                 fontsize=FONT["label"])

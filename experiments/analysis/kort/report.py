@@ -35,9 +35,11 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("match_length", "Rounds per match, per table",
                lambda run: kort_figures.rounds_per_match_figure(stats.rounds_per_match(run))),
     FigureSpec("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
-               lambda run: kort_figures.team_ladder_figure(stats.team_results(run))),
+               lambda run: kort_figures.team_ladder_figure(stats.team_results(run)),
+               compares_agents=True),
     FigureSpec("ratings", "openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma",
-               lambda run: figures.ratings_figure(ladder.ratings(run), run.row)),
+               lambda run: figures.ratings_figure(ladder.ratings(run), run.row),
+               compares_agents=True),
 )
 
 
@@ -68,7 +70,7 @@ def summary_markdown(run: KortRun) -> str:
               ""]
     lines += ["## Rounds per match", "", markdown_table(_length_table(stats.match_length_summary(run))), ""]
     lines += _ladder_lines(run)
-    return "\n".join(lines + figure_lines(FIGURES)) + "\n"
+    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -136,7 +138,8 @@ def _ladder_lines(run: KortRun) -> list[str]:
     shown = results[["label", "team", "opponent", "matches"]].rename(columns={"label": "table"})
     shown["match win rate %"] = [percent_interval(s, lo, hi) for s, lo, hi in
                                  zip(results["win_rate"], results["win_low"], results["win_high"], strict=True)]
-    shown["mean result"] = [f"{m:+.3f} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"], strict=True)]
+    shown["mean result"] = [f"{figures.signed(m, 3)} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"],
+                                                                                     strict=True)]
     shown["rounds won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
                              zip(results["round_wins"], results["round_wins_low"], results["round_wins_high"],
                                  strict=True)]

@@ -29,25 +29,26 @@ def team_lineup(first: str, second: str) -> list[str]:
 
 
 def make_small_run(folder: str | Path, matches: int = 400, seed: int = 2025, workers: int = 1,
-                   options: Mapping[str, Any] | None = None) -> Path:
-    """Play the small sample run (``matches`` per table) into ``folder`` and return the folder."""
+                   options: Mapping[str, Any] | None = None, progress: bool = False) -> Path:
+    """Play the small sample run (``matches`` per table) into ``folder`` and return the folder (``progress``: a
+    bar)."""
     tables = [{"seats": 4, "agents": ["random"], "assign": "fixed"},
               {"seats": 4, "agents": team_lineup("greedy", "random"), "assign": "rotate"}]
-    return _play(folder, {"name": "kort-sample", "tables": tables}, matches, seed, workers, options)
+    return _play(folder, {"name": "kort-sample", "tables": tables}, matches, seed, workers, options, progress)
 
 
 def make_ladder_run(folder: str | Path, matches: int = 200, agents: Sequence[str] = LADDER_AGENTS, seed: int = 2025,
-                    workers: int = 1, options: Mapping[str, Any] | None = None) -> Path:
+                    workers: int = 1, options: Mapping[str, Any] | None = None, progress: bool = False) -> Path:
     """Every pairing of ``agents`` as teams, one table each (``A;B;A;B``, both rotations), ``matches`` per table."""
     tables = [{"seats": 4, "agents": team_lineup(first, second), "assign": "rotate"}
               for first, second in itertools.combinations(agents, 2)]
-    return _play(folder, {"name": "kort-ladder", "tables": tables}, matches, seed, workers, options)
+    return _play(folder, {"name": "kort-ladder", "tables": tables}, matches, seed, workers, options, progress)
 
 
 def _play(folder: str | Path, raw: dict[str, Any], matches: int, seed: int, workers: int,
-          options: Mapping[str, Any] | None) -> Path:
+          options: Mapping[str, Any] | None, progress: bool = False) -> Path:
     folder = Path(folder)
     raw = {**raw, "game": GAME, "seed": seed, "matches": matches, "workers": workers, "out": str(folder),
            "options": dict(options or {})}
-    run_experiment(build_config(raw, "the Kort sample run"), folder)
+    run_experiment(build_config(raw, "the Kort sample run"), folder, progress=progress)
     return folder

@@ -1,0 +1,70 @@
+"""Write ``docs/observations.md``, what an agent sees in each game, from the observation classes' ``FIELD_DOCS``.
+
+Run ``python -m experiments.observation_docs`` after changing an observation; a test checks that
+the page equals what this renders and that every dataclass field is documented, so it cannot drift.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import sys
+from pathlib import Path
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
+
+# game title, observation module, its dataclass, and what its action ids are
+OBSERVATIONS = (
+    ("Knorri", "sim.knorri.observation", "KnorriObservation",
+     "0-51 a card (taken in phase 1, played in phase 2), 52 picks up the bottom card of the trick, "
+     "53-64 open with the club run 2C-3C up to 2C-AC."),
+    ("Knockout Whist", "sim.knockout_whist.observation", "KnockoutWhistObservation",
+     "0-51 a card (played, or picked to throw away in an exchange), 52 a dog's knock, 53-56 choose clubs to "
+     "spades as trumps, 57 no trumps (option no_trumps_choice), 58 end the card exchange (option card_exchange)."),
+    ("Kort", "sim.kort.observation", "KortObservation",
+     "0-51 a card, 52-55 name clubs to spades as trumps, 56 \"13\", 57 Sar, 58 Trop, 59 Trop to the end, "
+     "60 redeal, 61 and 62 vote Bavan yes and no."),
+)
+
+INTRO = """# What an agent sees: the observation of each game
+
+`act(observation, legal)` gets one frozen dataclass (the seat's view, nothing it may not know) and the legal
+action ids, ascending; it returns one of them as an `int` (NumPy integers are fine). Card id =
+`suit * 13 + rank`, suits `C D H S` (0-3), rank 0 for the 2 up to 12 for the ace. `observation.to_dict()`
+gives the same as plain JSON-ready data. A worked example is `agents/examples/highest_card.py`.
+
+This page is generated from each observation module's `FIELD_DOCS` by `python -m experiments.observation_docs`;
+a test fails when a field is missing here or the page is out of date.
+"""
+
+
+def field_docs(module_name: str, class_name: str) -> tuple[list[dataclasses.Field], dict[str, str]]:
+    """The dataclass fields of an observation class and its module's ``FIELD_DOCS``."""
+    module = importlib.import_module(module_name)
+    return list(dataclasses.fields(getattr(module, class_name))), dict(module.FIELD_DOCS)
+
+
+def render() -> str:
+    """The page's Markdown: per game, the action ids and a table of every field with its type and meaning."""
+    parts = [INTRO]
+    for title, module_name, class_name, actions in OBSERVATIONS:
+        fields, docs = field_docs(module_name, class_name)
+        parts.append(f"## {title}: `{class_name}` (`{module_name.replace('.', '/')}.py`)\n\nAction ids: {actions}\n")
+        rows = ["| field | type | meaning |", "| --- | --- | --- |"]
+        for item in fields:
+            kind = item.type if isinstance(item.type, str) else getattr(item.type, "__name__", str(item.type))
+            kind, meaning = (text.replace("|", "\\|") for text in (kind, docs.get(item.name, "UNDOCUMENTED")))
+            rows.append(f"| `{item.name}` | `{kind}` | {meaning} |")
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
+def main() -> int:
+    """Write the page."""
+    PAGE.write_text(render(), encoding="utf-8")
+    print(f"wrote {PAGE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""How long a run will take and how large its action log will be, said before it starts when either is large.
+
+A lineup of compiled agents without an action log plays at the engine's measured speed (``COMPILED_ROWS_PER_S``,
+one core, the slowest seat count); any other lineup is timed on a short sample of its first chunk played here
+(after one untimed row that loads the compiled code, a row at a time, doubling, for about ``SAMPLE_SECONDS``;
+the rows are played again by the run, identically).
+The sample also counts decisions per row, which times ``ACTION_ROW_BYTES`` gives the action log's size.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from experiments.runner.chunk import ChunkTask, chunk_matches
+from sim import games
+
+LONG_RUN_SECONDS = 180.0  # say how long a run will take when it is longer than this
+LARGE_LOG_BYTES = 1e9  # say how large the action log will be when it is larger than this
+SAMPLE_SECONDS = 0.5  # time the sample for about this long (one row at least)
+# A run of fewer rows is not sampled: the default experiment (100 hands, about a minute) starts at once, with no
+# compiling in this process before its workers start. (A few hundred rows of mcts at 1,000 iterations can still
+# take minutes unannounced; the progress bar's rate shows it.)
+MIN_SAMPLED_ROWS = 200
+MAX_SAMPLE_ROWS = 64
+# Parquet bytes per decision in actions/: 1.13 measured on 20,000 random 4-seat Knorri hands (8.1 M decisions,
+# zstd), rounded up for the games whose rows carry one more column.
+ACTION_ROW_BYTES = 1.3
+# Rows per second on one core of compiled lineups without an action log, from `knorri-sim bench` (README):
+# Knorri at 6 seats (its slowest), Knockout Whist at 7, Kort matches to 7.
+COMPILED_ROWS_PER_S = {"knorri": 42_000, "knockout-whist": 95_000, "kort": 70_000}
+# CPU seconds per logged decision beyond the play: 1.7 s over 16.2 M decisions (40,000 random 4-seat Knorri hands
+# with and without --log-actions, one worker: 4.47 and 2.75 s of CPU).
+ACTION_ROW_SECONDS = 1.1e-7
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A run's expected wall time on its workers, its action log's size (None without one), and the basis."""
+
+    seconds: float
+    action_bytes: float | None
+    basis: str
+
+
+def estimate_run(tasks: list[ChunkTask], game: str, compiled: bool, log_actions: bool,
+                 workers: int | None) -> Estimate:
+    """Estimate the wall time of ``tasks`` (the chunks still to play) on ``workers`` local processes (None: Dask,
+    one chunk per worker at a time, taken as the chunk count) and the size of their action log."""
+    rows = sum(task.chunk.hands for task in tasks)
+    parallel = max(1, min(len(tasks), workers if workers else len(tasks)))
+    rate = COMPILED_ROWS_PER_S[game]
+    engine = f"the compiled engine's measured {rate:,} rows/s a core"
+    if compiled and not log_actions:
+        return Estimate(rows / rate / parallel, None, engine)
+    if rows < MIN_SAMPLED_ROWS:
+        return Estimate(0.0, None, "its size")
+    seconds_per_row, decisions_per_row, sampled = _sample(tasks, game)
+    row = games.adapter(game).ROW
+    basis = f"the CPU time of a sample of {sampled} {games.plural(row) if sampled != 1 else row}"
+    size = rows * decisions_per_row * ACTION_ROW_BYTES if log_actions else None
+    if compiled:  # the sample's few rows are all call overhead: the engine's rate and the log's writing instead
+        seconds_per_row = 1 / rate + decisions_per_row * ACTION_ROW_SECONDS
+        basis = f"{engine} and {decisions_per_row:.0f} decisions a {row} to log"
+    return Estimate(rows * seconds_per_row / parallel, size, basis)
+
+
+def warning(estimate: Estimate, workers: int | None) -> str | None:
+    """The line to print before a run that is long or writes a large action log; None for any other run."""
+    parts = []
+    if estimate.seconds > LONG_RUN_SECONDS:
+        on = f"{workers} worker{'s' if workers != 1 else ''}" if workers else "the cluster"
+        parts.append(f"this run will take about {_duration(estimate.seconds)} on {on} (more on a busy machine)")
+    if estimate.action_bytes is not None and estimate.action_bytes > LARGE_LOG_BYTES:
+        parts.append(f"its action log (--log-actions) will take about {estimate.action_bytes / 1e9:.1f} GB")
+    if not parts:
+        return None
+    return "knorri-sim: " + "; ".join(parts) + f" (estimated from {estimate.basis}); Ctrl-C stops it, --resume goes on"
+
+
+def local_workers(workers: int | None) -> int:
+    """The local worker count a run uses: the config's, else every core."""
+    return workers or os.cpu_count() or 1
+
+
+def _sample(tasks: list[ChunkTask], game: str) -> tuple[float, float, int]:
+    """CPU seconds and decisions per row of the first chunk's first rows, played here with their action log."""
+    task = tasks[0]
+    seeds, seatings = chunk_matches(task)
+    play = games.adapter(game).play_matches
+    # an untimed first row: loading or compiling the engine and agents is no part of the rate
+    play(task.table.seats, seeds[:1], seatings[:1], task.table.match_hands, log_actions=True, options=task.options)
+    rows, count, spent, decisions = 0, 1, 0.0, 0
+    while True:
+        count = min(count, len(seeds))
+        started = time.process_time()  # CPU, not wall: on a busy machine the wall time says little
+        played = play(task.table.seats, seeds[:count], seatings[:count], task.table.match_hands, log_actions=True,
+                      options=task.options)
+        elapsed = time.process_time() - started
+        rows = count * task.table.match_hands
+        decisions = len(played.actions["hand_row"]) if played.actions is not None else 0
+        spent += elapsed
+        if spent >= SAMPLE_SECONDS or count >= min(len(seeds), MAX_SAMPLE_ROWS):
+            return elapsed / rows, decisions / rows, rows
+        count *= 2
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,187 @@
+"""Every ``knorri-sim`` command in README.md is a checked example: it runs, at a reduced size, and plays the lineup
+the text around it names.
+
+Which commands: every line of a fenced ``bash`` block that starts with ``knorri-sim`` (a trailing ``\\`` continues
+it; ``[...]`` marks an optional part, left out), and every ``knorri-sim run`` written inline in the prose (the
+measured commands quoted beside their figures). A new command added to the README is covered without touching
+this file (an inline ``knorri-sim run`` with a placeholder such as ``OUT`` is a pattern, not an example).
+
+Not run: the two install commands at the top (``python3 -m venv ... pip install -e .``): they build a virtual
+environment from the network, minutes of work the CI does itself; the ``knorri-sim run`` they end with is the
+default experiment, which the "Running experiments" block runs as a command of its own. Nor are
+``python -m experiments.ladder`` (tested in ``test_ladder.py``) and the Python blocks.
+
+Sizes are cut by ``SIZES`` below (the README says so where it lists the commands): a run plays a few hands,
+matches or games per table instead of thousands (``--hands 1000000`` becomes ``--hands 8``, ``--matches 600``
+``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5 seeds, ``bench`` one short timing
+per case (``--hands 200``, ``--games 200`` or ``--matches 20`` when none is given), and every command one worker
+in this process (``--workers 1``); a ``--config`` path is taken from the repository's root. ``RUN_DIR`` stands
+for the run the block wrote last; a run without ``--out`` is given one so its manifest can be read.
+
+The lineup check: a run with ``--agents`` must have played exactly those specs (from its manifest); a run
+without must have played agents that the text names: every agent of its config appears in the command's block
+(its comments included) or in the paragraph that introduces it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agents.base import parse_spec
+from experiments.cli import main
+from experiments.runner.config import split_agent_specs
+from experiments.runner.storage import read_manifest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+# option -> the largest value a checked example may use (larger values are cut to it), per command
+SIZES: dict[str, dict[str, int]] = {
+    "run": {"--hands": 8, "--matches": 2},
+    "bench": {"--hands": 200, "--games": 200, "--matches": 20, "--repeat": 1},
+}
+DEFAULT_RUN_SIZE = ("--hands", "8")  # added to a run that names no size (a config's thousands of rows)
+DEFAULT_BENCH_SIZE = {"knorri": ("--hands", "200"), "knockout-whist": ("--games", "200"), "kort": ("--matches", "20")}
+TRAJ_SEEDS = 5  # traj --seeds A B plays at most A .. A+5
+ONE_WORKER = {"run", "bench"}  # commands given --workers 1 (in this process: nothing to spawn, compiled once)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One README example: its commands in order, the text that names what they play, and where it is."""
+
+    where: str
+    commands: tuple[str, ...]
+    context: str
+
+
+def readme_examples(text: str) -> list[Example]:
+    """Every fenced bash block holding a ``knorri-sim`` command, and every inline ``knorri-sim run``."""
+    examples: list[Example] = []
+    prose: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip().startswith("```"):
+            language = lines[i].strip()[3:].strip()
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip().startswith("```"))
+            block = lines[i + 1:end]
+            if language == "bash":
+                commands = _fenced_commands(block)
+                if commands:
+                    examples.append(Example(f"README.md line {i + 1}", tuple(commands),
+                                            "\n".join(block) + "\n" + _last_paragraph(prose)))
+            prose.append("")
+            i = end + 1
+            continue
+        prose.append(lines[i])
+        i += 1
+    seen = set()
+    for paragraph in "\n".join(prose).split("\n\n"):
+        for match in re.finditer(r"`(knorri-sim run [^`]*)`", paragraph):
+            command = " ".join(match.group(1).split())
+            if command not in seen and not re.search(r"\b[A-Z][A-Z_]+\b", command):  # OUT, RUN_DIR: a pattern
+                seen.add(command)
+                examples.append(Example(f"README.md inline: {command[:60]}", (command,), paragraph))
+    return examples
+
+
+def _fenced_commands(block: list[str]) -> list[str]:
+    commands, pending = [], ""
+    for line in block:
+        pending += line.rstrip()
+        if pending.endswith("\\"):
+            pending = pending[:-1] + " "
+            continue
+        if pending.strip().startswith("knorri-sim"):
+            commands.append(pending.strip())
+        pending = ""
+    return commands
+
+
+def _last_paragraph(prose: list[str]) -> str:
+    return "\n".join(prose).rstrip().split("\n\n")[-1]
+
+
+def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
+    """The command's argv (without ``knorri-sim``) at the checked size, per ``SIZES``."""
+    command = re.sub(r"\s*\[[^\]]*\]", "", command)
+    words = shlex.split(command, comments=True)[1:]
+    name = words[0]
+    for option, largest in SIZES.get(name, {}).items():
+        if option in words:
+            at = words.index(option) + 1
+            words[at] = str(min(int(words[at].replace(",", "").replace("_", "")), largest))
+    if name == "run" and "--resume" not in words:
+        if "--hands" not in words and "--matches" not in words:
+            words += DEFAULT_RUN_SIZE
+        if "--out" not in words:
+            words += ["--out", f"runs/example-{index}"]
+        run_dirs.append(words[words.index("--out") + 1])
+    if "--config" in words:  # README paths are from the repository's root; the command runs in a scratch folder
+        at = words.index("--config") + 1
+        words[at] = str(README.parent / words[at])
+    if name == "bench" and not {"--hands", "--games", "--matches"} & set(words):
+        words += DEFAULT_BENCH_SIZE[words[words.index("--game") + 1] if "--game" in words else "knorri"]
+    if name in ONE_WORKER:
+        if "--workers" in words:
+            words[words.index("--workers") + 1] = "1"
+        else:
+            words += ["--workers", "1"]
+    if name == "traj":
+        at = words.index("--seeds")
+        words[at + 2] = str(min(int(words[at + 2]), int(words[at + 1]) + TRAJ_SEEDS))
+    if "RUN_DIR" in words:
+        assert run_dirs, f"{command!r}: RUN_DIR, but no run before it in its block"
+        words[words.index("RUN_DIR")] = run_dirs[-1]
+    return words
+
+
+def _per_seat(agents: list[str], seats: int) -> list[str]:
+    return agents * seats if len(agents) == 1 else agents
+
+
+def check_lineup(words: list[str], out: Path, context: str) -> None:
+    """The run in ``out`` played the ``--agents`` given, or agents the text names."""
+    manifest = read_manifest(out)
+    assert manifest is not None and manifest["status"] == "complete", f"{out}: no complete run"
+    tables = manifest["config"]["tables"]
+    if "--agents" in words:
+        given = split_agent_specs(words[words.index("--agents") + 1])
+        for table in tables:
+            assert _per_seat(list(table["agents"]), table["seats"]) == _per_seat(given, table["seats"])
+        return
+    named = set(re.findall(r"[A-Za-z_]+", context))
+    for table in tables:
+        for spec in table["agents"]:
+            agent = parse_spec(spec)[0]
+            assert agent in named, f"the run played {agent!r}, which the README's text about it never names"
+
+
+EXAMPLES = readme_examples(README.read_text(encoding="utf-8"))
+
+
+def test_the_readme_has_checked_examples_of_every_command():
+    names = {shlex.split(command, comments=True)[1] for example in EXAMPLES for command in example.commands}
+    assert {"run", "report", "traj", "bench"} <= names
+    assert len(EXAMPLES) >= 10
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[example.where for example in EXAMPLES])
+def test_a_readme_command_runs_and_plays_the_lineup_its_text_names(example, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    run_dirs: list[str] = []
+    for index, command in enumerate(example.commands):
+        words = reduced(command, run_dirs, index)
+        try:
+            code = main(words)
+        except SystemExit as stop:  # argparse refusing the command line
+            code = stop.code
+        output = capsys.readouterr()
+        assert code == 0, f"{command!r} (run as {' '.join(words)!r}) exited {code}: {output.err.strip()}"
+        if words[0] == "run" and "--resume" not in words:
+            check_lineup(words, tmp_path / run_dirs[-1], example.context)

@@ -1,0 +1,58 @@
+"""A long run, or one writing a large action log, says so before it starts (issue 15.5), from the compiled
+engine's measured rate or the CPU time of a short sample; a short run says nothing."""
+
+from __future__ import annotations
+
+from experiments.cli import main
+from experiments.runner import estimate
+from experiments.runner.config import build_config
+from experiments.runner.execute import plan_run
+
+
+def _tasks(**raw):
+    return plan_run(build_config({"out": "unused", **raw})).tasks
+
+
+def test_a_long_compiled_run_is_estimated_from_the_engines_rate():
+    tasks = _tasks(seats=[6], agents=["random"], hands=50_000_000)
+    guess = estimate.estimate_run(tasks, "knorri", compiled=True, log_actions=False, workers=2)
+    assert guess.seconds == 50_000_000 / estimate.COMPILED_ROWS_PER_S["knorri"] / 2 and guess.action_bytes is None
+    line = estimate.warning(guess, 2)
+    assert line.startswith("knorri-sim: this run will take about 10 min on 2 workers") and "\n" not in line
+
+
+def test_a_short_run_says_nothing():
+    tasks = _tasks(seats=[4], agents=["random"], hands=1000)
+    assert estimate.warning(estimate.estimate_run(tasks, "knorri", True, False, 2), 2) is None
+
+
+def test_a_python_lineup_is_estimated_from_a_sample_that_counts_its_decisions():
+    tasks = _tasks(game="kort", seats=[4], agents=["greedy", "random", "greedy", "random"], hands=2000,
+                   options={"target_wins": 1})
+    guess = estimate.estimate_run(tasks, "kort", compiled=False, log_actions=True, workers=1)
+    assert guess.seconds > 0 and "CPU time of a sample of" in guess.basis
+    per_match = guess.action_bytes / 2000 / estimate.ACTION_ROW_BYTES  # decisions of a match to one round won
+    assert 7 * 4 <= per_match <= 13 * 4 * 8  # at least 7 tricks of 4 cards; a few redeals at most
+
+
+def test_a_large_action_log_is_announced_in_gigabytes():
+    line = estimate.warning(estimate.Estimate(10.0, 3.2e9, "a sample"), 2)
+    assert "its action log (--log-actions) will take about 3.2 GB" in line and "take about 10" not in line
+
+
+def test_run_prints_the_estimate_before_a_long_run_on_stderr(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(estimate, "LONG_RUN_SECONDS", 0.0)  # every run is "long": this one is small and quick
+    assert main(["run", "--seats", "3", "--agents", "random", "--hands", "30", "--out", str(tmp_path / "r"),
+                 "--workers", "1", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "knorri-sim: this run will take about 0 s on 1 worker (more on a busy machine)" in err
+
+
+def test_a_run_from_python_shows_a_progress_bar_when_asked(tmp_path, capsys):
+    from experiments.runner.execute import run_experiment
+
+    config = build_config({"seats": [3], "agents": ["random"], "hands": 30, "workers": 1, "out": str(tmp_path)})
+    run_experiment(config, tmp_path, progress=True)  # tqdm.auto: a widget in Jupyter, text here even off a terminal
+    assert "30/30" in capsys.readouterr().err
+    run_experiment(config, tmp_path / "quiet")
+    assert capsys.readouterr().err == ""
