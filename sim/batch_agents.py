@@ -44,7 +44,7 @@ import numpy as np
 
 from agents.base import Agent, make_agent
 from sim.batch_base import CompiledBatch
-from sim.games import AgentFailure, ChunkColumns, derive_seeds
+from sim.games import AgentFailure, ChunkColumns, derive_seeds, plural
 from sim.rng import AGENT_STREAM
 
 
@@ -85,7 +85,7 @@ def play_batched(adapter: ModuleType, game: str, n_seats: int, match_seeds: Sequ
     for k in range(match_hands):
         seeds = derive_seeds(match_seeds, k)
         previous = adapter.start_batch(n_seats, seeds, previous, options)
-        table.play(previous, seeds, f"the {adapter.ROW}")
+        table.play(previous, seeds, adapter.ROW)
         seeds_per_deal.append(seeds)
         batches.append(previous)
     return adapter.batch_columns(n_seats, seeds_per_deal, batches, options)
@@ -120,12 +120,13 @@ class _SeatTable:
         self.with_streams = [_takes_streams(agent) for _, _, agent in self.agents]
 
     def play(self, batch: CompiledBatch, seeds: np.ndarray, deal: str) -> None:
-        """Step ``batch`` (one deal per match, in match order) to its end, asking the agents for their seats' moves."""
+        """Step ``batch`` (one deal per match, in match order) to its end, asking the agents for their seats' moves;
+        ``deal`` is what one entry is called in messages (the adapter's ``ROW``)."""
         streams = agent_seeds(seeds, self.n_seats)
         for a, (seat, spec, agent) in enumerate(self.agents):
             mine = np.flatnonzero(self.owners[:, seat] == a)
             if mine.size:
-                _guard(spec, seat, f"{deal} with seed {seeds[mine[0]]}", "reset", agent.reset, seat, self.n_seats,
+                _guard(spec, seat, f"the {deal} with seed {seeds[mine[0]]}", "reset", agent.reset, seat, self.n_seats,
                        int(streams[mine[0], seat]))
         while True:
             to_move = batch.to_move
@@ -148,7 +149,8 @@ class _SeatTable:
              seeds: np.ndarray, deal: str) -> np.ndarray:
         """Agent ``a``'s legal choices for ``rows`` (checked), its streams for them advanced in ``streams``."""
         seat, spec, agent = self.agents[a]
-        where = f"{deal}s with seeds {seeds[rows[0]]}…" if len(rows) > 1 else f"{deal} with seed {seeds[rows[0]]}"
+        where = f"the {plural(deal)} with seeds {seeds[rows[0]]}…" if len(rows) > 1 else \
+            f"the {deal} with seed {seeds[rows[0]]}"
         if self.with_streams[a]:
             own = streams[rows, seat].copy()
             chosen = _guard(spec, seat, where, "act_batch", agent.act_batch, observations, masks, own)
