@@ -23,7 +23,9 @@ agents make the Python agents' very decisions (each seat with its own tracker,
 stream and search state, reset every game). Otherwise, that is with a user's agent
 given by import path or ``mcts:time=...``, and whenever the decisions are logged
 (the compiled playouts keep no action log), each game is played by the reference
-engine with the agents.
+engine with the agents. A lineup of vectorised agents (``act_batch``) with
+``random`` and ``greedy`` seats plays on ``KnockoutWhistBatch``, stepped by
+``sim.batch_agents`` (the hook: ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.knockout_whist.batch import BatchResults, KnockoutWhistBatch
 
-__all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
-           "check_options", "game_seed", "is_compiled", "play_game", "play_matches", "replay"]
+__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
+           "check_options", "game_seed", "is_compiled", "play_game", "play_matches", "replay", "batch_columns",
+           "start_batch"]
 
 GAME = "knockout-whist"
 TITLE = "Knockout Whist"

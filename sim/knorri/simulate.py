@@ -17,6 +17,9 @@ Two paths give the same rows. When every seat's spec names a compiled policy
 (a bare ``random`` or ``greedy``), the hands are played by the compiled batch
 engine (``sim.knorri.batch.play_batch``), hand ``k`` of every match in one
 batch; otherwise each hand is played by the reference engine with the agents.
+A lineup of vectorised agents (``act_batch``) and compiled policies plays on the
+batch engine, ``KnorriBatch`` stepped by ``sim.batch_agents`` (this module gives
+it the hook ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_g
 if TYPE_CHECKING:
     from sim.knorri.batch import BatchResults, KnorriBatch
 
-__all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
-           "check_lineup", "check_options", "derive_seeds", "is_compiled", "play_matches", "replay"]
+__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure",
+           "ChunkColumns", "ColumnSpec", "batch_columns", "check_lineup", "check_options", "derive_seeds",
+           "is_compiled", "play_matches", "replay", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"

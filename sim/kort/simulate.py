@@ -22,7 +22,9 @@ matches are played inside the compiled engine (``sim.kort.batch.play_batch`` wit
 its ``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as
 ``RandomAgent`` does); otherwise, and whenever the decisions are logged (the
 compiled playouts keep no action log), each match is played by the reference
-engine with the agents.
+engine with the agents. A lineup of vectorised agents (``act_batch``) with
+``random`` seats plays on ``KortBatch``, stepped by ``sim.batch_agents`` (the hook:
+``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
 """
 
 from __future__ import annotations
@@ -56,9 +58,9 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.kort.batch import BatchResults, KortBatch
 
-__all__ = ["ACTION_COLUMNS", "EXTRA_TABLES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "ROUND_COLUMNS",
-           "AgentFailure", "check_lineup", "check_options", "is_compiled", "match_seed_of", "play_match",
-           "play_matches", "replay"]
+__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "EXTRA_TABLES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS",
+           "ROUND_COLUMNS", "AgentFailure", "batch_columns", "check_lineup", "check_options", "is_compiled",
+           "match_seed_of", "play_match", "play_matches", "replay", "start_batch"]
 
 GAME = "kort"
 TITLE = "Kort"
