@@ -24,7 +24,7 @@ Seeding. A batch agent cannot be reset per deal, so it gets its randomness two w
   (never on the workers), so rows are a function of the config and its seed; changing
   ``chunk_hands`` regroups the deals and may change the choices of an agent that draws from
   a generator seeded here.
-- If ``act_batch`` takes a third parameter ``streams``, it gets ``uint64[k]``: for each row
+- If ``act_batch``'s third parameter is named ``streams``, it gets ``uint64[k]``: for each row
   the splitmix64 state of that deal's and seat's own stream, started at ``agent_seed(deal
   seed, seat)`` exactly as ``RandomAgent``'s and advanced only by the agent, which updates
   the array in place (``state += GOLDEN_GAMMA``, then mix; ``agents/examples/batch_random.py``
@@ -172,9 +172,9 @@ class _SeatTable:
 
 
 def _takes_streams(agent: Agent) -> bool:
-    """Whether the agent's ``act_batch`` takes the per-row ``streams`` argument."""
-    parameters = inspect.signature(agent.act_batch).parameters.values()
-    return len(parameters) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
+    """Whether the agent's ``act_batch`` takes the per-row ``streams`` argument (a parameter so named, third)."""
+    parameters = list(inspect.signature(agent.act_batch).parameters.values())
+    return len(parameters) >= 3 and parameters[2].name == "streams"
 
 
 def _guard(spec: str, seat: int, where: str, verb: str, call: Callable[..., Any], *args: Any) -> Any:
