@@ -25,8 +25,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
 from sim.rng import SplitMix64
 
 
@@ -36,7 +34,8 @@ class AgentSpecError(ValueError):
 
 @runtime_checkable
 class Agent(Protocol):
-    """What every agent does. ``act_batch(obs_tensor, legal_mask) -> int[B]`` is optional."""
+    """What every agent does. ``act_batch(observations, legal_mask[, streams]) -> int[k]`` is optional: an agent
+    defining it plays on the game's compiled batch engine, many deals a call (``sim.batch_agents`` says how)."""
 
     name: str
 
@@ -165,7 +164,6 @@ class RandomAgent:
     def __init__(self, seed: int = 0) -> None:
         self.name = "random"
         self._stream = SplitMix64(seed)
-        self._rng = np.random.default_rng(seed)
 
     def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
         """Nothing to forget; reseed when the driver gives a hand seed."""
@@ -176,11 +174,6 @@ class RandomAgent:
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """A uniformly random legal id."""
         return int(self._stream.choice(legal))
-
-    def act_batch(self, observations: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
-        """A uniformly random legal id for each row of a bool[B, A] mask."""
-        weights = self._rng.random(legal_mask.shape) * legal_mask
-        return weights.argmax(axis=1)
 
 
 register("random", game=EVERY_GAME)(RandomAgent)

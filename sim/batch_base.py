@@ -128,19 +128,40 @@ class CompiledBatch:
     """The names of the end-reason codes, in code order (``end_reason_code`` indexes this)."""
     legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A]))
     observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F]))
+    decide_kernel = None  # staticmethod(kernel(cards, ints, rngs, policies int8[B, n], out int64[B]))
 
     n_seats: int
     _cards: np.ndarray
     _ints: np.ndarray
+    _rngs: np.ndarray
 
     def __len__(self) -> int:
         return len(self._ints)
 
-    def legal_mask(self) -> np.ndarray:
-        """``bool[B, NUM_ACTIONS]``: the legal actions of each entry's seat to move (all False once it is over)."""
-        mask = np.zeros((len(self), self.NUM_ACTIONS), dtype=np.bool_)
-        self.legal_mask_kernel(self._cards, self._ints, mask, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
+    def legal_mask(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """``bool[B, NUM_ACTIONS]``: the legal actions of each entry's seat to move (all False once it is over);
+        with ``rows`` (entry indices), only those entries' rows, in that order."""
+        cards, ints = self._rows(rows)
+        mask = np.zeros((len(ints), self.NUM_ACTIONS), dtype=np.bool_)
+        self.legal_mask_kernel(cards, ints, mask, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
         return mask
+
+    def policy_actions(self, policies: np.ndarray) -> np.ndarray:
+        """``int64[B]``: the action the compiled policy ``policies[b, seat]`` takes for entry b's seat to move.
+
+        ``policies`` is ``int8[B, n_seats]`` of the game's policy ids (``-1``: no policy at that seat, its entry
+        of the result is -1, as for entries that are over). A policy draws from its seat's own stream in the
+        batch, seeded ``agent_seed(seed, seat)`` as ``RandomAgent`` is, so it makes the agent's very choices.
+        """
+        out = np.full(len(self), -1, dtype=np.int64)
+        self.decide_kernel(self._cards, self._ints, self._rngs, np.ascontiguousarray(policies, dtype=np.int8), out)
+        return out
+
+    def _rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The card and int state of ``rows`` (copies), or of every entry."""
+        if rows is None:
+            return self._cards, self._ints
+        return self._cards[rows], self._ints[rows]
 
     @property
     def to_move(self) -> np.ndarray:
@@ -172,14 +193,16 @@ class CompiledBatch:
         """``int64[B, n_seats]``: cards each seat holds (public in both games)."""
         return np.bitwise_count(self._cards[:, self.C_HAND:self.C_HAND + self.n_seats]).astype(np.int64)
 
-    def observation_tensor(self) -> np.ndarray:
+    def observation_tensor(self, rows: np.ndarray | None = None) -> np.ndarray:
         """``float32[B, OBSERVATION_SIZE]``: each entry from its acting seat's point of view (``OBSERVATION_SLICES``).
 
         It holds only what that seat may know (the class says what); seats are counted
-        from the acting seat. Rows of finished entries are zero.
+        from the acting seat. Rows of finished entries are zero. With ``rows`` (entry
+        indices), only those entries' rows, in that order.
         """
-        out = np.zeros((len(self), self.OBSERVATION_SIZE), dtype=np.float32)
-        self.observe_kernel(self._cards, self._ints, out)
+        cards, ints = self._rows(rows)
+        out = np.zeros((len(ints), self.OBSERVATION_SIZE), dtype=np.float32)
+        self.observe_kernel(cards, ints, out)
         return out
 
     def step(self, actions: Sequence[int] | np.ndarray) -> None:

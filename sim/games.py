@@ -26,6 +26,13 @@ An adapter is a module with these names (``sim.knorri.simulate``,
   needs, and the places they give: ``columns`` maps each name to a ``[rows, seats]`` array, the answer is a
   ``[rows, seats]`` int array, 1 for first, seats that finished together sharing the best of their places
   (``places_from_values`` turns a per-seat "higher finished ahead" column into places);
+- ``BATCH_POLICIES``, ``start_batch`` and ``batch_columns``: the hook ``sim.batch_agents`` plays vectorised agents
+  (``act_batch``) with, on the game's compiled batch engine. ``BATCH_POLICIES`` maps the bare specs the batch's
+  compiled policies play (``random``, ``greedy``) to their ids; ``start_batch(n_seats, seeds, previous, options)``
+  makes deal k of every match of a chunk as a ``CompiledBatch`` (``previous``: deal k - 1's batch, played out,
+  for what carries over, as Knorri's first seat); ``batch_columns(n_seats, seeds, batches, options)`` turns the
+  played-out batches (``seeds[k]`` dealt deal k) into ``ChunkColumns`` equal to the reference path's.
+  ``play_matches`` hands a chunk to ``sim.batch_agents.play_batched`` when ``takes_batch_path`` says so;
 - optionally ``EXTRA_TABLES``: tables beside the hands table whose rows belong to one of its rows, any number
   each (Kort's rounds), as name -> ``ColumnSpec`` tuple; ``play_matches`` fills them in ``ChunkColumns.tables``
   (``extra_tables`` reads the names, ``{}`` for a game without any).

@@ -5,6 +5,9 @@ Knockout Whist games at 4 and 7 seats (default options) and ``--game kort`` whol
 Kort matches to 7 wins; both also show the compiled engine's rate as a multiple
 of the reference engine's.
 
+``--agents SPECS`` times a lineup instead, through the game's runner adapter on each
+path it can take (``bench_lineup``).
+
 Both engines play the same deals with the same choices (each seat draws from its
 own splitmix64 stream, as ``RandomAgent``), so their numbers compare like with
 like. The compiled engine is warmed up before timing: its compile time (or the
@@ -152,6 +155,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure with this many cores only (default: one core, then every core)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per case; the median is reported (default 3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per case instead of a table")
+    parser.add_argument("--agents", metavar="SPECS",
+                        help="time this lineup instead (specs separated by ';', or one for every seat) on each path "
+                             "the runner can play it (compiled, reference), on one core: --hands (or --games, "
+                             "--matches) deals on the compiled path (default 2,000), a fiftieth on the reference")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -160,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
 
     game = BENCHED[args.game]
     counts = {"hands": args.hands, "games": args.games, "matches": args.matches}
+    if args.agents is not None:
+        return _run_lineup(args, counts)
     for unit, value in counts.items():
         owner = next(other for other in BENCHED.values() if other.unit == unit)
         if value is not None and owner is not game:
@@ -183,6 +192,20 @@ def run(args: argparse.Namespace) -> int:
     worker_counts = (args.workers,) if args.workers else tuple(sorted({1, cores}))
     _measure(game, engines, game.seats if seats is None else (seats,), worker_counts, count, args.repeat, args.json)
     return 0
+
+
+def _run_lineup(args: argparse.Namespace, counts: dict[str, int | None]) -> int:
+    """``--agents``: the lineup's rate on each path; any one of the count options gives its deals."""
+    from experiments.cli import UsageError
+    from experiments.commands.bench_lineup import run_lineup
+
+    given = {unit: value for unit, value in counts.items() if value is not None}
+    if len(given) > 1:
+        raise UsageError(f"give one count with --agents, not {' and '.join('--' + unit for unit in given)}")
+    count = next(iter(given.values()), None)
+    if count is not None and count < 1 or args.repeat < 1:
+        raise UsageError(f"counts and --repeat must be at least 1, not {count} and {args.repeat}")
+    return run_lineup(args, count)
 
 
 def _measure(game: BenchGame, engines: tuple[str, ...], seats: tuple[int, ...], worker_counts: tuple[int, ...],

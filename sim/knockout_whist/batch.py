@@ -32,7 +32,13 @@ from sim.batch_base import (
 from sim.fast_bits import crc_final
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
 from sim.knockout_whist.fast import init_game, seed_streams
-from sim.knockout_whist.fast_batch import batch_first_illegal, batch_legal_mask, batch_observe, batch_step
+from sim.knockout_whist.fast_batch import (
+    batch_decide,
+    batch_first_illegal,
+    batch_legal_mask,
+    batch_observe,
+    batch_step,
+)
 from sim.knockout_whist.fast_playout import POLICY_NAMES, PROTOCOL, play_games
 from sim.knockout_whist.fast_state import (
     C_HAND,
@@ -141,6 +147,7 @@ class KnockoutWhistBatch(CompiledBatch):
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
+    decide_kernel = staticmethod(batch_decide)
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
                  rngs: np.ndarray) -> None:

@@ -13,6 +13,7 @@ from sim import config
 from sim.fast_bits import mark_cards, popcount
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.fast import apply_action, is_legal, legal_actions
+from sim.knockout_whist.fast_policies import policy_choice
 from sim.knockout_whist.fast_state import (
     C_HAND,
     C_PICKED,
@@ -102,6 +103,17 @@ def batch_step(cards, ints, decks, rngs, actions):
     for g in range(ints.shape[0]):
         if ints[g, I_END_REASON] < 0:
             apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
+
+
+@njit(**config.STEP_KERNEL)
+def batch_decide(cards, ints, rngs, policies, out):
+    """``out[g]``: the action compiled policy ``policies[g, seat]`` (``fast_policies.RANDOM`` or ``GREEDY``) takes in
+    game g for its seat to move; -1 where the game is over or that seat's entry is -1 (no policy: an agent plays it)."""
+    for g in range(ints.shape[0]):
+        out[g] = -1
+        seat = ints[g, I_TO_MOVE]
+        if ints[g, I_END_REASON] < 0 and seat >= 0 and policies[g, seat] >= 0:
+            out[g] = policy_choice(policies[g, seat], cards[g], ints[g], rngs[g])
 
 
 @njit(**config.STEP_KERNEL)

@@ -23,20 +23,25 @@ agents make the Python agents' very decisions (each seat with its own tracker,
 stream and search state, reset every game). Otherwise, that is with a user's agent
 given by import path or ``mcts:time=...``, and whenever the decisions are logged
 (the compiled playouts keep no action log), each game is played by the reference
-engine with the agents.
+engine with the agents. A lineup of vectorised agents (``act_batch``) with
+``random`` and ``greedy`` seats plays on ``KnockoutWhistBatch``, stepped by
+``sim.batch_agents`` (the hook: ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
 """
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.base import Agent
+from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
+from sim.knockout_whist import fast_policies
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -61,9 +66,12 @@ from sim.seating import (
     replay_command,
 )
 
-__all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
+if TYPE_CHECKING:
+    from sim.knockout_whist.batch import BatchResults, KnockoutWhistBatch
+
+__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
            "check_options", "finishing_places", "game_seed", "is_compiled", "play_game", "play_matches", "replay",
-           "seat_teams"]
+           "batch_columns", "seat_teams", "start_batch"]
 
 GAME = "knockout-whist"
 TITLE = "Knockout Whist"
@@ -212,6 +220,8 @@ def play_matches(
     _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a Knockout Whist match is one game")
     settings = Options(players=n_seats, **check_options(options))
+    if batch_agents.takes_batch_path(engine, log_actions, seatings, GAME, BATCH_POLICIES):
+        return batch_agents.play_batched(sys.modules[__name__], GAME, n_seats, match_seeds, seatings, 1, options)
     compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
     if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
         return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64), seatings))
@@ -267,6 +277,11 @@ def _compiled_columns(options: Options, match_seeds: np.ndarray,
         rows = int_rows(len(seeds))
         play_lineups(options.players, options.flags(), seeds, seatings, rows)
         played = batch.results_from_rows(options, seeds, rows)
+    return _result_columns(options, seeds, played)
+
+
+def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -> dict[str, np.ndarray]:
+    """The compiled engine's results of games dealt from ``seeds``, as ``_game_columns`` fills them."""
     count = len(seeds)
     columns: dict[str, np.ndarray] = {"seed": seeds}
     for name in FLAG_OPTIONS:
@@ -287,6 +302,26 @@ def _compiled_columns(options: Options, match_seeds: np.ndarray,
         "decisions_crc32": played.crc32.astype(np.uint32),
     })
     return {spec.name: columns[spec.name] for spec in HAND_COLUMNS}
+
+
+# ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
+BATCH_POLICIES = {"random": fast_policies.RANDOM, "greedy": fast_policies.GREEDY}
+"""Agent specs ``KnockoutWhistBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
+
+
+def start_batch(n_seats: int, seeds: np.ndarray, previous: KnockoutWhistBatch | None,
+                options: Mapping[str, Any] | None = None) -> KnockoutWhistBatch:
+    """One game per seed as a ``KnockoutWhistBatch`` with the chunk's options (a match is one game: no previous)."""
+    from sim.knockout_whist.batch import KnockoutWhistBatch
+
+    return KnockoutWhistBatch.from_seeds(seeds, Options(players=n_seats, **check_options(options)))
+
+
+def batch_columns(n_seats: int, seeds: Sequence[np.ndarray], batches: Sequence[KnockoutWhistBatch],
+                  options: Mapping[str, Any] | None = None) -> ChunkColumns:
+    """The rows of a played-out batch (its games dealt from ``seeds[0]``), as the reference path's."""
+    (dealt,), (played,) = seeds, batches
+    return ChunkColumns(hands=_result_columns(played.options, dealt, played.results()))
 
 
 def _reason_codes(reasons: Sequence[EndReason]) -> np.ndarray:

@@ -39,6 +39,7 @@ from sim.knorri.fast_batch import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
+    batch_decide,
     batch_first_illegal,
     batch_legal_mask,
     batch_observe,
@@ -243,6 +244,7 @@ class KnorriBatch(CompiledBatch):
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
+    decide_kernel = staticmethod(batch_decide)
 
     def __init__(self, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray, rngs: np.ndarray,
                  keys: np.ndarray, records: np.ndarray) -> None:

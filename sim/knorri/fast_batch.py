@@ -6,11 +6,13 @@ kernel writes by the offsets of ``OBSERVATION_SLICES``, the same slices readers 
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim import config
 from sim.fast_bits import U64, mark_cards, popcount
-from sim.knorri.encoding import MAX_SEATS, STOCK_SIZE
+from sim.knorri import fast_policies
+from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
 from sim.knorri.fast_state import (
     C_CANDIDATES,
@@ -102,6 +104,18 @@ def batch_step(cards, ints, decks, rngs, keys, records, slots, actions):
     for b in range(ints.shape[0]):
         if ints[b, I_END_REASON] < 0:
             apply_action(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], actions[b])
+
+
+@njit(**config.KERNEL)
+def batch_decide(cards, ints, rngs, policies, out):
+    """``out[b]``: the action compiled policy ``policies[b, seat]`` takes in hand b for its seat to move, drawing
+    from that seat's stream; -1 where the hand is over or that seat's entry is -1 (no policy: an agent plays it)."""
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for b in range(ints.shape[0]):
+        out[b] = -1
+        seat = ints[b, I_TO_MOVE]
+        if ints[b, I_END_REASON] < 0 and seat >= 0 and policies[b, seat] >= 0:
+            out[b] = fast_policies.decide(policies[b, seat], seat, cards[b], ints[b], rngs[b], legal)
 
 
 @njit(**config.STEP_KERNEL)

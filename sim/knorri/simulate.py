@@ -17,16 +17,21 @@ Two paths give the same rows. When every seat's spec names a compiled policy
 (a bare ``random`` or ``greedy``), the hands are played by the compiled batch
 engine (``sim.knorri.batch.play_batch``), hand ``k`` of every match in one
 batch; otherwise each hand is played by the reference engine with the agents.
+A lineup of vectorised agents (``act_batch``) and compiled policies plays on the
+batch engine, ``KnorriBatch`` stepped by ``sim.batch_agents`` (this module gives
+it the hook ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
 """
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knorri.encoding import action_text
@@ -35,9 +40,12 @@ from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
 from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded, replay_command
 
-__all__ = ["ACTION_COLUMNS", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "ChunkColumns", "ColumnSpec",
-           "check_lineup", "check_options", "derive_seeds", "finishing_places", "is_compiled", "play_matches", "replay",
-           "seat_teams"]
+if TYPE_CHECKING:
+    from sim.knorri.batch import BatchResults, KnorriBatch
+
+__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure",
+           "ChunkColumns", "ColumnSpec", "batch_columns", "check_lineup", "check_options", "derive_seeds",
+           "finishing_places", "is_compiled", "play_matches", "replay", "seat_teams", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"
@@ -131,6 +139,8 @@ def play_matches(
     n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
+    if batch_agents.takes_batch_path(engine, log_actions, seatings, "knorri", BATCH_POLICIES):
+        return batch_agents.play_batched(sys.modules[__name__], "knorri", n_seats, match_seeds, seatings, match_hands)
     compiled = all(is_compiled(seating) for seating in seatings)
     if engine not in ("auto", "compiled", "reference"):
         raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
@@ -189,6 +199,36 @@ def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Seq
                            log_actions=log_actions)
         batches.append(batch)
         first_seats = (batch.loser + 1) % n_seats
+    return _result_columns(n_seats, batches, log_actions)
+
+
+# ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
+BATCH_POLICIES = COMPILED_AGENTS
+"""Agent specs ``KnorriBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
+
+
+def start_batch(n_seats: int, seeds: np.ndarray, previous: KnorriBatch | None,
+                options: Mapping[str, Any] | None = None) -> KnorriBatch:
+    """Hand k of every match as one ``KnorriBatch``: the first opens at seat 0, a later one at the seat after the
+    loser of ``previous`` (hand k - 1 of the same matches, played out)."""
+    from sim.knorri.batch import KnorriBatch
+
+    first = np.zeros(len(seeds), dtype=np.int64) if previous is None else (previous.results().loser + 1) % n_seats
+    return KnorriBatch.from_seeds(n_seats, seeds, first)
+
+
+def batch_columns(n_seats: int, seeds: Sequence[np.ndarray], batches: Sequence[KnorriBatch],
+                  options: Mapping[str, Any] | None = None) -> ChunkColumns:
+    """The rows of played-out batches (hand k of every match, dealt from ``seeds[k]``), as the reference path's."""
+    results = [batch.results() for batch in batches]
+    for result, dealt in zip(results, seeds, strict=True):
+        result.seed = dealt
+    return _result_columns(n_seats, results, False)
+
+
+def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: bool) -> ChunkColumns:
+    """The columns of hand k of every match (``batches[k]``), match by match."""
+    matches, match_hands = len(batches[0]), len(batches)
 
     def rows(field: str) -> np.ndarray:
         stacked = np.stack([getattr(b, field) for b in batches], axis=1)  # [matches, k, ...]

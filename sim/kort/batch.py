@@ -33,7 +33,13 @@ from sim.batch_base import (
 from sim.fast_bits import crc_final
 from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, Result
 from sim.kort.fast import init_match, seed_streams
-from sim.kort.fast_batch import batch_first_illegal, batch_legal_mask, batch_observe, batch_step
+from sim.kort.fast_batch import (
+    batch_decide,
+    batch_first_illegal,
+    batch_legal_mask,
+    batch_observe,
+    batch_step,
+)
 from sim.kort.fast_playout import POLICY_NAMES, PROTOCOL, play_matches
 from sim.kort.fast_state import (
     C_HAND,
@@ -232,6 +238,7 @@ class KortBatch(CompiledBatch):
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
+    decide_kernel = staticmethod(batch_decide)
     n_seats = NUM_SEATS
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,

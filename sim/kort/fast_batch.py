@@ -12,7 +12,7 @@ from numba import njit
 from sim import config
 from sim.fast_bits import mark_cards, popcount
 from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
-from sim.kort.fast import apply_action, is_legal, legal_actions
+from sim.kort.fast import apply_action, is_legal, legal_actions, uniform_action
 from sim.kort.fast_playout import copy_round_record
 from sim.kort.fast_state import (
     C_HAND,
@@ -37,6 +37,7 @@ from sim.kort.fast_state import (
     I_TRUMP_CHOICE,
     I_VOTE,
     I_WINS,
+    RNG_SEAT,
 )
 from sim.kort.tensor import (
     NUM_KINDS,
@@ -93,6 +94,18 @@ def batch_step(cards, ints, decks, rngs, rounds, actions):
             recorded = ints[g, I_ROUNDS_PLAYED]
             apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
             copy_round_record(ints[g], rounds[g], recorded)
+
+
+@njit(**config.STEP_KERNEL)
+def batch_decide(cards, ints, rngs, policies, out):
+    """``out[g]``: the action compiled policy ``policies[g, seat]`` (``fast_playout.RANDOM``: uniform from the seat's
+    own stream) takes in match g for its seat to move; -1 where the match is over or that seat's entry is -1 (no
+    policy: an agent plays it)."""
+    for g in range(ints.shape[0]):
+        out[g] = -1
+        seat = ints[g, I_TO_MOVE]
+        if ints[g, I_END_REASON] < 0 and seat >= 0 and policies[g, seat] >= 0:
+            out[g] = uniform_action(cards[g], ints[g], rngs[g], RNG_SEAT + seat)
 
 
 @njit(**config.STEP_KERNEL)

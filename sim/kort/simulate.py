@@ -26,10 +26,13 @@ does), any other by ``agents.kort.lineup.play_lineups``, where each seat's compi
 agent makes its Python twin's decisions. Otherwise (an agent by import path, a time
 budget), and whenever the decisions are logged (the compiled paths keep no action
 log), each match is played by the reference engine with the agents.
+A lineup of vectorised agents (``act_batch``) with ``random`` seats plays on ``KortBatch``,
+stepped by ``sim.batch_agents`` (the hook: ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
 """
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,8 +41,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.base import Agent
+from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
+from sim.kort import fast_playout
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
 from sim.kort.reference import KortMatch, as_options
 from sim.rng import derive_seed
@@ -55,11 +60,11 @@ from sim.seating import (
 )
 
 if TYPE_CHECKING:
-    from sim.kort.batch import BatchResults
+    from sim.kort.batch import BatchResults, KortBatch
 
-__all__ = ["ACTION_COLUMNS", "EXTRA_TABLES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "ROUND_COLUMNS",
-           "AgentFailure", "check_lineup", "check_options", "finishing_places", "is_compiled", "match_seed_of",
-           "play_match", "play_matches", "replay", "seat_teams"]
+__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "EXTRA_TABLES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS",
+           "ROUND_COLUMNS", "AgentFailure", "batch_columns", "check_lineup", "check_options", "finishing_places",
+           "is_compiled", "match_seed_of", "play_match", "play_matches", "replay", "seat_teams", "start_batch"]
 
 GAME = "kort"
 TITLE = "Kort"
@@ -224,6 +229,8 @@ def play_matches(
     _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a runner match is one Kort match")
     settings = as_options(check_options(options))
+    if batch_agents.takes_batch_path(engine, log_actions, seatings, GAME, BATCH_POLICIES):
+        return batch_agents.play_batched(sys.modules[__name__], GAME, n_seats, match_seeds, seatings, 1, options)
     compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
     if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
         return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64), seatings)
@@ -270,6 +277,31 @@ def _play_compiled(options: Options, runner_seeds: np.ndarray, seatings: Sequenc
 
         ints, rounds = play_lineups(options, seeds, seatings)
         played = results_of_rows(options, seeds, ints, rounds)
+    return _result_columns(options, seeds, played)
+
+
+# ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
+BATCH_POLICIES = {"random": fast_playout.RANDOM}
+"""Agent specs ``KortBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
+
+
+def start_batch(n_seats: int, seeds: np.ndarray, previous: KortBatch | None,
+                options: Mapping[str, Any] | None = None) -> KortBatch:
+    """One match per seed as a ``KortBatch`` with the chunk's options (a runner match is one Kort match)."""
+    from sim.kort.batch import KortBatch
+
+    return KortBatch.from_seeds(seeds, as_options(check_options(options)))
+
+
+def batch_columns(n_seats: int, seeds: Sequence[np.ndarray], batches: Sequence[KortBatch],
+                  options: Mapping[str, Any] | None = None) -> ChunkColumns:
+    """The rows (and rounds) of a played-out batch (its matches dealt from ``seeds[0]``), as the reference path's."""
+    (dealt,), (played,) = seeds, batches
+    return _result_columns(played.options, dealt, played.results())
+
+
+def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -> ChunkColumns:
+    """The compiled engine's results of matches dealt from ``seeds``, in the reference path's columns."""
     summary = _MatchSummary(played.rounds_played, played.redeals, played.wins, played.winner_team, played.scores,
                             played.decisions, played.crc32)
     return ChunkColumns(hands=_match_columns(seeds, options, summary),

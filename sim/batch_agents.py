@@ -1,0 +1,188 @@
+"""Vectorised agents (``act_batch``) on a game's compiled batch engine: many deals in lockstep, one call a step.
+
+An agent that defines ``act_batch(observations, legal_mask) -> actions`` plays on the
+compiled batch engine through ``knorri-sim run`` (and the adapters' ``play_matches``).
+A chunk's deals are stepped together; at every step the agent is called once with the
+rows of every deal where its seat is to move:
+
+- ``observations``: ``float32[k, OBSERVATION_SIZE]``, the batch engine's observation tensor
+  rows (``sim.<game>.batch``'s ``OBSERVATION_SLICES`` say what each column holds);
+- ``legal_mask``: ``bool[k, NUM_ACTIONS]``, the legal action ids of each row;
+- it returns ``k`` legal action ids (integers), one per row.
+
+Seats of the same lineup that are built-in ``random`` or ``greedy`` (where the game's batch
+engine has that policy: the adapter's ``BATCH_POLICIES``) are played by the engine's
+compiled policies, which make the Python agents' very choices. A lineup holding any other
+agent (one with only ``act``, or a built-in search agent) keeps the reference path, where
+the vectorised agent's ``act`` plays; so does every chunk whose decisions are logged.
+
+Seeding. A batch agent cannot be reset per deal, so it gets its randomness two ways:
+
+- ``reset(seat, n_seats, seed)`` is called once per batch (deal k of every match of a
+  chunk) for each seat it sits at, with ``seed = agent_seed(first deal's seed, seat)``, the
+  first deal of the batch where it sits there. A chunk's deals depend on the config alone
+  (never on the workers), so rows are a function of the config and its seed; changing
+  ``chunk_hands`` regroups the deals and may change the choices of an agent that draws from
+  a generator seeded here.
+- If ``act_batch``'s third parameter is named ``streams``, it gets ``uint64[k]``: for each row
+  the splitmix64 state of that deal's and seat's own stream, started at ``agent_seed(deal
+  seed, seat)`` exactly as ``RandomAgent``'s and advanced only by the agent, which updates
+  the array in place (``state += GOLDEN_GAMMA``, then mix; ``agents/examples/batch_random.py``
+  does it in NumPy). An agent whose choice for a row depends only on that row's observation,
+  mask and stream writes rows that depend on the config and seed alone, whatever the chunking.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, make_agent
+from sim.batch_base import CompiledBatch
+from sim.games import AgentFailure, ChunkColumns, derive_seeds, plural
+from sim.rng import AGENT_STREAM
+
+
+def has_act_batch(spec: str, game: str) -> bool:
+    """Whether the agent ``spec`` makes for ``game`` defines ``act_batch`` (built once per process and spec)."""
+    return _has_act_batch(spec.strip(), game)
+
+
+@lru_cache(maxsize=256)
+def _has_act_batch(spec: str, game: str) -> bool:
+    return callable(getattr(make_agent(spec, seed=0, game=game), "act_batch", None))
+
+
+def takes_batch_path(engine: str, log_actions: bool, seatings: Sequence[Sequence[str]], game: str,
+                     policies: Mapping[str, int]) -> bool:
+    """Whether a chunk plays on the batch engine with vectorised agents: ``engine`` not ``reference``, no action
+    log, at least one seat not a compiled policy, and every such seat's agent defining ``act_batch``."""
+    if engine == "reference" or log_actions:
+        return False
+    agents = {spec.strip() for seating in seatings for spec in seating} - set(policies)
+    return bool(agents) and all(has_act_batch(spec, game) for spec in agents)
+
+
+def play_batched(adapter: ModuleType, game: str, n_seats: int, match_seeds: Sequence[int],
+                 seatings: Sequence[Sequence[str]], match_hands: int,
+                 options: Mapping[str, Any] | None = None) -> ChunkColumns:
+    """Play a chunk's matches on ``adapter``'s batch engine: deal k of every match in one batch, stepped to the end.
+
+    Deal k of match i is dealt from ``derive_seed(match_seeds[i], k)`` (every game's seed derivation);
+    ``adapter.start_batch`` makes the batch and ``adapter.batch_columns`` turns the finished batches into
+    the reference path's columns. Raises ``AgentFailure`` when an agent raises or chooses an illegal id.
+    """
+    match_seeds = np.asarray(match_seeds, dtype=np.uint64)
+    table = _SeatTable(n_seats, seatings, adapter.BATCH_POLICIES, game)
+    seeds_per_deal: list[np.ndarray] = []
+    batches: list[CompiledBatch] = []
+    previous: CompiledBatch | None = None
+    for k in range(match_hands):
+        seeds = derive_seeds(match_seeds, k)
+        previous = adapter.start_batch(n_seats, seeds, previous, options)
+        table.play(previous, seeds, adapter.ROW)
+        seeds_per_deal.append(seeds)
+        batches.append(previous)
+    return adapter.batch_columns(n_seats, seeds_per_deal, batches, options)
+
+
+def agent_seeds(seeds: np.ndarray, n_seats: int) -> np.ndarray:
+    """``uint64[B, n_seats]``: ``sim.rng.agent_seed(seeds[b], seat)`` for every deal and seat."""
+    streams = derive_seeds(seeds, AGENT_STREAM)
+    return np.stack([derive_seeds(streams, seat) for seat in range(n_seats)], axis=1).reshape(len(seeds), n_seats)
+
+
+class _SeatTable:
+    """Who plays each seat of each match of a chunk: a compiled policy id, or one of the chunk's batch agents."""
+
+    def __init__(self, n_seats: int, seatings: Sequence[Sequence[str]], policies: Mapping[str, int],
+                 game: str) -> None:
+        self.n_seats = n_seats
+        self.policies = np.full((len(seatings), n_seats), -1, dtype=np.int8)
+        self.owners = np.full((len(seatings), n_seats), -1, dtype=np.int64)
+        self.agents: list[tuple[int, str, Agent]] = []  # (seat, spec, agent)
+        index: dict[tuple[int, str], int] = {}
+        for i, seating in enumerate(seatings):
+            for seat, spec in enumerate(seating):
+                name = spec.strip()
+                if name in policies:
+                    self.policies[i, seat] = policies[name]
+                    continue
+                if (seat, name) not in index:
+                    index[seat, name] = len(self.agents)
+                    self.agents.append((seat, spec, make_agent(spec, seed=0, game=game)))
+                self.owners[i, seat] = index[seat, name]
+        self.with_streams = [_takes_streams(agent) for _, _, agent in self.agents]
+
+    def play(self, batch: CompiledBatch, seeds: np.ndarray, deal: str) -> None:
+        """Step ``batch`` (one deal per match, in match order) to its end, asking the agents for their seats' moves;
+        ``deal`` is what one entry is called in messages (the adapter's ``ROW``)."""
+        streams = agent_seeds(seeds, self.n_seats)
+        for a, (seat, spec, agent) in enumerate(self.agents):
+            mine = np.flatnonzero(self.owners[:, seat] == a)
+            if mine.size:
+                _guard(spec, seat, f"the {deal} with seed {seeds[mine[0]]}", "reset", agent.reset, seat, self.n_seats,
+                       int(streams[mine[0], seat]))
+        while True:
+            to_move = batch.to_move
+            live = np.flatnonzero(to_move >= 0)
+            if not live.size:
+                return
+            actions = batch.policy_actions(self.policies)
+            who = self.owners[live, to_move[live]]
+            rows = live[who >= 0]
+            if rows.size:
+                who = who[who >= 0]
+                observations, masks = batch.observation_tensor(rows), batch.legal_mask(rows)
+                for a in np.unique(who).tolist():
+                    pick = who == a
+                    actions[rows[pick]] = self._ask(a, rows[pick], observations[pick], masks[pick], streams, seeds,
+                                                    deal)
+            batch.step(actions)
+
+    def _ask(self, a: int, rows: np.ndarray, observations: np.ndarray, masks: np.ndarray, streams: np.ndarray,
+             seeds: np.ndarray, deal: str) -> np.ndarray:
+        """Agent ``a``'s legal choices for ``rows`` (checked), its streams for them advanced in ``streams``."""
+        seat, spec, agent = self.agents[a]
+        where = f"the {plural(deal)} with seeds {seeds[rows[0]]}…" if len(rows) > 1 else \
+            f"the {deal} with seed {seeds[rows[0]]}"
+        if self.with_streams[a]:
+            own = streams[rows, seat].copy()
+            chosen = _guard(spec, seat, where, "act_batch", agent.act_batch, observations, masks, own)
+            streams[rows, seat] = own
+        else:
+            chosen = _guard(spec, seat, where, "act_batch", agent.act_batch, observations, masks)
+        chosen = np.asarray(chosen)
+        if chosen.shape != (len(rows),) or (chosen.size and chosen.dtype.kind not in "iu"):
+            raise AgentFailure(f"agent {spec!r} at seat {seat}: act_batch must return {len(rows)} integer action ids "
+                               f"(one per row), not an array of shape {chosen.shape} and dtype {chosen.dtype}")
+        inside = (chosen >= 0) & (chosen < masks.shape[1])
+        legal = inside & masks[np.arange(len(rows)), np.where(inside, chosen, 0)]
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
+            raise AgentFailure(f"agent {spec!r} at seat {seat} chose illegal action {int(chosen[bad])} in the {deal} "
+                               f"with seed {seeds[rows[bad]]}; legal ids were "
+                               f"{', '.join(map(str, np.flatnonzero(masks[bad]).tolist()))}")
+        return chosen.astype(np.int64)
+
+
+def _takes_streams(agent: Agent) -> bool:
+    """Whether the agent's ``act_batch`` takes the per-row ``streams`` argument (a parameter so named, third)."""
+    parameters = list(inspect.signature(agent.act_batch).parameters.values())
+    return len(parameters) >= 3 and parameters[2].name == "streams"
+
+
+def _guard(spec: str, seat: int, where: str, verb: str, call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)``; an exception inside the agent stops the chunk as one ``AgentFailure`` line."""
+    try:
+        return call(*args)
+    except AgentFailure:
+        raise
+    except Exception as error:  # any failure inside a user's agent stops the run, named
+        raise AgentFailure(f"agent {spec!r} at seat {seat} failed in {verb}() in {where}: "
+                           f"{type(error).__name__}: {error}") from None
