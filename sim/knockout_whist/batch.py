@@ -32,8 +32,15 @@ from sim.batch_base import (
 from sim.fast_bits import crc_final
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
 from sim.knockout_whist.fast import init_game, seed_streams
-from sim.knockout_whist.fast_batch import batch_first_illegal, batch_legal_mask, batch_observe, batch_step
+from sim.knockout_whist.fast_batch import (
+    batch_first_illegal,
+    batch_legal_mask,
+    batch_observe,
+    batch_play_others,
+    batch_step,
+)
 from sim.knockout_whist.fast_playout import POLICY_NAMES, PROTOCOL, play_games
+from sim.knockout_whist.fast_policies import POLICY_IDS
 from sim.knockout_whist.fast_state import (
     C_HAND,
     END_REASONS,
@@ -139,6 +146,7 @@ class KnockoutWhistBatch(CompiledBatch):
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
+    POLICIES = POLICY_IDS
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
                  rngs: np.ndarray) -> None:
@@ -186,6 +194,12 @@ class KnockoutWhistBatch(CompiledBatch):
 
     def _apply(self, ids: np.ndarray) -> None:
         batch_step(self._cards, self._ints, self._decks, self._rngs, ids)
+
+    def _fresh(self, seeds: np.ndarray) -> KnockoutWhistBatch:
+        return KnockoutWhistBatch.from_seeds(seeds, self.options)
+
+    def _play_others(self, policies: np.ndarray, seat: int) -> None:
+        batch_play_others(self._cards, self._ints, self._decks, self._rngs, policies, seat)
 
 
 __all__ = [

@@ -11,9 +11,10 @@ from numba import njit
 
 from sim import config, fast_bits, tensor_layout
 from sim.fast_bits import mark_cards, popcount
-from sim.knockout_whist import fast, fast_state, tensor
+from sim.knockout_whist import fast, fast_policies, fast_state, tensor
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.fast import apply_action, is_legal, legal_actions
+from sim.knockout_whist.fast_policies import policy_choice
 from sim.knockout_whist.fast_state import (
     C_HAND,
     C_PICKED,
@@ -79,7 +80,8 @@ NUM_FLAGS = len(FLAG_OPTIONS)
 
 # Numba reuses this module's cached kernels after checking only this file; they inline the engine's other
 # modules, so drop the cache whenever one of those changes (see config.drop_stale_cache).
-config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_state, tensor, tensor_layout, fast_bits, config)])
+config.drop_stale_cache(__file__, [m.__file__ for m in (fast, fast_policies, fast_state, tensor, tensor_layout,
+                                                        fast_bits, config)])
 
 
 @njit(**config.STEP_KERNEL)
@@ -107,6 +109,16 @@ def batch_step(cards, ints, decks, rngs, actions):
     for g in range(ints.shape[0]):
         if ints[g, I_END_REASON] < 0:
             apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
+
+
+@njit(**config.STEP_KERNEL)
+def batch_play_others(cards, ints, decks, rngs, policies, seat):
+    """In every game, let each seat but ``seat`` take compiled policy ``policies[s]``'s choices until ``seat`` is to
+    move or the game is over (a ``seat`` knocked out never moves again: its game is played to the end)."""
+    for g in range(ints.shape[0]):
+        while ints[g, I_END_REASON] < 0 and ints[g, I_TO_MOVE] != seat:
+            action = policy_choice(policies[ints[g, I_TO_MOVE]], cards[g], ints[g], rngs[g])
+            apply_action(cards[g], ints[g], decks[g], rngs[g], action)
 
 
 @njit(**config.STEP_KERNEL)

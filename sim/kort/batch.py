@@ -32,8 +32,14 @@ from sim.batch_base import (
 from sim.fast_bits import crc_final
 from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, Result
 from sim.kort.fast import init_match, seed_streams
-from sim.kort.fast_batch import batch_first_illegal, batch_legal_mask, batch_observe, batch_step
-from sim.kort.fast_playout import POLICY_NAMES, PROTOCOL, play_matches
+from sim.kort.fast_batch import (
+    batch_first_illegal,
+    batch_legal_mask,
+    batch_observe,
+    batch_play_others,
+    batch_step,
+)
+from sim.kort.fast_playout import POLICY_NAMES, PROTOCOL, RANDOM, play_matches
 from sim.kort.fast_state import (
     C_HAND,
     END_REASONS,
@@ -220,6 +226,8 @@ class KortBatch(CompiledBatch):
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
     n_seats = NUM_SEATS
+    POLICIES = {"random": RANDOM}
+    STATE = ("_cards", "_ints", "_decks", "_rngs", "_rounds")
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
                  rngs: np.ndarray, rounds: np.ndarray) -> None:
@@ -290,6 +298,12 @@ class KortBatch(CompiledBatch):
 
     def _apply(self, ids: np.ndarray) -> None:
         batch_step(self._cards, self._ints, self._decks, self._rngs, self._rounds, ids)
+
+    def _fresh(self, seeds: np.ndarray) -> KortBatch:
+        return KortBatch.from_seeds(seeds, self.options)
+
+    def _play_others(self, policies: np.ndarray, seat: int) -> None:
+        batch_play_others(self._cards, self._ints, self._decks, self._rngs, self._rounds, policies, seat)
 
 
 __all__ = [
