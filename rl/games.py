@@ -35,6 +35,7 @@ from sim.knorri.reference import KnorriHand
 from sim.kort import encoding as kort_encoding
 from sim.kort import tensor as kort_tensor
 from sim.kort.batch import KortBatch
+from sim.kort.fast_state import max_rounds
 from sim.kort.reference import KortMatch
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed
@@ -58,6 +59,7 @@ class GameFacts:
     cut_offs: tuple[str, ...]  # end reasons that are cut-offs (truncations, with scores), not natural ends
     cut_off_codes: tuple[int, ...]  # the same as the compiled batch's ``end_reason`` codes
     score_range: Callable[[int], tuple[float, float]]  # (lowest, highest) score a seat can get at n seats
+    max_decisions: Callable[[int, Options], int]  # an upper bound on one deal's decisions (n seats, options)
 
     @property
     def title(self) -> str:
@@ -112,7 +114,9 @@ GAMES: dict[str, GameFacts] = {
         new_batch=lambda n, seeds, options: KnorriBatch.from_seeds(n, seeds),
         acting_tensor=_knorri_tensor, board=_knorri_board, cut_offs=("repeat", "cap"),
         cut_off_codes=(END_REASONS.index("repeat"), END_REASONS.index("cap")),
-        score_range=lambda n: (-n * (n - 1) / 2, n - 1.0)),
+        score_range=lambda n: (-n * (n - 1) / 2, n - 1.0),
+        # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the phase-2 cap
+        max_decisions=lambda n, options: knorri_encoding.STOCK_SIZE + knorri_encoding.MAX_PHASE2_ACTIONS),
     "knockout-whist": GameFacts(
         name="knockout-whist",
         seats=tuple(range(knockout_whist_encoding.MIN_SEATS, knockout_whist_encoding.MAX_SEATS + 1)),
@@ -121,14 +125,18 @@ GAMES: dict[str, GameFacts] = {
         new_game=lambda n, seed, options: KnockoutWhistGame({**options, "players": n}, seed),
         new_batch=lambda n, seeds, options: KnockoutWhistBatch.from_seeds(seeds, {**options, "players": n}),
         acting_tensor=lambda game: knockout_whist_tensor.encode_observation(game.observation(game.to_move)),
-        board=board_text, cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, n - 1.0)),
+        board=board_text, cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, n - 1.0),
+        # per hand of 7 - h + 1 cards: a trump choice, each seat's exchange picks (3 and an end) and plays, a knock
+        max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1))),
     "kort": GameFacts(
         name="kort", seats=(kort_encoding.NUM_SEATS,), default_seats=kort_encoding.NUM_SEATS,
         num_actions=kort_encoding.NUM_ACTIONS, observation_size=kort_tensor.OBSERVATION_SIZE,
         new_game=lambda n, seed, options: KortMatch(options, seed),
         new_batch=lambda n, seeds, options: KortBatch.from_seeds(seeds, options),
         acting_tensor=lambda game: kort_tensor.encode_observation(game.observation(game.to_move)),
-        board=board_text, cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, 1.0)),
+        board=board_text, cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, 1.0),
+        # per round: a trump choice, 13 tricks of 4 plays, a declaration per trick and a vote per seat
+        max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4)),
 }
 """Every game the harness plays, by its ``sim.games`` name."""
 
