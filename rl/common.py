@@ -11,9 +11,9 @@ from gymnasium import spaces
 from agents.base import Agent, make_agent
 from rl.games import GameFacts, deal_seed, facts
 from sim.errors import GameInputError
-from sim.games import adapter
+from sim.games import adapter, derive_seeds
 from sim.reference_base import ReferenceGame
-from sim.rng import agent_seed, derive_seed
+from sim.rng import agent_seed
 
 
 class Setup:
@@ -61,7 +61,7 @@ class EpisodeSeeds:
 
     def take(self, count: int = 1) -> np.ndarray:
         """The next ``count`` episodes' match seeds (uint64)."""
-        seeds = np.array([derive_seed(self.base, k) for k in range(self.count, self.count + count)], dtype=np.uint64)
+        seeds = derive_seeds(np.uint64(self.base), np.arange(self.count, self.count + count, dtype=np.uint64))
         self.count += count
         return seeds
 

@@ -58,7 +58,6 @@ class BatchVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.setup.facts.num_actions)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.setup.facts.num_actions))
         self._seeds = EpisodeSeeds()
-        self._cut_offs = np.asarray(self.setup.facts.cut_off_codes, dtype=np.int64)
         self.batch = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -83,7 +82,11 @@ class BatchVectorEnv(VectorEnv):
         if done.any():
             scores = batch.scores
             rewards[done] = scores[done, self.seat]
-            cut = done & np.isin(batch.end_reason, self._cut_offs)
+            reasons = batch.end_reason
+            cut = np.zeros(self.num_envs, dtype=np.bool_)
+            for code in self.setup.facts.cut_off_codes:
+                cut |= reasons == code
+            cut &= done
             truncated[:] = cut
             terminated[:] = done & ~cut
             info["final_scores"] = np.where(done[:, None], scores, 0)

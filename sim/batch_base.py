@@ -118,8 +118,8 @@ class CompiledBatch:
     I_TO_MOVE: int
     I_END_REASON: int
     I_SCORE: int
-    legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A]))
-    observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F]))
+    legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A])): clears, then sets
+    observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F])): clears ``out``, then writes
     POLICIES: ClassVar[Mapping[str, int]] = {}
     """The compiled policies ``play_others`` can seat, by agent name (each makes that agent's choices)."""
     STATE: ClassVar[tuple[str, ...]] = ("_cards", "_ints", "_decks", "_rngs")
@@ -134,7 +134,7 @@ class CompiledBatch:
 
     def legal_mask(self) -> np.ndarray:
         """``bool[B, NUM_ACTIONS]``: the legal actions of each entry's seat to move (all False once it is over)."""
-        mask = np.zeros((len(self), self.NUM_ACTIONS), dtype=np.bool_)
+        mask = np.empty((len(self), self.NUM_ACTIONS), dtype=np.bool_)  # the kernel clears it
         self.legal_mask_kernel(self._cards, self._ints, mask, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
         return mask
 
@@ -169,7 +169,7 @@ class CompiledBatch:
         It holds only what that seat may know (the class says what); seats are counted
         from the acting seat. Rows of finished entries are zero.
         """
-        out = np.zeros((len(self), self.OBSERVATION_SIZE), dtype=np.float32)
+        out = np.empty((len(self), self.OBSERVATION_SIZE), dtype=np.float32)  # the kernel clears it
         self.observe_kernel(self._cards, self._ints, out)
         return out
 
