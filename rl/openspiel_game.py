@@ -82,7 +82,7 @@ class CardGameState(pyspiel.State):
 
     def __init__(self, game: CardGame) -> None:
         super().__init__(game)
-        self._facts, self._n_seats, self._options = game.FACTS, game.n_seats, game.options
+        self._n_seats, self._options = game.n_seats, game.options
         self.seed_bytes: list[int] = []
         self.game: ReferenceGame | None = None
         self.log_text: list[str] = []  # the public log's events as JSON, kept up to date by ``public_log``
@@ -92,6 +92,10 @@ class CardGameState(pyspiel.State):
         log = self.game.log
         self.log_text.extend(json.dumps(event, default=str, sort_keys=True) for event in log[len(self.log_text):])
         return "\n".join(self.log_text)
+
+    @property
+    def _facts(self) -> GameFacts:
+        return self.get_game().FACTS  # looked up, not kept: a state pickles without the table's functions
 
     def current_player(self) -> int:
         """The seat to move, ``CHANCE`` while the seed is drawn, ``TERMINAL`` once the deal is over."""

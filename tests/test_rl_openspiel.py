@@ -19,7 +19,7 @@ from sim.knorri.reference import KnorriHand  # noqa: E402
                                           ("python_kort", {"target_wins": 1})])
 def test_random_sim_test_passes(name, params):
     game = pyspiel.load_game(name, params)
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def test_game_types_say_what_the_games_are():
