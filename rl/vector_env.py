@@ -11,9 +11,9 @@ Gymnasium's ``SAME_STEP``: a finished slot is dealt its next episode in the same
 and the finished deal's scores and match seed are in ``info["final_scores"]`` and
 ``info["final_match_seed"]`` (masked by ``info["_final_scores"]``). Episode ``k`` (counted
 over all slots in the order they are dealt) is the runner's match ``derive_seed(S, k)``
-after ``reset(seed=S)``; ``info["match_seed"]`` names each slot's current one. Deals that
-end before the learner decides are played out and listed in ``info["skipped_match_seeds"]``
-and ``info["skipped_scores"]``.
+after ``reset(seed=S)`` (``S`` is 0 until a seed is given); ``info["match_seed"]`` names
+each slot's current one. Deals that end before the learner decides are played out and listed
+in ``info["skipped_match_seeds"]`` and ``info["skipped_scores"]``.
 """
 
 from __future__ import annotations
