@@ -11,6 +11,10 @@ observe zeros until it is their turn. ``render_mode="ansi"`` returns the board a
 Seeding: ``reset(seed=S)`` plays the runner's match ``derive_seed(S, k)`` at the k-th
 reset after it (``S`` is 0 until a seed is given); a deal that ends before anyone decides
 (a rare Knorri hand where one seat captures everything) is skipped.
+
+PettingZoo's ``api_test`` and ``seed_test`` apply and pass; ``max_cycles_test`` does not
+apply: it needs a parallel environment (every agent acting each cycle, unmasked), and these
+are turn-based games whose actions are masked.
 """
 
 from __future__ import annotations
