@@ -44,10 +44,11 @@ def test_single_seat_env_rewards_the_learners_score_and_ends_an_illegal_action()
 
 
 def random_learner_episodes(game, n_seats, seat, steps, options):
-    """Every episode's scores by match seed, the learner drawing from its own stream as RandomAgent does."""
+    """Every episode's scores by match seed, and which ended truncated, the learner drawing from its own stream as
+    RandomAgent does."""
     env = BatchVectorEnv(game, num_envs=8, n_seats=n_seats, seat=seat, opponents="random", options=options)
     observation, info = env.reset(seed=7)
-    finished = {}
+    finished, truncations = {}, {}
 
     def note(info):
         for match_seed, scores in zip(info.get("skipped_match_seeds", []), info.get("skipped_scores", []), strict=True):
@@ -67,19 +68,29 @@ def random_learner_episodes(game, n_seats, seat, steps, options):
             scores = info["final_scores"][b].tolist()
             assert rewards[b] == scores[seat]
             finished[int(info["final_match_seed"][b])] = scores
+            truncations[int(info["final_match_seed"][b])] = bool(truncated[b])
             streams[b] = stream(info["match_seed"][b])
         note(info)
-    return finished
+    return finished, truncations
 
 
 @pytest.mark.parametrize("game, n_seats, steps, options", [("knorri", 3, 120, None), ("knockout-whist", 4, 40, None),
                                                             ("kort", 4, 100, {"target_wins": 1})])
 def test_vector_env_episodes_score_as_the_runner_when_the_learner_plays_random(game, n_seats, steps, options):
-    finished = random_learner_episodes(game, n_seats, 1, steps, options)
+    finished, _ = random_learner_episodes(game, n_seats, 1, steps, options)
     seeds = sorted(finished)
     assert len(seeds) >= 8
     columns = adapter(game).play_matches(n_seats, seeds, [["random"] * n_seats] * len(seeds), 1, options=options)
     assert columns.hands["score"].tolist() == [finished[s] for s in seeds]
+
+
+def test_vector_env_truncates_exactly_the_knorri_hands_the_runner_records_as_cut_off():
+    finished, truncations = random_learner_episodes("knorri", 3, 0, 150, None)
+    seeds = sorted(truncations)
+    columns = adapter("knorri").play_matches(3, seeds, [["random"] * 3] * len(seeds), 1)
+    reasons = [adapter("knorri").END_REASONS[code] for code in columns.hands["end_reason"]]
+    assert [truncations[s] for s in seeds] == [reason in ("repeat", "cap") for reason in reasons]
+    assert any(truncations.values()) and not all(truncations.values())
 
 
 def test_vector_env_plays_greedy_opponents_and_refuses_uncompiled_ones():
