@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
-from typing import Any
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
@@ -129,6 +129,10 @@ class CompiledBatch:
     legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A]))
     observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F]))
     decide_kernel = None  # staticmethod(kernel(cards, ints, rngs, policies int8[B, n], out int64[B]))
+    POLICIES: ClassVar[Mapping[str, int]] = {}
+    """The compiled policies ``play_others`` can seat, by agent name (each makes that agent's choices)."""
+    STATE: ClassVar[tuple[str, ...]] = ("_cards", "_ints", "_decks", "_rngs")
+    """The attributes holding per-entry state (first axis: the entry), which ``restart`` replaces."""
 
     n_seats: int
     _cards: np.ndarray
@@ -224,6 +228,53 @@ class CompiledBatch:
             error.batch_index = bad
             raise error
         self._apply(ids)
+
+    def play_others(self, policies: Mapping[int, str] | Sequence[str], seat: int) -> None:
+        """Let every seat but ``seat`` play by its compiled policy until ``seat`` is to move or the entry is over.
+
+        ``policies[s]`` names seat s's policy (one of ``POLICIES``; ``seat``'s own is ignored). Random
+        policies draw from the seats' own streams, as ``RandomAgent`` reset with ``agent_seed(seed, s)``
+        does, so an entry with a learner at ``seat`` is the runner's game with that agent there.
+        """
+        ids = np.zeros(self.n_seats, dtype=np.int64)
+        for other in range(self.n_seats):
+            if other != seat:
+                name = policies[other]
+                if name not in self.POLICIES:
+                    raise GameInputError(f"no compiled policy {name!r} for seat {other}: the compiled policies "
+                                         f"are {', '.join(self.POLICIES)}")
+                ids[other] = self.POLICIES[name]
+        while True:
+            self._prepare_step()
+            self._play_others(ids, int(seat))
+            waiting = (self._ints[:, self.I_END_REASON] < 0) & (self._ints[:, self.I_TO_MOVE] != seat)
+            if not waiting.any():
+                return
+
+    def restart(self, where: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
+        """Deal fresh entries at the indices ``where`` from ``seeds`` (as ``from_seeds`` deals them): autoreset."""
+        where = np.asarray(where, dtype=np.int64)
+        if len(where) == 0:
+            return
+        fresh = self._fresh(check_seeds(seeds))
+        for name in self.STATE:
+            mine, theirs = getattr(self, name), getattr(fresh, name)
+            if mine.shape[1:] == theirs.shape[1:]:
+                mine[where] = theirs
+            else:  # a longer buffer than a fresh deal's (a grown history): the rest starts empty
+                mine[where] = 0
+                mine[(where, *(slice(0, n) for n in theirs.shape[1:]))] = theirs
+
+    def _fresh(self, seeds: np.ndarray) -> CompiledBatch:
+        """A new batch of the same kind (seats, options) dealt from ``seeds``."""
+        raise NotImplementedError
+
+    def _prepare_step(self) -> None:
+        """Make room for what a step may remember (a game keeping a growing history overrides this)."""
+
+    def _play_others(self, policies: np.ndarray, seat: int) -> None:
+        """Call the game's kernel letting seats other than ``seat`` play ``policies`` (ids, ``int64[n_seats]``)."""
+        raise NotImplementedError
 
     def _first_illegal(self, ids: np.ndarray) -> int:
         """The first entry still playing whose action id is not legal, or -1 (``ids`` int64[B], -1 out of range)."""

@@ -37,9 +37,11 @@ from sim.knockout_whist.fast_batch import (
     batch_first_illegal,
     batch_legal_mask,
     batch_observe,
+    batch_play_others,
     batch_step,
 )
 from sim.knockout_whist.fast_playout import POLICY_NAMES, PROTOCOL, play_games
+from sim.knockout_whist.fast_policies import POLICY_IDS
 from sim.knockout_whist.fast_state import (
     C_HAND,
     END_REASONS,
@@ -148,6 +150,7 @@ class KnockoutWhistBatch(CompiledBatch):
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
     decide_kernel = staticmethod(batch_decide)
+    POLICIES = POLICY_IDS
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
                  rngs: np.ndarray) -> None:
@@ -195,6 +198,12 @@ class KnockoutWhistBatch(CompiledBatch):
 
     def _apply(self, ids: np.ndarray) -> None:
         batch_step(self._cards, self._ints, self._decks, self._rngs, ids)
+
+    def _fresh(self, seeds: np.ndarray) -> KnockoutWhistBatch:
+        return KnockoutWhistBatch.from_seeds(seeds, self.options)
+
+    def _play_others(self, policies: np.ndarray, seat: int) -> None:
+        batch_play_others(self._cards, self._ints, self._decks, self._rngs, policies, seat)
 
 
 __all__ = [

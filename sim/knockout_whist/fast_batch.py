@@ -117,6 +117,16 @@ def batch_decide(cards, ints, rngs, policies, out):
 
 
 @njit(**config.STEP_KERNEL)
+def batch_play_others(cards, ints, decks, rngs, policies, seat):
+    """In every game, let each seat but ``seat`` take compiled policy ``policies[s]``'s choices until ``seat`` is to
+    move or the game is over (a ``seat`` knocked out never moves again: its game is played to the end)."""
+    for g in range(ints.shape[0]):
+        while ints[g, I_END_REASON] < 0 and ints[g, I_TO_MOVE] != seat:
+            action = policy_choice(policies[ints[g, I_TO_MOVE]], cards[g], ints[g], rngs[g])
+            apply_action(cards[g], ints[g], decks[g], rngs[g], action)
+
+
+@njit(**config.STEP_KERNEL)
 def batch_observe(cards, ints, out):
     """Write each game's observation from its acting seat's point of view (zeros once over)."""
     out[:] = 0.0

@@ -43,11 +43,12 @@ from sim.knorri.fast_batch import (
     batch_first_illegal,
     batch_legal_mask,
     batch_observe,
+    batch_play_others,
     batch_step,
 )
 from sim.knorri.fast_encode import END_REASONS, encode_hand
 from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
-from sim.knorri.fast_policies import POLICY_NAMES, RANDOM
+from sim.knorri.fast_policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.fast_state import (
     C_HAND,
     I_DECISIONS,
@@ -245,6 +246,8 @@ class KnorriBatch(CompiledBatch):
     legal_mask_kernel = staticmethod(batch_legal_mask)
     observe_kernel = staticmethod(batch_observe)
     decide_kernel = staticmethod(batch_decide)
+    POLICIES = {"random": RANDOM, "greedy": GREEDY}
+    STATE = ("_cards", "_ints", "_decks", "_rngs", "_keys", "_records")
 
     def __init__(self, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray, rngs: np.ndarray,
                  keys: np.ndarray, records: np.ndarray) -> None:
@@ -312,10 +315,17 @@ class KnorriBatch(CompiledBatch):
         return batch_first_illegal(self._cards, self._ints, ids, np.zeros(NUM_ACTIONS, dtype=np.int64))
 
     def _apply(self, ids: np.ndarray) -> None:
-        self._ensure_history_room()
+        self._prepare_step()
         batch_step(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, ids)
 
-    def _ensure_history_room(self) -> None:
+    def _fresh(self, seeds: np.ndarray) -> KnorriBatch:
+        return KnorriBatch.from_seeds(self.n_seats, seeds)
+
+    def _play_others(self, policies: np.ndarray, seat: int) -> None:
+        batch_play_others(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots,
+                          policies, seat, np.zeros(NUM_ACTIONS, dtype=np.int64))
+
+    def _prepare_step(self) -> None:
         # A step remembers at most one position per hand; grow every hand's history before it could overflow.
         capacity = self._keys.shape[1]
         if len(self) and int(self._ints[:, I_HIST_LEN].max()) + 1 < capacity:

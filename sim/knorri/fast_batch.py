@@ -14,11 +14,13 @@ from sim.fast_bits import U64, mark_cards, popcount
 from sim.knorri import fast_policies
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
 from sim.knorri.fast import apply_action, is_legal, legal_actions
+from sim.knorri.fast_policies import decide
 from sim.knorri.fast_state import (
     C_CANDIDATES,
     C_HAND,
     C_TABLE,
     I_END_REASON,
+    I_HIST_LEN,
     I_HOLDING,
     I_N_SEATS,
     I_NEEDED,
@@ -116,6 +118,19 @@ def batch_decide(cards, ints, rngs, policies, out):
         seat = ints[b, I_TO_MOVE]
         if ints[b, I_END_REASON] < 0 and seat >= 0 and policies[b, seat] >= 0:
             out[b] = fast_policies.decide(policies[b, seat], seat, cards[b], ints[b], rngs[b], legal)
+
+
+@njit(**config.STEP_KERNEL)
+def batch_play_others(cards, ints, decks, rngs, keys, records, slots, policies, seat, legal):
+    """In every hand, let each seat but ``seat`` take compiled policy ``policies[s]``'s choices until ``seat`` is to
+    move or the hand is over. A hand whose remembered positions would overflow ``keys`` stops early (the caller
+    grows the history and calls again); ``legal``: int64[65] scratch."""
+    capacity = keys.shape[1]
+    for b in range(ints.shape[0]):
+        while ints[b, I_END_REASON] < 0 and ints[b, I_TO_MOVE] != seat and ints[b, I_HIST_LEN] + 1 < capacity:
+            mover = ints[b, I_TO_MOVE]
+            action = decide(policies[mover], mover, cards[b], ints[b], rngs[b], legal)
+            apply_action(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], action)
 
 
 @njit(**config.STEP_KERNEL)

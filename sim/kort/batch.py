@@ -38,9 +38,10 @@ from sim.kort.fast_batch import (
     batch_first_illegal,
     batch_legal_mask,
     batch_observe,
+    batch_play_others,
     batch_step,
 )
-from sim.kort.fast_playout import POLICY_NAMES, PROTOCOL, play_matches
+from sim.kort.fast_playout import POLICY_NAMES, PROTOCOL, RANDOM, play_matches
 from sim.kort.fast_state import (
     C_HAND,
     END_REASONS,
@@ -240,6 +241,8 @@ class KortBatch(CompiledBatch):
     observe_kernel = staticmethod(batch_observe)
     decide_kernel = staticmethod(batch_decide)
     n_seats = NUM_SEATS
+    POLICIES = {"random": RANDOM}
+    STATE = ("_cards", "_ints", "_decks", "_rngs", "_rounds")
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
                  rngs: np.ndarray, rounds: np.ndarray) -> None:
@@ -310,6 +313,12 @@ class KortBatch(CompiledBatch):
 
     def _apply(self, ids: np.ndarray) -> None:
         batch_step(self._cards, self._ints, self._decks, self._rngs, self._rounds, ids)
+
+    def _fresh(self, seeds: np.ndarray) -> KortBatch:
+        return KortBatch.from_seeds(seeds, self.options)
+
+    def _play_others(self, policies: np.ndarray, seat: int) -> None:
+        batch_play_others(self._cards, self._ints, self._decks, self._rngs, self._rounds, policies, seat)
 
 
 __all__ = [

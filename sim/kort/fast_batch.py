@@ -13,7 +13,7 @@ from sim import config
 from sim.fast_bits import mark_cards, popcount
 from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
 from sim.kort.fast import apply_action, is_legal, legal_actions, uniform_action
-from sim.kort.fast_playout import copy_round_record
+from sim.kort.fast_playout import RANDOM, copy_round_record
 from sim.kort.fast_state import (
     C_HAND,
     C_PLAYED,
@@ -37,6 +37,7 @@ from sim.kort.fast_state import (
     I_TRUMP_CHOICE,
     I_VOTE,
     I_WINS,
+    RNG_DEAL,
     RNG_SEAT,
 )
 from sim.kort.tensor import (
@@ -106,6 +107,19 @@ def batch_decide(cards, ints, rngs, policies, out):
         seat = ints[g, I_TO_MOVE]
         if ints[g, I_END_REASON] < 0 and seat >= 0 and policies[g, seat] >= 0:
             out[g] = uniform_action(cards[g], ints[g], rngs[g], RNG_SEAT + seat)
+
+
+@njit(**config.STEP_KERNEL)
+def batch_play_others(cards, ints, decks, rngs, rounds, policies, seat):
+    """In every match, let each seat but ``seat`` take its compiled policy's choices until ``seat`` is to move or the
+    match is over: ``policies[s]`` is ``RANDOM`` (the seat's own stream) or ``PROTOCOL`` (the match's)."""
+    for g in range(ints.shape[0]):
+        while ints[g, I_END_REASON] < 0 and ints[g, I_TO_MOVE] != seat:
+            mover = ints[g, I_TO_MOVE]
+            stream = RNG_SEAT + mover if policies[mover] == RANDOM else RNG_DEAL
+            recorded = ints[g, I_ROUNDS_PLAYED]
+            apply_action(cards[g], ints[g], decks[g], rngs[g], uniform_action(cards[g], ints[g], rngs[g], stream))
+            copy_round_record(ints[g], rounds[g], recorded)
 
 
 @njit(**config.STEP_KERNEL)

@@ -1,0 +1,172 @@
+"""Every game registered with OpenSpiel as a Python game: ``pyspiel.load_game("python_knorri", {"players": 4})``.
+
+Importing this module registers ``python_knorri``, ``python_knockout_whist`` and
+``python_kort`` (parameters: ``players``, and the game's runner options such as Kort's
+``target_wins``). Each is sequential, zero-sum (the scores of a deal sum to zero),
+imperfect-information, with terminal rewards (a deal's scores), played on the game's
+reference engine. Chance is explicit: a deal starts with ``SEED_BYTES`` chance nodes
+of 256 equally likely outcomes each, which draw the 64-bit seed the harness deals from
+(the same deal ``knorri-sim`` plays for that seed: every deck, redeal and later hand
+follows from it), so the deal's randomness is one explicit draw, never seen by a player.
+A player's information state string is its reference observation (its own cards and
+everything public, the public log included); its observation string leaves out the log.
+
+An algorithm that clones states (OpenSpiel's ``MCTSBot``) searches the true state,
+hidden cards and the seed's later decks included: it plays with perfect information.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from rl.games import GAMES, GameFacts
+from sim.games import adapter
+from sim.reference_base import ReferenceGame
+
+SEED_BYTES = 8
+"""The chance nodes at the start of a deal, one byte of the deal's seed each (most significant first)."""
+
+
+def short_name(game: str) -> str:
+    """The name OpenSpiel knows the game by: ``python_knorri``, ``python_knockout_whist``, ``python_kort``."""
+    return "python_" + game.replace("-", "_")
+
+
+def _game_type(facts: GameFacts) -> pyspiel.GameType:
+    defaults: dict[str, Any] = {"players": facts.default_seats, **adapter(facts.name).check_options({})}
+    return pyspiel.GameType(
+        short_name=short_name(facts.name), long_name=f"Python {facts.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=facts.seats[-1], min_num_players=facts.seats[0],
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=False,
+        parameter_specification=defaults)
+
+
+class CardGame(pyspiel.Game):
+    """One of the harness's games for OpenSpiel; ``GAME`` (set per registered subclass) names it."""
+
+    FACTS: GameFacts
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        facts = self.FACTS
+        params = dict(params or {})
+        self.n_seats = facts.check_seats(int(params.pop("players", facts.default_seats)))
+        self.options = adapter(facts.name).check_options(params)
+        low, high = facts.score_range(self.n_seats)
+        info = pyspiel.GameInfo(num_distinct_actions=facts.num_actions, max_chance_outcomes=256,
+                                num_players=self.n_seats, min_utility=low, max_utility=high, utility_sum=0.0,
+                                max_game_length=SEED_BYTES + facts.max_decisions(self.n_seats, self.options))
+        super().__init__(_game_type(facts), info, {"players": self.n_seats, **self.options})
+
+    def new_initial_state(self) -> CardGameState:
+        """A deal about to draw its seed."""
+        return CardGameState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> ReferenceObserver:
+        """Strings of the reference observation (with the public log for perfect recall)."""
+        return ReferenceObserver(iig_obs_type is not None and iig_obs_type.perfect_recall)
+
+
+class CardGameState(pyspiel.State):
+    """A deal: the seed's chance nodes, then the reference game."""
+
+    def __init__(self, game: CardGame) -> None:
+        super().__init__(game)
+        self._n_seats, self._options = game.n_seats, game.options
+        self.seed_bytes: list[int] = []
+        self.game: ReferenceGame | None = None
+        self.log_text: list[str] = []  # the public log's events as JSON, kept up to date by ``public_log``
+
+    def public_log(self) -> str:
+        """The public log as JSON lines, each event written once (a log only grows), for information states."""
+        log = self.game.log
+        self.log_text.extend(json.dumps(event, default=str, sort_keys=True) for event in log[len(self.log_text):])
+        return "\n".join(self.log_text)
+
+    @property
+    def _facts(self) -> GameFacts:
+        return self.get_game().FACTS  # looked up, not kept: a state pickles without the table's functions
+
+    def current_player(self) -> int:
+        """The seat to move, ``CHANCE`` while the seed is drawn, ``TERMINAL`` once the deal is over."""
+        if self.game is None:
+            return pyspiel.PlayerId.CHANCE
+        return pyspiel.PlayerId.TERMINAL if self.game.done else self.game.to_move
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.game.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The next seed byte: 256 equally likely values."""
+        return [(byte, 1 / 256) for byte in range(256)]
+
+    def _apply_action(self, action: int) -> None:
+        if self.game is not None:
+            self.game.apply(int(action))
+            return
+        self.seed_bytes.append(int(action))
+        if len(self.seed_bytes) == SEED_BYTES:
+            self.game = self._facts.new_game(self._n_seats, int.from_bytes(bytes(self.seed_bytes), "big"),
+                                             self._options)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return f"seed byte {action}" if player == pyspiel.PlayerId.CHANCE else str(action)
+
+    def is_terminal(self) -> bool:
+        """Whether the deal is over."""
+        return self.game is not None and self.game.done
+
+    def returns(self) -> list[float]:
+        """Each seat's score once the deal is over (0 before)."""
+        if not self.is_terminal():
+            return [0.0] * self._n_seats
+        return [float(score) for score in self.game.scores]
+
+    def __str__(self) -> str:
+        if self.game is None:
+            return f"drawing the seed: {len(self.seed_bytes)} of {SEED_BYTES} bytes"
+        return self._facts.board(self.game)
+
+
+class ReferenceObserver:
+    """OpenSpiel's Python observer protocol over a seat's reference observation (strings only)."""
+
+    def __init__(self, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(0, dtype=np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: CardGameState, player: int) -> None:
+        """No tensor: the games give strings here (their tensors are in the batch engines and the other envs)."""
+
+    def string_from(self, state: CardGameState, player: int) -> str:
+        """What ``player`` may know, as JSON: nothing of the seed before the deal."""
+        if state.game is None:
+            return ""
+        observation = state.game.observation(player)
+        view = {f.name: getattr(observation, f.name) for f in fields(observation) if f.name != "log"}
+        text = json.dumps(view, default=str, sort_keys=True)
+        return text + "\n" + state.public_log() if self.perfect_recall else text
+
+
+def _register() -> dict[str, type[CardGame]]:
+    classes = {}
+    for name, facts in GAMES.items():
+        cls = type(f"{facts.title.replace(' ', '')}Game", (CardGame,), {"FACTS": facts})
+        pyspiel.register_game(_game_type(facts), cls)
+        classes[name] = cls
+    return classes
+
+
+GAME_CLASSES = _register()
+"""The registered game class of every game, by its ``sim.games`` name."""

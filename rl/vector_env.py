@@ -1,0 +1,126 @@
+"""A Gymnasium vector environment on the compiled batch engine: many deals stepped in lockstep, with autoreset.
+
+``BatchVectorEnv(game="knorri", num_envs=1024, n_seats=4, seat=0, opponents="greedy")``:
+each of ``num_envs`` slots holds one deal of the game (its runner row) with the learner
+at ``seat``; the other seats are played inside compiled code by the batch's policies
+(``random``, and ``greedy`` where the game has it compiled; other agents are refused:
+use ``SingleSeatEnv``). ``step(actions)`` takes one legal action per slot (the mask is
+in the observation; an illegal one raises), lets the others play to the learner's next
+turn and returns the learner's score as the reward when a deal ends. Autoreset is
+Gymnasium's ``SAME_STEP``: a finished slot is dealt its next episode in the same step,
+and the finished deal's scores and match seed are in ``info["final_scores"]`` and
+``info["final_match_seed"]`` (masked by ``info["_final_scores"]``). Episode ``k`` (counted
+over all slots in the order they are dealt) is the runner's match ``derive_seed(S, k)``
+after ``reset(seed=S)`` (``S`` is 0 until a seed is given); ``info["match_seed"]`` names
+each slot's current one. Deals that end before the learner decides are played out and listed
+in ``info["skipped_match_seeds"]`` and ``info["skipped_scores"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from rl.common import EpisodeSeeds, Setup, lineup
+from sim.errors import GameInputError
+from sim.games import derive_seeds
+
+
+class BatchVectorEnv(VectorEnv):
+    """``num_envs`` deals of one game in one compiled batch, the learner at one seat (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, game: str = "knorri", num_envs: int = 64, n_seats: int | None = None, seat: int = 0,
+                 opponents: str | Sequence[str] = "random", options: Mapping[str, Any] | None = None) -> None:
+        """``num_envs`` slots of ``game`` at ``n_seats``; ``opponents`` one compiled policy name for all other
+        seats or one per other seat (``"greedy;random;greedy"``)."""
+        self.setup = Setup(game, n_seats, options)
+        self.num_envs = int(num_envs)
+        if self.num_envs < 1:
+            raise GameInputError(f"num_envs must be at least 1, not {num_envs}")
+        self.seat = int(seat)
+        specs = lineup(opponents, self.setup.n_seats, self.seat)
+        self._probe = self.setup.facts.new_batch(self.setup.n_seats, np.zeros(1, dtype=np.uint64), self.setup.options)
+        known = self._probe.POLICIES
+        for spec in specs:
+            if spec not in known:
+                raise GameInputError(f"the vector env's opponents are the compiled {', '.join(known)} of "
+                                     f"{self.setup.facts.title}, not {spec!r} (SingleSeatEnv seats any agent)")
+        self.policies = specs[:self.seat] + ["learner"] + specs[self.seat:]
+        self.single_observation_space = self.setup.observation_space()
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(self.setup.facts.num_actions)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.setup.facts.num_actions))
+        self._seeds = EpisodeSeeds()
+        self.batch = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Deal a fresh episode in every slot (the first of ``seed``'s episodes if given)."""
+        self._seeds.restart(seed)
+        self.match_seeds = self._seeds.take(self.num_envs)
+        self.batch = self.setup.facts.new_batch(self.setup.n_seats, derive_seeds(self.match_seeds, 0),
+                                                self.setup.options)
+        info = self._advance_new()
+        return self._observe(), info
+
+    def step(self, actions: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Apply one learner action per slot, play the others, reward finished deals, deal the next ones."""
+        batch = self.batch
+        batch.step(np.asarray(actions, dtype=np.int64))
+        batch.play_others(self.policies, self.seat)
+        done = batch.done
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminated = np.zeros(self.num_envs, dtype=np.bool_)
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        info: dict[str, Any] = {}
+        if done.any():
+            scores = batch.scores
+            rewards[done] = scores[done, self.seat]
+            reasons = batch.end_reason_code
+            cut = np.zeros(self.num_envs, dtype=np.bool_)
+            for code in self.setup.facts.cut_off_codes:
+                cut |= reasons == code
+            cut &= done
+            truncated[:] = cut
+            terminated[:] = done & ~cut
+            info["final_scores"] = np.where(done[:, None], scores, 0)
+            info["_final_scores"] = done
+            info["final_match_seed"] = np.where(done, self.match_seeds, 0).astype(np.uint64)
+            where = np.flatnonzero(done)
+            self._deal(where)
+            info.update(self._advance_new())
+        return self._observe(), rewards, terminated, truncated, info
+
+    def _deal(self, where: np.ndarray) -> None:
+        seeds = self._seeds.take(len(where))
+        self.match_seeds[where] = seeds
+        self.batch.restart(where, derive_seeds(seeds, 0))
+
+    def _advance_new(self) -> dict[str, Any]:
+        """Play the others up to the learner's first turn in fresh deals, replacing those that end before it."""
+        skipped_seeds, skipped_scores = [], []
+        while True:
+            self.batch.play_others(self.policies, self.seat)
+            ended = np.flatnonzero(self.batch.done)
+            if len(ended) == 0:
+                break
+            skipped_seeds.append(self.match_seeds[ended].copy())
+            skipped_scores.append(self.batch.scores[ended])
+            self._deal(ended)
+        info: dict[str, Any] = {"match_seed": self.match_seeds.copy()}
+        if skipped_seeds:
+            info["skipped_match_seeds"] = np.concatenate(skipped_seeds)
+            info["skipped_scores"] = np.concatenate(skipped_scores)
+        return info
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        return {"observation": self.batch.observation_tensor(), "action_mask": self.batch.legal_mask().view(np.int8)}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
