@@ -118,11 +118,13 @@ def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, 
 
 
 @njit(**config.KERNEL)
-def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                      cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
-    """``loginf``'s choice: the legal action whose greedy playout scores best for the seat to move.
+def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2, rng2,
+                     keys2, records2, slots2, legal2, values, policy, streams, stream, local):
+    """``loginf``'s choice: the legal action whose playout with ``policy`` scores best for the seat to move.
 
-    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does.
+    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does. With a
+    ``RANDOM`` playout, each candidate that does not end the hand draws its playout's seed from
+    ``streams[stream]`` (``local`` is a one-slot scratch), as ``agents.playout.CompiledPlayout`` does.
     """
     seat = to_move(ints)
     best, best_value = preferred, -1.0
@@ -132,7 +134,10 @@ def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pre
             continue
         _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2)
         apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
-        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, GREEDY, values)
+        if policy != GREEDY and not is_over(ints2):
+            local[0] = next_u64(streams, stream)
+            _seed_streams(rng2, local)
+        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, policy, values)
         if values[seat] > best_value:
             best, best_value = candidate, values[seat]
     return best
@@ -145,8 +150,8 @@ def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck
     copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
     n_legal = legal_actions(cards, ints, legal)
     preferred = policy_action(GREEDY, to_move(ints), legal, n_legal, cards, ints, rng)
-    return _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                             cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
+    return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng, 0, rng)
 
 
 @njit(**config.KERNEL)
@@ -175,8 +180,9 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
     if seat != hero and model != MAXN:
         if model == LOOKAHEAD_MODEL and n_legal > 1:
-            preferred = _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
+            preferred = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                                         cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                         GREEDY, rng, 0, rng)
         n_legal = 1
     action[first] = preferred
     at = first + 1

@@ -1,0 +1,305 @@
+"""Whole Knorri hands between built-in agents, seat by seat ``random``, ``greedy``, ``loginf`` or ``mcts``, in numba.
+
+The runner's compiled path for lineups the batch engine's own policies cannot play
+(``sim.knorri.simulate`` calls ``play_lineup`` for them). One compiled call plays a
+list of hands from their seeds to the end: the engine steps the hand (``deal_hand``,
+``apply_action`` from ``sim.knorri.compiled``) and at every decision the seat to move
+is asked through its agent's compiled code:
+
+- ``random`` and ``greedy``: the engine's compiled policies (``RandomAgent``'s stream, greedy's rules);
+- ``loginf``: greedy's choice, then in phase 2 every legal action played out with the
+  rollout policy (``agents.fast_search.lookahead_choice``), exactly as ``LogInfAgent``;
+- ``mcts``: ``MCTSAgent``'s two searches, ``uct_iterations`` (phase 2) and
+  ``sampled_stock_iterations`` (phase 1), with the same budgets, tree capacity and ties.
+
+Every seat keeps its agent's state as the Python agent does: the streams are reseeded
+at each hand from ``agent_seed(hand seed, seat)`` (mixed with an ``mcts`` spec's ``seed``),
+and ``mcts`` draws its search's seed from its stream at every decision with two or more
+legal ids. Search scratch rows and the tree are allocated once per call and reused.
+
+A seat is told only what it may know. In phase 2 every hand is public once the log is
+read, so the searches start from the engine's position itself (the positions it remembers
+included, so repeats end lines as they would in the hand). In phase 1 the stock order is
+hidden: ``mcts`` searches a deck whose face-down part is the unseen cards in ascending
+order (``unseen_cards``, from the public rows), exactly the deck the Python agent rebuilds
+from its tracker, and shuffles that part itself; it never reads the engine's order.
+So for the same seed a hand plays the same decisions as with the Python agents on the
+reference engine, and the runner writes the same rows (tested row for row).
+
+An ``mcts`` with a time budget (``time=``) is not reproducible and stays with the Python
+agent; so does every agent named by import path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from agents import fast_search
+from agents.base import make_agent, parse_spec
+from agents.fast_search import (
+    LOOKAHEAD_MODEL,
+    POLICY_IDS,
+    UNEXPANDED,
+    lookahead_choice,
+    sampled_stock_iterations,
+    uct_iterations,
+)
+from agents.mcts import NODES_PER_ITERATION
+from sim import config
+from sim.games import derive_seeds
+from sim.knorri.compiled import (
+    ENGINE_FILES,
+    GREEDY,
+    RANDOM,
+    apply_action,
+    deal_hand,
+    held,
+    is_over,
+    legal_actions,
+    new_position,
+    next_u64,
+    phase_of,
+    policy_action,
+    stock_turned,
+    to_move,
+    unseen_cards,
+)
+from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
+from sim.rng import AGENT_STREAM
+
+# Kernels here compile in the engine's steps and fast_search's searches: drop the cache when one changes.
+config.drop_stale_cache(__file__, (*ENGINE_FILES, fast_search.__file__))
+
+LOGINF, MCTS = 3, 4
+"""Agent kinds beside the engine's own policies ``RANDOM`` and ``GREEDY`` (whose ids they keep)."""
+BUILT_IN = ("random", "greedy", "loginf", "mcts")
+"""The registered names this module plays; any other spec (an import path) stays with the Python agent."""
+LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class CompiledSeat:
+    """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed."""
+
+    kind: int
+    rollout: int = GREEDY
+    iters: int = 0
+    c: float = 0.0
+    spec_seed: int = 0
+
+
+@lru_cache(maxsize=256)
+def compiled_seat(spec: str) -> CompiledSeat | None:
+    """The kernel's plan for a built-in spec, or None if only the Python agent can play it.
+
+    The spec is parsed and checked by ``make_agent`` itself, so its parameters mean exactly
+    what they mean to the Python agent (a bad spec raises ``AgentSpecError`` as there).
+    """
+    name, _ = parse_spec(spec)
+    if name not in BUILT_IN:
+        return None
+    agent = make_agent(spec, game="knorri")
+    if name in ("random", "greedy"):
+        return CompiledSeat(RANDOM if name == "random" else GREEDY)
+    if name == "loginf":
+        return CompiledSeat(LOGINF, POLICY_IDS[agent.rollout])
+    if agent.time_budget > 0 or agent.others != "loginf":
+        return None  # a wall-clock budget is not reproducible
+    return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed)
+
+
+@dataclass
+class LineupRows:
+    """What ``play_lineup`` returns: every hand's final engine ``ints`` row, the cards held, the decision log."""
+
+    ints: np.ndarray  # int64[H, fields]: decode with sim.knorri.batch.results_from_rows
+    held: np.ndarray  # uint64[H, n_seats]: the cards each seat held at the end
+    log: np.ndarray | None  # int64[D, LOG_FIELDS] (hand index, step, seat, phase, action), or None
+
+
+def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats: Sequence[Sequence[CompiledSeat]],
+                log_actions: bool = False) -> LineupRows:
+    """Play hand h from ``seeds[h]`` (first seat ``first_seats[h]``) with ``seats[h][s]`` at seat s, to the end."""
+    total = len(seeds)
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    iters = np.array([[seat.iters for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
+    streams = _seat_streams(seeds, seats, n_seats)
+    capacity = 1 + NODES_PER_ITERATION * int(iters.max(initial=0))
+    template = new_position()
+    ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
+    held_out = np.zeros((total, n_seats), dtype=np.uint64)
+    log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
+    start, rows = 0, 0
+    while start < total:
+        start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
+                                        iters, cs, streams, capacity, ints, held_out, log, start, rows, *template)
+        if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
+            log = np.concatenate([log, np.zeros_like(log)])
+    return LineupRows(ints, held_out, log[:rows] if log_actions else None)
+
+
+def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_seats: int) -> np.ndarray:
+    """Each seat's agent stream seed per hand: ``agent_seed(hand seed, seat)``, mixed with an mcts spec's seed."""
+    streams = np.zeros((len(seeds), n_seats), dtype=np.uint64)
+    for s in range(n_seats):
+        streams[:, s] = derive_seeds(derive_seeds(seeds, AGENT_STREAM), s)
+        spec_seeds = np.array([row[s].spec_seed & _MASK64 for row in seats], dtype=np.uint64)
+        is_mcts = np.array([row[s].kind == MCTS for row in seats], dtype=bool)
+        if is_mcts.any():
+            streams[is_mcts, s] = derive_seeds(streams[is_mcts, s], spec_seeds[is_mcts])
+    return streams
+
+
+def _log_room(hands: int) -> int:
+    return max(1024, 160 * hands)  # a hand takes about 100 decisions; a longer run grows the log
+
+
+# ----- kernels --------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def _most_visited(child_start, child_count, action, mover, visits, totals):
+    """``MCTSAgent``'s pick at the root: most visits, then the better mean, then the earlier child."""
+    first = child_start[0]
+    seat = mover[0]
+    best, best_visits, best_mean = first, -1, -1.0
+    for child in range(first, first + child_count[0]):
+        mean = totals[child, seat] / visits[child] if visits[child] else 0.0
+        if visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean):
+            best, best_visits, best_mean = child, visits[child], mean
+    return action[best]
+
+
+@njit(**config.KERNEL)
+def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policy, search_rng,
+                   root_deck, choices, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+    """``MCTSAgent``'s phase-1 pick: every choice on the same sampled orders of the unseen cards, best mean wins.
+
+    The deck it searches keeps the seen part of the deal and lists the unseen cards ascending
+    (as the Python agent rebuilds it); the search shuffles that part from its own stream.
+    """
+    first_unseen = TABLE_SIZE + stock_turned(ints)
+    for i in range(first_unseen):
+        root_deck[i] = deck[i]
+    rest = unseen_cards(cards, ints)
+    at = first_unseen
+    for card in range(52):
+        if rest >> np.uint64(card) & np.uint64(1):
+            root_deck[at] = card
+            at += 1
+    choices[0] = preferred
+    at = 1
+    for i in range(n_legal):
+        if legal[i] != preferred:
+            choices[at] = legal[i]
+            at += 1
+    samples = max(1, iters // n_legal)
+    for k in range(n_legal):
+        totals[k] = 0.0
+    sampled_stock_iterations(cards, ints, root_deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
+                             slots2, legal2, values, choices[:n_legal], to_move(ints), samples, policy, search_rng,
+                             totals[:n_legal])
+    best, best_mean = 0, -1.0
+    for k in range(n_legal):
+        mean = totals[k] / samples
+        if mean > best_mean:
+            best, best_mean = k, mean
+    return choices[best]
+
+
+@njit(**config.KERNEL)
+def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams, capacity,
+                      ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
+    """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
+
+    ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
+    rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
+    stream. The position rows given are the hand's working rows; the searches' rows are made
+    like them. With a ``log`` that fills up, it stops before the hand that does not fit.
+    """
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    cards2, ints2, deck2, rng2 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
+    keys2, records2, slots2 = keys.copy(), records.copy(), slots.copy()
+    cards3, ints3, deck3, rng3 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
+    keys3, records3, slots3 = keys.copy(), records.copy(), slots.copy()
+    legal2, legal3 = legal.copy(), legal.copy()
+    values = np.zeros(8, dtype=np.float64)
+    root_deck = deck.copy()
+    choices = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    choice_totals = np.zeros(NUM_ACTIONS, dtype=np.float64)
+    child_start = np.zeros(capacity, dtype=np.int64)
+    child_count = np.zeros(capacity, dtype=np.int64)
+    action_of = np.zeros(capacity, dtype=np.int64)
+    mover = np.zeros(capacity, dtype=np.int64)
+    visits = np.zeros(capacity, dtype=np.int64)
+    totals = np.zeros((capacity, n_seats), dtype=np.float64)
+    used = np.zeros(1, dtype=np.int64)
+    path = np.zeros(capacity + 1, dtype=np.int64)
+    seat_streams = np.zeros(n_seats, dtype=np.uint64)
+    search_rng = np.zeros(1, dtype=np.uint64)
+    logging = log.shape[0] > 0
+    for h in range(start, seeds.shape[0]):
+        deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
+        for s in range(n_seats):
+            seat_streams[s] = streams[h, s]
+        step = 0
+        while not is_over(ints):
+            seat = to_move(ints)
+            n_legal = legal_actions(cards, ints, legal)
+            kind = kinds[h, seat]
+            if kind == RANDOM or kind == GREEDY:
+                action = policy_action(kind, seat, legal, n_legal, cards, ints, rng)
+            elif n_legal == 1:
+                action = legal[0]
+            else:
+                preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+                if kind == LOGINF:
+                    action = preferred if phase_of(ints) == 1 else lookahead_choice(
+                        cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2,
+                        rng2, keys2, records2, slots2, legal2, values, rollouts[h, seat], seat_streams, seat,
+                        search_rng)
+                else:
+                    search_rng[0] = next_u64(seat_streams, seat)
+                    if phase_of(ints) == 1:
+                        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred,
+                                                iters[h, seat], rollouts[h, seat], search_rng, root_deck, choices,
+                                                choice_totals, cards2, ints2, deck2, rng2, keys2, records2, slots2,
+                                                legal2, values)
+                    else:
+                        size = 1 + NODES_PER_ITERATION * iters[h, seat]  # the seat's own tree capacity
+                        for node in range(used[0]):
+                            visits[node] = 0
+                            for s in range(n_seats):
+                                totals[node, s] = 0.0
+                        child_count[0] = UNEXPANDED
+                        used[0] = 1
+                        uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2,
+                                       records2, slots2, legal2, values, child_start[:size], child_count[:size],
+                                       action_of[:size], mover[:size], visits[:size], totals[:size], used,
+                                       path[:size + 1], iters[h, seat], cs[h, seat], rollouts[h, seat], search_rng,
+                                       LOOKAHEAD_MODEL, cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+                        action = _most_visited(child_start, child_count, action_of, mover, visits, totals)
+            if logging:
+                if log_rows + step >= log.shape[0]:
+                    return h, log_rows
+                row = log[log_rows + step]
+                row[0] = h
+                row[1] = step
+                row[2] = seat
+                row[3] = phase_of(ints)
+                row[4] = action
+            apply_action(cards, ints, deck, rng, keys, records, slots, action)
+            step += 1
+        log_rows += step
+        for i in range(ints.shape[0]):
+            ints_out[h, i] = ints[i]
+        for s in range(n_seats):
+            held_out[h, s] = held(cards, s)
+    return seeds.shape[0], log_rows
