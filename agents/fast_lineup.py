@@ -79,6 +79,7 @@ LOGINF, MCTS = 3, 4
 """Agent kinds beside the engine's own policies ``RANDOM`` and ``GREEDY`` (whose ids they keep)."""
 BUILT_IN = ("random", "greedy", "loginf", "mcts")
 """The registered names this module plays; any other spec (an import path) stays with the Python agent."""
+TREE_FIELDS = 7  # child start, child count, action, mover, visits, path, nodes used (in slot 0)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
 _MASK64 = (1 << 64) - 1
 
@@ -215,6 +216,31 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.KERNEL)
+def _phase2_choice(cards, ints, deck, keys, records, iters, c, policy, search_rng, tree, totals,
+                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
+    """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, the others playing ``loginf``, most visited.
+
+    ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
+    used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
+    """
+    size = 1 + NODES_PER_ITERATION * iters
+    child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
+    used = tree[6, :1]
+    for node in range(used[0]):
+        visits[node] = 0
+        for s in range(totals.shape[1]):
+            totals[node, s] = 0.0
+    child_count[0] = UNEXPANDED
+    used[0] = 1
+    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
+                   totals[:size], used, tree[5, :size + 1], iters, c, policy, search_rng, LOOKAHEAD_MODEL,
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+    return _most_visited(child_start, child_count, action, mover, visits, totals)
+
+
+@njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams, capacity,
                       ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
@@ -234,14 +260,9 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
     root_deck = deck.copy()
     choices = np.zeros(NUM_ACTIONS, dtype=np.int64)
     choice_totals = np.zeros(NUM_ACTIONS, dtype=np.float64)
-    child_start = np.zeros(capacity, dtype=np.int64)
-    child_count = np.zeros(capacity, dtype=np.int64)
-    action_of = np.zeros(capacity, dtype=np.int64)
-    mover = np.zeros(capacity, dtype=np.int64)
-    visits = np.zeros(capacity, dtype=np.int64)
+    tree = np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64)
     totals = np.zeros((capacity, n_seats), dtype=np.float64)
-    used = np.zeros(1, dtype=np.int64)
-    path = np.zeros(capacity + 1, dtype=np.int64)
+    known = np.zeros(1 + n_seats, dtype=np.float64)
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
     search_rng = np.zeros(1, dtype=np.uint64)
     logging = log.shape[0] > 0
@@ -249,23 +270,23 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
         deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
         for s in range(n_seats):
             seat_streams[s] = streams[h, s]
+        known[0] = 0.0
         step = 0
         while not is_over(ints):
             seat = to_move(ints)
             n_legal = legal_actions(cards, ints, legal)
             kind = kinds[h, seat]
-            if kind == RANDOM or kind == GREEDY:
-                action = policy_action(kind, seat, legal, n_legal, cards, ints, rng)
-            elif n_legal == 1:
-                action = legal[0]
+            if kind == RANDOM:
+                action = policy_action(RANDOM, seat, legal, n_legal, cards, ints, rng)
+                known[0] = 0.0
             else:
                 preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
-                if kind == LOGINF:
-                    action = preferred if phase_of(ints) == 1 else lookahead_choice(
-                        cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2,
-                        rng2, keys2, records2, slots2, legal2, values, rollouts[h, seat], seat_streams, seat,
-                        search_rng)
-                else:
+                action = preferred
+                if n_legal > 1 and kind == LOGINF and phase_of(ints) == 2:
+                    action = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                                              cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                              rollouts[h, seat], seat_streams, seat, search_rng, known)
+                elif n_legal > 1 and kind == MCTS:
                     search_rng[0] = next_u64(seat_streams, seat)
                     if phase_of(ints) == 1:
                         action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred,
@@ -273,19 +294,12 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
                                                 choice_totals, cards2, ints2, deck2, rng2, keys2, records2, slots2,
                                                 legal2, values)
                     else:
-                        size = 1 + NODES_PER_ITERATION * iters[h, seat]  # the seat's own tree capacity
-                        for node in range(used[0]):
-                            visits[node] = 0
-                            for s in range(n_seats):
-                                totals[node, s] = 0.0
-                        child_count[0] = UNEXPANDED
-                        used[0] = 1
-                        uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2,
-                                       records2, slots2, legal2, values, child_start[:size], child_count[:size],
-                                       action_of[:size], mover[:size], visits[:size], totals[:size], used,
-                                       path[:size + 1], iters[h, seat], cs[h, seat], rollouts[h, seat], search_rng,
-                                       LOOKAHEAD_MODEL, cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
-                        action = _most_visited(child_start, child_count, action_of, mover, visits, totals)
+                        action = _phase2_choice(cards, ints, deck, keys, records, iters[h, seat], cs[h, seat],
+                                                rollouts[h, seat], search_rng, tree, totals, cards2, ints2, deck2,
+                                                rng2, keys2, records2, slots2, legal2, values, cards3, ints3, deck3,
+                                                rng3, keys3, records3, slots3, legal3)
+                    if action != preferred:
+                        known[0] = 0.0  # the greedy playout ``known`` holds went another way
             if logging:
                 if log_rows + step >= log.shape[0]:
                     return h, log_rows

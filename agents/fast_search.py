@@ -119,27 +119,43 @@ def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, 
 
 @njit(**config.KERNEL)
 def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2, rng2,
-                     keys2, records2, slots2, legal2, values, policy, streams, stream, local):
+                     keys2, records2, slots2, legal2, values, policy, streams, stream, local, known):
     """``loginf``'s choice: the legal action whose playout with ``policy`` scores best for the seat to move.
 
     ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does. With a
     ``RANDOM`` playout, each candidate that does not end the hand draws its playout's seed from
     ``streams[stream]`` (``local`` is a one-slot scratch), as ``agents.playout.CompiledPlayout`` does.
+
+    ``known`` (float64[1 + seats]) carries greedy playouts' values from one decision to the next:
+    a greedy playout is a function of its position, and the greedy playout from the current
+    position is the one after its greedy choice, ``preferred``. Given ``known[0] > 0``,
+    ``known[1:]`` are those values and ``preferred`` is not played out again; on return
+    ``known`` holds the chosen action's playout values (valid for a ``GREEDY`` playout only).
     """
     seat = to_move(ints)
+    n = seat_count(ints)
+    reuse = policy == GREEDY and known[0] > 0
     best, best_value = preferred, -1.0
     for k in range(-1, n_legal):
         candidate = preferred if k < 0 else legal[k]
         if k >= 0 and candidate == preferred:
             continue
-        _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2)
-        apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
-        if policy != GREEDY and not is_over(ints2):
-            local[0] = next_u64(streams, stream)
-            _seed_streams(rng2, local)
-        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, policy, values)
+        if k < 0 and reuse:
+            for s in range(n):
+                values[s] = known[1 + s]
+        else:
+            _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
+                           slots2)
+            apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
+            if policy != GREEDY and not is_over(ints2):
+                local[0] = next_u64(streams, stream)
+                _seed_streams(rng2, local)
+            _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, policy, values)
         if values[seat] > best_value:
             best, best_value = candidate, values[seat]
+            for s in range(n):
+                known[1 + s] = values[s]
+    known[0] = 1.0 if policy == GREEDY else 0.0
     return best
 
 
@@ -151,7 +167,8 @@ def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck
     n_legal = legal_actions(cards, ints, legal)
     preferred = policy_action(GREEDY, to_move(ints), legal, n_legal, cards, ints, rng)
     return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng, 0, rng)
+                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng, 0, rng,
+                            np.zeros(1 + values.shape[0]))
 
 
 @njit(**config.KERNEL)
@@ -167,7 +184,7 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
 
 @njit(**config.KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
-            model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+            model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
 
     At another seat's node under an opponent model, the one child is the model's choice.
@@ -180,9 +197,10 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
     if seat != hero and model != MAXN:
         if model == LOOKAHEAD_MODEL and n_legal > 1:
+            known[0] = 0.0  # nothing carried over between nodes
             preferred = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                         GREEDY, rng, 0, rng)
+                                         GREEDY, rng, 0, rng, known)
         n_legal = 1
     action[first] = preferred
     at = first + 1
@@ -229,6 +247,7 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
     """
     n = seat_count(ints0)
     hero = to_move(ints0)
+    known = np.zeros(1 + values.shape[0])
     for _ in range(n_iterations):
         copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         _seed_streams(rng, search_rng)
@@ -241,7 +260,7 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
                     break  # a new leaf: play it out
                 if not _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action,
                                mover, used, model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                               legal2, values):
+                               legal2, values, known):
                     break  # the tree is full: play out from here
             node = _select(node, c, child_start, child_count, mover, visits, totals)
             apply_action(cards, ints, deck, rng, keys, records, slots, action[node])
