@@ -43,6 +43,7 @@ from sim.knorri.fast_state import (
     I_END_REASON,
     I_HIST_LEN,
     I_N_SEATS,
+    I_PHASE,
     I_SCORE,
     I_TO_MOVE,
     I_TURN,
@@ -76,11 +77,13 @@ __all__ = [
     "apply_action",
     "below",
     "copy_position",
+    "in_phase2",
     "is_over",
     "legal_actions",
     "new_position",
     "next_u64",
     "play_to_end",
+    "play_to_end_seats",
     "policy_action",
     "position_rows",
     "score",
@@ -130,6 +133,12 @@ def is_over(ints: np.ndarray) -> bool:
 
 
 @njit(**config.INLINED_KERNEL)
+def in_phase2(ints: np.ndarray) -> bool:
+    """Whether the stock is all turned and the hand is being played out (phase 2)."""
+    return ints[I_PHASE] == 2
+
+
+@njit(**config.INLINED_KERNEL)
 def seat_count(ints: np.ndarray) -> int:
     """Seats at the table."""
     return ints[I_N_SEATS]
@@ -158,3 +167,16 @@ def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.n
     while ints[I_END_REASON] < 0:
         seat = ints[I_TO_MOVE]
         apply_action(cards, ints, deck, rng, keys, records, slots, decide(policy, seat, cards, ints, rng, legal))
+
+
+@njit(**config.INLINED_KERNEL)
+def play_to_end_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+                      records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
+    """``play_to_end`` with a policy per seat: seat s plays ``policies[s]`` (``GREEDY``, ``RANDOM``).
+
+    With every entry equal it makes exactly ``play_to_end``'s choices.
+    """
+    while ints[I_END_REASON] < 0:
+        seat = ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, keys, records, slots,
+                     decide(policies[seat], seat, cards, ints, rng, legal))
