@@ -42,14 +42,16 @@ from numba import njit
 from agents import fast_search
 from agents.base import make_agent, parse_spec
 from agents.fast_search import (
-    LOOKAHEAD_MODEL,
+    OPPONENT_MODELS,
     POLICY_IDS,
+    RANDOM_MODEL,
     UNEXPANDED,
     lookahead_choice,
     sampled_stock_iterations,
     uct_iterations,
 )
 from agents.mcts import NODES_PER_ITERATION
+from agents.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from sim import config
 from sim.games import derive_seeds
 from sim.knorri.compiled import (
@@ -84,15 +86,24 @@ LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's acti
 _MASK64 = (1 << 64) - 1
 
 
+POSTERIOR = -1
+"""``CompiledSeat.others`` for an ``mcts`` that learns each other seat's model during the hand."""
+
+
 @dataclass(frozen=True)
 class CompiledSeat:
-    """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed."""
+    """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed,
+    and how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates``)."""
 
     kind: int
     rollout: int = GREEDY
     iters: int = 0
     c: float = 0.0
     spec_seed: int = 0
+    others: int = POSTERIOR
+    candidates: tuple[int, ...] = ()
+    log_prior: tuple[float, ...] = ()
+    eps: float = 0.0
 
 
 @lru_cache(maxsize=256)
@@ -110,9 +121,12 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
         return CompiledSeat(RANDOM if name == "random" else GREEDY)
     if name == "loginf":
         return CompiledSeat(LOGINF, POLICY_IDS[agent.rollout])
-    if agent.time_budget > 0 or agent.others != "loginf":
+    if agent.time_budget > 0:
         return None  # a wall-clock budget is not reproducible
-    return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed)
+    return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed,
+                        OPPONENT_MODELS.get(agent.others, POSTERIOR),
+                        tuple(OPPONENT_MODELS[name] for name in agent.candidates),
+                        tuple(float(x) for x in agent.log_prior), agent.eps)
 
 
 @dataclass
@@ -133,6 +147,7 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
     iters = np.array([[seat.iters for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
     cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
+    models = _model_plan(seats, total, n_seats)
     streams = _seat_streams(seeds, seats, n_seats)
     capacity = 1 + NODES_PER_ITERATION * int(iters.max(initial=0))
     template = new_position()
@@ -142,7 +157,8 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     start, rows = 0, 0
     while start < total:
         start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
-                                        iters, cs, streams, capacity, ints, held_out, log, start, rows, *template)
+                                        iters, cs, streams, *models, capacity, ints, held_out, log, start, rows,
+                                        *template)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
     return LineupRows(ints, held_out, log[:rows] if log_actions else None)
@@ -158,6 +174,21 @@ def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_
         if is_mcts.any():
             streams[is_mcts, s] = derive_seeds(streams[is_mcts, s], spec_seeds[is_mcts])
     return streams
+
+
+def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
+    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior) and eps."""
+    others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
+    counts = np.zeros((total, n_seats), dtype=np.int64)
+    candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
+    log_prior = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.float64)
+    eps = np.zeros((total, n_seats), dtype=np.float64)
+    for h, row in enumerate(seats):
+        for s, seat in enumerate(row):
+            others[h, s], counts[h, s], eps[h, s] = seat.others, len(seat.candidates), seat.eps
+            candidates[h, s, :len(seat.candidates)] = seat.candidates
+            log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
+    return others, counts, candidates, log_prior, eps
 
 
 def _log_room(hands: int) -> int:
@@ -179,7 +210,7 @@ def _most_visited(child_start, child_count, action, mover, visits, totals):
 
 
 @njit(**config.KERNEL)
-def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policy, search_rng,
+def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies, search_rng,
                    root_deck, choices, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
     """``MCTSAgent``'s phase-1 pick: every choice on the same sampled orders of the unseen cards, best mean wins.
 
@@ -205,7 +236,7 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
     for k in range(n_legal):
         totals[k] = 0.0
     sampled_stock_iterations(cards, ints, root_deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
-                             slots2, legal2, values, choices[:n_legal], to_move(ints), samples, policy, search_rng,
+                             slots2, legal2, values, choices[:n_legal], to_move(ints), samples, policies, search_rng,
                              totals[:n_legal])
     best, best_mean = 0, -1.0
     for k in range(n_legal):
@@ -216,10 +247,11 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, iters, c, policy, search_rng, tree, totals,
+def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, search_rng, tree, totals,
                    cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
                    cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
-    """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, the others playing ``loginf``, most visited.
+    """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
+    and playing ``policies[s]`` in playouts; most visited.
 
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
     used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
@@ -235,20 +267,61 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policy, search_rn
     used[0] = 1
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
-                   totals[:size], used, tree[5, :size + 1], iters, c, policy, search_rng, LOOKAHEAD_MODEL,
+                   totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
                    cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
     return _most_visited(child_start, child_count, action, mover, visits, totals)
 
 
 @njit(**config.KERNEL)
-def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams, capacity,
+def _seat_models(h, hero, n_seats, phase, others, counts, candidates, log_prior, rollouts, loglik, no_evidence,
+                 models, policies):
+    """The hero's model of every seat (fixed, or most likely: from the prior alone in phase 1) and the playout
+    policy each seat plays in its search (uniform for a seat modelled as random, else the hero's rollout)."""
+    if others[h, hero] != POSTERIOR:
+        for s in range(n_seats):
+            models[s] = others[h, hero]
+    else:
+        evidence = no_evidence if phase == 1 else loglik[hero]
+        most_likely(evidence, log_prior[h, hero], candidates[h, hero], counts[h, hero], hero, models)
+    for s in range(n_seats):
+        policies[s] = RANDOM if models[s] == RANDOM_MODEL and s != hero else rollouts[h, hero]
+
+
+@njit(**config.KERNEL)
+def _score_choice(h, seat, action, kind, n_legal, kinds, rollouts, others, eps, loglik, cards, ints, deck, rng, keys,
+                  records, legal, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, look_known):
+    """Add ``seat``'s choice of ``action`` to the evidence of every ``mcts`` seat with a posterior.
+
+    The greedy and ``loginf`` choices it is compared with are the acting seat's own when it is one of those.
+    """
+    greedy_choice = action if kind == GREEDY else policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    lookahead = greedy_choice
+    if phase_of(ints) == 2:
+        if kind == LOGINF and rollouts[h, seat] == GREEDY:
+            lookahead = action
+        else:
+            look_known[0] = 0.0
+            lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, greedy_choice,
+                                         cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                         GREEDY, rng, 0, rng, look_known)
+    for observer in range(kinds.shape[1]):
+        if observer != seat and kinds[h, observer] == MCTS and others[h, observer] == POSTERIOR:
+            add_choice_evidence(loglik[observer], seat, action, n_legal, greedy_choice, lookahead, eps[h, observer])
+
+
+@njit(**config.KERNEL)
+def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
+                      others, counts, candidates, log_prior, eps, capacity,
                       ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
     rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
-    stream. The position rows given are the hand's working rows; the searches' rows are made
-    like them. With a ``log`` that fills up, it stops before the hand that does not fit.
+    stream; ``others`` … ``eps`` say how an ``mcts`` seat models the others (``_model_plan``). An ``mcts``
+    with a posterior scores every other seat's choices as they are made (``agents.opponent_models``),
+    and uses them from phase 2 on, as the Python agent, which reads them once the deal is public. The
+    position rows given are the hand's working rows; the searches' rows are made like them. With a ``log``
+    that fills up, it stops before the hand that does not fit.
     """
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     cards2, ints2, deck2, rng2 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
@@ -265,12 +338,21 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
     known = np.zeros(1 + n_seats, dtype=np.float64)
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
     search_rng = np.zeros(1, dtype=np.uint64)
+    loglik = np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64)
+    no_evidence = np.zeros((n_seats, MODEL_COUNT), dtype=np.float64)
+    models = np.zeros(n_seats, dtype=np.int64)
+    policies = np.zeros(n_seats, dtype=np.int64)
+    look_known = np.zeros(1 + n_seats, dtype=np.float64)
     logging = log.shape[0] > 0
     for h in range(start, seeds.shape[0]):
         deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
         for s in range(n_seats):
             seat_streams[s] = streams[h, s]
         known[0] = 0.0
+        loglik[:] = 0.0
+        observed = False
+        for s in range(n_seats):
+            observed = observed or (kinds[h, s] == MCTS and others[h, s] == POSTERIOR)
         step = 0
         while not is_over(ints):
             seat = to_move(ints)
@@ -288,18 +370,24 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
                                               rollouts[h, seat], seat_streams, seat, search_rng, known)
                 elif n_legal > 1 and kind == MCTS:
                     search_rng[0] = next_u64(seat_streams, seat)
+                    _seat_models(h, seat, n_seats, phase_of(ints), others, counts, candidates, log_prior, rollouts,
+                                 loglik, no_evidence, models, policies)
                     if phase_of(ints) == 1:
                         action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred,
-                                                iters[h, seat], rollouts[h, seat], search_rng, root_deck, choices,
+                                                iters[h, seat], policies, search_rng, root_deck, choices,
                                                 choice_totals, cards2, ints2, deck2, rng2, keys2, records2, slots2,
                                                 legal2, values)
                     else:
                         action = _phase2_choice(cards, ints, deck, keys, records, iters[h, seat], cs[h, seat],
-                                                rollouts[h, seat], search_rng, tree, totals, cards2, ints2, deck2,
+                                                policies, models, search_rng, tree, totals, cards2, ints2, deck2,
                                                 rng2, keys2, records2, slots2, legal2, values, cards3, ints3, deck3,
                                                 rng3, keys3, records3, slots3, legal3)
                     if action != preferred:
                         known[0] = 0.0  # the greedy playout ``known`` holds went another way
+            if observed and n_legal > 1:
+                _score_choice(h, seat, action, kind, n_legal, kinds, rollouts, others, eps, loglik, cards, ints, deck,
+                              rng, keys, records, legal, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+                              values, look_known)
             if logging:
                 if log_rows + step >= log.shape[0]:
                     return h, log_rows

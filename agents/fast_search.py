@@ -48,6 +48,7 @@ from sim.knorri.compiled import (
     new_position,
     next_u64,
     play_to_end,
+    play_to_end_seats,
     policy_action,
     score,
     scores,
@@ -66,11 +67,13 @@ POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 
 UNEXPANDED = -1
 
-MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL = 0, 1, 2
-OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL}
-"""How the other seats choose inside the tree: ``maxn`` each searches for itself (a node per legal
-action), ``greedy`` each plays greedy's choice, ``loginf`` each plays ``loginf``'s choice (greedy
-with a one-decision look-ahead); with a model, only the searching seat's nodes branch."""
+MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL, RANDOM_MODEL = 0, 1, 2, 3
+OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL,
+                                   "random": RANDOM_MODEL}
+"""How another seat chooses inside the tree: ``maxn`` it searches for itself (a node per legal action,
+UCB1 on its own value), ``greedy`` it plays greedy's choice, ``loginf`` it plays ``loginf``'s choice
+(greedy with a one-decision look-ahead), ``random`` a uniform choice (a chance node: every legal
+action, one drawn at random per visit). Under ``greedy`` and ``loginf`` its nodes do not branch."""
 
 
 class Scratch:
@@ -102,6 +105,17 @@ def _seed_streams(rng, search_rng):
 def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
     """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
     play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+    n = seat_count(ints)
+    low = -n * (n - 1) / 2.0
+    high = n - 1.0
+    for s in range(n):
+        values[s] = (score(ints, s) - low) / (high - low)
+
+
+@njit(**config.KERNEL)
+def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values):
+    """``_play_out`` with seat s playing ``policies[s]``."""
+    play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
     n = seat_count(ints)
     low = -n * (n - 1) / 2.0
     high = n - 1.0
@@ -184,18 +198,21 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
 
 @njit(**config.KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
-            model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
+            models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
 
-    At another seat's node under an opponent model, the one child is the model's choice.
+    At another seat's node its model ``models[seat]`` decides: one child (the model's choice) under
+    ``greedy`` or ``loginf``, every action under ``maxn``, every action as a chance node under ``random``
+    (``mover`` holds ``-1 - seat`` there).
     """
     n_legal = legal_actions(cards, ints, legal)
     first = used[0]
     if first + n_legal > action.shape[0]:
         return False
     seat = to_move(ints)
+    model = MAXN if seat == hero else models[seat]
     preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
-    if seat != hero and model != MAXN:
+    if model == GREEDY_MODEL or model == LOOKAHEAD_MODEL:
         if model == LOOKAHEAD_MODEL and n_legal > 1:
             known[0] = 0.0  # nothing carried over between nodes
             preferred = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
@@ -212,16 +229,19 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
         child_count[child] = UNEXPANDED
     child_start[node] = first
     child_count[node] = n_legal
-    mover[node] = seat
+    mover[node] = -1 - seat if model == RANDOM_MODEL else seat
     used[0] = first + n_legal
     return True
 
 
 @njit(**config.KERNEL)
-def _select(node, c, child_start, child_count, mover, visits, totals):
-    """The child to follow: the first one not yet tried, else the best UCB1 score for the seat to move."""
+def _select(node, c, child_start, child_count, mover, visits, totals, search_rng):
+    """The child to follow: at a chance node a uniform draw; else the first one not yet tried, else the best
+    UCB1 score for the seat to move."""
     first = child_start[node]
     stop = first + child_count[node]
+    if mover[node] < 0:
+        return first + below(search_rng, 0, stop - first)
     for child in range(first, stop):
         if visits[child] == 0:
             return child
@@ -239,11 +259,12 @@ def _select(node, c, child_start, child_count, mover, visits, totals):
 def uct_iterations(cards0, ints0, deck0, keys0, records0,
                    cards, ints, deck, rng, keys, records, slots, legal, values,
                    child_start, child_count, action, mover, visits, totals, used, path,
-                   n_iterations, c, policy, search_rng, model,
+                   n_iterations, c, policies, search_rng, models,
                    cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
     """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root).
 
-    The seat to move at the root searches; the others follow ``model`` (``OPPONENT_MODELS``).
+    The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
+    in the tree and plays ``policies[s]`` in playouts.
     """
     n = seat_count(ints0)
     hero = to_move(ints0)
@@ -259,16 +280,16 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
                 if node != 0 and visits[node] == 0:
                     break  # a new leaf: play it out
                 if not _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action,
-                               mover, used, model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
+                               mover, used, models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
                                legal2, values, known):
                     break  # the tree is full: play out from here
-            node = _select(node, c, child_start, child_count, mover, visits, totals)
+            node = _select(node, c, child_start, child_count, mover, visits, totals, search_rng)
             apply_action(cards, ints, deck, rng, keys, records, slots, action[node])
             path[depth] = node
             depth += 1
             if visits[node] == 0:
                 break
-        _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+        _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
         for i in range(depth):
             visited = path[i]
             visits[visited] += 1
@@ -279,8 +300,9 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
 @njit(**config.KERNEL)
 def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
                              cards, ints, deck, rng, keys, records, slots, legal, values,
-                             choices, seat, n_samples, policy, search_rng, totals):
-    """For each of ``n_samples`` orders of the unturned cards, play every root choice out; add ``seat``'s values."""
+                             choices, seat, n_samples, policies, search_rng, totals):
+    """For each of ``n_samples`` orders of the unturned cards, play every root choice out (seat s playing
+    ``policies[s]``); add ``seat``'s values."""
     sample = deck0.copy()
     first_unseen = TABLE_SIZE + stock_turned(ints0)
     for _ in range(n_samples):
@@ -294,7 +316,7 @@ def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
             for s in range(rng.shape[0] - SEAT_STREAMS):
                 rng[SEAT_STREAMS + s] = streams + np.uint64(s + 1)
             apply_action(cards, ints, deck, rng, keys, records, slots, choices[k])
-            _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+            _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
             totals[k] += values[seat]
 
 
@@ -324,18 +346,22 @@ class TreeSearch:
         self.child_count[0] = UNEXPANDED
         self.used[0] = 1
 
-    def iterate(self, n_iterations: int, c: float, policy: int, search_rng: np.ndarray, model: int = MAXN) -> None:
-        """Grow the tree by ``n_iterations`` iterations, the other seats following ``model``."""
+    def iterate(self, n_iterations: int, c: float, policies: int | np.ndarray, search_rng: np.ndarray,
+                models: int | np.ndarray = MAXN) -> None:
+        """Grow the tree by ``n_iterations`` iterations; seat s follows ``models[s]`` and plays ``policies[s]``
+        in playouts (one id for every seat, or one per seat)."""
+        n = self.totals.shape[1]
         uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
-                       self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c, policy,
-                       search_rng, model, *self.lookahead.state_rows(), self.lookahead.legal)
+                       self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,
+                       per_seat(policies, n), search_rng, per_seat(models, n), *self.lookahead.state_rows(),
+                       self.lookahead.legal)
 
     def root_children(self) -> list[tuple[int, int, float]]:
         """``(action, visits, mean value for the seat to move)`` of every root child, greedy's choice first."""
         first, count = int(self.child_start[0]), int(self.child_count[0])
         if count == UNEXPANDED:
             return []
-        seat = int(self.mover[0])
+        seat = int(self.mover[0])  # the root's seat searches: never a chance node
         return [(int(self.action[child]), int(self.visits[child]),
                  float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0)
                 for child in range(first, first + count)]
@@ -359,9 +385,17 @@ def most_visited(children: list[tuple[int, int, float]]) -> int:
 
 
 def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat: int, n_samples: int,
-                         policy: int, search_rng: np.ndarray, scratch: Scratch) -> list[float]:
-    """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards."""
+                         policies: int | np.ndarray, search_rng: np.ndarray, scratch: Scratch) -> list[float]:
+    """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards
+    (seat s playing ``policies[s]`` in the playouts: one id for every seat, or one per seat)."""
     totals = np.zeros(len(choices), dtype=np.float64)
     sampled_stock_iterations(*rows, *scratch.rows(), np.asarray(choices, dtype=np.int64), seat, n_samples,
-                             policy, search_rng, totals)
+                             per_seat(policies, seat_count(rows[1])), search_rng, totals)
     return (totals / max(1, n_samples)).tolist()
+
+
+def per_seat(value: int | np.ndarray, n_seats: int) -> np.ndarray:
+    """A policy or model id per seat as the kernels take it: one id repeated, or the given ids."""
+    if np.ndim(value) == 0:
+        return np.full(n_seats, int(value), dtype=np.int64)
+    return np.asarray(value, dtype=np.int64)

@@ -91,6 +91,7 @@ __all__ = [
     "next_u64",
     "phase_of",
     "play_to_end",
+    "play_to_end_seats",
     "policy_action",
     "position_rows",
     "score",
@@ -211,3 +212,16 @@ def deal_hand(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.nda
     for i in range(slots.shape[0]):
         slots[i] = FREE_SLOT
     init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat)
+
+
+@njit(**config.INLINED_KERNEL)
+def play_to_end_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+                      records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
+    """``play_to_end`` with a policy per seat: seat s plays ``policies[s]`` (``GREEDY``, ``RANDOM``).
+
+    With every entry equal it makes exactly ``play_to_end``'s choices.
+    """
+    while ints[I_END_REASON] < 0:
+        seat = ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, keys, records, slots,
+                     decide(policies[seat], seat, cards, ints, rng, legal))
