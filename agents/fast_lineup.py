@@ -42,6 +42,8 @@ from numba import njit
 from agents import fast_search
 from agents.base import make_agent, parse_spec
 from agents.fast_search import (
+    GREEDY_MODEL,
+    LOOKAHEAD_MODEL,
     OPPONENT_MODELS,
     POLICY_IDS,
     RANDOM_MODEL,
@@ -104,6 +106,7 @@ class CompiledSeat:
     candidates: tuple[int, ...] = ()
     log_prior: tuple[float, ...] = ()
     eps: float = 0.0
+    auto_pick: bool = True
 
 
 @lru_cache(maxsize=256)
@@ -126,7 +129,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
     return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed,
                         OPPONENT_MODELS.get(agent.others, POSTERIOR),
                         tuple(OPPONENT_MODELS[name] for name in agent.candidates),
-                        tuple(float(x) for x in agent.log_prior), agent.eps)
+                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto")
 
 
 @dataclass
@@ -177,18 +180,21 @@ def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_
 
 
 def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
-    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior) and eps."""
+    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps, and
+    whether the root's pick may be the best line (``pick=auto``)."""
     others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
     counts = np.zeros((total, n_seats), dtype=np.int64)
     candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
     log_prior = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.float64)
     eps = np.zeros((total, n_seats), dtype=np.float64)
+    auto_pick = np.zeros((total, n_seats), dtype=np.int64)
     for h, row in enumerate(seats):
         for s, seat in enumerate(row):
             others[h, s], counts[h, s], eps[h, s] = seat.others, len(seat.candidates), seat.eps
+            auto_pick[h, s] = seat.auto_pick
             candidates[h, s, :len(seat.candidates)] = seat.candidates
             log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
-    return others, counts, candidates, log_prior, eps
+    return others, counts, candidates, log_prior, eps, auto_pick
 
 
 def _log_room(hands: int) -> int:
@@ -197,15 +203,22 @@ def _log_room(hands: int) -> int:
 
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
-def _most_visited(child_start, child_count, action, mover, visits, totals):
-    """``MCTSAgent``'s pick at the root: most visits, then the better mean, then the earlier child."""
+def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_line):
+    """``MCTSAgent``'s pick at the root (``agents.fast_search.most_visited`` or ``best_line``): most visits, then
+    the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
     first = child_start[0]
     seat = mover[0]
-    best, best_visits, best_mean = first, -1, -1.0
+    line = totals.shape[1] - 1
+    best, best_visits, best_mean, best_line = first, -1, -1.0, -1.0
     for child in range(first, first + child_count[0]):
         mean = totals[child, seat] / visits[child] if visits[child] else 0.0
-        if visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean):
-            best, best_visits, best_mean = child, visits[child], mean
+        if by_best_line:
+            better = totals[child, line] > best_line or (totals[child, line] == best_line
+                                                         and visits[child] > best_visits)
+        else:
+            better = visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean)
+        if better:
+            best, best_visits, best_mean, best_line = child, visits[child], mean, totals[child, line]
     return action[best]
 
 
@@ -247,7 +260,7 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, search_rng, tree, totals,
+def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng, tree, totals,
                    cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
                    cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
@@ -269,7 +282,12 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
                    cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
-    return _most_visited(child_start, child_count, action, mover, visits, totals)
+    hero = to_move(ints)
+    exact = policies[hero] == GREEDY
+    for s in range(models.shape[0]):
+        if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
+            exact = False
+    return _root_pick(child_start, child_count, action, mover, visits, totals, auto_pick and exact)
 
 
 @njit(**config.KERNEL)
@@ -311,7 +329,7 @@ def _score_choice(h, seat, action, kind, n_legal, kinds, rollouts, others, eps, 
 
 @njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
-                      others, counts, candidates, log_prior, eps, capacity,
+                      others, counts, candidates, log_prior, eps, auto_pick, capacity,
                       ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
@@ -334,7 +352,7 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
     choices = np.zeros(NUM_ACTIONS, dtype=np.int64)
     choice_totals = np.zeros(NUM_ACTIONS, dtype=np.float64)
     tree = np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64)
-    totals = np.zeros((capacity, n_seats), dtype=np.float64)
+    totals = np.zeros((capacity, n_seats + 1), dtype=np.float64)  # per seat, then the best line's value
     known = np.zeros(1 + n_seats, dtype=np.float64)
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
     search_rng = np.zeros(1, dtype=np.uint64)
@@ -379,7 +397,8 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
                                                 legal2, values)
                     else:
                         action = _phase2_choice(cards, ints, deck, keys, records, iters[h, seat], cs[h, seat],
-                                                policies, models, search_rng, tree, totals, cards2, ints2, deck2,
+                                                policies, models, auto_pick[h, seat], search_rng, tree, totals,
+                                                cards2, ints2, deck2,
                                                 rng2, keys2, records2, slots2, legal2, values, cards3, ints3, deck3,
                                                 rng3, keys3, records3, slots3, legal3)
                     if action != preferred:

@@ -295,6 +295,8 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
             visits[visited] += 1
             for s in range(n):
                 totals[visited, s] += values[s]
+            if values[hero] > totals[visited, n]:
+                totals[visited, n] = values[hero]  # the best line found through the node, for the searching seat
 
 
 @njit(**config.KERNEL)
@@ -331,7 +333,7 @@ class TreeSearch:
         self.action = np.zeros(capacity, dtype=np.int64)
         self.mover = np.zeros(capacity, dtype=np.int64)
         self.visits = np.zeros(capacity, dtype=np.int64)
-        self.totals = np.zeros((capacity, n_seats), dtype=np.float64)
+        self.totals = np.zeros((capacity, n_seats + 1), dtype=np.float64)  # per seat, then the best line's value
         self.used = np.zeros(1, dtype=np.int64)
         self.path = np.zeros(capacity + 1, dtype=np.int64)
         self.scratch = Scratch()
@@ -350,20 +352,22 @@ class TreeSearch:
                 models: int | np.ndarray = MAXN) -> None:
         """Grow the tree by ``n_iterations`` iterations; seat s follows ``models[s]`` and plays ``policies[s]``
         in playouts (one id for every seat, or one per seat)."""
-        n = self.totals.shape[1]
+        n = self.totals.shape[1] - 1
         uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
                        self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,
                        per_seat(policies, n), search_rng, per_seat(models, n), *self.lookahead.state_rows(),
                        self.lookahead.legal)
 
-    def root_children(self) -> list[tuple[int, int, float]]:
-        """``(action, visits, mean value for the seat to move)`` of every root child, greedy's choice first."""
+    def root_children(self) -> list[tuple[int, int, float, float]]:
+        """``(action, visits, mean value, best line's value)`` for the seat to move of every root child, greedy's
+        choice first."""
         first, count = int(self.child_start[0]), int(self.child_count[0])
         if count == UNEXPANDED:
             return []
         seat = int(self.mover[0])  # the root's seat searches: never a chance node
         return [(int(self.action[child]), int(self.visits[child]),
-                 float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0)
+                 float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0,
+                 float(self.totals[child, -1]))
                 for child in range(first, first + count)]
 
 
@@ -378,10 +382,27 @@ def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: 
     return int(lookahead_from_root(*rows, *scratch.rows(), *lookahead.state_rows(), lookahead.legal))
 
 
-def most_visited(children: list[tuple[int, int, float]]) -> int:
+def most_visited(children: list[tuple[int, int, float, float]]) -> int:
     """The action with the most visits; ties go to the better mean, then to the earlier child (greedy's first)."""
     best = max(range(len(children)), key=lambda i: (children[i][1], children[i][2], -i))
     return children[best][0]
+
+
+def best_line(children: list[tuple[int, int, float, float]]) -> int:
+    """The action that starts the best line found; ties go to more visits, then to the earlier child.
+
+    When every other seat follows a deterministic model and the playouts are greedy, each
+    iteration's value is the exact outcome of one line of play under the model, so the best
+    line found is one the seat can make happen, while a mean would count its own exploring.
+    """
+    best = max(range(len(children)), key=lambda i: (children[i][3], children[i][1], -i))
+    return children[best][0]
+
+
+def lines_are_exact(models: np.ndarray, hero: int, rollout: int) -> bool:
+    """Whether the tree's values are exact outcomes: greedy playouts, and each other seat greedy or ``loginf``."""
+    return rollout == GREEDY and all(model in (GREEDY_MODEL, LOOKAHEAD_MODEL)
+                                     for seat, model in enumerate(models) if seat != hero)
 
 
 def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat: int, n_samples: int,

@@ -45,6 +45,8 @@ from agents.fast_search import (
     RANDOM_MODEL,
     Scratch,
     TreeSearch,
+    best_line,
+    lines_are_exact,
     most_visited,
     sampled_stock_search,
 )
@@ -64,6 +66,8 @@ POSTERIOR = "posterior"
 DEFAULT_OTHERS = POSTERIOR
 DEFAULT_MODELS = "random+greedy+loginf+maxn"
 DEFAULT_PRIOR = ""  # equal weights
+PICKS = ("auto", "visits")
+DEFAULT_PICK = "auto"  # the best line found when the tree's values are exact outcomes, else the most visited
 NODES_PER_ITERATION = 24  # tree capacity per iteration; a full tree stops growing and plays out from its leaves
 
 
@@ -71,14 +75,16 @@ class MCTSAgent:
     """UCT over the deduced position (phase 2), sampled stock orders (phase 1); compiled search."""
 
     PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int,
-                                   "others": str, "models": str, "prior": str, "eps": float}
+                                   "others": str, "models": str, "prior": str, "eps": float, "pick": str}
 
     def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0,
-                 models: str = DEFAULT_MODELS, prior: str = DEFAULT_PRIOR, eps: float = DEFAULT_EPS) -> None:
+                 models: str = DEFAULT_MODELS, prior: str = DEFAULT_PRIOR, eps: float = DEFAULT_EPS,
+                 pick: str = DEFAULT_PICK) -> None:
         check_budget(iters, time, c, unit="playout")
         check_choice("rollout", rollout, PLAYOUT_POLICIES)
         check_choice("others", others, (POSTERIOR, *OPPONENT_MODELS), joiner=", ")
+        check_choice("pick", pick, PICKS)
         if not 0.0 < eps < 1.0:
             raise ValueError(f"eps={eps} must lie strictly between 0 and 1")
         self.candidates = parse_models(models)
@@ -88,7 +94,9 @@ class MCTSAgent:
                      + (f",others={others}" if others != DEFAULT_OTHERS else "")
                      + (f",models={models}" if models != DEFAULT_MODELS and others == POSTERIOR else "")
                      + (f",prior={prior}" if prior != DEFAULT_PRIOR and others == POSTERIOR else "")
-                     + (f",eps={eps}" if eps != DEFAULT_EPS and others == POSTERIOR else ""))
+                     + (f",eps={eps}" if eps != DEFAULT_EPS and others == POSTERIOR else "")
+                     + (f",pick={pick}" if pick != DEFAULT_PICK else ""))
+        self.pick = pick
         self.others = others
         self._fixed_model = OPPONENT_MODELS.get(others, -1)
         self._belief: Belief | None = None
@@ -151,11 +159,13 @@ class MCTSAgent:
             tree.iterate(CHUNK, self.c, policies, self._search_rng, models)
             while time.perf_counter() < deadline:
                 tree.iterate(CHUNK, self.c, policies, self._search_rng, models)
+        if self.pick == "auto" and lines_are_exact(models, self.seat, self._policy):
+            return best_line(tree.root_children())
         return most_visited(tree.root_children())
 
     def _tree_for(self, n_seats: int) -> TreeSearch:
         capacity = 1 + NODES_PER_ITERATION * (self.iters if self.time_budget <= 0 else 4096)
-        if self._tree is None or self._tree.totals.shape[1] != n_seats:
+        if self._tree is None or self._tree.totals.shape[1] != n_seats + 1:
             self._tree = TreeSearch(capacity, n_seats)
         return self._tree
 
