@@ -57,6 +57,7 @@ from sim.knorri.compiled import (
     GREEDY,
     RANDOM,
     apply_action,
+    copy_position,
     deal_hand,
     held,
     is_over,
@@ -65,6 +66,7 @@ from sim.knorri.compiled import (
     next_u64,
     phase_of,
     policy_action,
+    seat_count,
     stock_turned,
     to_move,
     unseen_cards,
@@ -241,6 +243,55 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policy, search_rn
 
 
 @njit(**config.KERNEL)
+def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
+    """Every scratch array a seat's decision needs, made like the hand's rows, as one tuple (see ``_decide``)."""
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    return (cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(),
+            legal.copy(), np.zeros(8, dtype=np.float64),
+            cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(), legal.copy(),
+            deck.copy(), legal.copy(), np.zeros(NUM_ACTIONS, dtype=np.float64),
+            np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64), np.zeros((capacity, n_seats), dtype=np.float64),
+            np.zeros(1, dtype=np.uint64), np.zeros(1 + n_seats, dtype=np.float64), legal)
+
+
+@njit(**config.KERNEL)
+def _decide(kind, rollout, iters, c, cards, ints, deck, rng, keys, records, streams, work):
+    """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration).
+
+    ``streams[seat]`` is each seat's agent stream; ``work`` is ``_work_rows``' scratch, whose
+    ``known`` slot carries a greedy playout's values from one decision to the next (cleared here
+    whenever the hand leaves the greedy line).
+    """
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+     cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
+     root_deck, choices, choice_totals, tree, totals, search_rng, known, legal) = work
+    seat = to_move(ints)
+    n_legal = legal_actions(cards, ints, legal)
+    if kind == RANDOM:
+        known[0] = 0.0
+        return policy_action(RANDOM, seat, legal, n_legal, cards, ints, rng)
+    preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    if n_legal == 1 or kind == GREEDY or (kind == LOGINF and phase_of(ints) == 1):
+        return preferred
+    if kind == LOGINF:
+        return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2,
+                                deck2, rng2, keys2, records2, slots2, legal2, values, rollout, streams, seat,
+                                search_rng, known)
+    search_rng[0] = next_u64(streams, seat)
+    if phase_of(ints) == 1:
+        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, rollout,
+                                search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
+                                records2, slots2, legal2, values)
+    else:
+        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, rollout, search_rng, tree, totals,
+                                cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+    if action != preferred:
+        known[0] = 0.0  # the greedy playout ``known`` holds went another way
+    return action
+
+
+@njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams, capacity,
                       ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
@@ -250,21 +301,9 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
     stream. The position rows given are the hand's working rows; the searches' rows are made
     like them. With a ``log`` that fills up, it stops before the hand that does not fit.
     """
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    cards2, ints2, deck2, rng2 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
-    keys2, records2, slots2 = keys.copy(), records.copy(), slots.copy()
-    cards3, ints3, deck3, rng3 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
-    keys3, records3, slots3 = keys.copy(), records.copy(), slots.copy()
-    legal2, legal3 = legal.copy(), legal.copy()
-    values = np.zeros(8, dtype=np.float64)
-    root_deck = deck.copy()
-    choices = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    choice_totals = np.zeros(NUM_ACTIONS, dtype=np.float64)
-    tree = np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64)
-    totals = np.zeros((capacity, n_seats), dtype=np.float64)
-    known = np.zeros(1 + n_seats, dtype=np.float64)
+    work = _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity)
+    known = work[23]
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
-    search_rng = np.zeros(1, dtype=np.uint64)
     logging = log.shape[0] > 0
     for h in range(start, seeds.shape[0]):
         deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
@@ -274,32 +313,8 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
         step = 0
         while not is_over(ints):
             seat = to_move(ints)
-            n_legal = legal_actions(cards, ints, legal)
-            kind = kinds[h, seat]
-            if kind == RANDOM:
-                action = policy_action(RANDOM, seat, legal, n_legal, cards, ints, rng)
-                known[0] = 0.0
-            else:
-                preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
-                action = preferred
-                if n_legal > 1 and kind == LOGINF and phase_of(ints) == 2:
-                    action = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                                              cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                              rollouts[h, seat], seat_streams, seat, search_rng, known)
-                elif n_legal > 1 and kind == MCTS:
-                    search_rng[0] = next_u64(seat_streams, seat)
-                    if phase_of(ints) == 1:
-                        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred,
-                                                iters[h, seat], rollouts[h, seat], search_rng, root_deck, choices,
-                                                choice_totals, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                                                legal2, values)
-                    else:
-                        action = _phase2_choice(cards, ints, deck, keys, records, iters[h, seat], cs[h, seat],
-                                                rollouts[h, seat], search_rng, tree, totals, cards2, ints2, deck2,
-                                                rng2, keys2, records2, slots2, legal2, values, cards3, ints3, deck3,
-                                                rng3, keys3, records3, slots3, legal3)
-                    if action != preferred:
-                        known[0] = 0.0  # the greedy playout ``known`` holds went another way
+            action = _decide(kinds[h, seat], rollouts[h, seat], iters[h, seat], cs[h, seat], cards, ints, deck, rng,
+                             keys, records, seat_streams, work)
             if logging:
                 if log_rows + step >= log.shape[0]:
                     return h, log_rows
@@ -317,3 +332,28 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
         for s in range(n_seats):
             held_out[h, s] = held(cards, s)
     return seeds.shape[0], log_rows
+
+
+@njit(**config.KERNEL)
+def _decide_once(kind, rollout, iters, c, cards, ints, deck, rng, keys, records, slots, streams, capacity):
+    work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
+    return _decide(kind, rollout, iters, c, cards, ints, deck, rng, keys, records, streams, work)
+
+
+def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
+    """The compiled agent's choice at one position (``compiled.position_rows``), its stream seeded ``stream_seed``.
+
+    ``stream_seed`` is what the Python agent's stream starts from after ``reset`` (for ``mcts``,
+    ``derive_seed(agent seed, spec seed)``). For tests that hold a compiled decision against the
+    Python agent's, and against another deal that looks the same to the seat.
+    """
+    plan = compiled_seat(spec)
+    if plan is None:
+        raise ValueError(f"{spec!r} has no compiled agent")
+    position = new_position()
+    cards, ints, deck, rng, keys, records, slots = position
+    copy_position(*rows, cards, ints, deck, keys, records, slots)
+    streams = np.zeros(seat_count(ints), dtype=np.uint64)
+    streams[to_move(ints)] = stream_seed & _MASK64
+    return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, *position, streams,
+                            1 + NODES_PER_ITERATION * plan.iters))
