@@ -91,14 +91,14 @@ class Scratch:
 
 
 # ----- kernels --------------------------------------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _seed_streams(rng, search_rng):
     """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
     for stream in range(rng.shape[0]):
         rng[stream] = next_u64(search_rng, 0)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
     """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
     play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
@@ -109,7 +109,7 @@ def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, value
         values[s] = (score(ints, s) - low) / (high - low)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
     """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
     copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
@@ -117,7 +117,7 @@ def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, 
         rng2[stream] = rng[stream]
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2, rng2,
                      keys2, records2, slots2, legal2, values, policy, streams, stream, local, known):
     """``loginf``'s choice: the legal action whose playout with ``policy`` scores best for the seat to move.
@@ -182,7 +182,7 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
     _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
             model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
@@ -217,7 +217,7 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     return True
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _select(node, c, child_start, child_count, mover, visits, totals):
     """The child to follow: the first one not yet tried, else the best UCB1 score for the seat to move."""
     first = child_start[node]
@@ -245,9 +245,19 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
 
     The seat to move at the root searches; the others follow ``model`` (``OPPONENT_MODELS``).
     """
+    _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policy,
+              search_rng, model, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+              np.zeros(1 + values.shape[0]))
+
+
+@njit(**config.STEP_KERNEL)
+def _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policy,
+              search_rng, model, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known):
+    """``uct_iterations``' loop, compiled without numba's reference counting (it allocates nothing)."""
     n = seat_count(ints0)
     hero = to_move(ints0)
-    known = np.zeros(1 + values.shape[0])
     for _ in range(n_iterations):
         copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         _seed_streams(rng, search_rng)
@@ -281,7 +291,14 @@ def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
                              cards, ints, deck, rng, keys, records, slots, legal, values,
                              choices, seat, n_samples, policy, search_rng, totals):
     """For each of ``n_samples`` orders of the unturned cards, play every root choice out; add ``seat``'s values."""
-    sample = deck0.copy()
+    _sampled_loop(cards0, ints0, deck0.copy(), keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
+                  values, choices, seat, n_samples, policy, search_rng, totals)
+
+
+@njit(**config.STEP_KERNEL)
+def _sampled_loop(cards0, ints0, sample, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+                  choices, seat, n_samples, policy, search_rng, totals):
+    """``sampled_stock_iterations``' loop over a copy of the root deck, without numba's reference counting."""
     first_unseen = TABLE_SIZE + stock_turned(ints0)
     for _ in range(n_samples):
         for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only
