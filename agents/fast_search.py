@@ -21,6 +21,11 @@ Two searches, one per phase:
   one order of the unseen cards; every root choice is played out on the same
   sample (common random numbers), and the choice with the best mean wins.
 
+``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
+``loginf`` opponent model, and ``agents.fast_lineup``'s ``loginf`` seats). Kernels
+that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
+with it, passing arrays between kernels cost more than the playouts' own work.
+
 The arrays hold only what the seat may know: the deck row's unturned part is
 reshuffled from the search's own stream before any phase-1 playout reads it,
 and in phase 2 there are no unturned cards.

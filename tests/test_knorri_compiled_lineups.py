@@ -41,8 +41,8 @@ COVERING = "random;greedy;loginf;mcts:iters=30"
     (4, "loginf:rollout=random;greedy;loginf;random", 200, 1),
     (4, COVERING, 200, 1),
     (3, "mcts:iters=20;loginf;mcts:iters=25,c=0.7,rollout=random,seed=3", 200, 1),
-    (6, "mcts:iters=20;greedy;random;loginf;mcts:iters=20,rollout=random;loginf:rollout=random", 200, 1),
-    (5, "loginf;mcts:iters=20,c=1.2;greedy;loginf;random", 70, 3),
+    (6, "mcts:iters=20;greedy;random;greedy;mcts:iters=20,rollout=random;loginf", 200, 1),
+    (5, "greedy;mcts:iters=20,c=1.2;random;loginf;greedy", 67, 3),
 ])
 def test_a_built_in_lineup_writes_the_reference_paths_rows(n_seats, lineup, matches, match_hands):
     """Every hand column and every logged decision, compiled against the Python agents on the reference engine."""
