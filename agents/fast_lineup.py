@@ -163,7 +163,7 @@ def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_
 
 
 def _log_room(hands: int) -> int:
-    return max(1024, 160 * hands)  # a hand takes about 100 decisions; a longer run grows the log
+    return max(1024, 160 * hands)  # hands take about 130 (greedy) to 280 (loginf) decisions; the log grows
 
 
 # ----- kernels --------------------------------------------------------------------------------------
