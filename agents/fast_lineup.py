@@ -61,6 +61,7 @@ from sim.knorri.compiled import (
     GREEDY,
     RANDOM,
     apply_action,
+    copy_position,
     deal_hand,
     held,
     is_over,
@@ -69,6 +70,7 @@ from sim.knorri.compiled import (
     next_u64,
     phase_of,
     policy_action,
+    seat_count,
     stock_turned,
     to_move,
     unseen_cards,
@@ -95,7 +97,8 @@ POSTERIOR = -1
 @dataclass(frozen=True)
 class CompiledSeat:
     """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed,
-    and how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates``)."""
+    how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates`` with their log
+    prior and smoothing ``eps``), and whether its root pick may be the best line found (``pick=auto``)."""
 
     kind: int
     rollout: int = GREEDY
@@ -190,15 +193,15 @@ def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: in
     auto_pick = np.zeros((total, n_seats), dtype=np.int64)
     for h, row in enumerate(seats):
         for s, seat in enumerate(row):
-            others[h, s], counts[h, s], eps[h, s] = seat.others, len(seat.candidates), seat.eps
-            auto_pick[h, s] = seat.auto_pick
+            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s] = (seat.others, len(seat.candidates), seat.eps,
+                                                                     seat.auto_pick)
             candidates[h, s, :len(seat.candidates)] = seat.candidates
             log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
     return others, counts, candidates, log_prior, eps, auto_pick
 
 
 def _log_room(hands: int) -> int:
-    return max(1024, 160 * hands)  # a hand takes about 100 decisions; a longer run grows the log
+    return max(1024, 160 * hands)  # hands take about 130 (greedy) to 280 (loginf) decisions; the log grows
 
 
 # ----- kernels --------------------------------------------------------------------------------------
@@ -264,7 +267,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
                    cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
                    cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
-    and playing ``policies[s]`` in playouts; most visited.
+    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``).
 
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
     used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
@@ -291,29 +294,77 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
 
 
 @njit(**config.KERNEL)
-def _seat_models(h, hero, n_seats, phase, others, counts, candidates, log_prior, rollouts, loglik, no_evidence,
-                 models, policies):
-    """The hero's model of every seat (fixed, or most likely: from the prior alone in phase 1) and the playout
-    policy each seat plays in its search (uniform for a seat modelled as random, else the hero's rollout)."""
-    if others[h, hero] != POSTERIOR:
-        for s in range(n_seats):
-            models[s] = others[h, hero]
-    else:
-        evidence = no_evidence if phase == 1 else loglik[hero]
-        most_likely(evidence, log_prior[h, hero], candidates[h, hero], counts[h, hero], hero, models)
-    for s in range(n_seats):
-        policies[s] = RANDOM if models[s] == RANDOM_MODEL and s != hero else rollouts[h, hero]
+def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
+    """Every scratch array a seat's decision needs, made like the hand's rows, as one tuple (see ``_decide``)."""
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    return (cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(),
+            legal.copy(), np.zeros(8, dtype=np.float64),
+            cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(), legal.copy(),
+            deck.copy(), legal.copy(), np.zeros(NUM_ACTIONS, dtype=np.float64),
+            np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64), np.zeros((capacity, n_seats + 1), dtype=np.float64),
+            np.zeros(1, dtype=np.uint64), np.zeros(1 + n_seats, dtype=np.float64), legal,
+            np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64), np.zeros((n_seats, MODEL_COUNT)),
+            np.zeros(n_seats, dtype=np.int64), np.zeros(n_seats, dtype=np.int64), np.zeros(1 + n_seats))
 
 
 @njit(**config.KERNEL)
-def _score_choice(h, seat, action, kind, n_legal, kinds, rollouts, others, eps, loglik, cards, ints, deck, rng, keys,
-                  records, legal, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, look_known):
-    """Add ``seat``'s choice of ``action`` to the evidence of every ``mcts`` seat with a posterior.
+def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+            cards, ints, deck, rng, keys, records, streams, work):
+    """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
+    ``mcts`` its opponent models: ``_model_plan``'s entries for the seat).
 
-    The greedy and ``loginf`` choices it is compared with are the acting seat's own when it is one of those.
+    ``streams[seat]`` is each seat's agent stream; ``work`` is ``_work_rows``' scratch, whose
+    ``known`` slot carries a greedy playout's values from one decision to the next (cleared here
+    whenever the hand leaves the greedy line), and whose ``loglik[seat]`` is the seat's evidence so far.
     """
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+     cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
+     root_deck, choices, choice_totals, tree, totals, search_rng, known, legal,
+     loglik, no_evidence, models, policies, _) = work
+    seat = to_move(ints)
+    n_legal = legal_actions(cards, ints, legal)
+    if kind == RANDOM:
+        known[0] = 0.0
+        return policy_action(RANDOM, seat, legal, n_legal, cards, ints, rng)
+    preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    if n_legal == 1 or kind == GREEDY or (kind == LOGINF and phase_of(ints) == 1):
+        return preferred
+    if kind == LOGINF:
+        return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2,
+                                deck2, rng2, keys2, records2, slots2, legal2, values, rollout, streams, seat,
+                                search_rng, known)
+    search_rng[0] = next_u64(streams, seat)
+    if others != POSTERIOR:
+        models[:] = others
+    else:  # the evidence counts from phase 2 on, when the Python agent can read the whole deal
+        evidence = no_evidence if phase_of(ints) == 1 else loglik[seat]
+        most_likely(evidence, log_prior, candidates, n_candidates, seat, models)
+    for s in range(models.shape[0]):
+        policies[s] = RANDOM if models[s] == RANDOM_MODEL and s != seat else rollout
+    if phase_of(ints) == 1:
+        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies,
+                                search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
+                                records2, slots2, legal2, values)
+    else:
+        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng,
+                                tree, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+    if action != preferred:
+        known[0] = 0.0  # the greedy playout ``known`` holds went another way
+    return action
+
+
+@njit(**config.KERNEL)
+def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, ints, deck, rng, keys, records, work):
+    """Add ``seat``'s choice of ``action`` (before it is applied) to the evidence of every ``mcts`` seat with a
+    posterior (``agents.opponent_models``); the acting greedy or ``loginf`` seat's own choice is the comparison."""
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, _, _, _, _, _, _, _, _,
+     _, _, _, _, _, _, _, legal, loglik, _, _, _, look_known) = work
+    n_legal = legal_actions(cards, ints, legal)
+    if n_legal < 2:
+        return
     greedy_choice = action if kind == GREEDY else policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
-    lookahead = greedy_choice
+    lookahead = greedy_choice  # loginf captures as greedy does in phase 1
     if phase_of(ints) == 2:
         if kind == LOGINF and rollouts[h, seat] == GREEDY:
             lookahead = action
@@ -335,32 +386,13 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
 
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
     rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
-    stream; ``others`` … ``eps`` say how an ``mcts`` seat models the others (``_model_plan``). An ``mcts``
-    with a posterior scores every other seat's choices as they are made (``agents.opponent_models``),
-    and uses them from phase 2 on, as the Python agent, which reads them once the deal is public. The
+    stream; ``others`` … ``auto_pick`` say how an ``mcts`` seat models the others (``_model_plan``). The
     position rows given are the hand's working rows; the searches' rows are made like them. With a ``log``
     that fills up, it stops before the hand that does not fit.
     """
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    cards2, ints2, deck2, rng2 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
-    keys2, records2, slots2 = keys.copy(), records.copy(), slots.copy()
-    cards3, ints3, deck3, rng3 = cards.copy(), ints.copy(), deck.copy(), rng.copy()
-    keys3, records3, slots3 = keys.copy(), records.copy(), slots.copy()
-    legal2, legal3 = legal.copy(), legal.copy()
-    values = np.zeros(8, dtype=np.float64)
-    root_deck = deck.copy()
-    choices = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    choice_totals = np.zeros(NUM_ACTIONS, dtype=np.float64)
-    tree = np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64)
-    totals = np.zeros((capacity, n_seats + 1), dtype=np.float64)  # per seat, then the best line's value
-    known = np.zeros(1 + n_seats, dtype=np.float64)
+    work = _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity)
+    known, loglik = work[23], work[25]
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
-    search_rng = np.zeros(1, dtype=np.uint64)
-    loglik = np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64)
-    no_evidence = np.zeros((n_seats, MODEL_COUNT), dtype=np.float64)
-    models = np.zeros(n_seats, dtype=np.int64)
-    policies = np.zeros(n_seats, dtype=np.int64)
-    look_known = np.zeros(1 + n_seats, dtype=np.float64)
     logging = log.shape[0] > 0
     for h in range(start, seeds.shape[0]):
         deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
@@ -374,39 +406,12 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
         step = 0
         while not is_over(ints):
             seat = to_move(ints)
-            n_legal = legal_actions(cards, ints, legal)
-            kind = kinds[h, seat]
-            if kind == RANDOM:
-                action = policy_action(RANDOM, seat, legal, n_legal, cards, ints, rng)
-                known[0] = 0.0
-            else:
-                preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
-                action = preferred
-                if n_legal > 1 and kind == LOGINF and phase_of(ints) == 2:
-                    action = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                                              cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                              rollouts[h, seat], seat_streams, seat, search_rng, known)
-                elif n_legal > 1 and kind == MCTS:
-                    search_rng[0] = next_u64(seat_streams, seat)
-                    _seat_models(h, seat, n_seats, phase_of(ints), others, counts, candidates, log_prior, rollouts,
-                                 loglik, no_evidence, models, policies)
-                    if phase_of(ints) == 1:
-                        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred,
-                                                iters[h, seat], policies, search_rng, root_deck, choices,
-                                                choice_totals, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                                                legal2, values)
-                    else:
-                        action = _phase2_choice(cards, ints, deck, keys, records, iters[h, seat], cs[h, seat],
-                                                policies, models, auto_pick[h, seat], search_rng, tree, totals,
-                                                cards2, ints2, deck2,
-                                                rng2, keys2, records2, slots2, legal2, values, cards3, ints3, deck3,
-                                                rng3, keys3, records3, slots3, legal3)
-                    if action != preferred:
-                        known[0] = 0.0  # the greedy playout ``known`` holds went another way
-            if observed and n_legal > 1:
-                _score_choice(h, seat, action, kind, n_legal, kinds, rollouts, others, eps, loglik, cards, ints, deck,
-                              rng, keys, records, legal, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
-                              values, look_known)
+            action = _decide(kinds[h, seat], rollouts[h, seat], iters[h, seat], cs[h, seat], others[h, seat],
+                             counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
+                             cards, ints, deck, rng, keys, records, seat_streams, work)
+            if observed:
+                _score_choice(h, seat, action, kinds[h, seat], kinds, rollouts, others, eps, cards, ints, deck, rng,
+                              keys, records, work)
             if logging:
                 if log_rows + step >= log.shape[0]:
                     return h, log_rows
@@ -424,3 +429,33 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
         for s in range(n_seats):
             held_out[h, s] = held(cards, s)
     return seeds.shape[0], log_rows
+
+
+@njit(**config.KERNEL)
+def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+                 cards, ints, deck, rng, keys, records, slots, streams, capacity):
+    work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
+    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+                   cards, ints, deck, rng, keys, records, streams, work)
+
+
+def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
+    """The compiled agent's choice at one position (``compiled.position_rows``), its stream seeded ``stream_seed``.
+
+    ``stream_seed`` is what the Python agent's stream starts from after ``reset`` (for ``mcts``,
+    ``derive_seed(agent seed, spec seed)``). For tests that hold a compiled decision against the
+    Python agent's, and against another deal that looks the same to the seat. An ``mcts`` with a
+    posterior decides here on its prior alone, as it does in phase 1 (no earlier decisions are given).
+    """
+    plan = compiled_seat(spec)
+    if plan is None:
+        raise ValueError(f"{spec!r} has no compiled agent")
+    position = new_position()
+    cards, ints, deck, rng, keys, records, slots = position
+    copy_position(*rows, cards, ints, deck, keys, records, slots)
+    streams = np.zeros(seat_count(ints), dtype=np.uint64)
+    streams[to_move(ints)] = stream_seed & _MASK64
+    others, counts, candidates, log_prior, _, auto_pick = _model_plan([[plan]], 1, 1)
+    return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
+                            log_prior[0, 0], auto_pick[0, 0], *position, streams,
+                            1 + NODES_PER_ITERATION * plan.iters))

@@ -21,6 +21,11 @@ Two searches, one per phase:
   one order of the unseen cards; every root choice is played out on the same
   sample (common random numbers), and the choice with the best mean wins.
 
+``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
+``loginf`` opponent model, and ``agents.fast_lineup``'s ``loginf`` seats). Kernels
+that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
+with it, passing arrays between kernels cost more than the playouts' own work.
+
 The arrays hold only what the seat may know: the deck row's unturned part is
 reshuffled from the search's own stream before any phase-1 playout reads it,
 and in phase 2 there are no unturned cards.
@@ -94,14 +99,14 @@ class Scratch:
 
 
 # ----- kernels --------------------------------------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _seed_streams(rng, search_rng):
     """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
     for stream in range(rng.shape[0]):
         rng[stream] = next_u64(search_rng, 0)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
     """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
     play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
@@ -112,7 +117,7 @@ def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, value
         values[s] = (score(ints, s) - low) / (high - low)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values):
     """``_play_out`` with seat s playing ``policies[s]``."""
     play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
@@ -123,7 +128,7 @@ def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policie
         values[s] = (score(ints, s) - low) / (high - low)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
     """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
     copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
@@ -131,7 +136,7 @@ def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, 
         rng2[stream] = rng[stream]
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2, rng2,
                      keys2, records2, slots2, legal2, values, policy, streams, stream, local, known):
     """``loginf``'s choice: the legal action whose playout with ``policy`` scores best for the seat to move.
@@ -196,7 +201,7 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
     _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
             models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
@@ -234,7 +239,7 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     return True
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _select(node, c, child_start, child_count, mover, visits, totals, search_rng):
     """The child to follow: at a chance node a uniform draw; else the first one not yet tried, else the best
     UCB1 score for the seat to move."""
@@ -264,11 +269,22 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
     """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root).
 
     The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
-    in the tree and plays ``policies[s]`` in playouts.
+    in the tree and plays ``policies[s]`` in playouts. ``totals`` has a column per seat, then one
+    holding the best value the searching seat found through each node.
     """
+    _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policies,
+              search_rng, models, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+              np.zeros(1 + values.shape[0]))
+
+
+@njit(**config.STEP_KERNEL)
+def _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policies,
+              search_rng, models, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known):
+    """``uct_iterations``' loop, compiled without numba's reference counting (it allocates nothing)."""
     n = seat_count(ints0)
     hero = to_move(ints0)
-    known = np.zeros(1 + values.shape[0])
     for _ in range(n_iterations):
         copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         _seed_streams(rng, search_rng)
@@ -305,7 +321,14 @@ def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
                              choices, seat, n_samples, policies, search_rng, totals):
     """For each of ``n_samples`` orders of the unturned cards, play every root choice out (seat s playing
     ``policies[s]``); add ``seat``'s values."""
-    sample = deck0.copy()
+    _sampled_loop(cards0, ints0, deck0.copy(), keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
+                  values, choices, seat, n_samples, policies, search_rng, totals)
+
+
+@njit(**config.STEP_KERNEL)
+def _sampled_loop(cards0, ints0, sample, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+                  choices, seat, n_samples, policies, search_rng, totals):
+    """``sampled_stock_iterations``' loop over a copy of the root deck, without numba's reference counting."""
     first_unseen = TABLE_SIZE + stock_turned(ints0)
     for _ in range(n_samples):
         for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only

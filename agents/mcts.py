@@ -28,6 +28,14 @@ the exploration constant; ``rollout`` the playout policy, ``greedy`` or
 ``random``; ``seed`` varies the search's random streams. At each hand the
 streams are reseeded from the hand's seed mixed with that ``seed`` (0 unless
 given), so a hand with its agents is a function of its seed and the specs.
+
+Through ``knorri-sim run`` a lineup of built-in specs (this agent with any
+``iters``, ``c``, ``rollout`` and ``seed``) plays whole hands in compiled code
+(``agents.fast_lineup``) with the same searches, budgets, tree capacity, ties and
+streams, so it writes this agent's rows, row for row. Phase 1 there searches a deck
+whose face-down part is the unseen cards ascending, as ``_search_phase1`` rebuilds it;
+the engine's true order is never read. A ``time`` budget is spent by the clock, so no
+two runs agree: a lineup with one plays this Python agent on the reference engine.
 """
 
 from __future__ import annotations
