@@ -21,6 +21,11 @@ Two searches, one per phase:
   one order of the unseen cards; every root choice is played out on the same
   sample (common random numbers), and the choice with the best mean wins.
 
+``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
+``loginf`` opponent model, and ``agents.fast_lineup``'s ``loginf`` seats). Kernels
+that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
+with it, passing arrays between kernels cost more than the playouts' own work.
+
 The arrays hold only what the seat may know: the deck row's unturned part is
 reshuffled from the search's own stream before any phase-1 playout reads it,
 and in phase 2 there are no unturned cards.
@@ -47,6 +52,7 @@ from sim.knorri.compiled import (
     new_position,
     next_u64,
     play_to_end,
+    play_to_end_seats,
     policy_action,
     score,
     scores,
@@ -61,11 +67,13 @@ POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 
 UNEXPANDED = -1
 
-MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL = 0, 1, 2
-OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL}
-"""How the other seats choose inside the tree: ``maxn`` each searches for itself (a node per legal
-action), ``greedy`` each plays greedy's choice, ``loginf`` each plays ``loginf``'s choice (greedy
-with a one-decision look-ahead); with a model, only the searching seat's nodes branch."""
+MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL, RANDOM_MODEL = 0, 1, 2, 3
+OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL,
+                                   "random": RANDOM_MODEL}
+"""How another seat chooses inside the tree: ``maxn`` it searches for itself (a node per legal action,
+UCB1 on its own value), ``greedy`` it plays greedy's choice, ``loginf`` it plays ``loginf``'s choice
+(greedy with a one-decision look-ahead), ``random`` a uniform choice (a chance node: every legal
+action, one drawn at random per visit). Under ``greedy`` and ``loginf`` its nodes do not branch."""
 
 
 class Scratch:
@@ -86,14 +94,14 @@ class Scratch:
 
 
 # ----- kernels --------------------------------------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _seed_streams(rng, search_rng):
     """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
     for stream in range(rng.shape[0]):
         rng[stream] = next_u64(search_rng, 0)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
     """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
     play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
@@ -104,7 +112,18 @@ def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, value
         values[s] = (score(ints, s) - low) / (high - low)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
+def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values):
+    """``_play_out`` with seat s playing ``policies[s]``."""
+    play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
+    n = seat_count(ints)
+    low = -n * (n - 1) / 2.0
+    high = n - 1.0
+    for s in range(n):
+        values[s] = (score(ints, s) - low) / (high - low)
+
+
+@njit(**config.STEP_KERNEL)
 def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
     """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
     copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
@@ -112,25 +131,45 @@ def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, 
         rng2[stream] = rng[stream]
 
 
-@njit(**config.KERNEL)
-def _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                      cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
-    """``loginf``'s choice: the legal action whose greedy playout scores best for the seat to move.
+@njit(**config.STEP_KERNEL)
+def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2, rng2,
+                     keys2, records2, slots2, legal2, values, policy, streams, stream, local, known):
+    """``loginf``'s choice: the legal action whose playout with ``policy`` scores best for the seat to move.
 
-    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does.
+    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does. With a
+    ``RANDOM`` playout, each candidate that does not end the hand draws its playout's seed from
+    ``streams[stream]`` (``local`` is a one-slot scratch), as ``agents.playout.CompiledPlayout`` does.
+
+    ``known`` (float64[1 + seats]) carries greedy playouts' values from one decision to the next:
+    a greedy playout is a function of its position, and the greedy playout from the current
+    position is the one after its greedy choice, ``preferred``. Given ``known[0] > 0``,
+    ``known[1:]`` are those values and ``preferred`` is not played out again; on return
+    ``known`` holds the chosen action's playout values (valid for a ``GREEDY`` playout only).
     """
     seat = to_move(ints)
+    n = seat_count(ints)
+    reuse = policy == GREEDY and known[0] > 0
     best, best_value = preferred, -1.0
     for k in range(-1, n_legal):
         candidate = preferred if k < 0 else legal[k]
         if k >= 0 and candidate == preferred:
             continue
-        _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2)
-        apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
-        # int64, not the literal GREEDY: a literal argument would compile a second copy of _play_out (8 s)
-        _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, np.int64(GREEDY), values)
+        if k < 0 and reuse:
+            for s in range(n):
+                values[s] = known[1 + s]
+        else:
+            _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
+                           slots2)
+            apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
+            if policy != GREEDY and not is_over(ints2):
+                local[0] = next_u64(streams, stream)
+                _seed_streams(rng2, local)
+            _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, policy, values)
         if values[seat] > best_value:
             best, best_value = candidate, values[seat]
+            for s in range(n):
+                known[1 + s] = values[s]
+    known[0] = 1.0 if policy == GREEDY else 0.0
     return best
 
 
@@ -141,8 +180,9 @@ def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck
     copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
     n_legal = legal_actions(cards, ints, legal)
     preferred = policy_action(GREEDY, to_move(ints), legal, n_legal, cards, ints, rng)
-    return _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                             cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
+    return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng, 0, rng,
+                            np.zeros(1 + values.shape[0]))
 
 
 @njit(**config.KERNEL)
@@ -156,23 +196,28 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
     _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
-            model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+            models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
 
-    At another seat's node under an opponent model, the one child is the model's choice.
+    At another seat's node its model ``models[seat]`` decides: one child (the model's choice) under
+    ``greedy`` or ``loginf``, every action under ``maxn``, every action as a chance node under ``random``
+    (``mover`` holds ``-1 - seat`` there).
     """
     n_legal = legal_actions(cards, ints, legal)
     first = used[0]
     if first + n_legal > action.shape[0]:
         return False
     seat = to_move(ints)
+    model = MAXN if seat == hero else models[seat]
     preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
-    if seat != hero and model != MAXN:
+    if model == GREEDY_MODEL or model == LOOKAHEAD_MODEL:
         if model == LOOKAHEAD_MODEL and n_legal > 1:
-            preferred = _lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values)
+            known[0] = 0.0  # nothing carried over between nodes
+            preferred = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
+                                         cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                         GREEDY, rng, 0, rng, known)
         n_legal = 1
     action[first] = preferred
     at = first + 1
@@ -184,16 +229,19 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
         child_count[child] = UNEXPANDED
     child_start[node] = first
     child_count[node] = n_legal
-    mover[node] = seat
+    mover[node] = -1 - seat if model == RANDOM_MODEL else seat
     used[0] = first + n_legal
     return True
 
 
-@njit(**config.KERNEL)
-def _select(node, c, child_start, child_count, mover, visits, totals):
-    """The child to follow: the first one not yet tried, else the best UCB1 score for the seat to move."""
+@njit(**config.STEP_KERNEL)
+def _select(node, c, child_start, child_count, mover, visits, totals, search_rng):
+    """The child to follow: at a chance node a uniform draw; else the first one not yet tried, else the best
+    UCB1 score for the seat to move."""
     first = child_start[node]
     stop = first + child_count[node]
+    if mover[node] < 0:
+        return first + below(search_rng, 0, stop - first)
     for child in range(first, stop):
         if visits[child] == 0:
             return child
@@ -211,12 +259,25 @@ def _select(node, c, child_start, child_count, mover, visits, totals):
 def uct_iterations(cards0, ints0, deck0, keys0, records0,
                    cards, ints, deck, rng, keys, records, slots, legal, values,
                    child_start, child_count, action, mover, visits, totals, used, path,
-                   n_iterations, c, policy, search_rng, model,
+                   n_iterations, c, policies, search_rng, models,
                    cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
     """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root).
 
-    The seat to move at the root searches; the others follow ``model`` (``OPPONENT_MODELS``).
+    The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
+    in the tree and plays ``policies[s]`` in playouts. ``totals`` has a column per seat, then one
+    holding the best value the searching seat found through each node.
     """
+    _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policies,
+              search_rng, models, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+              np.zeros(1 + values.shape[0]))
+
+
+@njit(**config.STEP_KERNEL)
+def _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policies,
+              search_rng, models, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known):
+    """``uct_iterations``' loop, compiled without numba's reference counting (it allocates nothing)."""
     n = seat_count(ints0)
     hero = to_move(ints0)
     for _ in range(n_iterations):
@@ -230,29 +291,39 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
                 if node != 0 and visits[node] == 0:
                     break  # a new leaf: play it out
                 if not _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action,
-                               mover, used, model, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                               legal2, values):
+                               mover, used, models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
+                               legal2, values, known):
                     break  # the tree is full: play out from here
-            node = _select(node, c, child_start, child_count, mover, visits, totals)
+            node = _select(node, c, child_start, child_count, mover, visits, totals, search_rng)
             apply_action(cards, ints, deck, rng, keys, records, slots, action[node])
             path[depth] = node
             depth += 1
             if visits[node] == 0:
                 break
-        _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+        _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
         for i in range(depth):
             visited = path[i]
             visits[visited] += 1
             for s in range(n):
                 totals[visited, s] += values[s]
+            if values[hero] > totals[visited, n]:
+                totals[visited, n] = values[hero]  # the best line found through the node, for the searching seat
 
 
 @njit(**config.KERNEL)
 def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
                              cards, ints, deck, rng, keys, records, slots, legal, values,
-                             choices, seat, n_samples, policy, search_rng, totals):
-    """For each of ``n_samples`` orders of the unturned cards, play every root choice out; add ``seat``'s values."""
-    sample = deck0.copy()
+                             choices, seat, n_samples, policies, search_rng, totals):
+    """For each of ``n_samples`` orders of the unturned cards, play every root choice out (seat s playing
+    ``policies[s]``); add ``seat``'s values."""
+    _sampled_loop(cards0, ints0, deck0.copy(), keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
+                  values, choices, seat, n_samples, policies, search_rng, totals)
+
+
+@njit(**config.STEP_KERNEL)
+def _sampled_loop(cards0, ints0, sample, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
+                  choices, seat, n_samples, policies, search_rng, totals):
+    """``sampled_stock_iterations``' loop over a copy of the root deck, without numba's reference counting."""
     first_unseen = TABLE_SIZE + stock_turned(ints0)
     for _ in range(n_samples):
         for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only
@@ -265,7 +336,7 @@ def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
             for s in range(rng.shape[0] - SEAT_STREAMS):
                 rng[SEAT_STREAMS + s] = streams + np.uint64(s + 1)
             apply_action(cards, ints, deck, rng, keys, records, slots, choices[k])
-            _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+            _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
             totals[k] += values[seat]
 
 
@@ -280,7 +351,7 @@ class TreeSearch:
         self.action = np.zeros(capacity, dtype=np.int64)
         self.mover = np.zeros(capacity, dtype=np.int64)
         self.visits = np.zeros(capacity, dtype=np.int64)
-        self.totals = np.zeros((capacity, n_seats), dtype=np.float64)
+        self.totals = np.zeros((capacity, n_seats + 1), dtype=np.float64)  # per seat, then the best line's value
         self.used = np.zeros(1, dtype=np.int64)
         self.path = np.zeros(capacity + 1, dtype=np.int64)
         self.scratch = Scratch()
@@ -295,20 +366,26 @@ class TreeSearch:
         self.child_count[0] = UNEXPANDED
         self.used[0] = 1
 
-    def iterate(self, n_iterations: int, c: float, policy: int, search_rng: np.ndarray, model: int = MAXN) -> None:
-        """Grow the tree by ``n_iterations`` iterations, the other seats following ``model``."""
+    def iterate(self, n_iterations: int, c: float, policies: int | np.ndarray, search_rng: np.ndarray,
+                models: int | np.ndarray = MAXN) -> None:
+        """Grow the tree by ``n_iterations`` iterations; seat s follows ``models[s]`` and plays ``policies[s]``
+        in playouts (one id for every seat, or one per seat)."""
+        n = self.totals.shape[1] - 1
         uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
-                       self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c, policy,
-                       search_rng, model, *self.lookahead.state_rows(), self.lookahead.legal)
+                       self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,
+                       per_seat(policies, n), search_rng, per_seat(models, n), *self.lookahead.state_rows(),
+                       self.lookahead.legal)
 
-    def root_children(self) -> list[tuple[int, int, float]]:
-        """``(action, visits, mean value for the seat to move)`` of every root child, greedy's choice first."""
+    def root_children(self) -> list[tuple[int, int, float, float]]:
+        """``(action, visits, mean value, best line's value)`` for the seat to move of every root child, greedy's
+        choice first."""
         first, count = int(self.child_start[0]), int(self.child_count[0])
         if count == UNEXPANDED:
             return []
-        seat = int(self.mover[0])
+        seat = int(self.mover[0])  # the root's seat searches: never a chance node
         return [(int(self.action[child]), int(self.visits[child]),
-                 float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0)
+                 float(self.totals[child, seat] / self.visits[child]) if self.visits[child] else 0.0,
+                 float(self.totals[child, -1]))
                 for child in range(first, first + count)]
 
 
@@ -323,16 +400,41 @@ def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: 
     return int(lookahead_from_root(*rows, *scratch.rows(), *lookahead.state_rows(), lookahead.legal))
 
 
-def most_visited(children: list[tuple[int, int, float]]) -> int:
+def most_visited(children: list[tuple[int, int, float, float]]) -> int:
     """The action with the most visits; ties go to the better mean, then to the earlier child (greedy's first)."""
     best = max(range(len(children)), key=lambda i: (children[i][1], children[i][2], -i))
     return children[best][0]
 
 
+def best_line(children: list[tuple[int, int, float, float]]) -> int:
+    """The action that starts the best line found; ties go to more visits, then to the earlier child.
+
+    When every other seat follows a deterministic model and the playouts are greedy, each
+    iteration's value is the exact outcome of one line of play under the model, so the best
+    line found is one the seat can make happen, while a mean would count its own exploring.
+    """
+    best = max(range(len(children)), key=lambda i: (children[i][3], children[i][1], -i))
+    return children[best][0]
+
+
+def lines_are_exact(models: np.ndarray, hero: int, rollout: int) -> bool:
+    """Whether the tree's values are exact outcomes: greedy playouts, and each other seat greedy or ``loginf``."""
+    return rollout == GREEDY and all(model in (GREEDY_MODEL, LOOKAHEAD_MODEL)
+                                     for seat, model in enumerate(models) if seat != hero)
+
+
 def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat: int, n_samples: int,
-                         policy: int, search_rng: np.ndarray, scratch: Scratch) -> list[float]:
-    """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards."""
+                         policies: int | np.ndarray, search_rng: np.ndarray, scratch: Scratch) -> list[float]:
+    """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards
+    (seat s playing ``policies[s]`` in the playouts: one id for every seat, or one per seat)."""
     totals = np.zeros(len(choices), dtype=np.float64)
     sampled_stock_iterations(*rows, *scratch.rows(), np.asarray(choices, dtype=np.int64), seat, n_samples,
-                             policy, search_rng, totals)
+                             per_seat(policies, seat_count(rows[1])), search_rng, totals)
     return (totals / max(1, n_samples)).tolist()
+
+
+def per_seat(value: int | np.ndarray, n_seats: int) -> np.ndarray:
+    """A policy or model id per seat as the kernels take it: one id repeated, or the given ids."""
+    if np.ndim(value) == 0:
+        return np.full(n_seats, int(value), dtype=np.int64)
+    return np.asarray(value, dtype=np.int64)

@@ -13,6 +13,14 @@ Measured (``experiments/ladder.py``): leading what the next seat cannot beat
 (the obvious use of knowing its hand) loses clearly against greedy's "lead your
 cheapest card", because it spends the strong cards a seat needs to follow;
 the look-ahead finds the exceptions instead of a fixed rule.
+
+Through ``knorri-sim run`` a lineup of built-in specs plays in compiled code
+(``agents.fast_lineup``): the same look-ahead (``agents.fast_search.lookahead_choice``)
+on the engine's phase-2 position, which the log makes public, with the playout
+seeds drawn from the same stream (``agent_seed(hand seed, seat)``), so the rows
+are this agent's, row for row. There a greedy playout's result is carried to the
+next decision when the hand follows greedy's line, which saves one playout in
+most decisions and changes no choice.
 """
 
 from __future__ import annotations

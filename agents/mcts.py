@@ -28,6 +28,14 @@ the exploration constant; ``rollout`` the playout policy, ``greedy`` or
 ``random``; ``seed`` varies the search's random streams. At each hand the
 streams are reseeded from the hand's seed mixed with that ``seed`` (0 unless
 given), so a hand with its agents is a function of its seed and the specs.
+
+Through ``knorri-sim run`` a lineup of built-in specs (this agent with any
+``iters``, ``c``, ``rollout`` and ``seed``) plays whole hands in compiled code
+(``agents.fast_lineup``) with the same searches, budgets, tree capacity, ties and
+streams, so it writes this agent's rows, row for row. Phase 1 there searches a deck
+whose face-down part is the unseen cards ascending, as ``_search_phase1`` rebuilds it;
+the engine's true order is never read. A ``time`` budget is spent by the clock, so no
+two runs agree: a lineup with one plays this Python agent on the reference engine.
 """
 
 from __future__ import annotations
@@ -39,38 +47,70 @@ from typing import Any
 import numpy as np
 
 from agents.base import register
-from agents.fast_search import OPPONENT_MODELS, POLICY_IDS, Scratch, TreeSearch, most_visited, sampled_stock_search
+from agents.fast_search import (
+    OPPONENT_MODELS,
+    POLICY_IDS,
+    RANDOM_MODEL,
+    Scratch,
+    TreeSearch,
+    best_line,
+    lines_are_exact,
+    most_visited,
+    sampled_stock_search,
+)
 from agents.greedy import greedy_action
+from agents.opponent_models import DEFAULT_EPS, Belief, parse_models, parse_prior
 from agents.playout import PLAYOUT_POLICIES
 from agents.sampled_search import CHUNK, check_budget, check_choice
 from agents.tracker import KnorriTracker
 from sim.cards import card_list
-from sim.knorri.compiled import position_rows
+from sim.knorri.compiled import RANDOM, position_rows
+from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
 
 DEFAULT_ITERS = 1000
 DEFAULT_C = 0.4
-DEFAULT_OTHERS = "loginf"  # ladder_mcts: +2.88 against loginf (768 deals) where max-n made +1.84 (192 deals)
+POSTERIOR = "posterior"
+DEFAULT_OTHERS = POSTERIOR
+DEFAULT_MODELS = "random+greedy+loginf+maxn"
+DEFAULT_PRIOR = ""  # equal weights
+PICKS = ("auto", "visits")
+DEFAULT_PICK = "auto"  # the best line found when the tree's values are exact outcomes, else the most visited
 NODES_PER_ITERATION = 24  # tree capacity per iteration; a full tree stops growing and plays out from its leaves
 
 
 class MCTSAgent:
     """UCT over the deduced position (phase 2), sampled stock orders (phase 1); compiled search."""
 
-    PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int}
+    PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int,
+                                   "others": str, "models": str, "prior": str, "eps": float, "pick": str}
     # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use:
     # measured 33 s, a cold match of random;greedy;loginf;mcts:iters=10 (numba's compile events summed).
     COMPILED_CODE: dict[str, float] = {"agents.fast_search": 33.0}
 
     def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
-                 rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0) -> None:
+                 rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0,
+                 models: str = DEFAULT_MODELS, prior: str = DEFAULT_PRIOR, eps: float = DEFAULT_EPS,
+                 pick: str = DEFAULT_PICK) -> None:
         check_budget(iters, time, c, unit="playout")
         check_choice("rollout", rollout, PLAYOUT_POLICIES)
-        check_choice("others", others, OPPONENT_MODELS, joiner=", ")
+        check_choice("others", others, (POSTERIOR, *OPPONENT_MODELS), joiner=", ")
+        check_choice("pick", pick, PICKS)
+        if not 0.0 < eps < 1.0:
+            raise ValueError(f"eps={eps} must lie strictly between 0 and 1")
+        self.candidates = parse_models(models)
+        self.log_prior = parse_prior(prior, len(self.candidates))
+        self.eps = eps
         self.name = (f"mcts:iters={iters},c={c},rollout={rollout}" + (f",time={time}" if time else "")
-                     + (f",others={others}" if others != DEFAULT_OTHERS else ""))
+                     + (f",others={others}" if others != DEFAULT_OTHERS else "")
+                     + (f",models={models}" if models != DEFAULT_MODELS and others == POSTERIOR else "")
+                     + (f",prior={prior}" if prior != DEFAULT_PRIOR and others == POSTERIOR else "")
+                     + (f",eps={eps}" if eps != DEFAULT_EPS and others == POSTERIOR else "")
+                     + (f",pick={pick}" if pick != DEFAULT_PICK else ""))
+        self.pick = pick
         self.others = others
-        self._model = OPPONENT_MODELS[others]
+        self._fixed_model = OPPONENT_MODELS.get(others, -1)
+        self._belief: Belief | None = None
         self.iters, self.time_budget, self.c, self.rollout = iters, time, c, rollout
         self._policy = POLICY_IDS[rollout]
         self._spec_seed = spec_seed
@@ -88,6 +128,7 @@ class MCTSAgent:
         """Start a new hand at ``seat``: a fresh tracker and, given a hand seed, fresh random streams."""
         self.seat, self.n_seats = seat, n_seats
         self.tracker = KnorriTracker(n_seats)
+        self._belief = None
         if seed is not None:
             self._reseed(derive_seed(seed, self._spec_seed))
 
@@ -97,46 +138,64 @@ class MCTSAgent:
         if len(legal) == 1:
             return legal[0]
         self._search_rng[0] = self._stream.next()
+        models = self._models()
+        policies = np.where(models == RANDOM_MODEL, RANDOM, self._policy).astype(np.int64)
+        policies[self.seat] = self._policy
         if observation.phase == 1:
-            return self._search_phase1(list(legal))
-        return self._search_phase2()
+            return self._search_phase1(list(legal), policies)
+        return self._search_phase2(models, policies)
+
+    def _models(self) -> np.ndarray:
+        """Each seat's model in the tree now: the fixed one, or the most likely given the deal's decisions."""
+        if self._fixed_model >= 0:
+            return np.full(self.n_seats, self._fixed_model, dtype=np.int64)
+        if self._belief is None or len(self.tracker.decisions) < self._belief.seen:
+            self._belief = Belief(self.n_seats, self.seat, self.candidates, self.log_prior, self.eps)
+        deal = None
+        if self.tracker.phase == 2:  # the whole deal is public: score every decision taken in it
+            t = self.tracker
+            deal = position_rows(KnorriHand(self.n_seats, t.deal_table + t.turned_order, t.first_seat))
+        self._belief.observe(deal, self.tracker.decisions)
+        return self._belief.current_models().copy()
 
     # ----- phase 2: UCT over the exact position --------------------------------------------
 
-    def _search_phase2(self) -> int:
+    def _search_phase2(self, models: np.ndarray, policies: np.ndarray) -> int:
         tree = self._tree_for(self.n_seats)
         tree.start(position_rows(self.tracker.position()))
         if self.time_budget <= 0:
-            tree.iterate(self.iters, self.c, self._policy, self._search_rng, self._model)
+            tree.iterate(self.iters, self.c, policies, self._search_rng, models)
         else:
             deadline = time.perf_counter() + self.time_budget
-            tree.iterate(CHUNK, self.c, self._policy, self._search_rng, self._model)
+            tree.iterate(CHUNK, self.c, policies, self._search_rng, models)
             while time.perf_counter() < deadline:
-                tree.iterate(CHUNK, self.c, self._policy, self._search_rng, self._model)
+                tree.iterate(CHUNK, self.c, policies, self._search_rng, models)
+        if self.pick == "auto" and lines_are_exact(models, self.seat, self._policy):
+            return best_line(tree.root_children())
         return most_visited(tree.root_children())
 
     def _tree_for(self, n_seats: int) -> TreeSearch:
         capacity = 1 + NODES_PER_ITERATION * (self.iters if self.time_budget <= 0 else 4096)
-        if self._tree is None or self._tree.totals.shape[1] != n_seats:
+        if self._tree is None or self._tree.totals.shape[1] != n_seats + 1:
             self._tree = TreeSearch(capacity, n_seats)
         return self._tree
 
     # ----- phase 1: every choice on the same sampled stock orders ----------------------------
 
-    def _search_phase1(self, legal: list[int]) -> int:
+    def _search_phase1(self, legal: list[int], policies: np.ndarray) -> int:
         preferred = greedy_action(1, 0, None, False, legal)
         legal = [preferred] + [a for a in legal if a != preferred]  # ties go to greedy's choice
         # Any order of the unseen cards will do for reading the position: the search reshuffles it.
         rows = position_rows(self.tracker.rebuild(card_list(self.tracker.unseen)))
         if self.time_budget <= 0:
             samples = max(1, self.iters // len(legal))
-            means = sampled_stock_search(rows, legal, self.seat, samples, self._policy, self._search_rng,
+            means = sampled_stock_search(rows, legal, self.seat, samples, policies, self._search_rng,
                                          self._scratch)
         else:
             deadline = time.perf_counter() + self.time_budget
             totals, rounds = [0.0] * len(legal), 0
             while rounds == 0 or time.perf_counter() < deadline:
-                part = sampled_stock_search(rows, legal, self.seat, CHUNK // len(legal) + 1, self._policy,
+                part = sampled_stock_search(rows, legal, self.seat, CHUNK // len(legal) + 1, policies,
                                             self._search_rng, self._scratch)
                 totals = [t + m for t, m in zip(totals, part, strict=True)]
                 rounds += 1

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sim.cards import FULL_DECK
+from sim.cards import CLUBS, DIAMONDS, FULL_DECK, HEARTS, SPADES, card_id
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -31,6 +31,13 @@ def assert_scenarios_documented(scenario_dir: Path, rules_page: Path) -> None:
     files_table = (scenario_dir / "README.md").read_text().split("## The files")[1]
     assert set(re.findall(r"^\| `([a-z0-9_]+)` \|", files_table, flags=re.M)) == files
     assert files <= set(re.findall(r"`([a-z0-9_]+)`", rules_page.read_text()))
+
+
+def deck_nobody_captures() -> list[int]:
+    """A Knorri deal thrown in: nine diamonds on the table, then every suit turned high to low, so no card takes."""
+    diamonds = [card_id(DIAMONDS, rank) for rank in range(12, -1, -1)]
+    others = [card_id(suit, rank) for suit in (CLUBS, HEARTS, SPADES) for rank in range(12, -1, -1)]
+    return diamonds + others
 
 
 # ----- protocol play -------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ def test_first_pass_of_the_tree_is_loginfs_look_ahead():
         tree.iterate(len(position.legal_actions()), 0.4, POLICY_IDS["greedy"], rng)
         children = tree.root_children()
         assert sorted(a for a, _, _ in children) == position.legal_actions()
-        assert all(visits == 1 for _, visits, _ in children)
+        assert all(visits == 1 for _, visits, _, _ in children)
         assert most_visited(children) == expected
         checked += 1
     assert checked > 50

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import deck_nobody_captures
 
 from agents.greedy import greedy_action
 from agents.tracker import KnorriTracker
-from sim.cards import CLUBS, DIAMONDS, HEARTS, SPADES, card_id, to_set
+from sim.cards import to_set
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
@@ -73,15 +74,8 @@ def test_tracker_rebuilds_the_exact_position_in_both_phases():
             hand.apply(rng.choice(hand.legal_actions()))
 
 
-def _deck_nobody_captures() -> list[int]:
-    """Nine diamonds on the table, then every suit turned high to low: no turned card ever takes."""
-    diamonds = [card_id(DIAMONDS, rank) for rank in range(12, -1, -1)]
-    others = [card_id(suit, rank) for suit in (CLUBS, HEARTS, SPADES) for rank in range(12, -1, -1)]
-    return diamonds + others
-
-
 def test_tracker_follows_a_redeal_and_starts_over_for_a_new_hand():
-    hand = KnorriHand(3, _deck_nobody_captures())
+    hand = KnorriHand(3, deck_nobody_captures())
     assert hand.redeals >= 1
     tracker = KnorriTracker(3)
     tracker.update(hand.observation(0))

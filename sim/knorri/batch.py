@@ -147,11 +147,12 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
         offsets[1:] = np.cumsum(counts)[:-1]
         log = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
         _run_play_hands(workers, n_seats, seeds, first, table, ints, held, log, offsets)
-    return _results(n_seats, seeds, first, ints, held, log)
+    return results_from_rows(n_seats, seeds, first, ints, held, log)
 
 
-def _results(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarray, held: np.ndarray,
-             log: np.ndarray | None) -> BatchResults:
+def results_from_rows(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarray, held: np.ndarray,
+                      log: np.ndarray | None) -> BatchResults:
+    """The results of hands from their final ``ints`` rows and held cards (also for ``agents.fast_lineup``'s rows)."""
     column = RESULT_COLUMNS
     return BatchResults(
         seed=seeds,
@@ -308,7 +309,7 @@ class KnorriBatch(CompiledBatch):
         first = self._ints[:, I_FIRST_SEAT].copy()
         held = np.zeros((len(self), MAX_SEATS), dtype=np.uint64)
         held[:, :self.n_seats] = self._cards[:, C_HAND:C_HAND + self.n_seats]
-        return _results(self.n_seats, seeds, first, self._ints, held, None)
+        return results_from_rows(self.n_seats, seeds, first, self._ints, held, None)
 
     # ----- the step's two kernels --------------------------------------------------------------------------
     def _first_illegal(self, ids: np.ndarray) -> int:

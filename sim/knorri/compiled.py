@@ -19,6 +19,9 @@ streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's cho
 ``rng[SEAT_STREAMS + s]`` seat s's own, for random playouts), drawn with ``next_u64`` and
 ``below``. Everything else is read through the functions below.
 
+A driver that plays whole hands (``agents.fast_lineup``) deals with ``deal_hand`` and reads
+a finished hand's results as its whole ``ints`` row, which the engine's batch API decodes.
+
 Every function here is compiled with numba and can be called from Python or from an agent's
 own compiled code; the per-step ones are inlined there (an edit to the engine recompiles the
 agent's kernels too: ``sim.compile_cache`` keys them by every source file).
@@ -30,20 +33,24 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import below, next_u64
+from sim.fast_bits import ONE, U64, agent_seed, below, next_u64
 from sim.knorri.encoding import NUM_ACTIONS
-from sim.knorri.fast import apply_action, copy_position, legal_actions
+from sim.knorri.fast import apply_action, copy_position, init_hand, legal_actions
 from sim.knorri.fast_encode import encode_hand
-from sim.knorri.fast_history import HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.fast_policies import GREEDY, RANDOM, decide
 from sim.knorri.fast_policies import choose as policy_action
 from sim.knorri.fast_state import (
+    C_HAND,
+    C_TABLE,
     I_END_REASON,
     I_HIST_LEN,
     I_N_SEATS,
+    I_PHASE,
     I_SCORE,
     I_TO_MOVE,
     I_TURN,
+    I_TURNED,
     NUM_CARD_FIELDS,
     NUM_INT_FIELDS,
     NUM_RNG,
@@ -67,11 +74,15 @@ __all__ = [
     "apply_action",
     "below",
     "copy_position",
+    "deal_hand",
+    "held",
     "is_over",
     "legal_actions",
     "new_position",
     "next_u64",
+    "phase_of",
     "play_to_end",
+    "play_to_end_seats",
     "policy_action",
     "position_rows",
     "score",
@@ -79,6 +90,7 @@ __all__ = [
     "seat_count",
     "stock_turned",
     "to_move",
+    "unseen_cards",
 ]
 
 
@@ -149,3 +161,58 @@ def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.n
     while ints[I_END_REASON] < 0:
         seat = ints[I_TO_MOVE]
         apply_action(cards, ints, deck, rng, keys, records, slots, decide(policy, seat, cards, ints, rng, legal))
+
+
+@njit(**config.INLINED_KERNEL)
+def phase_of(ints: np.ndarray) -> int:
+    """1 while the stock is being turned, 2 while the cards are played out."""
+    return ints[I_PHASE]
+
+
+@njit(**config.INLINED_KERNEL)
+def held(cards: np.ndarray, seat: int) -> np.uint64:
+    """Seat ``seat``'s cards as a set: its pile in phase 1, its hand in phase 2 (public either way)."""
+    return cards[C_HAND + seat]
+
+
+@njit(**config.INLINED_KERNEL)
+def unseen_cards(cards: np.ndarray, ints: np.ndarray) -> np.uint64:
+    """In phase 1, the cards nobody has seen (the face-down stock, as a set), from the public rows alone.
+
+    Every other card is in a seat's pile, on the table, or the turned card a seat is choosing for.
+    """
+    seen = cards[C_TABLE]
+    for s in range(ints[I_N_SEATS]):
+        seen |= cards[C_HAND + s]
+    if ints[I_TURNED] >= 0:
+        seen |= ONE << U64(ints[I_TURNED])
+    return ~seen & ((ONE << U64(52)) - ONE)
+
+
+@njit(**config.STEP_KERNEL)
+def deal_hand(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+              records: np.ndarray, slots: np.ndarray, n_seats: int, first_seat: int, seed: np.uint64) -> None:
+    """Deal the hand of ``seed`` as the batch engine does, and play phase 1 up to the first choice.
+
+    The hand's own stream starts at ``seed`` and seat s's at ``agent_seed(seed, s)`` (what a
+    ``RANDOM`` seat draws from); ``slots`` is emptied for a new history.
+    """
+    rng[DEAL_STREAM] = seed
+    for s in range(n_seats):
+        rng[SEAT_STREAMS + s] = agent_seed(seed, s)
+    for i in range(slots.shape[0]):
+        slots[i] = FREE_SLOT
+    init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat)
+
+
+@njit(**config.INLINED_KERNEL)
+def play_to_end_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+                      records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
+    """``play_to_end`` with a policy per seat: seat s plays ``policies[s]`` (``GREEDY``, ``RANDOM``).
+
+    With every entry equal it makes exactly ``play_to_end``'s choices.
+    """
+    while ints[I_END_REASON] < 0:
+        seat = ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, keys, records, slots,
+                     decide(policies[seat], seat, cards, ints, rng, legal))

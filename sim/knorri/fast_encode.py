@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -82,17 +83,26 @@ def _pack_trick(trick: Sequence[Sequence[int]]) -> tuple[int, int, int, int]:
     return lo, hi, len(flat), run_left
 
 
-def _hands_hash(hands: Sequence[int]) -> int:
+_ZOBRIST_ROWS = ZOBRIST.tolist()  # Python ints: indexing the NumPy table per card is what made encoding slow
+
+
+@lru_cache(maxsize=1 << 14)
+def _hands_hash(hands: tuple[int, ...]) -> int:
+    """The Zobrist hash of every seat's hand, as the kernels keep it (remembered: a search encodes the same
+    history positions again and again)."""
     value = 0
     for seat, hand in enumerate(hands):
-        for card in range(52):
-            if hand >> card & 1:
-                value ^= int(ZOBRIST[seat, card])
+        row = _ZOBRIST_ROWS[seat]
+        while hand:
+            low = hand & -hand
+            value ^= row[low.bit_length() - 1]
+            hand ^= low
     return value
 
 
-def _record(hands: Sequence[int], trick, needed: int, to_move: int, opening: bool) -> tuple[list[int], int]:
-    """The history record of a position and its key, exactly as the kernels compute them."""
+@lru_cache(maxsize=1 << 14)
+def _record(hands: tuple[int, ...], trick, needed: int, to_move: int, opening: bool) -> tuple[tuple[int, ...], int]:
+    """The history record of a position and its key, exactly as the kernels compute them (remembered, as above)."""
     lo, hi, length, run_left = _pack_trick(trick)
     meta = (to_move | (int(opening) << META_OPENING) | (needed << META_NEEDED) | (run_left << META_RUN_LEFT)
             | (length << META_TRICK_LEN))
@@ -100,7 +110,7 @@ def _record(hands: Sequence[int], trick, needed: int, to_move: int, opening: boo
     record[:len(hands)] = hands
     record[R_TRICK_LO], record[R_TRICK_HI], record[R_META] = lo, hi, meta
     mixed = (lo * int(TRICK_LO_KEY) + hi * int(TRICK_KEY) + meta * int(META_KEY)) & _MASK64
-    return record, _hands_hash(hands) ^ mixed
+    return tuple(record), _hands_hash(tuple(hands)) ^ mixed
 
 
 def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ...]:
@@ -125,7 +135,7 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     cards[C_CANDIDATES] = hand._choice_candidates if hand.phase == 1 and not hand.done else 0
     lo, hi, length, run_left = _pack_trick(hand.trick)
     cards[C_TRICK_LO], cards[C_TRICK_HI] = lo, hi
-    cards[C_HANDS_HASH] = _hands_hash(hand.hands)
+    cards[C_HANDS_HASH] = _hands_hash(tuple(hand.hands))
     ints[I_N_SEATS], ints[I_FIRST_SEAT], ints[I_PHASE] = n, hand.first_seat, hand.phase
     ints[I_TO_MOVE] = hand.to_move
     ints[I_TURN] = hand._turn

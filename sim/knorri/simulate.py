@@ -13,10 +13,15 @@ exactly as ``sim.knorri.match.play_match`` plays it. Every agent is reset per
 hand with ``agent_seed(hand seed, seat)``, so a hand with its agents is a
 function of its seed alone: the chunking and the worker never change a result.
 
-Two paths give the same rows. When every seat's spec names a compiled policy
-(a bare ``random`` or ``greedy``), the hands are played by the compiled batch
-engine (``sim.knorri.batch.play_batch``), hand ``k`` of every match in one
-batch; otherwise each hand is played by the reference engine with the agents.
+Two paths give the same rows. When every seat's spec is a built-in agent the
+compiled code can play, the hands are played in compiled code, hand ``k`` of every
+match in one call: a lineup of bare ``random`` and ``greedy`` by the batch engine's
+own policies (``sim.knorri.batch.play_batch``), any other lineup of ``random``,
+``greedy``, ``loginf`` (any ``rollout``) and ``mcts`` (any ``iters``, ``c``,
+``rollout``, ``seed``) by ``agents.fast_lineup``, whose compiled agents make the
+Python agents' decisions from the same random streams. Otherwise (an agent named
+by import path, or ``mcts`` with a wall-clock ``time`` budget, which no two runs
+spend alike) each hand is played by the reference engine with the Python agents.
 A lineup of vectorised agents (``act_batch``) and compiled policies plays on the
 batch engine, ``KnorriBatch`` stepped by ``sim.batch_agents`` (this module gives
 it the hook ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
@@ -61,6 +66,8 @@ COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --agents random --workers 1` took 18.1 s of CPU, 1.8 s once cached).
 COMPILED_CODE: dict[str, float] = {"sim.knorri.fast_playout": 16.0}
+# Built-in agents the compiled lineup kernel plays, with their parameters (agents.fast_lineup; same choices, tested).
+LINEUP_AGENTS = ("loginf", "mcts")
 
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
@@ -145,7 +152,8 @@ def play_matches(
     if engine not in ("auto", "compiled", "reference"):
         raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
     if engine == "compiled" and not compiled:
-        raise ValueError("the compiled engine plays only lineups of " + ", ".join(COMPILED_AGENTS))
+        raise ValueError("the compiled engine plays only lineups of " + ", ".join((*COMPILED_AGENTS, *LINEUP_AGENTS))
+                         + " (mcts without time=)")
     if compiled and engine != "reference":
         return _play_compiled(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
     recorder = DecisionLog() if log_actions else None
@@ -167,8 +175,25 @@ def play_matches(
 
 
 def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether the compiled engine can play this lineup: every spec a bare compiled agent name."""
-    return all(spec.strip() in COMPILED_AGENTS for spec in specs)
+    """Whether compiled code can play this lineup: every spec a built-in agent with a compiled twin.
+
+    Bare ``random`` and ``greedy`` are the batch engine's own policies; ``loginf`` and ``mcts``
+    (with parameters, not ``time=``) are ``agents.fast_lineup``'s. Import paths are never compiled.
+    """
+    return all(_bare(spec) or _lineup_seat(spec) is not None for spec in specs)
+
+
+def _bare(spec: str) -> bool:
+    return spec.strip() in COMPILED_AGENTS
+
+
+def _lineup_seat(spec: str) -> Any:
+    """``agents.fast_lineup``'s plan for a spec (None if it has none); imported only when a lineup needs it."""
+    if spec.strip().partition(":")[0] not in (*COMPILED_AGENTS, *LINEUP_AGENTS):
+        return None
+    from agents.fast_lineup import compiled_seat
+
+    return compiled_seat(spec.strip())
 
 
 def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> KnorriHand:
@@ -186,17 +211,31 @@ _MASK64 = (1 << 64) - 1
 
 def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
                    log_actions: bool) -> ChunkColumns:
-    """Hand ``k`` of every match in one compiled batch; rows come back match by match."""
-    from sim.knorri.batch import play_batch
+    """Hand ``k`` of every match in one compiled call; rows come back match by match.
+
+    Lineups of bare ``random`` and ``greedy`` play on the batch engine's own policies (the
+    fastest path); any other goes through ``agents.fast_lineup`` with per-seat agent state.
+    """
+    from sim.knorri.batch import play_batch, results_from_rows
 
     matches = len(match_seeds)
-    policies = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in seatings],
-                        dtype=np.int8).reshape(matches, n_seats)
+    bare = all(_bare(spec) for seating in seatings for spec in seating)
+    if bare:
+        policies = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in seatings],
+                            dtype=np.int8).reshape(matches, n_seats)
+    else:
+        from agents.fast_lineup import play_lineup
+
+        seats = [[_lineup_seat(spec) for spec in seating] for seating in seatings]
     first_seats = np.zeros(matches, dtype=np.int64)
     batches = []
     for k in range(match_hands):
-        batch = play_batch(n_seats, derive_seeds(match_seeds, k), first_seats, policies, workers=1,
-                           log_actions=log_actions)
+        seeds = derive_seeds(match_seeds, k)
+        if bare:
+            batch = play_batch(n_seats, seeds, first_seats, policies, workers=1, log_actions=log_actions)
+        else:
+            played = play_lineup(n_seats, seeds, first_seats, seats, log_actions)
+            batch = results_from_rows(n_seats, seeds, first_seats, played.ints, played.held, played.log)
         batches.append(batch)
         first_seats = (batch.loser + 1) % n_seats
     return _result_columns(n_seats, batches, log_actions)

@@ -1,0 +1,456 @@
+"""Whole Knorri hands between built-in agents, seat by seat ``random``, ``greedy``, ``loginf`` or ``mcts``, in numba.
+
+The runner's compiled path for lineups the batch engine's own policies cannot play
+(``sim.knorri.simulate`` calls ``play_lineup`` for them). One compiled call plays a
+list of hands from their seeds to the end: the engine steps the hand (``deal_hand``,
+``apply_action`` from ``sim.knorri.compiled``) and at every decision the seat to move
+is asked through its agent's compiled code:
+
+- ``random`` and ``greedy``: the engine's compiled policies (``RandomAgent``'s stream, greedy's rules);
+- ``loginf``: greedy's choice, then in phase 2 every legal action played out with the
+  rollout policy (``agents.fast_search.lookahead_choice``), exactly as ``LogInfAgent``;
+- ``mcts``: ``MCTSAgent``'s two searches, ``uct_iterations`` (phase 2) and
+  ``sampled_stock_iterations`` (phase 1), with the same budgets, tree capacity and ties.
+
+Every seat keeps its agent's state as the Python agent does: the streams are reseeded
+at each hand from ``agent_seed(hand seed, seat)`` (mixed with an ``mcts`` spec's ``seed``),
+and ``mcts`` draws its search's seed from its stream at every decision with two or more
+legal ids. Search scratch rows and the tree are allocated once per call and reused.
+
+A seat is told only what it may know. In phase 2 every hand is public once the log is
+read, so the searches start from the engine's position itself (the positions it remembers
+included, so repeats end lines as they would in the hand). In phase 1 the stock order is
+hidden: ``mcts`` searches a deck whose face-down part is the unseen cards in ascending
+order (``unseen_cards``, from the public rows), exactly the deck the Python agent rebuilds
+from its tracker, and shuffles that part itself; it never reads the engine's order.
+So for the same seed a hand plays the same decisions as with the Python agents on the
+reference engine, and the runner writes the same rows (tested row for row).
+
+An ``mcts`` with a time budget (``time=``) is not reproducible and stays with the Python
+agent; so does every agent named by import path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from agents.base import make_agent, parse_spec
+from agents.fast_search import (
+    GREEDY_MODEL,
+    LOOKAHEAD_MODEL,
+    OPPONENT_MODELS,
+    POLICY_IDS,
+    RANDOM_MODEL,
+    UNEXPANDED,
+    lookahead_choice,
+    sampled_stock_iterations,
+    uct_iterations,
+)
+from agents.mcts import NODES_PER_ITERATION
+from agents.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
+from sim import config
+from sim.games import derive_seeds
+from sim.knorri.compiled import (
+    GREEDY,
+    RANDOM,
+    apply_action,
+    copy_position,
+    deal_hand,
+    held,
+    is_over,
+    legal_actions,
+    new_position,
+    next_u64,
+    phase_of,
+    policy_action,
+    seat_count,
+    stock_turned,
+    to_move,
+    unseen_cards,
+)
+from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
+from sim.rng import AGENT_STREAM
+
+LOGINF, MCTS = 3, 4
+"""Agent kinds beside the engine's own policies ``RANDOM`` and ``GREEDY`` (whose ids they keep)."""
+BUILT_IN = ("random", "greedy", "loginf", "mcts")
+"""The registered names this module plays; any other spec (an import path) stays with the Python agent."""
+TREE_FIELDS = 7  # child start, child count, action, mover, visits, path, nodes used (in slot 0)
+LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
+_MASK64 = (1 << 64) - 1
+
+
+POSTERIOR = -1
+"""``CompiledSeat.others`` for an ``mcts`` that learns each other seat's model during the hand."""
+
+
+@dataclass(frozen=True)
+class CompiledSeat:
+    """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed,
+    how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates`` with their log
+    prior and smoothing ``eps``), and whether its root pick may be the best line found (``pick=auto``)."""
+
+    kind: int
+    rollout: int = GREEDY
+    iters: int = 0
+    c: float = 0.0
+    spec_seed: int = 0
+    others: int = POSTERIOR
+    candidates: tuple[int, ...] = ()
+    log_prior: tuple[float, ...] = ()
+    eps: float = 0.0
+    auto_pick: bool = True
+
+
+@lru_cache(maxsize=256)
+def compiled_seat(spec: str) -> CompiledSeat | None:
+    """The kernel's plan for a built-in spec, or None if only the Python agent can play it.
+
+    The spec is parsed and checked by ``make_agent`` itself, so its parameters mean exactly
+    what they mean to the Python agent (a bad spec raises ``AgentSpecError`` as there).
+    """
+    name, _ = parse_spec(spec)
+    if name not in BUILT_IN:
+        return None
+    agent = make_agent(spec, game="knorri")
+    if name in ("random", "greedy"):
+        return CompiledSeat(RANDOM if name == "random" else GREEDY)
+    if name == "loginf":
+        return CompiledSeat(LOGINF, POLICY_IDS[agent.rollout])
+    if agent.time_budget > 0:
+        return None  # a wall-clock budget is not reproducible
+    return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed,
+                        OPPONENT_MODELS.get(agent.others, POSTERIOR),
+                        tuple(OPPONENT_MODELS[name] for name in agent.candidates),
+                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto")
+
+
+@dataclass
+class LineupRows:
+    """What ``play_lineup`` returns: every hand's final engine ``ints`` row, the cards held, the decision log."""
+
+    ints: np.ndarray  # int64[H, fields]: decode with sim.knorri.batch.results_from_rows
+    held: np.ndarray  # uint64[H, n_seats]: the cards each seat held at the end
+    log: np.ndarray | None  # int64[D, LOG_FIELDS] (hand index, step, seat, phase, action), or None
+
+
+def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats: Sequence[Sequence[CompiledSeat]],
+                log_actions: bool = False) -> LineupRows:
+    """Play hand h from ``seeds[h]`` (first seat ``first_seats[h]``) with ``seats[h][s]`` at seat s, to the end."""
+    total = len(seeds)
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    iters = np.array([[seat.iters for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
+    models = _model_plan(seats, total, n_seats)
+    streams = _seat_streams(seeds, seats, n_seats)
+    capacity = 1 + NODES_PER_ITERATION * int(iters.max(initial=0))
+    template = new_position()
+    ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
+    held_out = np.zeros((total, n_seats), dtype=np.uint64)
+    log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
+    start, rows = 0, 0
+    while start < total:
+        start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
+                                        iters, cs, streams, *models, capacity, ints, held_out, log, start, rows,
+                                        *template)
+        if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
+            log = np.concatenate([log, np.zeros_like(log)])
+    return LineupRows(ints, held_out, log[:rows] if log_actions else None)
+
+
+def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_seats: int) -> np.ndarray:
+    """Each seat's agent stream seed per hand: ``agent_seed(hand seed, seat)``, mixed with an mcts spec's seed."""
+    streams = np.zeros((len(seeds), n_seats), dtype=np.uint64)
+    for s in range(n_seats):
+        streams[:, s] = derive_seeds(derive_seeds(seeds, AGENT_STREAM), s)
+        spec_seeds = np.array([row[s].spec_seed & _MASK64 for row in seats], dtype=np.uint64)
+        is_mcts = np.array([row[s].kind == MCTS for row in seats], dtype=bool)
+        if is_mcts.any():
+            streams[is_mcts, s] = derive_seeds(streams[is_mcts, s], spec_seeds[is_mcts])
+    return streams
+
+
+def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
+    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps, and
+    whether the root's pick may be the best line (``pick=auto``)."""
+    others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
+    counts = np.zeros((total, n_seats), dtype=np.int64)
+    candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
+    log_prior = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.float64)
+    eps = np.zeros((total, n_seats), dtype=np.float64)
+    auto_pick = np.zeros((total, n_seats), dtype=np.int64)
+    for h, row in enumerate(seats):
+        for s, seat in enumerate(row):
+            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s] = (seat.others, len(seat.candidates), seat.eps,
+                                                                     seat.auto_pick)
+            candidates[h, s, :len(seat.candidates)] = seat.candidates
+            log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
+    return others, counts, candidates, log_prior, eps, auto_pick
+
+
+def _log_room(hands: int) -> int:
+    return max(1024, 160 * hands)  # hands take about 130 (greedy) to 280 (loginf) decisions; the log grows
+
+
+# ----- kernels --------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_line):
+    """``MCTSAgent``'s pick at the root (``agents.fast_search.most_visited`` or ``best_line``): most visits, then
+    the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
+    first = child_start[0]
+    seat = mover[0]
+    line = totals.shape[1] - 1
+    best, best_visits, best_mean, best_line = first, -1, -1.0, -1.0
+    for child in range(first, first + child_count[0]):
+        mean = totals[child, seat] / visits[child] if visits[child] else 0.0
+        if by_best_line:
+            better = totals[child, line] > best_line or (totals[child, line] == best_line
+                                                         and visits[child] > best_visits)
+        else:
+            better = visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean)
+        if better:
+            best, best_visits, best_mean, best_line = child, visits[child], mean, totals[child, line]
+    return action[best]
+
+
+@njit(**config.KERNEL)
+def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies, search_rng,
+                   root_deck, choices, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+    """``MCTSAgent``'s phase-1 pick: every choice on the same sampled orders of the unseen cards, best mean wins.
+
+    The deck it searches keeps the seen part of the deal and lists the unseen cards ascending
+    (as the Python agent rebuilds it); the search shuffles that part from its own stream.
+    """
+    first_unseen = TABLE_SIZE + stock_turned(ints)
+    for i in range(first_unseen):
+        root_deck[i] = deck[i]
+    rest = unseen_cards(cards, ints)
+    at = first_unseen
+    for card in range(52):
+        if rest >> np.uint64(card) & np.uint64(1):
+            root_deck[at] = card
+            at += 1
+    choices[0] = preferred
+    at = 1
+    for i in range(n_legal):
+        if legal[i] != preferred:
+            choices[at] = legal[i]
+            at += 1
+    samples = max(1, iters // n_legal)
+    for k in range(n_legal):
+        totals[k] = 0.0
+    sampled_stock_iterations(cards, ints, root_deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
+                             slots2, legal2, values, choices[:n_legal], to_move(ints), samples, policies, search_rng,
+                             totals[:n_legal])
+    best, best_mean = 0, -1.0
+    for k in range(n_legal):
+        mean = totals[k] / samples
+        if mean > best_mean:
+            best, best_mean = k, mean
+    return choices[best]
+
+
+@njit(**config.KERNEL)
+def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng, tree, totals,
+                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
+    """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
+    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``).
+
+    ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
+    used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
+    """
+    size = 1 + NODES_PER_ITERATION * iters
+    child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
+    used = tree[6, :1]
+    for node in range(used[0]):
+        visits[node] = 0
+        for s in range(totals.shape[1]):
+            totals[node, s] = 0.0
+    child_count[0] = UNEXPANDED
+    used[0] = 1
+    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
+                   totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+    hero = to_move(ints)
+    exact = policies[hero] == GREEDY
+    for s in range(models.shape[0]):
+        if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
+            exact = False
+    return _root_pick(child_start, child_count, action, mover, visits, totals, auto_pick and exact)
+
+
+@njit(**config.KERNEL)
+def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
+    """Every scratch array a seat's decision needs, made like the hand's rows, as one tuple (see ``_decide``)."""
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    return (cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(),
+            legal.copy(), np.zeros(8, dtype=np.float64),
+            cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(), legal.copy(),
+            deck.copy(), legal.copy(), np.zeros(NUM_ACTIONS, dtype=np.float64),
+            np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64), np.zeros((capacity, n_seats + 1), dtype=np.float64),
+            np.zeros(1, dtype=np.uint64), np.zeros(1 + n_seats, dtype=np.float64), legal,
+            np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64), np.zeros((n_seats, MODEL_COUNT)),
+            np.zeros(n_seats, dtype=np.int64), np.zeros(n_seats, dtype=np.int64), np.zeros(1 + n_seats))
+
+
+@njit(**config.KERNEL)
+def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+            cards, ints, deck, rng, keys, records, streams, work):
+    """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
+    ``mcts`` its opponent models: ``_model_plan``'s entries for the seat).
+
+    ``streams[seat]`` is each seat's agent stream; ``work`` is ``_work_rows``' scratch, whose
+    ``known`` slot carries a greedy playout's values from one decision to the next (cleared here
+    whenever the hand leaves the greedy line), and whose ``loglik[seat]`` is the seat's evidence so far.
+    """
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+     cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
+     root_deck, choices, choice_totals, tree, totals, search_rng, known, legal,
+     loglik, no_evidence, models, policies, _) = work
+    seat = to_move(ints)
+    n_legal = legal_actions(cards, ints, legal)
+    if kind == RANDOM:
+        known[0] = 0.0
+        return policy_action(RANDOM, seat, legal, n_legal, cards, ints, rng)
+    preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    if n_legal == 1 or kind == GREEDY or (kind == LOGINF and phase_of(ints) == 1):
+        return preferred
+    if kind == LOGINF:
+        return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2,
+                                deck2, rng2, keys2, records2, slots2, legal2, values, rollout, streams, seat,
+                                search_rng, known)
+    search_rng[0] = next_u64(streams, seat)
+    if others != POSTERIOR:
+        models[:] = others
+    else:  # the evidence counts from phase 2 on, when the Python agent can read the whole deal
+        evidence = no_evidence if phase_of(ints) == 1 else loglik[seat]
+        most_likely(evidence, log_prior, candidates, n_candidates, seat, models)
+    for s in range(models.shape[0]):
+        policies[s] = RANDOM if models[s] == RANDOM_MODEL and s != seat else rollout
+    if phase_of(ints) == 1:
+        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies,
+                                search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
+                                records2, slots2, legal2, values)
+    else:
+        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng,
+                                tree, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+    if action != preferred:
+        known[0] = 0.0  # the greedy playout ``known`` holds went another way
+    return action
+
+
+@njit(**config.KERNEL)
+def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, ints, deck, rng, keys, records, work):
+    """Add ``seat``'s choice of ``action`` (before it is applied) to the evidence of every ``mcts`` seat with a
+    posterior (``agents.opponent_models``); the acting greedy or ``loginf`` seat's own choice is the comparison."""
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, _, _, _, _, _, _, _, _,
+     _, _, _, _, _, _, _, legal, loglik, _, _, _, look_known) = work
+    n_legal = legal_actions(cards, ints, legal)
+    if n_legal < 2:
+        return
+    greedy_choice = action if kind == GREEDY else policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    lookahead = greedy_choice  # loginf captures as greedy does in phase 1
+    if phase_of(ints) == 2:
+        if kind == LOGINF and rollouts[h, seat] == GREEDY:
+            lookahead = action
+        else:
+            look_known[0] = 0.0
+            lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, greedy_choice,
+                                         cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+                                         GREEDY, rng, 0, rng, look_known)
+    for observer in range(kinds.shape[1]):
+        if observer != seat and kinds[h, observer] == MCTS and others[h, observer] == POSTERIOR:
+            add_choice_evidence(loglik[observer], seat, action, n_legal, greedy_choice, lookahead, eps[h, observer])
+
+
+@njit(**config.KERNEL)
+def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
+                      others, counts, candidates, log_prior, eps, auto_pick, capacity,
+                      ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
+    """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
+
+    ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
+    rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
+    stream; ``others`` … ``auto_pick`` say how an ``mcts`` seat models the others (``_model_plan``). The
+    position rows given are the hand's working rows; the searches' rows are made like them. With a ``log``
+    that fills up, it stops before the hand that does not fit.
+    """
+    work = _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity)
+    known, loglik = work[23], work[25]
+    seat_streams = np.zeros(n_seats, dtype=np.uint64)
+    logging = log.shape[0] > 0
+    for h in range(start, seeds.shape[0]):
+        deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
+        for s in range(n_seats):
+            seat_streams[s] = streams[h, s]
+        known[0] = 0.0
+        loglik[:] = 0.0
+        observed = False
+        for s in range(n_seats):
+            observed = observed or (kinds[h, s] == MCTS and others[h, s] == POSTERIOR)
+        step = 0
+        while not is_over(ints):
+            seat = to_move(ints)
+            action = _decide(kinds[h, seat], rollouts[h, seat], iters[h, seat], cs[h, seat], others[h, seat],
+                             counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
+                             cards, ints, deck, rng, keys, records, seat_streams, work)
+            if observed:
+                _score_choice(h, seat, action, kinds[h, seat], kinds, rollouts, others, eps, cards, ints, deck, rng,
+                              keys, records, work)
+            if logging:
+                if log_rows + step >= log.shape[0]:
+                    return h, log_rows
+                row = log[log_rows + step]
+                row[0] = h
+                row[1] = step
+                row[2] = seat
+                row[3] = phase_of(ints)
+                row[4] = action
+            apply_action(cards, ints, deck, rng, keys, records, slots, action)
+            step += 1
+        log_rows += step
+        for i in range(ints.shape[0]):
+            ints_out[h, i] = ints[i]
+        for s in range(n_seats):
+            held_out[h, s] = held(cards, s)
+    return seeds.shape[0], log_rows
+
+
+@njit(**config.KERNEL)
+def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+                 cards, ints, deck, rng, keys, records, slots, streams, capacity):
+    work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
+    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+                   cards, ints, deck, rng, keys, records, streams, work)
+
+
+def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
+    """The compiled agent's choice at one position (``compiled.position_rows``), its stream seeded ``stream_seed``.
+
+    ``stream_seed`` is what the Python agent's stream starts from after ``reset`` (for ``mcts``,
+    ``derive_seed(agent seed, spec seed)``). For tests that hold a compiled decision against the
+    Python agent's, and against another deal that looks the same to the seat. An ``mcts`` with a
+    posterior decides here on its prior alone, as it does in phase 1 (no earlier decisions are given).
+    """
+    plan = compiled_seat(spec)
+    if plan is None:
+        raise ValueError(f"{spec!r} has no compiled agent")
+    position = new_position()
+    cards, ints, deck, rng, keys, records, slots = position
+    copy_position(*rows, cards, ints, deck, keys, records, slots)
+    streams = np.zeros(seat_count(ints), dtype=np.uint64)
+    streams[to_move(ints)] = stream_seed & _MASK64
+    others, counts, candidates, log_prior, _, auto_pick = _model_plan([[plan]], 1, 1)
+    return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
+                            log_prior[0, 0], auto_pick[0, 0], *position, streams,
+                            1 + NODES_PER_ITERATION * plan.iters))
