@@ -17,7 +17,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from agents.base import Agent, make_agent
+from agents.base import Agent, AgentSpecError, make_agent
+from sim.decision_limit import DecisionTimeout, current_limit, decision
 from sim.errors import GameInputError, IllegalActionError
 from sim.games import AgentFailure
 from sim.reference_base import ReferenceGame
@@ -32,7 +33,22 @@ def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
     if len(specs) != n_seats:
         raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
     for spec in specs:
-        make_agent(spec, seed=0, game=game)
+        build_agent(spec, game)
+
+
+def build_agent(spec: str, game: str) -> Agent:
+    """``make_agent(spec, seed=0, game=game)``; a constructor that raises anything becomes one spec error line."""
+    try:
+        return make_agent(spec, seed=0, game=game)
+    except (AgentSpecError, GameInputError):
+        raise
+    except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
+        raise AgentSpecError(f"agent spec {spec!r} failed to start: {_described(error)}") from None
+
+
+def _described(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
@@ -87,11 +103,15 @@ class SeatedAgent:
 
     def _guard(self, verb: str, call: Callable[[], T]) -> T:
         try:
-            return call()
+            with decision():
+                return call()
         except AgentFailure:
             raise
-        except Exception as error:  # any failure inside a user's agent stops the run, named
-            raise AgentRaised(self.spec, self.seat, f"{type(error).__name__} in {verb}(): {error}") from error
+        except DecisionTimeout:
+            raise AgentRaised(self.spec, self.seat, f"no answer from {verb}() within {current_limit():g} s "
+                              "(the decision time limit, --decision-timeout)") from None
+        except (Exception, SystemExit) as error:  # any failure inside a user's agent stops the run, named
+            raise AgentRaised(self.spec, self.seat, f"{_described(error)} in {verb}()") from error
 
 
 class AgentRaised(Exception):
@@ -119,7 +139,11 @@ class AgentPool:
         for seat, spec in enumerate(seating):
             key = (seat, spec)
             if key not in self._agents:
-                self._agents[key] = SeatedAgent(make_agent(spec, seed=0, game=self.game), spec, self.recorder)
+                try:
+                    agent = build_agent(spec, self.game)
+                except AgentSpecError as error:
+                    raise AgentFailure(f"{error} (at seat {seat})") from None
+                self._agents[key] = SeatedAgent(agent, spec, self.recorder)
             agents.append(self._agents[key])
         return agents
 

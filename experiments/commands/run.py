@@ -19,6 +19,7 @@ from typing import Any
 from experiments.runner import storage
 from experiments.runner.config import (
     ASSIGN_MODES,
+    DECISION_TIMEOUT,
     MATCH_HANDS,
     ConfigError,
     RunConfig,
@@ -75,6 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write every decision (actions/ table), enough to replay every hand")
     parser.add_argument("--chunk-hands", type=int, metavar="N", help="hands per chunk (shard); default about 1/64 "
                         "of the run, at most 20,000 for compiled lineups and 200 for Python agents")
+    parser.add_argument("--decision-timeout", type=float, metavar="SECONDS",
+                        help=f"end the run if a Python agent takes longer than this over one decision (default "
+                             f"{DECISION_TIMEOUT:g}; 0: no limit); may change on --resume")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -90,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
         manifest = None
     plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
     if manifest is not None:
+        if len(plan.chunks) != manifest["chunks_total"]:
+            raise ConfigError(f"--resume {str(out)!r}: the manifest plans {manifest['chunks_total']} chunks but its "
+                              f"config and chunk_hands make {len(plan.chunks)}: the manifest disagrees with itself "
+                              "(was it edited?)")
         plan.manifest = manifest
     with workers_for(config) as workers:
         try:
@@ -139,6 +147,8 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw["workers"] = args.workers
     if args.scheduler is not None:
         raw["scheduler"] = args.scheduler
+    if args.decision_timeout is not None:
+        raw["decision_timeout"] = args.decision_timeout
     config = build_config(raw, where)
     _check_lineups(config)
     return config
@@ -166,7 +176,7 @@ def _check_new_folder(out: Path, config: RunConfig) -> None:
     """Refuse a folder that is a file, holds another run, or already holds this one (use --resume)."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
-    if not out.exists() or all(p.name.endswith(".tmp") for p in out.iterdir()):
+    if not out.exists() or all(storage.is_bookkeeping(p.name) for p in out.iterdir()):
         return  # new, empty, or only a manifest half written by a run killed at its very start
     manifest = storage.read_manifest(out)
     if manifest is None:
@@ -179,16 +189,41 @@ def _check_new_folder(out: Path, config: RunConfig) -> None:
                       f"finish or re-summarise it with --resume {out}")
 
 
+def _check_manifest(out: Path, manifest: Any) -> None:
+    """Refuse, in one line, a manifest that is not the kind ``knorri-sim run`` writes."""
+    where = f"--resume {str(out)!r}: manifest.json"
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{where} holds a {type(manifest).__name__}, not a knorri-sim run's manifest")
+    for key, kind in (("config", dict), ("run_id", str), ("chunk_hands", int), ("chunks_total", int)):
+        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
+            raise ConfigError(f"{where} has no valid {key!r}: it is not a knorri-sim run's manifest")
+    if not isinstance(manifest["config"].get("tables"), list):
+        raise ConfigError(f"{where}: its config has no tables: it is not a knorri-sim run's manifest")
+    if manifest["chunk_hands"] < 1:
+        raise ConfigError(f"{where}: chunk_hands must be at least 1, not {manifest['chunk_hands']}")
+    complete = manifest.get("chunks_complete", [])
+    if not isinstance(complete, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in complete):
+        raise ConfigError(f"{where}: chunks_complete must be a list of chunk ids")
+    rows = manifest.get("chunk_rows", {})
+    if not isinstance(rows, dict) or not all(
+            key.isdigit() and isinstance(tables, dict) and all(isinstance(n, int) for n in tables.values())
+            for key, tables in rows.items()):
+        raise ConfigError(f"{where}: chunk_rows must map chunk ids to each table's row count")
+    if not isinstance(manifest.get("chunk_seconds", {}), dict):
+        raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")
+
+
 def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]:
     """The stored config of the run in ``--resume DIR`` (with new workers or scheduler, if given)."""
     clashing = [f"--{opt.replace('_', '-')}" for opt in EXPERIMENT_OPTIONS if getattr(args, opt) is not None]
     if clashing:
         raise ConfigError(f"--resume takes the experiment from its manifest; {clashing[0]} cannot be given with it "
-                          "(only --workers, --scheduler and --no-progress can)")
+                          "(only --workers, --scheduler, --decision-timeout and --no-progress can)")
     out = Path(args.resume)
     manifest = storage.read_manifest(out) if out.is_dir() else None
     if manifest is None:
         raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
+    _check_manifest(out, manifest)
     stored = from_json(manifest["config"])
     raw = stored.to_json()
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
@@ -197,6 +232,8 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]
     raw["workers"] = args.workers if args.workers is not None else stored.workers
     raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler
     raw["out"] = str(out)
+    if args.decision_timeout is not None:
+        raw["decision_timeout"] = args.decision_timeout
     config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
     if config.run_id() != manifest.get("run_id"):
         raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")

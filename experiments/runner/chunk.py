@@ -16,6 +16,8 @@ import pyarrow as pa
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from sim import games
+from sim.decision_limit import limit_decisions
+from sim.games import AgentFailure
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,15 @@ class ChunkTask:
     categories: dict[str, list[str]]
     game: str = games.DEFAULT_GAME
     options: dict[str, Any] = field(default_factory=dict)
+    decision_timeout: float | None = None  # seconds a Python agent may take over one decision; None: no limit
+
+
+@dataclass(frozen=True)
+class ChunkFailed:
+    """A chunk an agent stopped: the one-line message naming agent, seat and seed."""
+
+    chunk_id: int
+    message: str
 
 
 @dataclass
@@ -55,14 +66,24 @@ def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
     return seeds, list(table.seatings) * chunk.groups
 
 
+def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
+    """``run_chunk``, with an agent's failure returned rather than raised: a pool then still hands back the
+    chunks other workers finished, and the run writes them before it stops."""
+    try:
+        return run_chunk(task)
+    except AgentFailure as error:
+        return ChunkFailed(task.chunk.id, str(error))
+
+
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk's matches through the game's adapter and build its tables."""
     started, started_cpu = time.perf_counter(), time.process_time()
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
     play_matches = games.adapter(task.game).play_matches
-    played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
-                          options=task.options)
+    with limit_decisions(task.decision_timeout):
+        played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
+                              options=task.options)
     engine_seconds, engine_cpu = time.perf_counter() - started, time.process_time() - started_cpu
 
     arrangements = len(table.seatings)

@@ -1,16 +1,17 @@
 """Running a planned experiment: schedule the missing chunks, write each as it finishes, keep the manifest.
 
-Chunks run on local processes (joblib) or on an existing Dask cluster; either
-way a worker returns Arrow tables and this process writes them, so a remote
-cluster needs no shared file system. The manifest is rewritten after every
-chunk; the shards on disk are the truth when a run is resumed.
+Chunks run in this process, on local worker processes or on an existing Dask
+cluster (``experiments.runner.workers``); either way a worker returns Arrow
+tables and this process writes them, so a remote cluster needs no shared file
+system. Each finished chunk adds one line to the run's journal; the manifest is
+written when the run starts, stops and ends, with the journal folded in. One
+process at a time writes a run folder (its lock).
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,24 +19,29 @@ from typing import Any
 from tqdm import tqdm
 
 from experiments.runner import storage
-from experiments.runner.chunk import ChunkResult, ChunkTask, run_chunk
-from experiments.runner.config import ConfigError, RunConfig
+from experiments.runner.chunk import ChunkFailed, ChunkTask
+from experiments.runner.config import RunConfig
 from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
     PYTHON_CHUNK_HANDS,
     TARGET_CHUNKS,
     Chunk,
+    check_size,
     make_chunks,
     table_plans,
 )
 from experiments.runner.schema import run_categories
+from experiments.runner.verify import Record, finished_chunks
+from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
 from sim import games
-from sim.games import AgentFailure
+
+__all__ = ["DaskWorkers", "LocalWorkers", "RunPlan", "RunStopped", "execute", "plan_run", "run_experiment",
+           "workers_for"]
 
 
 class RunStopped(RuntimeError):
-    """An agent failed: the run stopped, completed shards are kept and ``--resume`` finishes it."""
+    """An agent failed or workers were lost: the run stopped, finished chunks are kept, ``--resume`` ends it."""
 
 
 @dataclass
@@ -57,12 +63,13 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     is_compiled = games.adapter(config.game).is_compiled
     compiled = all(is_compiled(seating) for plan in plans for seating in plan.seatings)
     size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled)
+    check_size(plans, size)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
     categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game)
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
-                       config.game, config.options) for c in chunks]
+                       config.game, config.options, config.decision_timeout) for c in chunks]
     plan = RunPlan(config, size, chunks, tasks, hands_total)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
@@ -74,111 +81,88 @@ def default_chunk_hands(hands_total: int, compiled: bool) -> int:
     return min(cap, max(1, -(-hands_total // TARGET_CHUNKS)))
 
 
-class LocalWorkers:
-    """Chunks on this machine: in this process for one worker, else joblib's process pool."""
-
-    def __init__(self, workers: int | None) -> None:
-        self.workers = workers or os.cpu_count() or 1
-
-    def __enter__(self) -> LocalWorkers:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def results(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
-        """Each chunk's result, in the order they finish."""
-        if self.workers == 1 or len(tasks) <= 1:
-            yield from (run_chunk(task) for task in tasks)
-            return
-        from joblib import Parallel, delayed
-
-        parallel = Parallel(n_jobs=self.workers, return_as="generator_unordered", backend="loky")
-        yield from parallel(delayed(run_chunk)(task) for task in tasks)
-
-
-class DaskWorkers:
-    """Chunks on an existing Dask distributed cluster."""
-
-    def __init__(self, address: str) -> None:
-        self.address = address
-        self.client: Any = None
-
-    def __enter__(self) -> DaskWorkers:
-        from distributed import Client
-
-        try:
-            self.client = Client(self.address, timeout="5s")
-        except (OSError, TimeoutError, ValueError) as error:
-            reason = " ".join(str(error).split()) or type(error).__name__
-            raise ConfigError(f"cannot reach the Dask scheduler at {self.address!r}: {reason}") from None
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.client is not None:
-            self.client.close()
-
-    def results(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
-        """Each chunk's result, in the order they finish; pending chunks are cancelled on failure."""
-        from distributed import as_completed
-
-        futures = [self.client.submit(run_chunk, task, pure=False, key=f"knorri-chunk-{task.run_id}-"
-                                      f"{task.chunk.id}-{time.time_ns()}") for task in tasks]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        finally:
-            self.client.cancel([f for f in futures if not f.done()])
-
-
-def workers_for(config: RunConfig) -> LocalWorkers | DaskWorkers:
-    """Dask when the config names a scheduler, local processes otherwise."""
-    return DaskWorkers(config.scheduler) if config.scheduler else LocalWorkers(config.workers)
-
-
 def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
             resumed: bool = False) -> dict[str, Any]:
-    """Play every chunk not yet on disk, writing shards and the manifest as they finish.
+    """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
-    Returns the final manifest. Raises ``RunStopped`` when an agent fails.
+    Returns the final manifest. Raises ``RunStopped`` when an agent fails or workers are lost (every chunk
+    finished by then is written), ``RunFolderBusy`` when another process writes the folder, and
+    ``ConfigError`` when the manifest disagrees with the shards.
     """
+    with storage.run_lock(out):
+        return _execute(plan, out, workers, progress, resumed)
+
+
+def run_tables(config: RunConfig) -> list[str]:
+    """The folders a run writes a shard in for every chunk: hands, the game's extra tables, actions if logged."""
+    extras = list(games.extra_tables(games.adapter(config.game)))
+    return [storage.HANDS_DIR, *extras, *([storage.ACTIONS_DIR] if config.log_actions else [])]
+
+
+def _execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool,
+             resumed: bool) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
-    expected = {c.id: c.hands for c in plan.chunks}
     storage.remove_temporary_files(out)
-    done = storage.complete_chunks(out, expected)
+    finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
     if resumed:
         manifest.setdefault("resumes", []).append(
             {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": package_versions(), "git": git_commit()})
-    storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done), status="running", error=None))
-    todo = [task for task in plan.tasks if task.chunk.id not in done]
-    hands_done = sum(expected[c] for c in done)
+    manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
+    _fold(out, manifest, finished, status="running", error=None)
+    todo = [task for task in plan.tasks if task.chunk.id not in finished]
+    hands_done = sum(plan.chunks[c].hands for c in finished)
     unit = games.adapter(plan.config.game).ROW
     bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=True, smoothing=0.05,
                disable=None if progress else True, dynamic_ncols=True)
+    journal = storage.Journal(out)
+    new: dict[int, Record] = {}
+    failure: ChunkFailed | None = None
     try:
-        for result in _run(workers, todo):
-            storage.write_chunk(out, result.chunk_id, result.hands, result.actions, result.extras)
-            done.add(result.chunk_id)
-            manifest["chunk_seconds"][str(result.chunk_id)] = [
-                round(t, 4) for t in (result.engine_seconds, result.seconds, result.engine_cpu, result.cpu)]
-            storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done)))
-            bar.update(result.hands.num_rows)
-    except AgentFailure as error:
-        message = f"{error}; the {len(done)} completed chunks are kept: run knorri-sim run --resume {out}"
-        storage.write_manifest(out, mark(manifest, status="failed", error=str(error)))
-        raise RunStopped(message) from None
+        for outcome in _run(workers, todo):
+            if isinstance(outcome, ChunkFailed):
+                failure = failure or outcome
+                continue
+            rows = storage.write_chunk(out, outcome.chunk_id, outcome.hands, outcome.actions, outcome.extras)
+            seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
+                                             outcome.cpu)]
+            journal.append(outcome.chunk_id, rows, seconds)
+            new[outcome.chunk_id] = {"rows": rows, "seconds": seconds}
+            bar.update(outcome.hands.num_rows)
+    except WorkersLost as error:
+        _fold(out, manifest, new, status="failed", error=str(error))
+        raise RunStopped(_stopped(str(error), manifest, out)) from None
     except BaseException:
-        storage.write_manifest(out, mark(manifest, status="interrupted"))
+        _fold(out, manifest, new, status="interrupted")
         raise
     finally:
         bar.close()
+        journal.close()
+    if failure is not None:
+        _fold(out, manifest, new, status="failed", error=failure.message)
+        raise RunStopped(_stopped(failure.message, manifest, out))
     manifest["writer_cpu_seconds"] = round(manifest.get("writer_cpu_seconds", 0) + time.process_time() - cpu0, 3)
-    storage.write_manifest(out, mark(manifest, status="complete"))
+    _fold(out, manifest, new, status="complete")
     return manifest
 
 
-def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask]) -> Iterable[ChunkResult]:
+def _fold(out: Path, manifest: dict[str, Any], records: dict[int, Record], **changes: Any) -> None:
+    """Add finished chunks' rows and times to the manifest, write it, and empty the journal it now holds."""
+    for chunk_id, record in records.items():
+        manifest["chunk_rows"][str(chunk_id)] = record["rows"]
+        if record.get("seconds") is not None:
+            manifest["chunk_seconds"][str(chunk_id)] = record["seconds"]
+    manifest["chunks_complete"] = sorted(set(manifest["chunks_complete"]) | set(records))
+    storage.write_manifest(out, mark(manifest, **changes))
+    storage.clear_journal(out)
+
+
+def _stopped(reason: str, manifest: dict[str, Any], out: Path) -> str:
+    done = len(manifest["chunks_complete"])
+    return (f"{reason}; the {done} finished chunks are kept (no data lost): run knorri-sim run --resume {out}")
+
+
+def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask]) -> Iterable[Outcome]:
     if not tasks:
         return []
     return workers.results(tasks)
