@@ -1,0 +1,45 @@
+"""Faults while a run plays: agents that fail, hang or exit, workers that die, a second writer, a killed parent.
+
+Each ends the run with one line saying what happened and that the finished chunks are kept, and the run
+resumes to the rows of an undisturbed run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from test_runner_resume import knorri_sim
+
+from sim.knorri.match import hand_seed
+from sim.rng import agent_seed, derive_seed
+
+
+def shard_ids(out, table="hands"):
+    return sorted(int(p.name[5:11]) for p in (out / table).glob("part-*.parquet"))
+
+
+def finish(process, timeout=120):
+    stdout, stderr = process.communicate(timeout=timeout)
+    return process.returncode, stdout, stderr
+
+
+def test_every_chunk_finished_in_flight_is_written_before_an_agent_failure_stops_the_run(tmp_path):
+    out = tmp_path / "run"
+    failing_seed = agent_seed(hand_seed(derive_seed(9, 0, 45), 0), 0)  # hand 45: chunk 4 of 6
+    process = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:FailsOnSeed;random;random",
+                         "--hands", "60", "--assign", "fixed", "--chunk-hands", "10", "--seed", "9", "--workers", "2",
+                         "--no-progress", "--out", str(out), env_extra={"KNORRI_TEST_FAIL_SEED": str(failing_seed)})
+    code, _, stderr = finish(process)
+    assert code == 1 and stderr.count("\n") == 1, stderr
+    assert "seat 0" in stderr and "the hand this agent was told to fail" in stderr and "--resume" in stderr
+    kept = shard_ids(out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "failed" and manifest["chunks_complete"] == kept
+    assert {0, 1, 2, 3} <= set(kept) and 4 not in kept
+    assert f"the {len(kept)} finished chunks are kept" in stderr
+
+    code, _, stderr = finish(knorri_sim("run", "--resume", str(out), "--no-progress"))
+    assert code == 0, stderr
+    hands = pd.read_parquet(out / "hands")
+    assert sorted(hands.hand_index) == list(range(60))
