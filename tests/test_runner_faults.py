@@ -7,6 +7,9 @@ resumes to the rows of an undisturbed run.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 
 import pandas as pd
 from test_runner_resume import knorri_sim
@@ -43,3 +46,37 @@ def test_every_chunk_finished_in_flight_is_written_before_an_agent_failure_stops
     assert code == 0, stderr
     hands = pd.read_parquet(out / "hands")
     assert sorted(hands.hand_index) == list(range(60))
+
+
+def start_hung_run(out, *options, env_extra=None):
+    """A run whose seat-0 agent never answers, with no decision limit: it holds the folder until killed."""
+    process = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Hangs;random;random",
+                         "--hands", "20", "--assign", "fixed", "--chunk-hands", "5", "--seed", "2", "--no-progress",
+                         "--out", str(out), *options, start_new_session=True, env_extra=env_extra)
+    deadline = time.monotonic() + 60
+    while not (out / "manifest.json").exists():
+        assert process.poll() is None, process.stderr.read()
+        assert time.monotonic() < deadline, "the run did not start"
+        time.sleep(0.01)
+    return process
+
+
+def kill_group(process):
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    process.stdout.close()
+    process.stderr.close()
+
+
+def test_a_second_writer_is_refused_while_the_first_lives_and_a_dead_ones_lock_is_taken_over(tmp_path):
+    out = tmp_path / "run"
+    first = start_hung_run(out, "--workers", "1", "--decision-timeout", "0")
+    try:
+        code, _, stderr = finish(knorri_sim("run", "--resume", str(out), "--no-progress"))
+        assert code == 2 and stderr.count("\n") == 1, stderr
+        assert f"is being written by process {first.pid}" in stderr
+    finally:
+        kill_group(first)
+    assert f"process {first.pid}" in (out / ".lock").read_text()  # the dead writer's lock file stays behind
+    code, _, stderr = finish(knorri_sim("run", "--resume", str(out), "--no-progress", "--decision-timeout", "0.5"))
+    assert code == 1 and "being written" not in stderr and "within 0.5 s" in stderr, stderr
