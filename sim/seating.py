@@ -36,10 +36,10 @@ def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
         build_agent(spec, game)
 
 
-def build_agent(spec: str, game: str) -> Agent:
-    """``make_agent(spec, seed=0, game=game)``; a constructor that raises anything becomes one spec error line."""
+def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
+    """``make_agent(spec, seed, game)``; a constructor that raises anything becomes one spec error line."""
     try:
-        return make_agent(spec, seed=0, game=game)
+        return make_agent(spec, seed=seed, game=game)
     except (AgentSpecError, GameInputError):
         raise
     except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named

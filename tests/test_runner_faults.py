@@ -12,8 +12,10 @@ import signal
 import time
 
 import pandas as pd
+import pytest
 from test_runner_resume import knorri_sim
 
+from experiments.cli import main
 from sim.knorri.match import hand_seed
 from sim.rng import agent_seed, derive_seed
 
@@ -80,3 +82,60 @@ def test_a_second_writer_is_refused_while_the_first_lives_and_a_dead_ones_lock_i
     assert f"process {first.pid}" in (out / ".lock").read_text()  # the dead writer's lock file stays behind
     code, _, stderr = finish(knorri_sim("run", "--resume", str(out), "--no-progress", "--decision-timeout", "0.5"))
     assert code == 1 and "being written" not in stderr and "within 0.5 s" in stderr, stderr
+
+
+def test_a_dead_worker_process_stops_the_run_in_one_line_and_the_run_resumes(tmp_path):
+    out = tmp_path / "run"
+    options = ["--seats", "3", "--agents", "random;random;runner_fixtures.agents:Dies", "--hands", "12",
+               "--chunk-hands", "4", "--assign", "fixed", "--seed", "4", "--workers", "2", "--no-progress"]
+    code, _, stderr = finish(knorri_sim("run", *options, "--out", str(out), env_extra={"KNORRI_TEST_DIE": "1"}))
+    assert code == 1 and stderr.count("\n") == 1, stderr
+    assert "a worker process died" in stderr and "no data lost" in stderr and f"--resume {out}" in stderr
+    assert json.loads((out / "manifest.json").read_text())["status"] == "failed"
+    code, _, stderr = finish(knorri_sim("run", "--resume", str(out), "--no-progress"))
+    assert code == 0, stderr
+    assert sorted(pd.read_parquet(out / "hands").hand_index) == list(range(12))
+
+
+def bad_config(tmp_path, name, content: bytes):
+    path = tmp_path / name
+    path.write_bytes(content)
+    return str(path)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["run", "--seats", "", "--hands", "5"], "seats must name at least one seat count"),
+    (["run", "--config", "{agents5}"], "agents must be a spec string or a list of spec strings, not 5"),
+    (["run", "--config", "{latin1}"], "is not UTF-8 text"),
+    (["run", "--hands", "5", "--out", "{file}/run"], "cannot write the run folder"),
+    (["run", "--seats", "3", "--agents", "runner_fixtures.agents:StartFails", "--hands", "3"],
+     "failed to start: RuntimeError: this agent cannot start"),
+    (["run", "--hands", str(10**12)], "a run numbers at most 4,294,967,296"),
+    (["run", "--hands", str(10**9), "--chunk-hands", "100"], "at most 1,000,000"),
+    (["bench", "--hands", str(10**12)], "at most 10,000,000 per timing"),
+    (["play", "--hands", str(10**12)], "1 to 10,000 hands"),
+    (["play", "--agents", "runner_fixtures.agents:Raises"], "RuntimeError: this agent always fails in act()"),
+    (["play", "--agents", "runner_fixtures.agents:Exits", "--hands", "3"], "SystemExit: 3 in act()"),
+    (["play", "--agents", "runner_fixtures.agents:StartFails"], "failed to start"),
+])
+def test_bad_input_and_failing_agents_are_one_line_with_exit_2(tmp_path, capsys, argv, says):
+    files = {"agents5": bad_config(tmp_path, "a.toml", b"seats = 4\nagents = 5\nhands = 10\n"),
+             "latin1": bad_config(tmp_path, "b.toml", 'name = "caf\u00e9"\nhands = 10\n'.encode("latin-1")),
+             "file": bad_config(tmp_path, "plain", b"")}
+    argv = [arg.format(**files) for arg in argv]
+    if argv[0] == "run":
+        argv += ["--no-progress", "--workers", "1"] + ([] if "--out" in argv else ["--out", str(tmp_path / "o")])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("knorri-sim: error:") and says in err, err
+
+
+def test_report_into_a_file_is_one_line(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "--seats", "3", "--agents", "random", "--hands", "6", "--workers", "1", "--no-progress",
+                 "--out", str(out)]) == 0
+    (tmp_path / "file").write_text("")
+    capsys.readouterr()
+    assert main(["report", str(out), "--out", str(tmp_path / "file")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a file: give a folder" in err

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from agents.base import make_agent
 from sim.knorri.describe import describe_event, describe_result
+from sim.knorri.encoding import action_text
 from sim.knorri.match import play_hand, play_match
 from sim.knorri.reference import KnorriHand, check_seats
+from sim.seating import SeatedAgent, build_agent, play_guarded
+
+MAX_HANDS = 10_000  # play prints a match hand by hand; longer runs are for knorri-sim run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,13 +35,15 @@ def run(args: argparse.Namespace) -> int:
         specs *= n_seats
     if len(specs) != n_seats:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
-    agents = [make_agent(spec, seed=args.seed) for spec in specs]
-    if args.hands < 1:
-        raise UsageError(f"--hands: a match has at least one hand, not {args.hands}")
+    if not 1 <= args.hands <= MAX_HANDS:
+        raise UsageError(f"--hands: a match played here has 1 to {MAX_HANDS:,} hands, not {args.hands:,} "
+                         "(knorri-sim run plays more)")
+    agents = [SeatedAgent(build_agent(spec, "knorri", seed=args.seed), spec, None) for spec in specs]
     if args.hands > 1:
         if args.first != 0:
             raise UsageError("--first applies to a single hand: a match opens at seat 0 and then after each loser")
-        result = play_match(n_seats, args.hands, args.seed, agents)
+        result = play_guarded(lambda: play_match(n_seats, args.hands, args.seed, agents), agents,
+                              f"the match with seed {args.seed}", action_text)
         for index, hand in enumerate(result.hands):
             print(f"hand {index + 1}: {describe_result(hand)}")
         print(f"totals {result.totals}; winner(s): {', '.join(f'seat {s}' for s in result.winners)}")
@@ -46,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.first < n_seats:
         raise UsageError(f"--first must be a seat from 0 to {n_seats - 1}, not {args.first}")
     hand = KnorriHand.from_seed(n_seats, args.seed, args.first)
-    play_hand(hand, agents, args.seed)
+    play_guarded(lambda: play_hand(hand, agents, args.seed), agents,
+                 f"the hand with seed {args.seed} (first seat {args.first})", action_text)
     if args.json:
         for event in hand.log:
             print(json.dumps(event))

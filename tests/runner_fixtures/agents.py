@@ -97,3 +97,18 @@ class Exits(RandomAgent):
         import sys
 
         sys.exit(3)
+
+
+DIE_ENV = "KNORRI_TEST_DIE"
+
+
+class Dies(RandomAgent):
+    """Kills its own process (SIGKILL) on its first decision when ``$KNORRI_TEST_DIE`` is set: a dying worker."""
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """A random legal id, or the end of this process."""
+        if os.environ.get(DIE_ENV):
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(observation, legal)
