@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import dask
 import pandas as pd
 import pytest
 
@@ -18,19 +19,26 @@ def read_hands(out):
     return pd.read_parquet(out / "hands").sort_values("hand_index").reset_index(drop=True)
 
 
-def test_a_dask_cluster_writes_the_local_runs_rows(tmp_path, capsys):
+def test_a_dask_cluster_writes_the_local_runs_rows_and_a_lost_worker_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("KNORRI_TEST_DIE", "1")  # the workers' Dies agents kill their process
     config = build_config({"tables": [{"seats": 3, "agents": ["random"]},
                                       {"seats": 4, "agents": ["random", "greedy"] * 2, "assign": "rotate"}],
                            "matches": 6, "match_hands": 3, "seed": 99, "chunk_hands": 12, "workers": 1,
                            "log_actions": True})
     run_experiment(config, tmp_path / "local")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None) as cluster:
         run_experiment(dataclasses.replace(config, scheduler=cluster.scheduler_address), tmp_path / "dask")
         capsys.readouterr()
         code = main(["run", "--seats", "3", "--agents", "random", "--hands", "8", "--no-progress",
                      "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "cli")])
-    assert code == 0 and "seat-hands" in capsys.readouterr().out
+        assert code == 0 and "seat-hands" in capsys.readouterr().out
+        code = main(["run", "--seats", "3", "--agents", "random;random;runner_fixtures.agents:Dies", "--hands", "3",
+                     "--no-progress", "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "killed")])
+        err = capsys.readouterr().err
+        assert code == 1 and err.count("\n") == 1, err
+        assert "lost the workers playing a chunk (KilledWorker)" in err and "--resume" in err
     pd.testing.assert_frame_equal(read_hands(tmp_path / "local"), read_hands(tmp_path / "dask"))
     local_actions = pd.read_parquet(tmp_path / "local" / "actions").sort_values(["hand_index", "step"])
     dask_actions = pd.read_parquet(tmp_path / "dask" / "actions").sort_values(["hand_index", "step"])

@@ -160,8 +160,8 @@ class DaskWorkers:
         threads = max(1, sum(self.client.nthreads().values()))
         try:
             yield from windowed(tasks, submit, wait_first, WINDOW_PER_WORKER * threads)
-        except KilledWorker as error:
-            raise WorkersLost(f"the Dask cluster lost the worker playing a chunk ({_first_line(error)})") from None
+        except KilledWorker:
+            raise WorkersLost("the Dask cluster lost the workers playing a chunk (KilledWorker)") from None
         except (OSError, TimeoutError, _cancelled_errors()) as error:
             raise WorkersLost(f"lost the Dask scheduler at {self.address} ({type(error).__name__})") from None
         finally:
