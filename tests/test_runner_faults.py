@@ -139,3 +139,16 @@ def test_report_into_a_file_is_one_line(tmp_path, capsys):
     assert main(["report", str(out), "--out", str(tmp_path / "file")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is a file: give a folder" in err
+
+
+def test_an_agent_that_never_answers_ends_the_run_naming_seat_spec_and_seed(tmp_path):
+    out = tmp_path / "run"
+    process = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Hangs;random;random",
+                         "--hands", "4", "--assign", "fixed", "--chunk-hands", "2", "--seed", "2", "--workers", "2",
+                         "--decision-timeout", "1", "--no-progress", "--out", str(out),
+                         env_extra={"KNORRI_TEST_HANG": "spin"})
+    code, _, stderr = finish(process)
+    assert code == 1 and stderr.count("\n") == 1, stderr
+    for words in ("'runner_fixtures.agents:Hangs' at seat 0", "seed", "no answer from act() within 1 s",
+                  "--decision-timeout", f"--resume {out}"):
+        assert words in stderr
