@@ -64,7 +64,10 @@ def start_hung_run(out, *options, env_extra=None):
 
 
 def kill_group(process):
-    os.killpg(process.pid, signal.SIGKILL)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # every process of the group has ended
+        pass
     process.wait()
     process.stdout.close()
     process.stderr.close()
@@ -152,3 +155,46 @@ def test_an_agent_that_never_answers_ends_the_run_naming_seat_spec_and_seed(tmp_
     for words in ("'runner_fixtures.agents:Hangs' at seat 0", "seed", "no answer from act() within 1 s",
                   "--decision-timeout", f"--resume {out}"):
         assert words in stderr
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc")
+def test_worker_processes_end_when_the_run_that_started_them_is_killed(tmp_path):
+    out = tmp_path / "run"
+    run = start_hung_run(out, "--workers", "2", "--decision-timeout", "0")
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := children(run.pid)) < 2:
+            assert time.monotonic() < deadline, "the worker processes did not start"
+            time.sleep(0.05)
+        time.sleep(1)  # let them take their chunks
+        os.kill(run.pid, signal.SIGKILL)  # the run alone, as a user's kill -9 would
+        run.wait()
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers):
+            assert time.monotonic() < deadline, f"workers still alive: {[p for p in workers if alive(p)]}"
+            time.sleep(0.1)
+    finally:
+        kill_group(run)
