@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,8 @@ from experiments.runner.config import (
     load_file,
     split_agent_specs,
 )
-from experiments.runner.execute import RunStopped, execute, plan_run, workers_for
+from experiments.runner.execute import RunStopped, execute, plan_run, run_tables, workers_for
+from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
 
@@ -89,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
         config, out, manifest = _resumed(args)
     else:
         config = _config_from(args)
-        out = Path(config.out) if config.out else Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"
+        if not config.out:
+            config = replace(config, out=str(Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"))
+        out = RunFolder(config.out)
         _check_new_folder(out, config)
         manifest = None
     plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
@@ -108,8 +112,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     print(format_summary(summarise(out, config.game), config.game))
     adapter = games.adapter(config.game)
-    folders = [out / storage.HANDS_DIR, *(out / name for name in games.extra_tables(adapter))]
-    folders += [out / storage.ACTIONS_DIR] if config.log_actions else []
+    folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {games.plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
@@ -172,14 +175,18 @@ def _check_lineups(config: RunConfig) -> None:
         check_lineup(table.seats, table.agents, config.options)
 
 
-def _check_new_folder(out: Path, config: RunConfig) -> None:
+def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
     """Refuse a folder that is a file, holds another run, or already holds this one (use --resume)."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
-    if not out.exists() or all(storage.is_bookkeeping(p.name) for p in out.iterdir()):
-        return  # new, empty, or only a manifest half written by a run killed at its very start
-    manifest = storage.read_manifest(out)
-    if manifest is None:
+    try:
+        exists = out.exists()
+        if exists and not out.is_dir():
+            raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
+        if not exists or all(storage.is_bookkeeping(name) for name in out.names()):
+            return  # new, empty, or only a manifest half written by a run killed at its very start
+        manifest = out.read_manifest()
+    except OSError as error:
+        raise ConfigError(f"--out {str(out)!r} cannot be read: {error.strerror or error}") from None
+    if not isinstance(manifest, dict):
         raise ConfigError(f"--out {str(out)!r} is not empty and holds no knorri-sim run: give a new or empty folder")
     if manifest.get("run_id") != config.run_id():
         raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
@@ -189,7 +196,7 @@ def _check_new_folder(out: Path, config: RunConfig) -> None:
                       f"finish or re-summarise it with --resume {out}")
 
 
-def _check_manifest(out: Path, manifest: Any) -> None:
+def _check_manifest(out: RunFolder, manifest: Any) -> None:
     """Refuse, in one line, a manifest that is not the kind ``knorri-sim run`` writes."""
     where = f"--resume {str(out)!r}: manifest.json"
     if not isinstance(manifest, dict):
@@ -213,14 +220,17 @@ def _check_manifest(out: Path, manifest: Any) -> None:
         raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")
 
 
-def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]:
+def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, Any]]:
     """The stored config of the run in ``--resume DIR`` (with new workers or scheduler, if given)."""
     clashing = [f"--{opt.replace('_', '-')}" for opt in EXPERIMENT_OPTIONS if getattr(args, opt) is not None]
     if clashing:
         raise ConfigError(f"--resume takes the experiment from its manifest; {clashing[0]} cannot be given with it "
                           "(only --workers, --scheduler, --decision-timeout and --no-progress can)")
-    out = Path(args.resume)
-    manifest = storage.read_manifest(out) if out.is_dir() else None
+    out = RunFolder(args.resume)
+    try:
+        manifest = out.read_manifest() if out.is_dir() else None
+    except OSError as error:
+        raise ConfigError(f"--resume {str(out)!r} cannot be read: {error.strerror or error}") from None
     if manifest is None:
         raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
     _check_manifest(out, manifest)

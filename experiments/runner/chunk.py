@@ -34,6 +34,7 @@ class ChunkTask:
     game: str = games.DEFAULT_GAME
     options: dict[str, Any] = field(default_factory=dict)
     decision_timeout: float | None = None  # seconds a Python agent may take over one decision; None: no limit
+    out: str | None = None  # a run folder the worker writes the chunk's shards into itself (an fsspec URL)
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,14 @@ class ChunkResult:
     """A played chunk: its hands (actions, extra tables) as Arrow tables, and the worker's wall times."""
 
     chunk_id: int
-    hands: pa.Table
+    hands: pa.Table | None  # None when the worker wrote the shards itself
     actions: pa.Table | None
     engine_seconds: float  # wall time inside the game adapter
     seconds: float  # wall time of the whole task, tables included
     engine_cpu: float  # CPU time of this worker process inside the game adapter
     cpu: float  # CPU time of this worker process for the whole task
     extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
+    written: dict[str, int] | None = None  # rows per table when the worker wrote the shards (its tables dropped)
 
 
 def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
@@ -68,11 +70,21 @@ def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
 
 def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
     """``run_chunk``, with an agent's failure returned rather than raised: a pool then still hands back the
-    chunks other workers finished, and the run writes them before it stops."""
+    chunks other workers finished, and the run writes them before it stops. With ``task.out`` the worker
+    writes the shards itself and returns only their row counts and its times."""
     try:
-        return run_chunk(task)
+        result = run_chunk(task)
     except AgentFailure as error:
         return ChunkFailed(task.chunk.id, str(error))
+    if task.out is None:
+        return result
+    from experiments.runner.storage import RunFolder
+
+    started = time.perf_counter() - result.seconds
+    started_cpu = time.process_time() - result.cpu
+    written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras)
+    return ChunkResult(result.chunk_id, None, None, result.engine_seconds, time.perf_counter() - started,
+                       result.engine_cpu, time.process_time() - started_cpu, {}, written)
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:

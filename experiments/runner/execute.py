@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from experiments.runner.plan import (
     table_plans,
 )
 from experiments.runner.schema import run_categories
+from experiments.runner.storage import RunFolder, is_url
 from experiments.runner.verify import Record, finished_chunks
 from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
 from sim import games
@@ -69,7 +70,8 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game)
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
-                       config.game, config.options, config.decision_timeout) for c in chunks]
+                       config.game, config.options, config.decision_timeout,
+                       config.out if config.out and is_url(config.out) else None) for c in chunks]
     plan = RunPlan(config, size, chunks, tasks, hands_total)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
@@ -81,7 +83,7 @@ def default_chunk_hands(hands_total: int, compiled: bool) -> int:
     return min(cap, max(1, -(-hands_total // TARGET_CHUNKS)))
 
 
-def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
+def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
             resumed: bool = False) -> dict[str, Any]:
     """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
@@ -89,8 +91,9 @@ def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progr
     finished by then is written), ``RunFolderBusy`` when another process writes the folder, and
     ``ConfigError`` when the manifest disagrees with the shards.
     """
-    with storage.run_lock(out):
-        return _execute(plan, out, workers, progress, resumed)
+    folder = out if isinstance(out, RunFolder) else RunFolder(out)
+    with folder.lock():
+        return _execute(plan, folder, workers, progress, resumed)
 
 
 def run_tables(config: RunConfig) -> list[str]:
@@ -99,11 +102,11 @@ def run_tables(config: RunConfig) -> list[str]:
     return [storage.HANDS_DIR, *extras, *([storage.ACTIONS_DIR] if config.log_actions else [])]
 
 
-def _execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool,
+def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
              resumed: bool) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
-    storage.remove_temporary_files(out)
+    out.remove_temporary_files()
     finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
     if resumed:
         manifest.setdefault("resumes", []).append(
@@ -115,7 +118,7 @@ def _execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, prog
     unit = games.adapter(plan.config.game).ROW
     bar = tqdm(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=True, smoothing=0.05,
                disable=None if progress else True, dynamic_ncols=True)
-    journal = storage.Journal(out)
+    journal = out.journal()
     new: dict[int, Record] = {}
     failure: ChunkFailed | None = None
     try:
@@ -123,12 +126,13 @@ def _execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, prog
             if isinstance(outcome, ChunkFailed):
                 failure = failure or outcome
                 continue
-            rows = storage.write_chunk(out, outcome.chunk_id, outcome.hands, outcome.actions, outcome.extras)
+            rows = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
+                                                      outcome.extras)
             seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
                                              outcome.cpu)]
             journal.append(outcome.chunk_id, rows, seconds)
             new[outcome.chunk_id] = {"rows": rows, "seconds": seconds}
-            bar.update(outcome.hands.num_rows)
+            bar.update(rows[storage.HANDS_DIR])
     except WorkersLost as error:
         _fold(out, manifest, new, status="failed", error=str(error))
         raise RunStopped(_stopped(str(error), manifest, out)) from None
@@ -146,18 +150,18 @@ def _execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, prog
     return manifest
 
 
-def _fold(out: Path, manifest: dict[str, Any], records: dict[int, Record], **changes: Any) -> None:
+def _fold(out: RunFolder, manifest: dict[str, Any], records: dict[int, Record], **changes: Any) -> None:
     """Add finished chunks' rows and times to the manifest, write it, and empty the journal it now holds."""
     for chunk_id, record in records.items():
         manifest["chunk_rows"][str(chunk_id)] = record["rows"]
         if record.get("seconds") is not None:
             manifest["chunk_seconds"][str(chunk_id)] = record["seconds"]
     manifest["chunks_complete"] = sorted(set(manifest["chunks_complete"]) | set(records))
-    storage.write_manifest(out, mark(manifest, **changes))
-    storage.clear_journal(out)
+    out.write_manifest(mark(manifest, **changes))
+    out.clear_journal()
 
 
-def _stopped(reason: str, manifest: dict[str, Any], out: Path) -> str:
+def _stopped(reason: str, manifest: dict[str, Any], out: RunFolder) -> str:
     done = len(manifest["chunks_complete"])
     return (f"{reason}; the {done} finished chunks are kept (no data lost): run knorri-sim run --resume {out}")
 
@@ -170,6 +174,7 @@ def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask]) -> Iterabl
 
 def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:
     """Plan and run ``config`` into ``out`` from Python (a notebook, a test); returns the final manifest."""
+    config = replace(config, out=str(out))
     plan = plan_run(config)
     with workers_for(config) as workers:
-        return execute(plan, Path(out), workers, progress=progress)
+        return execute(plan, RunFolder(out), workers, progress=progress)
