@@ -21,10 +21,11 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _SIGNAL = signal.SIGALRM
+STUCK_GRACE_SECONDS = 5.0  # how long an interrupted decision may take to end before ``stuck`` is called
 
 
 class DecisionTimeout(BaseException):
@@ -38,6 +39,8 @@ class _Watchdog:
         self.lock = threading.Lock()
         self.wake = threading.Condition(self.lock)
         self.deadlines: dict[int, tuple[float, int]] = {}  # thread id -> (deadline, decision token)
+        self.stuck: dict[int, Callable[[], None]] = {}  # thread id -> what to do if an interrupt does not end it
+        self.escalating: set[int] = set()  # threads interrupted whose deadline is now their grace's end
         self.fired: dict[int, int] = {}  # thread id -> token of the decision interrupted
         self.signalled: set[int] = set()  # threads interrupted by signal (the main thread)
         self.thread: threading.Thread | None = None
@@ -55,10 +58,19 @@ class _Watchdog:
             while True:
                 now = time.monotonic()
                 for thread_id, (deadline, token) in list(self.deadlines.items()):
-                    if deadline <= now:
+                    if deadline > now:
+                        continue
+                    if thread_id in self.escalating:  # interrupted, and still in the same decision
+                        self.escalating.discard(thread_id)
                         del self.deadlines[thread_id]
-                        self.fired[thread_id] = token
-                        _interrupt(thread_id, thread_id in self.signalled)
+                        self.stuck[thread_id]()
+                        continue
+                    del self.deadlines[thread_id]
+                    self.fired[thread_id] = token
+                    _interrupt(thread_id, thread_id in self.signalled)
+                    if thread_id in self.stuck:
+                        self.escalating.add(thread_id)
+                        self.deadlines[thread_id] = (now + max(STUCK_GRACE_SECONDS, deadline - now), token)
                 self.next_wake = min((deadline for deadline, _ in self.deadlines.values()), default=now + 3600)
                 self.wake.wait(max(0.001, self.next_wake - now))
 
@@ -86,8 +98,12 @@ def current_limit() -> float | None:
 
 
 @contextlib.contextmanager
-def limit_decisions(seconds: float | None) -> Iterator[None]:
-    """Limit every ``decision()`` in this thread to ``seconds`` (None or 0: no limit) while the block runs."""
+def limit_decisions(seconds: float | None, stuck: Callable[[], None] | None = None) -> Iterator[None]:
+    """Limit every ``decision()`` in this thread to ``seconds`` (None or 0: no limit) while the block runs.
+
+    ``stuck`` is called (from the watchdog's thread) when an interrupted decision has still not ended
+    ``STUCK_GRACE_SECONDS`` later, as a call blocked in C code outside the main thread does not.
+    """
     if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
         raise ValueError(f"a decision time limit is a finite number of seconds, not {seconds}")
     if not seconds:
@@ -100,10 +116,14 @@ def limit_decisions(seconds: float | None) -> Iterator[None]:
         _WATCHDOG.signalled.add(thread_id)
     _WATCHDOG.start()
     _LIMIT.seconds = seconds
+    if stuck is not None:
+        _WATCHDOG.stuck[thread_id] = stuck
     try:
         yield
     finally:
         _LIMIT.seconds = None
+        with _WATCHDOG.lock:
+            _WATCHDOG.stuck.pop(thread_id, None)
         if in_main:
             _WATCHDOG.signalled.discard(thread_id)
             signal.signal(_SIGNAL, previous)
@@ -132,6 +152,7 @@ def decision() -> Iterator[None]:
     finally:
         with watchdog.lock:
             watchdog.deadlines.pop(thread_id, None)
+            watchdog.escalating.discard(thread_id)
             late = watchdog.fired.pop(thread_id, None) == token
             _LIMIT.token = None
             if late and thread_id not in watchdog.signalled:  # the decision ended as it was being interrupted

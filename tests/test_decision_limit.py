@@ -60,3 +60,24 @@ def test_every_agents_float_parameters_refuse_values_that_are_not_finite(game):
                         make_agent(f"{name}:{key}={value}", game=game)
                 checked += 1
     assert checked >= 2  # every game's mcts has time and c
+
+
+def test_a_decision_that_no_interrupt_ends_calls_the_stuck_hook(monkeypatch):
+    import sim.decision_limit as decision_limit
+
+    monkeypatch.setattr(decision_limit, "STUCK_GRACE_SECONDS", 0.2)
+    stuck, release = threading.Event(), threading.Event()
+
+    def blocked():
+        try:
+            with limit_decisions(0.2, stuck.set), decision():
+                release.wait(60)  # blocked in C: the asynchronous exception waits for it to return
+        except DecisionTimeout:
+            pass
+
+    thread = threading.Thread(target=blocked, daemon=True)
+    thread.start()
+    assert stuck.wait(30)
+    release.set()
+    thread.join(30)
+    assert not thread.is_alive()

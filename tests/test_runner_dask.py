@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
+import time
 
 import dask
 import pandas as pd
@@ -52,3 +55,25 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, capsy
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "cannot reach the Dask scheduler" in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("hang", ["spin", "sleep"])  # interrupted in Python; blocked in C: the worker restarts
+def test_a_hung_chunk_left_by_a_killed_client_does_not_starve_the_cluster(tmp_path, monkeypatch, hang):
+    from test_runner_resume import knorri_sim
+
+    monkeypatch.setenv("KNORRI_TEST_HANG", hang)  # the cluster's workers play the chunk
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        hung = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Hangs;random;random",
+                          "--assign", "fixed", "--hands", "2", "--chunk-hands", "2", "--decision-timeout", "2",
+                          "--no-progress", "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "hung"),
+                          start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not any(client.processing().values()):  # the hung chunk holds the cluster's only thread
+            assert hung.poll() is None and time.monotonic() < deadline, hung.stderr.read()
+            time.sleep(0.05)
+        os.killpg(hung.pid, signal.SIGKILL)  # the client goes; its chunk's agent never answers
+        hung.communicate()
+        config = build_config({"seats": 3, "agents": ["random"], "hands": 6, "seed": 1, "workers": 1})
+        run_experiment(dataclasses.replace(config, scheduler=cluster.scheduler_address), tmp_path / "next")
+    assert len(read_hands(tmp_path / "next")) == 6

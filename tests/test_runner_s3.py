@@ -3,6 +3,7 @@ killed mid-way resumes, and the rows equal a local run's."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
@@ -21,6 +22,7 @@ OPTIONS = ["--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "-
 @pytest.fixture(scope="module")
 def s3():
     """A moto S3 server on 127.0.0.1 with one bucket, and the environment that points clients at it."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

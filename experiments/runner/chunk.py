@@ -6,7 +6,11 @@ so everything it needs travels in a small picklable ``ChunkTask``.
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +22,8 @@ from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from sim import games
 from sim.decision_limit import limit_decisions
 from sim.games import AgentFailure
+
+STUCK_EXIT_CODE = 75  # a Dask worker ended because an agent's decision could not be interrupted
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
     play_matches = games.adapter(task.game).play_matches
-    with limit_decisions(task.decision_timeout):
+    with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
         played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
                               options=task.options)
     engine_seconds, engine_cpu = time.perf_counter() - started, time.process_time() - started_cpu
@@ -134,6 +140,21 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
                        time.process_time() - started_cpu, extras)
+
+
+def _end_stuck_dask_worker() -> Callable[[], None] | None:
+    """On a Dask worker's task thread, what ends a decision that no interrupt can end (a call blocked in C code):
+    ending the worker process, which its nanny restarts, so a hung agent never holds a cluster's thread for ever
+    (even once its run's client has gone). None elsewhere: a signal interrupts the main thread."""
+    if threading.current_thread() is threading.main_thread() or "distributed" not in sys.modules:
+        return None
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return None
+    return lambda: os._exit(STUCK_EXIT_CODE)
 
 
 def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int,

@@ -10,6 +10,7 @@ process at a time writes a run folder (its lock).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -136,6 +137,11 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
     except WorkersLost as error:
         _fold(out, manifest, new, status="failed", error=str(error))
         raise RunStopped(_stopped(str(error), manifest, out)) from None
+    except OSError as error:  # the run folder cannot be written (disk full, a store gone)
+        reason = f"cannot write the run folder {out}: {error.strerror or ' '.join(str(error).split())}"
+        with contextlib.suppress(OSError):
+            _fold(out, manifest, new, status="failed", error=reason)
+        raise RunStopped(_stopped(reason, manifest, out)) from None
     except BaseException:
         _fold(out, manifest, new, status="interrupted")
         raise
