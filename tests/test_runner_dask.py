@@ -77,3 +77,43 @@ def test_a_hung_chunk_left_by_a_killed_client_does_not_starve_the_cluster(tmp_pa
         config = build_config({"seats": 3, "agents": ["random"], "hands": 6, "seed": 1, "workers": 1})
         run_experiment(dataclasses.replace(config, scheduler=cluster.scheduler_address), tmp_path / "next")
     assert len(read_hands(tmp_path / "next")) == 6
+
+
+def test_a_lost_scheduler_is_one_line_and_the_finished_chunks_are_kept(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from test_runner_resume import TESTS, knorri_sim
+
+    file = tmp_path / "scheduler.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(TESTS.parent)]), "KNORRI_TEST_HANG": "spin"}
+    cluster = [subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{role}", "--scheduler-file", str(file),
+                                 "--no-dashboard", *options], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+               for role, options in (("scheduler", ["--host", "127.0.0.1", "--port", "0"]),
+                                     ("worker", ["--nthreads", "1"]))]
+    try:
+        deadline = time.monotonic() + 120
+        while not file.exists():
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(1, timeout=120)
+        run = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Hangs;random;random",
+                         "--assign", "fixed", "--hands", "2", "--chunk-hands", "2", "--decision-timeout", "0",
+                         "--no-progress", "--scheduler", address, "--out", str(tmp_path / "run"))
+        while not (tmp_path / "run" / "manifest.json").exists():
+            assert run.poll() is None and time.monotonic() < deadline, run.stderr.read()
+            time.sleep(0.1)
+        time.sleep(2)  # its chunk submitted, its agent spinning
+        cluster[0].kill()
+        _, stderr = run.communicate(timeout=120)
+    finally:
+        for process in cluster:
+            process.kill()
+            process.wait()
+    ours = [line for line in stderr.splitlines() if line.startswith("knorri-sim")]
+    assert run.returncode == 1 and len(ours) == 1, stderr
+    assert "lost the Dask scheduler" in ours[0] and "no data lost" in ours[0] and "--resume" in ours[0]

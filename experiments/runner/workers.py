@@ -162,7 +162,7 @@ class DaskWorkers:
             yield from windowed(tasks, submit, wait_first, WINDOW_PER_WORKER * threads)
         except KilledWorker:
             raise WorkersLost("the Dask cluster lost the workers playing a chunk (KilledWorker)") from None
-        except (OSError, TimeoutError, _cancelled_errors()) as error:
+        except _scheduler_lost_errors() as error:
             raise WorkersLost(f"lost the Dask scheduler at {self.address} ({type(error).__name__})") from None
         finally:
             try:
@@ -176,12 +176,13 @@ def workers_for(config: Any) -> LocalWorkers | DaskWorkers:
     return DaskWorkers(config.scheduler) if config.scheduler else LocalWorkers(config.workers)
 
 
-def _cancelled_errors() -> tuple[type[BaseException], ...]:
+def _scheduler_lost_errors() -> tuple[type[BaseException], ...]:
+    """What a client raises when its scheduler is gone: its futures cancelled, its comms closed or timed out."""
     from concurrent.futures import CancelledError
 
     from distributed.comm.core import CommClosedError
 
-    return (CancelledError, CommClosedError)
+    return (CancelledError, CommClosedError, OSError, TimeoutError)
 
 
 def _raised(future: Any) -> bool:
