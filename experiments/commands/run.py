@@ -70,8 +70,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Knorri: hands per match (with --matches)")
     parser.add_argument("--seed", type=int, metavar="S", help="the master seed every hand's seed derives from")
     parser.add_argument("--workers", type=int, metavar="W", help="local worker processes (default: every core)")
-    parser.add_argument("--out", metavar="DIR", help="a new or empty output folder (default runs/<time>-<run id>)")
-    parser.add_argument("--resume", metavar="DIR", help="finish the run in DIR: only missing chunks are played")
+    parser.add_argument("--out", metavar="DIR|URL", help="a new or empty output folder (default runs/<time>-<run id>), "
+                        "or an fsspec URL such as s3://bucket/run, where the workers write their own shards")
+    parser.add_argument("--resume", metavar="DIR|URL", help="finish the run in DIR: every table of every chunk is "
+                        "checked, and only missing or damaged chunks are played")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the chunks on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--log-actions", action="store_true", default=None,
@@ -85,7 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Plan, check, run and summarise; an agent failure stops the run with exit code 1."""
+    """Plan, check, run and summarise. Bad input is exit code 2 with nothing written; a run stopped part-way
+    (an agent failed or hung, a worker or the scheduler was lost) is exit code 1, its finished chunks kept."""
     started = time.perf_counter()
     if args.resume:
         config, out, manifest = _resumed(args)
