@@ -35,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
         specs *= n_seats
     if len(specs) != n_seats:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
-    if not 1 <= args.hands <= MAX_HANDS:
-        raise UsageError(f"--hands: a match played here has 1 to {MAX_HANDS:,} hands, not {args.hands:,} "
+    if args.hands < 1:
+        raise UsageError(f"--hands: a match has at least one hand, not {args.hands}")
+    if args.hands > MAX_HANDS:
+        raise UsageError(f"--hands: a match played here has at most {MAX_HANDS:,} hands, not {args.hands:,} "
                          "(knorri-sim run plays more)")
     agents = [SeatedAgent(build_agent(spec, "knorri", seed=args.seed), spec, None) for spec in specs]
     if args.hands > 1:
