@@ -114,3 +114,14 @@ def test_a_config_from_a_manifest_with_wrong_types_is_one_line(logged_run, capsy
     (logged_run / "manifest.json").write_text(json.dumps(manifest))
     assert main(["run", "--resume", str(logged_run), "--no-progress"]) == 2
     assert "the manifest's config is not one knorri-sim wrote" in one_error_line(capsys)
+
+
+def test_a_kort_run_missing_a_rounds_shard_resumes_to_every_round(tmp_path, capsys):
+    out = tmp_path / "kort"
+    assert main(["run", "--game", "kort", "--agents", "random", "--matches", "24", "--chunk-hands", "4",
+                 "--seed", "3", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    rounds = read_table(out, "rounds").sort_values(["hand_index", "round"]).reset_index(drop=True)
+    (out / "rounds" / "part-000005.parquet").unlink()
+    assert main(["run", "--resume", str(out), "--no-progress"]) == 0
+    again = read_table(out, "rounds").sort_values(["hand_index", "round"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(again, rounds)
