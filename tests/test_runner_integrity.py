@@ -125,3 +125,13 @@ def test_a_kort_run_missing_a_rounds_shard_resumes_to_every_round(tmp_path, caps
     assert main(["run", "--resume", str(out), "--no-progress"]) == 0
     again = read_table(out, "rounds").sort_values(["hand_index", "round"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(again, rounds)
+
+
+def test_a_manifest_from_before_row_counts_resumes_without_replaying(logged_run, capsys):
+    manifest = json.loads((logged_run / "manifest.json").read_text())
+    del manifest["chunk_rows"]  # as written before the rows of every table were recorded
+    (logged_run / "manifest.json").write_text(json.dumps(manifest))
+    stamps = {p: p.stat().st_mtime_ns for p in logged_run.rglob("part-*.parquet")}
+    assert main(["run", "--resume", str(logged_run), "--no-progress"]) == 0
+    assert {p: p.stat().st_mtime_ns for p in logged_run.rglob("part-*.parquet")} == stamps
+    assert sorted(json.loads((logged_run / "manifest.json").read_text())["chunk_rows"]) == [str(c) for c in range(6)]
