@@ -9,6 +9,7 @@ in chunks) lives here once. Knorri's ``mcts`` checks its parameters the same way
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
@@ -22,13 +23,14 @@ TIMED_CAPACITY = 1 << 18  # tree nodes under a time budget (a full tree plays ou
 
 
 def check_budget(iters: int, time: float, c: float, unit: str = "iteration") -> None:
-    """Refuse fewer than one ``unit`` per decision, a negative time budget or a negative exploration constant."""
+    """Refuse fewer than one ``unit`` per decision, a time budget or exploration constant that is negative or not
+    finite (``time=inf`` would search for ever, ``c=nan`` would rank every move alike)."""
     if iters < 1:
         raise ValueError(f"iters={iters}: give at least 1 {unit} per decision")
-    if time < 0:
-        raise ValueError(f"time={time}: give seconds per decision, 0 to use iters")
-    if c < 0:
-        raise ValueError(f"c={c}: the exploration constant is 0 or more")
+    if not math.isfinite(time) or time < 0:
+        raise ValueError(f"time={time}: give a finite number of seconds per decision, 0 to use iters")
+    if not math.isfinite(c) or c < 0:
+        raise ValueError(f"c={c}: the exploration constant is a finite number, 0 or more")
 
 
 def check_choice(name: str, value: str, choices: Collection[str], joiner: str = " or ") -> None:

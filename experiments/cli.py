@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from agents.base import AgentSpecError
 from sim.cards import CardParseError
 from sim.errors import GameInputError
+from sim.games import AgentFailure
 
 # Subcommand name -> module under experiments.commands with add_arguments(parser) and run(args) -> int.
 COMMANDS = {
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"experiments.commands.{args.command}")
     try:
         return int(module.run(args) or 0)
-    except (GameInputError, AgentSpecError, CardParseError, UsageError) as error:
+    except (GameInputError, AgentSpecError, CardParseError, UsageError, AgentFailure) as error:
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -14,6 +14,7 @@ An adapter is a module with these names (``sim.knorri.simulate``,
 - ``OUTCOME``: the column the summary's rate counts, and the rate's name (``("loser", "loss rate")``): a
   column holding a seat (a row counts for the seat it names) or a per-seat bool column (it counts where true);
 - ``SUMMARY_REASONS``: the ``end_reason`` values whose shares the summary shows;
+- ``action_text(action) -> str``: an action id in words, for a failing agent's message;
 - ``check_options(options) -> dict``: the options, checked and complete (``{}`` for a game without any);
 - ``check_lineup(n_seats, specs, options)``: refuse a seat count or lineup in one line;
 - ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;

@@ -18,7 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from agents.base import Agent, make_agent
+from agents.base import Agent, AgentSpecError, make_agent
+from sim.decision_limit import DecisionTimeout, current_limit, decision
 from sim.errors import GameInputError, IllegalActionError
 from sim.games import AgentFailure
 from sim.reference_base import ReferenceGame
@@ -33,7 +34,22 @@ def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
     if len(specs) != n_seats:
         raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
     for spec in specs:
-        make_agent(spec, seed=0, game=game)
+        build_agent(spec, game)
+
+
+def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
+    """``make_agent(spec, seed, game)``; a constructor that raises anything becomes one spec error line."""
+    try:
+        return make_agent(spec, seed=seed, game=game)
+    except (AgentSpecError, GameInputError):
+        raise
+    except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
+        raise AgentSpecError(f"agent spec {spec!r} failed to start: {_described(error)}") from None
+
+
+def _described(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 class ActionTypeError(GameInputError):
@@ -104,13 +120,17 @@ class SeatedAgent:
 
     def _guard(self, verb: str, call: Callable[[], T]) -> T:
         try:
-            return call()
+            with decision():
+                return call()
         except AgentFailure:
             raise
+        except DecisionTimeout:
+            raise AgentRaised(self.spec, self.seat, f"no answer from {verb}() within {current_limit():g} s "
+                              "(the decision time limit, --decision-timeout)") from None
         except ActionTypeError as error:
             raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")) from error
-        except Exception as error:  # any failure inside a user's agent stops the run, named
-            raise AgentRaised(self.spec, self.seat, f"{type(error).__name__} in {verb}(): {error}") from error
+        except (Exception, SystemExit) as error:  # any failure inside a user's agent stops the run, named
+            raise AgentRaised(self.spec, self.seat, f"{_described(error)} in {verb}()") from error
 
 
 class AgentRaised(Exception):
@@ -138,7 +158,11 @@ class AgentPool:
         for seat, spec in enumerate(seating):
             key = (seat, spec)
             if key not in self._agents:
-                self._agents[key] = SeatedAgent(make_agent(spec, seed=0, game=self.game), spec, self.recorder)
+                try:
+                    agent = build_agent(spec, self.game)
+                except AgentSpecError as error:
+                    raise AgentFailure(f"{error} (at seat {seat})") from None
+                self._agents[key] = SeatedAgent(agent, spec, self.recorder)
             agents.append(self._agents[key])
         return agents
 

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from experiments.cli import UsageError
 from experiments.runner.schema import SCHEMA_VERSION
-from experiments.runner.storage import HANDS_DIR, MANIFEST, shard_name
+from experiments.runner.storage import HANDS_DIR, MANIFEST, finished_chunks, shard_name
 
 END_REASONS = ("out", "repeat", "cap")
 CUTOFF_REASONS = ("repeat", "cap")
@@ -157,7 +157,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
 
 def complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
     """The shards of the chunks the manifest lists as complete that exist; none at all is one line."""
-    listed = sorted(int(chunk) for chunk in manifest.get("chunks_complete", []))
+    listed = finished_chunks(folder, manifest)  # the manifest's list and the journal of a live run
     paths = [folder / HANDS_DIR / shard_name(chunk) for chunk in listed]
     paths = [path for path in paths if path.is_file()]
     if not paths:

@@ -37,6 +37,7 @@ from sim.kort.reference import KortMatch
 from sim.rng import SplitMix64, agent_seed
 
 ENGINES = ("reference", "fast")
+MAX_COUNT = 10_000_000  # hands, games or matches per timing
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers must be 1 to {cores} (this machine's cores), not {args.workers}")
     if count is not None and count < 1:
         raise UsageError(f"--{game.unit} must be at least 1, not {count}")
+    if count is not None and count > MAX_COUNT:
+        raise UsageError(f"--{game.unit} is at most {MAX_COUNT:,} per timing (a timing holds every seed in memory, "
+                         f"and a longer one measures no better), not {count:,}")
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, not {args.repeat}")
     engines = ENGINES if args.engine is None else (args.engine,)

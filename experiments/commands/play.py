@@ -12,14 +12,14 @@ import argparse
 import json
 from typing import Any
 
-from agents.base import make_agent
 from experiments.runner.config import split_agent_specs
 from sim import games
 from sim.cards import SUIT_LETTERS, card_text
 from sim.reference_base import ReferenceGame
-from sim.seating import play_with_agents
+from sim.seating import SeatedAgent, build_agent, play_guarded, play_with_agents
 
 MAX_SEED = 1 << 64
+MAX_HANDS = 10_000  # play prints a match hand by hand; longer runs are for knorri-sim run
 DEFAULT_SEATS = {"knorri": 4, "knockout-whist": 4, "kort": 4}
 CARD_KEYS = ("card", "turned")  # event keys holding one card id (Knockout Whist and Kort logs)
 
@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be from 0 to 2**64 - 1 (a 64-bit seed), not {args.seed}")
     if args.hands < 1:
         raise UsageError(f"--hands: a match has at least one hand, not {args.hands}")
+    if args.hands > MAX_HANDS:
+        raise UsageError(f"--hands: a match played here has at most {MAX_HANDS:,} hands, not {args.hands:,} "
+                         "(knorri-sim run plays more)")
     n_seats = DEFAULT_SEATS[args.game] if args.seats is None else args.seats
     if args.game == "knorri":
         return _knorri(args, n_seats)
@@ -63,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
                                                       else "Kort's first trump holder is --option first_holder=SEAT"))
     deal = _new_deal(args.game, n_seats, args.seed, args.option)
     specs = _lineup(args.agents, n_seats)
-    agents = [make_agent(spec, seed=args.seed, game=args.game) for spec in specs]
-    play_with_agents(deal, agents, args.seed)
+    agents = _seated(specs, args.game, args.seed)
+    play_guarded(lambda: play_with_agents(deal, agents, args.seed), agents,
+                 f"the {games.adapter(args.game).ROW} with seed {args.seed}", _action_text(args.game))
     _print(deal, f"{games.game(args.game).title}, seed {args.seed}, agents: {'; '.join(specs)}", args.json,
            describe_event)
     if not args.json:
@@ -83,11 +87,12 @@ def _knorri(args: argparse.Namespace, n_seats: int) -> int:
         raise UsageError("--option is for Knockout Whist and Kort; Knorri has no options")
     n_seats = check_seats(n_seats)
     specs = _lineup(args.agents, n_seats)
-    agents = [make_agent(spec, seed=args.seed, game="knorri") for spec in specs]
+    agents = _seated(specs, "knorri", args.seed)
     if args.hands > 1:
         if args.first not in (None, 0):
             raise UsageError("--first applies to a single hand: a match opens at seat 0 and then after each loser")
-        result = play_match(n_seats, args.hands, args.seed, agents)
+        result = play_guarded(lambda: play_match(n_seats, args.hands, args.seed, agents), agents,
+                              f"the match with seed {args.seed}", _action_text("knorri"))
         for index, hand in enumerate(result.hands):
             print(f"hand {index + 1}: {describe_result(hand)}")
         print(f"totals {result.totals}; winner(s): {', '.join(f'seat {s}' for s in result.winners)}")
@@ -96,12 +101,23 @@ def _knorri(args: argparse.Namespace, n_seats: int) -> int:
     if not 0 <= first < n_seats:
         raise UsageError(f"--first must be a seat from 0 to {n_seats - 1}, not {first}")
     hand = KnorriHand.from_seed(n_seats, args.seed, first)
-    play_with_agents(hand, agents, args.seed)
+    play_guarded(lambda: play_with_agents(hand, agents, args.seed), agents,
+                 f"the hand with seed {args.seed} (first seat {first})", _action_text("knorri"))
     _print(hand, f"Knorri, seed {args.seed}, agents: {'; '.join(specs)}", args.json,
            describe_knorri_event)
     if not args.json:
         print(describe_result(hand))
     return 0
+
+
+def _seated(specs: list[str], game: str, seed: int) -> list[SeatedAgent]:
+    """The lineup's agents, each named when it fails (a constructor that raises is one spec error line)."""
+    return [SeatedAgent(build_agent(spec, game, seed=seed), spec, None) for spec in specs]
+
+
+def _action_text(game: str) -> Any:
+    """The game's words for an action id (its adapter's ``action_text``), for a failing agent's message."""
+    return games.adapter(game).action_text
 
 
 def _lineup(text: str, n_seats: int) -> list[str]:

@@ -32,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     started = time.perf_counter()
     game = run_game(read_manifest(Path(args.run_dir)))
+    out = Path(args.out) if args.out else Path(args.run_dir) / "report"
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"--out {str(out)!r} is a file: give a folder for the figures and report.md")
     if game == "knorri":
         from experiments.analysis.load import load_run
         from experiments.analysis.report import write_report
@@ -45,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
         raise RunFolderError(f"run folder {args.run_dir!r} holds a {game} run: the report reads knorri, "
                              "knockout-whist and kort runs")
     loaded = load_run(args.run_dir)
-    out = Path(args.out) if args.out else Path(args.run_dir) / "report"
-    written = write_report(loaded, out)
+    try:
+        written = write_report(loaded, out)
+    except OSError as error:
+        raise RunFolderError(f"cannot write the report into {str(out)!r}: {error.strerror or error}") from None
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
     rows = {"knockout-whist": "games", "kort": "matches"}.get(game, "hands")
     print(f"{len(getattr(loaded, rows)):,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
     ASSIGN_MODES,
+    DECISION_TIMEOUT,
     MATCH_HANDS,
     ConfigError,
     RunConfig,
@@ -31,8 +33,9 @@ from experiments.runner.config import (
     option_settings,
     split_agent_specs,
 )
-from experiments.runner.execute import RunPlan, RunStopped, execute, plan_run, workers_for
+from experiments.runner.execute import RunPlan, RunStopped, execute, plan_run, run_tables, workers_for
 from experiments.runner.plan import check_lineups
+from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
 from sim.games import AgentFailure
@@ -73,29 +76,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Knorri: hands per match (with --matches)")
     parser.add_argument("--seed", type=int, metavar="S", help="the master seed every hand's seed derives from")
     parser.add_argument("--workers", type=int, metavar="W", help="local worker processes (default: every core)")
-    parser.add_argument("--out", metavar="DIR", help="a new or empty output folder (default runs/<time>-<run id>)")
-    parser.add_argument("--resume", metavar="DIR", help="finish the run in DIR: only missing chunks are played")
+    parser.add_argument("--out", metavar="DIR|URL", help="a new or empty output folder (default runs/<time>-<run id>), "
+                        "or an fsspec URL such as s3://bucket/run, where the workers write their own shards")
+    parser.add_argument("--resume", metavar="DIR|URL", help="finish the run in DIR: every table of every chunk is "
+                        "checked, and only missing or damaged chunks are played")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the chunks on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--log-actions", action="store_true", default=None,
                         help="also write every decision (actions/ table), enough to replay every hand")
     parser.add_argument("--chunk-hands", type=int, metavar="N", help="hands per chunk (shard); default about 1/64 "
                         "of the run, at most 20,000 for compiled lineups and 200 for Python agents")
+    parser.add_argument("--decision-timeout", type=float, metavar="SECONDS",
+                        help=f"end the run if a Python agent takes longer than this over one decision (default "
+                             f"{DECISION_TIMEOUT:g}; 0: no limit); may change on --resume")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Plan, check, run and summarise; an agent failure stops the run with exit code 1."""
+    """Plan, check, run and summarise. Bad input is exit code 2 with nothing written; a run stopped part-way
+    (an agent failed or hung, a worker or the scheduler was lost) is exit code 1, its finished chunks kept."""
     started = time.perf_counter()
     if args.resume:
         config, out, manifest = _resumed(args)
     else:
         config = _config_from(args)
-        out = Path(config.out) if config.out else Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"
+        if not config.out:
+            config = replace(config, out=str(Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"))
+        out = RunFolder(config.out)
         _check_new_folder(out, config)
         manifest = None
     plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
     if manifest is not None:
+        if len(plan.chunks) != manifest["chunks_total"]:
+            raise ConfigError(f"--resume {str(out)!r}: the manifest plans {manifest['chunks_total']} chunks but its "
+                              f"config and chunk_hands make {len(plan.chunks)}: the manifest disagrees with itself "
+                              "(was it edited?)")
         plan.manifest = manifest
     to_compile = code_to_compile(config)
     notice = compile_notice(to_compile)
@@ -112,18 +127,17 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     print(format_summary(summarise(out, config.game), config.game))
     adapter = games.adapter(config.game)
-    folders = [out / storage.HANDS_DIR, *(out / name for name in games.extra_tables(adapter))]
-    folders += [out / storage.ACTIONS_DIR] if config.log_actions else []
+    folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {games.plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0
 
 
-def _say_estimate(plan: RunPlan, out: Path) -> None:
+def _say_estimate(plan: RunPlan, out: RunFolder) -> None:
     """Before a long run, or one writing a large action log, print the estimate on stderr (``estimate.warning``)."""
     config = plan.config
-    done = storage.complete_chunks(out, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
+    done = storage.complete_chunks(out.location, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     if not todo:
         return
@@ -170,19 +184,25 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw["workers"] = args.workers
     if args.scheduler is not None:
         raw["scheduler"] = args.scheduler
+    if args.decision_timeout is not None:
+        raw["decision_timeout"] = args.decision_timeout
     config = build_config(raw, where)
     check_lineups(config)
     return config
 
 
-def _check_new_folder(out: Path, config: RunConfig) -> None:
+def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
     """Refuse a folder that is a file, holds another run, or already holds this one (use --resume)."""
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
-    if not out.exists() or all(p.name.endswith(".tmp") for p in out.iterdir()):
-        return  # new, empty, or only a manifest half written by a run killed at its very start
-    manifest = storage.read_manifest(out)
-    if manifest is None:
+    try:
+        exists = out.exists()
+        if exists and not out.is_dir():
+            raise ConfigError(f"--out {str(out)!r} is a file: give a new or empty folder")
+        if not exists or all(storage.is_bookkeeping(name) for name in out.names()):
+            return  # new, empty, or only a manifest half written by a run killed at its very start
+        manifest = out.read_manifest()
+    except OSError as error:
+        raise ConfigError(f"--out {str(out)!r} cannot be read: {error.strerror or error}") from None
+    if not isinstance(manifest, dict):
         raise ConfigError(f"--out {str(out)!r} is not empty and holds no knorri-sim run: give a new or empty folder")
     if manifest.get("run_id") != config.run_id():
         raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
@@ -192,16 +212,44 @@ def _check_new_folder(out: Path, config: RunConfig) -> None:
                       f"finish or re-summarise it with --resume {out}")
 
 
-def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]:
+def _check_manifest(out: RunFolder, manifest: Any) -> None:
+    """Refuse, in one line, a manifest that is not the kind ``knorri-sim run`` writes."""
+    where = f"--resume {str(out)!r}: manifest.json"
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{where} holds a {type(manifest).__name__}, not a knorri-sim run's manifest")
+    for key, kind in (("config", dict), ("run_id", str), ("chunk_hands", int), ("chunks_total", int)):
+        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
+            raise ConfigError(f"{where} has no valid {key!r}: it is not a knorri-sim run's manifest")
+    if not isinstance(manifest["config"].get("tables"), list):
+        raise ConfigError(f"{where}: its config has no tables: it is not a knorri-sim run's manifest")
+    if manifest["chunk_hands"] < 1:
+        raise ConfigError(f"{where}: chunk_hands must be at least 1, not {manifest['chunk_hands']}")
+    complete = manifest.get("chunks_complete", [])
+    if not isinstance(complete, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in complete):
+        raise ConfigError(f"{where}: chunks_complete must be a list of chunk ids")
+    rows = manifest.get("chunk_rows", {})
+    if not isinstance(rows, dict) or not all(
+            key.isdigit() and isinstance(tables, dict) and all(isinstance(n, int) for n in tables.values())
+            for key, tables in rows.items()):
+        raise ConfigError(f"{where}: chunk_rows must map chunk ids to each table's row count")
+    if not isinstance(manifest.get("chunk_seconds", {}), dict):
+        raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")
+
+
+def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, Any]]:
     """The stored config of the run in ``--resume DIR`` (with new workers or scheduler, if given)."""
     clashing = [f"--{opt.replace('_', '-')}" for opt in EXPERIMENT_OPTIONS if getattr(args, opt) is not None]
     if clashing:
         raise ConfigError(f"--resume takes the experiment from its manifest; {clashing[0]} cannot be given with it "
-                          "(only --workers, --scheduler and --no-progress can)")
-    out = Path(args.resume)
-    manifest = storage.read_manifest(out) if out.is_dir() else None
+                          "(only --workers, --scheduler, --decision-timeout and --no-progress can)")
+    out = RunFolder(args.resume)
+    try:
+        manifest = out.read_manifest() if out.is_dir() else None
+    except OSError as error:
+        raise ConfigError(f"--resume {str(out)!r} cannot be read: {error.strerror or error}") from None
     if manifest is None:
         raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
+    _check_manifest(out, manifest)
     stored = from_json(manifest["config"])
     raw = stored.to_json()
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
@@ -210,6 +258,8 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, Path, dict[str, Any]]
     raw["workers"] = args.workers if args.workers is not None else stored.workers
     raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler
     raw["out"] = str(out)
+    if args.decision_timeout is not None:
+        raw["decision_timeout"] = args.decision_timeout
     config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
     if config.run_id() != manifest.get("run_id"):
         raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +22,10 @@ from agents.base import AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from sim import games
+from sim.decision_limit import limit_decisions
+from sim.games import AgentFailure
+
+STUCK_EXIT_CODE = 75  # a Dask worker ended because an agent's decision could not be interrupted
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,16 @@ class ChunkTask:
     categories: dict[str, list[str]]
     game: str = games.DEFAULT_GAME
     options: dict[str, Any] = field(default_factory=dict)
+    decision_timeout: float | None = None  # seconds a Python agent may take over one decision; None: no limit
+    out: str | None = None  # a run folder the worker writes the chunk's shards into itself (an fsspec URL)
+
+
+@dataclass(frozen=True)
+class ChunkFailed:
+    """A chunk an agent stopped: the one-line message naming agent, seat and seed."""
+
+    chunk_id: int
+    message: str
 
 
 @dataclass
@@ -41,13 +58,14 @@ class ChunkResult:
     """A played chunk: its hands (actions, extra tables) as Arrow tables, and the worker's wall times."""
 
     chunk_id: int
-    hands: pa.Table
+    hands: pa.Table | None  # None when the worker wrote the shards itself
     actions: pa.Table | None
     engine_seconds: float  # wall time inside the game adapter
     seconds: float  # wall time of the whole task, tables included
     engine_cpu: float  # CPU time of this worker process inside the game adapter
     cpu: float  # CPU time of this worker process for the whole task
     extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
+    written: dict[str, int] | None = None  # rows per table when the worker wrote the shards (its tables dropped)
 
 
 def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
@@ -58,6 +76,25 @@ def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
     return seeds, list(table.seatings) * chunk.groups
 
 
+def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
+    """``run_chunk``, with an agent's failure returned rather than raised: a pool then still hands back the
+    chunks other workers finished, and the run writes them before it stops. With ``task.out`` the worker
+    writes the shards itself and returns only their row counts and its times."""
+    try:
+        result = run_chunk(task)
+    except AgentFailure as error:
+        return ChunkFailed(task.chunk.id, str(error))
+    if task.out is None:
+        return result
+    from experiments.runner.storage import RunFolder
+
+    started = time.perf_counter() - result.seconds
+    started_cpu = time.process_time() - result.cpu
+    written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras)
+    return ChunkResult(result.chunk_id, None, None, result.engine_seconds, time.perf_counter() - started,
+                       result.engine_cpu, time.process_time() - started_cpu, {}, written)
+
+
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk's matches through the game's adapter and build its tables."""
     started, started_cpu = time.perf_counter(), time.process_time()
@@ -65,8 +102,9 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     seeds, seatings = chunk_matches(task)
     play_matches = games.adapter(task.game).play_matches
     try:
-        played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
-                              options=task.options)
+        with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
+            played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
+                                  options=task.options)
     except games.AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
@@ -112,6 +150,21 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
                        time.process_time() - started_cpu, extras)
+
+
+def _end_stuck_dask_worker() -> Callable[[], None] | None:
+    """On a Dask worker's task thread, what ends a decision that no interrupt can end (a call blocked in C code):
+    ending the worker process, which its nanny restarts, so a hung agent never holds a cluster's thread for ever
+    (even once its run's client has gone). None elsewhere: a signal interrupts the main thread."""
+    if threading.current_thread() is threading.main_thread() or "distributed" not in sys.modules:
+        return None
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return None
+    return lambda: os._exit(STUCK_EXIT_CODE)
 
 
 def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int,

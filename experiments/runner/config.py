@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -26,7 +27,10 @@ DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
 
 # Keys a config file may hold; "tables" is a list of {seats, agents, assign}, "options" a table of name = value.
 RUN_KEYS = ("game", "options", "seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
-            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name")
+            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name", "decision_timeout")
+DECISION_TIMEOUT = 60.0  # seconds a Python agent may take over one decision, unless the config says otherwise
+# Keys that say where and how a run goes, not what it plays: not in its run id, and free to change on --resume.
+PLACE_KEYS = ("workers", "out", "scheduler", "name", "decision_timeout")
 TABLE_KEYS = ("seats", "agents", "assign")
 
 
@@ -68,11 +72,12 @@ class RunConfig:
     workers: int | None = None
     out: str | None = None
     scheduler: str | None = None
+    decision_timeout: float = DECISION_TIMEOUT
 
     def identity(self) -> dict[str, Any]:
-        """What defines the rows: everything except where and how it runs (workers, out, scheduler)."""
+        """What defines the rows: everything except where and how it runs (workers, out, scheduler, ...)."""
         data = asdict(self)
-        for key in ("workers", "out", "scheduler", "name"):
+        for key in PLACE_KEYS:
             data.pop(key)
         if self.game == games.DEFAULT_GAME and not self.options:  # Knorri's run ids predate the game key
             data.pop("game")
@@ -146,7 +151,13 @@ def load_file(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"config file {str(path)!r} does not exist")
     if path.suffix not in (".toml", ".yaml", ".yml"):
         raise ConfigError(f"config file {str(path)!r}: use a .toml, .yaml or .yml file")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text (byte {error.start}): save it as UTF-8") \
+            from None
+    except OSError as error:
+        raise ConfigError(f"config file {str(path)!r} cannot be read: {error.strerror}") from None
     try:
         if path.suffix == ".toml":
             data = tomllib.loads(text)
@@ -211,17 +222,22 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     log_actions = raw.get("log_actions", False)
     if not isinstance(log_actions, bool):
         raise ConfigError(f"{where}: log_actions must be true or false")
+    decision_timeout = _seconds(raw.get("decision_timeout", DECISION_TIMEOUT), "decision_timeout", where)
     return RunConfig(
         tables=tables, game=game, options=options, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
         log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
-        workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"),
+        workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"), decision_timeout=decision_timeout,
     )
 
 
 def from_json(data: dict[str, Any]) -> RunConfig:
     """The ``RunConfig`` a manifest stored (the inverse of ``RunConfig.to_json``)."""
-    tables = tuple(TableConfig(t["seats"], tuple(t["agents"]), t["assign"]) for t in data["tables"])
-    return replace(RunConfig(tables=tables), **{k: v for k, v in data.items() if k != "tables"})
+    try:
+        tables = tuple(TableConfig(t["seats"], tuple(t["agents"]), t["assign"]) for t in data["tables"])
+        return replace(RunConfig(tables=tables), **{k: v for k, v in data.items() if k != "tables"})
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        raise ConfigError(f"the manifest's config is not one knorri-sim wrote ({type(error).__name__}: "
+                          f"{_one_line(error)})") from None
 
 
 def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -> tuple[TableConfig, ...]:
@@ -234,6 +250,8 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
     else:
         seats = raw.get("seats", 4)
         seat_list = seats if isinstance(seats, list) else [seats]
+        if not seat_list:
+            raise ConfigError(f"{where}: seats must name at least one seat count")
         entries = [{"seats": n, "agents": raw.get("agents", ["random"])} for n in seat_list]
     tables = []
     for index, entry in enumerate(entries):
@@ -249,7 +267,9 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
                        else f"{adapter.MIN_SEATS} to {adapter.MAX_SEATS}")
             raise ConfigError(f"{label}: {adapter.TITLE} is for {allowed} seats, not {seats}")
         agents = entry.get("agents", ["random"])
-        specs = split_agent_specs(agents) if isinstance(agents, str) else [str(a).strip() for a in agents]
+        if not isinstance(agents, str | list | tuple) or not all(isinstance(a, str) for a in agents):
+            raise ConfigError(f"{label}: agents must be a spec string or a list of spec strings, not {agents!r}")
+        specs = split_agent_specs(agents) if isinstance(agents, str) else [a.strip() for a in agents]
         if not specs or not all(specs):
             raise ConfigError(f"{label}: agents must name at least one agent spec")
         table_assign = _choice(entry.get("assign", assign), ASSIGN_MODES, "assign", label)
@@ -278,6 +298,20 @@ def _int(value: Any, key: str, where: str) -> int:
             pass
         raise ConfigError(f"{where}: {key} must be a whole number, not {value!r}")
     return value
+
+
+def _seconds(value: Any, key: str, where: str) -> float:
+    """A finite number of seconds, 0 or more (0: no limit)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ConfigError(f"{where}: {key} must be a number of seconds, not {value!r}")
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ConfigError(f"{where}: {key} must be a number of seconds, not {value!r}") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ConfigError(f"{where}: {key} must be a finite number of seconds, 0 or more (0: no limit), "
+                          f"not {value!r}")
+    return seconds
 
 
 def _positive_int(value: Any, key: str, where: str) -> int:

@@ -1,17 +1,19 @@
 """Running a planned experiment: schedule the missing chunks, write each as it finishes, keep the manifest.
 
-Chunks run on local processes (joblib) or on an existing Dask cluster; either
-way a worker returns Arrow tables and this process writes them, so a remote
-cluster needs no shared file system. The manifest is rewritten after every
-chunk; the shards on disk are the truth when a run is resumed.
+Chunks run in this process, on local worker processes or on an existing Dask
+cluster (``experiments.runner.workers``); either way a worker returns Arrow
+tables and this process writes them, so a remote cluster needs no shared file
+system. Each finished chunk adds one line to the run's journal; the manifest is
+written when the run starts, stops and ends, with the journal folded in. One
+process at a time writes a run folder (its lock).
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +21,28 @@ from tqdm import tqdm
 from tqdm.auto import tqdm as auto_tqdm
 
 from experiments.runner import storage
-from experiments.runner.chunk import ChunkResult, ChunkTask, run_chunk
+from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
-from experiments.runner.config import ConfigError, RunConfig
+from experiments.runner.config import RunConfig
 from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
     PYTHON_CHUNK_HANDS,
     TARGET_CHUNKS,
     Chunk,
+    check_size,
     make_chunks,
     table_plans,
 )
 from experiments.runner.schema import run_categories
+from experiments.runner.storage import RunFolder, is_url
+from experiments.runner.verify import Record, finished_chunks
+from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
 from sim import games
-from sim.games import AgentFailure
+
+__all__ = ["DaskWorkers", "LocalWorkers", "RunPlan", "RunStopped", "execute", "plan_run", "run_experiment",
+           "workers_for"]
+
 
 SCALED_TOTAL = 100_000  # a progress bar counts in k or M from this many rows
 
@@ -45,7 +54,7 @@ def scaled_counts(total: int) -> bool:
 
 
 class RunStopped(RuntimeError):
-    """An agent failed: the run stopped, completed shards are kept and ``--resume`` finishes it."""
+    """An agent failed or workers were lost: the run stopped, finished chunks are kept, ``--resume`` ends it."""
 
 
 @dataclass
@@ -67,12 +76,14 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     is_compiled = games.adapter(config.game).is_compiled
     compiled = all(is_compiled(seating) for plan in plans for seating in plan.seatings)
     size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled)
+    check_size(plans, size)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
     categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game)
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
-                       config.game, config.options) for c in chunks]
+                       config.game, config.options, config.decision_timeout,
+                       config.out if config.out and is_url(config.out) else None) for c in chunks]
     plan = RunPlan(config, size, chunks, tasks, hands_total)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
@@ -84,125 +95,99 @@ def default_chunk_hands(hands_total: int, compiled: bool) -> int:
     return min(cap, max(1, -(-hands_total // TARGET_CHUNKS)))
 
 
-class LocalWorkers:
-    """Chunks on this machine: in this process for one worker, else joblib's process pool."""
-
-    def __init__(self, workers: int | None) -> None:
-        self.workers = workers or os.cpu_count() or 1
-
-    def __enter__(self) -> LocalWorkers:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def results(self, tasks: list[ChunkTask], compile_first: bool = False) -> Iterator[ChunkResult]:
-        """Each chunk's result, in the order they finish.
-
-        With ``compile_first`` (the cache lacks code the chunks run) the first chunk is played here, compiling
-        that code once into the cache, before the workers start and load it.
-        """
-        if self.workers == 1 or len(tasks) <= 1:
-            yield from (run_chunk(task) for task in tasks)
-            return
-        if compile_first:
-            yield run_chunk(tasks[0])
-            tasks = tasks[1:]
-        from joblib import Parallel, delayed
-
-        parallel = Parallel(n_jobs=self.workers, return_as="generator_unordered", backend="loky")
-        yield from parallel(delayed(run_chunk)(task) for task in tasks)
-
-
-class DaskWorkers:
-    """Chunks on an existing Dask distributed cluster."""
-
-    def __init__(self, address: str) -> None:
-        self.address = address
-        self.client: Any = None
-
-    def __enter__(self) -> DaskWorkers:
-        from distributed import Client
-
-        try:
-            self.client = Client(self.address, timeout="5s")
-        except (OSError, TimeoutError, ValueError) as error:
-            reason = " ".join(str(error).split()) or type(error).__name__
-            raise ConfigError(f"cannot reach the Dask scheduler at {self.address!r}: {reason}") from None
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.client is not None:
-            self.client.close()
-
-    def results(self, tasks: list[ChunkTask], compile_first: bool = False) -> Iterator[ChunkResult]:
-        """Each chunk's result, in the order they finish; pending chunks are cancelled on failure.
-
-        ``compile_first`` is ignored: the cluster's workers compile into their own machines' caches.
-        """
-        from distributed import as_completed
-
-        futures = [self.client.submit(run_chunk, task, pure=False, key=f"knorri-chunk-{task.run_id}-"
-                                      f"{task.chunk.id}-{time.time_ns()}") for task in tasks]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        finally:
-            self.client.cancel([f for f in futures if not f.done()])
-
-
-def workers_for(config: RunConfig) -> LocalWorkers | DaskWorkers:
-    """Dask when the config names a scheduler, local processes otherwise."""
-    return DaskWorkers(config.scheduler) if config.scheduler else LocalWorkers(config.workers)
-
-
-def execute(plan: RunPlan, out: Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
+def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
             resumed: bool = False, compile_first: bool = False, notebook: bool = False) -> dict[str, Any]:
-    """Play every chunk not yet on disk, writing shards and the manifest as they finish.
+    """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
     workers wait for this process to compile it. ``progress`` shows a bar on a terminal; with ``notebook`` it is
     ``tqdm.auto``'s (a widget in Jupyter), shown whatever the output is. Returns the final manifest. Raises
-    ``RunStopped`` when an agent fails.
+    ``RunStopped`` when an agent fails or workers are lost (every chunk
+    finished by then is written), ``RunFolderBusy`` when another process writes the folder, and
+    ``ConfigError`` when the manifest disagrees with the shards.
     """
+    folder = out if isinstance(out, RunFolder) else RunFolder(out)
+    with folder.lock():
+        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook)
+
+
+def run_tables(config: RunConfig) -> list[str]:
+    """The folders a run writes a shard in for every chunk: hands, the game's extra tables, actions if logged."""
+    extras = list(games.extra_tables(games.adapter(config.game)))
+    return [storage.HANDS_DIR, *extras, *([storage.ACTIONS_DIR] if config.log_actions else [])]
+
+
+def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
+             resumed: bool, compile_first: bool, notebook: bool) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
-    expected = {c.id: c.hands for c in plan.chunks}
-    storage.remove_temporary_files(out)
-    done = storage.complete_chunks(out, expected)
+    out.remove_temporary_files()
+    finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
     if resumed:
         manifest.setdefault("resumes", []).append(
             {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": package_versions(), "git": git_commit()})
-    storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done), status="running", error=None))
-    todo = [task for task in plan.tasks if task.chunk.id not in done]
-    hands_done = sum(expected[c] for c in done)
+    manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
+    _fold(out, manifest, finished, status="running", error=None)
+    todo = [task for task in plan.tasks if task.chunk.id not in finished]
+    hands_done = sum(plan.chunks[c].hands for c in finished)
     unit = games.adapter(plan.config.game).ROW
     bar_type, show = (auto_tqdm, progress) if notebook else (tqdm, None if progress else False)
     bar = bar_type(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=scaled_counts(plan.hands_total),
                    smoothing=0.05, disable=not show if show is not None else None, dynamic_ncols=True)
+    journal = out.journal()
+    new: dict[int, Record] = {}
+    failure: ChunkFailed | None = None
     try:
-        for result in _run(workers, todo, compile_first):
-            storage.write_chunk(out, result.chunk_id, result.hands, result.actions, result.extras)
-            done.add(result.chunk_id)
-            manifest["chunk_seconds"][str(result.chunk_id)] = [
-                round(t, 4) for t in (result.engine_seconds, result.seconds, result.engine_cpu, result.cpu)]
-            storage.write_manifest(out, mark(manifest, chunks_complete=sorted(done)))
-            bar.update(result.hands.num_rows)
-    except AgentFailure as error:
-        message = f"{error}; the {len(done)} completed chunks are kept: run knorri-sim run --resume {out}"
-        storage.write_manifest(out, mark(manifest, status="failed", error=str(error)))
-        raise RunStopped(message) from None
+        for outcome in _run(workers, todo, compile_first):
+            if isinstance(outcome, ChunkFailed):
+                failure = failure or outcome
+                continue
+            rows = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
+                                                      outcome.extras)
+            seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
+                                             outcome.cpu)]
+            journal.append(outcome.chunk_id, rows, seconds)
+            new[outcome.chunk_id] = {"rows": rows, "seconds": seconds}
+            bar.update(rows[storage.HANDS_DIR])
+    except WorkersLost as error:
+        _fold(out, manifest, new, status="failed", error=str(error))
+        raise RunStopped(_stopped(str(error), manifest, out)) from None
+    except OSError as error:  # the run folder cannot be written (disk full, a store gone)
+        reason = f"cannot write the run folder {out}: {error.strerror or ' '.join(str(error).split())}"
+        with contextlib.suppress(OSError):
+            _fold(out, manifest, new, status="failed", error=reason)
+        raise RunStopped(_stopped(reason, manifest, out)) from None
     except BaseException:
-        storage.write_manifest(out, mark(manifest, status="interrupted"))
+        _fold(out, manifest, new, status="interrupted")
         raise
     finally:
         bar.close()
+        journal.close()
+    if failure is not None:
+        _fold(out, manifest, new, status="failed", error=failure.message)
+        raise RunStopped(_stopped(failure.message, manifest, out))
     manifest["writer_cpu_seconds"] = round(manifest.get("writer_cpu_seconds", 0) + time.process_time() - cpu0, 3)
-    storage.write_manifest(out, mark(manifest, status="complete"))
+    _fold(out, manifest, new, status="complete")
     return manifest
 
 
-def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask], compile_first: bool) -> Iterable[ChunkResult]:
+def _fold(out: RunFolder, manifest: dict[str, Any], records: dict[int, Record], **changes: Any) -> None:
+    """Add finished chunks' rows and times to the manifest, write it, and empty the journal it now holds."""
+    for chunk_id, record in records.items():
+        manifest["chunk_rows"][str(chunk_id)] = record["rows"]
+        if record.get("seconds") is not None:
+            manifest["chunk_seconds"][str(chunk_id)] = record["seconds"]
+    manifest["chunks_complete"] = sorted(set(manifest["chunks_complete"]) | set(records))
+    out.write_manifest(mark(manifest, **changes))
+    out.clear_journal()
+
+
+def _stopped(reason: str, manifest: dict[str, Any], out: RunFolder) -> str:
+    done = len(manifest["chunks_complete"])
+    return (f"{reason}; the {done} finished chunks are kept (no data lost): run knorri-sim run --resume {out}")
+
+
+def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask], compile_first: bool) -> Iterable[Outcome]:
     if not tasks:
         return []
     return workers.results(tasks, compile_first)
@@ -213,7 +198,8 @@ def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -
 
     With ``progress`` a bar shows how far it is (a widget in Jupyter: ``tqdm.auto``).
     """
+    config = replace(config, out=str(out))
     plan = plan_run(config)
     with workers_for(config) as workers:
-        return execute(plan, Path(out), workers, progress=progress, compile_first=bool(code_to_compile(config)),
+        return execute(plan, RunFolder(out), workers, progress=progress, compile_first=bool(code_to_compile(config)),
                        notebook=progress)

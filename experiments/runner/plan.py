@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.runner.config import RunConfig, TableConfig
+from experiments.runner.config import ConfigError, RunConfig, TableConfig
 from sim import games
 from sim.games import derive_seeds
 from sim.rng import derive_seed
@@ -34,6 +34,10 @@ from sim.rng import derive_seed
 TARGET_CHUNKS = 64
 COMPILED_CHUNK_HANDS = 20_000
 PYTHON_CHUNK_HANDS = 200
+# A run's plan (a task per chunk) is held in memory and its chunks are numbered in uint32 columns, as are its
+# matches and deal groups: larger runs are refused before anything is planned.
+MAX_CHUNKS = 1_000_000
+MAX_MATCHES = 2**32
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,18 @@ def make_chunks(plans: list[TablePlan], chunk_hands: int) -> list[Chunk]:
             chunks.append(Chunk(len(chunks), plan.index, first, groups, hands,
                                 plan.first_hand + first * plan.hands_per_group))
     return chunks
+
+
+def check_size(plans: list[TablePlan], chunk_hands: int) -> None:
+    """Refuse, in one line, a run too large to plan (over ``MAX_CHUNKS`` chunks) or to number (``MAX_MATCHES``)."""
+    matches = sum(plan.groups * len(plan.seatings) for plan in plans)
+    if matches > MAX_MATCHES:
+        raise ConfigError(f"the run would play {matches:,} matches; a run numbers at most {MAX_MATCHES:,}: "
+                          "split it into runs with different seeds")
+    chunks = sum(-(-plan.groups // max(1, chunk_hands // plan.hands_per_group)) for plan in plans)
+    if chunks > MAX_CHUNKS:
+        raise ConfigError(f"the run would be cut into {chunks:,} chunks of {chunk_hands:,} rows; at most "
+                          f"{MAX_CHUNKS:,}: give a larger --chunk-hands, or fewer --hands")
 
 
 def match_seed(master_seed: int, table: int, group: int) -> int:

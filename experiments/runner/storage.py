@@ -1,34 +1,59 @@
-"""The output folder: parquet shards written under a temporary name then renamed, and the manifest.
+"""The output folder: parquet shards put in place whole, a journal of finished chunks, the manifest, a lock.
 
 Layout of a run folder::
 
-    manifest.json            the config, seeds, versions, git commit, schema version, chunks done
+    manifest.json            the config, seeds, versions, git commit, schema version, chunks done and their rows
+    journal.jsonl            one line per chunk finished since the manifest was last written (folded in later)
+    .lock                    held by the one process writing the run
     hands/part-000042.parquet   the hands of chunk 42 (zstd)
     actions/part-000042.parquet every decision of chunk 42 (only with --log-actions)
     rounds/part-000042.parquet  the rows of a game's extra table, named after it (Kort: its rounds)
 
-A shard is complete exactly when its final name exists: it is written as
-``.part-….parquet.tmp`` (a name pandas, pyarrow, polars and DuckDB globs all
-skip) and renamed in one step, so a killed run never leaves a half shard under
-a final name. The actions and extra shards are renamed before the hands shard,
-so a chunk whose hands shard exists is complete in every table.
+A run folder is a local (or shared) path, or any fsspec URL such as ``s3://bucket/run``
+(``RunFolder``). A shard is complete exactly when its final name exists: on a file
+system it is written as ``.part-….parquet.<pid>.tmp`` (a name pandas, pyarrow,
+polars and DuckDB globs all skip) and renamed in one step; on an object store it
+is one whole put. A chunk is finished when its record, with every table's row
+count, is in the journal (or its counts in the manifest): the record is added
+after all of its shards are in place. Adding a record costs the same for the
+first chunk and the millionth, where rewriting the whole manifest after every
+chunk grew with the run. Object stores cannot append, so there the journal is one
+small object per chunk (``journal/part-000042.json``), and the lock a lease the
+writer renews.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import io
 import json
 import os
 import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from experiments.cli import UsageError
+
 MANIFEST = "manifest.json"
+JOURNAL = "journal.jsonl"
+JOURNAL_DIR = "journal"  # the journal on an object store: one record per object
+LOCK = ".lock"
 HANDS_DIR = "hands"
 ACTIONS_DIR = "actions"
+LEASE_SECONDS = 30.0  # an object store's lock that has not been renewed for this long is a dead writer's
 _SHARD = re.compile(r"^part-(\d{6,})\.parquet$")
+
+
+class RunFolderBusy(UsageError):
+    """Another live process is writing the run folder; reported as one line, exit code 2."""
 
 
 def shard_name(chunk_id: int) -> str:
@@ -36,71 +61,358 @@ def shard_name(chunk_id: int) -> str:
     return f"part-{chunk_id:06d}.parquet"
 
 
-def write_shard(folder: Path, chunk_id: int, table: pa.Table) -> Path:
-    """Write a shard under a temporary name, then rename it into place (atomic on one file system)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / shard_name(chunk_id)
-    temporary = folder / f".{final.name}.{os.getpid()}.tmp"
-    # Dictionary pages only for the categorical columns: the small integer columns come out
-    # smaller and faster plain-encoded under zstd.
-    categorical = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
-    pq.write_table(table, temporary, compression="zstd", use_dictionary=categorical)
-    os.replace(temporary, final)
-    return final
+def is_url(location: str | os.PathLike) -> bool:
+    """Whether ``--out`` names an fsspec URL (``s3://…``, ``gs://…``, ``memory://…``) rather than a local path."""
+    return "://" in str(location) and not str(location).startswith("file://")
 
 
-def write_chunk(out: Path, chunk_id: int, hands: pa.Table, actions: pa.Table | None,
-                extras: dict[str, pa.Table] | None = None) -> None:
-    """Write a chunk's shards (extra tables in folders of their names); the hands shard last: it marks completion."""
-    for name, table in (extras or {}).items():
-        write_shard(out / name, chunk_id, table)
-    if actions is not None:
-        write_shard(out / ACTIONS_DIR, chunk_id, actions)
-    write_shard(out / HANDS_DIR, chunk_id, hands)
+class RunFolder:
+    """A run folder on the local disk or on any fsspec file system; every read and write of a run goes here."""
 
+    def __init__(self, location: str | os.PathLike) -> None:
+        self.location = str(location)
+        self.local = not is_url(location)
+        if self.local:
+            self.root = str(Path(self.location.removeprefix("file://")))
+            self.fs: Any = None
+        else:
+            import fsspec
 
-def complete_chunks(out: Path, expected_rows: dict[int, int]) -> set[int]:
-    """The chunks whose hands shard exists with the planned row count (others are redone)."""
-    done = set()
-    folder = out / HANDS_DIR
-    if not folder.is_dir():
-        return done
-    for path in folder.iterdir():
-        match = _SHARD.match(path.name)
-        if not match:
-            continue
-        chunk_id = int(match.group(1))
+            try:
+                self.fs, self.root = fsspec.core.url_to_fs(self.location)
+            except (ImportError, ValueError) as error:
+                raise UsageError(f"--out {self.location!r}: {' '.join(str(error).split())}") from None
+            self.root = self.root.rstrip("/")
+
+    def __str__(self) -> str:
+        return self.location
+
+    def path(self, *parts: str) -> str:
+        """The path of a file in the run folder, as its file system names it."""
+        return "/".join([self.root, *parts])
+
+    @property
+    def filesystem(self) -> Any:
+        """The pyarrow/fsspec file system to read the folder's parquet with (None: the local disk)."""
+        return self.fs
+
+    # ----- the folder -----------------------------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        """Whether anything is at the folder's location."""
+        return os.path.lexists(self.root) if self.local else self.fs.exists(self.root)
+
+    def is_dir(self) -> bool:
+        """Whether the location is a folder (an object store's prefix counts as one)."""
+        return os.path.isdir(self.root) if self.local else self.fs.isdir(self.root)
+
+    def names(self) -> list[str]:
+        """The names directly in the folder."""
+        if self.local:
+            return os.listdir(self.root)
+        return [entry.rstrip("/").rsplit("/", 1)[-1] for entry in self.fs.ls(self.root, detail=False)]
+
+    def _read_bytes(self, *parts: str) -> bytes | None:
         try:
-            rows = pq.ParquetFile(path).metadata.num_rows
+            if self.local:
+                return Path(self.path(*parts)).read_bytes()
+            return self.fs.cat_file(self.path(*parts))
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def _write_bytes(self, data: bytes, *parts: str) -> None:
+        """Put a small file in place whole (a temporary name then a rename on a file system)."""
+        if self.local:
+            final = Path(self.path(*parts))
+            final.parent.mkdir(parents=True, exist_ok=True)
+            temporary = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+            temporary.write_bytes(data)
+            os.replace(temporary, final)
+        else:
+            self.fs.pipe_file(self.path(*parts), data)
+
+    def _remove(self, *parts: str) -> None:
+        if self.local:
+            Path(self.path(*parts)).unlink(missing_ok=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.rm_file(self.path(*parts))
+
+    # ----- shards -------------------------------------------------------------------------------------------
+
+    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table) -> None:
+        """Write a shard whole: a temporary name then a rename (atomic on one file system), or one put."""
+        # Dictionary pages only for the categorical columns: the small integer columns come out
+        # smaller and faster plain-encoded under zstd.
+        categorical = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+        if self.local:
+            folder = Path(self.path(table_name))
+            folder.mkdir(parents=True, exist_ok=True)
+            final = folder / shard_name(chunk_id)
+            temporary = folder / f".{final.name}.{os.getpid()}.tmp"
+            pq.write_table(table, temporary, compression="zstd", use_dictionary=categorical)
+            os.replace(temporary, final)
+        else:
+            buffer = io.BytesIO()
+            pq.write_table(table, buffer, compression="zstd", use_dictionary=categorical)
+            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), buffer.getvalue())
+
+    def write_chunk(self, chunk_id: int, hands: pa.Table, actions: pa.Table | None,
+                    extras: dict[str, pa.Table] | None = None) -> dict[str, int]:
+        """Write a chunk's shards (extra tables in folders of their names); return each table's row count."""
+        rows = {}
+        for name, table in (extras or {}).items():
+            self.write_shard(name, chunk_id, table)
+            rows[name] = table.num_rows
+        if actions is not None:
+            self.write_shard(ACTIONS_DIR, chunk_id, actions)
+            rows[ACTIONS_DIR] = actions.num_rows
+        self.write_shard(HANDS_DIR, chunk_id, hands)
+        rows[HANDS_DIR] = hands.num_rows
+        return rows
+
+    def shard_ids(self, table: str) -> list[int]:
+        """The chunk ids of the finished shards in a table's folder (none when the folder is missing)."""
+        try:
+            if self.local:
+                names = os.listdir(self.path(table))
+            else:
+                names = [entry.rsplit("/", 1)[-1] for entry in self.fs.ls(self.path(table), detail=False)]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return sorted(int(m.group(1)) for m in map(_SHARD.match, names) if m)
+
+    def _metadata(self, table: str, chunk_id: int) -> pq.FileMetaData | None:
+        path = self.path(table, shard_name(chunk_id))
+        try:
+            if self.local:
+                return pq.ParquetFile(path).metadata
+            with self.fs.open(path, "rb") as handle:
+                return pq.ParquetFile(handle).metadata
         except (OSError, pa.ArrowException):
-            rows = -1
-        if expected_rows.get(chunk_id) == rows:
-            done.add(chunk_id)
-    return done
+            return None
+
+    def shard_rows(self, table: str, chunk_id: int) -> int:
+        """A shard's row count from its footer, or -1 when it is missing or unreadable."""
+        metadata = self._metadata(table, chunk_id)
+        return -1 if metadata is None else metadata.num_rows
+
+    def column_range(self, table: str, chunk_id: int, column: str) -> tuple[int, int] | None:
+        """The least and greatest value of an integer column, from the shard's statistics (None if unknown)."""
+        metadata = self._metadata(table, chunk_id)
+        if metadata is None:
+            return None
+        index = metadata.schema.to_arrow_schema().get_field_index(column)
+        if index < 0:
+            return None
+        stats = [metadata.row_group(g).column(index).statistics for g in range(metadata.num_row_groups)]
+        if not stats or any(s is None or not s.has_min_max for s in stats):
+            return None
+        return min(int(s.min) for s in stats), max(int(s.max) for s in stats)
+
+    def remove_chunk(self, chunk_id: int, tables: list[str]) -> None:
+        """Delete a chunk's shards in every table (the hands shard first), so that it is played again."""
+        for table in sorted(tables, key=lambda name: name != HANDS_DIR):
+            self._remove(table, shard_name(chunk_id))
+
+    def remove_temporary_files(self) -> None:
+        """Delete the shards and the manifest copy a killed run left half written (a file system's only)."""
+        if not self.local:
+            return  # an object store never shows a half put
+        root = Path(self.root)
+        for path in [*root.glob(".*.tmp"), *root.glob("*/.*.tmp")]:
+            path.unlink(missing_ok=True)
+
+    # ----- manifest and journal -----------------------------------------------------------------------------
+
+    def read_manifest(self) -> Any:
+        """The run's manifest (whatever JSON it holds), or None when the folder holds none readable."""
+        data = self._read_bytes(MANIFEST)
+        if data is None:
+            return None
+        try:
+            return json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        """Replace the manifest whole."""
+        self._write_bytes((json.dumps(manifest, indent=2, sort_keys=False) + "\n").encode(), MANIFEST)
+
+    def journal(self) -> Journal:
+        """The journal, open for adding records."""
+        return Journal(self)
+
+    def read_journal(self) -> list[dict[str, Any]]:
+        """The journal's records; a line cut short by a kill, or garbled, is skipped (its chunk is played again)."""
+        if self.local:
+            data = self._read_bytes(JOURNAL) or b""
+            lines = data.splitlines()
+        else:
+            try:
+                paths = self.fs.ls(self.path(JOURNAL_DIR), detail=False)
+            except FileNotFoundError:
+                paths = []
+            lines = list(self.fs.cat([p for p in paths if p.endswith(".json")]).values()) if paths else []
+        records = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                continue
+            if isinstance(record, dict) and isinstance(record.get("chunk"), int) and \
+                    isinstance(record.get("rows"), dict):
+                records.append(record)
+        return records
+
+    def clear_journal(self) -> None:
+        """Empty the journal once the manifest holds its records."""
+        if self.local:
+            self._remove(JOURNAL)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.rm(self.path(JOURNAL_DIR), recursive=True)
+
+    # ----- the lock -----------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder's lock while writing it; a second writer gets one ``RunFolderBusy`` line.
+
+        On a file system it is an ``flock`` on ``.lock``, which the system drops when its holder dies:
+        a lock left by a killed run never blocks a resume. On an object store it is a lease the
+        holder renews; one not renewed for ``LEASE_SECONDS`` is a dead writer's and is taken over.
+        """
+        holder = f"process {os.getpid()} on {socket.gethostname()}"
+        if self.local:
+            with _file_lock(Path(self.root), holder):
+                yield
+            return
+        with _lease(self, holder):
+            yield
 
 
-def remove_temporary_files(out: Path) -> None:
-    """Delete the shards and the manifest copy a killed run left half written."""
-    for path in out.glob(f".{MANIFEST}.*.tmp"):
-        path.unlink(missing_ok=True)
-    for path in out.glob("*/.part-*.tmp"):  # the hands, actions and extra tables' folders
-        path.unlink(missing_ok=True)
+class Journal:
+    """Adds a record per finished chunk: a line of ``journal.jsonl``, or an object of ``journal/`` on a store."""
+
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        self._file = open(folder.path(JOURNAL), "a", encoding="utf-8") if folder.local else None  # noqa: SIM115
+
+    def append(self, chunk_id: int, rows: dict[str, int], seconds: list[float]) -> None:
+        """Record a chunk whose shards are all in place."""
+        line = json.dumps({"chunk": chunk_id, "rows": rows, "seconds": seconds})
+        if self._file is not None:
+            self._file.write(line + "\n")
+            self._file.flush()
+        else:
+            self.folder._write_bytes(line.encode(), JOURNAL_DIR, shard_name(chunk_id).replace(".parquet", ".json"))
+
+    def close(self) -> None:
+        """Close the journal (its records stay until ``clear_journal``)."""
+        if self._file is not None:
+            self._file.close()
 
 
-def read_manifest(out: Path) -> dict[str, Any] | None:
-    """The run's manifest, or None when the folder holds none."""
-    path = out / MANIFEST
-    if not path.is_file():
-        return None
+@contextlib.contextmanager
+def _file_lock(root: Path, holder: str) -> Iterator[None]:
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
+        root.mkdir(parents=True, exist_ok=True)
+        handle = open(root / LOCK, "a+", encoding="utf-8")  # noqa: SIM115
+    except OSError as error:
+        raise UsageError(f"cannot write the run folder {str(root)!r}: {error.strerror or error} "
+                         f"({error.filename or root}): give a folder you can write") from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            other = handle.read().strip() or "another process"
+            raise RunFolderBusy(f"run folder {str(root)!r} is being written by {other}: wait for it to finish "
+                                "or stop it, then --resume") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(holder)
+        handle.flush()
+        yield
+    finally:
+        handle.close()  # closing drops the flock; the file stays, so no second writer can lock a twin of it
 
 
-def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
-    """Replace the manifest atomically (temporary file, then rename)."""
-    out.mkdir(parents=True, exist_ok=True)
-    temporary = out / f".{MANIFEST}.{os.getpid()}.tmp"
-    temporary.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
-    os.replace(temporary, out / MANIFEST)
+@contextlib.contextmanager
+def _lease(folder: RunFolder, holder: str) -> Iterator[None]:
+    current = folder._read_bytes(LOCK)
+    if current is not None:
+        try:
+            lease = json.loads(current)
+            age = time.time() - float(lease["renewed"])
+        except (ValueError, KeyError, TypeError):
+            lease, age = {}, LEASE_SECONDS
+        if lease.get("host") == socket.gethostname() and not _alive(lease.get("pid")):
+            age = LEASE_SECONDS  # a writer on this machine that has died: no need to wait its lease out
+        if age < LEASE_SECONDS:
+            raise RunFolderBusy(f"run folder {folder.location!r} is being written by {lease.get('holder')} (its "
+                                f"lease renewed {age:.0f} s ago): wait for it to finish or stop it, then --resume")
+    stop = threading.Event()
+
+    def lease_now() -> bytes:
+        return json.dumps({"holder": holder, "host": socket.gethostname(), "pid": os.getpid(),
+                           "renewed": time.time()}).encode()
+
+    def renew() -> None:
+        while not stop.wait(LEASE_SECONDS / 3):
+            with contextlib.suppress(OSError):  # a missed renewal is retried; the lease outlives two
+                folder._write_bytes(lease_now(), LOCK)
+
+    try:
+        folder._write_bytes(lease_now(), LOCK)
+    except OSError as error:
+        raise UsageError(f"cannot write the run folder {folder.location!r}: {error}") from None
+    thread = threading.Thread(target=renew, name="knorri-lease", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        folder._remove(LOCK)
+
+
+def _alive(pid: Any) -> bool:
+    """Whether a process of this machine with that pid exists."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# ----- the same, for a local folder given as a path (the analysis, tests) --------------------------------------
+
+
+def read_manifest(out: str | os.PathLike) -> dict[str, Any] | None:
+    """The run's manifest, or None when the folder holds none readable."""
+    manifest = RunFolder(out).read_manifest()
+    return manifest if isinstance(manifest, dict) else None
+
+
+def finished_chunks(out: str | os.PathLike, manifest: dict[str, Any]) -> list[int]:
+    """The chunks a manifest lists as complete, with those its journal has recorded since: for reading a live run."""
+    listed = {int(chunk) for chunk in manifest.get("chunks_complete", [])}
+    return sorted(listed | {record["chunk"] for record in RunFolder(out).read_journal()})
+
+
+def complete_chunks(out: str | os.PathLike, expected_rows: dict[int, int]) -> set[int]:
+    """The chunks whose hands shard exists with the planned row count."""
+    folder = RunFolder(out)
+    return {chunk for chunk in folder.shard_ids(HANDS_DIR) if expected_rows.get(chunk) == folder.shard_rows(
+        HANDS_DIR, chunk)}
+
+
+def is_bookkeeping(name: str) -> bool:
+    """Whether a file in a run folder is left by a run killed at its start (a temporary file, the lock)."""
+    return name.endswith(".tmp") or name == LOCK

@@ -12,14 +12,14 @@ cluster-robust one over deal groups (ratio estimator, normal approximation).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from experiments.runner.storage import HANDS_DIR, read_manifest
+from experiments.runner.storage import HANDS_DIR, RunFolder, shard_name
 from sim import games
 
 Z95 = 1.959964
@@ -39,23 +39,24 @@ class SummaryRow:
     every_seat: bool = False  # the agent held every seat of every row at this seat count: its mean is 0 (zero-sum)
 
 
-def summarise(out: Path, game: str | None = None) -> list[SummaryRow]:
+def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> list[SummaryRow]:
     """Read the run's rows and compute the summary rows, sorted by seat count then agent.
 
     ``game`` defaults to the one the run's manifest records (Knorri for a manifest without one).
     """
+    out = out if isinstance(out, RunFolder) else RunFolder(out)
     if game is None:
-        game = (read_manifest(out) or {}).get("game", games.DEFAULT_GAME)
+        manifest = out.read_manifest()
+        game = manifest.get("game", games.DEFAULT_GAME) if isinstance(manifest, dict) else games.DEFAULT_GAME
     adapter = games.adapter(game)
     outcome = adapter.OUTCOME[0]
     per_seat_outcome = any(spec.name == outcome and spec.per_seat for spec in adapter.HAND_COLUMNS)
     has_reasons = any(spec.name == "end_reason" for spec in adapter.HAND_COLUMNS)
-    folder = out / HANDS_DIR
-    width = _width(folder)
+    width = _width(out)
     columns = ["table", "deal_group", "n_seats"] + (["end_reason"] if has_reasons else [])
     columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
     columns += [f"{outcome}_{i}" for i in range(width)] if per_seat_outcome else [outcome]
-    data = pq.read_table(folder, columns=columns)
+    data = pq.read_table(out.path(HANDS_DIR), columns=columns, filesystem=out.filesystem, partitioning=None)
     if has_reasons:
         reasons = data.column("end_reason").combine_chunks()
         reason_names, reason_codes = reasons.dictionary.to_pylist(), reasons.indices.to_numpy()
@@ -145,7 +146,7 @@ def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> st
     return "\n".join(lines)
 
 
-def _width(folder: Path) -> int:
-    first = next(iter(sorted(folder.glob("part-*.parquet"))))
-    names = pq.read_schema(first).names
+def _width(out: RunFolder) -> int:
+    first = out.path(HANDS_DIR, shard_name(out.shard_ids(HANDS_DIR)[0]))
+    names = pq.read_schema(first, filesystem=out.filesystem).names
     return sum(1 for name in names if name.startswith("score_"))

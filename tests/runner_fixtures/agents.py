@@ -44,3 +44,71 @@ class Raises(RandomAgent):
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """Always fails."""
         raise RuntimeError("this agent always fails")
+
+
+FAIL_SEED_ENV = "KNORRI_TEST_FAIL_SEED"
+HANG_ENV = "KNORRI_TEST_HANG"
+
+
+class FailsOnSeed(RandomAgent):
+    """Plays like ``RandomAgent``, but raises in the hand whose agent seed is ``$KNORRI_TEST_FAIL_SEED``."""
+
+    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
+        """Remember whether this is the failing hand."""
+        super().reset(seat, n_seats, seed)
+        self.failing = str(seed) == os.environ.get(FAIL_SEED_ENV)
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """A random legal id, except in the failing hand."""
+        if self.failing:
+            raise RuntimeError("the hand this agent was told to fail")
+        return super().act(observation, legal)
+
+
+class Hangs(RandomAgent):
+    """Never returns from its first decision: ``$KNORRI_TEST_HANG`` says how (``sleep``, ``spin`` or ``wait``)."""
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """Block for ever."""
+        import threading
+        import time
+
+        how = os.environ.get(HANG_ENV, "sleep")
+        while True:
+            if how == "spin":
+                continue
+            if how == "wait":
+                threading.Event().wait()
+            time.sleep(3600)
+
+
+class StartFails(RandomAgent):
+    """Its constructor raises."""
+
+    def __init__(self, seed: int = 0) -> None:
+        raise RuntimeError("this agent cannot start")
+
+
+class Exits(RandomAgent):
+    """Calls ``sys.exit`` on its first decision."""
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """Leave the process, if allowed."""
+        import sys
+
+        sys.exit(3)
+
+
+DIE_ENV = "KNORRI_TEST_DIE"
+
+
+class Dies(RandomAgent):
+    """Kills its own process (SIGKILL) on its first decision when ``$KNORRI_TEST_DIE`` is set: a dying worker."""
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """A random legal id, or the end of this process."""
+        if os.environ.get(DIE_ENV):
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(observation, legal)

@@ -1,0 +1,211 @@
+"""Where chunks are played: this process, a pool of local processes (loky), or an existing Dask cluster.
+
+Each backend hands back chunk outcomes as they finish (a ``ChunkResult``, or a
+``ChunkFailed`` when an agent stopped a chunk). Only a window of a few chunks per
+worker is submitted at a time, so that after a failure the chunks already in
+flight are still collected (and written) while no new one starts, and a client
+that goes away leaves little queued on a cluster. A worker process that dies, or
+a cluster that loses a worker or its scheduler, raises ``WorkersLost``: the run
+stops with the finished chunks kept.
+
+Local worker processes end when the process that started them dies (a killed
+``knorri-sim run`` leaves none behind): the kernel sends them SIGKILL
+(``PR_SET_PDEATHSIG`` on Linux) and a thread in each checks its parent too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from experiments.runner.chunk import ChunkFailed, ChunkResult, ChunkTask, play_chunk
+from experiments.runner.config import ConfigError
+
+Outcome = ChunkResult | ChunkFailed
+WINDOW_PER_WORKER = 2  # chunks in flight per worker: one running, one queued behind it
+PARENT_POLL_SECONDS = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+class WorkersLost(RuntimeError):
+    """A worker process died, or the cluster lost a worker or its scheduler; finished chunks are kept."""
+
+
+def end_with_parent(parent_pid: int) -> None:
+    """Run in each local worker as it starts: end this process as soon as ``parent_pid`` is gone."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="knorri-parent-watch", daemon=True).start()
+
+
+def windowed(tasks: Iterable[ChunkTask], submit: Callable[[ChunkTask], Any],
+             wait_first: Callable[[set], tuple[set, set]], window: int) -> Iterator[Outcome]:
+    """Keep ``window`` chunks in flight and yield their outcomes as they finish; submit none after a failure.
+
+    Of the futures found finished together, the good ones are yielded before one whose worker died raises.
+    """
+    queue = iter(tasks)
+    pending: set = set()
+    stopping = False
+    while True:
+        while not stopping and len(pending) < window:
+            task = next(queue, None)
+            if task is None:
+                break
+            pending.add(submit(task))
+        if not pending:
+            return
+        done, pending = wait_first(pending)
+        for future in sorted(done, key=_raised):
+            outcome = future.result()
+            stopping = stopping or isinstance(outcome, ChunkFailed)
+            yield outcome
+
+
+class LocalWorkers:
+    """Chunks on this machine: in this process for one worker, else a pool of worker processes."""
+
+    def __init__(self, workers: int | None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+
+    def __enter__(self) -> LocalWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def results(self, tasks: list[ChunkTask], compile_first: bool = False) -> Iterator[Outcome]:
+        """Each chunk's outcome, in the order they finish.
+
+        With ``compile_first`` (the cache lacks code the chunks run) the first chunk is played here, compiling
+        that code once into the cache, before the workers start and load it.
+        """
+        if self.workers == 1 or len(tasks) <= 1:
+            for task in tasks:
+                outcome = play_chunk(task)
+                yield outcome
+                if isinstance(outcome, ChunkFailed):
+                    return
+            return
+        if compile_first:
+            outcome = play_chunk(tasks[0])
+            yield outcome
+            if isinstance(outcome, ChunkFailed):
+                return
+            tasks = tasks[1:]
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        from joblib.externals.loky.process_executor import ProcessPoolExecutor, TerminatedWorkerError
+
+        executor = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), initializer=end_with_parent,
+                                       initargs=(os.getpid(),))
+        finished = False
+        try:
+            yield from windowed(tasks, lambda task: executor.submit(play_chunk, task),
+                                lambda pending: wait(pending, return_when=FIRST_COMPLETED),
+                                WINDOW_PER_WORKER * self.workers)
+            finished = True
+        except (TerminatedWorkerError, BrokenProcessPool) as error:
+            raise WorkersLost(f"a worker process died ({_first_line(error)})") from None
+        finally:
+            executor.shutdown(wait=finished, kill_workers=not finished)
+
+
+class DaskWorkers:
+    """Chunks on an existing Dask distributed cluster."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.client: Any = None
+
+    def __enter__(self) -> DaskWorkers:
+        from distributed import Client
+
+        try:
+            self.client = Client(self.address, timeout="5s")
+        except (OSError, TimeoutError, ValueError) as error:
+            reason = " ".join(str(error).split()) or type(error).__name__
+            raise ConfigError(f"cannot reach the Dask scheduler at {self.address!r}: {reason}") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+
+    def results(self, tasks: list[ChunkTask], compile_first: bool = False) -> Iterator[Outcome]:
+        """Each chunk's outcome, in the order they finish; chunks still queued are cancelled if this stops.
+
+        ``compile_first`` is ignored: the cluster's workers compile into their own machines' caches.
+        """
+        from distributed import wait
+        from distributed.scheduler import KilledWorker
+
+        submitted: list = []
+
+        def submit(task: ChunkTask) -> Any:
+            future = self.client.submit(play_chunk, task, pure=False,
+                                        key=f"knorri-chunk-{task.run_id}-{task.chunk.id}-{time.time_ns()}")
+            submitted.append(future)
+            return future
+
+        def wait_first(pending: set) -> tuple[set, set]:
+            done, not_done = wait(list(pending), return_when="FIRST_COMPLETED")
+            return set(done), set(not_done)
+
+        threads = max(1, sum(self.client.nthreads().values()))
+        try:
+            yield from windowed(tasks, submit, wait_first, WINDOW_PER_WORKER * threads)
+        except KilledWorker:
+            raise WorkersLost("the Dask cluster lost the workers playing a chunk (KilledWorker)") from None
+        except _scheduler_lost_errors() as error:
+            raise WorkersLost(f"lost the Dask scheduler at {self.address} ({type(error).__name__})") from None
+        finally:
+            try:
+                self.client.cancel([f for f in submitted if not f.done()])
+            except Exception:  # noqa: BLE001 - a client whose scheduler is gone cannot cancel; its tasks are released
+                pass
+
+
+def workers_for(config: Any) -> LocalWorkers | DaskWorkers:
+    """Dask when the config names a scheduler, local processes otherwise."""
+    return DaskWorkers(config.scheduler) if config.scheduler else LocalWorkers(config.workers)
+
+
+def _scheduler_lost_errors() -> tuple[type[BaseException], ...]:
+    """What a client raises when its scheduler is gone: its futures cancelled, its comms closed or timed out."""
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+
+    return (CancelledError, CommClosedError, OSError, TimeoutError)
+
+
+def _raised(future: Any) -> bool:
+    """Whether a finished future holds an error (or was cancelled) rather than an outcome."""
+    try:
+        return future.exception() is not None
+    except BaseException:  # noqa: BLE001 - a cancelled future raises here
+        return True
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0][:200] if text else type(error).__name__
