@@ -18,6 +18,8 @@ An adapter is a module with these names (``sim.knorri.simulate``,
 - ``check_options(options) -> dict``: the options, checked and complete (``{}`` for a game without any);
 - ``check_lineup(n_seats, specs, options)``: refuse a seat count or lineup in one line;
 - ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;
+- ``compiled_code(specs) -> dict``: for such a lineup, the modules of compiled code it runs, each with the CPU
+  seconds compiling it takes on first use (a run says so, and compiles it once before starting its workers);
 - ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options=...) -> ChunkColumns``:
   play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails;
 - ``seat_teams(n_seats) -> tuple[int, ...]``: the team (0, 1, ...) of each seat, every seat its own team in a

@@ -72,7 +72,7 @@ def test_first_pass_of_the_tree_is_loginfs_look_ahead():
         tree.start(position_rows(_tracker_at(position, seat).position()))
         tree.iterate(len(position.legal_actions()), 0.4, POLICY_IDS["greedy"], rng)
         children = tree.root_children()
-        assert sorted(a for a, _, _ in children) == position.legal_actions()
+        assert sorted(a for a, _, _, _ in children) == position.legal_actions()
         assert all(visits == 1 for _, visits, _, _ in children)
         assert most_visited(children) == expected
         checked += 1

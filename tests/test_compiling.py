@@ -10,7 +10,6 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from experiments.runner import execute
 from experiments.runner.compiling import code_to_compile, compile_notice, lineup_code
 from experiments.runner.config import build_config, default_config, load_file
 from sim import compile_cache
@@ -18,17 +17,24 @@ from sim import compile_cache
 TESTS = Path(__file__).resolve().parent
 
 
-def test_the_default_run_compiles_only_its_search_agents_code():
+def test_the_default_run_compiles_only_its_lineup_kernel():
     config = build_config(load_file(default_config("knorri")))
-    assert lineup_code(config) == {"agents.fast_search": 33.0}
+    assert list(lineup_code(config)) == ["agents.fast_lineup"]
 
 
-def test_a_lineup_the_compiled_engine_plays_compiles_the_engine_and_python_agents_nothing():
+def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agents_their_own():
     compiled = build_config({"seats": 4, "agents": ["random", "greedy"] * 2, "hands": 8})
     assert list(lineup_code(compiled)) == ["sim.knorri.fast_playout"]
-    assert lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3})) == {}
+    assert list(lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3}))) == [
+        "agents.fast_lineup"]
+    python = build_config({"seats": 3, "agents": ["agents.loginf:LogInfAgent", "random", "mcts"], "hands": 3})
+    assert list(lineup_code(python)) == ["agents.fast_search"]  # the reference path: each agent's own kernels
     kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
     assert lineup_code(kort) == {"sim.kort.fast_playout": 7.5}
+    assert list(lineup_code(build_config({"game": "kort", "seats": 4, "agents": ["tracker"], "matches": 4}))) == [
+        "agents.kort.lineup"]
+    assert list(lineup_code(build_config({"game": "knockout-whist", "seats": 4, "agents": ["greedy"],
+                                          "hands": 4}))) == ["agents.knockout_whist.lineup"]
 
 
 def test_the_notice_gives_the_measured_seconds_and_nothing_cached_means_nothing_said(monkeypatch):
@@ -43,24 +49,33 @@ def test_the_notice_gives_the_measured_seconds_and_nothing_cached_means_nothing_
 
 
 def test_compiling_first_plays_the_first_chunk_here_and_the_rest_on_the_workers(monkeypatch):
+    from concurrent.futures import Future
+
+    from experiments.runner import workers
+
     handed_to_workers = []
 
-    class Pool:
+    class Executor:
         def __init__(self, **options):
             pass
 
-        def __call__(self, calls):
-            calls = list(calls)
-            handed_to_workers.extend(args[0] for _, args, _ in calls)
-            return [function(*args) for function, args, _ in calls]
+        def submit(self, function, task):
+            handed_to_workers.append(task)
+            future = Future()
+            future.set_result(f"pooled {task}")
+            return future
 
-    monkeypatch.setattr("joblib.Parallel", Pool)
-    monkeypatch.setattr(execute, "run_chunk", lambda task: f"played {task}")
-    workers = execute.LocalWorkers(2)
-    assert list(workers.results([1, 2, 3], compile_first=True)) == ["played 1", "played 2", "played 3"]
+        def shutdown(self, **options):
+            pass
+
+    monkeypatch.setattr("joblib.externals.loky.process_executor.ProcessPoolExecutor", Executor)
+    monkeypatch.setattr(workers, "play_chunk", lambda task: f"played {task}")
+    local = workers.LocalWorkers(2)
+    results = list(local.results([1, 2, 3], compile_first=True))
+    assert results[0] == "played 1" and sorted(results[1:]) == ["pooled 2", "pooled 3"]
     assert handed_to_workers == [2, 3]
     handed_to_workers.clear()
-    assert list(workers.results([1, 2, 3])) == ["played 1", "played 2", "played 3"]
+    assert sorted(local.results([1, 2, 3])) == ["pooled 1", "pooled 2", "pooled 3"]
     assert handed_to_workers == [1, 2, 3]
 
 

@@ -33,13 +33,14 @@ def _both_paths(n_seats: int, lineup: str, matches: int, match_hands: int = 1):
             for engine in ("compiled", "reference")]
 
 
-COVERING = "random;greedy;loginf;mcts:iters=30"
+COVERING = "random;greedy;loginf;mcts:iters=30,others=loginf,pick=visits"  # the earlier mcts lets hands repeat
 
 
 @pytest.mark.parametrize(("n_seats", "lineup", "matches", "match_hands"), [
     (4, "loginf;loginf;loginf;loginf", 200, 1),
     (4, "loginf:rollout=random;greedy;loginf;random", 200, 1),
     (4, COVERING, 200, 1),
+    (4, "random;greedy;loginf;mcts:iters=30", 200, 1),
     (3, "mcts:iters=20;loginf;mcts:iters=25,c=0.7,rollout=random,seed=3", 200, 1),
     (6, "mcts:iters=20;greedy;random;greedy;mcts:iters=20,rollout=random;loginf", 200, 1),
     (5, "greedy;mcts:iters=20,c=1.2;random;loginf;greedy", 67, 3),

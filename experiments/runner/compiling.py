@@ -18,12 +18,17 @@ from sim import compile_cache, games
 
 
 def lineup_code(config: RunConfig) -> dict[str, float]:
-    """Every module of compiled code the config's lineups run, with its measured compile seconds."""
+    """Every module of compiled code the config's lineups run, with its measured compile seconds.
+
+    A lineup the compiled engine plays runs the code its adapter names for it (``compiled_code(specs)``);
+    any other runs each of its agents' own (``agents.base.compiled_code``) on the reference engine.
+    """
     adapter = games.adapter(config.game)
     code: dict[str, float] = {}
     for table in config.tables:
         if adapter.is_compiled(table.agents):
-            code.update(getattr(adapter, "COMPILED_CODE", {}))
+            code.update(adapter.compiled_code(table.agents))
+            continue
         for spec in table.agents:
             code.update(compiled_code(spec, config.game))
     return code

@@ -91,6 +91,9 @@ COMPILED_AGENTS: dict[str, str] = {
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --game knockout-whist --agents random --hands 2000 --workers 1` took 11.3 s of CPU, 1.9 s cached).
 COMPILED_CODE: dict[str, float] = {"sim.knockout_whist.fast_playout": 9.0}
+# The lineup kernel (measured: a cold `knorri-sim run --game knockout-whist --agents
+# 'random;greedy;tracker;mcts:iters=10' --hands 8 --workers 1` against the same run cached).
+LINEUP_CODE: dict[str, float] = {"agents.knockout_whist.lineup": 67.0}
 
 ID_DOCS = {
     "chunk": "the chunk (shard) the game was played in",
@@ -185,6 +188,11 @@ def is_compiled(specs: Sequence[str]) -> bool:
     from agents.knockout_whist.lineup import is_compiled_lineup as plays_in_kernel
 
     return plays_in_kernel(specs)
+
+
+def compiled_code(specs: Sequence[str]) -> dict[str, float]:
+    """The compiled code a lineup ``is_compiled`` accepts runs, with its measured compile seconds."""
+    return COMPILED_CODE if is_compiled_lineup(specs, ("random",)) else LINEUP_CODE
 
 
 def game_seed(match_seed: int) -> int:

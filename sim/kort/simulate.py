@@ -161,7 +161,9 @@ compiled twin makes its Python agent's choices (``agents.kort.lineup.compiled_ag
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --game kort --agents random --matches 400 --workers 1` took 9.3 s of CPU, 1.8 s once cached).
 COMPILED_CODE: dict[str, float] = {"sim.kort.fast_playout": 7.5}
-"""Agent specs the compiled engine plays itself: the name and the compiled policy making the same choices (tested)."""
+# The lineup kernel (measured: a cold `knorri-sim run --game kort --agents 'random;greedy;tracker;mcts:iters=10'
+# --matches 2 --option target_wins=1 --workers 1` against the same run cached).
+LINEUP_CODE: dict[str, float] = {"agents.kort.lineup": 60.0}
 
 
 PLACE_COLUMNS = ("won",)
@@ -194,6 +196,11 @@ def is_compiled(specs: Sequence[str]) -> bool:
     from agents.kort.lineup import compiled_agent
 
     return all(compiled_agent(spec) is not None for spec in specs)
+
+
+def compiled_code(specs: Sequence[str]) -> dict[str, float]:
+    """The compiled code a lineup ``is_compiled`` accepts runs, with its measured compile seconds."""
+    return COMPILED_CODE if is_compiled_lineup(specs, ("random",)) else LINEUP_CODE
 
 
 def match_seed_of(runner_seed: int) -> int:
