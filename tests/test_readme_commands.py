@@ -43,11 +43,12 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 SIZES: dict[str, dict[str, int]] = {
     "run": {"--hands": 8, "--matches": 2},
     "bench": {"--hands": 200, "--games": 200, "--matches": 20, "--repeat": 1},
+    "league": {"--deals": 1},
 }
 DEFAULT_RUN_SIZE = ("--hands", "8")  # added to a run that names no size (a config's thousands of rows)
 DEFAULT_BENCH_SIZE = {"knorri": ("--hands", "200"), "knockout-whist": ("--games", "200"), "kort": ("--matches", "20")}
 TRAJ_SEEDS = 5  # traj --seeds A B plays at most A .. A+5
-ONE_WORKER = {"run", "bench"}  # commands given --workers 1 (in this process: nothing to spawn, compiled once)
+ONE_WORKER = {"run", "bench", "league"}  # commands given --workers 1 (in this process: nothing to spawn, compiled once)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         words[at] = str(README.parent / words[at])
     if name == "bench" and not {"--hands", "--games", "--matches"} & set(words):
         words += DEFAULT_BENCH_SIZE[words[words.index("--game") + 1] if "--game" in words else "knorri"]
-    if name in ONE_WORKER:
+    if name in ONE_WORKER and not (name == "bench" and "--agents" in words):  # a lineup's bench is one core
         if "--workers" in words:
             words[words.index("--workers") + 1] = "1"
         else:
