@@ -102,9 +102,8 @@ def _seed_streams(rng, search_rng):
 
 
 @njit(**config.STEP_KERNEL)
-def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
-    """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
-    play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+def _final_values(ints, values):
+    """``values[s]``: seat s's final score scaled to [0, 1] (the worst a seat can score to the best)."""
     n = seat_count(ints)
     low = -n * (n - 1) / 2.0
     high = n - 1.0
@@ -113,14 +112,17 @@ def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, value
 
 
 @njit(**config.STEP_KERNEL)
+def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
+    """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
+    play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+    _final_values(ints, values)
+
+
+@njit(**config.STEP_KERNEL)
 def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values):
     """``_play_out`` with seat s playing ``policies[s]``."""
     play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
-    n = seat_count(ints)
-    low = -n * (n - 1) / 2.0
-    high = n - 1.0
-    for s in range(n):
-        values[s] = (score(ints, s) - low) / (high - low)
+    _final_values(ints, values)
 
 
 @njit(**config.STEP_KERNEL)
