@@ -135,6 +135,17 @@ def test_a_one_agent_summary_prints_no_signed_zero(one_agent_run):
     assert "held every seat" in text and text.count("\n    ") == 2  # one row per seat count
 
 
+def test_one_agent_tables_sharing_a_seat_count_each_print_no_signed_zero(tmp_path):
+    config = tmp_path / "two.toml"
+    config.write_text('hands = 40\nseed = 5\n[[tables]]\nseats = 4\nagents = ["random"]\n'
+                      '[[tables]]\nseats = 4\nagents = ["greedy"]\n')
+    out = tmp_path / "run"
+    assert main(["run", "--config", str(config), "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    rows = summarise(out)
+    assert [(r.agent, r.every_seat) for r in rows] == [("greedy", True), ("random", True)]
+    assert "+0.000" not in format_summary(rows)
+
+
 def test_a_one_agent_report_draws_no_agent_charts_and_says_why(one_agent_run, tmp_path):
     written = report.write_report(load_run(one_agent_run), tmp_path)
     names = {path.stem for path in written}

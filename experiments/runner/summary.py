@@ -36,7 +36,7 @@ class SummaryRow:
     ci95: float
     outcome_rate: float  # share of its seat-rows where the agent is the game's outcome seat (loser, winner)
     reason_shares: dict[str, float]
-    every_seat: bool = False  # the agent held every seat of every row at this seat count: its mean is 0 (zero-sum)
+    every_seat: bool = False  # the agent held every seat of every row it played in: its mean is 0 (zero-sum)
 
 
 def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> list[SummaryRow]:
@@ -84,14 +84,14 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> li
     group = np.concatenate([p[1] for p in parts])
     score = np.concatenate([p[2] for p in parts]).astype(np.float64)
     hit = np.concatenate([p[3] for p in parts])
-    rows_by_seats = np.bincount(n_seats)
     result = []
     for key in np.flatnonzero(np.bincount(group)):
         mask = group == key
         seats, agent = divmod(int(key), len(agent_names))
         row = _row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
                    hand_row[mask], reason_codes, reason_names)
-        result.append(replace(row, every_seat=row.seat_hands == seats * int(rows_by_seats[seats])))
+        hands_held = len(np.unique(hand_row[mask]))  # an agent holds each seat of a row at most once
+        result.append(replace(row, every_seat=row.seat_hands == seats * hands_held))
     return result
 
 
