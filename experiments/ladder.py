@@ -16,7 +16,7 @@ a rerun plays only the deals the journal lacks, so a long pairing can be stopped
 seconds divided by the workers: the wall time the pairing takes on that many.
 
 Speed: decisions per second of each agent playing against copies of itself
-(time inside ``act`` only), and for MCTS the seconds per decision at given
+(CPU time inside ``act`` only), and for MCTS the seconds per decision at given
 iteration budgets (median over timed passes, after an untimed warm-up hand).
 
     python -m experiments.ladder strength --pair greedy/random --pair loginf/greedy --deals 2000
@@ -152,8 +152,9 @@ def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: i
 
 def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None,
                repeats: int = 3) -> dict:
-    """Seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``.
+    """CPU seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``.
 
+    CPU time, not wall time: on a shared machine the wall clock counts other work too.
     One untimed hand first (loading compiled code), then ``repeats`` timed passes over the
     same ``hands`` hands. ``s_per_decision`` is the median over passes of the mean over
     all calls (one legal id included); ``s_per_choice`` is the median time of the calls
@@ -165,9 +166,9 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
         inner = agent.act
 
         def act(observation, legal):
-            start = time.perf_counter()
+            start = time.process_time()
             action = inner(observation, legal)
-            calls.append((time.perf_counter() - start, len(legal) > 1))
+            calls.append((time.process_time() - start, len(legal) > 1))
             return action
 
         agent.act = act

@@ -7,6 +7,7 @@ from experiments.cli import main
 from experiments.runner import estimate
 from experiments.runner.config import build_config
 from experiments.runner.execute import plan_run
+from experiments.runner.plan import PYTHON_CHUNK_HANDS, plays_at_engine_speed
 
 
 def _tasks(**raw):
@@ -15,7 +16,7 @@ def _tasks(**raw):
 
 def test_a_long_compiled_run_is_estimated_from_the_engines_rate():
     tasks = _tasks(seats=[6], agents=["random"], hands=50_000_000)
-    guess = estimate.estimate_run(tasks, "knorri", compiled=True, log_actions=False, workers=2)
+    guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
     assert guess.seconds == 50_000_000 / estimate.COMPILED_ROWS_PER_S["knorri"] / 2 and guess.action_bytes is None
     line = estimate.warning(guess, 2)
     assert line.startswith("knorri-sim: this run will take about 10 min on 2 workers") and "\n" not in line
@@ -29,10 +30,25 @@ def test_a_short_run_says_nothing():
 def test_a_python_lineup_is_estimated_from_a_sample_that_counts_its_decisions():
     tasks = _tasks(game="kort", seats=[4], agents=["greedy", "random", "greedy", "random"], hands=2000,
                    options={"target_wins": 1})
-    guess = estimate.estimate_run(tasks, "kort", compiled=False, log_actions=True, workers=1)
+    guess = estimate.estimate_run(tasks, "kort", engine_speed=False, log_actions=True, workers=1)
     assert guess.seconds > 0 and "CPU time of a sample of" in guess.basis
     per_match = guess.action_bytes / 2000 / estimate.ACTION_ROW_BYTES  # decisions of a match to one round won
     assert 7 * 4 <= per_match <= 13 * 4 * 8  # at least 7 tricks of 4 cards; a few redeals at most
+
+
+def test_only_lineups_the_engine_plays_alone_count_as_engine_speed():
+    assert plays_at_engine_speed("knorri", [("random", "greedy", "random")])
+    assert not plays_at_engine_speed("knorri", [("random", "greedy", "random"), ("random", "loginf", "mcts")])
+    assert not plays_at_engine_speed("knockout-whist", [("tracker",) * 4])
+
+
+def test_a_compiled_search_lineup_is_sampled_and_cut_into_small_chunks():
+    plan = plan_run(build_config({"out": "unused", "seats": [4], "agents": ["mcts:iters=200"], "hands": 1_000_000}))
+    assert plan.chunk_hands == PYTHON_CHUNK_HANDS  # the engine's 20,000-hand chunks would take hours each
+    guess = estimate.estimate_run(plan.tasks, "knorri", engine_speed=False, log_actions=False, workers=2)
+    assert "CPU time of a sample of" in guess.basis and guess.action_bytes is None
+    assert guess.seconds > 1_000_000 / estimate.COMPILED_ROWS_PER_S["knorri"] / 2 * 20  # far slower than the engine
+    assert "this run will take about" in estimate.warning(guess, 2)
 
 
 def test_a_large_action_log_is_announced_in_gigabytes():

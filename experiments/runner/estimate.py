@@ -1,10 +1,11 @@
 """How long a run will take and how large its action log will be, said before it starts when either is large.
 
-A lineup of compiled agents without an action log plays at the engine's measured speed (``COMPILED_ROWS_PER_S``,
-one core, the slowest seat count); any other lineup is timed on a short sample of its first chunk played here
-(after one untimed row that loads the compiled code, a row at a time, doubling, for about ``SAMPLE_SECONDS``;
-the rows are played again by the run, identically).
-The sample also counts decisions per row, which times ``ACTION_ROW_BYTES`` gives the action log's size.
+A lineup the engine plays by itself, without an action log, plays at the engine's measured speed
+(``COMPILED_ROWS_PER_S``, one core, the slowest seat count); any other lineup (search agents, compiled or not) is
+timed on a short sample of its first chunk played here as the run will play it (after one untimed row that loads
+the compiled code, a row at a time, doubling, for about ``SAMPLE_SECONDS``; the rows are played again by the run,
+identically). With an action log the sample also counts decisions per row, which times ``ACTION_ROW_BYTES`` gives
+the log's size.
 """
 
 from __future__ import annotations
@@ -44,26 +45,28 @@ class Estimate:
     basis: str
 
 
-def estimate_run(tasks: list[ChunkTask], game: str, compiled: bool, log_actions: bool,
+def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_actions: bool,
                  workers: int | None) -> Estimate:
     """Estimate the wall time of ``tasks`` (the chunks still to play) on ``workers`` local processes (None: Dask,
-    one chunk per worker at a time, taken as the chunk count) and the size of their action log."""
+    one chunk per worker at a time, taken as the chunk count) and the size of their action log.
+
+    ``engine_speed``: every lineup plays on the engine's own kernels (``plan.plays_at_engine_speed``)."""
     rows = sum(task.chunk.hands for task in tasks)
     parallel = max(1, min(len(tasks), workers if workers else len(tasks)))
     rate = COMPILED_ROWS_PER_S[game]
     engine = f"the compiled engine's measured {rate:,} rows/s a core"
-    if compiled and not log_actions:
+    if engine_speed and not log_actions:
         return Estimate(rows / rate / parallel, None, engine)
     if rows < MIN_SAMPLED_ROWS:
         return Estimate(0.0, None, "its size")
-    seconds_per_row, decisions_per_row, sampled = _sample(tasks, game)
+    seconds_per_row, decisions_per_row, sampled = _sample(tasks, game, log_actions)
     row = games.adapter(game).ROW
     basis = f"the CPU time of a sample of {sampled} {games.plural(row) if sampled != 1 else row}"
     size = rows * decisions_per_row * ACTION_ROW_BYTES if log_actions else None
-    if compiled:  # the sample's few rows are all call overhead: the engine's rate and the log's writing instead
+    if engine_speed:  # the sample's few rows are all call overhead: the engine's rate and the log's writing instead
         seconds_per_row = 1 / rate + decisions_per_row * ACTION_ROW_SECONDS
         basis = f"{engine} and {decisions_per_row:.0f} decisions a {row} to log"
-    return Estimate(rows * seconds_per_row / parallel, size, basis)
+    return Estimate(rows * max(seconds_per_row, 1 / rate) / parallel, size, basis)
 
 
 def warning(estimate: Estimate, workers: int | None) -> str | None:
@@ -84,19 +87,21 @@ def local_workers(workers: int | None) -> int:
     return workers or os.cpu_count() or 1
 
 
-def _sample(tasks: list[ChunkTask], game: str) -> tuple[float, float, int]:
-    """CPU seconds and decisions per row of the first chunk's first rows, played here with their action log."""
+def _sample(tasks: list[ChunkTask], game: str, log_actions: bool) -> tuple[float, float, int]:
+    """CPU seconds per row of the first chunk's first rows, played here as the run plays them, and, with
+    ``log_actions``, their decisions per row (else 0)."""
     task = tasks[0]
     seeds, seatings = chunk_matches(task)
     play = games.adapter(game).play_matches
     # an untimed first row: loading or compiling the engine and agents is no part of the rate
-    play(task.table.seats, seeds[:1], seatings[:1], task.table.match_hands, log_actions=True, options=task.options)
+    play(task.table.seats, seeds[:1], seatings[:1], task.table.match_hands, log_actions=log_actions,
+         options=task.options)
     rows, count, spent, decisions = 0, 1, 0.0, 0
     while True:
         count = min(count, len(seeds))
         started = time.process_time()  # CPU, not wall: on a busy machine the wall time says little
-        played = play(task.table.seats, seeds[:count], seatings[:count], task.table.match_hands, log_actions=True,
-                      options=task.options)
+        played = play(task.table.seats, seeds[:count], seatings[:count], task.table.match_hands,
+                      log_actions=log_actions, options=task.options)
         elapsed = time.process_time() - started
         rows = count * task.table.match_hands
         decisions = len(played.actions["hand_row"]) if played.actions is not None else 0

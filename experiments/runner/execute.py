@@ -32,6 +32,7 @@ from experiments.runner.plan import (
     Chunk,
     check_size,
     make_chunks,
+    plays_at_engine_speed,
     table_plans,
 )
 from experiments.runner.schema import run_categories
@@ -73,9 +74,8 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     """Cut the config into chunks; ``chunk_hands`` overrides the config's or the default size."""
     plans = table_plans(config)
     hands_total = sum(p.hands for p in plans)
-    is_compiled = games.adapter(config.game).is_compiled
-    compiled = all(is_compiled(seating) for plan in plans for seating in plan.seatings)
-    size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, compiled)
+    engine_speed = plays_at_engine_speed(config.game, [seating for plan in plans for seating in plan.seatings])
+    size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, engine_speed)
     check_size(plans, size)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
@@ -89,9 +89,9 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     return plan
 
 
-def default_chunk_hands(hands_total: int, compiled: bool) -> int:
-    """About ``TARGET_CHUNKS`` chunks, capped by how fast the lineups play."""
-    cap = COMPILED_CHUNK_HANDS if compiled else PYTHON_CHUNK_HANDS
+def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
+    """About ``TARGET_CHUNKS`` chunks, capped by how fast the lineups play (``plays_at_engine_speed``)."""
+    cap = COMPILED_CHUNK_HANDS if engine_speed else PYTHON_CHUNK_HANDS
     return min(cap, max(1, -(-hands_total // TARGET_CHUNKS)))
 
 

@@ -30,10 +30,11 @@ from sim.rng import derive_seed
 
 # Hands per chunk when the config does not say: about 1/64 of the run, so small runs
 # still spread over the cores, capped so that a kill loses little and the progress
-# bar moves: compiled lineups play ~10^5 hands a second, Python agents far fewer.
+# bar moves: lineups the engine plays itself make ~10^5 hands a second; search agents,
+# compiled or not, make from about one to a few hundred.
 TARGET_CHUNKS = 64
-COMPILED_CHUNK_HANDS = 20_000
-PYTHON_CHUNK_HANDS = 200
+COMPILED_CHUNK_HANDS = 20_000  # lineups at the engine's speed (plays_at_engine_speed)
+PYTHON_CHUNK_HANDS = 200  # every other lineup
 # A run's plan (a task per chunk) is held in memory and its chunks are numbered in uint32 columns, as are its
 # matches and deal groups: larger runs are refused before anything is planned.
 MAX_CHUNKS = 1_000_000
@@ -147,6 +148,15 @@ def check_lineups(config: RunConfig) -> None:
                    else (table.agents,))
         for lineup in lineups:
             adapter.check_lineup(table.seats, lineup, config.options)
+
+
+def plays_at_engine_speed(game: str, seatings: Sequence[Sequence[str]]) -> bool:
+    """Whether every seating plays on the game's own batch kernels alone (no search or tracker kernel): such
+    lineups run at the engine's measured rate, which sizes their chunks and estimates their time unsampled."""
+    adapter = games.adapter(game)
+    engine_code = set(adapter.COMPILED_CODE)
+    return all(adapter.is_compiled(seating) and set(adapter.compiled_code(seating)) <= engine_code
+               for seating in seatings)
 
 
 def make_chunks(plans: list[TablePlan], chunk_hands: int) -> list[Chunk]:
