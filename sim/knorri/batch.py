@@ -241,6 +241,10 @@ class KnorriBatch(CompiledBatch):
     observation holds the seat's own cards, every pile or hand (public: each card was
     seen going in), the table, the turned card, the trick in order, counts, who is out,
     scores and the phase; never the stock order.
+
+    Each hand remembers up to ``_OWN_HISTORY`` positions in its own rows; one that needs more moves to
+    the batch's spill pool (rows long enough for any hand), so the batch never grows every hand's rows.
+    ``advance_learner`` is the vector env's whole step in one compiled pass.
     """
 
     UNIT = "hand"
