@@ -1,20 +1,27 @@
 """Our ``mcts`` against OpenSpiel's own ``MCTSBot`` in Knorri, side by side on the same deals, on one core.
 
-For each deal (seeds from ``--seed``) the same seat is played once by ``mcts:iters=N``
-and once by ``MCTSBot(max_simulations=N)`` with OpenSpiel's ``RandomRolloutEvaluator``
-(one random rollout per leaf) through ``rl.openspiel_game``; the other seats are
-``greedy`` both times. Reported: mean score per hand of that seat with a 95% interval,
-the paired difference, and CPU ms per decision of each. MCTSBot searches cloned true
-states, so it sees the stock order in phase 1 (phase 2 is public in Knorri): it plays
-with perfect information, our ``mcts`` without.
+For each deal (seeds from ``--seed``) one seat, rotated over the deals (deal i: seat
+i mod seats), is played once by ``mcts:iters=N`` (its defaults otherwise) and once by
+``MCTSBot(max_simulations=N)`` with OpenSpiel's ``RandomRolloutEvaluator`` (one random
+rollout per leaf) through ``rl.openspiel_game``; the other seats are ``--opponents``
+(``greedy`` by default) both times, reseeded alike. Reported: mean score per hand of that
+seat with a 95% interval, the paired difference, and CPU ms per decision of each. MCTSBot's
+default ``uct_c=2`` on raw scores is our ``c=0.4`` on scores scaled to [0, 1] at 3 seats
+(the span of a 3-seat score is 5). MCTSBot searches cloned true states, so it sees the
+stock order in phase 1 (phase 2 is public in Knorri): it plays with perfect information,
+our ``mcts`` without. The table is rewritten to ``--out`` after every deal, so a run cut
+short keeps what it played.
 
-    python -m experiments.bench_openspiel_mcts --seats 3 --sims 200 --budget 480
+    python -m experiments.bench_openspiel_mcts --seats 3 --sims 200 --deals 120 --budget 0 \
+        --out experiments/results/openspiel_mcts.md
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -26,25 +33,26 @@ from sim.knorri.reference import KnorriHand
 from sim.rng import agent_seed, derive_seed
 
 
-def play(n_seats: int, seed: int, seat: int, choose, others) -> tuple[float, list[float]]:
+def play(n_seats: int, seed: int, seat: int, choose, others) -> tuple[float, list[float], list[bool]]:
     """Play the hand dealt from ``seed`` through OpenSpiel; ``choose(state)`` decides for ``seat``. Returns the
-    seat's score and the CPU seconds of each of its decisions."""
+    seat's score, the CPU seconds of each of its decisions and whether each had more than one legal action."""
     state = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": n_seats}).new_initial_state()
     for byte in seed.to_bytes(openspiel_game.SEED_BYTES, "big"):
         state.apply_action(byte)
     for other, agent in others.items():
         agent.reset(other, n_seats, agent_seed(seed, other))
-    times = []
+    times, choices = [], []
     while not state.is_terminal():
         mover = state.current_player()
         if mover == seat:
+            choices.append(len(state.legal_actions()) > 1)
             start = time.process_time()
             action = choose(state)
             times.append(time.process_time() - start)
         else:
             action = others[mover].act(state.game.observation(mover), state.legal_actions())
         state.apply_action(int(action))
-    return state.returns()[seat], times
+    return state.returns()[seat], times, choices
 
 
 def interval(values: list[float]) -> str:
@@ -54,54 +62,90 @@ def interval(values: list[float]) -> str:
     return f"{a.mean():+.2f} ± {half:.2f}"
 
 
+AGENTS = ("mcts", "MCTSBot")
+
+
+def table(args: argparse.Namespace, scores: dict[str, list[float]], times: dict[str, list[float]],
+          choices: dict[str, list[bool]]) -> str:
+    """The comparison as Markdown: the setup, then one row per agent and the paired difference."""
+    deals = len(scores[args.agents[0]])
+    lines = [f"Knorri, {args.seats} seats, the seat rotated over the deals, against {args.opponents} in the other "
+             f"seats, {args.sims} simulations per decision, {deals} deals (each played by {' and '.join(args.agents)}"
+             f"; deal seeds derived from {args.seed}), one core, CPU time",
+             "", "| agent | mean score per hand (95% CI) | CPU ms per decision | CPU ms per decision with a choice "
+             "| decisions (with a choice) |", "|---|---|---|---|---|"]
+    for name in args.agents:
+        spent, chosen = np.asarray(times[name]), np.asarray(choices[name], dtype=bool)
+        lines.append(f"| {name} | {interval(scores[name])} | {1000 * spent.mean():.1f} "
+                     f"| {1000 * spent[chosen].mean():.1f} | {len(spent):,} ({int(chosen.sum()):,}) |")
+    if len(args.agents) == 2:
+        diff = [a - b for a, b in zip(scores["mcts"], scores["MCTSBot"], strict=True)]
+        lines.append(f"| mcts - MCTSBot (paired) | {interval(diff)} | | | |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
-    """Play deals until the CPU budget is spent and print the table."""
+    """Play deals until ``--deals`` are played or the CPU budget is spent, and print (and save) the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=3)
     parser.add_argument("--sims", type=int, default=200)
-    parser.add_argument("--budget", type=float, default=480.0, help="CPU seconds to spend (both sides)")
+    parser.add_argument("--deals", type=int, default=0, help="deals to play (0: until the budget is spent)")
+    parser.add_argument("--budget", type=float, default=480.0, help="CPU seconds to spend (both sides; 0: no limit)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--uct-c", type=float, default=2.0)
+    parser.add_argument("--opponents", default="greedy", help="agent spec of every other seat")
+    parser.add_argument("--agents", default=",".join(AGENTS),
+                        help="which of mcts,MCTSBot play each deal (one alone replays its side, e.g. to time it)")
+    parser.add_argument("--out", type=Path, default=None, help="Markdown file the table is written to")
     args = parser.parse_args()
-    n, seat = args.seats, 0
+    if args.deals <= 0 and args.budget <= 0:
+        parser.error("give --deals or --budget (or both) above 0")
+    args.agents = tuple(name for name in AGENTS if name in args.agents.split(","))
+    if not args.agents:
+        parser.error(f"--agents names one or both of {', '.join(AGENTS)}")
+    n = args.seats
     ours = make_agent(f"mcts:iters={args.sims}", game="knorri")
     rng = np.random.RandomState(args.seed)
     game = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": n})
     bot = openspiel_mcts.MCTSBot(game, uct_c=args.uct_c, max_simulations=args.sims,
                                  evaluator=openspiel_mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
-    others = {s: make_agent("greedy", game="knorri") for s in range(n) if s != seat}
-    scores: dict[str, list[float]] = {"mcts": [], "MCTSBot": []}
-    times: dict[str, list[float]] = {"mcts": [], "MCTSBot": []}
+    scores: dict[str, list[float]] = {name: [] for name in AGENTS}
+    times: dict[str, list[float]] = {name: [] for name in AGENTS}
+    choices: dict[str, list[bool]] = {name: [] for name in AGENTS}
     warm = derive_seed(args.seed + 1, 0)  # compile our search before timing it
-    ours.reset(seat, n, agent_seed(warm, seat))
-    play(n, warm, seat, lambda state: ours.act(state.game.observation(seat), state.legal_actions()), others)
+    ours.reset(0, n, agent_seed(warm, 0))
+    play(n, warm, 0, lambda state: ours.act(state.game.observation(0), state.legal_actions()),
+         {s: make_agent(args.opponents, game="knorri") for s in range(1, n)})
     start = time.process_time()
     deal = 0
-    while time.process_time() - start < args.budget:
+    played = 0
+    while (args.budget <= 0 or time.process_time() - start < args.budget) and \
+            (args.deals <= 0 or played < args.deals):
         seed = derive_seed(args.seed, deal)
         deal += 1
         if KnorriHand.from_seed(n, seed, 0).done:
             continue
-
+        seat = played % n
+        played += 1
+        others = {s: make_agent(args.opponents, game="knorri") for s in range(n) if s != seat}
         ours.reset(seat, n, agent_seed(seed, seat))
 
-        def our_choice(state):
+        def our_choice(state, seat=seat):
             return ours.act(state.game.observation(seat), state.legal_actions())
 
         for name, choose in (("mcts", our_choice), ("MCTSBot", bot.step)):
-            score, spent = play(n, seed, seat, choose, others)
-            scores[name].append(score)
-            times[name].extend(spent)
-        print(f"deal {len(scores['mcts'])}: mcts {scores['mcts'][-1]:+.0f}, MCTSBot {scores['MCTSBot'][-1]:+.0f}",
+            if name in args.agents:
+                score, spent, chose = play(n, seed, seat, choose, others)
+                scores[name].append(score)
+                times[name].extend(spent)
+                choices[name].extend(chose)
+        print(f"deal {played} (seat {seat}): " + ", ".join(f"{name} {scores[name][-1]:+.0f}" for name in args.agents),
               flush=True)
-    diff = [a - b for a, b in zip(scores["mcts"], scores["MCTSBot"], strict=True)]
-    print(f"\nKnorri, {n} seats, seat {seat} against greedy, {args.sims} simulations per decision, "
-          f"{len(diff)} deals (each played by both), one core")
-    print("| agent | mean score per hand (95% CI) | CPU ms per decision | decisions |")
-    print("|---|---|---|---|")
-    for name in ("mcts", "MCTSBot"):
-        print(f"| {name} | {interval(scores[name])} | {1000 * np.mean(times[name]):.1f} | {len(times[name])} |")
-    print(f"| mcts - MCTSBot (paired) | {interval(diff)} | | |")
+        if args.out is not None and played > 1:
+            text = table(args, scores, times, choices) + f"\nLoad average at the last deal: {os.getloadavg()[0]:.2f}\n"
+            args.out.write_text(text)
+    print()
+    print(table(args, scores, times, choices))
 
 
 if __name__ == "__main__":

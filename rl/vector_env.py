@@ -66,61 +66,73 @@ class BatchVectorEnv(VectorEnv):
         self.match_seeds = self._seeds.take(self.num_envs)
         self.batch = self.setup.facts.new_batch(self.setup.n_seats, derive_seeds(self.match_seeds, 0),
                                                 self.setup.options)
-        info = self._advance_new()
-        return self._observe(), info
+        self._policy_ids = self.batch.policy_ids(self.policies, self.seat)
+        self._every_slot = np.arange(self.num_envs, dtype=np.int64)
+        self._mask = np.zeros((self.num_envs, self.setup.facts.num_actions), dtype=np.bool_)
+        self._done = np.zeros(self.num_envs, dtype=np.bool_)
+        observations = np.empty((self.num_envs, self.setup.facts.observation_size), dtype=np.float32)
+        info = self._advance_new(self._every_slot, observations)
+        return self._observe(observations), info
 
     def step(self, actions: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Apply one learner action per slot, play the others, reward finished deals, deal the next ones."""
         batch = self.batch
-        batch.step(np.asarray(actions, dtype=np.int64))
-        batch.play_others(self.policies, self.seat)
-        done = batch.done
+        ids = batch.action_ids(actions)
+        legal = self._mask[self._every_slot, ids] & (ids >= 0)  # the mask of the positions the learner was shown
+        if not legal.all():
+            batch.raise_illegal(int(np.argmin(legal)), actions)
+        observations = np.empty((self.num_envs, self.setup.facts.observation_size), dtype=np.float32)
+        batch.advance_learner(self._every_slot, ids, self._policy_ids, self.seat, observations, self._mask,
+                              self._done)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         info: dict[str, Any] = {}
-        if done.any():
-            scores = batch.scores
-            rewards[done] = scores[done, self.seat]
-            reasons = batch.end_reason_code
-            cut = np.zeros(self.num_envs, dtype=np.bool_)
-            for code in self.setup.facts.cut_off_codes:
-                cut |= reasons == code
-            cut &= done
-            truncated[:] = cut
-            terminated[:] = done & ~cut
-            info["final_scores"] = np.where(done[:, None], scores, 0)
-            info["_final_scores"] = done
-            info["final_match_seed"] = np.where(done, self.match_seeds, 0).astype(np.uint64)
-            where = np.flatnonzero(done)
+        where = np.flatnonzero(self._done)
+        if len(where):
+            scores, reasons = batch.outcome(where)
+            rewards[where] = scores[:, self.seat]
+            cut = np.isin(reasons, self.setup.facts.cut_off_codes)
+            truncated[where] = cut
+            terminated[where] = ~cut
+            final_scores = np.zeros((self.num_envs, self.setup.n_seats), dtype=np.int64)
+            final_scores[where] = scores
+            final_seeds = np.zeros(self.num_envs, dtype=np.uint64)
+            final_seeds[where] = self.match_seeds[where]
+            info["final_scores"] = final_scores
+            info["_final_scores"] = self._done.copy()
+            info["final_match_seed"] = final_seeds
             self._deal(where)
-            info.update(self._advance_new())
-        return self._observe(), rewards, terminated, truncated, info
+            info.update(self._advance_new(where, observations))
+        return self._observe(observations), rewards, terminated, truncated, info
 
     def _deal(self, where: np.ndarray) -> None:
         seeds = self._seeds.take(len(where))
         self.match_seeds[where] = seeds
         self.batch.restart(where, derive_seeds(seeds, 0))
 
-    def _advance_new(self) -> dict[str, Any]:
-        """Play the others up to the learner's first turn in fresh deals, replacing those that end before it."""
+    def _advance_new(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """Play the others up to the learner's first turn in the fresh deals at ``rows`` (writing their rows of
+        ``observations``), replacing those that end before it."""
         skipped_seeds, skipped_scores = [], []
         while True:
-            self.batch.play_others(self.policies, self.seat)
-            ended = np.flatnonzero(self.batch.done)
-            if len(ended) == 0:
+            self.batch.advance_learner(rows, None, self._policy_ids, self.seat, observations, self._mask, self._done)
+            rows = rows[self._done[rows]]
+            if len(rows) == 0:
                 break
-            skipped_seeds.append(self.match_seeds[ended].copy())
-            skipped_scores.append(self.batch.scores[ended])
-            self._deal(ended)
+            skipped_seeds.append(self.match_seeds[rows].copy())
+            skipped_scores.append(self.batch.outcome(rows)[0])
+            self._deal(rows)
         info: dict[str, Any] = {"match_seed": self.match_seeds.copy()}
         if skipped_seeds:
             info["skipped_match_seeds"] = np.concatenate(skipped_seeds)
             info["skipped_scores"] = np.concatenate(skipped_scores)
         return info
 
-    def _observe(self) -> dict[str, np.ndarray]:
-        return {"observation": self.batch.observation_tensor(), "action_mask": self.batch.legal_mask().view(np.int8)}
+    def _observe(self, observations: np.ndarray) -> dict[str, np.ndarray]:
+        """The learner's view: ``observations`` (a fresh array each step) and a copy of the legal mask as int8 (the
+        env keeps its own to check the next actions against)."""
+        return {"observation": observations, "action_mask": self._mask.view(np.int8).copy()}
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""

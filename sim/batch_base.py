@@ -215,27 +215,32 @@ class CompiledBatch:
         The whole batch is checked first: one illegal action raises ``IllegalActionError``
         naming the batch index, seat and action, and then nothing in the batch has changed.
         """
+        ids = self.action_ids(actions)
+        bad = self._first_illegal(ids)
+        if bad >= 0:
+            self.raise_illegal(bad, actions)
+        self._apply(ids)
+
+    def action_ids(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """``int64[B]``: one action id per entry, -1 for ids out of range (never wrapped round); a
+        ``GameInputError`` unless ``actions`` is one integer per entry."""
         actions = np.asarray(actions)
         if actions.shape != (len(self),) or (actions.size and actions.dtype.kind not in "iu"):
             raise GameInputError(f"step needs one integer action per {self.UNIT}: shape ({len(self)},), "
                                  f"got {actions.shape} {actions.dtype}")
-        ids = np.where((actions < 0) | (actions >= self.NUM_ACTIONS), -1, actions).astype(np.int64)  # no wrap-around
-        bad = self._first_illegal(ids)
-        if bad >= 0:
-            seat = int(self._ints[bad, self.I_TO_MOVE])
-            legal = np.flatnonzero(self.legal_mask()[bad]).tolist()
-            error = IllegalActionError(seat, int(actions[bad]), legal, who=f"batch index {bad}")
-            error.batch_index = bad
-            raise error
-        self._apply(ids)
+        return np.where((actions < 0) | (actions >= self.NUM_ACTIONS), -1, actions).astype(np.int64)
 
-    def play_others(self, policies: Mapping[int, str] | Sequence[str], seat: int) -> None:
-        """Let every seat but ``seat`` play by its compiled policy until ``seat`` is to move or the entry is over.
+    def raise_illegal(self, bad: int, actions: Sequence[int] | np.ndarray) -> None:
+        """Raise the ``IllegalActionError`` for entry ``bad``'s action in ``actions`` (its seat, action, legal ids)."""
+        seat = int(self._ints[bad, self.I_TO_MOVE])
+        legal = np.flatnonzero(self.legal_mask(np.array([bad]))[0]).tolist()
+        error = IllegalActionError(seat, int(np.asarray(actions)[bad]), legal, who=f"batch index {bad}")
+        error.batch_index = bad
+        raise error
 
-        ``policies[s]`` names seat s's policy (one of ``POLICIES``; ``seat``'s own is ignored). Random
-        policies draw from the seats' own streams, as ``RandomAgent`` reset with ``agent_seed(seed, s)``
-        does, so an entry with a learner at ``seat`` is the runner's game with that agent there.
-        """
+    def policy_ids(self, policies: Mapping[int, str] | Sequence[str], seat: int) -> np.ndarray:
+        """``int64[n_seats]``: the compiled policy id of every seat but ``seat`` (whose entry is 0), by name
+        (``policies[s]``, one of ``POLICIES``); a ``GameInputError`` for a name without one."""
         ids = np.zeros(self.n_seats, dtype=np.int64)
         for other in range(self.n_seats):
             if other != seat:
@@ -244,12 +249,50 @@ class CompiledBatch:
                     raise GameInputError(f"no compiled policy {name!r} for seat {other}: the compiled policies "
                                          f"are {', '.join(self.POLICIES)}")
                 ids[other] = self.POLICIES[name]
+        return ids
+
+    def play_others(self, policies: Mapping[int, str] | Sequence[str], seat: int) -> None:
+        """Let every seat but ``seat`` play by its compiled policy until ``seat`` is to move or the entry is over.
+
+        ``policies[s]`` names seat s's policy (one of ``POLICIES``; ``seat``'s own is ignored). Random
+        policies draw from the seats' own streams, as ``RandomAgent`` reset with ``agent_seed(seed, s)``
+        does, so an entry with a learner at ``seat`` is the runner's game with that agent there.
+        """
+        self._play_others_by_id(self.policy_ids(policies, seat), seat)
+
+    def _play_others_by_id(self, ids: np.ndarray, seat: int) -> None:
+        """``play_others`` with the policies as ``policy_ids`` gives them."""
         while True:
             self._prepare_step()
             self._play_others(ids, int(seat))
             waiting = (self._ints[:, self.I_END_REASON] < 0) & (self._ints[:, self.I_TO_MOVE] != seat)
             if not waiting.any():
                 return
+
+    def advance_learner(self, rows: np.ndarray, ids: np.ndarray | None, policies: np.ndarray, seat: int,
+                        observations: np.ndarray, masks: np.ndarray, done: np.ndarray) -> None:
+        """A learner's step in the entries ``rows`` (int64, ascending): apply ``ids`` (every entry's action id,
+        already checked legal; None: no learner move, as after a fresh deal), let the other seats play
+        ``policies`` (``policy_ids``) to ``seat``'s next turn, then write row b of ``observations`` (float32),
+        ``masks`` (bool) and ``done`` for each entry b of ``rows``. ``ids`` is given only with every entry in
+        ``rows``. A game may do it all in one compiled pass (``KnorriBatch``); this is the plain sequence."""
+        if ids is not None:
+            self._apply(ids)
+        self._play_others_by_id(policies, seat)
+        if len(rows) == len(self):
+            self.observe_kernel(self._cards, self._ints, observations)
+            self.legal_mask_kernel(self._cards, self._ints, masks, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
+            done[:] = self.done
+        else:
+            observations[rows] = self.observation_tensor(rows)
+            masks[rows] = self.legal_mask(rows)
+            done[rows] = self.done[rows]
+
+    def outcome(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The entries ``rows``' scores (``int64[k, n_seats]``) and end reason codes (``int8[k]``), read for those
+        rows alone (cheaper than ``scores`` and ``end_reason_code`` when few entries ended)."""
+        ints = self._ints[rows]
+        return ints[:, self.I_SCORE:self.I_SCORE + self.n_seats], ints[:, self.I_END_REASON].astype(np.int8)
 
     def restart(self, where: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
         """Deal fresh entries at the indices ``where`` from ``seeds`` (as ``from_seeds`` deals them): autoreset."""

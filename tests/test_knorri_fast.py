@@ -12,6 +12,7 @@ from conftest import DATA
 from agents.base import RandomAgent
 from experiments.cli import main
 from sim.errors import GameInputError, IllegalActionError
+from sim.knorri import batch as batch_module
 from sim.knorri import fast_history
 from sim.knorri.batch import (
     END_REASONS,
@@ -109,6 +110,16 @@ def _assert_same_as_reference(batch, refs, where):
 
 @pytest.mark.parametrize("n_seats", [3, 4, 5, 6])
 def test_batch_steps_in_lockstep_with_the_reference(n_seats):
+    _step_in_lockstep_with_the_reference(n_seats)
+
+
+def test_hands_that_outgrow_their_own_history_rows_play_on_exactly_from_the_spill_pool(monkeypatch):
+    monkeypatch.setattr(batch_module, "_OWN_HISTORY", 4)  # nearly every hand outgrows its own rows
+    batch = _step_in_lockstep_with_the_reference(4)
+    assert (batch._spill >= 0).sum() >= 2 and len(batch._spill_keys) >= 2
+
+
+def _step_in_lockstep_with_the_reference(n_seats):
     seeds = list(range(40, 48))
     refs = [KnorriHand.from_seed(n_seats, seed, seed % n_seats) for seed in seeds]
     batch = KnorriBatch.from_seeds(n_seats, seeds, [seed % n_seats for seed in seeds])
@@ -140,6 +151,7 @@ def test_batch_steps_in_lockstep_with_the_reference(n_seats):
     before = batch.scores
     batch.step(np.zeros(len(seeds), dtype=np.int64))  # finished hands ignore their entries
     np.testing.assert_array_equal(batch.scores, before)
+    return batch
 
 
 

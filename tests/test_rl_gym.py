@@ -15,8 +15,9 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from rl.games import deal_seed  # noqa: E402
 from rl.gym_env import SingleSeatEnv  # noqa: E402
 from rl.vector_env import BatchVectorEnv  # noqa: E402
-from sim.errors import GameInputError  # noqa: E402
+from sim.errors import GameInputError, IllegalActionError  # noqa: E402
 from sim.games import adapter  # noqa: E402
+from sim.knorri import batch as knorri_batch  # noqa: E402
 from sim.rng import SplitMix64, agent_seed  # noqa: E402
 
 
@@ -60,6 +61,8 @@ def random_learner_episodes(game, n_seats, seat, steps, options):
     note(info)
     streams = [stream(s) for s in info["match_seed"]]
     for _ in range(steps):
+        np.testing.assert_array_equal(observation["observation"], env.batch.observation_tensor())
+        np.testing.assert_array_equal(observation["action_mask"], env.batch.legal_mask())
         legal = [np.flatnonzero(row).tolist() for row in observation["action_mask"]]
         actions = np.array([streams[b].choice(legal[b]) for b in range(env.num_envs)])
         observation, rewards, terminated, truncated, info = env.step(actions)
@@ -82,6 +85,32 @@ def test_vector_env_episodes_score_as_the_runner_when_the_learner_plays_random(g
     assert len(seeds) >= 8
     columns = adapter(game).play_matches(n_seats, seeds, [["random"] * n_seats] * len(seeds), 1, options=options)
     assert columns.hands["score"].tolist() == [finished[s] for s in seeds]
+
+
+def test_vector_env_scores_as_the_runner_when_its_hands_outgrow_their_own_history_rows(monkeypatch):
+    monkeypatch.setattr(knorri_batch, "_OWN_HISTORY", 4)  # nearly every hand moves to the spill pool
+    finished, _ = random_learner_episodes("knorri", 4, 2, 80, None)
+    seeds = sorted(finished)
+    columns = adapter("knorri").play_matches(4, seeds, [["random"] * 4] * len(seeds), 1)
+    assert columns.hands["score"].tolist() == [finished[s] for s in seeds]
+
+
+def test_vector_env_refuses_an_illegal_action_and_changes_nothing():
+    env = BatchVectorEnv("knorri", num_envs=6, n_seats=4, seat=1, opponents="random")
+    observation, _ = env.reset(seed=3)
+    for _ in range(20):
+        observation, *_ = env.step(observation["action_mask"].argmax(axis=1))
+    actions = observation["action_mask"].argmax(axis=1)
+    actions[4] = int(np.flatnonzero(observation["action_mask"][4] == 0)[0])
+    before = {name: value.copy() for name, value in vars(env.batch).items() if isinstance(value, np.ndarray)}
+    with pytest.raises(IllegalActionError, match=f"illegal action {actions[4]} by batch index 4 "):
+        env.step(actions)
+    with pytest.raises(GameInputError, match="one integer action per hand"):
+        env.step(actions[:5])
+    for name, value in before.items():
+        np.testing.assert_array_equal(value, getattr(env.batch, name), err_msg=name)
+    actions[4] = observation["action_mask"][4].argmax()
+    env.step(actions)
 
 
 def test_vector_env_truncates_exactly_the_knorri_hands_the_runner_records_as_cut_off():

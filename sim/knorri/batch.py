@@ -34,11 +34,12 @@ from sim.errors import GameInputError
 from sim.fast_bits import crc_final
 from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
-from sim.knorri.fast import init_hand
 from sim.knorri.fast_batch import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
+    batch_advance_learner,
+    batch_deal,
     batch_decide,
     batch_first_illegal,
     batch_legal_mask,
@@ -47,6 +48,7 @@ from sim.knorri.fast_batch import (
     batch_step,
 )
 from sim.knorri.fast_encode import END_REASONS, encode_hand
+from sim.knorri.fast_history import HISTORY_CAPACITY
 from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
 from sim.knorri.fast_policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.fast_state import (
@@ -64,15 +66,17 @@ from sim.knorri.fast_state import (
     NUM_INT_FIELDS,
     NUM_RNG,
     RECORD_SIZE,
-    RNG_DEAL,
-    RNG_SEAT,
 )
 from sim.knorri.reference import EndReason, KnorriHand, check_seats
-from sim.rng import GOLDEN_GAMMA, agent_seed
+from sim.rng import GOLDEN_GAMMA
 
 _MASK64 = (1 << 64) - 1
-_INITIAL_HISTORY = 64
+_OWN_HISTORY = 128
+"""Positions each hand of a batch remembers in its own rows; a hand that needs more (a few in a thousand at a time,
+with random play) moves to the batch's spill pool, whose rows hold every position a hand can remember."""
+_SPILL_HISTORY = HISTORY_CAPACITY + 1
 _NO_LOG = np.zeros((0, LOG_FIELDS), dtype=np.int64)
+_NO_ACTIONS = np.zeros(0, dtype=np.int64)
 _NO_POSITION = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                 np.zeros(0, dtype=np.uint64), np.zeros((0, RECORD_SIZE), dtype=np.uint64))
 
@@ -237,6 +241,10 @@ class KnorriBatch(CompiledBatch):
     observation holds the seat's own cards, every pile or hand (public: each card was
     seen going in), the table, the turned card, the trick in order, counts, who is out,
     scores and the phase; never the stock order.
+
+    Each hand remembers up to ``_OWN_HISTORY`` positions in its own rows; one that needs more moves to
+    the batch's spill pool (rows long enough for any hand), so the batch never grows every hand's rows.
+    ``advance_learner`` is the vector env's whole step in one compiled pass.
     """
 
     UNIT = "hand"
@@ -256,6 +264,11 @@ class KnorriBatch(CompiledBatch):
         self._cards, self._ints, self._decks, self._rngs = cards, ints, decks, rngs
         self._keys, self._records = keys, records
         self._slots = np.zeros((len(ints), 0), dtype=np.int16)  # no slot table: a batch scans its history
+        self._spill = np.full(len(ints), -1, dtype=np.int64)  # each hand's row of the spill pool, -1: its own rows
+        self._spill_keys = np.zeros((0, _SPILL_HISTORY), dtype=np.uint64)
+        self._spill_records = np.zeros((0, _SPILL_HISTORY, RECORD_SIZE), dtype=np.uint64)
+        self._free_spill: list[int] = []  # rows of the spill pool no hand holds
+        self._short = np.zeros(len(ints), dtype=np.int64)  # batch_advance_learner's list of hands short of room
         seats = set(ints[:, I_N_SEATS].tolist())
         if len(seats) > 1:
             raise GameInputError(f"every hand of a batch needs the same seat count, not {sorted(seats)}")
@@ -268,14 +281,10 @@ class KnorriBatch(CompiledBatch):
         n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
         total = len(seeds)
         cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
-        keys = np.zeros((total, _INITIAL_HISTORY), dtype=np.uint64)
-        records = np.zeros((total, _INITIAL_HISTORY, RECORD_SIZE), dtype=np.uint64)
-        no_slots = np.zeros(0, dtype=np.int16)
-        for b, seed in enumerate(seeds.tolist()):
-            rngs[b, RNG_DEAL] = seed
-            for seat in range(n_seats):
-                rngs[b, RNG_SEAT + seat] = agent_seed(seed, seat)
-            init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], no_slots, n_seats, int(first[b]))
+        keys = np.zeros((total, _OWN_HISTORY), dtype=np.uint64)
+        records = np.zeros((total, _OWN_HISTORY, RECORD_SIZE), dtype=np.uint64)
+        batch_deal(cards, ints, decks, rngs, keys, records, np.zeros((total, 0), dtype=np.int16),
+                   np.arange(total, dtype=np.int64), seeds, first, n_seats)
         return cls(cards, ints, decks, rngs, keys, records)
 
     @classmethod
@@ -283,7 +292,7 @@ class KnorriBatch(CompiledBatch):
         """A batch holding copies of reference hands as they stand (phase 2, or phase 1 if dealt from a seed)."""
         if not hands:
             raise GameInputError("from_hands needs at least one hand")
-        encoded = [encode_hand(hand, _INITIAL_HISTORY) for hand in hands]
+        encoded = [encode_hand(hand, _OWN_HISTORY) for hand in hands]
         capacity = max(len(e[4]) for e in encoded)
         keys = np.zeros((len(hands), capacity), dtype=np.uint64)
         records = np.zeros((len(hands), capacity, RECORD_SIZE), dtype=np.uint64)
@@ -317,24 +326,68 @@ class KnorriBatch(CompiledBatch):
 
     def _apply(self, ids: np.ndarray) -> None:
         self._prepare_step()
-        batch_step(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, ids)
+        batch_step(self._cards, self._ints, self._decks, self._rngs, *self._history(), self._slots, ids)
 
-    def _fresh(self, seeds: np.ndarray) -> KnorriBatch:
-        return KnorriBatch.from_seeds(self.n_seats, seeds)
+    def _history(self) -> tuple[np.ndarray, ...]:
+        """The remembered positions as the kernels take them: own rows, spill rows by hand, the spill pool."""
+        return self._keys, self._records, self._spill, self._spill_keys, self._spill_records
+
+    def restart(self, where: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
+        """Deal fresh hands at the indices ``where`` from ``seeds`` (as ``from_seeds`` deals them), in place in
+        compiled code: autoreset."""
+        where = np.asarray(where, dtype=np.int64)
+        seeds = check_seeds(seeds)
+        if len(where) != len(seeds):
+            raise GameInputError(f"restart needs one seed per index: {len(where)} indices, {len(seeds)} seeds")
+        spilled = self._spill[where]
+        self._free_spill.extend(spilled[spilled >= 0].tolist())
+        self._spill[where] = -1
+        batch_deal(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, where,
+                   seeds, np.zeros(len(where), dtype=np.int64), self.n_seats)
+
+    def advance_learner(self, rows: np.ndarray, ids: np.ndarray | None, policies: np.ndarray, seat: int,
+                        observations: np.ndarray, masks: np.ndarray, done: np.ndarray) -> None:
+        """``CompiledBatch.advance_learner`` in one compiled pass over the hands, each hand's state still in cache
+        from its learner's move to its observation (the separate kernels each walk the whole batch)."""
+        actions = _NO_ACTIONS if ids is None else ids
+        scratch = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        while True:
+            short = batch_advance_learner(self._cards, self._ints, self._decks, self._rngs, *self._history(),
+                                          self._slots, rows, actions, policies, int(seat), observations, masks, done,
+                                          self._short, scratch)
+            if short == 0:
+                return
+            rows = self._short[:short].copy()
+            self._move_to_spill(rows)  # and carry on in those hands alone
+            actions = _NO_ACTIONS
 
     def _play_others(self, policies: np.ndarray, seat: int) -> None:
-        batch_play_others(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots,
+        batch_play_others(self._cards, self._ints, self._decks, self._rngs, *self._history(), self._slots,
                           policies, seat, np.zeros(NUM_ACTIONS, dtype=np.int64))
 
     def _prepare_step(self) -> None:
-        # A step remembers at most one position per hand; grow every hand's history before it could overflow.
-        capacity = self._keys.shape[1]
-        if len(self) and int(self._ints[:, I_HIST_LEN].max()) + 1 < capacity:
-            return
-        keys = np.zeros((len(self), capacity * 2), dtype=np.uint64)
-        records = np.zeros((len(self), capacity * 2, RECORD_SIZE), dtype=np.uint64)
-        keys[:, :capacity], records[:, :capacity] = self._keys, self._records
-        self._keys, self._records = keys, records
+        # A step remembers at most one position per hand: move every hand whose own rows are full to the spill pool.
+        full = (self._ints[:, I_HIST_LEN] + 1 >= self._keys.shape[1]) & (self._spill < 0)
+        if full.any():
+            self._move_to_spill(np.flatnonzero(full))
+
+    def _move_to_spill(self, rows: np.ndarray) -> None:
+        """Give the hands ``rows`` (own rows full) rows of the spill pool, their remembered positions copied there."""
+        needed = len(rows) - len(self._free_spill)
+        if needed > 0:  # grow the pool to at least twice its size
+            size = len(self._spill_keys)
+            grown = max(2 * size, size + needed, 8)
+            keys = np.zeros((grown, _SPILL_HISTORY), dtype=np.uint64)
+            records = np.zeros((grown, _SPILL_HISTORY, RECORD_SIZE), dtype=np.uint64)
+            keys[:size], records[:size] = self._spill_keys, self._spill_records
+            self._spill_keys, self._spill_records = keys, records
+            self._free_spill.extend(range(size, grown))
+        own = self._keys.shape[1]
+        for b in rows.tolist():
+            row = self._free_spill.pop()
+            self._spill_keys[row, :own] = self._keys[b]
+            self._spill_records[row, :own] = self._records[b]
+            self._spill[b] = row
 
 
 __all__ = [

@@ -10,10 +10,10 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import U64, mark_cards, popcount
+from sim.fast_bits import U64, agent_seed, mark_cards, popcount
 from sim.knorri import fast_policies
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
-from sim.knorri.fast import apply_action, is_legal, legal_actions
+from sim.knorri.fast import apply_action, init_hand, is_legal, legal_actions
 from sim.knorri.fast_policies import decide
 from sim.knorri.fast_state import (
     C_CANDIDATES,
@@ -33,6 +33,8 @@ from sim.knorri.fast_state import (
     I_TRICK_LEN,
     I_TURN,
     I_TURNED,
+    RNG_DEAL,
+    RNG_SEAT,
     plays_in_trick,
     trick_card,
 )
@@ -79,14 +81,21 @@ O_PHASE, O_OPENING, O_PLAYS, O_NEEDED = _AT["phase"], _AT["opening"], _AT["plays
 O_RUN, O_STOCK, O_ACTIONS = _AT["run_cards_in_trick"], _AT["stock_left"], _AT["phase2_actions"]
 
 
+@njit(**config.INLINED_KERNEL)
+def _mask_row(cards_row, ints_row, mask_row, legal):
+    """``mask_row[a]`` = whether action a is legal in the hand (all False once it is done)."""
+    for a in range(mask_row.shape[0]):
+        mask_row[a] = False
+    count = legal_actions(cards_row, ints_row, legal)
+    for i in range(count):
+        mask_row[legal[i]] = True
+
+
 @njit(**config.STEP_KERNEL)
 def batch_legal_mask(cards, ints, mask, legal):
     """``mask[b, a]`` = whether action a is legal in hand b (all False once a hand is done); ``legal``: int64[65]."""
-    mask[:] = False
     for b in range(ints.shape[0]):
-        count = legal_actions(cards[b], ints[b], legal)
-        for i in range(count):
-            mask[b, legal[i]] = True
+        _mask_row(cards[b], ints[b], mask[b], legal)
 
 
 @njit(**config.STEP_KERNEL)
@@ -100,12 +109,23 @@ def batch_first_illegal(cards, ints, actions, scratch):
     return -1
 
 
+@njit(**config.INLINED_KERNEL)
+def _history(keys, records, spill, spill_keys, spill_records, b):
+    """Hand b's remembered positions: its own rows of ``keys``/``records``, or, once it outgrew them, its row
+    ``spill[b]`` of the spill pool (room for every position a hand can remember; -1: none)."""
+    row = spill[b]
+    if row >= 0:
+        return spill_keys[row], spill_records[row]
+    return keys[b], records[b]
+
+
 @njit(**config.STEP_KERNEL)
-def batch_step(cards, ints, decks, rngs, keys, records, slots, actions):
+def batch_step(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, actions):
     """Apply ``actions[b]`` to every hand b not yet done (the caller has checked them all)."""
     for b in range(ints.shape[0]):
         if ints[b, I_END_REASON] < 0:
-            apply_action(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], actions[b])
+            hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
+            apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], actions[b])
 
 
 @njit(**config.KERNEL)
@@ -121,62 +141,126 @@ def batch_decide(cards, ints, rngs, policies, out):
 
 
 @njit(**config.STEP_KERNEL)
-def batch_play_others(cards, ints, decks, rngs, keys, records, slots, policies, seat, legal):
+def batch_play_others(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, policies,
+                      seat, legal):
     """In every hand, let each seat but ``seat`` take compiled policy ``policies[s]``'s choices until ``seat`` is to
-    move or the hand is over. A hand whose remembered positions would overflow ``keys`` stops early (the caller
-    grows the history and calls again); ``legal``: int64[65] scratch."""
-    capacity = keys.shape[1]
+    move or the hand is over. A hand whose remembered positions would overflow its rows stops early (the caller
+    moves it to the spill pool and calls again); ``legal``: int64[65] scratch."""
     for b in range(ints.shape[0]):
-        while ints[b, I_END_REASON] < 0 and ints[b, I_TO_MOVE] != seat and ints[b, I_HIST_LEN] + 1 < capacity:
-            mover = ints[b, I_TO_MOVE]
-            action = decide(policies[mover], mover, cards[b], ints[b], rngs[b], legal)
-            apply_action(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], action)
+        _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, policies,
+                        seat, legal, b)
+
+
+@njit(**config.INLINED_KERNEL)
+def _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, policies,
+                    seat, legal, b):
+    """``batch_play_others`` in hand b alone; whether the hand is left short of room for one more position."""
+    hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
+    capacity = hand_keys.shape[0]
+    while ints[b, I_END_REASON] < 0 and ints[b, I_TO_MOVE] != seat and ints[b, I_HIST_LEN] + 1 < capacity:
+        mover = ints[b, I_TO_MOVE]
+        action = decide(policies[mover], mover, cards[b], ints[b], rngs[b], legal)
+        apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], action)
+    return ints[b, I_END_REASON] < 0 and ints[b, I_HIST_LEN] + 1 >= capacity
+
+
+@njit(**config.STEP_KERNEL)
+def batch_advance_learner(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, rows,
+                          actions, policies, seat, observations, masks, done, short, legal):
+    """The vector env's step in one pass over the hands ``rows``, each hand's state still in cache from one stage
+    to the next: apply ``actions[b]`` (checked legal by the caller; none when ``actions`` is empty), let the other
+    seats play ``policies`` to ``seat``'s next turn (as ``batch_play_others``), and write ``observations[b]``,
+    ``masks[b]`` and ``done[b]``. Every caller leaves each hand room for one more position, so the learner's
+    action always fits. Returns how many hands are left short of room (stopped before ``seat``'s turn, or at it
+    with a full history), listed first in ``short``: the caller moves them to the spill pool and calls again for
+    them alone, without actions."""
+    count = 0
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        if actions.shape[0] > 0 and ints[b, I_END_REASON] < 0:
+            hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
+            apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], actions[b])
+        if _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots,
+                           policies, seat, legal, b):
+            short[count] = b
+            count += 1
+        done[b] = ints[b, I_END_REASON] >= 0
+        _observe_row(cards[b], ints[b], observations[b])
+        _mask_row(cards[b], ints[b], masks[b], legal)
+    return count
+
+
+@njit(**config.STEP_KERNEL)
+def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, first_seats, n_seats):
+    """Deal hand ``rows[i]`` afresh from ``seeds[i]`` with first seat ``first_seats[i]``, as ``KnorriHand.from_seed``
+    deals it, into its own history rows (the caller has taken it out of the spill pool): its streams reseeded (seat
+    s's is ``agent_seed(seed, s)``, as ``RandomAgent``'s), phase 1 played up to the first choice. Remembered
+    positions past the history's new length are left as they were: they are never read."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        for k in range(rngs.shape[1]):
+            rngs[b, k] = U64(0)
+        rngs[b, RNG_DEAL] = seeds[i]
+        for s in range(n_seats):
+            rngs[b, RNG_SEAT + s] = agent_seed(seeds[i], s)
+        for k in range(decks.shape[1]):
+            decks[b, k] = 0
+        init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], n_seats, first_seats[i])
 
 
 @njit(**config.STEP_KERNEL)
 def batch_observe(cards, ints, out):
     """Write each hand's observation from its acting seat's point of view (zeros once done)."""
-    out[:] = 0.0
     for b in range(ints.shape[0]):
-        row_c = cards[b]
-        row_i = ints[b]
-        seat = row_i[I_TO_MOVE]
-        if row_i[I_END_REASON] >= 0 or seat < 0:
-            continue
-        o = out[b]
-        n = row_i[I_N_SEATS]
-        phase = row_i[I_PHASE]
-        for k in range(n):
-            other = (seat + k) % n
-            hand = row_c[C_HAND + other]
-            if k == 0:
-                mark_cards(o, O_OWN, hand)
-            else:
-                mark_cards(o, O_OTHERS + (k - 1) * 52, hand)
-            o[O_COUNTS + k] = popcount(hand)
-            o[O_OUT + k] = 1.0 if phase == 2 and hand == 0 else 0.0
-            o[O_PRESENT + k] = 1.0
-            o[O_SCORES + k] = row_i[I_SCORE + other]
-        o[O_PHASE + phase - 1] = 1.0
-        if phase == 1:
-            mark_cards(o, O_TABLE, row_c[C_TABLE])
-            if row_c[C_CANDIDATES] != U64(0):
-                o[O_TURNED + row_i[I_TURNED]] = 1.0
-            o[O_STOCK] = STOCK_SIZE - row_i[I_TURN]
-            o[O_NEEDED] = n
-            continue
-        length = row_i[I_TRICK_LEN]
-        for i in range(length):
-            card = trick_card(row_c, i)
-            o[O_TRICK + card] = 1.0
-            o[O_ORDER + i] = card + 1
-        if length > 0:
-            o[O_TOP + trick_card(row_c, length - 1)] = 1.0
-            o[O_BOTTOM + trick_card(row_c, 0)] = 1.0
-            o[O_NEEDED] = row_i[I_NEEDED]
+        _observe_row(cards[b], ints[b], out[b])
+
+
+@njit(**config.INLINED_KERNEL)
+def _observe_row(row_c, row_i, o):
+    """Write one hand's observation into ``o`` (every entry: zeros once done), seats counted from the acting one."""
+    for i in range(o.shape[0]):
+        o[i] = 0.0
+    seat = row_i[I_TO_MOVE]
+    if row_i[I_END_REASON] < 0 and seat >= 0:
+        _observe_playing(row_c, row_i, o, seat)
+
+
+@njit(**config.INLINED_KERNEL)
+def _observe_playing(row_c, row_i, o, seat):
+    """The non-zero entries of a hand's observation while it is playing (``o`` is zero)."""
+    n = row_i[I_N_SEATS]
+    phase = row_i[I_PHASE]
+    for k in range(n):
+        other = (seat + k) % n
+        hand = row_c[C_HAND + other]
+        if k == 0:
+            mark_cards(o, O_OWN, hand)
         else:
-            o[O_NEEDED] = row_i[I_HOLDING]
-        o[O_OPENING] = row_i[I_OPENING]
-        o[O_PLAYS] = plays_in_trick(row_i)
-        o[O_RUN] = row_i[I_RUN_LEFT]
-        o[O_ACTIONS] = row_i[I_PHASE2_ACTIONS]
+            mark_cards(o, O_OTHERS + (k - 1) * 52, hand)
+        o[O_COUNTS + k] = popcount(hand)
+        o[O_OUT + k] = 1.0 if phase == 2 and hand == 0 else 0.0
+        o[O_PRESENT + k] = 1.0
+        o[O_SCORES + k] = row_i[I_SCORE + other]
+    o[O_PHASE + phase - 1] = 1.0
+    if phase == 1:
+        mark_cards(o, O_TABLE, row_c[C_TABLE])
+        if row_c[C_CANDIDATES] != U64(0):
+            o[O_TURNED + row_i[I_TURNED]] = 1.0
+        o[O_STOCK] = STOCK_SIZE - row_i[I_TURN]
+        o[O_NEEDED] = n
+        return
+    length = row_i[I_TRICK_LEN]
+    for i in range(length):
+        card = trick_card(row_c, i)
+        o[O_TRICK + card] = 1.0
+        o[O_ORDER + i] = card + 1
+    if length > 0:
+        o[O_TOP + trick_card(row_c, length - 1)] = 1.0
+        o[O_BOTTOM + trick_card(row_c, 0)] = 1.0
+        o[O_NEEDED] = row_i[I_NEEDED]
+    else:
+        o[O_NEEDED] = row_i[I_HOLDING]
+    o[O_OPENING] = row_i[I_OPENING]
+    o[O_PLAYS] = plays_in_trick(row_i)
+    o[O_RUN] = row_i[I_RUN_LEFT]
+    o[O_ACTIONS] = row_i[I_PHASE2_ACTIONS]
