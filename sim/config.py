@@ -30,6 +30,7 @@ KERNEL: dict[str, bool] = {
     "fastmath": False,
     "nogil": True,
     "boundscheck": False,
+    "forceinline": False,
 }
 """Flags of every serial kernel."""
 
@@ -44,7 +45,7 @@ with atomic instructions; profiled, those took 61% of a playout's time. A kernel
 this way cannot allocate arrays: its callers hand it every buffer it needs.
 """
 
-INLINED_KERNEL: dict[str, bool | str] = {**STEP_KERNEL, "inline": "always"}
+INLINED_KERNEL: dict[str, bool | str] = {**STEP_KERNEL, "forceinline": True}
 """Flags of the small per-step kernels that the playout loop calls millions of times a second.
 
 Numba does not inline one compiled function into another by itself, and a call between
