@@ -43,6 +43,7 @@ from agents.base import make_agent, parse_spec
 from agents.fast_search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
+    ONE_SLOT,
     OPPONENT_MODELS,
     POLICY_IDS,
     RANDOM_MODEL,
@@ -260,12 +261,13 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 @njit(**config.KERNEL)
 def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng, tree, totals,
                    cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``).
 
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
     used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
+    ``look_known`` is the ``loginf`` model's scratch (``_score_choice`` shares it: both clear it before use).
     """
     size = 1 + NODES_PER_ITERATION * iters
     child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
@@ -279,7 +281,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known)
     hero = to_move(ints)
     exact = policies[hero] == GREEDY
     for s in range(models.shape[0]):
@@ -315,7 +317,7 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
     (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
      cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
      root_deck, choices, choice_totals, tree, totals, search_rng, known, legal,
-     loglik, no_evidence, models, policies, _) = work
+     loglik, no_evidence, models, policies, look_known) = work
     seat = to_move(ints)
     n_legal = legal_actions(cards, ints, legal)
     if kind == RANDOM:
@@ -343,7 +345,7 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
     else:
         action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng,
                                 tree, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+                                cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
@@ -367,7 +369,7 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
             look_known[0] = 0.0
             lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, greedy_choice,
                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                         GREEDY, rng, 0, rng, look_known)
+                                         GREEDY, rng, ONE_SLOT, rng, look_known)
     for observer in range(kinds.shape[1]):
         if observer != seat and kinds[h, observer] == MCTS and others[h, observer] == POSTERIOR:
             add_choice_evidence(loglik[observer], seat, action, n_legal, greedy_choice, lookahead, eps[h, observer])
