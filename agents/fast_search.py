@@ -98,14 +98,14 @@ class Scratch:
 
 
 # ----- kernels --------------------------------------------------------------------------------------
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _seed_streams(rng, search_rng):
     """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
     for stream in range(rng.shape[0]):
         rng[stream] = next_u64(search_rng, ONE_SLOT)
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _final_values(ints, values):
     """``values[s]``: seat s's final score scaled to [0, 1] (the worst a seat can score to the best)."""
     n = seat_count(ints)
@@ -129,7 +129,7 @@ def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policie
     _final_values(ints, values)
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
     """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
     copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
@@ -202,7 +202,7 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
     _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
             models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
@@ -240,7 +240,7 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     return True
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _select(node, c, child_start, child_count, mover, visits, totals, search_rng):
     """The child to follow: at a chance node a uniform draw; else the first one not yet tried, else the best
     UCB1 score for the seat to move."""
