@@ -43,6 +43,7 @@ from agents.base import make_agent, parse_spec
 from agents.fast_search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
+    ONE_SLOT,
     OPPONENT_MODELS,
     POLICY_IDS,
     RANDOM_MODEL,
@@ -200,7 +201,7 @@ def _log_room(hands: int) -> int:
 
 
 # ----- kernels --------------------------------------------------------------------------------------
-@njit(**config.KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_line):
     """``MCTSAgent``'s pick at the root (``agents.fast_search.most_visited`` or ``best_line``): most visits, then
     the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
@@ -220,7 +221,7 @@ def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_
     return action[best]
 
 
-@njit(**config.KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies, search_rng,
                    root_deck, choices, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
     """``MCTSAgent``'s phase-1 pick: every choice on the same sampled orders of the unseen cards, best mean wins.
@@ -257,16 +258,19 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
     return choices[best]
 
 
-@njit(**config.KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng, tree, totals,
-                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3):
+@njit(**config.PASTED_KERNEL)
+def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``).
 
+    ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
     used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
+    ``look_known`` is the ``loginf`` model's scratch (``_score_choice`` shares it: both clear it before use).
     """
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
+     cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
+     _, _, _, tree, totals, search_rng, _, _, _, _, _, _, look_known) = work
     size = 1 + NODES_PER_ITERATION * iters
     child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
     used = tree[6, :1]
@@ -279,7 +283,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known)
     hero = to_move(ints)
     exact = policies[hero] == GREEDY
     for s in range(models.shape[0]):
@@ -288,7 +292,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
     return _root_pick(child_start, child_count, action, mover, visits, totals, auto_pick and exact)
 
 
-@njit(**config.KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
     """Every scratch array a seat's decision needs, made like the hand's rows, as one tuple (see ``_decide``)."""
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
@@ -302,7 +306,7 @@ def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
             np.zeros(n_seats, dtype=np.int64), np.zeros(n_seats, dtype=np.int64), np.zeros(1 + n_seats))
 
 
-@njit(**config.KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
             cards, ints, deck, rng, keys, records, streams, work):
     """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
@@ -312,10 +316,8 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
     ``known`` slot carries a greedy playout's values from one decision to the next (cleared here
     whenever the hand leaves the greedy line), and whose ``loglik[seat]`` is the seat's evidence so far.
     """
-    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-     cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
-     root_deck, choices, choice_totals, tree, totals, search_rng, known, legal,
-     loglik, no_evidence, models, policies, _) = work
+    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, _, _, _, _, _, _, _, _,
+     root_deck, choices, choice_totals, _, _, search_rng, known, legal, loglik, no_evidence, models, policies, _) = work
     seat = to_move(ints)
     n_legal = legal_actions(cards, ints, legal)
     if kind == RANDOM:
@@ -341,15 +343,13 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
                                 search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
                                 records2, slots2, legal2, values)
     else:
-        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, search_rng,
-                                tree, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3)
+        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
 
 
-@njit(**config.KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, ints, deck, rng, keys, records, work):
     """Add ``seat``'s choice of ``action`` (before it is applied) to the evidence of every ``mcts`` seat with a
     posterior (``agents.opponent_models``); the acting greedy or ``loginf`` seat's own choice is the comparison."""
@@ -367,7 +367,7 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
             look_known[0] = 0.0
             lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, greedy_choice,
                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                         GREEDY, rng, 0, rng, look_known)
+                                         GREEDY, rng, ONE_SLOT, rng, look_known)
     for observer in range(kinds.shape[1]):
         if observer != seat and kinds[h, observer] == MCTS and others[h, observer] == POSTERIOR:
             add_choice_evidence(loglik[observer], seat, action, n_legal, greedy_choice, lookahead, eps[h, observer])

@@ -67,6 +67,10 @@ POLICY_IDS: dict[str, int] = {"greedy": GREEDY, "random": RANDOM}
 
 UNEXPANDED = -1
 
+ONE_SLOT = np.int64(0)
+"""The slot of a one-slot stream array such as ``search_rng``: an int64, not a literal 0, since numba compiles a
+separate copy of a kernel for each literal int passed to it."""
+
 MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL, RANDOM_MODEL = 0, 1, 2, 3
 OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL,
                                    "random": RANDOM_MODEL}
@@ -94,14 +98,14 @@ class Scratch:
 
 
 # ----- kernels --------------------------------------------------------------------------------------
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _seed_streams(rng, search_rng):
     """Fresh playout streams from the search's own stream (only ``random`` playouts draw from them)."""
     for stream in range(rng.shape[0]):
-        rng[stream] = next_u64(search_rng, 0)
+        rng[stream] = next_u64(search_rng, ONE_SLOT)
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _final_values(ints, values):
     """``values[s]``: seat s's final score scaled to [0, 1] (the worst a seat can score to the best)."""
     n = seat_count(ints)
@@ -125,7 +129,7 @@ def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policie
     _final_values(ints, values)
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
     """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
     copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
@@ -183,8 +187,8 @@ def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck
     n_legal = legal_actions(cards, ints, legal)
     preferred = policy_action(GREEDY, to_move(ints), legal, n_legal, cards, ints, rng)
     return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng, 0, rng,
-                            np.zeros(1 + values.shape[0]))
+                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng,
+                            ONE_SLOT, rng, np.zeros(1 + values.shape[0]))
 
 
 @njit(**config.KERNEL)
@@ -198,7 +202,7 @@ def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng,
     _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
             models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
@@ -219,7 +223,7 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
             known[0] = 0.0  # nothing carried over between nodes
             preferred = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
                                          cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                         GREEDY, rng, 0, rng, known)
+                                         GREEDY, rng, ONE_SLOT, rng, known)
         n_legal = 1
     action[first] = preferred
     at = first + 1
@@ -236,14 +240,14 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
     return True
 
 
-@njit(**config.STEP_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _select(node, c, child_start, child_count, mover, visits, totals, search_rng):
     """The child to follow: at a chance node a uniform draw; else the first one not yet tried, else the best
     UCB1 score for the seat to move."""
     first = child_start[node]
     stop = first + child_count[node]
     if mover[node] < 0:
-        return first + below(search_rng, 0, stop - first)
+        return first + below(search_rng, ONE_SLOT, stop - first)
     for child in range(first, stop):
         if visits[child] == 0:
             return child
@@ -257,29 +261,19 @@ def _select(node, c, child_start, child_count, mover, visits, totals, search_rng
     return best
 
 
-@njit(**config.KERNEL)
+@njit(**config.STEP_KERNEL)
 def uct_iterations(cards0, ints0, deck0, keys0, records0,
                    cards, ints, deck, rng, keys, records, slots, legal, values,
                    child_start, child_count, action, mover, visits, totals, used, path,
                    n_iterations, c, policies, search_rng, models,
-                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
+                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known):
     """Run ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the root).
 
     The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
     in the tree and plays ``policies[s]`` in playouts. ``totals`` has a column per seat, then one
-    holding the best value the searching seat found through each node.
+    holding the best value the searching seat found through each node. ``known`` (float64[1 + seats])
+    is scratch for the ``loginf`` model's look-ahead.
     """
-    _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
-              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policies,
-              search_rng, models, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
-              np.zeros(1 + values.shape[0]))
-
-
-@njit(**config.STEP_KERNEL)
-def _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
-              child_start, child_count, action, mover, visits, totals, used, path, n_iterations, c, policies,
-              search_rng, models, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known):
-    """``uct_iterations``' loop, compiled without numba's reference counting (it allocates nothing)."""
     n = seat_count(ints0)
     hero = to_move(ints0)
     for _ in range(n_iterations):
@@ -312,26 +306,22 @@ def _uct_loop(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, key
                 totals[visited, n] = values[hero]  # the best line found through the node, for the searching seat
 
 
-@njit(**config.KERNEL)
-def sampled_stock_iterations(cards0, ints0, deck0, keys0, records0,
+@njit(**config.STEP_KERNEL)
+def sampled_stock_iterations(cards0, ints0, sample, keys0, records0,
                              cards, ints, deck, rng, keys, records, slots, legal, values,
                              choices, seat, n_samples, policies, search_rng, totals):
     """For each of ``n_samples`` orders of the unturned cards, play every root choice out (seat s playing
-    ``policies[s]``); add ``seat``'s values."""
-    _sampled_loop(cards0, ints0, deck0.copy(), keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
-                  values, choices, seat, n_samples, policies, search_rng, totals)
+    ``policies[s]``); add ``seat``'s values.
 
-
-@njit(**config.STEP_KERNEL)
-def _sampled_loop(cards0, ints0, sample, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal, values,
-                  choices, seat, n_samples, policies, search_rng, totals):
-    """``sampled_stock_iterations``' loop over a copy of the root deck, without numba's reference counting."""
+    ``sample`` is the root's deck, reshuffled in place sample after sample (the caller's copy: the
+    root's own deck row is never changed).
+    """
     first_unseen = TABLE_SIZE + stock_turned(ints0)
     for _ in range(n_samples):
         for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only
-            j = first_unseen + below(search_rng, 0, i - first_unseen + 1)
+            j = first_unseen + below(search_rng, ONE_SLOT, i - first_unseen + 1)
             sample[i], sample[j] = sample[j], sample[i]
-        streams = next_u64(search_rng, 0)
+        streams = next_u64(search_rng, ONE_SLOT)
         for k in range(choices.shape[0]):
             copy_position(cards0, ints0, sample, keys0, records0, cards, ints, deck, keys, records, slots)
             rng[DEAL_STREAM] = streams
@@ -358,6 +348,7 @@ class TreeSearch:
         self.path = np.zeros(capacity + 1, dtype=np.int64)
         self.scratch = Scratch()
         self.lookahead = Scratch()
+        self.known = np.zeros(n_seats + 1, dtype=np.float64)  # the loginf model's scratch
 
     def start(self, rows: tuple[np.ndarray, ...]) -> None:
         """Forget the last tree and root the next one at ``rows`` (from ``compiled.position_rows``)."""
@@ -376,7 +367,7 @@ class TreeSearch:
         uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
                        self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,
                        per_seat(policies, n), search_rng, per_seat(models, n), *self.lookahead.state_rows(),
-                       self.lookahead.legal)
+                       self.lookahead.legal, self.known)
 
     def root_children(self) -> list[tuple[int, int, float, float]]:
         """``(action, visits, mean value, best line's value)`` for the seat to move of every root child, greedy's
@@ -430,8 +421,10 @@ def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat:
     """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards
     (seat s playing ``policies[s]`` in the playouts: one id for every seat, or one per seat)."""
     totals = np.zeros(len(choices), dtype=np.float64)
-    sampled_stock_iterations(*rows, *scratch.rows(), np.asarray(choices, dtype=np.int64), seat, n_samples,
-                             per_seat(policies, seat_count(rows[1])), search_rng, totals)
+    cards, ints, deck, keys, records = rows
+    sampled_stock_iterations(cards, ints, deck.copy(), keys, records, *scratch.rows(),
+                             np.asarray(choices, dtype=np.int64), seat, n_samples, per_seat(policies, seat_count(ints)),
+                             search_rng, totals)
     return (totals / max(1, n_samples)).tolist()
 
 

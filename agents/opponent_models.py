@@ -34,6 +34,7 @@ from agents.fast_search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
     MAXN,
+    ONE_SLOT,
     OPPONENT_MODELS,
     RANDOM_MODEL,
     Scratch,
@@ -99,7 +100,7 @@ def observe_decisions(cards, ints, deck, rng, keys, records, slots, legal, value
                     known[0] = 0.0
                     lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal,
                                                  greedy_choice, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                                                 legal2, values, GREEDY, rng, 0, rng, known)
+                                                 legal2, values, GREEDY, rng, ONE_SLOT, rng, known)
                 add_choice_evidence(loglik, seat, action, n_legal, greedy_choice, lookahead, eps)
         apply_action(cards, ints, deck, rng, keys, records, slots, action)
 

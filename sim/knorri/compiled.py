@@ -150,7 +150,7 @@ def stock_turned(ints: np.ndarray) -> int:
     return ints[I_TURN]
 
 
-@njit(**config.INLINED_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
              records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policy: int) -> None:
     """Play the position on to the end with ``policy`` (``GREEDY``, ``RANDOM``) at every seat.
@@ -205,7 +205,7 @@ def deal_hand(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.nda
     init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat)
 
 
-@njit(**config.INLINED_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def play_to_end_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
                       records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
     """``play_to_end`` with a policy per seat: seat s plays ``policies[s]`` (``GREEDY``, ``RANDOM``).

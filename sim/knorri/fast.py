@@ -165,14 +165,14 @@ def _start_phase2(cards, ints, keys, records, slots):
             rest &= rest - ONE
     cards[C_HANDS_HASH] = zobrist
     if holding == 1:
-        finish(ints, END_OUT, next_holding(cards, ints, 0))
+        finish(ints, END_OUT, next_holding(cards, ints, np.int64(0)))
         return
     ints[I_TO_MOVE] = opener
     ints[I_OPENING] = 1
     ints[I_HIST_LEN] = 0
     key = position_key(cards, ints)
     home = home_slot(slots, key) if slots.shape[0] > 0 else np.int64(0)
-    remember(cards, ints, keys, records, slots, key, home, -1)  # with no history, the key's own slot is free
+    remember(cards, ints, keys, records, slots, key, home, np.int64(-1))  # with no history, the key's own slot is free
 
 
 @njit(**config.INLINED_KERNEL)

@@ -35,12 +35,13 @@ from sim.knorri.encoding import PICK_UP
 from sim.knorri.fast import legal_actions, phase2_choices
 from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
 
-PROTOCOL = 0
+# int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
+PROTOCOL = np.int64(0)
 """The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
-RANDOM = 1
+RANDOM = np.int64(1)
 """Uniform random: ``legal[next() % n_legal]`` from the seat's own stream, exactly as ``RandomAgent``."""
 
-GREEDY = 2
+GREEDY = np.int64(2)
 """``agents.greedy``'s heuristic, choice for choice (it draws no random numbers)."""
 
 POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM, "greedy": GREEDY}

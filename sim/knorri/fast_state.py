@@ -68,8 +68,8 @@ NUM_INT_FIELDS = I_PILE + MAX_SEATS
 
 # int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
 END_OUT, END_REPEAT, END_CAP = np.int64(0), np.int64(1), np.int64(2)
-RNG_DEAL = 0  # rng[RNG_DEAL]: the hand's own stream (decks, and the protocol's choices)
-RNG_SEAT = 1  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
+RNG_DEAL = np.int64(0)  # rng[RNG_DEAL]: the hand's own stream (decks, and the protocol's choices)
+RNG_SEAT = np.int64(1)  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + MAX_SEATS
 
 # A row of the position history, for exact repeat checks. A full row holds the position: every

@@ -64,13 +64,13 @@ END_REASONS = ("out", "repeat", "cap")
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
-# `knorri-sim run --agents random --workers 1` took 18.1 s of CPU, 1.8 s once cached).
-COMPILED_CODE: dict[str, float] = {"sim.knorri.fast_playout": 16.0}
+# `knorri-sim run --agents random --workers 1` took 16.6 s of CPU, 2.3 s once cached).
+COMPILED_CODE: dict[str, float] = {"sim.knorri.fast_playout": 14.0}
 # Built-in agents the compiled lineup kernel plays, with their parameters (agents.fast_lineup; same choices, tested).
 LINEUP_AGENTS = ("loginf", "mcts")
 # The lineup kernel, with the CPU seconds compiling it takes on first use (measured: a cold `knorri-sim run --agents
-# 'random;greedy;loginf;mcts:iters=10' --hands 8 --workers 1` against the same run cached).
-LINEUP_CODE: dict[str, float] = {"agents.fast_lineup": 71.0}
+# 'random;greedy;loginf;mcts:iters=10' --hands 8 --workers 1` took 24.5 s of CPU, 1.7 s once cached).
+LINEUP_CODE: dict[str, float] = {"agents.fast_lineup": 23.0}
 
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
