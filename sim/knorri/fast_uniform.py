@@ -1,0 +1,242 @@
+"""Uniform random phase-2 play with each hand's changing state in registers, two hands at a time (private).
+
+Most of a random hand is ordinary phase-2 actions: a play that neither empties the
+seat's hand nor completes the trick, or a pick-up. ``_step`` makes one of those with
+the fields that change (seat to move, trick length and words, the opening run's cards
+left, plays needed, action count, CRC register, the hands' hash, what beats the top
+card) as local values instead of ``ints``/``cards`` columns, so they stay in
+registers; each seat's hand stays in the ``cards`` row. The choice between playing a
+card and picking up is made without a branch (it is a coin toss the CPU cannot
+predict). Anything rarer leaves the step as an event (``EV_*``): an irreversible
+play (a seat going out, a trick completed), made by ``fast.apply_action`` with every
+rule that follows; a position whose home slot in the history table is taken, which
+``_event`` probes on and confirms field by field (``fast_history.is_remembered``); the
+cap. ``play_two`` advances two hands in one loop, so one hand's chain of dependent
+steps (draw, modulo, card, what beats it) overlaps the other's.
+
+The draws, the actions and every result are those of ``fast_policies.decide`` with
+the PROTOCOL or RANDOM policy followed by ``fast.apply_action``: seat s draws from
+``rng[streams[s]]`` and takes the k-th legal id (the playable cards ascending, then
+the pick-up).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.fast_bits import ONE, U64, below, crc_byte, nth_card, popcount
+from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
+from sim.knorri.fast import apply_action
+from sim.knorri.fast_history import home_slot, is_remembered, meta_word, write_row
+from sim.knorri.fast_moves import cut_off, next_holding
+from sim.knorri.fast_state import (
+    BEATERS,
+    C_HAND,
+    C_HANDS_HASH,
+    C_TRICK_HI,
+    C_TRICK_LO,
+    END_CAP,
+    END_REPEAT,
+    I_CRC,
+    I_CYCLE,
+    I_DECISIONS,
+    I_END_REASON,
+    I_HIST_BASE,
+    I_HIST_LEN,
+    I_HOLDING,
+    I_N_SEATS,
+    I_NEEDED,
+    I_PHASE2_ACTIONS,
+    I_RUN_LEFT,
+    I_TO_MOVE,
+    I_TRICK_LEN,
+    I_TRICKS_COMPLETED,
+    MOVER_KEY,
+    R_META,
+    STEP_ROW,
+    ZOBRIST,
+    top_card,
+)
+
+EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
+SIX_BITS = U64(63)
+
+
+@njit(**config.INLINED_KERNEL)
+def _mask(flag):
+    """All ones if ``flag``, else zero: a select without a branch."""
+    return U64(0) - U64(flag)
+
+
+@njit(**config.INLINED_KERNEL)
+def load(cards, ints, streams):
+    """The loop's fields from the hand's rows, and what stays fixed until the next event.
+
+    Fixed: the seat order (4 bits a seat: the next seat holding cards after it), seats holding
+    cards, the streams (seat s draws from ``rng[streams[0] + s * streams[1]]``), seats.
+    """
+    order = U64(0)
+    for s in range(ints[I_N_SEATS]):
+        order |= U64(next_holding(cards, ints, s)) << U64(4 * s)
+    fixed = (order, ints[I_HOLDING], U64(streams[0]), U64(streams[1]), ints[I_N_SEATS])
+    top = U64(top_card(cards, ints)) if ints[I_TRICK_LEN] > 0 else U64(0)  # any card will do for a lead
+    return fixed, (ints[I_TO_MOVE], ints[I_TRICK_LEN], ints[I_RUN_LEFT], ints[I_NEEDED], ints[I_PHASE2_ACTIONS],
+                   ints[I_CRC], cards[C_TRICK_LO], cards[C_TRICK_HI], cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
+
+
+@njit(**config.INLINED_KERNEL)
+def store(cards, ints, state):
+    """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
+    mover, length, run, needed, actions, crc, lo, hi, hashed, _, base = state
+    ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
+    ints[I_TO_MOVE] = mover
+    ints[I_TRICK_LEN] = length
+    ints[I_RUN_LEFT] = run
+    ints[I_NEEDED] = needed
+    ints[I_PHASE2_ACTIONS] = actions
+    ints[I_CRC] = crc
+    ints[I_HIST_BASE] = base
+    ints[I_HIST_LEN] = actions - base + 1
+    cards[C_TRICK_LO] = lo
+    cards[C_TRICK_HI] = hi
+    cards[C_HANDS_HASH] = hashed
+
+
+@njit(**config.INLINED_KERNEL)
+def _step(cards, ints, rng, keys, records, slots, fixed, state):
+    """One ordinary action of the seat to move: (event, action, the fields after it).
+
+    ``EV_IRREVERSIBLE``: the chosen play empties the seat's hand; it is not made (the fields
+    are as they were). ``EV_PROBE`` and ``EV_CAP``: the action is made, its position is not
+    yet remembered (its home slot is taken; or the hand reached the cap). A play that
+    completes the trick (the commonest irreversible event) is made here: the trick is set
+    aside and a new stretch of history begins.
+    """
+    order, holding, stream_base, stream_step, n_seats = fixed
+    mover, length, run, needed, actions, crc, lo, hi, hashed, top, base = state
+    # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
+    seat = U64(mover)
+    hand = cards[U64(C_HAND) + seat]
+    lead = length == 0
+    playable = hand & (BEATERS[top] | _mask(lead))
+    n_cards = popcount(playable)
+    k = below(rng, stream_base + seat * stream_step, n_cards + 1 - np.int64(lead))
+    pick = k == n_cards  # the legal ids are the playable cards ascending, then the pick-up
+    pick_mask = _mask(pick)
+    played = nth_card(playable, k)  # 64 on a pick-up: no card
+    taken = np.int64(lo & SIX_BITS) - 1  # the trick's bottom card
+    card = U64(played ^ ((played ^ taken) & np.int64(pick_mask)))
+    rest = hand ^ (ONE << card)
+    if (pick ^ True) & (rest == 0):  # one branch, seldom taken (no branch on the coin toss)
+        return EV_IRREVERSIBLE, played, state
+    cards[U64(C_HAND) + seat] = rest
+    hashed ^= ZOBRIST[seat, card]
+    action = np.int64(card) ^ ((np.int64(card) ^ PICK_UP) & np.int64(pick_mask))
+    actions += 1
+    crc = crc_byte(crc, action)
+    if (pick ^ True) & (length + 1 - run + np.int64(run > 0) >= (holding if lead else needed)):
+        # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
+        ints[I_TRICKS_COMPLETED] += 1
+        state = (mover, np.int64(0), np.int64(0), needed, actions, crc, U64(0), U64(0), hashed, top, actions)
+        if actions >= MAX_PHASE2_ACTIONS:
+            return EV_CAP, action, state
+        write_row(cards, n_seats, records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
+        key = hashed ^ MOVER_KEY[seat]
+        keys[0] = key
+        slots[U64(home_slot(slots, key))] = actions
+        return EV_NONE, action, state
+    value = card + ONE  # a play goes on top: word lo holds trick cards 0-9, word hi 10-17, 6 bits each
+    in_lo = _mask(length < 10)
+    lo_played = lo | ((value << U64((6 * length) & 63)) & in_lo)
+    hi_played = hi | ((value << U64((6 * length - 60) & 63)) & ~in_lo)
+    lo_taken = (lo >> U64(6)) | ((hi & SIX_BITS) << U64(54))  # a pick-up shifts the trick down one card
+    hi_taken = hi >> U64(6)
+    lo = lo_played ^ ((lo_played ^ lo_taken) & pick_mask)
+    hi = hi_played ^ ((hi_played ^ hi_taken) & pick_mask)
+    length += 1 - 2 * np.int64(pick)
+    run_taken = (run - 1) & -np.int64(run > 2)  # one card left of the opening run is a one-card play
+    run = run ^ ((run ^ run_taken) & -np.int64(pick))
+    needed = needed ^ ((needed ^ holding) & -np.int64(lead))
+    top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
+    mover = np.int64((order >> (U64(4) * seat)) & U64(15))
+    state = (mover, length, run, needed, actions, crc, lo, hi, hashed, top, base)
+    key = hashed ^ MOVER_KEY[U64(mover)]
+    slot = U64(home_slot(slots, key))
+    if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
+        return EV_PROBE, action, state
+    if actions >= MAX_PHASE2_ACTIONS:
+        return EV_CAP, action, state
+    index = U64(actions - base)
+    keys[index] = key
+    slots[slot] = actions
+    records[index, R_META] = STEP_ROW | U64(action)
+    return EV_NONE, action, state
+
+
+@njit(**config.INLINED_KERNEL)
+def _event(event, action, cards, ints, deck, rng, keys, records, slots, state):
+    """Handle a step's event in the hand's rows; return True if the hand is over (else the caller reloads)."""
+    store(cards, ints, state)
+    if event == EV_IRREVERSIBLE:
+        apply_action(cards, ints, deck, rng, keys, records, slots, action)
+        return ints[I_END_REASON] >= 0
+    mover, actions, hashed = state[0], state[4], state[8]
+    base = ints[I_HIST_BASE]
+    ints[I_HIST_LEN] -= 1  # the new position is not remembered yet
+    key = hashed ^ MOVER_KEY[mover]
+    slot = home_slot(slots, key)
+    mask = slots.shape[0] - 1
+    while U64(slots[slot] - base) < U64(actions - base):  # the probe of fast_history.find_position
+        seen = np.int64(slots[slot])
+        if keys[seen - base] == key and is_remembered(cards, ints, records, seen - base):
+            ints[I_CYCLE] = actions - seen
+            cut_off(cards, ints, END_REPEAT)
+            return True
+        slot = (slot + 1) & mask
+    if actions >= MAX_PHASE2_ACTIONS:
+        cut_off(cards, ints, END_CAP)
+        return True
+    index = actions - base
+    keys[index] = key
+    slots[slot] = actions
+    records[index, R_META] = STEP_ROW | U64(action)
+    ints[I_HIST_LEN] = index + 1
+    return False
+
+
+@njit(**config.HOT_KERNEL)
+def play_one(cards, ints, deck, rng, keys, records, slots, streams):
+    """Play a hand from past its opening to the end (``slots``: a slot table, not empty; ``streams``: the
+    stream of seat s is ``streams[0] + s * streams[1]``)."""
+    while ints[I_END_REASON] < 0:
+        fixed, state = load(cards, ints, streams)
+        event = EV_NONE
+        while event == EV_NONE:
+            event, action, state = _step(cards, ints, rng, keys, records, slots, fixed, state)
+        _event(event, action, cards, ints, deck, rng, keys, records, slots, state)
+
+
+@njit(**config.HOT_KERNEL)
+def play_two(cards0, ints0, deck0, rng0, keys0, records0, slots0, streams0,
+             cards1, ints1, deck1, rng1, keys1, records1, slots1, streams1):
+    """Play two hands, both past their openings, in one loop until one ends; return which (0 or 1).
+
+    The other hand's rows are then up to date, ready for this call again with a new partner.
+    """
+    fixed0, state0 = load(cards0, ints0, streams0)
+    fixed1, state1 = load(cards1, ints1, streams1)
+    while True:
+        event, action, state0 = _step(cards0, ints0, rng0, keys0, records0, slots0, fixed0, state0)
+        if event != EV_NONE:
+            if _event(event, action, cards0, ints0, deck0, rng0, keys0, records0, slots0, state0):
+                store(cards1, ints1, state1)
+                return 0
+            fixed0, state0 = load(cards0, ints0, streams0)
+        event, action, state1 = _step(cards1, ints1, rng1, keys1, records1, slots1, fixed1, state1)
+        if event != EV_NONE:
+            if _event(event, action, cards1, ints1, deck1, rng1, keys1, records1, slots1, state1):
+                store(cards0, ints0, state0)
+                return 1
+            fixed1, state1 = load(cards1, ints1, streams1)
