@@ -7,8 +7,6 @@ output arrays, so nothing is shared between threads.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from numba import njit, prange
 
@@ -25,7 +23,6 @@ from sim.knorri.fast_state import (
     I_DECISIONS,
     I_END_REASON,
     I_LOSER,
-    I_OPENING,
     I_PHASE,
     I_PHASE2_ACTIONS,
     I_PILE,
@@ -39,19 +36,18 @@ from sim.knorri.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
-from sim.knorri.fast_uniform import play_one, play_two
+from sim.knorri.fast_uniform import play_one, ready
 
-_TWO_LANES = os.environ.get("KNORRI_LANES", "2") == "2"
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 
 @njit(**config.STEP_KERNEL)
 def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index, uniform):
     """Play one hand on, each decision from the seat's policy, logging it if ``log`` has room; to its end, or with
-    ``uniform`` only up to the first ordinary phase-2 action (after the opening), where ``fast_uniform`` goes on."""
+    ``uniform`` only until ``fast_uniform`` can take it on (``fast_uniform.ready``)."""
     step = 0
     logging = log.shape[0] > 0
-    while ints[I_END_REASON] < 0 and not (uniform and ints[I_PHASE] == 2 and ints[I_OPENING] == 0):
+    while ints[I_END_REASON] < 0 and not (uniform and ready(ints)):
         seat = ints[I_TO_MOVE]
         action = decide(policies[seat], seat, cards, ints, rng, legal)
         if logging:
@@ -66,88 +62,47 @@ def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log,
 
 
 @njit(**config.STEP_KERNEL)
-def _uniform_streams(policies, n_seats, streams):
-    """Whether every seat plays RANDOM, or every seat PROTOCOL; if so seat s draws from ``rng[streams[0] + s *
-    streams[1]]`` (its own stream, or the hand's)."""
+def _uniform_streams(policies, n_seats):
+    """``fast_uniform.play_one``'s streams mask if every seat plays RANDOM (all ones: each its own stream) or every
+    seat PROTOCOL (zero: the hand's stream); -1 (as int64) for any other lineup: it cannot play the hand."""
     for s in range(n_seats):
         if policies[s] != policies[0]:
-            return False
-    streams[0], streams[1] = (RNG_SEAT, 1) if policies[0] == RANDOM else (RNG_DEAL, 0)
-    return policies[0] == RANDOM or policies[0] == PROTOCOL
-
-
-@njit(**config.STEP_KERNEL)
-def _next_hand(first, stop, n_seats, seeds, first_seats, policies, ints_out, held_out, log, log_offsets,
-               cards0, ints0, deck0, keys0, records0, cards, deck, rng, keys, records, slots, legal, streams):
-    """Start hands ``first``, ``first + 1`` ... in one lane's rows; return the first that ``fast_uniform`` can play
-    on (-1 if none is left before ``stop``). Hands it cannot (another policy, a logged run) are played to the end
-    here, and so are those that end before their first ordinary phase-2 action."""
-    logging = log.shape[0] > 0
-    for h in range(first, stop):
-        seed = U64(seeds[h])
-        rng[RNG_DEAL] = seed
-        for s in range(n_seats):
-            rng[RNG_SEAT + s] = agent_seed(seed, s)
-        ints = ints_out[h]
-        if cards0.shape[0] > 0:
-            copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
-        else:
-            slots[:] = FREE_SLOT
-            init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
-        uniform = _uniform_streams(policies[h], n_seats, streams) and not logging
-        _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
-                 log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
-        if ints[I_END_REASON] < 0:
-            return h
-        _keep_hands(cards, held_out, h, n_seats)
-    return -1
-
-
-@njit(**config.STEP_KERNEL)
-def _keep_hands(cards, held_out, h, n_seats):
-    for s in range(n_seats):
-        held_out[h, s] = cards[C_HAND + s]
+            return np.int64(-1), False
+    return np.int64(-1 if policies[0] == RANDOM else 0), policies[0] == RANDOM or policies[0] == PROTOCOL
 
 
 @njit(**config.KERNEL)
 def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, held_out, log, log_offsets,
                 cards0, ints0, deck0, keys0, records0):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in two lanes of scratch rows.
-
-    Each lane holds one hand; ``fast_uniform.play_two`` plays the two lanes' hands together until
-    one ends, and that lane takes the next hand. The last hand finishes alone.
-    """
-    cards = np.zeros((2, NUM_CARD_FIELDS), dtype=np.uint64)
-    deck = np.zeros((2, 52), dtype=np.int64)
-    rng = np.zeros((2, NUM_RNG), dtype=np.uint64)
-    keys = np.zeros((2, HISTORY_CAPACITY), dtype=np.uint64)
-    records = np.zeros((2, HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
-    slots = np.empty((2, SLOT_TABLE_SIZE), dtype=np.int16)
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
+    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+    deck = np.zeros(52, dtype=np.int64)
+    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
+    records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
+    slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    streams = np.zeros((2, 2), dtype=np.int64)
-    hands = np.full(2, -1, dtype=np.int64)
-    following = start
-    for lane in range(2):
-        hands[lane] = _next_hand(following, stop, n_seats, seeds, first_seats, policies, ints_out, held_out, log,
-                                 log_offsets, cards0, ints0, deck0, keys0, records0, cards[lane], deck[lane],
-                                 rng[lane], keys[lane], records[lane], slots[lane], legal, streams[lane])
-        following = max(following, hands[lane] + 1) if hands[lane] >= 0 else stop
-    while True:
-        if _TWO_LANES and hands[0] >= 0 and hands[1] >= 0:
-            ended = play_two(cards[0], ints_out[hands[0]], deck[0], rng[0], keys[0], records[0], slots[0],
-                             streams[0], cards[1], ints_out[hands[1]], deck[1], rng[1], keys[1], records[1],
-                             slots[1], streams[1])
-        elif hands[0] >= 0 or hands[1] >= 0:
-            ended = 0 if hands[0] >= 0 else 1
-            play_one(cards[ended], ints_out[hands[ended]], deck[ended], rng[ended], keys[ended], records[ended],
-                     slots[ended], streams[ended])
+    logging = log.shape[0] > 0
+    from_position = cards0.shape[0] > 0
+    for h in range(start, stop):
+        seed = U64(seeds[h])
+        rng[RNG_DEAL] = seed
+        for s in range(n_seats):
+            rng[RNG_SEAT + s] = agent_seed(seed, s)
+        ints = ints_out[h]
+        if from_position:
+            copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         else:
-            return
-        _keep_hands(cards[ended], held_out, hands[ended], n_seats)
-        hands[ended] = _next_hand(following, stop, n_seats, seeds, first_seats, policies, ints_out, held_out, log,
-                                  log_offsets, cards0, ints0, deck0, keys0, records0, cards[ended], deck[ended],
-                                  rng[ended], keys[ended], records[ended], slots[ended], legal, streams[ended])
-        following = hands[ended] + 1 if hands[ended] >= 0 else stop
+            slots[:] = FREE_SLOT
+            init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
+        streams, uniform = _uniform_streams(policies[h], n_seats)
+        uniform = uniform and not logging
+        _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
+                 log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
+        if ints[I_END_REASON] < 0:
+            play_one(cards, ints, deck, rng, keys, records, slots, U64(streams))
+        for s in range(n_seats):
+            held_out[h, s] = cards[C_HAND + s]
 
 
 @njit(**config.PARALLEL_KERNEL)

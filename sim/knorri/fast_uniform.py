@@ -1,23 +1,23 @@
-"""Uniform random phase-2 play with each hand's changing state in registers, two hands at a time (private).
+"""Uniform random phase-2 play with the hand's changing state in registers (private; ``fast_playout`` calls it).
 
-Most of a random hand is ordinary phase-2 actions: a play that neither empties the
-seat's hand nor completes the trick, or a pick-up. ``_step`` makes one of those with
-the fields that change (seat to move, trick length and words, the opening run's cards
-left, plays needed, action count, CRC register, the hands' hash, what beats the top
-card) as local values instead of ``ints``/``cards`` columns, so they stay in
-registers; each seat's hand stays in the ``cards`` row. The choice between playing a
-card and picking up is made without a branch (it is a coin toss the CPU cannot
-predict). Anything rarer leaves the step as an event (``EV_*``): an irreversible
-play (a seat going out, a trick completed), made by ``fast.apply_action`` with every
+Most of a random hand is ordinary phase-2 actions: a play that does not empty the
+seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
+move, trick length and words, plays needed, action count, CRC register, the hands'
+hash, the top card, where the stretch of history began) as local values rather than
+``ints``/``cards`` columns, so that they can stay in registers; each seat's hand
+stays in the ``cards`` row. The choice between playing a card and picking up is made
+without a branch (a coin toss the CPU cannot predict). A play that completes the
+trick, the commonest irreversible event, is made in the step. Anything rarer leaves
+it as an event (``EV_*``): a seat going out, made by ``fast.apply_action`` with every
 rule that follows; a position whose home slot in the history table is taken, which
-``_event`` probes on and confirms field by field (``fast_history.is_remembered``); the
-cap. ``play_two`` advances two hands in one loop, so one hand's chain of dependent
-steps (draw, modulo, card, what beats it) overlaps the other's.
+``_event`` probes on and confirms field by field (``fast_history.is_remembered``);
+the cap. The loop starts once the opening run (if any) has left the trick: the
+first trick's plays go through the general path, and no later trick holds a run.
 
 The draws, the actions and every result are those of ``fast_policies.decide`` with
-the PROTOCOL or RANDOM policy followed by ``fast.apply_action``: seat s draws from
-``rng[streams[s]]`` and takes the k-th legal id (the playable cards ascending, then
-the pick-up).
+the PROTOCOL or RANDOM policy followed by ``fast.apply_action``: the seat draws from
+its own stream (RANDOM) or the hand's (PROTOCOL) and takes the k-th legal id (the
+playable cards ascending, then the pick-up).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ from sim.knorri.fast_state import (
     I_HOLDING,
     I_N_SEATS,
     I_NEEDED,
+    I_OPENING,
+    I_PHASE,
     I_PHASE2_ACTIONS,
     I_RUN_LEFT,
     I_TO_MOVE,
@@ -55,6 +57,8 @@ from sim.knorri.fast_state import (
     I_TRICKS_COMPLETED,
     MOVER_KEY,
     R_META,
+    RNG_DEAL,
+    RNG_SEAT,
     STEP_ROW,
     ZOBRIST,
     top_card,
@@ -62,6 +66,7 @@ from sim.knorri.fast_state import (
 
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 SIX_BITS = U64(63)
+assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -71,29 +76,34 @@ def _mask(flag):
 
 
 @njit(**config.INLINED_KERNEL)
+def ready(ints):
+    """Whether ``play_one`` can take the hand on: phase 2, the opening made, no opening run left in the trick."""
+    return ints[I_END_REASON] < 0 and ints[I_PHASE] == 2 and ints[I_OPENING] == 0 and ints[I_RUN_LEFT] == 0
+
+
+@njit(**config.INLINED_KERNEL)
 def load(cards, ints, streams):
     """The loop's fields from the hand's rows, and what stays fixed until the next event.
 
     Fixed: the seat order (4 bits a seat: the next seat holding cards after it), seats holding
-    cards, the streams (seat s draws from ``rng[streams[0] + s * streams[1]]``), seats.
+    cards, the streams mask (seat s draws from ``rng[(RNG_SEAT + s) & streams]``), seats.
     """
     order = U64(0)
     for s in range(ints[I_N_SEATS]):
         order |= U64(next_holding(cards, ints, s)) << U64(4 * s)
-    fixed = (order, ints[I_HOLDING], U64(streams[0]), U64(streams[1]), ints[I_N_SEATS])
+    fixed = (order, ints[I_HOLDING], streams, ints[I_N_SEATS])
     top = U64(top_card(cards, ints)) if ints[I_TRICK_LEN] > 0 else U64(0)  # any card will do for a lead
-    return fixed, (ints[I_TO_MOVE], ints[I_TRICK_LEN], ints[I_RUN_LEFT], ints[I_NEEDED], ints[I_PHASE2_ACTIONS],
-                   ints[I_CRC], cards[C_TRICK_LO], cards[C_TRICK_HI], cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
+    return fixed, (ints[I_TO_MOVE], ints[I_TRICK_LEN], ints[I_NEEDED], ints[I_PHASE2_ACTIONS], ints[I_CRC],
+                   cards[C_TRICK_LO], cards[C_TRICK_HI], cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
 
 
 @njit(**config.INLINED_KERNEL)
 def store(cards, ints, state):
     """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
-    mover, length, run, needed, actions, crc, lo, hi, hashed, _, base = state
+    mover, length, needed, actions, crc, lo, hi, hashed, _, base = state
     ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
     ints[I_TO_MOVE] = mover
     ints[I_TRICK_LEN] = length
-    ints[I_RUN_LEFT] = run
     ints[I_NEEDED] = needed
     ints[I_PHASE2_ACTIONS] = actions
     ints[I_CRC] = crc
@@ -110,19 +120,17 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
 
     ``EV_IRREVERSIBLE``: the chosen play empties the seat's hand; it is not made (the fields
     are as they were). ``EV_PROBE`` and ``EV_CAP``: the action is made, its position is not
-    yet remembered (its home slot is taken; or the hand reached the cap). A play that
-    completes the trick (the commonest irreversible event) is made here: the trick is set
-    aside and a new stretch of history begins.
+    yet remembered (its home slot is taken; or the hand reached the cap).
     """
-    order, holding, stream_base, stream_step, n_seats = fixed
-    mover, length, run, needed, actions, crc, lo, hi, hashed, top, base = state
+    order, holding, streams, n_seats = fixed
+    mover, length, needed, actions, crc, lo, hi, hashed, top, base = state
     # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
     seat = U64(mover)
     hand = cards[U64(C_HAND) + seat]
     lead = length == 0
     playable = hand & (BEATERS[top] | _mask(lead))
     n_cards = popcount(playable)
-    k = below(rng, stream_base + seat * stream_step, n_cards + 1 - np.int64(lead))
+    k = below(rng, (U64(RNG_SEAT) + seat) & streams, n_cards + 1 - np.int64(lead))
     pick = k == n_cards  # the legal ids are the playable cards ascending, then the pick-up
     pick_mask = _mask(pick)
     played = nth_card(playable, k)  # 64 on a pick-up: no card
@@ -136,10 +144,10 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
     action = np.int64(card) ^ ((np.int64(card) ^ PICK_UP) & np.int64(pick_mask))
     actions += 1
     crc = crc_byte(crc, action)
-    if (pick ^ True) & (length + 1 - run + np.int64(run > 0) >= (holding if lead else needed)):
+    if (pick ^ True) & (lead ^ True) & (length + 1 >= needed):
         # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
         ints[I_TRICKS_COMPLETED] += 1
-        state = (mover, np.int64(0), np.int64(0), needed, actions, crc, U64(0), U64(0), hashed, top, actions)
+        state = (mover, np.int64(0), needed, actions, crc, U64(0), U64(0), hashed, top, actions)
         if actions >= MAX_PHASE2_ACTIONS:
             return EV_CAP, action, state
         write_row(cards, n_seats, records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
@@ -156,12 +164,10 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
     lo = lo_played ^ ((lo_played ^ lo_taken) & pick_mask)
     hi = hi_played ^ ((hi_played ^ hi_taken) & pick_mask)
     length += 1 - 2 * np.int64(pick)
-    run_taken = (run - 1) & -np.int64(run > 2)  # one card left of the opening run is a one-card play
-    run = run ^ ((run ^ run_taken) & -np.int64(pick))
-    needed = needed ^ ((needed ^ holding) & -np.int64(lead))
+    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
     top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
     mover = np.int64((order >> (U64(4) * seat)) & U64(15))
-    state = (mover, length, run, needed, actions, crc, lo, hi, hashed, top, base)
+    state = (mover, length, needed, actions, crc, lo, hi, hashed, top, base)
     key = hashed ^ MOVER_KEY[U64(mover)]
     slot = U64(home_slot(slots, key))
     if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
@@ -182,8 +188,7 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, state):
     if event == EV_IRREVERSIBLE:
         apply_action(cards, ints, deck, rng, keys, records, slots, action)
         return ints[I_END_REASON] >= 0
-    mover, actions, hashed = state[0], state[4], state[8]
-    base = ints[I_HIST_BASE]
+    mover, actions, hashed, base = state[0], state[3], state[7], state[9]
     ints[I_HIST_LEN] -= 1  # the new position is not remembered yet
     key = hashed ^ MOVER_KEY[mover]
     slot = home_slot(slots, key)
@@ -208,35 +213,11 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, state):
 
 @njit(**config.HOT_KERNEL)
 def play_one(cards, ints, deck, rng, keys, records, slots, streams):
-    """Play a hand from past its opening to the end (``slots``: a slot table, not empty; ``streams``: the
-    stream of seat s is ``streams[0] + s * streams[1]``)."""
+    """Play a ``ready`` hand to the end (``slots``: a slot table, not empty; ``streams``: all ones for every seat
+    drawing from its own stream, zero for the hand's)."""
     while ints[I_END_REASON] < 0:
         fixed, state = load(cards, ints, streams)
         event = EV_NONE
         while event == EV_NONE:
             event, action, state = _step(cards, ints, rng, keys, records, slots, fixed, state)
         _event(event, action, cards, ints, deck, rng, keys, records, slots, state)
-
-
-@njit(**config.HOT_KERNEL)
-def play_two(cards0, ints0, deck0, rng0, keys0, records0, slots0, streams0,
-             cards1, ints1, deck1, rng1, keys1, records1, slots1, streams1):
-    """Play two hands, both past their openings, in one loop until one ends; return which (0 or 1).
-
-    The other hand's rows are then up to date, ready for this call again with a new partner.
-    """
-    fixed0, state0 = load(cards0, ints0, streams0)
-    fixed1, state1 = load(cards1, ints1, streams1)
-    while True:
-        event, action, state0 = _step(cards0, ints0, rng0, keys0, records0, slots0, fixed0, state0)
-        if event != EV_NONE:
-            if _event(event, action, cards0, ints0, deck0, rng0, keys0, records0, slots0, state0):
-                store(cards1, ints1, state1)
-                return 0
-            fixed0, state0 = load(cards0, ints0, streams0)
-        event, action, state1 = _step(cards1, ints1, rng1, keys1, records1, slots1, fixed1, state1)
-        if event != EV_NONE:
-            if _event(event, action, cards1, ints1, deck1, rng1, keys1, records1, slots1, state1):
-                store(cards0, ints0, state0)
-                return 1
-            fixed1, state1 = load(cards1, ints1, streams1)
