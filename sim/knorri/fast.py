@@ -29,6 +29,7 @@ from sim.knorri.fast_state import (
     END_CAP,
     END_OUT,
     END_REPEAT,
+    FALLBACK_TARGETS,
     I_CRC,
     I_CYCLE,
     I_DECISIONS,
@@ -50,10 +51,8 @@ from sim.knorri.fast_state import (
     I_TRICK_LEN,
     I_TURN,
     I_TURNED,
-    IS_DIAMOND,
     LOWER_IN_SUIT,
     RNG_DEAL,
-    SPADES_AND_HEARTS,
     ZOBRIST,
     club_run_length,
     top_card,
@@ -110,28 +109,43 @@ def _capture(cards, ints, seat, turned, taken):
 
 @njit(**config.STEP_KERNEL)
 def _run_phase1(cards, ints, deck, rng, keys, records, slots):
-    """Turn stock cards and make the forced captures until a seat must choose or phase 2 begins."""
+    """Turn stock cards and make the forced captures until a seat must choose or phase 2 begins.
+
+    A turn with no capture or one possible capture is made without a branch on which (the
+    CPU cannot predict it); the seat turning counts round without a division.
+    """
     n = ints[I_N_SEATS]
     while True:
-        while ints[I_TURN] < STOCK_SIZE:
-            turn = ints[I_TURN]
-            seat = (ints[I_FIRST_SEAT] + turn) % n
+        turn = ints[I_TURN]
+        seat = (ints[I_FIRST_SEAT] + turn) % n
+        table = cards[C_TABLE]
+        last = ints[I_LAST_CAPTURER]
+        while turn < STOCK_SIZE:
             turned = deck[TABLE_SIZE + turn]
-            ints[I_TURN] = turn + 1
-            table = cards[C_TABLE]
-            candidates = table & LOWER_IN_SUIT[turned]
-            if candidates == 0 and IS_DIAMOND[turned]:
-                candidates = table & SPADES_AND_HEARTS
-            if candidates == 0:
-                cards[C_TABLE] = table | (ONE << U64(turned))
-            elif candidates & (candidates - ONE) == 0:
-                _capture(cards, ints, seat, turned, lowest_card(candidates))
-            else:
+            turn += 1
+            lower = table & LOWER_IN_SUIT[turned]
+            fallback = table & FALLBACK_TARGETS[turned]
+            candidates = lower if lower != 0 else fallback
+            if candidates & (candidates - ONE) != 0:  # two or more: the seat chooses
+                cards[C_TABLE] = table
+                ints[I_TURN] = turn
+                ints[I_LAST_CAPTURER] = last
                 ints[I_TO_MOVE] = seat
                 ints[I_TURNED] = turned
                 cards[C_CANDIDATES] = candidates
                 return
-        if ints[I_LAST_CAPTURER] >= 0:
+            captured = U64(0) - U64(candidates != 0)  # the one candidate is taken with the turned card
+            card = ONE << U64(turned)
+            table ^= candidates | (card & ~captured)
+            cards[C_HAND + seat] |= (card | candidates) & captured
+            last = seat if candidates != 0 else last
+            seat += 1
+            if seat == n:
+                seat = 0
+        cards[C_TABLE] = table
+        ints[I_TURN] = turn
+        ints[I_LAST_CAPTURER] = last
+        if last >= 0:
             break
         ints[I_REDEALS] += 1
         _deal(cards, ints, deck, rng)
