@@ -13,7 +13,7 @@ from numba import njit, prange
 from sim import config
 from sim.fast_bits import U64, agent_seed
 from sim.knorri.encoding import NUM_ACTIONS
-from sim.knorri.fast import apply_action, copy_position, init_hand
+from sim.knorri.fast import apply_action, copy_position, init_hand, init_hand_uniform
 from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.fast_policies import PROTOCOL, RANDOM, decide
 from sim.knorri.fast_state import (
@@ -90,13 +90,16 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
         for s in range(n_seats):
             rng[RNG_SEAT + s] = agent_seed(seed, s)
         ints = ints_out[h]
+        streams, uniform = _uniform_streams(policies[h], n_seats)
+        uniform = uniform and not logging
         if from_position:
             copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         else:
             slots[:] = FREE_SLOT
-            init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
-        streams, uniform = _uniform_streams(policies[h], n_seats)
-        uniform = uniform and not logging
+            if uniform:
+                init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], U64(streams))
+            else:
+                init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
         _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
                  log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
         if ints[I_END_REASON] < 0:
