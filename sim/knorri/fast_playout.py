@@ -36,7 +36,7 @@ from sim.knorri.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
-from sim.knorri.fast_uniform import play_one, ready
+from sim.knorri.fast_uniform import TRICK_SCRATCH, play_one, ready
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
@@ -82,6 +82,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
     records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
     slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    trick = np.zeros(TRICK_SCRATCH, dtype=np.uint8)
     logging = log.shape[0] > 0
     from_position = cards0.shape[0] > 0
     for h in range(start, stop):
@@ -103,7 +104,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
         _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
                  log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
         if ints[I_END_REASON] < 0:
-            play_one(cards, ints, deck, rng, keys, records, slots, U64(streams))
+            play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
         for s in range(n_seats):
             held_out[h, s] = cards[C_HAND + s]
 

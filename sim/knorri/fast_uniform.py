@@ -2,7 +2,7 @@
 
 Most of a random hand is ordinary phase-2 actions: a play that does not empty the
 seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
-move, trick length and words, plays needed, action count, CRC register, the hands'
+move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC register, the hands'
 hash, the top card, where the stretch of history began) as local values rather than
 ``ints``/``cards`` columns, so that they can stay in registers; each seat's hand
 stays in the ``cards`` row. The choice between playing a card and picking up is made
@@ -62,10 +62,11 @@ from sim.knorri.fast_state import (
     STEP_ROW,
     ZOBRIST,
     top_card,
+    trick_card,
 )
 
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
-SIX_BITS = U64(63)
+TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
 assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
 
 
@@ -82,7 +83,7 @@ def ready(ints):
 
 
 @njit(**config.INLINED_KERNEL)
-def load(cards, ints, streams):
+def load(cards, ints, streams, trick):
     """The loop's fields from the hand's rows, and what stays fixed until the next event.
 
     Fixed: the seat order (4 bits a seat: the next seat holding cards after it), seats holding
@@ -92,15 +93,25 @@ def load(cards, ints, streams):
     for s in range(ints[I_N_SEATS]):
         order |= U64(next_holding(cards, ints, s)) << U64(4 * s)
     fixed = (order, ints[I_HOLDING], streams, ints[I_N_SEATS])
-    top = U64(top_card(cards, ints)) if ints[I_TRICK_LEN] > 0 else U64(0)  # any card will do for a lead
-    return fixed, (ints[I_TO_MOVE], ints[I_TRICK_LEN], ints[I_NEEDED], ints[I_PHASE2_ACTIONS], ints[I_CRC],
-                   cards[C_TRICK_LO], cards[C_TRICK_HI], cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
+    length = ints[I_TRICK_LEN]
+    for i in range(length):  # the trick as one card a byte, bottom first, from trick[0]
+        trick[i] = trick_card(cards, i)
+    top = U64(top_card(cards, ints)) if length > 0 else U64(0)  # any card will do for a lead
+    return fixed, (ints[I_TO_MOVE], length, ints[I_NEEDED], ints[I_PHASE2_ACTIONS], ints[I_CRC], np.int64(0),
+                   cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
 
 
 @njit(**config.INLINED_KERNEL)
-def store(cards, ints, state):
+def store(cards, ints, state, trick):
     """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
-    mover, length, needed, actions, crc, lo, hi, hashed, _, base = state
+    mover, length, needed, actions, crc, bottom, hashed, _, base = state
+    lo, hi = U64(0), U64(0)
+    for i in range(length):  # the trick words: 6 bits a card (card + 1), ten cards a word
+        value = U64(trick[bottom + i] + 1)
+        if i < 10:
+            lo |= value << U64(6 * i)
+        else:
+            hi |= value << U64(6 * (i - 10))
     ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
     ints[I_TO_MOVE] = mover
     ints[I_TRICK_LEN] = length
@@ -115,7 +126,7 @@ def store(cards, ints, state):
 
 
 @njit(**config.INLINED_KERNEL)
-def _step(cards, ints, rng, keys, records, slots, fixed, state):
+def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     """One ordinary action of the seat to move: (event, action, the fields after it).
 
     ``EV_IRREVERSIBLE``: the chosen play empties the seat's hand; it is not made (the fields
@@ -123,7 +134,7 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
     yet remembered (its home slot is taken; or the hand reached the cap).
     """
     order, holding, streams, n_seats = fixed
-    mover, length, needed, actions, crc, lo, hi, hashed, top, base = state
+    mover, length, needed, actions, crc, bottom, hashed, top, base = state
     # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
     seat = U64(mover)
     hand = cards[U64(C_HAND) + seat]
@@ -134,7 +145,7 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
     pick = k == n_cards  # the legal ids are the playable cards ascending, then the pick-up
     pick_mask = _mask(pick)
     played = nth_card(playable, k)  # 64 on a pick-up: no card
-    taken = np.int64(lo & SIX_BITS) - 1  # the trick's bottom card
+    taken = np.int64(trick[U64(bottom)])  # the trick's bottom card
     card = U64(played ^ ((played ^ taken) & np.int64(pick_mask)))
     rest = hand ^ (ONE << card)
     if (pick ^ True) & (rest == 0):  # one branch, seldom taken (no branch on the coin toss)
@@ -147,7 +158,7 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
     if (pick ^ True) & (lead ^ True) & (length + 1 >= needed):
         # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
         ints[I_TRICKS_COMPLETED] += 1
-        state = (mover, np.int64(0), needed, actions, crc, U64(0), U64(0), hashed, top, actions)
+        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
         if actions >= MAX_PHASE2_ACTIONS:
             return EV_CAP, action, state
         write_row(cards, n_seats, records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
@@ -155,19 +166,13 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
         keys[0] = key
         slots[U64(home_slot(slots, key))] = actions
         return EV_NONE, action, state
-    value = card + ONE  # a play goes on top: word lo holds trick cards 0-9, word hi 10-17, 6 bits each
-    in_lo = _mask(length < 10)
-    lo_played = lo | ((value << U64((6 * length) & 63)) & in_lo)
-    hi_played = hi | ((value << U64((6 * length - 60) & 63)) & ~in_lo)
-    lo_taken = (lo >> U64(6)) | ((hi & SIX_BITS) << U64(54))  # a pick-up shifts the trick down one card
-    hi_taken = hi >> U64(6)
-    lo = lo_played ^ ((lo_played ^ lo_taken) & pick_mask)
-    hi = hi_played ^ ((hi_played ^ hi_taken) & pick_mask)
+    trick[U64(bottom + length)] = card  # a play goes on top (a pick-up's card lands above the top: no harm)
+    bottom += np.int64(pick)  # a pick-up takes the bottom card
     length += 1 - 2 * np.int64(pick)
     needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
     top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
     mover = np.int64((order >> (U64(4) * seat)) & U64(15))
-    state = (mover, length, needed, actions, crc, lo, hi, hashed, top, base)
+    state = (mover, length, needed, actions, crc, bottom, hashed, top, base)
     key = hashed ^ MOVER_KEY[U64(mover)]
     slot = U64(home_slot(slots, key))
     if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
@@ -182,13 +187,13 @@ def _step(cards, ints, rng, keys, records, slots, fixed, state):
 
 
 @njit(**config.INLINED_KERNEL)
-def _event(event, action, cards, ints, deck, rng, keys, records, slots, state):
+def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state):
     """Handle a step's event in the hand's rows; return True if the hand is over (else the caller reloads)."""
-    store(cards, ints, state)
+    store(cards, ints, state, trick)
     if event == EV_IRREVERSIBLE:
         apply_action(cards, ints, deck, rng, keys, records, slots, action)
         return ints[I_END_REASON] >= 0
-    mover, actions, hashed, base = state[0], state[3], state[7], state[9]
+    mover, actions, hashed, base = state[0], state[3], state[6], state[8]
     ints[I_HIST_LEN] -= 1  # the new position is not remembered yet
     key = hashed ^ MOVER_KEY[mover]
     slot = home_slot(slots, key)
@@ -212,12 +217,12 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, state):
 
 
 @njit(**config.HOT_KERNEL)
-def play_one(cards, ints, deck, rng, keys, records, slots, streams):
+def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
     """Play a ``ready`` hand to the end (``slots``: a slot table, not empty; ``streams``: all ones for every seat
-    drawing from its own stream, zero for the hand's)."""
+    drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of ``TRICK_SCRATCH``)."""
     while ints[I_END_REASON] < 0:
-        fixed, state = load(cards, ints, streams)
+        fixed, state = load(cards, ints, streams, trick)
         event = EV_NONE
         while event == EV_NONE:
-            event, action, state = _step(cards, ints, rng, keys, records, slots, fixed, state)
-        _event(event, action, cards, ints, deck, rng, keys, records, slots, state)
+            event, action, state = _step(cards, ints, rng, keys, records, slots, trick, fixed, state)
+        _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state)
