@@ -63,8 +63,8 @@ def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log,
 
 @njit(**config.STEP_KERNEL)
 def _uniform_streams(policies, n_seats):
-    """``fast_uniform.play_one``'s streams mask if every seat plays RANDOM (all ones: each its own stream) or every
-    seat PROTOCOL (zero: the hand's stream); -1 (as int64) for any other lineup: it cannot play the hand."""
+    """(streams mask, whether ``fast_uniform`` can play the hand): it can if every seat plays RANDOM (mask all ones,
+    -1 as int64: each seat its own stream) or every seat PROTOCOL (mask zero: the hand's stream)."""
     for s in range(n_seats):
         if policies[s] != policies[0]:
             return np.int64(-1), False

@@ -30,7 +30,7 @@ from sim.fast_bits import ONE, U64, below, crc_byte, nth_card, popcount
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
 from sim.knorri.fast import apply_action
 from sim.knorri.fast_history import home_slot, is_remembered, meta_word, write_row
-from sim.knorri.fast_moves import cut_off, next_holding
+from sim.knorri.fast_moves import append_to_trick, cut_off, next_holding
 from sim.knorri.fast_state import (
     BEATERS,
     C_HAND,
@@ -105,23 +105,16 @@ def load(cards, ints, streams, trick):
 def store(cards, ints, state, trick):
     """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
     mover, length, needed, actions, crc, bottom, hashed, _, base = state
-    lo, hi = U64(0), U64(0)
-    for i in range(length):  # the trick words: 6 bits a card (card + 1), ten cards a word
-        value = U64(trick[bottom + i] + 1)
-        if i < 10:
-            lo |= value << U64(6 * i)
-        else:
-            hi |= value << U64(6 * (i - 10))
+    cards[C_TRICK_LO], cards[C_TRICK_HI], ints[I_TRICK_LEN] = U64(0), U64(0), 0
+    for i in range(length):  # the trick back into its words
+        append_to_trick(cards, ints, np.int64(trick[bottom + i]))
     ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
     ints[I_TO_MOVE] = mover
-    ints[I_TRICK_LEN] = length
     ints[I_NEEDED] = needed
     ints[I_PHASE2_ACTIONS] = actions
     ints[I_CRC] = crc
     ints[I_HIST_BASE] = base
     ints[I_HIST_LEN] = actions - base + 1
-    cards[C_TRICK_LO] = lo
-    cards[C_TRICK_HI] = hi
     cards[C_HANDS_HASH] = hashed
 
 
