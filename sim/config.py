@@ -45,6 +45,12 @@ with atomic instructions; profiled, those took 61% of a playout's time. A kernel
 this way cannot allocate arrays: its callers hand it every buffer it needs.
 """
 
+HOT_KERNEL: dict[str, bool | str] = {**STEP_KERNEL, "error_model": "numpy"}
+"""Flags of the uniform random playout's loop: a modulo by a number of choices (never zero) needs no check.
+
+With numba's default error model every integer ``%`` tests its divisor for zero, to raise.
+"""
+
 INLINED_KERNEL: dict[str, bool | str] = {**STEP_KERNEL, "forceinline": True}
 """Flags of the per-step kernels that the playout loops call millions of times a second.
 

@@ -179,8 +179,14 @@ def results_from_rows(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: 
 def _policy_table(policies: int | str | Sequence[int] | np.ndarray, total: int, n_seats: int) -> np.ndarray:
     if isinstance(policies, (str, int, np.integer)):
         return np.full((total, n_seats), policy_id(policies, POLICY_NAMES), dtype=np.int8)
-    raw = [policy_id(p, POLICY_NAMES) for p in np.asarray(policies, dtype=object).ravel()]
-    array = np.asarray(raw, dtype=np.int8).reshape(np.shape(policies))
+    given = np.asarray(policies)
+    if given.dtype.kind in "iu":  # ids: check each distinct one (a chunk's table holds millions of entries)
+        for value in np.unique(given).tolist():
+            policy_id(value, POLICY_NAMES)
+        array = given.astype(np.int8)
+    else:
+        raw = [policy_id(p, POLICY_NAMES) for p in np.asarray(policies, dtype=object).ravel()]
+        array = np.asarray(raw, dtype=np.int8).reshape(np.shape(policies))
     if array.shape == (n_seats,):
         return np.ascontiguousarray(np.broadcast_to(array, (total, n_seats)))
     if array.shape == (total, n_seats):

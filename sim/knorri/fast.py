@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, popcount
+from sim.fast_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 from sim.knorri.fast_history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
 from sim.knorri.fast_moves import cut_off, finish, move, next_holding
@@ -29,6 +29,7 @@ from sim.knorri.fast_state import (
     END_CAP,
     END_OUT,
     END_REPEAT,
+    FALLBACK_TARGETS,
     I_CRC,
     I_CYCLE,
     I_DECISIONS,
@@ -50,10 +51,9 @@ from sim.knorri.fast_state import (
     I_TRICK_LEN,
     I_TURN,
     I_TURNED,
-    IS_DIAMOND,
     LOWER_IN_SUIT,
     RNG_DEAL,
-    SPADES_AND_HEARTS,
+    RNG_SEAT,
     ZOBRIST,
     club_run_length,
     top_card,
@@ -89,6 +89,21 @@ def _deal(cards, ints, deck, rng):
 @njit(**config.STEP_KERNEL)
 def init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat):
     """Start a hand: ``rng`` must already hold its streams; plays phase 1 up to the first choice."""
+    _start(cards, ints, deck, rng, n_seats, first_seat)
+    _run_phase1(cards, ints, deck, rng, keys, records, slots, False, U64(0))
+
+
+@njit(**config.STEP_KERNEL)
+def init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, streams):
+    """``init_hand``, then the whole of phase 1 with every seat choosing its capture uniformly: from its own stream
+    (``streams`` all ones: ``fast_policies.RANDOM``) or the hand's (zero: ``PROTOCOL``), the same draws and
+    choices as those policies make through ``apply_action``."""
+    _start(cards, ints, deck, rng, n_seats, first_seat)
+    _run_phase1(cards, ints, deck, rng, keys, records, slots, True, streams)
+
+
+@njit(**config.INLINED_KERNEL)
+def _start(cards, ints, deck, rng, n_seats, first_seat):
     for i in range(ints.shape[0]):
         ints[i] = 0
     ints[I_N_SEATS] = n_seats
@@ -98,7 +113,6 @@ def init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat)
     ints[I_LOSER] = -1
     ints[I_CYCLE] = -1
     _deal(cards, ints, deck, rng)
-    _run_phase1(cards, ints, deck, rng, keys, records, slots)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -109,29 +123,50 @@ def _capture(cards, ints, seat, turned, taken):
 
 
 @njit(**config.STEP_KERNEL)
-def _run_phase1(cards, ints, deck, rng, keys, records, slots):
-    """Turn stock cards and make the forced captures until a seat must choose or phase 2 begins."""
+def _run_phase1(cards, ints, deck, rng, keys, records, slots, uniform, streams):
+    """Turn stock cards and make the forced captures until a seat must choose or phase 2 begins.
+
+    With ``uniform`` the seats' choices are made here too (see ``init_hand_uniform``). A turn
+    with no capture or one possible capture is made without a branch on which (the CPU
+    cannot predict it); the seat turning counts round without a division.
+    """
     n = ints[I_N_SEATS]
     while True:
-        while ints[I_TURN] < STOCK_SIZE:
-            turn = ints[I_TURN]
-            seat = (ints[I_FIRST_SEAT] + turn) % n
+        turn = ints[I_TURN]
+        seat = (ints[I_FIRST_SEAT] + turn) % n
+        table = cards[C_TABLE]
+        last = ints[I_LAST_CAPTURER]
+        while turn < STOCK_SIZE:
             turned = deck[TABLE_SIZE + turn]
-            ints[I_TURN] = turn + 1
-            table = cards[C_TABLE]
-            candidates = table & LOWER_IN_SUIT[turned]
-            if candidates == 0 and IS_DIAMOND[turned]:
-                candidates = table & SPADES_AND_HEARTS
-            if candidates == 0:
-                cards[C_TABLE] = table | (ONE << U64(turned))
-            elif candidates & (candidates - ONE) == 0:
-                _capture(cards, ints, seat, turned, lowest_card(candidates))
-            else:
+            turn += 1
+            lower = table & LOWER_IN_SUIT[turned]
+            fallback = table & FALLBACK_TARGETS[turned]
+            candidates = lower if lower != 0 else fallback
+            if candidates & (candidates - ONE) != 0 and uniform:  # the k-th candidate, as the policies draw k
+                stream = (U64(RNG_SEAT) + U64(seat)) & streams
+                candidates = ONE << U64(nth_card(candidates, below(rng, stream, popcount(candidates))))
+                ints[I_DECISIONS] += 1
+                ints[I_CRC] = crc_byte(ints[I_CRC], lowest_card(candidates))
+            if candidates & (candidates - ONE) != 0:  # two or more: the seat chooses
+                cards[C_TABLE] = table
+                ints[I_TURN] = turn
+                ints[I_LAST_CAPTURER] = last
                 ints[I_TO_MOVE] = seat
                 ints[I_TURNED] = turned
                 cards[C_CANDIDATES] = candidates
                 return
-        if ints[I_LAST_CAPTURER] >= 0:
+            captured = U64(0) - U64(candidates != 0)  # the one candidate is taken with the turned card
+            card = ONE << U64(turned)
+            table ^= candidates | (card & ~captured)
+            cards[C_HAND + seat] |= (card | candidates) & captured
+            last = seat if candidates != 0 else last
+            seat += 1
+            if seat == n:
+                seat = 0
+        cards[C_TABLE] = table
+        ints[I_TURN] = turn
+        ints[I_LAST_CAPTURER] = last
+        if last >= 0:
             break
         ints[I_REDEALS] += 1
         _deal(cards, ints, deck, rng)
@@ -248,7 +283,7 @@ def apply_action(cards, ints, deck, rng, keys, records, slots, action):
         _capture(cards, ints, ints[I_TO_MOVE], ints[I_TURNED], action)
         cards[C_CANDIDATES] = U64(0)
         ints[I_TURNED] = -1
-        _run_phase1(cards, ints, deck, rng, keys, records, slots)
+        _run_phase1(cards, ints, deck, rng, keys, records, slots, False, U64(0))
     else:
         _phase2_action(cards, ints, keys, records, slots, action)
 

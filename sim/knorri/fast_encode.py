@@ -45,11 +45,11 @@ from sim.knorri.fast_state import (
     I_TRICKS_COMPLETED,
     I_TURN,
     I_TURNED,
-    META_KEY,
     META_NEEDED,
     META_OPENING,
     META_RUN_LEFT,
     META_TRICK_LEN,
+    MOVER_KEY,
     NUM_CARD_FIELDS,
     NUM_INT_FIELDS,
     NUM_RNG,
@@ -58,8 +58,6 @@ from sim.knorri.fast_state import (
     R_TRICK_LO,
     RECORD_SIZE,
     RNG_DEAL,
-    TRICK_KEY,
-    TRICK_LO_KEY,
     ZOBRIST,
 )
 from sim.knorri.reference import KnorriHand
@@ -83,6 +81,7 @@ def _pack_trick(trick: Sequence[Sequence[int]]) -> tuple[int, int, int, int]:
     return lo, hi, len(flat), run_left
 
 
+_MOVER_KEYS = MOVER_KEY.tolist()
 _ZOBRIST_ROWS = ZOBRIST.tolist()  # Python ints: indexing the NumPy table per card is what made encoding slow
 
 
@@ -109,8 +108,7 @@ def _record(hands: tuple[int, ...], trick, needed: int, to_move: int, opening: b
     record = [0] * RECORD_SIZE
     record[:len(hands)] = hands
     record[R_TRICK_LO], record[R_TRICK_HI], record[R_META] = lo, hi, meta
-    mixed = (lo * int(TRICK_LO_KEY) + hi * int(TRICK_KEY) + meta * int(META_KEY)) & _MASK64
-    return tuple(record), _hands_hash(tuple(hands)) ^ mixed
+    return tuple(record), _hands_hash(tuple(hands)) ^ _MOVER_KEYS[to_move]
 
 
 def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ...]:

@@ -30,17 +30,15 @@ from sim.knorri.fast_state import (
     I_RUN_LEFT,
     I_TO_MOVE,
     I_TRICK_LEN,
-    META_KEY,
     META_NEEDED,
     META_OPENING,
     META_RUN_LEFT,
     META_TRICK_LEN,
+    MOVER_KEY,
     R_META,
     R_TRICK_HI,
     R_TRICK_LO,
     STEP_ROW,
-    TRICK_KEY,
-    TRICK_LO_KEY,
 )
 
 HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
@@ -49,21 +47,30 @@ FREE_SLOT = np.int16(HISTORY_CAPACITY)  # a slot entry no stretch of history rea
 
 
 @njit(**config.INLINED_KERNEL)
+def meta_word(to_move, opening, needed, run_left, trick_len):
+    """A full history row's ``R_META``: the small fields of a position packed (``needed``: for an empty trick,
+    the seats holding cards, what the next lead will need)."""
+    return (to_move | (opening << META_OPENING) | (needed << META_NEEDED) | (run_left << META_RUN_LEFT)
+            | (trick_len << META_TRICK_LEN))
+
+
+@njit(**config.INLINED_KERNEL)
 def _position_meta(ints):
     needed = ints[I_NEEDED] if ints[I_TRICK_LEN] > 0 else ints[I_HOLDING]
-    return (ints[I_TO_MOVE] | (ints[I_OPENING] << META_OPENING) | (needed << META_NEEDED)
-            | (ints[I_RUN_LEFT] << META_RUN_LEFT) | (ints[I_TRICK_LEN] << META_TRICK_LEN))
+    return meta_word(ints[I_TO_MOVE], ints[I_OPENING], needed, ints[I_RUN_LEFT], ints[I_TRICK_LEN])
 
 
 @njit(**config.INLINED_KERNEL)
 def position_key(cards, ints):
-    """A 64-bit hash of the full position (hands, trick with its grouping, plays needed, seat, opening).
+    """A 64-bit hash of a position within a stretch of history: the hands' Zobrist hash and the seat to move.
 
-    The hands' Zobrist hash, plus each other word times an odd constant: a product's top
-    bits depend on every bit of the word, and the slot table reads the key's top bits.
+    Within a stretch the cards in play are fixed, so the hands fix the trick's cards, and the
+    cards fix its order (each card beats the one below it, and beating is a strict partial
+    order). What else a position holds (the plays a trick needs, the opening run's grouping)
+    seldom differs between positions with equal hands, and ``find_position`` confirms every
+    key match field by field. One XOR per action keeps the hands' hash, so the key is cheap.
     """
-    mixed = cards[C_TRICK_LO] * TRICK_LO_KEY + cards[C_TRICK_HI] * TRICK_KEY + U64(_position_meta(ints)) * META_KEY
-    return cards[C_HANDS_HASH] ^ mixed
+    return cards[C_HANDS_HASH] ^ MOVER_KEY[ints[I_TO_MOVE]]
 
 
 @njit(**config.INLINED_KERNEL)
@@ -75,11 +82,17 @@ def home_slot(slots, key):
 @njit(**config.INLINED_KERNEL)
 def _write_row(cards, ints, records, row):
     """The current position as a full history row."""
-    for s in range(ints[I_N_SEATS]):  # records[row, ...] rather than a row view: a view costs a refcount
+    write_row(cards, ints[I_N_SEATS], records, row, cards[C_TRICK_LO], cards[C_TRICK_HI], _position_meta(ints))
+
+
+@njit(**config.INLINED_KERNEL)
+def write_row(cards, n_seats, records, row, trick_lo, trick_hi, meta):
+    """A full history row: every seat's hand from ``cards``, the trick words and the meta word."""
+    for s in range(n_seats):  # records[row, ...] rather than a row view: a view costs a refcount
         records[row, s] = cards[C_HAND + s]
-    records[row, R_TRICK_LO] = cards[C_TRICK_LO]
-    records[row, R_TRICK_HI] = cards[C_TRICK_HI]
-    records[row, R_META] = U64(_position_meta(ints))
+    records[row, R_TRICK_LO] = trick_lo
+    records[row, R_TRICK_HI] = trick_hi
+    records[row, R_META] = U64(meta)
 
 
 @njit(**config.INLINED_KERNEL)

@@ -53,7 +53,8 @@ def next_holding(cards, ints, seat):
 
 
 @njit(**config.INLINED_KERNEL)
-def _append_to_trick(cards, ints, card):
+def append_to_trick(cards, ints, card):
+    """Put ``card`` on top of the trick (6 bits a card, ``card + 1``, ten cards a trick word)."""
     index = ints[I_TRICK_LEN]
     value = U64(card + 1)
     if index < 10:
@@ -93,11 +94,11 @@ def _play(cards, ints, seat, action):
         ints[I_RUN_LEFT] = length if length > 1 else 0
         played = U64(0)
         for card in range(length):
-            _append_to_trick(cards, ints, card)
+            append_to_trick(cards, ints, card)
             played |= ONE << U64(card)
             cards[C_HANDS_HASH] ^= ZOBRIST[seat, card]
     else:
-        _append_to_trick(cards, ints, action)
+        append_to_trick(cards, ints, action)
         played = ONE << U64(action)
         cards[C_HANDS_HASH] ^= ZOBRIST[seat, action]
     hand = cards[C_HAND + seat] & ~played

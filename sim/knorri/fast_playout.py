@@ -13,9 +13,9 @@ from numba import njit, prange
 from sim import config
 from sim.fast_bits import U64, agent_seed
 from sim.knorri.encoding import NUM_ACTIONS
-from sim.knorri.fast import apply_action, copy_position, init_hand
+from sim.knorri.fast import apply_action, copy_position, init_hand, init_hand_uniform
 from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
-from sim.knorri.fast_policies import decide
+from sim.knorri.fast_policies import PROTOCOL, RANDOM, decide
 from sim.knorri.fast_state import (
     C_HAND,
     I_CRC,
@@ -36,16 +36,18 @@ from sim.knorri.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
+from sim.knorri.fast_uniform import TRICK_SCRATCH, play_one, ready
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 
 @njit(**config.STEP_KERNEL)
-def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index):
-    """Play one hand on to its end, each decision from the seat's policy; log it if ``log`` has room."""
+def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index, uniform):
+    """Play one hand on, each decision from the seat's policy, logging it if ``log`` has room; to its end, or with
+    ``uniform`` only until ``fast_uniform`` can take it on (``fast_uniform.ready``)."""
     step = 0
     logging = log.shape[0] > 0
-    while ints[I_END_REASON] < 0:
+    while ints[I_END_REASON] < 0 and not (uniform and ready(ints)):
         seat = ints[I_TO_MOVE]
         action = decide(policies[seat], seat, cards, ints, rng, legal)
         if logging:
@@ -57,7 +59,16 @@ def _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies, 
             row[4] = action
         apply_action(cards, ints, deck, rng, keys, records, slots, action)
         step += 1
-    return step
+
+
+@njit(**config.STEP_KERNEL)
+def _uniform_streams(policies, n_seats):
+    """(streams mask, whether ``fast_uniform`` can play the hand): it can if every seat plays RANDOM (mask all ones,
+    -1 as int64: each seat its own stream) or every seat PROTOCOL (mask zero: the hand's stream)."""
+    for s in range(n_seats):
+        if policies[s] != policies[0]:
+            return np.int64(-1), False
+    return np.int64(-1 if policies[0] == RANDOM else 0), policies[0] == RANDOM or policies[0] == PROTOCOL
 
 
 @njit(**config.KERNEL)
@@ -71,6 +82,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
     records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
     slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    trick = np.zeros(TRICK_SCRATCH, dtype=np.uint8)
     logging = log.shape[0] > 0
     from_position = cards0.shape[0] > 0
     for h in range(start, stop):
@@ -79,13 +91,20 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
         for s in range(n_seats):
             rng[RNG_SEAT + s] = agent_seed(seed, s)
         ints = ints_out[h]
+        streams, uniform = _uniform_streams(policies[h], n_seats)
+        uniform = uniform and not logging
         if from_position:
             copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         else:
             slots[:] = FREE_SLOT
-            init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
-        row = log_offsets[h] if logging else np.int64(0)
-        _play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log, row, np.int64(h))
+            if uniform:
+                init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], U64(streams))
+            else:
+                init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
+        _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
+                 log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
+        if ints[I_END_REASON] < 0:
+            play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
         for s in range(n_seats):
             held_out[h, s] = cards[C_HAND + s]
 

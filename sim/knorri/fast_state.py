@@ -92,12 +92,12 @@ BEATERS = np.array(
 )
 IS_DIAMOND = np.array([suit_of(c) == 1 for c in range(NUM_CARDS)], dtype=np.bool_)
 SPADES_AND_HEARTS = U64(SUIT_MASK[2] | SUIT_MASK[3])
+FALLBACK_TARGETS = np.array([SUIT_MASK[2] | SUIT_MASK[3] if suit_of(c) == 1 else 0 for c in range(NUM_CARDS)],
+                            dtype=np.uint64)  # what a turned card may take when no lower card of its suit is there
 CLUBS = U64(SUIT_MASK[0])
 _zobrist_stream = SplitMix64(0x4B4E4F525249)  # any fixed seed: the hash only has to be the same every run
 ZOBRIST = np.array([[_zobrist_stream.next() for _ in range(NUM_CARDS)] for _ in range(MAX_SEATS)], dtype=np.uint64)
-TRICK_KEY = U64(_zobrist_stream.next() | 1)
-META_KEY = U64(_zobrist_stream.next() | 1)
-TRICK_LO_KEY = U64(_zobrist_stream.next() | 1)
+MOVER_KEY = np.array([_zobrist_stream.next() for _ in range(MAX_SEATS)], dtype=np.uint64)  # the seat to move
 
 
 # ----- Knorri's own bit helpers (the shared ones are in sim.fast_bits) ------------------------------

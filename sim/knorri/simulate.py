@@ -149,9 +149,10 @@ def play_matches(
     n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
-    if batch_agents.takes_batch_path(engine, log_actions, seatings, "knorri", BATCH_POLICIES):
+    distinct = set(map(tuple, seatings))  # a chunk repeats a few arrangements: check each once
+    if batch_agents.takes_batch_path(engine, log_actions, list(distinct), "knorri", BATCH_POLICIES):
         return batch_agents.play_batched(sys.modules[__name__], "knorri", n_seats, match_seeds, seatings, match_hands)
-    compiled = all(is_compiled(seating) for seating in seatings)
+    compiled = all(is_compiled(seating) for seating in distinct)
     if engine not in ("auto", "compiled", "reference"):
         raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
     if engine == "compiled" and not compiled:
@@ -227,10 +228,12 @@ def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Seq
     from sim.knorri.batch import play_batch, results_from_rows
 
     matches = len(match_seeds)
-    bare = all(_bare(spec) for seating in seatings for spec in seating)
-    if bare:
-        policies = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in seatings],
-                            dtype=np.int8).reshape(matches, n_seats)
+    distinct = {seating: row for row, seating in enumerate(dict.fromkeys(map(tuple, seatings)))}
+    bare = all(_bare(spec) for seating in distinct for spec in seating)
+    if bare:  # one policy row per distinct seating, then one index per match
+        rows = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in distinct],
+                        dtype=np.int8).reshape(len(distinct), n_seats)
+        policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=matches)]
     else:
         from agents.fast_lineup import play_lineup
 

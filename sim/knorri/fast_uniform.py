@@ -1,0 +1,221 @@
+"""Uniform random phase-2 play with the hand's changing state in registers (private; ``fast_playout`` calls it).
+
+Most of a random hand is ordinary phase-2 actions: a play that does not empty the
+seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
+move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC register, the hands'
+hash, the top card, where the stretch of history began) as local values rather than
+``ints``/``cards`` columns, so that they can stay in registers; each seat's hand
+stays in the ``cards`` row. The choice between playing a card and picking up is made
+without a branch (a coin toss the CPU cannot predict). A play that completes the
+trick, the commonest irreversible event, is made in the step. Anything rarer leaves
+it as an event (``EV_*``): a seat going out, made by ``fast.apply_action`` with every
+rule that follows; a position whose home slot in the history table is taken, which
+``_event`` probes on and confirms field by field (``fast_history.is_remembered``);
+the cap. The loop starts once the opening run (if any) has left the trick: the
+first trick's plays go through the general path, and no later trick holds a run.
+
+The draws, the actions and every result are those of ``fast_policies.decide`` with
+the PROTOCOL or RANDOM policy followed by ``fast.apply_action``: the seat draws from
+its own stream (RANDOM) or the hand's (PROTOCOL) and takes the k-th legal id (the
+playable cards ascending, then the pick-up).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import config
+from sim.fast_bits import ONE, U64, below, crc_byte, nth_card, popcount
+from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
+from sim.knorri.fast import apply_action
+from sim.knorri.fast_history import home_slot, is_remembered, meta_word, write_row
+from sim.knorri.fast_moves import append_to_trick, cut_off, next_holding
+from sim.knorri.fast_state import (
+    BEATERS,
+    C_HAND,
+    C_HANDS_HASH,
+    C_TRICK_HI,
+    C_TRICK_LO,
+    END_CAP,
+    END_REPEAT,
+    I_CRC,
+    I_CYCLE,
+    I_DECISIONS,
+    I_END_REASON,
+    I_HIST_BASE,
+    I_HIST_LEN,
+    I_HOLDING,
+    I_N_SEATS,
+    I_NEEDED,
+    I_OPENING,
+    I_PHASE,
+    I_PHASE2_ACTIONS,
+    I_RUN_LEFT,
+    I_TO_MOVE,
+    I_TRICK_LEN,
+    I_TRICKS_COMPLETED,
+    MOVER_KEY,
+    R_META,
+    RNG_DEAL,
+    RNG_SEAT,
+    STEP_ROW,
+    ZOBRIST,
+    top_card,
+    trick_card,
+)
+
+EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
+TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
+assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
+
+
+@njit(**config.INLINED_KERNEL)
+def _mask(flag):
+    """All ones if ``flag``, else zero: a select without a branch."""
+    return U64(0) - U64(flag)
+
+
+@njit(**config.INLINED_KERNEL)
+def ready(ints):
+    """Whether ``play_one`` can take the hand on: phase 2, the opening made, no opening run left in the trick."""
+    return ints[I_END_REASON] < 0 and ints[I_PHASE] == 2 and ints[I_OPENING] == 0 and ints[I_RUN_LEFT] == 0
+
+
+@njit(**config.INLINED_KERNEL)
+def load(cards, ints, streams, trick):
+    """The loop's fields from the hand's rows, and what stays fixed until the next event.
+
+    Fixed: the seat order (4 bits a seat: the next seat holding cards after it), seats holding
+    cards, the streams mask (seat s draws from ``rng[(RNG_SEAT + s) & streams]``), seats.
+    """
+    order = U64(0)
+    for s in range(ints[I_N_SEATS]):
+        order |= U64(next_holding(cards, ints, s)) << U64(4 * s)
+    fixed = (order, ints[I_HOLDING], streams, ints[I_N_SEATS])
+    length = ints[I_TRICK_LEN]
+    for i in range(length):  # the trick as one card a byte, bottom first, from trick[0]
+        trick[i] = trick_card(cards, i)
+    top = U64(top_card(cards, ints)) if length > 0 else U64(0)  # any card will do for a lead
+    return fixed, (ints[I_TO_MOVE], length, ints[I_NEEDED], ints[I_PHASE2_ACTIONS], ints[I_CRC], np.int64(0),
+                   cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
+
+
+@njit(**config.INLINED_KERNEL)
+def store(cards, ints, state, trick):
+    """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
+    mover, length, needed, actions, crc, bottom, hashed, _, base = state
+    cards[C_TRICK_LO], cards[C_TRICK_HI], ints[I_TRICK_LEN] = U64(0), U64(0), 0
+    for i in range(length):  # the trick back into its words
+        append_to_trick(cards, ints, np.int64(trick[bottom + i]))
+    ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
+    ints[I_TO_MOVE] = mover
+    ints[I_NEEDED] = needed
+    ints[I_PHASE2_ACTIONS] = actions
+    ints[I_CRC] = crc
+    ints[I_HIST_BASE] = base
+    ints[I_HIST_LEN] = actions - base + 1
+    cards[C_HANDS_HASH] = hashed
+
+
+@njit(**config.INLINED_KERNEL)
+def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
+    """One ordinary action of the seat to move: (event, action, the fields after it).
+
+    ``EV_IRREVERSIBLE``: the chosen play empties the seat's hand; it is not made (the fields
+    are as they were). ``EV_PROBE`` and ``EV_CAP``: the action is made, its position is not
+    yet remembered (its home slot is taken; or the hand reached the cap).
+    """
+    order, holding, streams, n_seats = fixed
+    mover, length, needed, actions, crc, bottom, hashed, top, base = state
+    # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
+    seat = U64(mover)
+    hand = cards[U64(C_HAND) + seat]
+    lead = length == 0
+    playable = hand & (BEATERS[top] | _mask(lead))
+    n_cards = popcount(playable)
+    k = below(rng, (U64(RNG_SEAT) + seat) & streams, n_cards + 1 - np.int64(lead))
+    pick = k == n_cards  # the legal ids are the playable cards ascending, then the pick-up
+    pick_mask = _mask(pick)
+    played = nth_card(playable, k)  # 64 on a pick-up: no card
+    taken = np.int64(trick[U64(bottom)])  # the trick's bottom card
+    card = U64(played ^ ((played ^ taken) & np.int64(pick_mask)))
+    rest = hand ^ (ONE << card)
+    if (pick ^ True) & (rest == 0):  # one branch, seldom taken (no branch on the coin toss)
+        return EV_IRREVERSIBLE, played, state
+    cards[U64(C_HAND) + seat] = rest
+    hashed ^= ZOBRIST[seat, card]
+    action = np.int64(card) ^ ((np.int64(card) ^ PICK_UP) & np.int64(pick_mask))
+    actions += 1
+    crc = crc_byte(crc, action)
+    if (pick ^ True) & (lead ^ True) & (length + 1 >= needed):
+        # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
+        ints[I_TRICKS_COMPLETED] += 1
+        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
+        if actions >= MAX_PHASE2_ACTIONS:
+            return EV_CAP, action, state
+        write_row(cards, n_seats, records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
+        key = hashed ^ MOVER_KEY[seat]
+        keys[0] = key
+        slots[U64(home_slot(slots, key))] = actions
+        return EV_NONE, action, state
+    trick[U64(bottom + length)] = card  # a play goes on top (a pick-up's card lands above the top: no harm)
+    bottom += np.int64(pick)  # a pick-up takes the bottom card
+    length += 1 - 2 * np.int64(pick)
+    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
+    top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
+    mover = np.int64((order >> (U64(4) * seat)) & U64(15))
+    state = (mover, length, needed, actions, crc, bottom, hashed, top, base)
+    key = hashed ^ MOVER_KEY[U64(mover)]
+    slot = U64(home_slot(slots, key))
+    if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
+        return EV_PROBE, action, state
+    if actions >= MAX_PHASE2_ACTIONS:
+        return EV_CAP, action, state
+    index = U64(actions - base)
+    keys[index] = key
+    slots[slot] = actions
+    records[index, R_META] = STEP_ROW | U64(action)
+    return EV_NONE, action, state
+
+
+@njit(**config.INLINED_KERNEL)
+def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state):
+    """Handle a step's event in the hand's rows; return True if the hand is over (else the caller reloads)."""
+    store(cards, ints, state, trick)
+    if event == EV_IRREVERSIBLE:
+        apply_action(cards, ints, deck, rng, keys, records, slots, action)
+        return ints[I_END_REASON] >= 0
+    mover, actions, hashed, base = state[0], state[3], state[6], state[8]
+    ints[I_HIST_LEN] -= 1  # the new position is not remembered yet
+    key = hashed ^ MOVER_KEY[mover]
+    slot = home_slot(slots, key)
+    mask = slots.shape[0] - 1
+    while U64(slots[slot] - base) < U64(actions - base):  # the probe of fast_history.find_position
+        seen = np.int64(slots[slot])
+        if keys[seen - base] == key and is_remembered(cards, ints, records, seen - base):
+            ints[I_CYCLE] = actions - seen
+            cut_off(cards, ints, END_REPEAT)
+            return True
+        slot = (slot + 1) & mask
+    if actions >= MAX_PHASE2_ACTIONS:
+        cut_off(cards, ints, END_CAP)
+        return True
+    index = actions - base
+    keys[index] = key
+    slots[slot] = actions
+    records[index, R_META] = STEP_ROW | U64(action)
+    ints[I_HIST_LEN] = index + 1
+    return False
+
+
+@njit(**config.HOT_KERNEL)
+def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
+    """Play a ``ready`` hand to the end (``slots``: a slot table, not empty; ``streams``: all ones for every seat
+    drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of ``TRICK_SCRATCH``)."""
+    while ints[I_END_REASON] < 0:
+        fixed, state = load(cards, ints, streams, trick)
+        event = EV_NONE
+        while event == EV_NONE:
+            event, action, state = _step(cards, ints, rng, keys, records, slots, trick, fixed, state)
+        _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state)
