@@ -90,7 +90,7 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> li
         seats, agent = divmod(int(key), len(agent_names))
         row = _row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
                    hand_row[mask], reason_codes, reason_names)
-        hands_held = len(np.unique(hand_row[mask]))  # an agent holds each seat of a row at most once
+        hands_held = np.count_nonzero(np.bincount(hand_row[mask]))  # it holds each seat of a row at most once
         result.append(replace(row, every_seat=row.seat_hands == seats * hands_held))
     return result
 
