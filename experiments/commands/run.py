@@ -34,7 +34,7 @@ from experiments.runner.config import (
     split_agent_specs,
 )
 from experiments.runner.execute import RunPlan, RunStopped, execute, plan_run, run_tables, workers_for
-from experiments.runner.plan import check_lineups, plays_at_engine_speed
+from experiments.runner.plan import check_lineups
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
@@ -141,11 +141,10 @@ def _say_estimate(plan: RunPlan, out: RunFolder) -> None:
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     if not todo:
         return
-    engine_speed = plays_at_engine_speed(config.game, [seating for task in todo for seating in task.table.seatings])
     workers = None if config.scheduler else estimate.local_workers(config.workers)
     try:
-        line = estimate.warning(estimate.estimate_run(todo, config.game, engine_speed, config.log_actions, workers),
-                                workers)
+        line = estimate.warning(estimate.estimate_run(todo, config.game, plan.engine_speed, config.log_actions,
+                                                      workers), workers)
     except AgentFailure:  # the run itself stops on it with the full message
         return
     if line:

@@ -67,6 +67,7 @@ class RunPlan:
     chunks: list[Chunk]
     tasks: list[ChunkTask]
     hands_total: int
+    engine_speed: bool = False  # every seating plays on the engine's own kernels (plan.plays_at_engine_speed)
     manifest: dict[str, Any] = field(default_factory=dict)
 
 
@@ -84,7 +85,7 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
                        config.out if config.out and is_url(config.out) else None) for c in chunks]
-    plan = RunPlan(config, size, chunks, tasks, hands_total)
+    plan = RunPlan(config, size, chunks, tasks, hands_total, engine_speed)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
 
