@@ -227,4 +227,6 @@ def _put_working_directory_on_path() -> None:
 def _load_builtin_agents(game: str) -> None:
     from sim.games import game as find_game
 
-    importlib.import_module(find_game(game).agents)
+    module = find_game(game).agents
+    if module is not None:
+        importlib.import_module(module)

@@ -1,44 +1,10 @@
-"""The games the harness plays, each named once, and the interface a game's runner adapter provides.
+"""The registry of games: each game's name on the command line, its adapter and its built-in agents.
 
-The runner (``experiments/runner``) never knows a game's rules: it looks the
-config's ``game`` up here, imports that game's adapter module and calls it.
-An adapter is a module with these names (``sim.knorri.simulate``,
-``sim.knockout_whist.simulate`` and ``sim.kort.simulate`` are the three there are):
-
-- ``TITLE``, ``MIN_SEATS``, ``MAX_SEATS``: the game's name for messages and its seat counts;
-- ``ROW``: what one row of the runner's hands table is (``"hand"``, ``"game"`` or ``"match"``; ``plural`` it);
-- ``MATCH_HANDS``: the rows a match may have (``(1, 3, 5)``, or ``(1,)`` for a game without matches);
-- ``HAND_COLUMNS`` and ``ACTION_COLUMNS``: ``ColumnSpec`` tuples, the columns it fills;
-- ``ID_DOCS``: the runner's identifier columns explained for this game (those it words differently);
-- ``SEED_DERIVATION``: how a row's seed comes from its match seed (the manifest quotes it);
-- ``OUTCOME``: the column the summary's rate counts, and the rate's name (``("loser", "loss rate")``): a
-  column holding a seat (a row counts for the seat it names) or a per-seat bool column (it counts where true);
-- ``SUMMARY_REASONS``: the ``end_reason`` values whose shares the summary shows;
-- ``action_text(action) -> str``: an action id in words, for a failing agent's message;
-- ``check_options(options) -> dict``: the options, checked and complete (``{}`` for a game without any);
-- ``check_lineup(n_seats, specs, options)``: refuse a seat count or lineup in one line;
-- ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;
-- ``compiled_code(specs) -> dict``: for such a lineup, the modules of compiled code it runs, each with the CPU
-  seconds compiling it takes on first use (a run says so, and compiles it once before starting its workers);
-- ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options=...) -> ChunkColumns``:
-  play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails;
-- ``seat_teams(n_seats) -> tuple[int, ...]``: the team (0, 1, ...) of each seat, every seat its own team in a
-  game without partners (Kort: seats 0 and 2 against 1 and 3); a balanced seating (``assign = balanced``) seats
-  one agent per team, and a rating rates teams;
-- ``PLACE_COLUMNS`` and ``finishing_places(columns) -> array``: the per-seat hand columns a row's finishing order
-  needs, and the places they give: ``columns`` maps each name to a ``[rows, seats]`` array, the answer is a
-  ``[rows, seats]`` int array, 1 for first, seats that finished together sharing the best of their places
-  (``places_from_values`` turns a per-seat "higher finished ahead" column into places);
-- ``BATCH_POLICIES``, ``start_batch`` and ``batch_columns``: the hook ``sim.batch_agents`` plays vectorised agents
-  (``act_batch``) with, on the game's compiled batch engine. ``BATCH_POLICIES`` maps the bare specs the batch's
-  compiled policies play (``random``, ``greedy``) to their ids; ``start_batch(n_seats, seeds, previous, options)``
-  makes deal k of every match of a chunk as a ``CompiledBatch`` (``previous``: deal k - 1's batch, played out,
-  for what carries over, as Knorri's first seat); ``batch_columns(n_seats, seeds, batches, options)`` turns the
-  played-out batches (``seeds[k]`` dealt deal k) into ``ChunkColumns`` equal to the reference path's.
-  ``play_matches`` hands a chunk to ``sim.batch_agents.play_batched`` when ``takes_batch_path`` says so;
-- optionally ``EXTRA_TABLES``: tables beside the hands table whose rows belong to one of its rows, any number
-  each (Kort's rounds), as name -> ``ColumnSpec`` tuple; ``play_matches`` fills them in ``ChunkColumns.tables``
-  (``extra_tables`` reads the names, ``{}`` for a game without any).
+A game's adapter is a module that implements ``sim.contract.GameAdapter``; the
+runner, the commands and the RL interfaces look a game up here by name and ask
+its adapter, never its rules. ``register_game`` adds a game (the three built-in
+ones below; a test registers a fourth); the adapter is imported and checked
+against the contract the first time it is looked up.
 
 A row is a function of its seed, seating and options alone, so the chunking and
 the worker never change a result.
@@ -58,20 +24,29 @@ from sim.rng import GOLDEN_GAMMA
 
 @dataclass(frozen=True)
 class Game:
-    """One game: its name on the command line, its title, its runner adapter and its built-in agents' module."""
+    """One registered game: its name on the command line, its title, its adapter module and its agents' module."""
 
     name: str
     title: str
-    adapter: str  # module path of the runner adapter
-    agents: str  # module whose import registers the game's built-in agents
+    adapter: str  # module path of the adapter (a sim.contract.GameAdapter)
+    agents: str | None  # module whose import registers the game's built-in agents (None: only the generic ones)
 
 
-GAMES: dict[str, Game] = {
-    "knorri": Game("knorri", "Knorri", "sim.knorri.simulate", "agents"),
-    "knockout-whist": Game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate", "agents.knockout_whist"),
-    "kort": Game("kort", "Kort", "sim.kort.simulate", "agents"),
-}
+GAMES: dict[str, Game] = {}
 DEFAULT_GAME = "knorri"
+
+
+def register_game(name: str, title: str, adapter: str, agents: str | None = None) -> Game:
+    """Add a game under ``name`` (the ``--game`` word); its adapter is checked against the contract on first use."""
+    if name in GAMES and GAMES[name] != Game(name, title, adapter, agents):
+        raise GameInputError(f"game {name!r} is already registered (as {GAMES[name].adapter})")
+    GAMES[name] = Game(name, title, adapter, agents)
+    return GAMES[name]
+
+
+register_game("knorri", "Knorri", "sim.knorri.simulate", "agents")
+register_game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate", "agents.knockout_whist")
+register_game("kort", "Kort", "sim.kort.simulate", "agents")
 
 
 def game(name: str) -> Game:
@@ -82,8 +57,17 @@ def game(name: str) -> Game:
 
 
 def adapter(name: str) -> ModuleType:
-    """The runner adapter module of the game called ``name`` (see the module docstring for what it provides)."""
-    return importlib.import_module(game(name).adapter)
+    """The adapter of the game called ``name``, checked against ``sim.contract.GameAdapter`` on first use."""
+    module = importlib.import_module(game(name).adapter)
+    if module.__name__ not in _CHECKED:
+        from sim.contract import check_adapter
+
+        check_adapter(name, module)
+        _CHECKED.add(module.__name__)
+    return module
+
+
+_CHECKED: set[str] = set()
 
 
 @dataclass(frozen=True)

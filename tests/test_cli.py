@@ -58,19 +58,19 @@ def one_line_error(capsys, argv: list[str]) -> str:
 @pytest.mark.parametrize("argv, says", [
     (["traj", "--seats", "7", "--seeds", "0", "2"], "Knorri is for 3 to 6 seats, not 7"),
     (["traj", "--seats", "2", "--seeds", "0", "2"], "Knorri is for 3 to 6 seats, not 2"),
-    (["traj", "--seats", "4", "--first", "9", "--seeds", "0", "2"], "--first must be a seat from 0 to 3, not 9"),
+    (["traj", "--seats", "4", "--first", "9", "--seeds", "0", "2"], "first seat must be a seat from 0 to 3, not 9"),
     (["traj", "--seats", "4", "--seeds", "5", "3"], "--seeds A B needs 0 <= A <= B"),
     (["traj", "--seats", "four", "--seeds", "0", "2"], "invalid int value: 'four'"),
     (["traj", "--seats", "4"], "required: --seeds"),
     (["play", "--seats", "7"], "Knorri is for 3 to 6 seats, not 7"),
-    (["play", "--seats", "4", "--first", "9"], "--first must be a seat from 0 to 3, not 9"),
+    (["play", "--seats", "4", "--first", "9"], "first seat must be a seat from 0 to 3, not 9"),
     (["play", "--agents", "nosuchagent"], "unknown agent 'nosuchagent'"),
     (["play", "--agents", "random:depth"], "parameter 'depth' is not key=value"),
     (["play", "--agents", "random:=3"], "is not key=value"),
     (["play", "--agents", "random:depth=3"], "agent 'random' has no parameter 'depth'"),
     (["play", "--agents", "no_such_module.sub:Agent"], "cannot import 'no_such_module.sub'"),
     (["play", "--seats", "4", "--agents", "random;random"], "--agents gives 2 specs for 4 seats"),
-    (["play", "--hands", "0"], "at least one hand, not 0"),
+    (["play", "--hands", "0"], "at least one deal, not 0"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
     assert says in one_line_error(capsys, argv)

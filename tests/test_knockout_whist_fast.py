@@ -191,16 +191,16 @@ def test_bench_times_both_engines_at_4_and_7_seats(capsys):
     assert main(["bench", "--game", "knockout-whist", "--games", "20", "--repeat", "1", "--workers", "1",
                  "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(row["engine"], row["seats"]) for row in rows] == [("reference", 4), ("reference", 7), ("fast", 4),
-                                                               ("fast", 7)]
+    assert [(row["engine"], row["seats"]) for row in rows] == [("reference", 4), ("reference", 7), ("compiled", 4),
+                                                               ("compiled", 7)]
     assert all(row["games_per_s"] > 0 and row["game"] == "knockout-whist" for row in rows)
     assert all("times_reference" in row for row in rows if row["engine"] == "fast")
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["--game", "knockout-whist", "--hands", "5"], "--hands is for Knorri"),
+    (["--game", "knockout-whist", "--hands", "5"], "a Knockout Whist timing counts games: use --games"),
     (["--game", "knockout-whist", "--seats", "8"], "Knockout Whist is for 2 to 7 seats, not 8"),
-    (["--games", "5"], "--games is for --game knockout-whist"),
+    (["--games", "5"], "a Knorri timing counts hands: use --hands"),
 ])
 def test_bench_refuses_options_of_the_other_game_in_one_line(capsys, argv, says):
     assert main(["bench", *argv]) == 2

@@ -36,7 +36,7 @@ def test_first_holder_option_changes_who_holds_first(capsys):
 @pytest.mark.parametrize(("argv", "says"), [
     (["--seats", "5"], "Kort is always played by 4 seats, not 5"),
     (["--seats", "2"], "Kort is always played by 4 seats, not 2"),
-    (["--first", "1"], "--first is for Knorri; Kort's first trump holder is --option first_holder=SEAT"),
+    (["--first", "1"], "Kort has no choice of first seat: the first trump holder is option first_holder"),
     (["--option", "colour=red"], "unknown option 'colour': Kort's options are target_wins, first_holder"),
     (["--option", "target_wins=0"], "option target_wins is a number of wins 1 to 100"),
     (["--option", "target_wins=many"], "option target_wins is a number of wins 1 to 100"),
@@ -53,4 +53,4 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
 
 def test_other_games_still_need_seats(capsys):
     assert main(["traj", "--game", "knockout-whist", "--seeds", "0", "2"]) == 2
-    assert "--seats is required for Knorri and Knockout Whist" in capsys.readouterr().err
+    assert "--seats is required for Knockout Whist: 2 to 7" in capsys.readouterr().err

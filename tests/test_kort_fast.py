@@ -98,16 +98,16 @@ def test_compiled_result_wins_are_the_encodings():
 def test_bench_times_both_engines_on_kort_matches(capsys):
     assert main(["bench", "--game", "kort", "--matches", "10", "--repeat", "1", "--workers", "1", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(row["engine"], row["seats"]) for row in rows] == [("reference", 4), ("fast", 4)]
+    assert [(row["engine"], row["seats"]) for row in rows] == [("reference", 4), ("compiled", 4)]
     assert all(row["matches_per_s"] > 0 and row["game"] == "kort" and row["decisions_per_s"] > 0 for row in rows)
     assert rows[1]["times_reference"] > 0
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["--game", "kort", "--hands", "5"], "--hands is for Knorri"),
-    (["--game", "kort", "--games", "5"], "--games is for --game knockout-whist"),
+    (["--game", "kort", "--hands", "5"], "a Kort timing counts matches: use --matches"),
+    (["--game", "kort", "--games", "5"], "a Kort timing counts matches: use --matches"),
     (["--game", "kort", "--seats", "5"], "Kort is always played by 4 seats, not 5"),
-    (["--matches", "5"], "--matches is for --game kort"),
+    (["--matches", "5"], "a Knorri timing counts hands: use --hands"),
 ])
 def test_bench_refuses_options_of_another_game_in_one_line(capsys, argv, says):
     assert main(["bench", *argv]) == 2

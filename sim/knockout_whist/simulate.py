@@ -42,6 +42,15 @@ from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knockout_whist import fast_policies
+from sim.knockout_whist.deals import (  # the commands' hooks (sim.contract.GameAdapter)
+    BENCH,
+    DEFAULT_SEATS,
+    OPTIONS,
+    conformance_lines,
+    deal,
+    describe_end,
+    describe_event,
+)
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -69,9 +78,10 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.knockout_whist.batch import BatchResults, KnockoutWhistBatch
 
-__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure", "check_lineup",
-           "check_options", "finishing_places", "game_seed", "is_compiled", "play_game", "play_matches", "replay",
-           "batch_columns", "seat_teams", "start_batch"]
+__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "MAX_SEATS",
+           "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options", "conformance_lines", "deal",
+           "describe_end", "describe_event", "finishing_places", "game_seed", "is_compiled", "play_game",
+           "play_matches", "replay", "seat_teams", "start_batch"]
 
 GAME = "knockout-whist"
 TITLE = "Knockout Whist"
@@ -105,20 +115,11 @@ ID_DOCS = {
     "match_seed": "the seed the game's seed derives from: seed = derive_seed(match_seed, 0)",
 }
 
-_OPTION_DOCS = {
-    "dogs_life": "option dogs_life: a seat's first hand without a trick gives it a dog's life (default true)",
-    "safe_first_hand": "option safe_first_hand: nobody goes out after hand 1 (default false)",
-    "winner_deals": "option winner_deals: from hand 2 the trump chooser deals and leads (default false)",
-    "card_exchange": "option card_exchange: each seat may swap up to 3 cards with the stock (default false)",
-    "no_trumps_choice": "option no_trumps_choice: the chooser may choose no trumps (default false)",
-    "rainbow": "option rainbow: one card of each suit in hand 4 wins at once (default false)",
-}
-
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the game's seed: KnockoutWhistGame(options, seed=SEED) deals it, every agent "
                "reset with agent_seed(SEED, seat); sim.knockout_whist.simulate.replay(options, SEED, actions) "
                "replays it from the actions table"),
-    *(ColumnSpec(name, "bool", _OPTION_DOCS[name]) for name in FLAG_OPTIONS),
+    *(ColumnSpec(option.name, "bool", f"option {option.name}: {option.doc}") for option in OPTIONS),
     ColumnSpec("hands_played", "uint8", "hands dealt, 1 to 7 (a rainbow end counts 4)"),
     ColumnSpec("winner", "uint8", "the seat that won the game"),
     ColumnSpec("end_reason", "int8", "how the game ended: last_trick (hand 7), last_standing or rainbow",

@@ -37,8 +37,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim import batch_agents
-from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
+from sim.knorri.deals import (  # the commands' hooks (sim.contract.GameAdapter)
+    BENCH,
+    DEFAULT_SEATS,
+    OPTIONS,
+    check_options,
+    conformance_lines,
+    deal,
+    describe_end,
+    describe_event,
+)
 from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
@@ -48,9 +57,10 @@ from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_g
 if TYPE_CHECKING:
     from sim.knorri.batch import BatchResults, KnorriBatch
 
-__all__ = ["ACTION_COLUMNS", "BATCH_POLICIES", "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "AgentFailure",
-           "ChunkColumns", "ColumnSpec", "batch_columns", "check_lineup", "check_options", "derive_seeds",
-           "finishing_places", "is_compiled", "play_matches", "replay", "seat_teams", "start_batch"]
+__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "ChunkColumns", "ColumnSpec", "DEFAULT_SEATS",
+           "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options",
+           "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event", "finishing_places",
+           "is_compiled", "play_matches", "replay", "seat_teams", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"
@@ -113,13 +123,6 @@ def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
     """The order of going out, from the scores: a seat out earlier scored more (seats out together tie, and a
     cut-off's ranking by cards held is already in the scores it gave)."""
     return places_from_values(columns["score"])
-
-
-def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Knorri has no options: ``{}``, or one line refusing any given."""
-    if options:
-        raise GameInputError(f"Knorri has no options, so not {', '.join(sorted(options))}")
-    return {}
 
 
 def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:

@@ -1,0 +1,43 @@
+"""What several commands ask of the command line the same way: the game, its seats and options, the engine."""
+
+from __future__ import annotations
+
+import argparse
+from types import ModuleType
+
+from experiments.cli import UsageError
+from sim import games
+from sim.contract import check_seats, has_compiled_engine
+from sim.options import option_pairs
+
+ENGINE_CHOICES = ("reference", "compiled", "fast")  # fast: the compiled engine's older name, still accepted
+
+
+def add_game_argument(parser: argparse.ArgumentParser) -> None:
+    """``--game``, any registered game (default knorri)."""
+    parser.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT_GAME,
+                        help=f"which game (default {games.DEFAULT_GAME}): one of {', '.join(games.GAMES)}")
+
+
+def game_settings(name: str, seats: int | None, settings: list[str],
+                  seats_required: bool = False) -> tuple[ModuleType, int, dict]:
+    """The game's adapter, the seat count (its default where not given) and its checked options.
+
+    With ``seats_required``, a game played at several seat counts needs ``--seats``.
+    """
+    adapter = games.adapter(name)
+    if seats is None:
+        if seats_required and adapter.MIN_SEATS != adapter.MAX_SEATS:
+            raise UsageError(f"--seats is required for {adapter.TITLE}: {adapter.MIN_SEATS} to {adapter.MAX_SEATS}")
+        seats = adapter.DEFAULT_SEATS
+    n_seats = check_seats(adapter, seats)
+    options = adapter.check_options(dict(option_pairs(settings)))
+    return adapter, n_seats, options
+
+
+def engine_name(adapter: ModuleType, engine: str) -> str:
+    """``reference`` or ``compiled`` (``fast`` is read as ``compiled``); one line if the game has no compiled engine."""
+    engine = "compiled" if engine == "fast" else engine
+    if engine == "compiled" and not has_compiled_engine(adapter):
+        raise UsageError(f"{adapter.TITLE} has no compiled engine: use --engine reference")
+    return engine

@@ -1,0 +1,192 @@
+"""The game contract: what a game provides so that every command, the runner and the RL interfaces can play it.
+
+A game is a folder (its rules, its reference engine, optionally a compiled engine)
+and one *adapter* module that implements ``GameAdapter``; registering the adapter
+(``sim.games.register_game``) is the only line outside the folder. Nothing above
+``sim`` knows a game's rules: ``knorri-sim traj``, ``play``, ``bench``, ``run``,
+``report`` and ``league`` ask the adapter.
+
+``check_adapter`` checks an adapter against the contract when it is first looked
+up, so a game that forgets a name or declares a column wrongly fails at once, in
+one line naming what is missing, rather than halfway through a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from sim.errors import GameInputError
+
+if TYPE_CHECKING:
+    from sim.games import ChunkColumns, ColumnSpec
+    from sim.reference_base import ReferenceGame
+
+ROW_UNITS = ("hand", "game", "match")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a game: its name, type, default and meaning (``--option NAME=VALUE``, a config's options)."""
+
+    name: str
+    kind: type
+    default: Any
+    doc: str
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What ``knorri-sim bench`` times for a game under uniform random play.
+
+    ``steps`` names the per-step rate's unit (``"actions"``, ``"decisions"``) and ``steps_of`` counts them in a
+    played reference deal; ``play_compiled(n_seats, seeds, workers) -> steps`` plays the seeds' deals on the
+    compiled engine (``None``: the game has no compiled engine).
+    """
+
+    seats: tuple[int, ...]
+    steps: str
+    steps_of: Callable[[ReferenceGame], int]
+    default_counts: Mapping[str, int]
+    play_compiled: Callable[[int, np.ndarray, int], int] | None = None
+
+
+@runtime_checkable
+class GameAdapter(Protocol):
+    """Every name a game's adapter module provides (a module satisfies a Protocol by its attributes).
+
+    Identity and shape:
+    ``TITLE`` (for people), ``MIN_SEATS``/``MAX_SEATS``/``DEFAULT_SEATS``, ``ROW`` (what one row of the hands
+    table is: ``hand``, ``game`` or ``match``), ``MATCH_HANDS`` (the rows a runner match may hold), ``OPTIONS``.
+
+    The runner's tables: ``HAND_COLUMNS``, ``ACTION_COLUMNS`` (``ColumnSpec`` tuples), ``ID_DOCS``,
+    ``SEED_DERIVATION``, ``OUTCOME`` (the summary's counted column and its rate's name), ``SUMMARY_REASONS``,
+    ``PLACE_COLUMNS`` with ``finishing_places``; optionally ``EXTRA_TABLES``.
+
+    Playing: ``deal`` makes reference deals (``play``, ``bench``, the RL interfaces);
+    ``conformance_lines`` is ``traj``; ``describe_event``/``describe_end`` print a deal for people;
+    ``play_matches`` plays a runner chunk; ``BENCH`` is what ``bench`` times.
+    """
+
+    TITLE: str
+    MIN_SEATS: int
+    MAX_SEATS: int
+    DEFAULT_SEATS: int
+    ROW: str
+    MATCH_HANDS: tuple[int, ...]
+    OPTIONS: tuple[OptionSpec, ...]
+    HAND_COLUMNS: tuple[ColumnSpec, ...]
+    ACTION_COLUMNS: tuple[ColumnSpec, ...]
+    ID_DOCS: Mapping[str, str]
+    SEED_DERIVATION: str
+    OUTCOME: tuple[str, str]
+    SUMMARY_REASONS: tuple[str, ...]
+    PLACE_COLUMNS: tuple[str, ...]
+    BENCH: Bench
+
+    def check_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The options (values may be strings, as typed), checked and completed with defaults; else one line."""
+
+    def check_lineup(self, n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
+        """Refuse a seat count, lineup or options the game cannot play, in one line."""
+
+    def seat_teams(self, n_seats: int) -> tuple[int, ...]:
+        """The team of each seat (every seat its own team in a game without partners)."""
+
+    def finishing_places(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+        """``[rows, seats]`` places (1 first, ties share the best) from the ``PLACE_COLUMNS``."""
+
+    def action_text(self, action: int) -> str:
+        """An action id in words, for messages."""
+
+    def deal(self, n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
+             previous: ReferenceGame | None = None) -> ReferenceGame:
+        """The reference engine's deal for ``seed``.
+
+        ``first`` is the opening seat, where the game lets one choose; ``previous`` is the row before in a match,
+        played out (a match's row ``k`` is dealt from ``derive_seed(match_seed, k)``, as the runner deals it).
+        """
+
+    def conformance_lines(self, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
+                          engine: str) -> list[str]:
+        """The conformance protocol's line for each seed, from the ``reference`` or ``compiled`` engine."""
+
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """One log event as a line for people."""
+
+    def describe_end(self, deal: ReferenceGame) -> str:
+        """How a finished deal ended, as a line for people."""
+
+    def play_matches(self, *args: Any, **kwargs: Any) -> ChunkColumns:
+        """Play a runner chunk: one match per seed, returning every declared column."""
+
+
+def check_adapter(name: str, adapter: ModuleType | Any) -> None:
+    """Refuse, in one ``GameInputError`` line, an adapter that misses a name of the contract or declares one wrongly.
+
+    Checked: every name ``GameAdapter`` lists is there and callable where it is a function; the seat range,
+    row unit, match lengths, options and columns are well formed.
+    """
+    from sim.games import ColumnSpec
+
+    missing = [attribute for attribute in _contract_names() if not hasattr(adapter, attribute)]
+    if missing:
+        raise GameInputError(f"game {name!r}: its adapter lacks {', '.join(missing)} (see sim.contract.GameAdapter)")
+    not_callable = [attribute for attribute in _contract_functions() if not callable(getattr(adapter, attribute))]
+    if not_callable:
+        raise GameInputError(f"game {name!r}: {', '.join(not_callable)} must be functions")
+    problems = []
+    if not 1 <= adapter.MIN_SEATS <= adapter.DEFAULT_SEATS <= adapter.MAX_SEATS:
+        problems.append("MIN_SEATS <= DEFAULT_SEATS <= MAX_SEATS must hold, from 1")
+    if adapter.ROW not in ROW_UNITS:
+        problems.append(f"ROW must be one of {', '.join(ROW_UNITS)}")
+    if not adapter.MATCH_HANDS or any(not isinstance(n, int) or n < 1 for n in adapter.MATCH_HANDS):
+        problems.append("MATCH_HANDS must be positive whole numbers")
+    if not all(isinstance(option, OptionSpec) for option in adapter.OPTIONS):
+        problems.append("OPTIONS must hold OptionSpec entries")
+    tables = [adapter.HAND_COLUMNS, adapter.ACTION_COLUMNS, *dict(getattr(adapter, "EXTRA_TABLES", {})).values()]
+    if not all(isinstance(column, ColumnSpec) for table in tables for column in table):
+        problems.append("HAND_COLUMNS, ACTION_COLUMNS and EXTRA_TABLES must hold ColumnSpec entries")
+    declared = {column.name for column in adapter.HAND_COLUMNS}
+    if adapter.OUTCOME[0] not in declared or not set(adapter.PLACE_COLUMNS) <= declared:
+        problems.append("OUTCOME's column and PLACE_COLUMNS must be HAND_COLUMNS")
+    if not isinstance(adapter.BENCH, Bench) or not all(
+            adapter.MIN_SEATS <= n <= adapter.MAX_SEATS for n in adapter.BENCH.seats):
+        problems.append("BENCH must be a Bench whose seats the game is played with")
+    if problems:
+        raise GameInputError(f"game {name!r}: " + "; ".join(problems))
+
+
+def _contract_names() -> list[str]:
+    return [*GameAdapter.__annotations__, *_contract_functions()]
+
+
+def _contract_functions() -> list[str]:
+    return [attribute for attribute, value in vars(GameAdapter).items()
+            if callable(value) and not attribute.startswith("_")]
+
+
+def check_seats(adapter: GameAdapter | ModuleType, n_seats: int) -> int:
+    """``n_seats`` if the game is played with that many seats; otherwise one line saying which counts it takes."""
+    low, high = adapter.MIN_SEATS, adapter.MAX_SEATS
+    if not isinstance(n_seats, (int, np.integer)) or isinstance(n_seats, bool) or not low <= n_seats <= high:
+        allowed = f"always played by {low} seats" if low == high else f"for {low} to {high} seats"
+        raise GameInputError(f"{adapter.TITLE} is {allowed}, not {n_seats}")
+    return int(n_seats)
+
+
+def option_specs(options_class: type, docs: Mapping[str, str], skip: Sequence[str] = ()) -> tuple[OptionSpec, ...]:
+    """``OPTIONS`` read off a game's options dataclass: each field's name, type and default, with its meaning."""
+    from dataclasses import MISSING, fields
+
+    return tuple(OptionSpec(field.name, type(field.default), field.default, docs[field.name])
+                 for field in fields(options_class) if field.name not in skip and field.default is not MISSING)
+
+
+def has_compiled_engine(adapter: GameAdapter | ModuleType) -> bool:
+    """Whether the game has a compiled engine (its ``BENCH`` says how to play on it)."""
+    return adapter.BENCH.play_compiled is not None

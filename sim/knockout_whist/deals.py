@@ -1,0 +1,77 @@
+"""Knockout Whist's deals for the commands: a game by seed, the conformance lines, text, the bench."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from sim.contract import Bench, OptionSpec, option_specs
+from sim.errors import GameInputError
+from sim.knockout_whist.conformance import reference_line
+from sim.knockout_whist.encoding import Options, parse_options
+from sim.knockout_whist.reference import KnockoutWhistGame
+from sim.log_text import describe_logged_event, describe_scores
+
+__all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "conformance_lines", "deal", "describe_end", "describe_event",
+           "options_for"]
+
+DEFAULT_SEATS = 4
+COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
+OPTION_DOCS = {
+    "dogs_life": "a seat's first hand without a trick gives it a dog's life (default true)",
+    "safe_first_hand": "nobody goes out after hand 1 (default false)",
+    "winner_deals": "from hand 2 the trump chooser deals and leads (default false)",
+    "card_exchange": "each seat may swap up to 3 cards with the stock (default false)",
+    "no_trumps_choice": "the chooser may choose no trumps (default false)",
+    "rainbow": "one card of each suit in hand 4 wins at once (default false)",
+}
+OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, OPTION_DOCS, skip=("players",))
+
+
+def options_for(n_seats: int, options: Mapping[str, Any] | None) -> Options:
+    """The rules' options for a table of ``n_seats``: the seat count sets ``players``, which no option may."""
+    options = dict(options or {})
+    if "players" in options:
+        raise GameInputError("the number of players is set by the seat count (seats, --seats), not an option")
+    return parse_options({"players": n_seats, **options})
+
+
+def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
+         previous: KnockoutWhistGame | None = None) -> KnockoutWhistGame:
+    """The game dealt from ``seed``."""
+    _refuse_first(first)
+    return KnockoutWhistGame(options_for(n_seats, options), seed=seed)
+
+
+def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
+                      engine: str) -> list[str]:
+    """The protocol line of each seed's game."""
+    _refuse_first(first)
+    rules = options_for(n_seats, options)
+    if engine == "reference":
+        return [reference_line(rules, int(seed)) for seed in seeds]
+    from sim.knockout_whist.batch import play_batch
+
+    return [line for start in range(0, len(seeds), COMPILED_CHUNK)
+            for line in play_batch(rules, seeds[start:start + COMPILED_CHUNK], "protocol").protocol_lines()]
+
+
+describe_event = describe_logged_event
+describe_end = describe_scores
+
+
+def _refuse_first(first: int | None) -> None:
+    if first is not None:
+        raise GameInputError("Knockout Whist has no choice of first seat: seat 0 deals the first hand and seat 1 leads")
+
+
+def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+    from sim.knockout_whist.batch import play_batch
+
+    return int(play_batch(Options(players=n_seats), seeds, "random", workers=workers).decisions.sum())
+
+
+BENCH = Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.decisions),
+              default_counts={"reference": 300, "compiled": 100_000}, play_compiled=_compiled_games)

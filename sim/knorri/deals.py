@@ -1,0 +1,80 @@
+"""Knorri's deals for the commands: a hand by seed, a match's next hand, the conformance lines, text, the bench."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from sim.contract import Bench, OptionSpec
+from sim.errors import GameInputError
+from sim.knorri.conformance import reference_line
+from sim.knorri.describe import describe_event, describe_result
+from sim.knorri.reference import KnorriHand, check_seats
+
+__all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "check_options", "conformance_lines", "deal", "describe_end",
+           "describe_event"]
+
+DEFAULT_SEATS = 4
+OPTIONS: tuple[OptionSpec, ...] = ()
+COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
+
+
+def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Knorri has no options: ``{}``, or one line refusing any given."""
+    if options:
+        raise GameInputError(f"Knorri has no options, so not {', '.join(sorted(options))}")
+    return {}
+
+
+def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
+         previous: KnorriHand | None = None) -> KnorriHand:
+    """The hand dealt from ``seed``: ``first`` (default 0) turns first, or in a match the seat after ``previous``'s
+    loser."""
+    check_options(options)
+    n_seats = check_seats(n_seats)
+    if previous is not None:
+        if first is not None:
+            raise GameInputError("the first seat is chosen for a single hand: a match's later hands open at the "
+                                 "seat after the last loser")
+        first = (previous.loser + 1) % n_seats
+    return KnorriHand.from_seed(n_seats, seed, _first_seat(n_seats, first))
+
+
+def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
+                      engine: str) -> list[str]:
+    """The protocol line of each seed's hand, ``first`` (default 0) turning first."""
+    check_options(options)
+    n_seats = check_seats(n_seats)
+    first = _first_seat(n_seats, first)
+    if engine == "reference":
+        return [reference_line(n_seats, int(seed), first) for seed in seeds]
+    from sim.knorri.batch import play_batch
+    from sim.knorri.fast_policies import PROTOCOL
+
+    return [line for start in range(0, len(seeds), COMPILED_CHUNK)
+            for line in play_batch(n_seats, seeds[start:start + COMPILED_CHUNK], first, PROTOCOL).protocol_lines()]
+
+
+def describe_end(hand: KnorriHand) -> str:
+    """How the hand ended, the loser, its length and every seat's score."""
+    return describe_result(hand)
+
+
+def _first_seat(n_seats: int, first: int | None) -> int:
+    if first is None:
+        return 0
+    if not 0 <= first < n_seats:
+        raise GameInputError(f"the first seat must be a seat from 0 to {n_seats - 1}, not {first}")
+    return first
+
+
+def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+    from sim.knorri.batch import play_batch
+
+    return int(play_batch(n_seats, seeds, 0, "random", workers=workers).phase2_actions.sum())
+
+
+BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
+              default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_hands)

@@ -1,0 +1,64 @@
+"""Kort's deals for the commands: a match by seed, the conformance lines, text, the bench."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from sim.contract import Bench, OptionSpec, option_specs
+from sim.errors import GameInputError
+from sim.kort.conformance import reference_line
+from sim.kort.encoding import NUM_SEATS, Options, parse_options
+from sim.kort.reference import KortMatch
+from sim.log_text import describe_logged_event, describe_scores
+
+__all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "conformance_lines", "deal", "describe_end", "describe_event"]
+
+DEFAULT_SEATS = NUM_SEATS
+COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
+OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
+    "target_wins": "the wins that end the match (7 in Practice and rooms, 3 in ranked play)",
+    "first_holder": "the seat holding the trump in the first round (0 to 3)",
+})
+
+
+def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
+         previous: KortMatch | None = None) -> KortMatch:
+    """The match dealt from ``seed``."""
+    _refuse_first(first)
+    return KortMatch(parse_options(dict(options)), seed=seed)
+
+
+def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
+                      engine: str) -> list[str]:
+    """The protocol line of each seed's match."""
+    _refuse_first(first)
+    rules = parse_options(dict(options))
+    if engine == "reference":
+        return [reference_line(rules, int(seed)) for seed in seeds]
+    from sim.kort.batch import play_batch
+
+    return [line for start in range(0, len(seeds), COMPILED_CHUNK)
+            for line in play_batch(rules, seeds[start:start + COMPILED_CHUNK], "protocol",
+                                   keep_rounds=False).protocol_lines()]
+
+
+describe_event = describe_logged_event
+describe_end = describe_scores
+
+
+def _refuse_first(first: int | None) -> None:
+    if first is not None:
+        raise GameInputError("Kort has no choice of first seat: the first trump holder is option first_holder")
+
+
+def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+    from sim.kort.batch import play_batch
+
+    return int(play_batch(None, seeds, "random", workers=workers).decisions.sum())
+
+
+BENCH = Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
+              default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches)
