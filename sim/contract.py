@@ -45,7 +45,8 @@ class Bench:
 
     ``steps`` names the per-step rate's unit (``"actions"``, ``"decisions"``) and ``steps_of`` counts them in a
     played reference deal; ``play_compiled(n_seats, seeds, workers) -> steps`` plays the seeds' deals on the
-    compiled engine (``None``: the game has no compiled engine).
+    compiled engine (``None``: the game has no compiled engine), whose measured rows per second on one core at
+    its slowest seat count, ``compiled_rows_per_s``, the runner's estimate of a run's time uses.
     """
 
     seats: tuple[int, ...]
@@ -53,6 +54,7 @@ class Bench:
     steps_of: Callable[[ReferenceGame], int]
     default_counts: Mapping[str, int]
     play_compiled: Callable[[int, np.ndarray, int], int] | None = None
+    compiled_rows_per_s: float | None = None
 
 
 @runtime_checkable

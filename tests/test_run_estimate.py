@@ -8,6 +8,7 @@ from experiments.runner import estimate
 from experiments.runner.config import build_config
 from experiments.runner.execute import plan_run
 from experiments.runner.plan import PYTHON_CHUNK_HANDS, plays_at_engine_speed
+from sim import games
 
 
 def _tasks(**raw):
@@ -17,7 +18,8 @@ def _tasks(**raw):
 def test_a_long_compiled_run_is_estimated_from_the_engines_rate():
     tasks = _tasks(seats=[6], agents=["random"], hands=50_000_000)
     guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
-    assert guess.seconds == 50_000_000 / estimate.COMPILED_ROWS_PER_S["knorri"] / 2 and guess.action_bytes is None
+    rate = games.adapter("knorri").BENCH.compiled_rows_per_s
+    assert guess.seconds == 50_000_000 / rate / 2 and guess.action_bytes is None
     line = estimate.warning(guess, 2)
     assert line.startswith("knorri-sim: this run will take about 10 min on 2 workers") and "\n" not in line
 
@@ -47,7 +49,8 @@ def test_a_compiled_search_lineup_is_sampled_and_cut_into_small_chunks():
     assert plan.chunk_hands == PYTHON_CHUNK_HANDS  # the engine's 20,000-hand chunks would take hours each
     guess = estimate.estimate_run(plan.tasks, "knorri", engine_speed=False, log_actions=False, workers=2)
     assert "CPU time of a sample of" in guess.basis and guess.action_bytes is None
-    assert guess.seconds > 1_000_000 / estimate.COMPILED_ROWS_PER_S["knorri"] / 2 * 20  # far slower than the engine
+    engine_seconds = 1_000_000 / games.adapter("knorri").BENCH.compiled_rows_per_s / 2
+    assert guess.seconds > engine_seconds * 20  # far slower than the engine
     assert "this run will take about" in estimate.warning(guess, 2)
 
 

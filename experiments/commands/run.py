@@ -26,7 +26,7 @@ from experiments.runner.config import (
     ConfigError,
     RunConfig,
     build_config,
-    default_config,
+    default_experiment,
     from_json,
     game_adapter,
     load_file,
@@ -159,7 +159,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw: dict[str, Any] = load_file(args.config)
     else:
         game_adapter(args.game or games.DEFAULT_GAME, "--game")
-        raw = load_file(default_config(args.game or games.DEFAULT_GAME))
+        raw = default_experiment(args.game or games.DEFAULT_GAME)
     where = f"config {args.config!r} with options" if args.config else "options"
     if "options" in given:
         given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}

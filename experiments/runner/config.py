@@ -128,10 +128,20 @@ def option_settings(settings: list[str]) -> dict[str, str]:
 
 
 def default_config(game: str) -> Path:
-    """The experiment a game runs with no ``--config``: ``default.toml`` for Knorri, ``<game>.toml`` otherwise."""
+    """The experiment file a game runs with no ``--config``: ``default.toml`` for Knorri, ``<game>.toml`` otherwise."""
     if game == games.DEFAULT_GAME:
         return DEFAULT_CONFIG
     return CONFIG_DIR / f"{game.replace('-', '_')}.toml"
+
+
+def default_experiment(game: str) -> dict[str, Any]:
+    """What ``knorri-sim run --game GAME`` plays with no ``--config``: the game's experiment file where it has one,
+    else random agents at its default seat count, every rotation, 1,000 rows."""
+    path = default_config(game)
+    if path.exists():
+        return load_file(path)
+    return {"name": game, "game": game, "seed": 0, "seats": games.adapter(game).DEFAULT_SEATS, "agents": ["random"],
+            "assign": "rotate", "hands": 1000}
 
 
 def game_adapter(name: Any, where: str = "config") -> ModuleType:

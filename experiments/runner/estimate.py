@@ -1,7 +1,7 @@
 """How long a run will take and how large its action log will be, said before it starts when either is large.
 
-A lineup the engine plays by itself, without an action log, plays at the engine's measured speed
-(``COMPILED_ROWS_PER_S``, one core, the slowest seat count); any other lineup (search agents, compiled or not) is
+A lineup the engine plays by itself, without an action log, plays at the engine's measured speed (the adapter's
+``BENCH.compiled_rows_per_s``, one core, the slowest seat count); any other lineup (search agents, compiled or not) is
 timed on a short sample of its first chunk played here as the run will play it (after one untimed row that loads
 the compiled code, a row at a time, doubling, for about ``SAMPLE_SECONDS``; the rows are played again by the run,
 identically). With an action log the sample also counts decisions per row, which times ``ACTION_ROW_BYTES`` gives
@@ -28,9 +28,6 @@ MAX_SAMPLE_ROWS = 64
 # Parquet bytes per decision in actions/: 1.13 measured on 20,000 random 4-seat Knorri hands (8.1 M decisions,
 # zstd), rounded up for the games whose rows carry one more column.
 ACTION_ROW_BYTES = 1.3
-# Rows per second on one core of compiled lineups without an action log, from `knorri-sim bench` (README):
-# Knorri at 6 seats (its slowest), Knockout Whist at 7, Kort matches to 7.
-COMPILED_ROWS_PER_S = {"knorri": 42_000, "knockout-whist": 95_000, "kort": 70_000}
 # CPU seconds per logged decision beyond the play: 1.7 s over 16.2 M decisions (40,000 random 4-seat Knorri hands
 # with and without --log-actions, one worker: 4.47 and 2.75 s of CPU).
 ACTION_ROW_SECONDS = 1.1e-7
@@ -53,9 +50,9 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
     ``engine_speed``: every lineup plays on the engine's own kernels (``plan.plays_at_engine_speed``)."""
     rows = sum(task.chunk.hands for task in tasks)
     parallel = max(1, min(len(tasks), workers if workers else len(tasks)))
-    rate = COMPILED_ROWS_PER_S[game]
-    engine = f"the compiled engine's measured {rate:,} rows/s a core"
-    if engine_speed and not log_actions:
+    rate = games.adapter(game).BENCH.compiled_rows_per_s
+    engine = f"the compiled engine's measured {rate:,} rows/s a core" if rate else ""
+    if engine_speed and rate and not log_actions:
         return Estimate(rows / rate / parallel, None, engine)
     if rows < MIN_SAMPLED_ROWS:
         return Estimate(0.0, None, "its size")
@@ -63,10 +60,10 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
     row = games.adapter(game).ROW
     basis = f"the CPU time of a sample of {sampled} {games.plural(row) if sampled != 1 else row}"
     size = rows * decisions_per_row * ACTION_ROW_BYTES if log_actions else None
-    if engine_speed:  # the sample's few rows are all call overhead: the engine's rate and the log's writing instead
+    if engine_speed and rate:  # the sample's few rows are all call overhead: the engine's rate and the log's writing
         seconds_per_row = 1 / rate + decisions_per_row * ACTION_ROW_SECONDS
         basis = f"{engine} and {decisions_per_row:.0f} decisions a {row} to log"
-    return Estimate(rows * max(seconds_per_row, 1 / rate) / parallel, size, basis)
+    return Estimate(rows * max(seconds_per_row, 1 / rate if rate else 0.0) / parallel, size, basis)
 
 
 def warning(estimate: Estimate, workers: int | None) -> str | None:

@@ -1,0 +1,150 @@
+"""Every registered game against the contract (``sim.contract``), and every command on every game.
+
+The tiny game Ten (``tests/tiny_game``) is registered here only, as a plugin would
+be: it proves that a game is its own folder plus one registration.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+import tiny_game
+from tiny_game.engine import TenGame
+
+from experiments.cli import main
+from sim import games
+from sim.contract import GameAdapter, check_adapter, has_compiled_engine
+from sim.errors import GameInputError
+from sim.reference_base import ReferenceGame
+
+BUILT_IN = ("knorri", "knockout-whist", "kort")
+EVERY_GAME = (*BUILT_IN, tiny_game.NAME)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def ten_registered():
+    tiny_game.register()
+    yield
+    games.GAMES.pop(tiny_game.NAME)
+
+
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_every_game_meets_the_contract(name):
+    adapter = games.adapter(name)
+    check_adapter(name, adapter)
+    assert isinstance(adapter, GameAdapter)
+    deal = adapter.deal(adapter.DEFAULT_SEATS, 7, {})
+    assert isinstance(deal, ReferenceGame) and not deal.done and deal.legal_actions()
+
+
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_traj_prints_a_line_per_seed_the_same_on_every_engine(name, capsys):
+    adapter = games.adapter(name)
+    argv = ["traj", "--game", name, "--seats", str(adapter.DEFAULT_SEATS), "--seeds", "5", "9"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["5", "6", "7", "8"]
+    if has_compiled_engine(adapter):
+        assert main([*argv, "--engine", "compiled"]) == 0
+        assert capsys.readouterr().out.splitlines() == lines
+
+
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_play_prints_the_log_and_the_end(name, capsys):
+    assert main(["play", "--game", name, "--seed", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(games.adapter(name).TITLE + ", seed 3") and len(out) > 3
+    assert main(["play", "--game", name, "--seed", "3", "--json"]) == 0
+    assert all(json.loads(line)["kind"] for line in capsys.readouterr().out.splitlines())
+
+
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_bench_times_the_reference_engine(name, capsys):
+    unit = games.plural(games.adapter(name).ROW)
+    assert main(["bench", "--game", name, "--engine", "reference", f"--{unit}", "5", "--repeat", "1",
+                 "--workers", "1", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(row[unit] == 5 and row["engine"] == "reference" for row in rows)
+
+
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_run_then_report(name, tmp_path, capsys):
+    adapter = games.adapter(name)
+    out = tmp_path / "run"
+    assert main(["run", "--game", name, "--seats", str(adapter.DEFAULT_SEATS), "--agents", "random",
+                 "--hands", "24", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    hands = pd.read_parquet(out / "hands")
+    outcome = adapter.OUTCOME[0]
+    assert len(hands) == 24 and (outcome in hands or f"{outcome}_0" in hands)
+    assert main(["report", str(out)]) == 0
+    assert (out / "report" / "report.md").exists()
+    capsys.readouterr()
+
+
+def test_the_tiny_game_needs_nothing_but_its_folder_and_one_registration():
+    from conftest import ROOT
+
+    mentions = [path.relative_to(ROOT).as_posix() for package in ("sim", "agents", "experiments", "rl")
+                for path in (ROOT / package).rglob("*.py") if "tiny_game" in path.read_text()]
+    assert mentions == []
+
+
+def test_an_adapter_missing_a_name_is_refused_in_one_line():
+    adapter = games.adapter(tiny_game.NAME)
+    broken = types.SimpleNamespace(**{k: v for k, v in vars(adapter).items() if k != "deal"})
+    with pytest.raises(GameInputError, match=r"^game 'broken': its adapter lacks deal"):
+        check_adapter("broken", broken)
+
+
+def test_an_adapter_declaring_a_bad_seat_range_is_refused():
+    adapter = games.adapter(tiny_game.NAME)
+    broken = types.SimpleNamespace(**{**vars(adapter), "MIN_SEATS": 4})
+    with pytest.raises(GameInputError, match="MIN_SEATS <= DEFAULT_SEATS <= MAX_SEATS"):
+        check_adapter("broken", broken)
+
+
+def test_a_game_cannot_be_registered_twice_under_one_name():
+    with pytest.raises(GameInputError, match="already registered"):
+        games.register_game("kort", "Kort", "tiny_game.adapter")
+
+
+def test_a_command_refuses_a_compiled_engine_the_game_lacks(capsys):
+    assert main(["traj", "--game", tiny_game.NAME, "--seats", "2", "--seeds", "0", "2", "--engine", "compiled"]) == 2
+    assert "Ten has no compiled engine: use --engine reference" in capsys.readouterr().err
+
+
+# ----- Ten's own rules, as its engine plays them ----------------------------------------------------------------
+def _play(game: TenGame, cards: list[int]) -> TenGame:
+    for card in cards:
+        game.apply(card)
+    return game
+
+
+def test_ten_the_highest_card_takes_the_trick_and_leads_next():
+    game = TenGame(2, seed=3)
+    lead, follow = game.legal_actions()[0], game.observation(1).hand[0]
+    _play(game, [lead, follow])
+    assert game.tricks[int(follow > lead)] == 1 and game.to_move == int(follow > lead)
+
+
+def test_ten_deals_three_of_the_ten_cards_to_each_seat():
+    for seed in range(20):
+        game = TenGame(3, seed=seed)
+        held = [card for seat in range(3) for card in game.observation(seat).hand]
+        assert len(held) == len(set(held)) == 9 and max(held) < 10
+
+
+def test_ten_a_tie_on_tricks_goes_to_the_tied_seat_that_took_a_trick_last():
+    rng = np.random.default_rng(0)
+    for seed in range(200):
+        game = TenGame(3, seed=seed)
+        while not game.done:
+            game.apply(int(rng.choice(game.legal_actions())))
+        if sorted(game.tricks) == [1, 1, 1]:
+            assert game.winner == game.log[-2]["taker"]
+            return
+    pytest.fail("no three-way tie in 200 games")

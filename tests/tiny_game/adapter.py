@@ -1,0 +1,146 @@
+"""Ten's adapter: every name of ``sim.contract.GameAdapter``, on the reference engine alone (no compiled engine)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sim.contract import Bench, OptionSpec
+from sim.errors import GameInputError
+from sim.games import ChunkColumns, ColumnSpec, places_from_values
+from sim.reference_base import play_by_protocol, protocol_fields
+from sim.seating import DecisionLog, check_specs, play_one_per_seed
+from tiny_game import NAME
+from tiny_game.engine import MAX_SEATS, MIN_SEATS, EndReason, TenGame
+
+TITLE = "Ten"
+DEFAULT_SEATS = 2
+ROW = "game"
+MATCH_HANDS = (1,)
+OPTIONS: tuple[OptionSpec, ...] = ()
+SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
+OUTCOME = ("winner", "win rate")
+SUMMARY_REASONS: tuple[str, ...] = ()
+PLACE_COLUMNS = ("score",)
+ID_DOCS: dict[str, str] = {}
+HAND_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("seed", "uint64", "the game's seed"),
+    ColumnSpec("winner", "uint8", "the seat with most tricks (a tie: the tied seat that took a trick last)"),
+    ColumnSpec("end_reason", "int8", "how the game ended", categories=tuple(reason.value for reason in EndReason)),
+    ColumnSpec("score", "int8", "the tricks the seat took", per_seat=True),
+    ColumnSpec("decisions", "uint8", "cards played"),
+    ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the cards played, one byte each, in order"),
+)
+ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("step", "uint16", "the decision's place in the game, from 0"),
+    ColumnSpec("seat", "uint8", "the seat that played"),
+    ColumnSpec("phase", "uint8", "always 0: Ten has one phase"),
+    ColumnSpec("action", "uint8", "the card played, 0 to 9"),
+)
+BENCH = Bench(seats=(2, 3), steps="decisions", steps_of=lambda game: len(game.decisions),
+              default_counts={"reference": 1_000})
+
+
+def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Ten has no options."""
+    if options:
+        raise GameInputError(f"Ten has no options, so not {', '.join(sorted(options))}")
+    return {}
+
+
+def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
+    """Refuse options, a seat count outside 2-3, or a lineup that does not fit."""
+    check_options(options)
+    _check_seats(n_seats)
+    check_specs(n_seats, specs, NAME)
+
+
+def seat_teams(n_seats: int) -> tuple[int, ...]:
+    """No partners."""
+    return tuple(range(n_seats))
+
+
+def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """More tricks finish ahead."""
+    return places_from_values(columns["score"])
+
+
+def action_text(action: int) -> str:
+    """A card is its number."""
+    return f"card {action}"
+
+
+def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
+         previous: TenGame | None = None) -> TenGame:
+    """The game dealt from ``seed``; seat 0 always leads."""
+    check_options(options)
+    if first is not None:
+        raise GameInputError("Ten has no choice of first seat: seat 0 leads")
+    return TenGame(_check_seats(n_seats), seed)
+
+
+def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
+                      engine: str) -> list[str]:
+    """``seed winner tricks... decisions crc32`` for each seed's protocol game (one stream: shuffle, then choices)."""
+    check_options(options)
+    if first is not None:
+        raise GameInputError("Ten has no choice of first seat: seat 0 leads")
+    n_seats = _check_seats(n_seats)
+    games = (play_by_protocol(lambda source: TenGame(n_seats, deck_source=source), int(seed)) for seed in seeds)
+    return [protocol_fields(int(seed), [game.winner, *game.tricks], game.decisions)
+            for seed, game in zip(seeds, games, strict=True)]
+
+
+def describe_event(event: Mapping[str, Any]) -> str:
+    """A log event in words."""
+    if event["kind"] == "play":
+        return f"  seat {event['seat']} plays {event['card']}"
+    if event["kind"] == "trick":
+        return f"trick {event['cards']} to seat {event['taker']}"
+    return f"{event['kind']}: " + ", ".join(f"{key}={value}" for key, value in event.items() if key != "kind")
+
+
+def describe_end(game: TenGame) -> str:
+    """The winner and the tricks."""
+    return f"end ({game.end_reason.value}): seat {game.winner} wins; tricks {game.tricks}"
+
+
+COMPILED_CODE: dict[str, float] = {}  # no compiled engine
+
+
+def is_compiled(specs: Sequence[str]) -> bool:
+    """Ten has no compiled engine."""
+    return False
+
+
+def compiled_code(specs: Sequence[str]) -> dict[str, float]:
+    """Ten has no compiled engine."""
+    return {}
+
+
+def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
+                 log_actions: bool = False, engine: str = "auto",
+                 options: Mapping[str, Any] | None = None) -> ChunkColumns:
+    """One game per match seed on the reference engine, every column of ``HAND_COLUMNS`` (and the decisions)."""
+    check_options(options)
+    log = DecisionLog() if log_actions else None
+    played = play_one_per_seed(_check_seats(n_seats), match_seeds, seatings, log, NAME,
+                               lambda seed: TenGame(n_seats, seed), "the Ten game", action_text)
+    hands = {
+        "seed": np.array([seed for seed, _ in played], dtype=np.uint64),
+        "winner": np.array([game.winner for _, game in played], dtype=np.uint8),
+        "end_reason": np.zeros(len(played), dtype=np.int8),
+        "score": np.array([game.tricks for _, game in played], dtype=np.int8).reshape(len(played), n_seats),
+        "decisions": np.array([len(game.decisions) for _, game in played], dtype=np.uint8),
+        "decisions_crc32": np.array([zlib.crc32(bytes(game.decisions)) for _, game in played], dtype=np.uint32),
+    }
+    return ChunkColumns(hands=hands, actions=log.columns() if log else None)
+
+
+def _check_seats(n_seats: int) -> int:
+    if not MIN_SEATS <= n_seats <= MAX_SEATS:
+        raise GameInputError(f"Ten is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
+    return int(n_seats)
