@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from rl.games import GAMES, GameFacts
+from rl.games import GameFacts, learning_games
 from sim.games import adapter
 from sim.reference_base import ReferenceGame
 
@@ -161,7 +161,7 @@ class ReferenceObserver:
 
 def _register() -> dict[str, type[CardGame]]:
     classes = {}
-    for name, facts in GAMES.items():
+    for name, facts in learning_games().items():
         cls = type(f"{facts.title.replace(' ', '')}Game", (CardGame,), {"FACTS": facts})
         pyspiel.register_game(_game_type(facts), cls)
         classes[name] = cls

@@ -57,6 +57,27 @@ class Bench:
     compiled_rows_per_s: float | None = None
 
 
+@dataclass(frozen=True)
+class LearningFacts:
+    """What the RL interfaces (``rl``) need of a game beyond its deals: the tensors, the batch and the bounds.
+
+    ``new_batch(n_seats, deal_seeds, options)`` makes a compiled lockstep batch (``sim.batch_base.CompiledBatch``);
+    ``acting_tensor(deal)`` is the seat to move's float32 tensor of a reference deal, the numbers the batch gives;
+    ``cut_offs`` (and the batch's ``cut_off_codes``) are end reasons that truncate rather than end;
+    ``score_range(n_seats)`` bounds a seat's score and ``max_decisions(n_seats, options)`` one deal's decisions.
+    """
+
+    num_actions: int
+    observation_size: int
+    new_batch: Callable[[int, np.ndarray, Mapping[str, Any]], Any]
+    acting_tensor: Callable[[ReferenceGame], np.ndarray]
+    board: Callable[[ReferenceGame], str]
+    cut_offs: tuple[str, ...]
+    cut_off_codes: tuple[int, ...]
+    score_range: Callable[[int], tuple[float, float]]
+    max_decisions: Callable[[int, Mapping[str, Any]], int]
+
+
 @runtime_checkable
 class GameAdapter(Protocol):
     """Every name a game's adapter module provides (a module satisfies a Protocol by its attributes).
@@ -71,7 +92,8 @@ class GameAdapter(Protocol):
 
     Playing: ``deal`` makes reference deals (``play``, ``bench``, the RL interfaces);
     ``conformance_lines`` is ``traj``; ``describe_event``/``describe_end`` print a deal for people;
-    ``play_matches`` plays a runner chunk; ``BENCH`` is what ``bench`` times.
+    ``play_matches`` plays a runner chunk; ``BENCH`` is what ``bench`` times; ``LEARNING`` (or None) is what the
+    RL interfaces need.
     """
 
     TITLE: str
@@ -89,6 +111,7 @@ class GameAdapter(Protocol):
     SUMMARY_REASONS: tuple[str, ...]
     PLACE_COLUMNS: tuple[str, ...]
     BENCH: Bench
+    LEARNING: LearningFacts | None
 
     def check_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The options (values may be strings, as typed), checked and completed with defaults; else one line."""
@@ -159,6 +182,8 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
     if not isinstance(adapter.BENCH, Bench) or not all(
             adapter.MIN_SEATS <= n <= adapter.MAX_SEATS for n in adapter.BENCH.seats):
         problems.append("BENCH must be a Bench whose seats the game is played with")
+    if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
+        problems.append("LEARNING must be a LearningFacts or None")
     if problems:
         raise GameInputError(f"game {name!r}: " + "; ".join(problems))
 

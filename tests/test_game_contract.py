@@ -21,8 +21,7 @@ from sim.contract import GameAdapter, check_adapter, has_compiled_engine
 from sim.errors import GameInputError
 from sim.reference_base import ReferenceGame
 
-BUILT_IN = ("knorri", "knockout-whist", "kort")
-EVERY_GAME = (*BUILT_IN, tiny_game.NAME)
+EVERY_GAME = (*games.GAMES, tiny_game.NAME)
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -42,15 +42,6 @@ from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knockout_whist import fast_policies
-from sim.knockout_whist.deals import (  # the commands' hooks (sim.contract.GameAdapter)
-    BENCH,
-    DEFAULT_SEATS,
-    OPTIONS,
-    conformance_lines,
-    deal,
-    describe_end,
-    describe_event,
-)
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -61,6 +52,16 @@ from sim.knockout_whist.encoding import (
     Status,
     action_text,
     parse_options,
+)
+from sim.knockout_whist.facts import (  # the commands' hooks (sim.contract.GameAdapter)
+    BENCH,
+    DEFAULT_SEATS,
+    LEARNING,
+    OPTIONS,
+    conformance_lines,
+    deal,
+    describe_end,
+    describe_event,
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.rng import derive_seed
@@ -78,9 +79,9 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.knockout_whist.batch import BatchResults, KnockoutWhistBatch
 
-__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "MAX_SEATS",
-           "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options", "conformance_lines", "deal",
-           "describe_end", "describe_event", "finishing_places", "game_seed", "is_compiled", "play_game",
+__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "LEARNING",
+           "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options", "conformance_lines",
+           "deal", "describe_end", "describe_event", "finishing_places", "game_seed", "is_compiled", "play_game",
            "play_matches", "replay", "seat_teams", "start_batch"]
 
 GAME = "knockout-whist"

@@ -38,9 +38,11 @@ import numpy as np
 
 from sim import batch_agents
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
-from sim.knorri.deals import (  # the commands' hooks (sim.contract.GameAdapter)
+from sim.knorri.encoding import action_text
+from sim.knorri.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     BENCH,
     DEFAULT_SEATS,
+    LEARNING,
     OPTIONS,
     check_options,
     conformance_lines,
@@ -48,7 +50,6 @@ from sim.knorri.deals import (  # the commands' hooks (sim.contract.GameAdapter)
     describe_end,
     describe_event,
 )
-from sim.knorri.encoding import action_text
 from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
@@ -58,9 +59,9 @@ if TYPE_CHECKING:
     from sim.knorri.batch import BatchResults, KnorriBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "ChunkColumns", "ColumnSpec", "DEFAULT_SEATS",
-           "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options",
-           "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event", "finishing_places",
-           "is_compiled", "play_matches", "replay", "seat_teams", "start_batch"]
+           "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup",
+           "check_options", "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event",
+           "finishing_places", "is_compiled", "play_matches", "replay", "seat_teams", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"

@@ -45,16 +45,17 @@ from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
 from sim.kort import fast_playout
-from sim.kort.deals import (  # the commands' hooks (sim.contract.GameAdapter)
+from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
+from sim.kort.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     BENCH,
     DEFAULT_SEATS,
+    LEARNING,
     OPTIONS,
     conformance_lines,
     deal,
     describe_end,
     describe_event,
 )
-from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
 from sim.kort.reference import KortMatch, as_options
 from sim.rng import derive_seed
 from sim.seating import (
@@ -72,9 +73,9 @@ if TYPE_CHECKING:
     from sim.kort.batch import BatchResults, KortBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "EXTRA_TABLES",
-           "HAND_COLUMNS", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "ROUND_COLUMNS", "batch_columns", "check_lineup",
-           "check_options", "conformance_lines", "deal", "describe_end", "describe_event", "finishing_places",
-           "is_compiled", "match_seed_of", "play_match", "play_matches", "replay", "seat_teams",
+           "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "ROUND_COLUMNS", "batch_columns",
+           "check_lineup", "check_options", "conformance_lines", "deal", "describe_end", "describe_event",
+           "finishing_places", "is_compiled", "match_seed_of", "play_match", "play_matches", "replay", "seat_teams",
            "start_batch"]
 
 GAME = "kort"

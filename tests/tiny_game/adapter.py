@@ -40,6 +40,7 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("phase", "uint8", "always 0: Ten has one phase"),
     ColumnSpec("action", "uint8", "the card played, 0 to 9"),
 )
+LEARNING = None  # no RL interface: no tensors or batches
 BENCH = Bench(seats=(2, 3), steps="decisions", steps_of=lambda game: len(game.decisions),
               default_counts={"reference": 1_000})
 

@@ -1,4 +1,4 @@
-"""Knorri's deals for the commands: a hand by seed, a match's next hand, the conformance lines, text, the bench."""
+"""Knorri's side of the contract beyond the runner: a hand by seed, the conformance lines, text, the bench, RL."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from sim.contract import Bench, OptionSpec
+from sim.contract import Bench, LearningFacts, OptionSpec
 from sim.errors import GameInputError
+from sim.knorri import encoding
 from sim.knorri.conformance import reference_line
-from sim.knorri.describe import describe_event, describe_result
+from sim.knorri.describe import describe_board, describe_event, describe_result
+from sim.knorri.fast_batch import OBSERVATION_SIZE
+from sim.knorri.fast_encode import END_REASONS
 from sim.knorri.reference import KnorriHand, check_seats
 
 __all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "check_options", "conformance_lines", "deal", "describe_end",
-           "describe_event"]
+           "describe_event", "LEARNING"]
 
 DEFAULT_SEATS = 4
 OPTIONS: tuple[OptionSpec, ...] = ()
@@ -80,3 +83,29 @@ def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int) -> int:
 BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
               default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_hands,
               compiled_rows_per_s=42_000)
+
+
+def _acting_tensor(hand: KnorriHand) -> np.ndarray:
+    # The compiled batch's tensor of the reference hand as it stands: the same numbers the vector env learns from.
+    from sim.knorri.batch import KnorriBatch
+
+    return KnorriBatch.from_hands([hand]).observation_tensor()[0]
+
+
+def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
+    from sim.knorri.batch import KnorriBatch
+
+    return KnorriBatch.from_seeds(n_seats, seeds)
+
+
+def _board(hand: KnorriHand) -> str:
+    return describe_board(hand) + (f"\nlast: {hand.log[-1]}" if hand.log else "")
+
+
+LEARNING = LearningFacts(
+    num_actions=encoding.NUM_ACTIONS, observation_size=OBSERVATION_SIZE, new_batch=_new_batch,
+    acting_tensor=_acting_tensor, board=_board, cut_offs=("repeat", "cap"),
+    cut_off_codes=(END_REASONS.index("repeat"), END_REASONS.index("cap")),
+    score_range=lambda n: (-n * (n - 1) / 2, n - 1.0),
+    # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the phase-2 cap
+    max_decisions=lambda n, options: encoding.STOCK_SIZE + encoding.MAX_PHASE2_ACTIONS)

@@ -1,4 +1,4 @@
-"""Kort's deals for the commands: a match by seed, the conformance lines, text, the bench."""
+"""Kort's side of the contract beyond the runner: a match by seed, the conformance lines, text, the bench, RL."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from sim.contract import Bench, OptionSpec, option_specs
+from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
 from sim.errors import GameInputError
+from sim.kort import tensor
 from sim.kort.conformance import reference_line
-from sim.kort.encoding import NUM_SEATS, Options, parse_options
+from sim.kort.encoding import NUM_ACTIONS, NUM_SEATS, Options, parse_options
+from sim.kort.fast_state import max_rounds
 from sim.kort.reference import KortMatch
-from sim.log_text import describe_logged_event, describe_scores
+from sim.log_text import board_text, describe_logged_event, describe_scores
 
-__all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "conformance_lines", "deal", "describe_end", "describe_event"]
+__all__ = ["BENCH", "DEFAULT_SEATS", "LEARNING", "OPTIONS", "conformance_lines", "deal", "describe_end",
+           "describe_event"]
 
 DEFAULT_SEATS = NUM_SEATS
 COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
@@ -64,3 +67,17 @@ def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:
 BENCH = Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
               default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches,
               compiled_rows_per_s=70_000)
+
+
+def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
+    from sim.kort.batch import KortBatch
+
+    return KortBatch.from_seeds(seeds, options)
+
+
+LEARNING = LearningFacts(
+    num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
+    acting_tensor=lambda match: tensor.encode_observation(match.observation(match.to_move)), board=board_text,
+    cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, 1.0),
+    # per round: a trump choice, 13 tricks of 4 plays, a declaration per trick and a vote per seat
+    max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4))

@@ -1,4 +1,5 @@
-"""Knockout Whist's deals for the commands: a game by seed, the conformance lines, text, the bench."""
+"""Knockout Whist's side of the contract beyond the runner: a game by seed, the conformance lines, text, the bench,
+RL."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from sim.contract import Bench, OptionSpec, option_specs
+from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
 from sim.errors import GameInputError
+from sim.knockout_whist import tensor
 from sim.knockout_whist.conformance import reference_line
-from sim.knockout_whist.encoding import Options, parse_options
+from sim.knockout_whist.encoding import NUM_ACTIONS, Options, parse_options
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.log_text import describe_logged_event, describe_scores
+from sim.log_text import board_text, describe_logged_event, describe_scores
 
 __all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "conformance_lines", "deal", "describe_end", "describe_event",
            "options_for"]
@@ -77,3 +79,17 @@ def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:
 BENCH = Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.decisions),
               default_counts={"reference": 300, "compiled": 100_000}, play_compiled=_compiled_games,
               compiled_rows_per_s=95_000)
+
+
+def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
+    from sim.knockout_whist.batch import KnockoutWhistBatch
+
+    return KnockoutWhistBatch.from_seeds(seeds, options_for(n_seats, options))
+
+
+LEARNING = LearningFacts(
+    num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
+    acting_tensor=lambda game: tensor.encode_observation(game.observation(game.to_move)), board=board_text,
+    cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, n - 1.0),
+    # per hand of 7 - h + 1 cards: a trump choice, each seat's exchange picks (3 and an end) and plays, a knock
+    max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)))
