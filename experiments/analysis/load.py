@@ -22,6 +22,7 @@ and the generic ``experiments.analysis.generic``).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from sim.games import plural
 
 END_REASONS = ("out", "repeat", "cap")
 CUTOFF_REASONS = ("repeat", "cap")
+SEAT_AGENT = re.compile(r"agent_\d+")  # the runner's per-seat agent columns: one per seat of the widest table
 PHASE2_CAP = 1500  # the rulings' limit on phase-2 actions in one hand
 
 _HAND_COLUMNS = ("table", "deal_group", "arrangement", "hand_index", "n_seats", "first_seat", "loser",
@@ -232,7 +234,7 @@ def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[s
         raise RunFolderError(f"the shards in {str(folder / HANDS_DIR)!r} have schema version {version or 'none'!r}; "
                              f"this analysis reads version {SCHEMA_VERSION}")
     names = pq.read_schema(paths[0]).names
-    width = sum(1 for name in names if name.startswith("score_"))
+    width = sum(1 for name in names if SEAT_AGENT.fullmatch(name))
     try:
         # partitioning=None: a folder named like "name=value" is a run folder, not a hive partition
         return pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None)
