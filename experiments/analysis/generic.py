@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from experiments.analysis import figures
+from experiments.analysis import figures, reports
 from experiments.analysis.load import (
     LoadedRun,
     chunks_total,
@@ -38,20 +38,7 @@ from experiments.analysis.load import (
     read_shards,
     run_game,
 )
-from experiments.analysis.reports import (
-    INTERVAL_SENTENCE,
-    FigureSpec,
-    GameReport,
-    agents_met,
-    figure_lines,
-    markdown_table,
-    mean_intervals,
-    percent_intervals,
-    ratings_figure_spec,
-    ratings_lines,
-    read_state,
-    run_names,
-)
+from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 from experiments.analysis.stats import cluster_mean_ci, proportion_ci
 from sim import games
 from sim.games import plural
@@ -234,7 +221,7 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda run: outcome_by_seat_figure(outcome_by_seat(run), run.outcome_rate, run.row)),
     FigureSpec("outcome_by_agent", "The outcome rate of each agent at each table, with 95% CIs",
                lambda run: outcome_by_agent_figure(agent_results(run), run.outcome_rate, run.row)),
-    ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
+    reports.ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
 )
 
 
@@ -244,11 +231,11 @@ FIGURES: tuple[FigureSpec, ...] = (
 def summary_markdown(run: GenericRun) -> str:
     """The key numbers of the run as Markdown, from the adapter's metadata, with the figures linked beside it."""
     rows = plural(run.row)
-    lines = [f"# {run.title} run {run_names(run.manifests)}", "",
-             f"- {rows.capitalize()}: {len(run.rows):,} ({read_state(run)}); seat-{rows}: {len(run.seats):,}.",
+    lines = [f"# {run.title} run {reports.run_names(run.manifests)}", "",
+             f"- {rows.capitalize()}: {len(run.rows):,} ({reports.read_state(run)}); seat-{rows}: {len(run.seats):,}.",
              "- Tables: " + "; ".join(run.tables["label"]) + ".",
              f"- This is the generic report, from what the {run.title} adapter declares: the game has no analysis "
-             "of its own.", INTERVAL_SENTENCE, ""]
+             "of its own.", reports.INTERVAL_SENTENCE, ""]
     if run.end_reasons:
         lines += [f"## How {rows} end", "", markdown_table(_end_reason_table(run)), ""]
     by_seat = outcome_by_seat(run)
@@ -258,7 +245,7 @@ def summary_markdown(run: GenericRun) -> str:
     results = agent_results(run)
     shown = results[["label", "agent", "seat_rows"]].rename(columns={"label": "table", "seat_rows": f"seat-{rows}"})
     if run.has_score:
-        shown["mean score"] = mean_intervals(results)
+        shown["mean score"] = reports.mean_intervals(results)
     shown[f"{run.outcome_rate} %"] = percent_intervals(results, "rate", "low", "high")
     shown["mean place"] = [f"{m:.2f} ± {c:.2f}" for m, c in zip(results["mean_place"], results["place_ci95"],
                                                                  strict=True)]
@@ -269,11 +256,11 @@ def summary_markdown(run: GenericRun) -> str:
     lines += ["## Agents", "", "Per agent at each table (place 1 is first; seats that finished together share "
               "the best place they span):", "", markdown_table(shown), "",
               f"Finishing places (share of the agent's seat-{rows}, per seat count):", "", markdown_table(places), ""]
-    if agents_met(run):
-        lines += ratings_lines(run, f"each {run.row}'s finishing order")
+    if reports.agents_met(run):
+        lines += reports.ratings_lines(run, f"each {run.row}'s finishing order")
     else:
         lines += ["No two different agents met at a table: no ratings.", ""]
-    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
+    return "\n".join(lines + reports.figure_lines(FIGURES, run)) + "\n"
 
 
 def _end_reason_table(run: GenericRun) -> pd.DataFrame:
@@ -286,5 +273,5 @@ def _end_reason_table(run: GenericRun) -> pd.DataFrame:
     return wide
 
 
-GENERIC_REPORT = GameReport(load_run, FIGURES, summary_markdown)
+GENERIC_REPORT = reports.GameReport(load_run, FIGURES, summary_markdown)
 """The report of a game without one of its own (``reports.report_for`` picks it)."""

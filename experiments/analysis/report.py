@@ -11,34 +11,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis import figures, ladder, stats
+from experiments.analysis import figures, ladder, reports, stats
 from experiments.analysis.load import CUTOFF_REASONS, PHASE2_CAP, Run, load_run
-from experiments.analysis.reports import (
-    INTERVAL_SENTENCE,
-    FigureSpec,
-    figure_lines,
-    head_to_head_shares,
-    markdown_table,
-    mean_intervals,
-    percent_intervals,
-    ratings_figure_spec,
-    ratings_lines,
-    read_state,
-    register_report,
-    run_names,
-)
+from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("cutoff_rates", "Hands ended by a repeat or by the cap, per table, with 95% CIs",
-               lambda run: figures.cutoff_rates_figure(stats.cutoff_rates(run))),
+               figures.cutoff_rates_figure, stats.cutoff_rates),
     FigureSpec("phase2_length", "Phase-2 actions per hand by seat count, the 1,500 cap marked",
                lambda run: figures.phase2_length_figure(run.hands)),
     FigureSpec("cycle_lengths", "Cycle lengths of hands ended by a repeat",
-               lambda run: figures.cycle_length_figure(stats.cycle_length_counts(run))),
+               figures.cycle_length_figure, stats.cycle_length_counts),
     FigureSpec("score_distribution", "Score per seat-hand by seat count",
-               lambda run: figures.score_distribution_figure(stats.score_distribution(run))),
+               figures.score_distribution_figure, stats.score_distribution),
     FigureSpec("seat_position", "Mean score and loss rate by turn position (first-turn advantage)",
-               lambda run: figures.seat_position_figure(stats.position_scores(run))),
+               figures.seat_position_figure, stats.position_scores),
     FigureSpec("agent_scores", "Score per seat-hand by agent and seat count",
                lambda run: figures.agent_score_distribution_figure(
                    stats.score_distribution(run, ("n_seats", "agent")))),
@@ -48,7 +35,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("pairwise", "Head to head: how often each agent finished ahead of each other",
                lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents),
                compares_agents=True),
-    ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
+    reports.ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
 )
 
 
@@ -61,13 +48,13 @@ def summary_markdown(run: Run) -> str:
     """The key numbers of the run as Markdown, with the figures linked beside it."""
     manifest = run.manifest
     hands = len(run.hands)
-    lines = [f"# Knorri run {run_names([manifest])}", ""]
-    state = read_state(run)
+    lines = [f"# Knorri run {reports.run_names([manifest])}", ""]
+    state = reports.read_state(run)
     lines += [f"- Hands: {hands:,} ({state}); master seed {manifest.get('master_seed')}; "
               f"{manifest['config'].get('match_hands', 1)} hand(s) per match.",
               "- Tables: " + "; ".join(run.tables["label"]) + ".",
               f"- Zero sum: {_zero_sum(run)}.",
-              INTERVAL_SENTENCE, ""]
+              reports.INTERVAL_SENTENCE, ""]
     lines += ["## Cut-offs", "", _cutoff_table(run), "", "Phase-2 length (plays and pick-ups per hand):", "",
               markdown_table(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {PHASE2_CAP:,} cap"})),
               "", _cycle_sentence(run), "", "Lineups that loop most (repeat or cap):", "",
@@ -79,13 +66,13 @@ def summary_markdown(run: Run) -> str:
               markdown_table(_score_columns(stats.agent_scores(run, per_table=True), ["label", "agent"])), ""]
     pairwise = ladder.pairwise_results(run)
     if not pairwise.empty:
-        shown = pairwise.assign(**{"finished ahead": head_to_head_shares(pairwise)})
+        shown = pairwise.assign(**{"finished ahead": reports.head_to_head_shares(pairwise)})
         lines += ["Head to head (seat pairs of two different agents in one hand; a tie counts half):", "",
                   markdown_table(shown[["agent", "opponent", "games", "finished ahead"]]), ""]
-        lines += ratings_lines(run, "each hand's order of going out")
+        lines += reports.ratings_lines(run, "each hand's order of going out")
     else:
         lines += ["No two different agents met at a table: no head-to-head results or ratings.", ""]
-    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
+    return "\n".join(lines + reports.figure_lines(FIGURES, run)) + "\n"
 
 
 def _zero_sum(run: Run) -> str:
@@ -117,7 +104,7 @@ def _cycle_sentence(run: Run) -> str:
 
 def _score_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     shown = frame[keys + ["seat_hands"]].copy()
-    shown["mean score"] = mean_intervals(frame)
+    shown["mean score"] = reports.mean_intervals(frame)
     shown["loss rate"] = percent_intervals(frame, "loss_rate", "loss_low", "loss_high")
     return shown
 
@@ -128,4 +115,4 @@ def _with_interval(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame
     return shown
 
 
-REPORT = register_report("knorri", load_run, FIGURES, summary_markdown)
+REPORT = reports.register_report("knorri", load_run, FIGURES, summary_markdown)

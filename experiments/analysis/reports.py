@@ -43,12 +43,21 @@ INTERVAL_SENTENCE = "- Every interval is a 95% one over deal groups (duplicate d
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One figure of the report: its file stem, what it shows, and how to draw it from a run."""
+    """One figure of the report: its file stem, what it shows, and how to draw it from a run.
+
+    ``figure`` draws it from ``statistic(run)`` (a table of ``stats``), or from the run itself when there is no
+    statistic.
+    """
 
     name: str
     caption: str
-    draw: Callable[[Any], Figure]
+    figure: Callable[[Any], Figure]
+    statistic: Callable[[Any], Any] | None = None
     compares_agents: bool = False  # drawn only when two different agents met at a table (else it would be empty)
+
+    def draw(self, run: Any) -> Figure:
+        """The figure of ``run``."""
+        return self.figure(run if self.statistic is None else self.statistic(run))
 
 
 @dataclass(frozen=True)

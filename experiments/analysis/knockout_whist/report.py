@@ -11,51 +11,36 @@ import math
 
 import pandas as pd
 
-from experiments.analysis import figures, ladder
+from experiments.analysis import figures, ladder, reports
 from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
 from experiments.analysis.knockout_whist.load import GameRun, load_run
-from experiments.analysis.reports import (
-    INTERVAL_SENTENCE,
-    FigureSpec,
-    figure_lines,
-    head_to_head_shares,
-    markdown_table,
-    mean_intervals,
-    percent_interval,
-    percent_intervals,
-    ratings_figure_spec,
-    ratings_lines,
-    read_state,
-    register_report,
-    run_names,
-    zero_sum_line,
-)
+from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
 from sim.knockout_whist.simulate import END_REASONS, GAME
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("seat_wins", "Win rate by seat, per seat count, with 95% CIs",
-               lambda run: kw_figures.seat_win_figure(stats.seat_win_rates(run))),
+               kw_figures.seat_win_figure, stats.seat_win_rates),
     FigureSpec("game_length", "Hands played per game, per seat count",
-               lambda run: kw_figures.game_length_figure(stats.game_lengths(run))),
+               kw_figures.game_length_figure, stats.game_lengths),
     FigureSpec("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs",
-               lambda run: kw_figures.dog_figure(stats.dog_summary(run))),
+               kw_figures.dog_figure, stats.dog_summary),
     FigureSpec("ladder_means", "Mean score per game of each agent with duplicate-deal 95% CIs",
                lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game"),
                compares_agents=True),
     FigureSpec("pairwise", "Head to head: how often each agent outlasted each other",
                lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game"),
                compares_agents=True),
-    ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
+    reports.ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
 )
 
 
 def summary_markdown(run: GameRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
-    lines = [f"# Knockout Whist run {run_names(run.manifests)}", "",
-             f"- Games: {len(run.games):,} ({read_state(run)}); variant(s): {', '.join(run.variants)}.",
+    lines = [f"# Knockout Whist run {reports.run_names(run.manifests)}", "",
+             f"- Games: {len(run.games):,} ({reports.read_state(run)}); variant(s): {', '.join(run.variants)}.",
              "- Tables: " + "; ".join(run.tables["label"]) + ".",
-             zero_sum_line(stats.zero_sum_violations(run), run.row), INTERVAL_SENTENCE, ""]
+             reports.zero_sum_line(stats.zero_sum_violations(run), run.row), reports.INTERVAL_SENTENCE, ""]
     by = ("variant", "n_seats") if len(run.variants) > 1 else ("n_seats",)
     lines += ["## Who wins from which seat", "",
               "Seat 0 deals hand 1, so seat 1 leads its first trick; a fair share is 1/seats.", "",
@@ -63,7 +48,7 @@ def summary_markdown(run: GameRun) -> str:
     lines += ["## How long games last", "", markdown_table(_length_table(stats.game_length_summary(run, by))), ""]
     lines += ["## Dog's lives", "", markdown_table(_dog_table(stats.dog_summary(run, by))), ""]
     lines += _ladder_lines(run)
-    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
+    return "\n".join(lines + reports.figure_lines(FIGURES, run)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -102,7 +87,7 @@ def _dog_table(dogs: pd.DataFrame) -> pd.DataFrame:
 def _ladder_lines(run: GameRun) -> list[str]:
     results = stats.agent_results(run)
     shown = results[["label", "agent", "seat_games"]].copy()
-    shown["mean score"] = mean_intervals(results)
+    shown["mean score"] = reports.mean_intervals(results)
     shown["win rate %"] = percent_intervals(results, "win_rate", "win_low", "win_high")
     shown["mean place"] = [f"{p:.2f}" for p in results["mean_place"]]
     lines = ["## Bot ladder", "", "Mean score per game (seats - 1 for a win, -1 otherwise) per agent at each table:",
@@ -110,11 +95,11 @@ def _ladder_lines(run: GameRun) -> list[str]:
     pairwise = ladder.pairwise_results(run)
     if pairwise.empty:
         return lines + ["No two different agents met at a table: no head-to-head results or ratings.", ""]
-    outlasted = head_to_head_shares(pairwise)
+    outlasted = reports.head_to_head_shares(pairwise)
     lines += ["Head to head (seat pairs of two different agents in one game: the seat that lasted longer takes the "
               "pair, the game's winner outlasting everyone; two seats out after the same hand count half each):", "",
               markdown_table(pairwise.assign(outlasted=outlasted)[["agent", "opponent", "games", "outlasted"]]), ""]
-    return lines + ratings_lines(run, "each game's placing")
+    return lines + reports.ratings_lines(run, "each game's placing")
 
 
-REPORT = register_report(GAME, load_run, FIGURES, summary_markdown)
+REPORT = reports.register_report(GAME, load_run, FIGURES, summary_markdown)

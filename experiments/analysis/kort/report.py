@@ -9,48 +9,34 @@ from __future__ import annotations
 
 import pandas as pd
 
+from experiments.analysis import reports
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats
 from experiments.analysis.kort.load import KortRun, load_run
-from experiments.analysis.reports import (
-    INTERVAL_SENTENCE,
-    FigureSpec,
-    figure_lines,
-    markdown_table,
-    mean_intervals,
-    percent_interval,
-    percent_intervals,
-    ratings_figure_spec,
-    ratings_lines,
-    read_state,
-    register_report,
-    run_names,
-    zero_sum_line,
-)
+from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
 from sim.kort.simulate import GAME, RESULTS
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("round_results", "How rounds end, per table, with 95% CIs (log scale)",
-               lambda run: kort_figures.result_share_figure(stats.result_shares(run))),
+               kort_figures.result_share_figure, stats.result_shares),
     FigureSpec("holder_value", "Rounds won by the trump holder's team, by trump choice and redeal, with 95% CIs",
-               lambda run: kort_figures.holder_value_figure(stats.holder_value(run))),
+               kort_figures.holder_value_figure, stats.holder_value),
     FigureSpec("match_length", "Rounds per match, per table",
-               lambda run: kort_figures.rounds_per_match_figure(stats.rounds_per_match(run))),
+               kort_figures.rounds_per_match_figure, stats.rounds_per_match),
     FigureSpec("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
-               lambda run: kort_figures.team_ladder_figure(stats.team_results(run)),
-               compares_agents=True),
-    ratings_figure_spec("openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma"),
+               kort_figures.team_ladder_figure, stats.team_results, compares_agents=True),
+    reports.ratings_figure_spec("openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma"),
 )
 
 
 def summary_markdown(run: KortRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
-    lines = [f"# Kort run {run_names(run.manifests)}", "",
-             f"- Matches: {len(run.matches):,} ({read_state(run)}); rounds: {len(run.rounds):,}.",
+    lines = [f"# Kort run {reports.run_names(run.manifests)}", "",
+             f"- Matches: {len(run.matches):,} ({reports.read_state(run)}); rounds: {len(run.rounds):,}.",
              "- Tables (team of seats 0 and 2 vs team of seats 1 and 3, as configured): "
              + "; ".join(f"{label} ({assign})" for label, assign in zip(run.tables["label"], run.tables["assign"],
                                                                         strict=True)) + ".",
-             zero_sum_line(stats.zero_sum_violations(run), run.row), INTERVAL_SENTENCE, ""]
+             reports.zero_sum_line(stats.zero_sum_violations(run), run.row), reports.INTERVAL_SENTENCE, ""]
     lines += ["## How rounds end", "", markdown_table(_result_table(stats.result_shares(run))), ""]
     lines += ["## The value of holding the trump", "",
               "Share of rounds whose wins went to the trump holder's team (an even share is 50%):", "",
@@ -62,7 +48,7 @@ def summary_markdown(run: KortRun) -> str:
               ""]
     lines += ["## Rounds per match", "", markdown_table(_length_table(stats.match_length_summary(run))), ""]
     lines += _ladder_lines(run)
-    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
+    return "\n".join(lines + reports.figure_lines(FIGURES, run)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -123,14 +109,14 @@ def _ladder_lines(run: KortRun) -> list[str]:
                 ""]
     shown = results[["label", "team", "opponent", "matches"]].rename(columns={"label": "table"})
     shown["match win rate %"] = percent_intervals(results, "win_rate", "win_low", "win_high")
-    shown["mean result"] = mean_intervals(results)
+    shown["mean result"] = reports.mean_intervals(results)
     shown["rounds won %"] = percent_intervals(results, "round_wins")
     shown["match wins taken %"] = (100 * results["wins_share"]).map("{:.1f}".format)
     return ["## The ladder of teams", "",
             "Each pairing of two different teams (a team is the agents at seats 0 and 2, or 1 and 3), both ways: "
             "matches won, mean result (+1 a win, -1 a loss), rounds won, and the share of the rounds' match wins:",
             "", markdown_table(shown), "",
-            *ratings_lines(run, "each match's two teams, a team being the agents at its seats")]
+            *reports.ratings_lines(run, "each match's two teams, a team being the agents at its seats")]
 
 
-REPORT = register_report(GAME, load_run, FIGURES, summary_markdown)
+REPORT = reports.register_report(GAME, load_run, FIGURES, summary_markdown)
