@@ -29,13 +29,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("agent_scores", "Score per seat-hand by agent and seat count",
                lambda run: figures.agent_score_distribution_figure(
                    stats.score_distribution(run, ("n_seats", "agent")))),
-    FigureSpec("ladder_means", "Mean score per hand of each agent with duplicate-deal 95% CIs",
-               lambda run: figures.ladder_means_figure(stats.agent_scores(run, per_table=True)),
-               compares_agents=True),
-    FigureSpec("pairwise", "Head to head: how often each agent finished ahead of each other",
-               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents),
-               compares_agents=True),
-    reports.ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
+    *reports.ladder_figure_specs("hand", lambda run: stats.agent_scores(run, per_table=True), "finished ahead of"),
 )
 
 

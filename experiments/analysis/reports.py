@@ -122,6 +122,18 @@ def ratings_figure_spec(caption: str) -> FigureSpec:
                       compares_agents=True)
 
 
+def ladder_figure_specs(row: str, agent_scores: Callable[[Any], pd.DataFrame], ahead: str) -> tuple[FigureSpec, ...]:
+    """The bot ladder's figures for a game where each seat finishes somewhere: mean score per agent at each table
+    (``agent_scores``: label, agent, mean and ci95 per table), head to head (a seat ``ahead`` of another:
+    "finished ahead of") and the ratings; each drawn only when two different agents met."""
+    return (FigureSpec("ladder_means", f"Mean score per {row} of each agent with duplicate-deal 95% CIs",
+                       lambda run: figures.ladder_means_figure(agent_scores(run), row=row), compares_agents=True),
+            FigureSpec("pairwise", f"Head to head: how often each agent {ahead} each other",
+                       lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row=row),
+                       compares_agents=True),
+            ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"))
+
+
 # ----- the summary's pieces ---------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from experiments.analysis import figures, ladder, reports
+from experiments.analysis import ladder, reports
 from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
 from experiments.analysis.knockout_whist.load import GameRun, load_run
@@ -25,13 +25,7 @@ FIGURES: tuple[FigureSpec, ...] = (
                kw_figures.game_length_figure, stats.game_lengths),
     FigureSpec("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs",
                kw_figures.dog_figure, stats.dog_summary),
-    FigureSpec("ladder_means", "Mean score per game of each agent with duplicate-deal 95% CIs",
-               lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game"),
-               compares_agents=True),
-    FigureSpec("pairwise", "Head to head: how often each agent outlasted each other",
-               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game"),
-               compares_agents=True),
-    reports.ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"),
+    *reports.ladder_figure_specs("game", stats.agent_results, "outlasted"),
 )
 
 
