@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from tqdm import tqdm
 
-from experiments.analysis import figures, report
+from experiments.analysis import figures, report, reports
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats as kort_stats
 from experiments.analysis.kort.load import load_run as load_kort_run
@@ -156,7 +156,7 @@ def test_a_one_agent_report_draws_no_agent_charts_and_says_why(one_agent_run, tm
 
 def test_head_to_head_shares_are_wilson_intervals_never_a_bare_zero_width():
     pairwise = pd.DataFrame({"win_share": [1.0, 0.5], "low": [0.83, 0.4], "high": [1.0, 0.6], "ci95": [0.0, 0.1]})
-    assert report.head_to_head_shares(pairwise) == ["100.0% (83.0–100.0)", "50.0% (40.0–60.0)"]
+    assert reports.head_to_head_shares(pairwise) == ["100.0% (83.0–100.0)", "50.0% (40.0–60.0)"]
 
 
 def test_head_to_head_intervals_come_from_proportion_ci(kort_run):

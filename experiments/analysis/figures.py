@@ -57,6 +57,31 @@ def agent_colours(agents: list[str]) -> dict[str, str]:
     return {name: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, name in enumerate(sorted(agents))}
 
 
+def side_offset(i: int, count: int, step: float) -> float:
+    """How far the i-th of ``count`` side-by-side marks (bars, points) sits from the middle of their place."""
+    return (i - (count - 1) / 2) * step
+
+
+def length_share_bars(ax: Any, counts: pd.DataFrame, group: str, groups: list, colours: dict, length: str,
+                      rows: str, unit: str, names: dict | None = None, longest: int | None = None) -> None:
+    """Grouped bars of the share of rows lasting 1 to ``longest`` (default: the longest seen) ``length`` (hands,
+    rounds), a colour per group.
+
+    ``counts`` has one row per group and length: ``share`` of the group's rows, and their count in the ``rows``
+    column ("games", "matches"); each group's legend entry names it (``names``, else the value), its rows and
+    its mean length in ``unit``.
+    """
+    lengths = np.arange(1, (longest or int(counts[length].max())) + 1)
+    width = 0.8 / max(1, len(groups))
+    for i, value in enumerate(groups):
+        part = counts[counts[group] == value]
+        share = part.set_index(length)["share"].reindex(lengths, fill_value=0.0)
+        mean = float((share * lengths).sum())
+        ax.bar(lengths + side_offset(i, len(groups), width), 100 * share.to_numpy(), width, color=colours[value],
+               label=f"{(names or {}).get(value, value)} ({int(part[rows].sum()):,} {rows}, mean {mean:.2f} {unit})")
+    ax.set_xticks(lengths)
+
+
 def error_bars(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float = 1.0) -> np.ndarray:
     """Matplotlib's ``[lower, upper]`` error lengths from a centre column and its interval's columns."""
     lower = (frame[centre] - frame[low]).clip(lower=0) * scale

@@ -43,11 +43,11 @@ RATING_COLUMNS = ["agent", "rated", "rating", "sigma", "low", "high"]
 
 
 class Run(Protocol):
-    """What the ladder reads of a loaded run (Knorri's ``load.Run``, Knockout Whist's ``GameRun``)."""
+    """What the ladder reads of a loaded run (every game's: ``load.LoadedRun`` and its subclasses)."""
 
     agents: list[str]
     seats: pd.DataFrame  # one row per seat: its row's index (column ``row``), seat, agent, cluster and ``rank_by``
-    row: str  # what one row of the run is: "hand" (Knorri) or "game" (Knockout Whist)
+    row: str  # what one row of the run is: "hand" (Knorri), "game" (Knockout Whist), "match" (Kort)
     rank_by: str
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any: ...

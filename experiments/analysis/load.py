@@ -11,16 +11,20 @@ consistent, smaller sample. Two tables come out:
 Hands of one deal group share their cards (duplicate deals), so every
 statistic treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
 
-This module reads Knorri runs; the manifest names the game (``run_game``), and
-``experiments.analysis.knockout_whist`` reads Knockout Whist's with the same
-checks (``read_manifest``, ``complete_shards``, ``read_shards``).
+This module reads Knorri runs, and holds what every game's loader shares: the
+manifest names the game (``run_game``), ``open_run`` checks the folder and finds
+its complete shards, ``read_shards`` reads them, ``lineup_table`` names the
+tables, ``stack_runs`` loads several runs as one, and ``LoadedRun`` is the base
+of every game's loaded run (``experiments.analysis.knockout_whist``, ``kort``
+and the generic ``experiments.analysis.generic``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -34,9 +38,12 @@ import pyarrow.parquet as pq
 from experiments.cli import UsageError
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import HANDS_DIR, MANIFEST, finished_chunks, shard_name
+from sim import games
+from sim.games import plural
 
 END_REASONS = ("out", "repeat", "cap")
 CUTOFF_REASONS = ("repeat", "cap")
+SEAT_AGENT = re.compile(r"agent_\d+")  # the runner's per-seat agent columns: one per seat of the widest table
 PHASE2_CAP = 1500  # the rulings' limit on phase-2 actions in one hand
 
 _HAND_COLUMNS = ("table", "deal_group", "arrangement", "hand_index", "n_seats", "first_seat", "loser",
@@ -47,15 +54,20 @@ class RunFolderError(UsageError):
     """A folder that holds no readable run of this schema; reported as one line, exit code 2."""
 
 
+@dataclass(kw_only=True)
 class LoadedRun:
-    """What every game's loaded run offers beside its tables: slow results kept, and whether it is complete.
+    """What every game's loaded run holds beside its own tables: slow results kept, and whether it is complete.
 
-    A game's run dataclass holds ``chunks_read``, ``chunks_total`` and a ``_memo`` dict.
+    ``tables`` has one row per table of the run's config(s) (``lineup_table``); ``seats`` one row per seat
+    of a row, its row's index in the column named by the subclass's ``row`` (``hand``, ``game``, ``match``).
     """
 
+    tables: pd.DataFrame
+    seats: pd.DataFrame
     chunks_read: int
     chunks_total: int
-    _memo: dict[str, Any]
+    agents: list[str] = field(default_factory=list)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per run and key: the report and a notebook reuse slow results (ratings)."""
@@ -69,39 +81,88 @@ class LoadedRun:
         return self.chunks_read == self.chunks_total
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Run(LoadedRun):
-    """A loaded run: its manifest, its tables (seat count and lineup) and the hand and seat rows."""
+    """A loaded Knorri run: its manifest, its tables (seat count and lineup) and the hand and seat rows."""
 
     folder: Path
     manifest: dict[str, Any]
-    tables: pd.DataFrame  # table, seats, lineup, label, assign
     hands: pd.DataFrame
-    seats: pd.DataFrame
-    chunks_read: int
-    chunks_total: int
-    agents: list[str] = field(default_factory=list)
-    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     row: ClassVar[str] = "hand"  # one row of ``hands`` is a hand; ``seats["hand"]`` indexes it
     rank_by: ClassVar[str] = "score"  # the seat column the ladder ranks by: higher finished ahead
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The run's rows (``hands``), whatever the game calls them."""
+        return self.hands
 
 
 def load_run(folder: str | Path) -> Run:
     """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
-    game = run_game(manifest)
-    if game != "knorri":
-        raise RunFolderError(f"run folder {str(folder)!r} holds a {game} run, not a Knorri one: "
-                             "use knorri-sim report, or experiments.analysis.knockout_whist")
-    paths = complete_shards(folder, manifest)
+    manifest, paths = open_run(folder, "knorri")
     data = read_shards(folder, paths, _shard_columns)
     tables = lineup_table(manifest)
     hands = _hands_frame(data, tables)
     seats = _seats_frame(data, hands)
     agents = sorted(str(name) for name in seats["agent"].unique())
-    return Run(folder, manifest, tables, hands, seats, len(paths), int(manifest.get("chunks_total", len(paths))),
-               agents)
+    return Run(folder=folder, manifest=manifest, tables=tables, hands=hands, seats=seats, chunks_read=len(paths),
+               chunks_total=chunks_total(manifest, paths), agents=agents)
+
+
+def open_run(folder: Path, game: str) -> tuple[dict[str, Any], list[Path]]:
+    """The manifest and complete shards of ``game``'s run in ``folder``: a bad folder or another game's run is one
+    line (``RunFolderError``)."""
+    manifest = read_manifest(folder)
+    found = run_game(manifest)
+    if found != game:
+        raise RunFolderError(f"run folder {str(folder)!r} holds a {found} run, not a {games.adapter(game).TITLE} one: "
+                             "knorri-sim report reads every game's run")
+    return manifest, complete_shards(folder, manifest)
+
+
+def chunks_total(manifest: dict[str, Any], paths: list[Path]) -> int:
+    """The chunks the run plans (the manifest's count; the shards read, for a manifest without one)."""
+    return int(manifest.get("chunks_total", len(paths)))
+
+
+@dataclass
+class RunPart:
+    """One run folder of several loaded as one: where it is, its manifest, its chunks and its frames."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    chunks_read: int
+    chunks_total: int
+    frames: dict[str, pd.DataFrame]  # what ``stack_runs`` stacks: ``tables``, the rows, ``seats``, ...
+
+
+def stack_runs(parts: Sequence[dict[str, pd.DataFrame]], row: str) -> dict[str, pd.DataFrame]:
+    """Several runs' frames as one: tables numbered on from run to run, deal groups and rows kept apart.
+
+    Each part maps names to frames: ``tables`` (``lineup_table``), the rows (named ``plural(row)``: ``games``,
+    ``matches``) and any other. A frame with a ``table`` column gets the run's table and cluster offsets and a
+    ``run`` column (the part's index); a frame with a ``row`` column (``seats["game"]``) gets the row offset.
+    """
+    if not parts:
+        raise RunFolderError("no run folder given")
+    stacked: dict[str, list[pd.DataFrame]] = {name: [] for name in parts[0]}
+    table_offset = cluster_offset = row_offset = 0
+    for index, part in enumerate(parts):
+        for name, frame in part.items():
+            if name == "tables":
+                frame = frame.assign(table=frame["table"] + table_offset, run=index)
+            elif "table" in frame.columns:
+                frame = frame.assign(table=frame["table"] + table_offset, cluster=frame["cluster"] + cluster_offset,
+                                     run=index)
+            if row in frame.columns:
+                frame = frame.assign(**{row: frame[row] + row_offset})
+            stacked[name].append(frame)
+        rows = part[plural(row)]
+        table_offset += len(part["tables"])
+        cluster_offset += int(rows["cluster"].max()) + 1
+        row_offset += len(rows)
+    return {name: pd.concat(frames, ignore_index=True) for name, frames in stacked.items()}
 
 
 def lineup_label(agents: list[str] | tuple[str, ...]) -> str:
@@ -173,7 +234,7 @@ def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[s
         raise RunFolderError(f"the shards in {str(folder / HANDS_DIR)!r} have schema version {version or 'none'!r}; "
                              f"this analysis reads version {SCHEMA_VERSION}")
     names = pq.read_schema(paths[0]).names
-    width = sum(1 for name in names if name.startswith("score_"))
+    width = sum(1 for name in names if SEAT_AGENT.fullmatch(name))
     try:
         # partitioning=None: a folder named like "name=value" is a run folder, not a hive partition
         return pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None)

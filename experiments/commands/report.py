@@ -1,12 +1,11 @@
 """``knorri-sim report RUN_DIR``: draw every analysis figure of a run as PNG, with a Markdown summary.
 
-The run's manifest names its game, and the game's analysis draws the figures:
-Knorri's (cut-offs, scores, the bot ladder: ``experiments.analysis.report``) or
-Knockout Whist's (seats, game length, dog's lives, the bot ladder:
-``experiments.analysis.knockout_whist.report``) or Kort's (round results, the
-trump holder, redeals, match length, the ladder of teams:
-``experiments.analysis.kort.report``). They go to ``RUN_DIR/report/``
-unless ``--out`` says otherwise.
+The run's manifest names its game, and ``experiments.analysis.reports.report_for``
+gives that game's report: its own, registered by its analysis (Knorri's cut-offs
+and scores, Knockout Whist's seats and dog's lives, Kort's rounds and trump
+holder, each with the bot ladder), or the generic one any game gets from its
+adapter's metadata (``experiments.analysis.generic``). They go to
+``RUN_DIR/report/`` unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from pathlib import Path
 import matplotlib
 
 from experiments.analysis.load import RunFolderError, read_manifest, run_game
+from experiments.analysis.reports import report_for
 from sim.games import plural
 
 
@@ -35,25 +35,13 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.run_dir) / "report"
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"--out {str(out)!r} is a file: give a folder for the figures and report.md")
-    if game == "knorri":
-        from experiments.analysis.load import load_run
-        from experiments.analysis.report import write_report
-    elif game == "knockout-whist":
-        from experiments.analysis.knockout_whist.load import load_run
-        from experiments.analysis.knockout_whist.report import write_report
-    elif game == "kort":
-        from experiments.analysis.kort.load import load_run
-        from experiments.analysis.kort.report import write_report
-    else:
-        raise RunFolderError(f"run folder {args.run_dir!r} holds a {game} run: the report reads knorri, "
-                             "knockout-whist and kort runs")
-    loaded = load_run(args.run_dir)
+    report = report_for(game)
+    loaded = report.load_run(args.run_dir)
     try:
-        written = write_report(loaded, out)
+        written = report.write(loaded, out)
     except OSError as error:
         raise RunFolderError(f"cannot write the report into {str(out)!r}: {error.strerror or error}") from None
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
-    rows = {"knockout-whist": "games", "kort": "matches"}.get(game, "hands")
-    print(f"{len(getattr(loaded, rows)):,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "
+    print(f"{len(loaded.rows):,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "
           f"written to {out} in {time.perf_counter() - started:.1f} s")
     return 0

@@ -15,7 +15,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from experiments.analysis.figures import AGENT_PALETTE, FONT, SEAT_COLOURS, error_bars, label_axes, new_figure
+from experiments.analysis.figures import (
+    AGENT_PALETTE,
+    FONT,
+    SEAT_COLOURS,
+    error_bars,
+    label_axes,
+    length_share_bars,
+    new_figure,
+    side_offset,
+)
 from sim.knockout_whist.encoding import LAST_HAND
 
 KW_SEAT_COLOURS = {2: "#6a51a3", **SEAT_COLOURS, 7: "#8c6d31"}
@@ -49,18 +58,13 @@ def _group_axes(frame: pd.DataFrame, group: str) -> tuple[Figure, Any, list, dic
     return figure, ax, groups, group_colours(groups)
 
 
-def _offset(i: int, count: int, step: float) -> float:
-    """How far the i-th of ``count`` side-by-side marks sits from the middle of their place."""
-    return (i - (count - 1) / 2) * step
-
-
 def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     """Win rate by seat (0 deals hand 1, 1 leads it) with 95% CIs, one line per group; dotted: 1/seats."""
     figure, ax, groups, colours = _group_axes(rates, group)
     spread = 0.25 / max(1, len(groups))
     for i, value in enumerate(groups):
         part = rates[rates[group] == value].sort_values("seat")
-        x = part["seat"] + _offset(i, len(groups), spread)
+        x = part["seat"] + side_offset(i, len(groups), spread)
         games = int(part["games"].iloc[0])
         ax.errorbar(x, 100 * part["win_rate"], yerr=error_bars(part, "win_rate", "low", "high", 100), marker="o",
                     capsize=3, color=colours[value], label=f"{_group_name(group, value)} ({games:,} games)")
@@ -75,15 +79,8 @@ def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
 def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
     """The share of games lasting 1 to 7 hands, grouped bars, one colour per group."""
     figure, ax, groups, colours = _group_axes(lengths, group)
-    width = 0.8 / max(1, len(groups))
-    hands = np.arange(1, LAST_HAND + 1)
-    for i, value in enumerate(groups):
-        part = lengths[lengths[group] == value].set_index("hands_played")["share"].reindex(hands, fill_value=0.0)
-        total = int(lengths.loc[lengths[group] == value, "games"].sum())
-        mean = float((part * hands).sum())
-        ax.bar(hands + _offset(i, len(groups), width), 100 * part.to_numpy(), width, color=colours[value],
-               label=f"{_group_name(group, value)} ({total:,} games, mean {mean:.2f} hands)")
-    ax.set_xticks(hands)
+    length_share_bars(ax, lengths, group, groups, colours, "hands_played", "games", "hands",
+                      names={value: _group_name(group, value) for value in groups}, longest=LAST_HAND)
     label_axes(ax, "hands played in the game (a rainbow ends it in hand 4)", "games (% of the group's games)",
                "How long games last")
     return figure
@@ -100,7 +97,7 @@ def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
         lows = np.array([row[f"{name}_low"] for name, _ in DOG_MEASURES], dtype=np.float64)
         highs = np.array([row[f"{name}_high"] for name, _ in DOG_MEASURES], dtype=np.float64)
         errors = 100 * np.vstack([np.clip(shares - lows, 0, None), np.clip(highs - shares, 0, None)])
-        ax.bar(positions + _offset(i, len(groups), width), 100 * np.nan_to_num(shares), width,
+        ax.bar(positions + side_offset(i, len(groups), width), 100 * np.nan_to_num(shares), width,
                yerr=np.nan_to_num(errors), capsize=3, color=colours[value],
                label=f"{_group_name(group, value)} ({int(row['dogs']):,} dogs in {int(row['games']):,} games)")
     ax.set_xticks(positions, [label for _, label in DOG_MEASURES], fontsize=FONT["tick"])

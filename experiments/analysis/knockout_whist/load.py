@@ -15,7 +15,7 @@ treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,13 +26,13 @@ import pyarrow.compute as pc
 
 from experiments.analysis.load import (
     LoadedRun,
-    RunFolderError,
+    RunPart,
+    chunks_total,
     cluster_ids,
-    complete_shards,
     lineup_table,
-    read_manifest,
+    open_run,
     read_shards,
-    run_game,
+    stack_runs,
 )
 from sim.knockout_whist.encoding import DEFAULT_OPTIONS, FLAG_OPTIONS
 from sim.knockout_whist.simulate import END_REASONS, GAME
@@ -44,21 +44,20 @@ _GAME_COLUMNS = ("table", "deal_group", "arrangement", "hand_index", "n_seats", 
 _SEAT_COLUMNS = ("agent", "score", "place", "out_hand", "dog_hand")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GameRun(LoadedRun):
     """One or more loaded Knockout Whist runs: manifests, tables (seats, lineup, variant), games and seats."""
 
     folders: list[Path]
     manifests: list[dict[str, Any]]
-    tables: pd.DataFrame  # table, run, seats, lineup, variant, label, assign
     games: pd.DataFrame
-    seats: pd.DataFrame
-    chunks_read: int
-    chunks_total: int
-    agents: list[str] = field(default_factory=list)
-    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     row: ClassVar[str] = "game"  # one row of ``games`` is a game; ``seats["game"]`` indexes it
     rank_by: ClassVar[str] = "beaten"  # the ladder ranks seats by the seats they outlasted
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The run's rows (``games``), whatever the game calls them."""
+        return self.games
 
     @property
     def variants(self) -> list[str]:
@@ -80,40 +79,26 @@ def load_run(folder: str | Path) -> GameRun:
 
 def load_runs(folders: Sequence[str | Path]) -> GameRun:
     """Several Knockout Whist runs as one: tables numbered on from run to run, deal groups kept apart."""
-    if not folders:
-        raise RunFolderError("no run folder given")
     parts = [_load_one(Path(folder)) for folder in folders]
-    tables, games, seats = [], [], []
-    table_offset = cluster_offset = game_offset = 0
-    for index, (table, game, seat) in enumerate(part[1:4] for part in parts):
-        tables.append(table.assign(table=table["table"] + table_offset, run=index))
-        games.append(game.assign(table=game["table"] + table_offset, cluster=game["cluster"] + cluster_offset,
-                                 run=index))
-        seats.append(seat.assign(game=seat["game"] + game_offset))
-        table_offset += len(table)
-        cluster_offset += int(game["cluster"].max()) + 1
-        game_offset += len(game)
-    tables_frame = pd.concat(tables, ignore_index=True)
-    games_frame = pd.concat(games, ignore_index=True)
+    frames = stack_runs([part.frames for part in parts], GameRun.row)
+    tables_frame, games_frame = frames["tables"], frames["games"]
     games_frame["lineup"] = games_frame["table"].map(tables_frame.set_index("table")["lineup"])
-    seats_frame = _seat_context(pd.concat(seats, ignore_index=True), games_frame)
+    seats_frame = _seat_context(frames["seats"], games_frame)
     variants = list(dict.fromkeys(tables_frame["variant"]))
     for frame in (games_frame, seats_frame):
         frame["variant"] = pd.Categorical(frame["variant"], categories=variants)
     agents = sorted(str(name) for name in seats_frame["agent"].unique())
     seats_frame["agent"] = pd.Categorical(seats_frame["agent"], categories=agents)
-    return GameRun([p[0] for p in parts], [p[4] for p in parts], tables_frame, games_frame, seats_frame,
-                   sum(p[5] for p in parts), sum(p[6] for p in parts), agents)
+    return GameRun(folders=[p.folder for p in parts], manifests=[p.manifest for p in parts], tables=tables_frame,
+                   games=games_frame, seats=seats_frame, chunks_read=sum(p.chunks_read for p in parts),
+                   chunks_total=sum(p.chunks_total for p in parts), agents=agents)
 
 
 # ----- inside --------------------------------------------------------------------------------------
 
 
-def _load_one(folder: Path) -> tuple[Path, pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any], int, int]:
-    manifest = read_manifest(folder)
-    if run_game(manifest) != GAME:
-        raise RunFolderError(f"run folder {str(folder)!r} holds a {run_game(manifest)} run, not a Knockout Whist one")
-    paths = complete_shards(folder, manifest)
+def _load_one(folder: Path) -> RunPart:
+    manifest, paths = open_run(folder, GAME)
     data = read_shards(folder, paths, _shard_columns)
     games = _games_frame(data)
     variant = games["variant"].iloc[0]
@@ -122,7 +107,8 @@ def _load_one(folder: Path) -> tuple[Path, pd.DataFrame, pd.DataFrame, pd.DataFr
     if variant != DEFAULT_VARIANT:
         tables["label"] = tables["label"] + f" ({variant})"
     seats = _seats_frame(data, games)
-    return folder, tables, games, seats, manifest, len(paths), int(manifest.get("chunks_total", len(paths)))
+    return RunPart(folder, manifest, len(paths), chunks_total(manifest, paths),
+                   {"tables": tables, "games": games, "seats": seats})
 
 
 def _shard_columns(width: int) -> list[str]:

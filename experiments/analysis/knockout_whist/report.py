@@ -1,67 +1,40 @@
 """The report of a Knockout Whist run: every figure as a PNG and a Markdown summary of the key numbers.
 
-``knorri-sim report RUN_DIR`` calls ``write_report`` when the run's manifest names
-Knockout Whist; the notebook draws the same figures through ``FIGURES``.
+``knorri-sim report RUN_DIR`` writes it for a run whose manifest names Knockout
+Whist (this module registers it in ``experiments.analysis.reports``); the notebook
+draws the same figures through ``FIGURES``.
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis import figures, ladder
+from experiments.analysis import ladder, reports
 from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
-from experiments.analysis.knockout_whist.load import GameRun
-from experiments.analysis.report import (
-    RATING_SENTENCE,
-    FigureSpec,
-    figure_lines,
-    head_to_head_shares,
-    markdown_table,
-    percent_interval,
-    ratings_table,
-    read_state,
-    run_names,
-    write_report_files,
-)
-from sim.knockout_whist.simulate import END_REASONS
+from experiments.analysis.knockout_whist.load import GameRun, load_run
+from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
+from sim.knockout_whist.simulate import END_REASONS, GAME
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("seat_wins", "Win rate by seat, per seat count, with 95% CIs",
-               lambda run: kw_figures.seat_win_figure(stats.seat_win_rates(run))),
+               kw_figures.seat_win_figure, stats.seat_win_rates),
     FigureSpec("game_length", "Hands played per game, per seat count",
-               lambda run: kw_figures.game_length_figure(stats.game_lengths(run))),
+               kw_figures.game_length_figure, stats.game_lengths),
     FigureSpec("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs",
-               lambda run: kw_figures.dog_figure(stats.dog_summary(run))),
-    FigureSpec("ladder_means", "Mean score per game of each agent with duplicate-deal 95% CIs",
-               lambda run: figures.ladder_means_figure(stats.agent_results(run), row="game"),
-               compares_agents=True),
-    FigureSpec("pairwise", "Head to head: how often each agent outlasted each other",
-               lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row="game"),
-               compares_agents=True),
-    FigureSpec("ratings", "openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma",
-               lambda run: figures.ratings_figure(ladder.ratings(run), run.row),
-               compares_agents=True),
+               kw_figures.dog_figure, stats.dog_summary),
+    *reports.ladder_figure_specs("game", stats.agent_results, "outlasted"),
 )
-
-
-def write_report(run: GameRun, out: Path) -> list[Path]:
-    """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
-    return write_report_files(run, out, FIGURES, summary_markdown(run))
 
 
 def summary_markdown(run: GameRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
-    names, state = run_names(run.manifests), read_state(run)
-    bad = stats.zero_sum_violations(run)
-    lines = [f"# Knockout Whist run {names}", "",
-             f"- Games: {len(run.games):,} ({state}); variant(s): {', '.join(run.variants)}.",
+    lines = [f"# Knockout Whist run {reports.run_names(run.manifests)}", "",
+             f"- Games: {len(run.games):,} ({reports.read_state(run)}); variant(s): {', '.join(run.variants)}.",
              "- Tables: " + "; ".join(run.tables["label"]) + ".",
-             f"- Zero sum: {'every game sums to zero' if bad == 0 else f'{bad:,} games do NOT sum to zero'}.",
-             "- Every interval is a 95% one over deal groups (duplicate deals are not independent).", ""]
+             reports.zero_sum_line(stats.zero_sum_violations(run), run.row), reports.INTERVAL_SENTENCE, ""]
     by = ("variant", "n_seats") if len(run.variants) > 1 else ("n_seats",)
     lines += ["## Who wins from which seat", "",
               "Seat 0 deals hand 1, so seat 1 leads its first trick; a fair share is 1/seats.", "",
@@ -69,7 +42,7 @@ def summary_markdown(run: GameRun) -> str:
     lines += ["## How long games last", "", markdown_table(_length_table(stats.game_length_summary(run, by))), ""]
     lines += ["## Dog's lives", "", markdown_table(_dog_table(stats.dog_summary(run, by))), ""]
     lines += _ladder_lines(run)
-    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
+    return "\n".join(lines + reports.figure_lines(FIGURES, run)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -94,38 +67,33 @@ def _length_table(summary: pd.DataFrame) -> pd.DataFrame:
     shown["hands played"] = [f"{m:.2f} ± {c:.2f}" for m, c in zip(summary["mean_hands"], summary["ci95"], strict=True)]
     shown["median"] = summary["median_hands"]
     for reason in END_REASONS:
-        shown[f"{reason} %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                                zip(summary[reason], summary[f"{reason}_low"], summary[f"{reason}_high"], strict=True)]
+        shown[f"{reason} %"] = percent_intervals(summary, reason)
     return shown
 
 
 def _dog_table(dogs: pd.DataFrame) -> pd.DataFrame:
     shown = dogs[_keys(dogs) + ["games", "dogs"]].copy()
-    shown["games with a dog %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                                   zip(dogs["given"], dogs["given_low"], dogs["given_high"], strict=True)]
-    for name, title in (("saved", "dogs saved %"), ("won", "dogs that won %")):
-        shown[title] = [percent_interval(s, lo, hi) for s, lo, hi in
-                        zip(dogs[name], dogs[f"{name}_low"], dogs[f"{name}_high"], strict=True)]
+    for name, title in (("given", "games with a dog %"), ("saved", "dogs saved %"), ("won", "dogs that won %")):
+        shown[title] = percent_intervals(dogs, name)
     return shown
 
 
 def _ladder_lines(run: GameRun) -> list[str]:
     results = stats.agent_results(run)
     shown = results[["label", "agent", "seat_games"]].copy()
-    shown["mean score"] = [f"{figures.signed(m, 3)} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"],
-                                                                                     strict=True)]
-    shown["win rate %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                           zip(results["win_rate"], results["win_low"], results["win_high"], strict=True)]
+    shown["mean score"] = reports.mean_intervals(results)
+    shown["win rate %"] = percent_intervals(results, "win_rate", "win_low", "win_high")
     shown["mean place"] = [f"{p:.2f}" for p in results["mean_place"]]
     lines = ["## Bot ladder", "", "Mean score per game (seats - 1 for a win, -1 otherwise) per agent at each table:",
              "", markdown_table(shown), ""]
     pairwise = ladder.pairwise_results(run)
     if pairwise.empty:
         return lines + ["No two different agents met at a table: no head-to-head results or ratings.", ""]
-    outlasted = head_to_head_shares(pairwise)
+    outlasted = reports.head_to_head_shares(pairwise)
     lines += ["Head to head (seat pairs of two different agents in one game: the seat that lasted longer takes the "
               "pair, the game's winner outlasting everyone; two seats out after the same hand count half each):", "",
               markdown_table(pairwise.assign(outlasted=outlasted)[["agent", "opponent", "games", "outlasted"]]), ""]
-    lines += [f"{RATING_SENTENCE} (each game's placing):", "",
-              markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]
-    return lines
+    return lines + reports.ratings_lines(run, "each game's placing")
+
+
+REPORT = reports.register_report(GAME, load_run, FIGURES, summary_markdown)

@@ -12,7 +12,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from experiments.analysis.figures import AGENT_PALETTE, FONT, error_bars, label_axes, new_figure
+from experiments.analysis.figures import (
+    AGENT_PALETTE,
+    FONT,
+    error_bars,
+    label_axes,
+    length_share_bars,
+    new_figure,
+    side_offset,
+)
 from experiments.analysis.kort.stats import HOLDER_SPLITS
 from sim.kort.simulate import RESULTS
 
@@ -32,11 +40,6 @@ def _labels(frame: pd.DataFrame) -> list:
     return list(dict.fromkeys(column))
 
 
-def _offset(i: int, count: int, step: float) -> float:
-    """How far the i-th of ``count`` side-by-side marks sits from the middle of their place."""
-    return (i - (count - 1) / 2) * step
-
-
 def result_share_figure(shares: pd.DataFrame) -> Figure:
     """How rounds end: the share of each result per table, log scale, with 95% CIs and the count of rounds."""
     labels = _labels(shares)
@@ -46,7 +49,7 @@ def result_share_figure(shares: pd.DataFrame) -> Figure:
     positions = np.arange(len(RESULTS))
     for i, label in enumerate(labels):
         part = shares[shares["label"] == label].set_index("result").loc[list(RESULTS)].reset_index()
-        y = positions + _offset(i, len(labels), height)
+        y = positions + side_offset(i, len(labels), height)
         shown = part["share"] > 0
         ax.barh(y[shown], 100 * part["share"][shown], height, color=colours[label],
                 xerr=error_bars(part[shown], "share", "low", "high", 100), capsize=3,
@@ -75,7 +78,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
     for i, (label, holder) in enumerate(groups):
         part = value[(value["label"] == label) & (value["holder_agents"] == holder)]
         part = part.set_index("split").loc[splits].reset_index()
-        x = positions + _offset(i, len(groups), width)
+        x = positions + side_offset(i, len(groups), width)
         ax.bar(x, 100 * np.nan_to_num(part["holder_won"]), width, color=colours[(label, holder)],
                yerr=np.nan_to_num(error_bars(part, "holder_won", "low", "high", 100)), capsize=3,
                label=f"{label}: {holder} holding")
@@ -96,15 +99,7 @@ def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
     labels = _labels(counts)
     colours = label_colours(labels)
     figure, (ax,) = new_figure(9.5, 5.2)
-    width = 0.8 / max(1, len(labels))
-    rounds = np.arange(1, int(counts["rounds"].max()) + 1)
-    for i, label in enumerate(labels):
-        part = counts[counts["label"] == label].set_index("rounds")
-        share = part["share"].reindex(rounds, fill_value=0.0)
-        mean = float((share * rounds).sum())
-        ax.bar(rounds + _offset(i, len(labels), width), 100 * share.to_numpy(), width, color=colours[label],
-               label=f"{label} ({int(part['matches'].sum()):,} matches, mean {mean:.2f} rounds)")
-    ax.set_xticks(rounds)
+    length_share_bars(ax, counts, "label", labels, colours, "rounds", "matches", "rounds")
     label_axes(ax, "rounds in the match (a redeal does not start a round)", "matches (% of the table's matches)",
                "How many rounds a match lasts")
     return figure

@@ -20,7 +20,7 @@ treats ``(table, deal_group)`` as one cluster: the ``cluster`` column, on every 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,14 +31,15 @@ import pyarrow as pa
 from experiments.analysis.load import (
     LoadedRun,
     RunFolderError,
+    RunPart,
     balanced_label,
+    chunks_total,
     cluster_ids,
-    complete_shards,
     lineup_label,
     lineup_table,
-    read_manifest,
+    open_run,
     read_shards,
-    run_game,
+    stack_runs,
 )
 from sim.kort.encoding import DEFAULT_OPTIONS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES
 from sim.kort.simulate import DECLARATIONS, GAME, RESULTS
@@ -51,22 +52,21 @@ _ROUND_COLUMNS = ("hand_index", "round", "holder", "trump", "trump_13", "redeals
                   *(f"{kind}_team{team}" for kind in DECLARATIONS for team in range(NUM_TEAMS)))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class KortRun(LoadedRun):
     """One or more loaded Kort runs: manifests, tables (lineup, options), matches, rounds and seats."""
 
     folders: list[Path]
     manifests: list[dict[str, Any]]
-    tables: pd.DataFrame  # table, run, seats, lineup, label (its teams, and options off the defaults), assign, options
     matches: pd.DataFrame
     rounds: pd.DataFrame
-    seats: pd.DataFrame
-    chunks_read: int
-    chunks_total: int
-    agents: list[str] = field(default_factory=list)
-    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     row: ClassVar[str] = "match"  # one row of ``matches`` is a match; ``seats["match"]`` indexes it
     rank_by: ClassVar[str] = "score"  # the ladder ranks seats by the match result (partners tie)
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The run's rows (``matches``), whatever the game calls them."""
+        return self.matches
 
 
 def team_label(first: str, second: str) -> str:
@@ -92,47 +92,30 @@ def load_run(folder: str | Path) -> KortRun:
 
 def load_runs(folders: Sequence[str | Path]) -> KortRun:
     """Several Kort runs as one: tables numbered on from run to run, deal groups and matches kept apart."""
-    if not folders:
-        raise RunFolderError("no run folder given")
     parts = [_load_one(Path(folder)) for folder in folders]
-    tables, matches, rounds, seats = [], [], [], []
-    table_offset = cluster_offset = match_offset = 0
-    for index, part in enumerate(parts):
-        table, match, round_rows, seat = part["tables"], part["matches"], part["rounds"], part["seats"]
-        tables.append(table.assign(table=table["table"] + table_offset, run=index))
-        for frame, into in ((match, matches), (round_rows, rounds)):
-            into.append(frame.assign(table=frame["table"] + table_offset, cluster=frame["cluster"] + cluster_offset,
-                                     run=index))
-        rounds[-1]["match"] += match_offset
-        seats.append(seat.assign(match=seat["match"] + match_offset))
-        table_offset += len(table)
-        cluster_offset += int(match["cluster"].max()) + 1
-        match_offset += len(match)
-    tables_frame = pd.concat(tables, ignore_index=True)
-    matches_frame = pd.concat(matches, ignore_index=True)
-    rounds_frame = pd.concat(rounds, ignore_index=True)
+    frames = stack_runs([part.frames for part in parts], KortRun.row)
+    tables_frame, matches_frame, rounds_frame = frames["tables"], frames["matches"], frames["rounds"]
     labels = tables_frame.set_index("table")["label"]
     for frame in (matches_frame, rounds_frame):
         frame["label"] = pd.Categorical(frame["table"].map(labels), categories=list(dict.fromkeys(labels)))
     rounds_frame["result"] = pd.Categorical(rounds_frame["result"], categories=list(RESULTS))
-    seats_frame = pd.concat(seats, ignore_index=True)
+    seats_frame = frames["seats"]
     for name in ("table", "cluster", "label"):
         seats_frame[name] = matches_frame[name].to_numpy()[seats_frame["match"].to_numpy()]
     seats_frame["n_seats"] = NUM_SEATS
     agents = sorted(str(name) for name in seats_frame["agent"].unique())
     seats_frame["agent"] = pd.Categorical(seats_frame["agent"], categories=agents)
-    return KortRun([p["folder"] for p in parts], [p["manifest"] for p in parts], tables_frame, matches_frame,
-                   rounds_frame, seats_frame, sum(p["read"] for p in parts), sum(p["total"] for p in parts), agents)
+    return KortRun(folders=[p.folder for p in parts], manifests=[p.manifest for p in parts], tables=tables_frame,
+                   matches=matches_frame, rounds=rounds_frame, seats=seats_frame,
+                   chunks_read=sum(p.chunks_read for p in parts), chunks_total=sum(p.chunks_total for p in parts),
+                   agents=agents)
 
 
 # ----- inside --------------------------------------------------------------------------------------
 
 
-def _load_one(folder: Path) -> dict[str, Any]:
-    manifest = read_manifest(folder)
-    if run_game(manifest) != GAME:
-        raise RunFolderError(f"run folder {str(folder)!r} holds a {run_game(manifest)} run, not a Kort one")
-    paths = complete_shards(folder, manifest)
+def _load_one(folder: Path) -> RunPart:
+    manifest, paths = open_run(folder, GAME)
     hands = read_shards(folder, paths, lambda width: [*_MATCH_COLUMNS, *(f"agent_{s}" for s in range(width)),
                                                       *(f"score_{s}" for s in range(width))])
     round_paths = [folder / ROUNDS_DIR / path.name for path in paths]
@@ -148,8 +131,8 @@ def _load_one(folder: Path) -> dict[str, Any]:
                        + (f" ({options})" if options else "") for t in manifest["config"]["tables"]]
     matches = _matches_frame(hands)
     rounds = _rounds_frame(round_data, matches)
-    return {"folder": folder, "manifest": manifest, "tables": tables, "matches": matches, "rounds": rounds,
-            "seats": _seats_frame(hands), "read": len(paths), "total": int(manifest.get("chunks_total", len(paths)))}
+    return RunPart(folder, manifest, len(paths), chunks_total(manifest, paths),
+                   {"tables": tables, "matches": matches, "rounds": rounds, "seats": _seats_frame(hands)})
 
 
 def _plain(data: pa.Table, names: Sequence[str]) -> dict[str, np.ndarray]:

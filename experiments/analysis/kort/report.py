@@ -1,64 +1,42 @@
 """The report of a Kort run: every figure as a PNG and a Markdown summary of the key numbers.
 
-``knorri-sim report RUN_DIR`` calls ``write_report`` when the run's manifest names
-Kort; the notebook draws the same figures through ``FIGURES``.
+``knorri-sim report RUN_DIR`` writes it for a run whose manifest names Kort (this
+module registers it in ``experiments.analysis.reports``); the notebook draws the
+same figures through ``FIGURES``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from experiments.analysis import figures, ladder
+from experiments.analysis import reports
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats
-from experiments.analysis.kort.load import KortRun
-from experiments.analysis.report import (
-    RATING_SENTENCE,
-    FigureSpec,
-    figure_lines,
-    markdown_table,
-    percent_interval,
-    ratings_table,
-    read_state,
-    run_names,
-    write_report_files,
-)
-from sim.kort.simulate import RESULTS
+from experiments.analysis.kort.load import KortRun, load_run
+from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
+from sim.kort.simulate import GAME, RESULTS
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("round_results", "How rounds end, per table, with 95% CIs (log scale)",
-               lambda run: kort_figures.result_share_figure(stats.result_shares(run))),
+               kort_figures.result_share_figure, stats.result_shares),
     FigureSpec("holder_value", "Rounds won by the trump holder's team, by trump choice and redeal, with 95% CIs",
-               lambda run: kort_figures.holder_value_figure(stats.holder_value(run))),
+               kort_figures.holder_value_figure, stats.holder_value),
     FigureSpec("match_length", "Rounds per match, per table",
-               lambda run: kort_figures.rounds_per_match_figure(stats.rounds_per_match(run))),
+               kort_figures.rounds_per_match_figure, stats.rounds_per_match),
     FigureSpec("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
-               lambda run: kort_figures.team_ladder_figure(stats.team_results(run)),
-               compares_agents=True),
-    FigureSpec("ratings", "openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma",
-               lambda run: figures.ratings_figure(ladder.ratings(run), run.row),
-               compares_agents=True),
+               kort_figures.team_ladder_figure, stats.team_results, compares_agents=True),
+    reports.ratings_figure_spec("openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma"),
 )
-
-
-def write_report(run: KortRun, out: Path) -> list[Path]:
-    """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
-    return write_report_files(run, out, FIGURES, summary_markdown(run))
 
 
 def summary_markdown(run: KortRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
-    names, state = run_names(run.manifests), read_state(run)
-    bad = stats.zero_sum_violations(run)
-    lines = [f"# Kort run {names}", "",
-             f"- Matches: {len(run.matches):,} ({state}); rounds: {len(run.rounds):,}.",
+    lines = [f"# Kort run {reports.run_names(run.manifests)}", "",
+             f"- Matches: {len(run.matches):,} ({reports.read_state(run)}); rounds: {len(run.rounds):,}.",
              "- Tables (team of seats 0 and 2 vs team of seats 1 and 3, as configured): "
              + "; ".join(f"{label} ({assign})" for label, assign in zip(run.tables["label"], run.tables["assign"],
                                                                         strict=True)) + ".",
-             f"- Zero sum: {'every match sums to zero' if bad == 0 else f'{bad:,} matches do NOT sum to zero'}.",
-             "- Every interval is a 95% one over deal groups (duplicate deals are not independent).", ""]
+             reports.zero_sum_line(stats.zero_sum_violations(run), run.row), reports.INTERVAL_SENTENCE, ""]
     lines += ["## How rounds end", "", markdown_table(_result_table(stats.result_shares(run))), ""]
     lines += ["## The value of holding the trump", "",
               "Share of rounds whose wins went to the trump holder's team (an even share is 50%):", "",
@@ -70,7 +48,7 @@ def summary_markdown(run: KortRun) -> str:
               ""]
     lines += ["## Rounds per match", "", markdown_table(_length_table(stats.match_length_summary(run))), ""]
     lines += _ladder_lines(run)
-    return "\n".join(lines + figure_lines(FIGURES, run)) + "\n"
+    return "\n".join(lines + reports.figure_lines(FIGURES, run)) + "\n"
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -90,8 +68,7 @@ def _result_table(shares: pd.DataFrame) -> pd.DataFrame:
 def _holder_table(value: pd.DataFrame) -> pd.DataFrame:
     shown = value[["label", "holder_agents", "split", "rounds"]].rename(
         columns={"label": "table", "holder_agents": "holder's team", "split": "which rounds"})
-    shown["holder's team won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                                    zip(value["holder_won"], value["low"], value["high"], strict=True)]
+    shown["holder's team won %"] = percent_intervals(value, "holder_won", "low", "high")
     for column, title in (("holder_wins_per_round", "match wins per round: holder's team"),
                           ("other_wins_per_round", "other team")):
         shown[title] = value[column].map(lambda wins: "n/a" if pd.isna(wins) else f"{wins:.3f}")
@@ -100,21 +77,16 @@ def _holder_table(value: pd.DataFrame) -> pd.DataFrame:
 
 def _first_holder_table(value: pd.DataFrame) -> pd.DataFrame:
     shown = value[["label", "matches"]].rename(columns={"label": "table"})
-    shown["first holder's team won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                                          zip(value["first_holder_won"], value["low"], value["high"], strict=True)]
+    shown["first holder's team won %"] = percent_intervals(value, "first_holder_won", "low", "high")
     return shown
 
 
 def _redeal_table(effect: pd.DataFrame) -> pd.DataFrame:
     shown = effect[["label", "holder_agents", "rounds", "redealt_rounds"]].rename(
         columns={"label": "table", "holder_agents": "holder's team", "redealt_rounds": "redealt"})
-    shown["redealt %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                          zip(effect["redealt"], effect["redealt_low"], effect["redealt_high"], strict=True)]
-    for name, title in (("redeal", "holder's team won after a redeal %"),
-                        ("first_deal", "holder's team won on a first deal %")):
-        shown[title] = [percent_interval(s, lo, hi) for s, lo, hi in
-                        zip(effect[f"holder_won_{name}"], effect[f"holder_won_{name}_low"],
-                            effect[f"holder_won_{name}_high"], strict=True)]
+    for name, title in (("redealt", "redealt %"), ("holder_won_redeal", "holder's team won after a redeal %"),
+                        ("holder_won_first_deal", "holder's team won on a first deal %")):
+        shown[title] = percent_intervals(effect, name)
     return shown
 
 
@@ -136,17 +108,15 @@ def _ladder_lines(run: KortRun) -> list[str]:
         return ["## The ladder of teams", "", "No two different teams met at a table: no team results or ratings.",
                 ""]
     shown = results[["label", "team", "opponent", "matches"]].rename(columns={"label": "table"})
-    shown["match win rate %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                                 zip(results["win_rate"], results["win_low"], results["win_high"], strict=True)]
-    shown["mean result"] = [f"{figures.signed(m, 3)} ± {c:.3f}" for m, c in zip(results["mean"], results["ci95"],
-                                                                                     strict=True)]
-    shown["rounds won %"] = [percent_interval(s, lo, hi) for s, lo, hi in
-                             zip(results["round_wins"], results["round_wins_low"], results["round_wins_high"],
-                                 strict=True)]
+    shown["match win rate %"] = percent_intervals(results, "win_rate", "win_low", "win_high")
+    shown["mean result"] = reports.mean_intervals(results)
+    shown["rounds won %"] = percent_intervals(results, "round_wins")
     shown["match wins taken %"] = (100 * results["wins_share"]).map("{:.1f}".format)
     return ["## The ladder of teams", "",
             "Each pairing of two different teams (a team is the agents at seats 0 and 2, or 1 and 3), both ways: "
             "matches won, mean result (+1 a win, -1 a loss), rounds won, and the share of the rounds' match wins:",
             "", markdown_table(shown), "",
-            f"{RATING_SENTENCE} (each match's two teams, a team being the agents at its seats):", "",
-            markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]
+            *reports.ratings_lines(run, "each match's two teams, a team being the agents at its seats")]
+
+
+REPORT = reports.register_report(GAME, load_run, FIGURES, summary_markdown)

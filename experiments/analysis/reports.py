@@ -1,0 +1,238 @@
+"""Which report a run gets, and what every report is made of: figures drawn as PNG and a Markdown summary.
+
+A game's analysis registers its report once, at the end of its ``report`` module:
+``register_report(game, load_run, FIGURES, summary_markdown)``. ``knorri-sim
+report RUN_DIR`` reads the game the run's manifest names and asks ``report_for``:
+the game's own report if one is registered, else the generic one
+(``experiments.analysis.generic``), which any game gets from what its adapter
+declares (``sim.games``). The built-in games' reports are imported from one
+place, ``BUILT_IN_REPORTS``, one line a game; a game added elsewhere (a test's)
+registers its own, or gets the generic report with nothing to write.
+
+The rest are the pieces every game's report shares: ``FigureSpec`` (one figure),
+``write_report_files`` (the folder), the summary's opening and closing lines and
+its tables of shares, head-to-head results and ratings.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis import figures, ladder
+from sim.games import plural
+
+BUILT_IN_REPORTS: tuple[str, ...] = (
+    "experiments.analysis.report",  # Knorri
+    "experiments.analysis.knockout_whist.report",
+    "experiments.analysis.kort.report",
+)
+"""The modules whose import registers the built-in games' own reports."""
+
+RATING_SENTENCE = ("openskill Plackett-Luce rating from whole finishing orders (prior 25 ± 8.3; "
+                   "the interval is mu ± 2 sigma, not widened for duplicate deals)")
+INTERVAL_SENTENCE = "- Every interval is a 95% one over deal groups (duplicate deals are not independent)."
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of the report: its file stem, what it shows, and how to draw it from a run.
+
+    ``figure`` draws it from ``statistic(run)`` (a table of ``stats``), or from the run itself when there is no
+    statistic.
+    """
+
+    name: str
+    caption: str
+    figure: Callable[[Any], Figure]
+    statistic: Callable[[Any], Any] | None = None
+    compares_agents: bool = False  # drawn only when two different agents met at a table (else it would be empty)
+
+    def draw(self, run: Any) -> Figure:
+        """The figure of ``run``."""
+        return self.figure(run if self.statistic is None else self.statistic(run))
+
+
+@dataclass(frozen=True)
+class GameReport:
+    """A game's report: how to load its run folder, the figures it draws and the Markdown summary it writes."""
+
+    load_run: Callable[[str | Path], Any]
+    figures: tuple[FigureSpec, ...]
+    summary: Callable[[Any], str]
+
+    def write(self, run: Any, out: Path) -> list[Path]:
+        """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
+        return write_report_files(run, out, self.figures, self.summary(run))
+
+
+_REPORTS: dict[str, GameReport] = {}
+
+
+def register_report(game: str, load_run: Callable[[str | Path], Any], figure_specs: Sequence[FigureSpec],
+                    summary: Callable[[Any], str]) -> GameReport:
+    """Make ``game``'s own report (replacing one registered before) and return it: ``knorri-sim report`` uses it
+    for the game's runs instead of the generic report."""
+    report = GameReport(load_run, tuple(figure_specs), summary)
+    _REPORTS[game] = report
+    return report
+
+
+def registered_reports() -> dict[str, GameReport]:
+    """The registry itself (game -> its own report), the built-in games' reports imported first."""
+    for module in BUILT_IN_REPORTS:
+        importlib.import_module(module)
+    return _REPORTS
+
+
+def report_for(game: str) -> GameReport:
+    """The report of ``game``'s runs: its own if registered, else the generic one from its adapter's metadata."""
+    own = registered_reports().get(game)
+    if own is not None:
+        return own
+    from experiments.analysis.generic import GENERIC_REPORT  # it imports this module: import it when needed
+
+    return GENERIC_REPORT
+
+
+def write_report_files(run: Any, out: Path, specs: Sequence[FigureSpec], summary: str) -> list[Path]:
+    """Draw each figure of ``specs`` from ``run`` into ``out`` as PNG, then write ``summary`` as ``report.md``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for spec in drawn_figures(specs, run):
+        path = out / f"{spec.name}.png"
+        spec.draw(run).savefig(path)
+        written.append(path)
+    summary_path = out / "report.md"
+    summary_path.write_text(summary)
+    written.append(summary_path)
+    return written
+
+
+def ratings_figure_spec(caption: str) -> FigureSpec:
+    """The ratings figure every report draws when two different agents met, with the game's caption."""
+    return FigureSpec("ratings", caption, lambda run: figures.ratings_figure(ladder.ratings(run), run.row),
+                      compares_agents=True)
+
+
+def ladder_figure_specs(row: str, agent_scores: Callable[[Any], pd.DataFrame], ahead: str) -> tuple[FigureSpec, ...]:
+    """The bot ladder's figures for a game where each seat finishes somewhere: mean score per agent at each table
+    (``agent_scores``: label, agent, mean and ci95 per table), head to head (a seat ``ahead`` of another:
+    "finished ahead of") and the ratings; each drawn only when two different agents met."""
+    return (FigureSpec("ladder_means", f"Mean score per {row} of each agent with duplicate-deal 95% CIs",
+                       lambda run: figures.ladder_means_figure(agent_scores(run), row=row), compares_agents=True),
+            FigureSpec("pairwise", f"Head to head: how often each agent {ahead} each other",
+                       lambda run: figures.pairwise_figure(ladder.pairwise_results(run), run.agents, row=row),
+                       compares_agents=True),
+            ratings_figure_spec("openskill Plackett-Luce ratings from whole finishing orders, mu ± 2 sigma"))
+
+
+# ----- the summary's pieces ---------------------------------------------------------------------------
+
+
+def run_names(manifests: Sequence[dict[str, Any]]) -> str:
+    """The runs a report covers, as ``run_id (config name)``, comma separated."""
+    return ", ".join(f"{m.get('run_id', '?')} ({m['config'].get('name', 'experiment')})" for m in manifests)
+
+
+def read_state(run: Any) -> str:
+    """``complete``, or how many of the run's chunks a partial report read."""
+    return "complete" if run.complete else f"PARTIAL: {run.chunks_read} of {run.chunks_total} chunks read"
+
+
+def zero_sum_line(violations: int, row: str) -> str:
+    """The summary's zero-sum line: every row (``row``: "game", "match") sums to zero, or how many do not."""
+    told = f"every {row} sums to zero" if violations == 0 else f"{violations:,} {plural(row)} do NOT sum to zero"
+    return f"- Zero sum: {told}."
+
+
+def agents_met(run: Any) -> bool:
+    """Whether two different agents ever sat at one table (else there is no ladder, head to head or rating)."""
+    return not ladder.pairwise_results(run).empty
+
+
+def drawn_figures(specs: Sequence[FigureSpec], run: Any) -> list[FigureSpec]:
+    """The figures a run gets: those comparing agents only when two different agents met."""
+    return [spec for spec in specs if not spec.compares_agents or agents_met(run)]
+
+
+def figure_lines(specs: Sequence[FigureSpec], run: Any) -> list[str]:
+    """The summary's closing section: a link to each figure drawn with its caption, and which were not and why."""
+    drawn = drawn_figures(specs, run)
+    lines = ["## Figures", "", *(f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in drawn)]
+    left_out = [spec.name for spec in specs if spec not in drawn]
+    if left_out:
+        lines.append(f"- Not drawn: {', '.join(left_out)}: no two different agents met at a table, so there is no "
+                     "one to compare (seat different agents together, e.g. --agents \"greedy;random\").")
+    return lines
+
+
+def head_to_head_shares(pairwise: pd.DataFrame) -> list[str]:
+    """Each pair's share of wins with its 95% Wilson interval, as percentages (``57.1% (54.8–59.4)``)."""
+    return [f"{100 * w:.1f}% ({100 * lo:.1f}–{100 * hi:.1f})"
+            for w, lo, hi in zip(pairwise["win_share"], pairwise["low"], pairwise["high"], strict=True)]
+
+
+def ratings_lines(run: Any, what: str) -> list[str]:
+    """The ratings paragraph: what a rated row is (``what``: "each hand's order of going out") and the table."""
+    return [f"{RATING_SENTENCE} ({what}):", "", markdown_table(ratings_table(ladder.ratings(run), run.row)), ""]
+
+
+def ratings_table(rated: pd.DataFrame, row: str = "row") -> pd.DataFrame:
+    """openskill ratings as the summaries show them: agent, rows rated, mu ± 2 sigma and the interval."""
+    shown = rated.assign(**{
+        f"rated {plural(row)}": rated["rated"],
+        "rating (mu ± 2 sigma)": [_rating_text(mu, sd) for mu, sd in zip(rated["rating"], rated["sigma"],
+                                                                         strict=True)],
+        "interval": [_interval_text(lo, hi) for lo, hi in zip(rated["low"], rated["high"], strict=True)]})
+    return shown[["agent", f"rated {plural(row)}", "rating (mu ± 2 sigma)", "interval"]]
+
+
+def _rating_text(mu: float, sigma: float) -> str:
+    return "n/a" if math.isnan(mu) else f"{mu:.2f} ± {ladder.INTERVAL_SIGMAS * sigma:.2f}"
+
+
+def _interval_text(low: float, high: float) -> str:
+    return "n/a" if math.isnan(low) else f"{low:.2f} to {high:.2f}"
+
+
+def percent_interval(share: float, low: float, high: float) -> str:
+    """A share and its interval as percentages: ``12.34 (11.00–13.70)``, or ``n/a``."""
+    if math.isnan(share):
+        return "n/a"
+    return f"{100 * share:.2f} ({100 * low:.2f}–{100 * high:.2f})"
+
+
+def percent_intervals(frame: pd.DataFrame, share: str, low: str | None = None, high: str | None = None) -> list[str]:
+    """``percent_interval`` of every row of ``frame``: the ``share`` column and its interval's columns (by default
+    ``share_low`` and ``share_high``)."""
+    low, high = low or f"{share}_low", high or f"{share}_high"
+    return [percent_interval(s, lo, hi) for s, lo, hi in zip(frame[share], frame[low], frame[high], strict=True)]
+
+
+def mean_intervals(frame: pd.DataFrame, mean: str = "mean", half: str = "ci95", digits: int = 3) -> list[str]:
+    """Signed means with their 95% half-widths, as the summaries show scores: ``+0.125 ± 0.040``."""
+    return [f"{figures.signed(m, digits)} ± {c:.{digits}f}" for m, c in zip(frame[mean], frame[half], strict=True)]
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A DataFrame as a Markdown table (no extra dependency): numbers with thousands separators."""
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return f"{value:,.1f}" if not value.is_integer() else f"{int(value):,}"
+        if isinstance(value, int):
+            return f"{value:,}"
+        return str(value)
+
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+    body = ["| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |"
+            for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
