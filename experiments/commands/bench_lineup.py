@@ -25,7 +25,6 @@ PATHS = ("compiled", "reference")
 DEFAULT_COUNT = 2_000
 REFERENCE_SHARE = 50
 """The reference path plays ``count // REFERENCE_SHARE`` deals (at least one)."""
-DEFAULT_SEATS = 4
 
 
 def lineup(spec: str, seats: int | None, game: str) -> list[str]:
@@ -34,7 +33,7 @@ def lineup(spec: str, seats: int | None, game: str) -> list[str]:
 
     specs = [part.strip() for part in spec.split(";")]
     adapter = games.adapter(game)
-    n_seats = seats or (len(specs) if len(specs) > 1 else max(adapter.MIN_SEATS, DEFAULT_SEATS))
+    n_seats = seats or (len(specs) if len(specs) > 1 else adapter.DEFAULT_SEATS)
     if len(specs) == 1:
         specs = specs * n_seats
     if len(specs) != n_seats:
