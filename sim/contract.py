@@ -138,7 +138,8 @@ class GameAdapter(Protocol):
 
     def conformance_lines(self, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                           engine: str) -> list[str]:
-        """The conformance protocol's line for each seed, from the ``reference`` or ``compiled`` engine."""
+        """The conformance protocol's line for each seed, from the ``reference`` or ``compiled`` engine (``traj``
+        hands over a long range a bounded batch of seeds at a time)."""
 
     def describe_event(self, event: Mapping[str, Any]) -> str:
         """One log event as a line for people."""

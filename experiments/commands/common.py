@@ -19,6 +19,17 @@ def add_game_argument(parser: argparse.ArgumentParser) -> None:
                         help=f"which game (default {games.DEFAULT_GAME}): one of {', '.join(games.GAMES)}")
 
 
+def add_deal_arguments(parser: argparse.ArgumentParser, seats_help: str) -> None:
+    """``--game``, ``--seats``, ``--first`` and ``--option``: which game, and how its deals are set up."""
+    add_game_argument(parser)
+    parser.add_argument("--seats", type=int, default=None, help=seats_help)
+    parser.add_argument("--first", type=int, default=None,
+                        help="the opening seat, where the game lets one choose (Knorri: the seat that turns first, "
+                             "default 0)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a game option, e.g. rainbow=true (Knockout Whist) or target_wins=3 (Kort); repeatable")
+
+
 def game_settings(name: str, seats: int | None, settings: list[str],
                   seats_required: bool = False) -> tuple[ModuleType, int, dict]:
     """The game's adapter, the seat count (its default where not given) and its checked options.

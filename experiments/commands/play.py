@@ -14,7 +14,7 @@ import json
 from types import ModuleType
 
 from experiments.cli import UsageError
-from experiments.commands.common import add_game_argument, game_settings
+from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.runner.config import split_agent_specs
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed
@@ -26,17 +26,10 @@ MAX_HANDS = 10_000  # play prints a match deal by deal; longer runs are for knor
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``play``."""
-    add_game_argument(parser)
-    parser.add_argument("--seats", type=int, default=None,
-                        help="seats at the table: 3 to 6 for Knorri, 2 to 7 for Knockout Whist, 4 for Kort "
-                             "(default 4)")
+    add_deal_arguments(parser, "seats at the table: 3 to 6 for Knorri, 2 to 7 for Knockout Whist, 4 for Kort "
+                               "(default: the game's, 4 for all three)")
     parser.add_argument("--seed", type=int, default=0, help="the deal's seed, 0 to 2**64 - 1 (default 0): a run's "
                         "seed column replays that row")
-    parser.add_argument("--first", type=int, default=None,
-                        help="the opening seat, where the game lets one choose (Knorri: the seat that turns first, "
-                             "default 0)")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a game option, e.g. rainbow=true (Knockout Whist) or target_wins=3 (Kort); repeatable")
     parser.add_argument("--agents", default="random",
                         help="one agent spec for every seat, or one per seat separated by ';' or by commas "
                              "(as for run; default random)")

@@ -8,22 +8,15 @@ import sys
 import numpy as np
 
 from experiments.cli import UsageError
-from experiments.commands.common import ENGINE_CHOICES, add_game_argument, engine_name, game_settings
+from experiments.commands.common import ENGINE_CHOICES, add_deal_arguments, engine_name, game_settings
 
 CHUNK = 200_000  # seeds per call, so memory stays bounded for any range
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``traj``."""
-    add_game_argument(parser)
-    parser.add_argument("--seats", type=int, default=None,
-                        help="seats at the table (required where the game allows several counts: Knorri 3 to 6, "
-                             "Knockout Whist 2 to 7; Kort always has 4)")
-    parser.add_argument("--first", type=int, default=None,
-                        help="the seat that opens, where the game lets one choose (Knorri: the seat that turns "
-                             "first, default 0)")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a game option, e.g. rainbow=true (Knockout Whist) or target_wins=3 (Kort); repeatable")
+    add_deal_arguments(parser, "seats at the table (required where the game allows several counts: Knorri 3 to 6, "
+                               "Knockout Whist 2 to 7; Kort always has 4)")
     parser.add_argument("--seeds", type=int, nargs=2, metavar=("A", "B"), required=True,
                         help="seeds A up to B-1")
     parser.add_argument("--engine", choices=ENGINE_CHOICES, default="reference",

@@ -20,7 +20,6 @@ __all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "conformance_lines", "deal", "de
            "options_for"]
 
 DEFAULT_SEATS = 4
-COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
 OPTION_DOCS = {
     "dogs_life": "a seat's first hand without a trick gives it a dog's life (default true)",
     "safe_first_hand": "nobody goes out after hand 1 (default false)",
@@ -56,8 +55,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
         return [reference_line(rules, int(seed)) for seed in seeds]
     from sim.knockout_whist.batch import play_batch
 
-    return [line for start in range(0, len(seeds), COMPILED_CHUNK)
-            for line in play_batch(rules, seeds[start:start + COMPILED_CHUNK], "protocol").protocol_lines()]
+    return play_batch(rules, seeds, "protocol").protocol_lines()
 
 
 describe_event = describe_logged_event

@@ -21,7 +21,6 @@ __all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "check_options", "conformance_li
 
 DEFAULT_SEATS = 4
 OPTIONS: tuple[OptionSpec, ...] = ()
-COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
 
 
 def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -56,8 +55,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
     from sim.knorri.batch import play_batch
     from sim.knorri.fast_policies import PROTOCOL
 
-    return [line for start in range(0, len(seeds), COMPILED_CHUNK)
-            for line in play_batch(n_seats, seeds[start:start + COMPILED_CHUNK], first, PROTOCOL).protocol_lines()]
+    return play_batch(n_seats, seeds, first, PROTOCOL).protocol_lines()
 
 
 def describe_end(hand: KnorriHand) -> str:

@@ -20,7 +20,6 @@ __all__ = ["BENCH", "DEFAULT_SEATS", "LEARNING", "OPTIONS", "conformance_lines",
            "describe_event"]
 
 DEFAULT_SEATS = NUM_SEATS
-COMPILED_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
 OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
     "target_wins": "the wins that end the match (7 in Practice and rooms, 3 in ranked play)",
     "first_holder": "the seat holding the trump in the first round (0 to 3)",
@@ -43,9 +42,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
         return [reference_line(rules, int(seed)) for seed in seeds]
     from sim.kort.batch import play_batch
 
-    return [line for start in range(0, len(seeds), COMPILED_CHUNK)
-            for line in play_batch(rules, seeds[start:start + COMPILED_CHUNK], "protocol",
-                                   keep_rounds=False).protocol_lines()]
+    return play_batch(rules, seeds, "protocol", keep_rounds=False).protocol_lines()
 
 
 describe_event = describe_logged_event
