@@ -26,16 +26,16 @@ from sim.errors import GameInputError
 from sim.games import game as find_game
 from sim.knockout_whist import encoding as knockout_whist_encoding
 from sim.knockout_whist import tensor as knockout_whist_tensor
-from sim.knockout_whist.batch import KnockoutWhistBatch
+from sim.knockout_whist.compiled.batch import KnockoutWhistBatch
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knorri import encoding as knorri_encoding
-from sim.knorri.batch import END_REASONS, KnorriBatch
+from sim.knorri.compiled.batch import END_REASONS, KnorriBatch
 from sim.knorri.describe import describe_board
 from sim.knorri.reference import KnorriHand
 from sim.kort import encoding as kort_encoding
 from sim.kort import tensor as kort_tensor
-from sim.kort.batch import KortBatch
-from sim.kort.fast_state import max_rounds
+from sim.kort.compiled.batch import KortBatch
+from sim.kort.compiled.state import max_rounds
 from sim.kort.reference import KortMatch
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed

@@ -106,7 +106,7 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
                                                                                                   np.ndarray]:
     """Play match g from ``seeds[g]`` (its engine seed) with ``seatings[g]`` (four specs, each ``compiled_agent``)
     to its end in compiled code, on one core; returns its final ints rows and round records
-    (``compiled.new_results``; ``sim.kort.batch.results_of_rows`` reads them)."""
+    (``compiled.new_results``; ``sim.kort.compiled.batch.results_of_rows`` reads them)."""
     options = as_options(options)
     specs = sorted({spec for seating in seatings for spec in seating})
     agents = [compiled_agent(spec) for spec in specs]

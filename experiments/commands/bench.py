@@ -58,7 +58,7 @@ class BenchGame:
 
 
 def _fast_hands(n_seats: int, seeds: np.ndarray, workers: int) -> int:
-    from sim.knorri.batch import play_batch
+    from sim.knorri.compiled.batch import play_batch
 
     return int(play_batch(n_seats, seeds, 0, "random", workers=workers).phase2_actions.sum())
 
@@ -76,7 +76,7 @@ def _reference_hands(n_seats: int, seeds: list[int]) -> int:
 
 
 def _fast_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:
-    from sim.knockout_whist.batch import play_batch
+    from sim.knockout_whist.compiled.batch import play_batch
 
     return int(play_batch(Options(players=n_seats), seeds, "random", workers=workers).decisions.sum())
 
@@ -95,7 +95,7 @@ def _reference_games(n_seats: int, seeds: list[int]) -> int:
 
 
 def _fast_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:
-    from sim.kort.batch import play_batch
+    from sim.kort.compiled.batch import play_batch
 
     return int(play_batch(None, seeds, "random", workers=workers).decisions.sum())
 

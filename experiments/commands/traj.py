@@ -58,8 +58,8 @@ def _knorri(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int
     if not 0 <= first < n_seats:
         raise UsageError(f"--first must be a seat from 0 to {n_seats - 1}, not {first}")
     if args.engine == "fast":
-        from sim.knorri.batch import play_batch
-        from sim.knorri.fast_policies import PROTOCOL
+        from sim.knorri.compiled.batch import play_batch
+        from sim.knorri.compiled.policies import PROTOCOL
 
         for chunk_start in range(start, stop, FAST_CHUNK):
             seeds = np.arange(chunk_start, min(stop, chunk_start + FAST_CHUNK), dtype=np.uint64)
@@ -84,7 +84,7 @@ def _knockout_whist(args: argparse.Namespace, start: int, stop: int, out: TextIO
         raise UsageError("the number of players is set by --seats, not --option players=...")
     options = parse_options([f"players={args.seats}", *args.option])
     if args.engine == "fast":
-        from sim.knockout_whist.batch import play_batch
+        from sim.knockout_whist.compiled.batch import play_batch
 
         for chunk_start in range(start, stop, FAST_CHUNK):
             seeds = np.arange(chunk_start, min(stop, chunk_start + FAST_CHUNK), dtype=np.uint64)
@@ -106,7 +106,7 @@ def _kort(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int:
         raise UsageError("--first is for Knorri; Kort's first trump holder is --option first_holder=SEAT")
     options = parse_options(args.option)
     if args.engine == "fast":
-        from sim.kort.batch import play_batch
+        from sim.kort.compiled.batch import play_batch
 
         for chunk_start in range(start, stop, FAST_CHUNK):
             seeds = np.arange(chunk_start, min(stop, chunk_start + FAST_CHUNK), dtype=np.uint64)

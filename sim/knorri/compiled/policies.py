@@ -1,4 +1,4 @@
-"""Compiled policies for the fast engine's playouts, behind one dispatcher.
+"""Compiled policies for the compiled engine's playouts, behind one dispatcher.
 
 The playout kernels call ``choose(policy, seat, legal, n_legal, cards_row, ints_row, rng)``
 at every decision (phase-1 choices among two or more captures and every phase-2
@@ -10,14 +10,14 @@ signature and nothing else:
     legal      int64 buffer whose first ``n_legal`` entries are the legal action ids, ascending
                (phase 1: the table cards the turned card may take; phase 2: cards, 52 pick up,
                53..64 opening runs); return one of them
-    cards_row  the hand's uint64 card sets, columns ``fast_state.C_*``: every seat's pile or hand
+    cards_row  the hand's uint64 card sets, columns ``state.C_*``: every seat's pile or hand
                (public: each card was seen going in), the table, the trick (read it with
-               ``fast_state.trick_card``/``top_card``/``plays_in_trick``); read only
-    ints_row   the hand's int64 scalars, columns ``fast_state.I_*``: phase, turned card, plays
+               ``state.trick_card``/``top_card``/``plays_in_trick``); read only
+    ints_row   the hand's int64 scalars, columns ``state.I_*``: phase, turned card, plays
                needed, opening flag, scores, ...; read only
     rng        uint64[NUM_RNG] splitmix64 states: ``rng[RNG_DEAL]`` is the hand's own stream (only
                the protocol draws from it), ``rng[RNG_SEAT + seat]`` the acting seat's own stream,
-               seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``fast_state.below``
+               seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``state.below``
 
 The kernels never give a policy the stock order. To add a policy: write one such
 function, give it the next id as a constant, add its name to ``POLICY_NAMES`` and
@@ -30,10 +30,10 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import below, nth_card, popcount
+from sim.compiled_bits import below, nth_card, popcount
+from sim.knorri.compiled.kernels import legal_actions, phase2_choices
+from sim.knorri.compiled.state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
 from sim.knorri.encoding import PICK_UP
-from sim.knorri.fast import legal_actions, phase2_choices
-from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
 
 # int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
 PROTOCOL = np.int64(0)

@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.kort.fast import apply_action, init_match, seed_streams, uniform_action
-from sim.kort.fast_state import (
+from sim.kort.compiled.kernels import apply_action, init_match, seed_streams, uniform_action
+from sim.kort.compiled.state import (
     I_END_REASON,
     I_LAST_ROUND,
     I_ROUNDS_PLAYED,

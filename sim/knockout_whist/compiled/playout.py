@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.knockout_whist.fast import apply_action, init_game, seed_streams, uniform_action
-from sim.knockout_whist.fast_state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
+from sim.knockout_whist.compiled.kernels import apply_action, init_game, seed_streams, uniform_action
+from sim.knockout_whist.compiled.state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
 
 PROTOCOL = 0
 """The conformance protocol: ``legal[next() % len(legal)]`` from the game's own stream (the permutations')."""

@@ -50,8 +50,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
-from sim.errors import GameInputError
-from sim.fast_bits import (
+from sim.compiled_bits import (
     CRC_START,
     agent_seed,
     below,
@@ -63,20 +62,10 @@ from sim.fast_bits import (
     take_within_suits,
     uniform_float,
 )
-from sim.kort.encoding import (
-    BAVAN_YES,
-    DECLARATION_KINDS,
-    FIRST_PACKET,
-    NUM_ACTIONS,
-    NUM_SEATS,
-    TROP_TO_END_TRUMPS,
-    VOTE_ACTIONS,
-    LeadState,
-    Phase,
-)
-from sim.kort.fast import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
-from sim.kort.fast_playout import copy_round_record
-from sim.kort.fast_state import (
+from sim.errors import GameInputError
+from sim.kort.compiled.kernels import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
+from sim.kort.compiled.playout import copy_round_record
+from sim.kort.compiled.state import (
     C_HAND,
     C_PLAYED,
     I_BAVAN_TEAM,
@@ -124,6 +113,17 @@ from sim.kort.fast_state import (
     ROUND_FIELDS,
     max_rounds,
     state_kind,
+)
+from sim.kort.encoding import (
+    BAVAN_YES,
+    DECLARATION_KINDS,
+    FIRST_PACKET,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    TROP_TO_END_TRUMPS,
+    VOTE_ACTIONS,
+    LeadState,
+    Phase,
 )
 from sim.kort.rules import card_beats
 
@@ -298,7 +298,7 @@ def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Se
 
 def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed result rows for ``count`` matches to ``target_wins``: each match's final ints row, and its rounds'
-    records (``record_round`` fills them; ``sim.kort.batch.results_of_rows`` reads both)."""
+    records (``record_round`` fills them; ``sim.kort.compiled.batch.results_of_rows`` reads both)."""
     return (np.zeros((count, NUM_INT_FIELDS), dtype=np.int64),
             np.zeros((count, max_rounds(target_wins), ROUND_FIELDS), dtype=np.int16))
 
