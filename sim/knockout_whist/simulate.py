@@ -41,7 +41,6 @@ from agents.base import Agent
 from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
-from sim.knockout_whist.compiled.policies import GREEDY, RANDOM
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -54,6 +53,7 @@ from sim.knockout_whist.encoding import (
     parse_options,
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
+from sim.policy_ids import GREEDY, RANDOM
 from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,

@@ -44,9 +44,9 @@ from agents.base import Agent
 from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
-from sim.kort.compiled.playout import RANDOM
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
 from sim.kort.reference import KortMatch, as_options
+from sim.policy_ids import RANDOM
 from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,

@@ -31,12 +31,10 @@ from sim.knockout_whist.compiled.state import (
     SUITS,
 )
 from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, NO_TRUMPS, TRUMPS_BASE
+from sim.policy_ids import GREEDY, RANDOM
 
-RANDOM = 1
-"""Uniform among the legal ids, from the seat to move's own stream (``rng[RNG_SEAT + seat]``), as ``RandomAgent``."""
-GREEDY = 2
-"""Greedy's heuristic (``agents.knockout_whist.greedy``); deterministic."""
-POLICY_IDS: dict[str, int] = {"random": RANDOM, "greedy": GREEDY}
+POLICY_IDS: dict[str, np.int64] = {"random": RANDOM, "greedy": GREEDY}
+"""The policies a search or a batch seat plays by name (ids: ``sim.policy_ids``)."""
 
 EXCHANGE_BELOW = 6  # greedy throws away side cards below an 8 (rank index 6), as agents.knockout_whist.greedy
 LOW_CARDS = U64(sum(((1 << EXCHANGE_BELOW) - 1) << (13 * suit) for suit in range(4)))

@@ -20,8 +20,8 @@ signature and nothing else:
                seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``state.below``
 
 The kernels never give a policy the stock order. To add a policy: write one such
-function, give it the next id as a constant, add its name to ``POLICY_NAMES`` and
-one branch to ``choose``.
+function, give it the next id in ``sim.policy_ids`` (shared by every game), add its name to
+``POLICY_NAMES`` there and one branch to ``choose``.
 """
 
 from __future__ import annotations
@@ -34,18 +34,7 @@ from sim.compiled_bits import below, nth_card, popcount
 from sim.knorri.compiled.kernels import legal_actions, phase2_choices
 from sim.knorri.compiled.state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
 from sim.knorri.encoding import PICK_UP
-
-# int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
-PROTOCOL = np.int64(0)
-"""The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
-RANDOM = np.int64(1)
-"""Uniform random: ``legal[next() % n_legal]`` from the seat's own stream, exactly as ``RandomAgent``."""
-
-GREEDY = np.int64(2)
-"""``agents.greedy``'s heuristic, choice for choice (it draws no random numbers)."""
-
-POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM, "greedy": GREEDY}
-"""Every compiled policy by the name a user gives on the command line."""
+from sim.policy_ids import GREEDY, POLICY_NAMES, PROTOCOL, RANDOM  # noqa: F401  (Knorri plays all three)
 
 
 @njit(**config.INLINED_KERNEL)

@@ -31,6 +31,12 @@ record out as the engine's playouts do, into rows ``new_results`` makes.
 ``derive_seed1`` are ``sim.rng``'s ``agent_seed`` and one-step ``derive_seed``, for an agent's own streams;
 ``popcount`` and ``lowest_card`` read card sets.
 
+The engine's playout policies (``policies``) are public here too: ``RANDOM`` and ``GREEDY``
+(``POLICY_IDS`` by name), ``greedy_choice`` (greedy's choice from the seat's own cards and a
+trick row, columns ``T_*``), ``greedy_action`` (the same from a search's view of every hand),
+greedy's helpers ``beats``, ``cheapest``, ``side_lead`` and its thresholds, and
+``trop_to_end_chance``.
+
 Results are per team, as a seat of a partnership maximises its team's: ``team_result`` is
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
 ``tricks`` give the score and the current round's tricks per team.
@@ -65,6 +71,29 @@ from sim.compiled_bits import (
 from sim.errors import GameInputError
 from sim.kort.compiled.kernels import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
 from sim.kort.compiled.playout import copy_round_record
+from sim.kort.compiled.policies import (
+    ACE,
+    DRAW_TRUMPS_FROM,
+    GREEDY,
+    KING,
+    POLICY_IDS,
+    RANDOM,
+    REDEAL_UNLESS_ACES,
+    REDEAL_UNLESS_TRUMPS,
+    SUITS,
+    T_CARD,
+    T_LEN,
+    T_SEAT,
+    T_TARGET,
+    TRICK_FIELDS,
+    TROP_FROM,
+    TROP_TO_END_CHANCE,
+    beats,
+    cheapest,
+    greedy_action,
+    greedy_choice,
+    side_lead,
+)
 from sim.kort.compiled.state import (
     C_HAND,
     C_PLAYED,
@@ -114,6 +143,7 @@ from sim.kort.compiled.state import (
     max_rounds,
     state_kind,
 )
+from sim.kort.compiled.trop_chance import trop_to_end_chance
 from sim.kort.encoding import (
     BAVAN_YES,
     DECLARATION_KINDS,
@@ -133,9 +163,31 @@ SEAT_STREAMS = RNG_SEAT
 """``rng[SEAT_STREAMS + s]``: seat s's own stream (what ``random_action`` draws for seat s)."""
 
 __all__ = [
+    "ACE",
     "DEAL_STREAM",
+    "DRAW_TRUMPS_FROM",
+    "GREEDY",
+    "KING",
     "NUM_ACTIONS",
+    "POLICY_IDS",
+    "RANDOM",
+    "REDEAL_UNLESS_ACES",
+    "REDEAL_UNLESS_TRUMPS",
     "SEAT_STREAMS",
+    "SUITS",
+    "TRICK_FIELDS",
+    "TROP_FROM",
+    "TROP_TO_END_CHANCE",
+    "T_CARD",
+    "T_LEN",
+    "T_SEAT",
+    "T_TARGET",
+    "beats",
+    "cheapest",
+    "greedy_action",
+    "greedy_choice",
+    "side_lead",
+    "trop_to_end_chance",
     "agent_seed",
     "apply_action",
     "below",

@@ -23,13 +23,10 @@ from sim.kort.compiled.state import (
     RNG_SEAT,
     ROUND_FIELDS,
 )
+from sim.policy_ids import PROTOCOL, RANDOM
 
-PROTOCOL = 0
-"""The conformance protocol: ``legal[next() % len(legal)]`` from the match's own stream (the decks')."""
-RANDOM = 1
-"""Uniform random from each seat's own stream, seeded ``agent_seed(match_seed, seat)`` (as ``RandomAgent``)."""
-POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
-"""The compiled policies by name."""
+POLICY_NAMES: dict[str, np.int64] = {"protocol": PROTOCOL, "random": RANDOM}
+"""The policies whole-match playouts play, by name (ids: ``sim.policy_ids``)."""
 
 
 @njit(**config.INLINED_KERNEL)
