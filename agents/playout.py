@@ -4,7 +4,7 @@ Search agents (``loginf``'s look-ahead, ``mcts``'s leaf values) only need
 ``evaluate(hand) -> scores``. Two evaluators offer it:
 
 - ``PythonPlayout`` clones the reference hand and plays it out in Python;
-- ``CompiledPlayout`` reads the position into the fast engine's rows and plays
+- ``CompiledPlayout`` reads the position into the compiled engine's rows and plays
   it out in one compiled call.
 
 ``make_playout`` picks the evaluator for every search agent: switching them all
@@ -64,22 +64,22 @@ def finish_in_place(game: KnorriHand, policy: str, stream: SplitMix64) -> None:
 
 
 class CompiledPlayout:
-    """One compiled playout per call (``agents.fast_search``) from a phase-2 position (Python for a phase-1 one).
+    """One compiled playout per call (``agents.compiled_search``) from a phase-2 position (Python for a phase-1 one).
 
-    The position is read into the fast engine's rows and played out in one compiled call
+    The position is read into the compiled engine's rows and played out in one compiled call
     with the same policy; greedy draws nothing at random, so its scores equal
     ``PythonPlayout``'s exactly (tested).
     """
 
     def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
-        from agents import fast_search  # imported here: the compiled engine is optional
+        from agents import compiled_search  # imported here: the compiled engine is optional
         from sim.knorri.compiled import position_rows
 
         self.policy = _check_policy(policy)
-        self._search = fast_search
+        self._search = compiled_search
         self._rows = position_rows
-        self._scratch = fast_search.Scratch()
-        self._policy_id = fast_search.POLICY_IDS[policy]
+        self._scratch = compiled_search.Scratch()
+        self._policy_id = compiled_search.POLICY_IDS[policy]
         self._stream = SplitMix64(seed)
         self._python = PythonPlayout(policy, seed)
 

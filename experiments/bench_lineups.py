@@ -73,7 +73,7 @@ def lineup_rate(game: str, n_seats: int, specs: Sequence[str], hands: int, engin
 
 def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) -> float:
     """CPU seconds per Knorri hand spent inside the ``mcts`` seats' compiled searches (reference path, timed)."""
-    from agents import fast_search, mcts
+    from agents import compiled_search, mcts
     from sim.knorri.simulate import play_matches
 
     spent = [0.0]
@@ -87,15 +87,15 @@ def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) 
                 spent[0] += time.process_time() - started
         return run
 
-    saved = fast_search.TreeSearch.iterate, mcts.sampled_stock_search
-    fast_search.TreeSearch.iterate = timed(saved[0])
+    saved = compiled_search.TreeSearch.iterate, mcts.sampled_stock_search
+    compiled_search.TreeSearch.iterate = timed(saved[0])
     mcts.sampled_stock_search = timed(saved[1])
     try:
         play_matches(n_seats, [seed], [list(specs)], 1, engine="reference")  # warm-up
         spent[0] = 0.0
         play_matches(n_seats, [seed + 1 + i for i in range(hands)], [list(specs)] * hands, 1, engine="reference")
     finally:
-        fast_search.TreeSearch.iterate, mcts.sampled_stock_search = saved
+        compiled_search.TreeSearch.iterate, mcts.sampled_stock_search = saved
     return spent[0] / hands
 
 

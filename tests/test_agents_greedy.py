@@ -6,8 +6,8 @@ import numpy as np
 
 from agents.base import RandomAgent
 from agents.greedy import GreedyAgent, greedy_action
-from sim.knorri import fast_policies
-from sim.knorri.fast_state import I_OPENING, I_PHASE, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG
+from sim.knorri.compiled import policies
+from sim.knorri.compiled.state import I_OPENING, I_PHASE, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG
 from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
@@ -21,7 +21,7 @@ def _compiled_choice(hand: KnorriHand, legal: list[int]) -> int:
     buffer = np.zeros(65, dtype=np.int64)
     buffer[: len(legal)] = legal
     rng = np.zeros(NUM_RNG, dtype=np.uint64)
-    return int(fast_policies.choose(fast_policies.GREEDY, hand.to_move, buffer, len(legal), cards_row, ints_row, rng))
+    return int(policies.choose(policies.GREEDY, hand.to_move, buffer, len(legal), cards_row, ints_row, rng))
 
 
 def test_compiled_greedy_policy_matches_greedy_action_at_every_decision():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
-from agents.fast_search import (
+from agents.compiled_search import (
     POLICY_IDS,
     Scratch,
     TreeSearch,

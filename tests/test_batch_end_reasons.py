@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.knockout_whist.batch import KnockoutWhistBatch
-from sim.knockout_whist.batch import play_batch as play_knockout_whist
+from sim.knockout_whist.compiled.batch import KnockoutWhistBatch
+from sim.knockout_whist.compiled.batch import play_batch as play_knockout_whist
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.knorri.batch import KnorriBatch
-from sim.knorri.batch import play_batch as play_knorri
+from sim.knorri.compiled.batch import KnorriBatch
+from sim.knorri.compiled.batch import play_batch as play_knorri
 from sim.knorri.reference import KnorriHand
-from sim.kort.batch import RESULTS, KortBatch
-from sim.kort.batch import play_batch as play_kort
+from sim.kort.compiled.batch import RESULTS, KortBatch
+from sim.kort.compiled.batch import play_batch as play_kort
 from sim.kort.reference import KortMatch
 
 SEEDS = range(12)

@@ -74,9 +74,9 @@ def test_this_process_compiles_into_the_current_key_folder():
     assert config.CACHE is not None and config.KERNEL["cache"]
     assert config.CACHE.key == source_key(compile_cache.SOURCE_ROOT)
     assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(config.CACHE.path)
-    from sim.knockout_whist import fast
+    from sim.knockout_whist.compiled import kernels
 
-    assert Path(fast.choices._cache._cache_path).is_relative_to(config.CACHE.path)
+    assert Path(kernels.choices._cache._cache_path).is_relative_to(config.CACHE.path)
 
 
 # A scratch copy of the packages: print the compiled exchange decision's special id, the constant Python
@@ -84,13 +84,14 @@ def test_this_process_compiles_into_the_current_key_folder():
 PROBE = """
 import json
 from sim import compile_cache, config
-from sim.knockout_whist import encoding, fast, fast_state
-from sim.knockout_whist.compiled import new_position
-cached_before = compile_cache.kernels_cached(["sim.knockout_whist.fast"])
+from sim.knockout_whist import encoding
+from sim.knockout_whist.compiled import kernels, new_position, state
+KERNELS = ["sim.knockout_whist.compiled.kernels"]
+cached_before = compile_cache.kernels_cached(KERNELS)
 cards, ints, _, _ = new_position()
-ints[fast_state.I_PHASE] = fast_state.P_EXCHANGE
-print(json.dumps({"compiled": int(fast.choices(cards, ints)[1]), "python": encoding.END_EXCHANGE,
-                  "before": cached_before, "after": compile_cache.kernels_cached(["sim.knockout_whist.fast"]),
+ints[state.I_PHASE] = state.P_EXCHANGE
+print(json.dumps({"compiled": int(kernels.choices(cards, ints)[1]), "python": encoding.END_EXCHANGE,
+                  "before": cached_before, "after": compile_cache.kernels_cached(KERNELS),
                   "folder": str(config.CACHE.path)}))
 """
 

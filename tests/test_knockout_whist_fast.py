@@ -12,10 +12,10 @@ from test_knockout_whist_conformance import vector_options
 
 from experiments.cli import main
 from sim.errors import GameInputError, IllegalActionError
-from sim.knockout_whist.batch import END_REASONS, OBSERVATION_SLICES, KnockoutWhistBatch, play_batch
+from sim.knockout_whist.compiled.batch import END_REASONS, OBSERVATION_SLICES, KnockoutWhistBatch, play_batch
+from sim.knockout_whist.compiled.state import C_HAND, C_THROWN
 from sim.knockout_whist.conformance import reference_line
 from sim.knockout_whist.encoding import FLAG_OPTIONS, NUM_ACTIONS, Options, Phase
-from sim.knockout_whist.fast_state import C_HAND, C_THROWN
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.tensor import OBSERVATION_SIZE, encode_observation
 from sim.rng import SplitMix64, agent_seed

@@ -26,7 +26,8 @@ from experiments.runner.config import ConfigError, build_config, load_file
 from experiments.runner.execute import run_experiment
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.summary import summarise
-from sim.knockout_whist import batch, simulate
+from sim.knockout_whist import simulate
+from sim.knockout_whist.compiled import batch
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.simulate import HAND_COLUMNS, game_seed, play_game, replay

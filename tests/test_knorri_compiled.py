@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import pkgutil
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
-AGENTS = Path(__file__).resolve().parents[1] / "agents"
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = ROOT / "agents"
 
 
 def _mid_hand(n_seats: int, seed: int, actions: int) -> KnorriHand:
@@ -30,16 +32,17 @@ def _working_copy(hand: KnorriHand) -> tuple[np.ndarray, ...]:
     return position
 
 
-# Each engine's internals, and the compiled API agents use instead (sim.fast_bits is every engine's).
+# Each engine's internals: every submodule of a game's compiled package, and the bits all of them share.
+# An agent imports the package itself (``sim.<game>.compiled``), which re-exports what search agents need.
 ENGINE_INTERNALS = {
-    "sim.knorri.fast": "sim.knorri.compiled", "sim.knorri.batch": "sim.knorri.compiled",
-    "sim.knockout_whist.fast": "sim.knockout_whist.compiled", "sim.knockout_whist.batch": "sim.knockout_whist.compiled",
-    "sim.kort.fast": "sim.kort.compiled", "sim.kort.batch": "sim.kort.compiled",
-    "sim.fast_bits": "the game's compiled module",
-}
+    f"sim.{game}.compiled.{module.name}": f"sim.{game}.compiled"
+    for game in ("knorri", "knockout_whist", "kort")
+    for module in pkgutil.iter_modules([str(ROOT / "sim" / game / "compiled")])
+} | {"sim.compiled_bits": "the game's compiled package"}
 
 
 def test_agents_use_only_the_compiled_api_of_each_engine():
+    assert "sim.kort.compiled.kernels" in ENGINE_INTERNALS  # the list is read from the packages, so never empty
     for path in AGENTS.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -49,7 +52,7 @@ def test_agents_use_only_the_compiled_api_of_each_engine():
             else:
                 continue
             for name in names:
-                internal = next((prefix for prefix in ENGINE_INTERNALS if name.startswith(prefix)), None)
+                internal = next((m for m in ENGINE_INTERNALS if name == m or name.startswith(m + ".")), None)
                 use = ENGINE_INTERNALS.get(internal)
                 assert internal is None, f"{path.name} imports engine internals {name}: use {use}"
 

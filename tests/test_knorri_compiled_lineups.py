@@ -1,4 +1,4 @@
-"""Built-in Knorri lineups on the compiled path (``agents.fast_lineup``): the reference path's rows, row for row,
+"""Built-in Knorri lineups on the compiled path (``agents.compiled_lineup``): the reference path's rows, row for row,
 searches handed only what the seat may know, and agents by import path kept on the reference path."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from conftest import deck_nobody_captures
 
-import agents.fast_lineup as fast_lineup
+import agents.compiled_lineup as compiled_lineup
 from agents.base import make_agent
-from agents.fast_lineup import decide_at
+from agents.compiled_lineup import decide_at
 from agents.tracker import KnorriTracker
 from sim.cards import card_list
 from sim.knorri import compiled
 from sim.knorri.compiled import position_rows
-from sim.knorri.fast_state import C_HANDS_HASH, I_CRC, I_DECISIONS, I_HIST_LEN, I_REDEALS
+from sim.knorri.compiled.state import C_HANDS_HASH, I_CRC, I_DECISIONS, I_HIST_LEN, I_REDEALS
 from sim.knorri.reference import KnorriHand
 from sim.knorri.simulate import is_compiled, play_matches
 from sim.rng import SplitMix64, agent_seed, derive_seed
@@ -62,10 +62,10 @@ def test_a_log_that_runs_out_of_room_grows_and_replays_the_hand(monkeypatch):
     """The kernel stops before a hand whose decisions do not fit; the rows are the same as with room to spare."""
     seeds = np.arange(1, 13, dtype=np.uint64)
     first = np.zeros(len(seeds), dtype=np.int64)
-    seats = [[fast_lineup.compiled_seat(spec) for spec in ("loginf", "greedy", "mcts:iters=10")]] * len(seeds)
-    roomy = fast_lineup.play_lineup(3, seeds, first, seats, log_actions=True)
-    monkeypatch.setattr(fast_lineup, "_log_room", lambda hands: 8)
-    cramped = fast_lineup.play_lineup(3, seeds, first, seats, log_actions=True)
+    seats = [[compiled_lineup.compiled_seat(spec) for spec in ("loginf", "greedy", "mcts:iters=10")]] * len(seeds)
+    roomy = compiled_lineup.play_lineup(3, seeds, first, seats, log_actions=True)
+    monkeypatch.setattr(compiled_lineup, "_log_room", lambda hands: 8)
+    cramped = compiled_lineup.play_lineup(3, seeds, first, seats, log_actions=True)
     np.testing.assert_array_equal(cramped.log, roomy.log)
     np.testing.assert_array_equal(cramped.ints, roomy.ints)
 
@@ -174,7 +174,7 @@ def test_an_import_path_or_a_time_budget_keeps_the_reference_path(specs, monkeyp
     def refuse(*args, **kwargs):
         raise AssertionError("the compiled lineup kernel was called")
 
-    monkeypatch.setattr(fast_lineup, "play_lineup", refuse)
+    monkeypatch.setattr(compiled_lineup, "play_lineup", refuse)
     if "time" not in specs[0]:
         played = play_matches(3, [1], [specs], 1)
         assert len(played.hands["seed"]) == 1

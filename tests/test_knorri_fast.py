@@ -12,18 +12,18 @@ from conftest import DATA
 from agents.base import RandomAgent
 from experiments.cli import main
 from sim.errors import GameInputError, IllegalActionError
-from sim.knorri import batch as batch_module
-from sim.knorri import fast_history
-from sim.knorri.batch import (
+from sim.knorri.compiled import batch as batch_module
+from sim.knorri.compiled import history
+from sim.knorri.compiled.batch import (
     END_REASONS,
     OBSERVATION_SLICES,
     KnorriBatch,
     play_batch,
     rollout_scores,
 )
-from sim.knorri.fast_batch import OBSERVATION_SIZE
-from sim.knorri.fast_policies import PROTOCOL, RANDOM
-from sim.knorri.fast_state import I_HIST_BASE, I_HIST_LEN, I_PHASE, R_META, STEP_ROW
+from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
+from sim.knorri.compiled.policies import PROTOCOL, RANDOM
+from sim.knorri.compiled.state import I_HIST_BASE, I_HIST_LEN, I_PHASE, R_META, STEP_ROW
 from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
@@ -269,7 +269,7 @@ def test_every_remembered_position_is_rebuilt_exactly_from_its_stretch():
         live_cards, live_ints = cards.copy(), ints.copy()
         live_ints[I_HIST_LEN] = length  # as if the hand stood at position ``now`` with this whole history
         for row in range(length):
-            assert fast_history.is_remembered(live_cards, live_ints, records, row) == (row == now), (now, row)
+            assert history.is_remembered(live_cards, live_ints, records, row) == (row == now), (now, row)
             np.testing.assert_array_equal(live_cards, cards)  # the check leaves the live position as it was
             np.testing.assert_array_equal(live_ints[:I_HIST_LEN], ints[:I_HIST_LEN])
 
@@ -282,10 +282,10 @@ def test_a_hash_collision_never_counts_as_a_repeat():
     collide = np.full(len(batch._keys[0]), key, dtype=np.uint64)  # every remembered key equals the probe's
     cards, ints = snapshots[15][0].copy(), snapshots[15][1].copy()
     ints[I_HIST_LEN] = 15  # the latest position, before it was remembered: new, however its key looks
-    assert fast_history.find_position(cards, ints, collide, records, no_slots, key)[0] == -1
+    assert history.find_position(cards, ints, collide, records, no_slots, key)[0] == -1
     cards, ints = snapshots[7][0].copy(), snapshots[7][1].copy()
     ints[I_HIST_LEN] = 15
-    assert fast_history.find_position(cards, ints, collide, records, no_slots, key)[0] == ints[I_HIST_BASE] + 7
+    assert history.find_position(cards, ints, collide, records, no_slots, key)[0] == ints[I_HIST_BASE] + 7
 
 
 def test_bad_input_is_one_clear_error():

@@ -35,8 +35,8 @@ from agents.kort.values import match_win_chance
 from agents.kort.view import Table
 from experiments.runner.execute import run_experiment
 from sim.kort import compiled, simulate
+from sim.kort.compiled.state import I_FIRST_VOTER, I_VOTE
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase
-from sim.kort.fast_state import I_FIRST_VOTER, I_VOTE
 from sim.kort.reference import KortMatch
 from sim.rng import SplitMix64
 

@@ -11,11 +11,11 @@ from conftest import DATA
 
 from agents.base import make_agent
 from experiments.cli import main
-from sim.kort.batch import RESULTS, play_batch
+from sim.kort.compiled.batch import RESULTS, play_batch
+from sim.kort.compiled.kernels import RESULT_WINS as COMPILED_RESULT_WINS
+from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import play_protocol_match, protocol_line
 from sim.kort.encoding import DECLARATION_KINDS, RESULT_WINS, Options
-from sim.kort.fast import RESULT_WINS as COMPILED_RESULT_WINS
-from sim.kort.fast_state import max_rounds
 from sim.kort.reference import KortMatch
 from sim.rng import agent_seed
 

@@ -8,9 +8,9 @@ import pytest
 from conftest import assert_step_refused
 
 from sim.errors import GameInputError, IllegalActionError
-from sim.kort.batch import OBSERVATION_SLICES, KortBatch
+from sim.kort.compiled.batch import OBSERVATION_SLICES, KortBatch
+from sim.kort.compiled.state import C_HAND, I_FIRST_VOTER, I_VOTE, I_VOTES_CAST
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, NUM_ACTIONS, Options, Phase
-from sim.kort.fast_state import C_HAND, I_FIRST_VOTER, I_VOTE, I_VOTES_CAST
 from sim.kort.reference import KortMatch
 from sim.kort.tensor import OBSERVATION_SIZE, encode_observation
 

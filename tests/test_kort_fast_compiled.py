@@ -8,7 +8,7 @@ import pytest
 
 from sim.errors import GameInputError
 from sim.kort import compiled
-from sim.kort.batch import play_batch
+from sim.kort.compiled.batch import play_batch
 from sim.kort.encoding import FIRST_PACKET, Options, Phase
 from sim.kort.reference import KortMatch
 from sim.rng import SplitMix64, derive_seed

@@ -62,7 +62,7 @@ def test_the_compiled_playout_policy_makes_greedys_choice_at_every_decision():
         count = compiled.legal_actions(cards, ints, legal)
         view = playout.view_of(observation, match.hands)
         expected = greedy_action(observation, match.legal_actions())
-        assert playout.greedy_action(ints, deck, view, legal, count) == expected
+        assert compiled.greedy_action(ints, deck, view, legal, count) == expected
         kinds[Phase(match.phase).name] += 1
         kinds["redeal"] += REDEAL in match.legal_actions()
         kinds["trop to the end"] += TROP_TO_END in match.legal_actions()
@@ -77,14 +77,14 @@ def test_the_playout_view_holds_every_seats_hand_and_the_trick_through_whole_mat
     for seed in range(40):
         match = KortMatch({"target_wins": 3}, seed=seed)
         compiled.new_match(*rows, 3, 0, seed)
-        view[1][playout.T_TARGET] = 3
+        view[1][compiled.T_TARGET] = 3
         rng = SplitMix64(seed)
         while not match.done:
             if match.phase != Phase.TRUMP:
                 assert view[0].tolist() == match.hands
                 trick = view[1]
-                in_view = list(zip(trick[playout.T_SEAT:playout.T_SEAT + trick[playout.T_LEN]],
-                                   trick[playout.T_CARD:playout.T_CARD + trick[playout.T_LEN]], strict=True))
+                in_view = list(zip(trick[compiled.T_SEAT:compiled.T_SEAT + trick[compiled.T_LEN]],
+                                   trick[compiled.T_CARD:compiled.T_CARD + trick[compiled.T_LEN]], strict=True))
                 assert [list(map(int, play)) for play in in_view] == [list(play) for play in match.trick] or (
                     not match.trick and match.phase != Phase.FOLLOW)
             count = compiled.legal_actions(rows[0], rows[1], legal)

@@ -27,7 +27,8 @@ from experiments.runner.execute import run_experiment
 from experiments.runner.plan import arrangements
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.summary import summarise
-from sim.kort import batch, simulate
+from sim.kort import simulate
+from sim.kort.compiled import batch
 from sim.kort.reference import KortMatch
 from sim.kort.simulate import DECLARATIONS, HAND_COLUMNS, ROUND_COLUMNS, match_seed_of, play_match, replay
 from sim.rng import derive_seed

@@ -17,7 +17,7 @@ from rl.gym_env import SingleSeatEnv  # noqa: E402
 from rl.vector_env import BatchVectorEnv  # noqa: E402
 from sim.errors import GameInputError, IllegalActionError  # noqa: E402
 from sim.games import adapter  # noqa: E402
-from sim.knorri import batch as knorri_batch  # noqa: E402
+from sim.knorri.compiled import batch as knorri_batch  # noqa: E402
 from sim.rng import SplitMix64, agent_seed  # noqa: E402
 
 

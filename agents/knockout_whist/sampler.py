@@ -148,12 +148,6 @@ class DealSampler:
         return [int(h) for h in hands[:n]], rest[:self.hidden.stock_left].tolist()
 
 
-def sample_deal(tracker: KnockoutWhistTracker, observation: Any, seed: int) -> tuple[list[CardSet], list[int]]:
-    """One uniformly drawn consistent deal for the tracker's seat, from a splitmix64 stream seeded ``seed``."""
-    rng = np.array([seed], dtype=np.uint64)
-    return DealSampler(HiddenCards.from_tracker(tracker, observation)).sample(rng)
-
-
 def new_layout() -> tuple[np.ndarray, ...]:
     """Empty arrays for one decision's pool layout: ``by_suit, suit_size, seats, seat_counts, allowed_suits,
     shown_suits, shown_counts`` (the rainbow check's ``shown_suits`` at -1: nothing to check)."""

@@ -20,20 +20,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.kort import playout, sampler
-from agents.kort.playout import T_CARD, T_LEN, T_SEAT, greedy_choice
+from agents.kort import sampler
 from agents.kort.tracker import ALL_TRUMPS, FEWER_THAN_3, TRUMPS_AT_LEAST
 from sim import config
 from sim.cards import FULL_DECK
 from sim.kort.compiled import (
+    SUITS,
+    T_CARD,
+    T_LEN,
+    T_SEAT,
+    beats,
     card_count,
+    cheapest,
     declared,
+    greedy_choice,
     holder,
     lead_kind,
     lowest_card,
     own_hand,
     phase,
     popcount,
+    side_lead,
     thirteenth,
     trump,
 )
@@ -63,7 +70,6 @@ P_TRUMP, P_LEAD, P_DECLARE, P_FOLLOW, P_VOTE = (int(p) for p in (
     Phase.TRUMP, Phase.LEAD, Phase.DECLARE, Phase.FOLLOW, Phase.VOTE))
 K_FREE, K_TROP = int(LeadKind.FREE), int(LeadKind.TROP)
 FULL = np.uint64(FULL_DECK)
-SUITS = playout.SUITS
 ONE = np.uint64(1)
 NONE = np.uint64(0)
 NO_BOUND = 99
@@ -243,13 +249,13 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
             if _master(known, counts, own, seat, plays, card, card // 13):
                 masters |= ONE << np.uint64(card)
         if masters != NONE:
-            return playout.cheapest(masters, trump_suit)
+            return cheapest(masters, trump_suit)
         if choice_trump:
-            return playout.side_lead(own, side, popcount(own & SUITS[trump_suit]))
+            return side_lead(own, side, popcount(own & SUITS[trump_suit]))
         return choice
     best_seat, best = table[T_SEAT], table[T_CARD]
     for k in range(1, plays):
-        if playout.beats(table[T_CARD + k], best, trump_suit):
+        if beats(table[T_CARD + k], best, trump_suit):
             best_seat, best = table[T_SEAT + k], table[T_CARD + k]
     if best_seat == (seat + 2) % NUM_SEATS:
         return choice
@@ -259,9 +265,9 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
     while rest != NONE:
         card = lowest_card(rest)
         rest &= rest - ONE
-        if playout.beats(card, best, trump_suit) and _master(known, counts, own, seat, plays, card, led):
+        if beats(card, best, trump_suit) and _master(known, counts, own, seat, plays, card, led):
             masters |= ONE << np.uint64(card)
-    return playout.cheapest(masters, trump_suit) if masters != NONE else choice
+    return cheapest(masters, trump_suit) if masters != NONE else choice
 
 
 # ----- the hidden hands a search samples ----------------------------------------------------------------

@@ -26,7 +26,7 @@ a trump: cheap cards are thrown first, trumps last.
   suit, leaving the trick to its partner. Under ``sar_next`` or ``trop_done`` only
   side cards are legal and the same order applies to them.
 - **Declaring** after a trump lead: Trop to the end when offered and its chance of
-  success is at least one half (``trop_chance.trop_to_end_chance``: the leader leads
+  success is at least one half (``sim.kort.compiled.trop_to_end_chance``: the leader leads
   its trumps from the top and each opponent keeps its highest trump; exact over
   every split of the outside trumps): a Kort is worth 5 wins and
   TROP FAILED costs 1, against about 2 a strong hand makes on average otherwise.
@@ -47,9 +47,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.base import register
-from agents.kort.trop_chance import trop_to_end_chance
 from agents.kort.view import Table
 from sim.cards import SUIT_MASK, CardSet, card_list, popcount, rank_of, suit_of
+from sim.kort.compiled import (  # greedy's thresholds: the engine's compiled greedy policy makes the same choices
+    ACE,
+    DRAW_TRUMPS_FROM,
+    KING,
+    REDEAL_UNLESS_ACES,
+    REDEAL_UNLESS_TRUMPS,
+    TROP_FROM,
+    TROP_TO_END_CHANCE,
+    trop_to_end_chance,
+)
 from sim.kort.encoding import (
     BAVAN_NO,
     BAVAN_YES,
@@ -65,12 +74,6 @@ from sim.kort.encoding import (
 from sim.kort.rules import FACE_CARDS, card_beats, team_of
 
 GAME = "kort"
-ACE, KING = 12, 11
-REDEAL_UNLESS_TRUMPS = 5  # a faceless hand with this many trumps is kept
-REDEAL_UNLESS_ACES = 3  # or with this many aces
-TROP_TO_END_CHANCE = 0.5  # the success chance that makes it declare Trop to the end
-DRAW_TRUMPS_FROM = 5  # trumps that make it lead trumps; one fewer with the ace or king
-TROP_FROM = 4  # trumps (the led card included) with the ace or king that make it declare Trop
 FACES = frozenset(card_list(FACE_CARDS))
 REDEAL_RULES = ("auto", "never")  # greedy's redeal rule: redeal a weak faceless hand, or never
 

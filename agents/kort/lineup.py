@@ -33,7 +33,7 @@ from agents.kort import search, tracker
 from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
 from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import MCTSAgent
-from agents.kort.playout import POLICY_IDS, greedy_choice, new_view, table_view
+from agents.kort.playout import new_view, table_view
 from agents.kort.sampler import draw_hands
 from agents.kort.search import Scratch, Tree
 from agents.kort.values import match_win_chance
@@ -41,9 +41,11 @@ from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISIT
 from sim import config
 from sim.kort.compiled import (
     NUM_ACTIONS,
+    POLICY_IDS,
     agent_seed,
     apply_action,
     derive_seed1,
+    greedy_choice,
     is_over,
     lead_kind,
     legal_actions,
@@ -106,7 +108,7 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
                                                                                                   np.ndarray]:
     """Play match g from ``seeds[g]`` (its engine seed) with ``seatings[g]`` (four specs, each ``compiled_agent``)
     to its end in compiled code, on one core; returns its final ints rows and round records
-    (``compiled.new_results``; ``sim.kort.batch.results_of_rows`` reads them)."""
+    (``compiled.new_results``; ``sim.kort.compiled.batch.results_of_rows`` reads them)."""
     options = as_options(options)
     specs = sorted({spec for seating in seatings for spec in seating})
     agents = [compiled_agent(spec) for spec in specs]

@@ -40,13 +40,13 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import register
-from agents.kort.playout import POLICY_IDS, view_of
+from agents.kort.playout import view_of
 from agents.kort.sampler import HandSampler, HiddenHands
 from agents.kort.search import Tree, search
 from agents.kort.tracker import KortTracker
 from agents.kort.values import match_win_chance
 from agents.sampled_search import SampledSearchAgent
-from sim.kort.compiled import position_rows
+from sim.kort.compiled import POLICY_IDS, position_rows
 
 GAME = "kort"
 DEFAULT_ITERS = 1000

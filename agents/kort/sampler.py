@@ -147,12 +147,6 @@ class HandSampler:
         return [int(hand) for hand in hands], undealt.tolist() if self.hidden.undealt else []
 
 
-def sample_hands(tracker: KortTracker, observation: Any, seed: int) -> tuple[list[CardSet], list[int]]:
-    """One uniformly drawn consistent deal for the tracker's seat, from a splitmix64 stream seeded ``seed``."""
-    rng = np.array([seed], dtype=np.uint64)
-    return HandSampler(HiddenHands.from_tracker(tracker, observation)).sample(rng)
-
-
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
 def completion_counts(suit_size, counts, low, high, binomial):

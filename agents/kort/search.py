@@ -87,7 +87,7 @@ def search(root, deal, root_view, seat, iterations, c, policy, round_only, win_c
     ``deal`` is the sampler's arrays (``HandSampler.arrays``); ``root_view`` what the playout
     policy tracks at the root (``playout.view_of``; its hands are filled in per deal); the
     tree is ``links, stats, size`` (grown in place, at most one node an iteration; a full tree
-    plays out from its leaves). ``policy`` is ``playout.RANDOM`` or ``playout.GREEDY``;
+    plays out from its leaves). ``policy`` is ``RANDOM`` or ``GREEDY`` (``sim.kort.compiled``);
     ``round_only`` stops playouts at the end of the round, valued by ``win_chance``
     (``values.match_win_chance``). ``search_rng`` (uint64[1]) drives every random choice, so
     a search is a function of it.

@@ -53,7 +53,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
     rules = options_for(n_seats, options)
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
-    from sim.knockout_whist.batch import play_batch
+    from sim.knockout_whist.compiled.batch import play_batch
 
     return play_batch(rules, seeds, "protocol").protocol_lines()
 
@@ -68,7 +68,7 @@ def _refuse_first(first: int | None) -> None:
 
 
 def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:
-    from sim.knockout_whist.batch import play_batch
+    from sim.knockout_whist.compiled.batch import play_batch
 
     return int(play_batch(Options(players=n_seats), seeds, "random", workers=workers).decisions.sum())
 
@@ -80,7 +80,7 @@ BENCH = Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.de
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
-    from sim.knockout_whist.batch import KnockoutWhistBatch
+    from sim.knockout_whist.compiled.batch import KnockoutWhistBatch
 
     return KnockoutWhistBatch.from_seeds(seeds, options_for(n_seats, options))
 

@@ -16,7 +16,7 @@ result.
 Two paths give the same rows. When every seat's spec names a built-in agent
 (``random``, ``greedy``, ``tracker`` or ``mcts`` with any parameters but a
 wall-clock ``time`` budget), the games are played inside compiled code: a lineup
-of bare ``random`` by ``sim.knockout_whist.batch.play_batch`` with its ``random``
+of bare ``random`` by ``sim.knockout_whist.compiled.batch.play_batch`` with its ``random``
 policy (seat s draws from ``agent_seed(seed, s)`` exactly as ``RandomAgent``
 does), any other by ``agents.knockout_whist.lineup.play_lineups``, whose compiled
 agents make the Python agents' very decisions (each seat with its own tracker,
@@ -41,7 +41,6 @@ from agents.base import Agent
 from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
-from sim.knockout_whist import fast_policies
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -64,6 +63,7 @@ from sim.knockout_whist.facts import (  # the commands' hooks (sim.contract.Game
     describe_event,
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
+from sim.policy_ids import GREEDY, RANDOM
 from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,
@@ -77,7 +77,7 @@ from sim.seating import (
 )
 
 if TYPE_CHECKING:
-    from sim.knockout_whist.batch import BatchResults, KnockoutWhistBatch
+    from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "LEARNING",
            "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options", "conformance_lines",
@@ -101,7 +101,7 @@ COMPILED_AGENTS: dict[str, str] = {
 }
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --game knockout-whist --agents random --hands 2000 --workers 1` took 11.3 s of CPU, 1.9 s cached).
-COMPILED_CODE: dict[str, float] = {"sim.knockout_whist.fast_playout": 9.0}
+COMPILED_CODE: dict[str, float] = {"sim.knockout_whist.compiled.playout": 9.0}
 # The lineup kernel (measured: a cold `knorri-sim run --game knockout-whist --agents
 # 'random;greedy;tracker;mcts:iters=10' --hands 8 --workers 1` took 40.2 s of CPU, 2.2 s once cached).
 LINEUP_CODE: dict[str, float] = {"agents.knockout_whist.lineup": 38.0}
@@ -276,7 +276,7 @@ def _compiled_columns(options: Options, match_seeds: np.ndarray,
                       seatings: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
     """Every game of the chunk played in compiled code, as ``_game_columns`` fills them: by the engine's ``random``
     policy when every seat is ``random``, else by the lineup kernel (one core: the runner's processes share them)."""
-    from sim.knockout_whist import batch
+    from sim.knockout_whist.compiled import batch
 
     seeds = derive_seeds(match_seeds, 0)
     if all(is_compiled_lineup(seating, ("random",)) for seating in seatings):
@@ -315,14 +315,14 @@ def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -
 
 
 # ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
-BATCH_POLICIES = {"random": fast_policies.RANDOM, "greedy": fast_policies.GREEDY}
+BATCH_POLICIES = {"random": RANDOM, "greedy": GREEDY}
 """Agent specs ``KnockoutWhistBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
 
 
 def start_batch(n_seats: int, seeds: np.ndarray, previous: KnockoutWhistBatch | None,
                 options: Mapping[str, Any] | None = None) -> KnockoutWhistBatch:
     """One game per seed as a ``KnockoutWhistBatch`` with the chunk's options (a match is one game: no previous)."""
-    from sim.knockout_whist.batch import KnockoutWhistBatch
+    from sim.knockout_whist.compiled.batch import KnockoutWhistBatch
 
     return KnockoutWhistBatch.from_seeds(seeds, Options(players=n_seats, **check_options(options)))
 

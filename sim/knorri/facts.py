@@ -10,10 +10,10 @@ import numpy as np
 from sim.contract import Bench, LearningFacts, OptionSpec
 from sim.errors import GameInputError
 from sim.knorri import encoding
+from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
+from sim.knorri.compiled.encode import END_REASONS
 from sim.knorri.conformance import reference_line
 from sim.knorri.describe import describe_board, describe_event, describe_result
-from sim.knorri.fast_batch import OBSERVATION_SIZE
-from sim.knorri.fast_encode import END_REASONS
 from sim.knorri.reference import KnorriHand, check_seats
 
 __all__ = ["BENCH", "DEFAULT_SEATS", "OPTIONS", "check_options", "conformance_lines", "deal", "describe_end",
@@ -52,8 +52,8 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
     first = _first_seat(n_seats, first)
     if engine == "reference":
         return [reference_line(n_seats, int(seed), first) for seed in seeds]
-    from sim.knorri.batch import play_batch
-    from sim.knorri.fast_policies import PROTOCOL
+    from sim.knorri.compiled.batch import play_batch
+    from sim.knorri.compiled.policies import PROTOCOL
 
     return play_batch(n_seats, seeds, first, PROTOCOL).protocol_lines()
 
@@ -72,7 +72,7 @@ def _first_seat(n_seats: int, first: int | None) -> int:
 
 
 def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int) -> int:
-    from sim.knorri.batch import play_batch
+    from sim.knorri.compiled.batch import play_batch
 
     return int(play_batch(n_seats, seeds, 0, "random", workers=workers).phase2_actions.sum())
 
@@ -85,13 +85,13 @@ BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.ph
 
 def _acting_tensor(hand: KnorriHand) -> np.ndarray:
     # The compiled batch's tensor of the reference hand as it stands: the same numbers the vector env learns from.
-    from sim.knorri.batch import KnorriBatch
+    from sim.knorri.compiled.batch import KnorriBatch
 
     return KnorriBatch.from_hands([hand]).observation_tensor()[0]
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
-    from sim.knorri.batch import KnorriBatch
+    from sim.knorri.compiled.batch import KnorriBatch
 
     return KnorriBatch.from_seeds(n_seats, seeds)
 

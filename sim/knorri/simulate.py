@@ -16,9 +16,9 @@ function of its seed alone: the chunking and the worker never change a result.
 Two paths give the same rows. When every seat's spec is a built-in agent the
 compiled code can play, the hands are played in compiled code, hand ``k`` of every
 match in one call: a lineup of bare ``random`` and ``greedy`` by the batch engine's
-own policies (``sim.knorri.batch.play_batch``), any other lineup of ``random``,
+own policies (``sim.knorri.compiled.batch.play_batch``), any other lineup of ``random``,
 ``greedy``, ``loginf`` (any ``rollout``) and ``mcts`` (any ``iters``, ``c``,
-``rollout``, ``seed``) by ``agents.fast_lineup``, whose compiled agents make the
+``rollout``, ``seed``) by ``agents.compiled_lineup``, whose compiled agents make the
 Python agents' decisions from the same random streams. Otherwise (an agent named
 by import path, or ``mcts`` with a wall-clock ``time`` budget, which no two runs
 spend alike) each hand is played by the reference engine with the Python agents.
@@ -38,6 +38,7 @@ import numpy as np
 
 from sim import batch_agents
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
+from sim.knorri.compiled.policies import POLICY_NAMES
 from sim.knorri.encoding import action_text
 from sim.knorri.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     BENCH,
@@ -50,13 +51,12 @@ from sim.knorri.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     describe_end,
     describe_event,
 )
-from sim.knorri.fast_policies import POLICY_NAMES
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
 from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded, replay_command
 
 if TYPE_CHECKING:
-    from sim.knorri.batch import BatchResults, KnorriBatch
+    from sim.knorri.compiled.batch import BatchResults, KnorriBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "ChunkColumns", "ColumnSpec", "DEFAULT_SEATS",
            "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup",
@@ -76,12 +76,12 @@ END_REASONS = ("out", "repeat", "cap")
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --agents random --workers 1` took 16.6 s of CPU, 2.3 s once cached).
-COMPILED_CODE: dict[str, float] = {"sim.knorri.fast_playout": 14.0}
-# Built-in agents the compiled lineup kernel plays, with their parameters (agents.fast_lineup; same choices, tested).
+COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 14.0}
+# Built-in agents the compiled lineup kernel plays, with parameters (agents.compiled_lineup; same choices, tested).
 LINEUP_AGENTS = ("loginf", "mcts")
 # The lineup kernel, with the CPU seconds compiling it takes on first use (measured: a cold `knorri-sim run --agents
 # 'random;greedy;loginf;mcts:iters=10' --hands 8 --workers 1` took 24.5 s of CPU, 1.7 s once cached).
-LINEUP_CODE: dict[str, float] = {"agents.fast_lineup": 23.0}
+LINEUP_CODE: dict[str, float] = {"agents.compiled_lineup": 23.0}
 
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
@@ -186,7 +186,7 @@ def is_compiled(specs: Sequence[str]) -> bool:
     """Whether compiled code can play this lineup: every spec a built-in agent with a compiled twin.
 
     Bare ``random`` and ``greedy`` are the batch engine's own policies; ``loginf`` and ``mcts``
-    (with parameters, not ``time=``) are ``agents.fast_lineup``'s. Import paths are never compiled.
+    (with parameters, not ``time=``) are ``agents.compiled_lineup``'s. Import paths are never compiled.
     """
     return all(_bare(spec) or _lineup_seat(spec) is not None for spec in specs)
 
@@ -201,10 +201,10 @@ def _bare(spec: str) -> bool:
 
 
 def _lineup_seat(spec: str) -> Any:
-    """``agents.fast_lineup``'s plan for a spec (None if it has none); imported only when a lineup needs it."""
+    """``agents.compiled_lineup``'s plan for a spec (None if it has none); imported only when a lineup needs it."""
     if spec.strip().partition(":")[0] not in (*COMPILED_AGENTS, *LINEUP_AGENTS):
         return None
-    from agents.fast_lineup import compiled_seat
+    from agents.compiled_lineup import compiled_seat
 
     return compiled_seat(spec.strip())
 
@@ -227,9 +227,9 @@ def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Seq
     """Hand ``k`` of every match in one compiled call; rows come back match by match.
 
     Lineups of bare ``random`` and ``greedy`` play on the batch engine's own policies (the
-    fastest path); any other goes through ``agents.fast_lineup`` with per-seat agent state.
+    fastest path); any other goes through ``agents.compiled_lineup`` with per-seat agent state.
     """
-    from sim.knorri.batch import play_batch, results_from_rows
+    from sim.knorri.compiled.batch import play_batch, results_from_rows
 
     matches = len(match_seeds)
     distinct = {seating: row for row, seating in enumerate(dict.fromkeys(map(tuple, seatings)))}
@@ -239,7 +239,7 @@ def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Seq
                         dtype=np.int8).reshape(len(distinct), n_seats)
         policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=matches)]
     else:
-        from agents.fast_lineup import play_lineup
+        from agents.compiled_lineup import play_lineup
 
         seats = [[_lineup_seat(spec) for spec in seating] for seating in seatings]
     first_seats = np.zeros(matches, dtype=np.int64)
@@ -265,7 +265,7 @@ def start_batch(n_seats: int, seeds: np.ndarray, previous: KnorriBatch | None,
                 options: Mapping[str, Any] | None = None) -> KnorriBatch:
     """Hand k of every match as one ``KnorriBatch``: the first opens at seat 0, a later one at the seat after the
     loser of ``previous`` (hand k - 1 of the same matches, played out)."""
-    from sim.knorri.batch import KnorriBatch
+    from sim.knorri.compiled.batch import KnorriBatch
 
     first = np.zeros(len(seeds), dtype=np.int64) if previous is None else (previous.results().loser + 1) % n_seats
     return KnorriBatch.from_seeds(n_seats, seeds, first)

@@ -246,13 +246,6 @@ _NAMED_ACTIONS = {
 }
 
 
-def trump_action(suit: int) -> int:
-    """The action id that makes ``suit`` (0..3) trumps."""
-    if not 0 <= suit < 4:
-        raise ValueError(f"a trump suit is 0 to 3, not {suit}")
-    return TRUMP_BASE + suit
-
-
 def action_text(action: int) -> str:
     """A readable name for an action id: a card, ``trump H``, ``trump 13``, ``sar``, ``trop``, ``redeal``, …"""
     if 0 <= action < TRUMP_BASE:

@@ -10,9 +10,9 @@ import numpy as np
 from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
 from sim.errors import GameInputError
 from sim.kort import tensor
+from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
 from sim.kort.encoding import NUM_ACTIONS, NUM_SEATS, Options, parse_options
-from sim.kort.fast_state import max_rounds
 from sim.kort.reference import KortMatch
 from sim.log_text import board_text, describe_logged_event, describe_scores
 
@@ -40,7 +40,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
     rules = parse_options(dict(options))
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
-    from sim.kort.batch import play_batch
+    from sim.kort.compiled.batch import play_batch
 
     return play_batch(rules, seeds, "protocol", keep_rounds=False).protocol_lines()
 
@@ -55,7 +55,7 @@ def _refuse_first(first: int | None) -> None:
 
 
 def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:
-    from sim.kort.batch import play_batch
+    from sim.kort.compiled.batch import play_batch
 
     return int(play_batch(None, seeds, "random", workers=workers).decisions.sum())
 
@@ -67,7 +67,7 @@ BENCH = Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
-    from sim.kort.batch import KortBatch
+    from sim.kort.compiled.batch import KortBatch
 
     return KortBatch.from_seeds(seeds, options)
 

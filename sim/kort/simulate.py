@@ -20,7 +20,7 @@ deals with the teams swapped.
 Two paths give the same rows. When every seat's spec is a built-in agent
 (``random``, ``greedy``, ``tracker`` or ``mcts``, with any parameters but an ``mcts``
 time budget), the matches are played inside compiled code: a lineup of bare
-``random`` seats by the engine's own playouts (``sim.kort.batch.play_batch`` with its
+``random`` seats by the engine's own playouts (``sim.kort.compiled.batch.play_batch`` with its
 ``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as ``RandomAgent``
 does), any other by ``agents.kort.lineup.play_lineups``, where each seat's compiled
 agent makes its Python twin's decisions. Otherwise (an agent by import path, a time
@@ -44,7 +44,6 @@ from agents.base import Agent
 from sim import batch_agents
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
-from sim.kort import fast_playout
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
 from sim.kort.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     BENCH,
@@ -57,6 +56,7 @@ from sim.kort.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     describe_event,
 )
 from sim.kort.reference import KortMatch, as_options
+from sim.policy_ids import RANDOM
 from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,
@@ -70,7 +70,7 @@ from sim.seating import (
 )
 
 if TYPE_CHECKING:
-    from sim.kort.batch import BatchResults, KortBatch
+    from sim.kort.compiled.batch import BatchResults, KortBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "EXTRA_TABLES",
            "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "ROUND_COLUMNS", "batch_columns",
@@ -172,7 +172,7 @@ COMPILED_AGENTS: tuple[str, ...] = ("random", "greedy", "tracker", "mcts")
 compiled twin makes its Python agent's choices (``agents.kort.lineup.compiled_agent``; tested row for row)."""
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --game kort --agents random --matches 400 --workers 1` took 9.3 s of CPU, 1.8 s once cached).
-COMPILED_CODE: dict[str, float] = {"sim.kort.fast_playout": 7.5}
+COMPILED_CODE: dict[str, float] = {"sim.kort.compiled.playout": 7.5}
 # The lineup kernel (measured: a cold `knorri-sim run --game kort --agents 'random;greedy;tracker;mcts:iters=10'
 # --matches 2 --option target_wins=1 --workers 1` took 37.2 s of CPU, 2.0 s once cached).
 LINEUP_CODE: dict[str, float] = {"agents.kort.lineup": 35.0}
@@ -286,7 +286,7 @@ def _check_seats(n_seats: int) -> None:
 def _play_compiled(options: Options, runner_seeds: np.ndarray, seatings: Sequence[Sequence[str]]) -> ChunkColumns:
     """Every match of the chunk played in compiled code, in the reference path's columns: by the engine's
     ``random`` policy when every seat is a bare ``random``, else by the compiled lineups."""
-    from sim.kort.batch import play_batch, results_of_rows
+    from sim.kort.compiled.batch import play_batch, results_of_rows
 
     seeds = derive_seeds(runner_seeds, 0)
     if all(is_compiled_lineup(seating, ("random",)) for seating in seatings):
@@ -300,14 +300,14 @@ def _play_compiled(options: Options, runner_seeds: np.ndarray, seatings: Sequenc
 
 
 # ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
-BATCH_POLICIES = {"random": fast_playout.RANDOM}
+BATCH_POLICIES = {"random": RANDOM}
 """Agent specs ``KortBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
 
 
 def start_batch(n_seats: int, seeds: np.ndarray, previous: KortBatch | None,
                 options: Mapping[str, Any] | None = None) -> KortBatch:
     """One match per seed as a ``KortBatch`` with the chunk's options (a runner match is one Kort match)."""
-    from sim.kort.batch import KortBatch
+    from sim.kort.compiled.batch import KortBatch
 
     return KortBatch.from_seeds(seeds, as_options(check_options(options)))
 

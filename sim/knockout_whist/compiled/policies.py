@@ -11,11 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config, fast_bits
-from sim.fast_bits import U64, popcount
-from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, NO_TRUMPS, TRUMPS_BASE
-from sim.knockout_whist.fast import apply_action, choices, uniform_action
-from sim.knockout_whist.fast_state import (
+from sim import config
+from sim.compiled_bits import U64, lowest_card, popcount
+from sim.knockout_whist.compiled.kernels import apply_action, choices, uniform_action
+from sim.knockout_whist.compiled.state import (
     C_HAND,
     I_BEST_CARD,
     I_END_REASON,
@@ -31,12 +30,11 @@ from sim.knockout_whist.fast_state import (
     S_DOG,
     SUITS,
 )
+from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, NO_TRUMPS, TRUMPS_BASE
+from sim.policy_ids import GREEDY, RANDOM
 
-RANDOM = 1
-"""Uniform among the legal ids, from the seat to move's own stream (``rng[RNG_SEAT + seat]``), as ``RandomAgent``."""
-GREEDY = 2
-"""Greedy's heuristic (``agents.knockout_whist.greedy``); deterministic."""
-POLICY_IDS: dict[str, int] = {"random": RANDOM, "greedy": GREEDY}
+POLICY_IDS: dict[str, np.int64] = {"random": RANDOM, "greedy": GREEDY}
+"""The policies a search or a batch seat plays by name (ids: ``sim.policy_ids``)."""
 
 EXCHANGE_BELOW = 6  # greedy throws away side cards below an 8 (rank index 6), as agents.knockout_whist.greedy
 LOW_CARDS = U64(sum(((1 << EXCHANGE_BELOW) - 1) << (13 * suit) for suit in range(4)))
@@ -84,13 +82,13 @@ def greedy_play(hand, trumps, led, best, is_dog, last_trick):
     so far (-1 before one), ``trumps`` 0..3 or ``NO_TRUMPS``; ``last_trick`` forbids a dog's knock.
     """
     if is_dog:
-        card = fast_bits.lowest_card(hand)
+        card = lowest_card(hand)
         return card if last_trick or (best >= 0 and beats(card, best, trumps)) else KNOCK
     legal = hand
     if led >= 0 and hand & SUITS[led] != U64(0):
         legal = hand & SUITS[led]
     if popcount(legal) == 1:
-        return fast_bits.lowest_card(legal)
+        return lowest_card(legal)
     trump_cards = SUITS[trumps] if trumps != NO_TRUMPS else U64(0)
     if best < 0:  # lead the highest side card (ties: the higher id), trumps only when holding nothing else
         side = legal & ~trump_cards
@@ -102,7 +100,7 @@ def greedy_play(hand, trumps, led, best, is_dog, last_trick):
     winners = U64(0)
     rest = legal
     while rest:
-        card = fast_bits.lowest_card(rest)
+        card = lowest_card(rest)
         rest &= rest - U64(1)
         if beats(card, best, trumps):
             winners |= U64(1) << U64(card)
@@ -115,7 +113,7 @@ def cheapest_card(card_set, trumps):
     choice, cheapest = -1, 1_000
     rest = card_set
     while rest:
-        card = fast_bits.lowest_card(rest)
+        card = lowest_card(rest)
         rest &= rest - U64(1)
         cost = card % 13 + (13 if card // 13 == trumps else 0)
         if cost < cheapest:

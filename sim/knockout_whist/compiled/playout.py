@@ -11,15 +11,12 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.knockout_whist.fast import apply_action, init_game, seed_streams, uniform_action
-from sim.knockout_whist.fast_state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
+from sim.knockout_whist.compiled.kernels import apply_action, init_game, seed_streams, uniform_action
+from sim.knockout_whist.compiled.state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
+from sim.policy_ids import PROTOCOL, RANDOM
 
-PROTOCOL = 0
-"""The conformance protocol: ``legal[next() % len(legal)]`` from the game's own stream (the permutations')."""
-RANDOM = 1
-"""Uniform random from each seat's own stream, seeded ``agent_seed(game_seed, seat)`` (as ``RandomAgent``)."""
-POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
-"""The compiled policies by name."""
+POLICY_NAMES: dict[str, np.int64] = {"protocol": PROTOCOL, "random": RANDOM}
+"""The policies whole-game playouts play, by name (ids: ``sim.policy_ids``)."""
 
 
 @njit(**config.STEP_KERNEL)

@@ -1,4 +1,4 @@
-"""Compiled helpers every game's fast engine shares: card-set bits, splitmix64 streams and CRC-32.
+"""Compiled helpers every game's compiled engine shares: card-set bits, splitmix64 streams and CRC-32.
 
 A card set is a uint64 with bit c set for card c (``sim.cards``); a random stream is one uint64
 of splitmix64 state held in an array slot, so a kernel draws from it exactly as ``sim.rng``

@@ -1,7 +1,7 @@
-"""The chance that Trop to the end succeeds, for ``greedy`` and its compiled twin in the playouts.
+"""The chance that Trop to the end succeeds, for the engine's compiled greedy policy and the Python ``greedy``.
 
-Compiled with numba and allocating nothing, so that the search's playouts can call it
-as well as the Python ``greedy``: one implementation for both.
+Compiled with numba and allocating nothing, so that playouts can call it as well as the
+Python ``greedy``: one implementation for both.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's cho
 ``rng[SEAT_STREAMS + s]`` seat s's own, for random playouts), drawn with ``next_u64`` and
 ``below``. Everything else is read through the functions below.
 
-A driver that plays whole hands (``agents.fast_lineup``) deals with ``deal_hand`` and reads
+A driver that plays whole hands (``agents.compiled_lineup``) deals with ``deal_hand`` and reads
 a finished hand's results as its whole ``ints`` row, which the engine's batch API decodes.
 
 Every function here is compiled with numba and can be called from Python or from an agent's
@@ -33,14 +33,13 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import ONE, U64, agent_seed, below, next_u64
-from sim.knorri.encoding import NUM_ACTIONS
-from sim.knorri.fast import apply_action, copy_position, init_hand, legal_actions
-from sim.knorri.fast_encode import encode_hand
-from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
-from sim.knorri.fast_policies import GREEDY, RANDOM, decide
-from sim.knorri.fast_policies import choose as policy_action
-from sim.knorri.fast_state import (
+from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64
+from sim.knorri.compiled.encode import encode_hand
+from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, legal_actions
+from sim.knorri.compiled.policies import GREEDY, RANDOM, decide
+from sim.knorri.compiled.policies import choose as policy_action
+from sim.knorri.compiled.state import (
     C_HAND,
     C_TABLE,
     I_END_REASON,
@@ -58,6 +57,7 @@ from sim.knorri.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
+from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
 
 DEAL_STREAM = RNG_DEAL

@@ -1,4 +1,4 @@
-"""Uniform random phase-2 play with the hand's changing state in registers (private; ``fast_playout`` calls it).
+"""Uniform random phase-2 play with the hand's changing state in registers (private; ``playout`` calls it).
 
 Most of a random hand is ordinary phase-2 actions: a play that does not empty the
 seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
@@ -8,14 +8,14 @@ hash, the top card, where the stretch of history began) as local values rather t
 stays in the ``cards`` row. The choice between playing a card and picking up is made
 without a branch (a coin toss the CPU cannot predict). A play that completes the
 trick, the commonest irreversible event, is made in the step. Anything rarer leaves
-it as an event (``EV_*``): a seat going out, made by ``fast.apply_action`` with every
+it as an event (``EV_*``): a seat going out, made by ``kernels.apply_action`` with every
 rule that follows; a position whose home slot in the history table is taken, which
-``_event`` probes on and confirms field by field (``fast_history.is_remembered``);
+``_event`` probes on and confirms field by field (``history.is_remembered``);
 the cap. The loop starts once the opening run (if any) has left the trick: the
 first trick's plays go through the general path, and no later trick holds a run.
 
-The draws, the actions and every result are those of ``fast_policies.decide`` with
-the PROTOCOL or RANDOM policy followed by ``fast.apply_action``: the seat draws from
+The draws, the actions and every result are those of ``policies.decide`` with
+the PROTOCOL or RANDOM policy followed by ``kernels.apply_action``: the seat draws from
 its own stream (RANDOM) or the hand's (PROTOCOL) and takes the k-th legal id (the
 playable cards ascending, then the pick-up).
 """
@@ -26,12 +26,11 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import ONE, U64, below, crc_byte, nth_card, popcount
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
-from sim.knorri.fast import apply_action
-from sim.knorri.fast_history import home_slot, is_remembered, meta_word, write_row
-from sim.knorri.fast_moves import append_to_trick, cut_off, next_holding
-from sim.knorri.fast_state import (
+from sim.compiled_bits import ONE, U64, below, crc_byte, nth_card, popcount
+from sim.knorri.compiled.history import home_slot, is_remembered, meta_word, write_row
+from sim.knorri.compiled.kernels import apply_action
+from sim.knorri.compiled.moves import append_to_trick, cut_off, next_holding
+from sim.knorri.compiled.state import (
     BEATERS,
     C_HAND,
     C_HANDS_HASH,
@@ -64,6 +63,7 @@ from sim.knorri.fast_state import (
     top_card,
     trick_card,
 )
+from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
 
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
@@ -191,7 +191,7 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
     key = hashed ^ MOVER_KEY[mover]
     slot = home_slot(slots, key)
     mask = slots.shape[0] - 1
-    while U64(slots[slot] - base) < U64(actions - base):  # the probe of fast_history.find_position
+    while U64(slots[slot] - base) < U64(actions - base):  # the probe of history.find_position
         seen = np.int64(slots[slot])
         if keys[seen - base] == key and is_remembered(cards, ints, records, seen - base):
             ints[I_CYCLE] = actions - seen

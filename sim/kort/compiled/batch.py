@@ -30,10 +30,8 @@ from sim.batch_base import (
     policy_id,
     protocol_rows,
 )
-from sim.fast_bits import crc_final
-from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, Result
-from sim.kort.fast import init_match, seed_streams
-from sim.kort.fast_batch import (
+from sim.compiled_bits import crc_final
+from sim.kort.compiled.batch_kernels import (
     batch_decide,
     batch_first_illegal,
     batch_legal_mask,
@@ -41,8 +39,9 @@ from sim.kort.fast_batch import (
     batch_play_others,
     batch_step,
 )
-from sim.kort.fast_playout import POLICY_NAMES, PROTOCOL, RANDOM, play_matches
-from sim.kort.fast_state import (
+from sim.kort.compiled.kernels import init_match, seed_streams
+from sim.kort.compiled.playout import POLICY_NAMES, PROTOCOL, RANDOM, play_matches
+from sim.kort.compiled.state import (
     C_HAND,
     END_REASONS,
     I_CRC,
@@ -77,6 +76,7 @@ from sim.kort.fast_state import (
     ROUND_FIELDS,
     max_rounds,
 )
+from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, Result
 from sim.kort.reference import as_options
 from sim.kort.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
 
@@ -223,7 +223,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
 class KortBatch(CompiledBatch):
     """B matches of Kort stepped together: one action per match per ``step``; finished matches stand still.
 
-    Every match has the same options. All state is in a few arrays (``fast_state``
+    Every match has the same options. All state is in a few arrays (``state``
     documents the columns); the decks and streams never leave them. ``scores`` are zeros
     until a match is over, then +1 for the winning team's seats and -1 for the others.
     The observation holds the same numbers ``tensor.encode_observation`` makes of the

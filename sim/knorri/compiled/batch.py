@@ -30,11 +30,10 @@ from sim.batch_base import (
     numba_threads,
     policy_id,
 )
+from sim.compiled_bits import crc_final
 from sim.errors import GameInputError
-from sim.fast_bits import crc_final
 from sim.knorri.compiled import position_rows
-from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
-from sim.knorri.fast_batch import (
+from sim.knorri.compiled.batch_kernels import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
@@ -47,11 +46,11 @@ from sim.knorri.fast_batch import (
     batch_play_others,
     batch_step,
 )
-from sim.knorri.fast_encode import END_REASONS, encode_hand
-from sim.knorri.fast_history import HISTORY_CAPACITY
-from sim.knorri.fast_playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
-from sim.knorri.fast_policies import GREEDY, POLICY_NAMES, RANDOM
-from sim.knorri.fast_state import (
+from sim.knorri.compiled.encode import END_REASONS, encode_hand
+from sim.knorri.compiled.history import HISTORY_CAPACITY
+from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
+from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
+from sim.knorri.compiled.state import (
     C_HAND,
     I_DECISIONS,
     I_END_REASON,
@@ -67,6 +66,7 @@ from sim.knorri.fast_state import (
     NUM_RNG,
     RECORD_SIZE,
 )
+from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
 from sim.knorri.reference import EndReason, KnorriHand, check_seats
 from sim.rng import GOLDEN_GAMMA
 
@@ -131,7 +131,7 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     """Play one hand per seed to its end in compiled code, spread over ``workers`` cores.
 
     ``policies`` is one policy for every seat, one per seat (``int[n_seats]``) or one per
-    hand and seat (``int[H, n_seats]``), as ids from ``fast_policies`` (or names). A hand's
+    hand and seat (``int[H, n_seats]``), as ids from ``policies`` (or names). A hand's
     result depends only on its seed, first seat and policies, never on ``workers``.
     ``log_actions`` also returns every decision as rows (hand index, step, seat, phase, action);
     it plays the hands twice (once to size the log).
@@ -156,7 +156,7 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
 
 def results_from_rows(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarray, held: np.ndarray,
                       log: np.ndarray | None) -> BatchResults:
-    """The results of hands from their final ``ints`` rows and held cards (also for ``agents.fast_lineup``'s rows)."""
+    """The results of hands from their final ``ints`` rows and held cards (also ``agents.compiled_lineup``'s rows)."""
     column = RESULT_COLUMNS
     return BatchResults(
         seed=seeds,
@@ -242,7 +242,7 @@ class KnorriBatch(CompiledBatch):
     """B hands of Knorri stepped together: one action per hand per ``step``; finished hands stand still.
 
     Phase 1 plays itself up to each real choice, as in the reference engine. All state is
-    in a few arrays (``fast_state`` documents the columns). ``scores`` are points so far
+    in a few arrays (``state`` documents the columns). ``scores`` are points so far
     (each finished hand sums to zero); ``card_counts`` count piles in phase 1. The
     observation holds the seat's own cards, every pile or hand (public: each card was
     seen going in), the table, the turned card, the trick in order, counts, who is out,

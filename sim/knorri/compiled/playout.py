@@ -11,12 +11,11 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.fast_bits import U64, agent_seed
-from sim.knorri.encoding import NUM_ACTIONS
-from sim.knorri.fast import apply_action, copy_position, init_hand, init_hand_uniform
-from sim.knorri.fast_history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
-from sim.knorri.fast_policies import PROTOCOL, RANDOM, decide
-from sim.knorri.fast_state import (
+from sim.compiled_bits import U64, agent_seed
+from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, init_hand_uniform
+from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
+from sim.knorri.compiled.state import (
     C_HAND,
     I_CRC,
     I_CYCLE,
@@ -36,7 +35,8 @@ from sim.knorri.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
-from sim.knorri.fast_uniform import TRICK_SCRATCH, play_one, ready
+from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, ready
+from sim.knorri.encoding import NUM_ACTIONS
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
@@ -44,7 +44,7 @@ LOG_FIELDS = 5  # hand index, step, seat, phase, action
 @njit(**config.STEP_KERNEL)
 def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index, uniform):
     """Play one hand on, each decision from the seat's policy, logging it if ``log`` has room; to its end, or with
-    ``uniform`` only until ``fast_uniform`` can take it on (``fast_uniform.ready``)."""
+    ``uniform`` only until ``uniform`` can take it on (``uniform.ready``)."""
     step = 0
     logging = log.shape[0] > 0
     while ints[I_END_REASON] < 0 and not (uniform and ready(ints)):
@@ -63,7 +63,7 @@ def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log,
 
 @njit(**config.STEP_KERNEL)
 def _uniform_streams(policies, n_seats):
-    """(streams mask, whether ``fast_uniform`` can play the hand): it can if every seat plays RANDOM (mask all ones,
+    """(streams mask, whether ``uniform`` can play the hand): it can if every seat plays RANDOM (mask all ones,
     -1 as int64: each seat its own stream) or every seat PROTOCOL (mask zero: the hand's stream)."""
     for s in range(n_seats):
         if policies[s] != policies[0]:

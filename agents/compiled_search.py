@@ -22,7 +22,7 @@ Two searches, one per phase:
   sample (common random numbers), and the choice with the best mean wins.
 
 ``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
-``loginf`` opponent model, and ``agents.fast_lineup``'s ``loginf`` seats). Kernels
+``loginf`` opponent model, and ``agents.compiled_lineup``'s ``loginf`` seats). Kernels
 that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
 with it, passing arrays between kernels cost more than the playouts' own work.
 

@@ -31,6 +31,12 @@ record out as the engine's playouts do, into rows ``new_results`` makes.
 ``derive_seed1`` are ``sim.rng``'s ``agent_seed`` and one-step ``derive_seed``, for an agent's own streams;
 ``popcount`` and ``lowest_card`` read card sets.
 
+The engine's playout policies (``policies``) are public here too: ``RANDOM`` and ``GREEDY``
+(``POLICY_IDS`` by name), ``greedy_choice`` (greedy's choice from the seat's own cards and a
+trick row, columns ``T_*``), ``greedy_action`` (the same from a search's view of every hand),
+greedy's helpers ``beats``, ``cheapest``, ``side_lead`` and its thresholds, and
+``trop_to_end_chance``.
+
 Results are per team, as a seat of a partnership maximises its team's: ``team_result`` is
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
 ``tricks`` give the score and the current round's tricks per team.
@@ -50,8 +56,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
-from sim.errors import GameInputError
-from sim.fast_bits import (
+from sim.compiled_bits import (
     CRC_START,
     agent_seed,
     below,
@@ -63,20 +68,33 @@ from sim.fast_bits import (
     take_within_suits,
     uniform_float,
 )
-from sim.kort.encoding import (
-    BAVAN_YES,
-    DECLARATION_KINDS,
-    FIRST_PACKET,
-    NUM_ACTIONS,
-    NUM_SEATS,
-    TROP_TO_END_TRUMPS,
-    VOTE_ACTIONS,
-    LeadState,
-    Phase,
+from sim.errors import GameInputError
+from sim.kort.compiled.kernels import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
+from sim.kort.compiled.playout import copy_round_record
+from sim.kort.compiled.policies import (
+    ACE,
+    DRAW_TRUMPS_FROM,
+    GREEDY,
+    KING,
+    POLICY_IDS,
+    RANDOM,
+    REDEAL_UNLESS_ACES,
+    REDEAL_UNLESS_TRUMPS,
+    SUITS,
+    T_CARD,
+    T_LEN,
+    T_SEAT,
+    T_TARGET,
+    TRICK_FIELDS,
+    TROP_FROM,
+    TROP_TO_END_CHANCE,
+    beats,
+    cheapest,
+    greedy_action,
+    greedy_choice,
+    side_lead,
 )
-from sim.kort.fast import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
-from sim.kort.fast_playout import copy_round_record
-from sim.kort.fast_state import (
+from sim.kort.compiled.state import (
     C_HAND,
     C_PLAYED,
     I_BAVAN_TEAM,
@@ -125,6 +143,18 @@ from sim.kort.fast_state import (
     max_rounds,
     state_kind,
 )
+from sim.kort.compiled.trop_chance import trop_to_end_chance
+from sim.kort.encoding import (
+    BAVAN_YES,
+    DECLARATION_KINDS,
+    FIRST_PACKET,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    TROP_TO_END_TRUMPS,
+    VOTE_ACTIONS,
+    LeadState,
+    Phase,
+)
 from sim.kort.rules import card_beats
 
 DEAL_STREAM = RNG_DEAL
@@ -133,9 +163,31 @@ SEAT_STREAMS = RNG_SEAT
 """``rng[SEAT_STREAMS + s]``: seat s's own stream (what ``random_action`` draws for seat s)."""
 
 __all__ = [
+    "ACE",
     "DEAL_STREAM",
+    "DRAW_TRUMPS_FROM",
+    "GREEDY",
+    "KING",
     "NUM_ACTIONS",
+    "POLICY_IDS",
+    "RANDOM",
+    "REDEAL_UNLESS_ACES",
+    "REDEAL_UNLESS_TRUMPS",
     "SEAT_STREAMS",
+    "SUITS",
+    "TRICK_FIELDS",
+    "TROP_FROM",
+    "TROP_TO_END_CHANCE",
+    "T_CARD",
+    "T_LEN",
+    "T_SEAT",
+    "T_TARGET",
+    "beats",
+    "cheapest",
+    "greedy_action",
+    "greedy_choice",
+    "side_lead",
+    "trop_to_end_chance",
     "agent_seed",
     "apply_action",
     "below",
@@ -298,7 +350,7 @@ def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Se
 
 def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed result rows for ``count`` matches to ``target_wins``: each match's final ints row, and its rounds'
-    records (``record_round`` fills them; ``sim.kort.batch.results_of_rows`` reads both)."""
+    records (``record_round`` fills them; ``sim.kort.compiled.batch.results_of_rows`` reads both)."""
     return (np.zeros((count, NUM_INT_FIELDS), dtype=np.int64),
             np.zeros((count, max_rounds(target_wins), ROUND_FIELDS), dtype=np.int16))
 

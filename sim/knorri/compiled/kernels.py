@@ -1,13 +1,13 @@
-"""The compiled Knorri engine: numba kernels over one hand's state rows (private; use ``batch.py``).
+"""The compiled Knorri engine: numba kernels over one hand's state rows (private; use ``batch``).
 
-Each kernel takes one hand as its rows (layout in ``fast_state``): ``cards`` (uint64
+Each kernel takes one hand as its rows (layout in ``state``): ``cards`` (uint64
 card sets), ``ints`` (int64 scalars), ``deck`` (the deal), ``rng`` (splitmix64
 states) and the position history ``keys``/``records``/``slots`` kept since the last
 irreversible event. The kernels follow ``reference.KnorriHand`` step for step,
 so both engines draw the same random numbers and reach the same results.
 
 This module holds phase 1 and the verbs every driver uses (legal actions, apply an
-action); the phase-2 moves are in ``fast_moves`` and the history in ``fast_history``.
+action); the phase-2 moves are in ``moves`` and the history in ``history``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
-from sim.knorri.fast_history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
-from sim.knorri.fast_moves import cut_off, finish, move, next_holding
-from sim.knorri.fast_state import (
+from sim.compiled_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount
+from sim.knorri.compiled.history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
+from sim.knorri.compiled.moves import cut_off, finish, move, next_holding
+from sim.knorri.compiled.state import (
     BEATERS,
     C_CANDIDATES,
     C_HAND,
@@ -58,6 +57,7 @@ from sim.knorri.fast_state import (
     club_run_length,
     top_card,
 )
+from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 
 
 # ----- phase 1 ----------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ def init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat)
 @njit(**config.STEP_KERNEL)
 def init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, streams):
     """``init_hand``, then the whole of phase 1 with every seat choosing its capture uniformly: from its own stream
-    (``streams`` all ones: ``fast_policies.RANDOM``) or the hand's (zero: ``PROTOCOL``), the same draws and
+    (``streams`` all ones: ``policies.RANDOM``) or the hand's (zero: ``PROTOCOL``), the same draws and
     choices as those policies make through ``apply_action``."""
     _start(cards, ints, deck, rng, n_seats, first_seat)
     _run_phase1(cards, ints, deck, rng, keys, records, slots, True, streams)

@@ -39,8 +39,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
-from sim.errors import GameInputError
-from sim.fast_bits import (
+from sim.compiled_bits import (
     CRC_START,
     agent_seed,
     below,
@@ -52,9 +51,9 @@ from sim.fast_bits import (
     take_within_suits,
     uniform_float,
 )
-from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
-from sim.knockout_whist.fast import apply_action, init_game, legal_actions, seed_streams
-from sim.knockout_whist.fast_policies import (
+from sim.errors import GameInputError
+from sim.knockout_whist.compiled.kernels import apply_action, init_game, legal_actions, seed_streams
+from sim.knockout_whist.compiled.policies import (
     GREEDY,
     POLICY_IDS,
     RANDOM,
@@ -63,7 +62,7 @@ from sim.knockout_whist.fast_policies import (
     play_out,
     policy_choice,
 )
-from sim.knockout_whist.fast_state import (
+from sim.knockout_whist.compiled.state import (
     C_HAND,
     C_PICKED,
     C_PLAYED,
@@ -109,6 +108,7 @@ from sim.knockout_whist.fast_state import (
     RNG_SEAT,
     S_OUT,
 )
+from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.rules import card_beats
 
 DEAL_STREAM = RNG_DEAL

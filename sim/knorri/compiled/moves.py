@@ -1,8 +1,8 @@
 """Phase-2 moves of the compiled Knorri engine: a play or a pick-up and what follows from it (private).
 
-The kernels change one hand's rows (layout in ``fast_state``) as ``reference.KnorriHand``
-does, without the position history: ``fast`` remembers positions around them, and
-``fast_history`` replays them to rebuild a remembered position.
+The kernels change one hand's rows (layout in ``state``) as ``reference.KnorriHand``
+does, without the position history: ``kernels`` remembers positions around them, and
+``history`` replays them to rebuild a remembered position.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import ONE, U64, popcount
-from sim.knorri.encoding import PICK_UP, RUN_BASE
-from sim.knorri.fast_state import (
+from sim.compiled_bits import ONE, U64, popcount
+from sim.knorri.compiled.state import (
     C_HAND,
     C_HANDS_HASH,
     C_TRICK_HI,
@@ -34,6 +33,7 @@ from sim.knorri.fast_state import (
     ZOBRIST,
     plays_in_trick,
 )
+from sim.knorri.encoding import PICK_UP, RUN_BASE
 
 SIX_BITS = U64(63)
 

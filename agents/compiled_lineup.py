@@ -8,7 +8,7 @@ is asked through its agent's compiled code:
 
 - ``random`` and ``greedy``: the engine's compiled policies (``RandomAgent``'s stream, greedy's rules);
 - ``loginf``: greedy's choice, then in phase 2 every legal action played out with the
-  rollout policy (``agents.fast_search.lookahead_choice``), exactly as ``LogInfAgent``;
+  rollout policy (``agents.compiled_search.lookahead_choice``), exactly as ``LogInfAgent``;
 - ``mcts``: ``MCTSAgent``'s two searches, ``uct_iterations`` (phase 2) and
   ``sampled_stock_iterations`` (phase 1), with the same budgets, tree capacity and ties.
 
@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import make_agent, parse_spec
-from agents.fast_search import (
+from agents.compiled_search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
     ONE_SLOT,
@@ -135,7 +135,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
 class LineupRows:
     """What ``play_lineup`` returns: every hand's final engine ``ints`` row, the cards held, the decision log."""
 
-    ints: np.ndarray  # int64[H, fields]: decode with sim.knorri.batch.results_from_rows
+    ints: np.ndarray  # int64[H, fields]: decode with sim.knorri.compiled.batch.results_from_rows
     held: np.ndarray  # uint64[H, n_seats]: the cards each seat held at the end
     log: np.ndarray | None  # int64[D, LOG_FIELDS] (hand index, step, seat, phase, action), or None
 
@@ -203,7 +203,7 @@ def _log_room(hands: int) -> int:
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.PASTED_KERNEL)
 def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_line):
-    """``MCTSAgent``'s pick at the root (``agents.fast_search.most_visited`` or ``best_line``): most visits, then
+    """``MCTSAgent``'s pick at the root (``agents.compiled_search.most_visited`` or ``best_line``): most visits, then
     the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
     first = child_start[0]
     seat = mover[0]

@@ -10,12 +10,10 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import U64, agent_seed, mark_cards, popcount
-from sim.knorri import fast_policies
-from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
-from sim.knorri.fast import apply_action, init_hand, is_legal, legal_actions
-from sim.knorri.fast_policies import decide
-from sim.knorri.fast_state import (
+from sim.compiled_bits import U64, agent_seed, mark_cards, popcount
+from sim.knorri.compiled.kernels import apply_action, init_hand, is_legal, legal_actions
+from sim.knorri.compiled.policies import decide
+from sim.knorri.compiled.state import (
     C_CANDIDATES,
     C_HAND,
     C_TABLE,
@@ -38,6 +36,7 @@ from sim.knorri.fast_state import (
     plays_in_trick,
     trick_card,
 )
+from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
 from sim.tensor_layout import field_meanings, field_slices, tensor_size
 
 MAX_TRICK_CARDS = 18  # a 13-card opening run and five single plays
@@ -137,7 +136,7 @@ def batch_decide(cards, ints, rngs, policies, out):
         out[b] = -1
         seat = ints[b, I_TO_MOVE]
         if ints[b, I_END_REASON] < 0 and seat >= 0 and policies[b, seat] >= 0:
-            out[b] = fast_policies.decide(policies[b, seat], seat, cards[b], ints[b], rngs[b], legal)
+            out[b] = decide(policies[b, seat], seat, cards[b], ints[b], rngs[b], legal)
 
 
 @njit(**config.STEP_KERNEL)

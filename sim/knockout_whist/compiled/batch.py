@@ -29,10 +29,8 @@ from sim.batch_base import (
     policy_id,
     protocol_rows,
 )
-from sim.fast_bits import crc_final
-from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
-from sim.knockout_whist.fast import init_game, seed_streams
-from sim.knockout_whist.fast_batch import (
+from sim.compiled_bits import crc_final
+from sim.knockout_whist.compiled.batch_kernels import (
     batch_decide,
     batch_first_illegal,
     batch_legal_mask,
@@ -40,9 +38,10 @@ from sim.knockout_whist.fast_batch import (
     batch_play_others,
     batch_step,
 )
-from sim.knockout_whist.fast_playout import POLICY_NAMES, PROTOCOL, play_games
-from sim.knockout_whist.fast_policies import POLICY_IDS
-from sim.knockout_whist.fast_state import (
+from sim.knockout_whist.compiled.kernels import init_game, seed_streams
+from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_games
+from sim.knockout_whist.compiled.policies import POLICY_IDS
+from sim.knockout_whist.compiled.state import (
     C_HAND,
     END_REASONS,
     I_CRC,
@@ -60,6 +59,7 @@ from sim.knockout_whist.fast_state import (
     NUM_INT_FIELDS,
     NUM_RNG,
 )
+from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
 from sim.knockout_whist.reference import as_options
 from sim.knockout_whist.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
 
@@ -134,7 +134,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
 class KnockoutWhistBatch(CompiledBatch):
     """B games of Knockout Whist stepped together: one action per game per ``step``; finished games stand still.
 
-    Every game has the same options. All state is in a few arrays (``fast_state``
+    Every game has the same options. All state is in a few arrays (``state``
     documents the columns); the permutations and streams never leave them. ``scores``
     are zeros until a game is over, then n-1 for the winner and -1 for every other seat.
     The observation holds the same numbers ``tensor.encode_observation`` makes of the

@@ -1,7 +1,7 @@
 """The compiled engine's position history: exact repeat detection since the last irreversible event (private).
 
 A hand's history is ``keys`` (one 64-bit hash per position), ``records`` (one row per
-position, layout in ``fast_state``: a full row where a stretch starts, then step rows)
+position, layout in ``state``: a full row where a stretch starts, then step rows)
 and an optional ``slots`` table that finds a key in one probe.
 """
 
@@ -12,10 +12,9 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim import config
-from sim.fast_bits import U64
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS
-from sim.knorri.fast_moves import move
-from sim.knorri.fast_state import (
+from sim.compiled_bits import U64
+from sim.knorri.compiled.moves import move
+from sim.knorri.compiled.state import (
     C_HAND,
     C_HANDS_HASH,
     C_TRICK_HI,
@@ -40,6 +39,7 @@ from sim.knorri.fast_state import (
     R_TRICK_LO,
     STEP_ROW,
 )
+from sim.knorri.encoding import MAX_PHASE2_ACTIONS
 
 HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
 SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short

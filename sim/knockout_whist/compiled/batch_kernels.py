@@ -10,11 +10,10 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config
-from sim.fast_bits import mark_cards, popcount
-from sim.knockout_whist.encoding import FLAG_OPTIONS
-from sim.knockout_whist.fast import apply_action, is_legal, legal_actions
-from sim.knockout_whist.fast_policies import policy_choice
-from sim.knockout_whist.fast_state import (
+from sim.compiled_bits import mark_cards, popcount
+from sim.knockout_whist.compiled.kernels import apply_action, is_legal, legal_actions
+from sim.knockout_whist.compiled.policies import policy_choice
+from sim.knockout_whist.compiled.state import (
     C_HAND,
     C_PICKED,
     C_PLAYED,
@@ -44,6 +43,7 @@ from sim.knockout_whist.fast_state import (
     S_DOG,
     S_IN,
 )
+from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.tensor import (
     O_CHOOSER,
     O_COUNTS,
@@ -107,7 +107,7 @@ def batch_step(cards, ints, decks, rngs, actions):
 
 @njit(**config.STEP_KERNEL)
 def batch_decide(cards, ints, rngs, policies, out):
-    """``out[g]``: the action compiled policy ``policies[g, seat]`` (``fast_policies.RANDOM`` or ``GREEDY``) takes in
+    """``out[g]``: the action compiled policy ``policies[g, seat]`` (``policies.RANDOM`` or ``GREEDY``) takes in
     game g for its seat to move; -1 where the game is over or that seat's entry is -1 (no policy: an agent plays it)."""
     for g in range(ints.shape[0]):
         out[g] = -1

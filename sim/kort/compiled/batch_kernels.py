@@ -10,11 +10,10 @@ from __future__ import annotations
 from numba import njit
 
 from sim import config
-from sim.fast_bits import mark_cards, popcount
-from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
-from sim.kort.fast import apply_action, is_legal, legal_actions, uniform_action
-from sim.kort.fast_playout import RANDOM, copy_round_record
-from sim.kort.fast_state import (
+from sim.compiled_bits import mark_cards, popcount
+from sim.kort.compiled.kernels import apply_action, is_legal, legal_actions, uniform_action
+from sim.kort.compiled.playout import RANDOM, copy_round_record
+from sim.kort.compiled.state import (
     C_HAND,
     C_PLAYED,
     I_BAVAN_TEAM,
@@ -40,6 +39,7 @@ from sim.kort.fast_state import (
     RNG_DEAL,
     RNG_SEAT,
 )
+from sim.kort.encoding import BAVAN_YES, NUM_SEATS, TRUMP_13
 from sim.kort.tensor import (
     NUM_KINDS,
     O_BAVAN,
@@ -99,7 +99,7 @@ def batch_step(cards, ints, decks, rngs, rounds, actions):
 
 @njit(**config.STEP_KERNEL)
 def batch_decide(cards, ints, rngs, policies, out):
-    """``out[g]``: the action compiled policy ``policies[g, seat]`` (``fast_playout.RANDOM``: uniform from the seat's
+    """``out[g]``: the action compiled policy ``policies[g, seat]`` (``playout.RANDOM``: uniform from the seat's
     own stream) takes in match g for its seat to move; -1 where the match is over or that seat's entry is -1 (no
     policy: an agent plays it)."""
     for g in range(ints.shape[0]):

@@ -1,4 +1,4 @@
-"""The compiled engine's state layout, lookup tables and its own bit helpers (private to the fast engine).
+"""The compiled engine's state layout, lookup tables and its own bit helpers (private to the compiled engine).
 
 One hand's state is two rows with named columns, so a batch of hands is two
 2-D arrays and a kernel or a policy reads one hand as ``cards[h]``, ``ints[h]``:
@@ -26,7 +26,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim import config
 from sim.cards import NUM_CARDS, SUIT_MASK, higher_in_suit, lower_in_suit, suit_of
-from sim.fast_bits import U64
+from sim.compiled_bits import U64
 from sim.knorri.encoding import MAX_SEATS
 from sim.rng import SplitMix64
 
@@ -100,7 +100,7 @@ ZOBRIST = np.array([[_zobrist_stream.next() for _ in range(NUM_CARDS)] for _ in 
 MOVER_KEY = np.array([_zobrist_stream.next() for _ in range(MAX_SEATS)], dtype=np.uint64)  # the seat to move
 
 
-# ----- Knorri's own bit helpers (the shared ones are in sim.fast_bits) ------------------------------
+# ----- Knorri's own bit helpers (the shared ones are in sim.compiled_bits) ------------------------------
 @njit(**config.INLINED_KERNEL)
 def club_run_length(hand: np.uint64) -> int:
     """How many clubs from 2C up the hand holds unbroken (0 without the 2C)."""

@@ -1,4 +1,4 @@
-"""The compiled Knockout Whist engine's state layout and small helpers (private to the fast engine).
+"""The compiled Knockout Whist engine's state layout and small helpers (private to the compiled engine).
 
 One game's state is two rows with named columns, so a batch of games is two
 2-D arrays and a kernel reads one game as ``cards[g]``, ``ints[g]``:
@@ -24,7 +24,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
-from sim.fast_bits import U64
+from sim.compiled_bits import U64
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, EndReason, Phase, Status
 from sim.knockout_whist.rules import CUT_SUIT_STRENGTH
 

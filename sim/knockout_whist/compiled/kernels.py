@@ -1,6 +1,6 @@
-"""The compiled Knockout Whist engine: numba kernels over one game's rows (private; use ``batch.py``).
+"""The compiled Knockout Whist engine: numba kernels over one game's rows (private; use ``batch``).
 
-Each kernel takes one game as its rows (layout in ``fast_state``): ``cards``
+Each kernel takes one game as its rows (layout in ``state``): ``cards``
 (uint64 card sets), ``ints`` (int64 scalars), ``deck`` (the current hand's
 permutation) and ``rng`` (splitmix64 states). The kernels follow
 ``reference.KnockoutWhistGame`` step for step, with the same rules as
@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import (
+from sim.compiled_bits import (
     CRC_START,
     U64,
     agent_seed,
@@ -28,18 +28,7 @@ from sim.fast_bits import (
     popcount,
     write_choices,
 )
-from sim.knockout_whist.encoding import (
-    END_EXCHANGE,
-    FIRST_DEALER,
-    KNOCK,
-    LAST_HAND,
-    MAX_EXCHANGE,
-    MAX_SEATS,
-    NO_TRUMPS,
-    RAINBOW_HAND,
-    TRUMPS_BASE,
-)
-from sim.knockout_whist.fast_state import (
+from sim.knockout_whist.compiled.state import (
     C_HAND,
     C_PICKED,
     C_PLAYED,
@@ -102,6 +91,17 @@ from sim.knockout_whist.fast_state import (
     card_bit,
     has_seat,
     seat_after,
+)
+from sim.knockout_whist.encoding import (
+    END_EXCHANGE,
+    FIRST_DEALER,
+    KNOCK,
+    LAST_HAND,
+    MAX_EXCHANGE,
+    MAX_SEATS,
+    NO_TRUMPS,
+    RAINBOW_HAND,
+    TRUMPS_BASE,
 )
 
 

@@ -1,6 +1,6 @@
-"""The compiled Kort engine: numba kernels over one match's rows (private; use ``batch.py``).
+"""The compiled Kort engine: numba kernels over one match's rows (private; use ``batch``).
 
-Each kernel takes one match as its rows (layout in ``fast_state``): ``cards``
+Each kernel takes one match as its rows (layout in ``state``): ``cards``
 (uint64 card sets), ``ints`` (int64 scalars), ``deck`` (the current deal's
 permutation) and ``rng`` (splitmix64 states). The kernels follow
 ``reference.KortMatch`` step for step with the rules of ``rules.py`` (the deal, lead
@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import (
+from sim.compiled_bits import (
     CRC_START,
     U64,
     agent_seed,
@@ -29,31 +29,7 @@ from sim.fast_bits import (
     popcount,
     write_choices,
 )
-from sim.kort.encoding import (
-    AUTOMATIC_BASE,
-    BAVAN_NO,
-    BAVAN_YES,
-    CARDS_EACH,
-    FIRST_PACKET,
-    NUM_SEATS,
-    PACKET,
-    REDEAL,
-    SAR,
-    SAR_BELOW_TRUMPS,
-    SAR_FROM_TRICKS,
-    THIRTEENTH_POSITION,
-    TRICKS_IN_ROUND,
-    TRICKS_TO_WIN,
-    TROP,
-    TROP_LEADS,
-    TROP_TO_END_LEADS,
-    TROP_TO_END_TRUMPS,
-    TRUMP_13,
-    TRUMP_BASE,
-    Result,
-    TrumpLead,
-)
-from sim.kort.fast_state import (
+from sim.kort.compiled.state import (
     C_HAND,
     C_PLAYED,
     FACES,
@@ -110,6 +86,30 @@ from sim.kort.fast_state import (
     state_kind,
     trop_code,
     write_round_record,
+)
+from sim.kort.encoding import (
+    AUTOMATIC_BASE,
+    BAVAN_NO,
+    BAVAN_YES,
+    CARDS_EACH,
+    FIRST_PACKET,
+    NUM_SEATS,
+    PACKET,
+    REDEAL,
+    SAR,
+    SAR_BELOW_TRUMPS,
+    SAR_FROM_TRICKS,
+    THIRTEENTH_POSITION,
+    TRICKS_IN_ROUND,
+    TRICKS_TO_WIN,
+    TROP,
+    TROP_LEADS,
+    TROP_TO_END_LEADS,
+    TROP_TO_END_TRUMPS,
+    TRUMP_13,
+    TRUMP_BASE,
+    Result,
+    TrumpLead,
 )
 
 ALL_TRUMPS, SAR_FEWER_THAN_3, SAR_5_TRICKS, CHOOSE = (int(case) for case in TrumpLead)

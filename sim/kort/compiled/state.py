@@ -1,4 +1,4 @@
-"""The compiled Kort engine's state layout and small helpers (private to the fast engine).
+"""The compiled Kort engine's state layout and small helpers (private to the compiled engine).
 
 One match's state is two rows with named columns, so a batch of matches is two
 2-D arrays and a kernel reads one match as ``cards[g]``, ``ints[g]``:
@@ -26,7 +26,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
-from sim.fast_bits import U64
+from sim.compiled_bits import U64
 from sim.kort.encoding import NUM_SEATS, NUM_TEAMS, TRICKS_IN_ROUND, TRUMP_13, LeadKind, MatchEnd, Phase
 from sim.kort.rules import FACE_CARDS
 

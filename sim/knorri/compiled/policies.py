@@ -1,4 +1,4 @@
-"""Compiled policies for the fast engine's playouts, behind one dispatcher.
+"""Compiled policies for the compiled engine's playouts, behind one dispatcher.
 
 The playout kernels call ``choose(policy, seat, legal, n_legal, cards_row, ints_row, rng)``
 at every decision (phase-1 choices among two or more captures and every phase-2
@@ -10,18 +10,18 @@ signature and nothing else:
     legal      int64 buffer whose first ``n_legal`` entries are the legal action ids, ascending
                (phase 1: the table cards the turned card may take; phase 2: cards, 52 pick up,
                53..64 opening runs); return one of them
-    cards_row  the hand's uint64 card sets, columns ``fast_state.C_*``: every seat's pile or hand
+    cards_row  the hand's uint64 card sets, columns ``state.C_*``: every seat's pile or hand
                (public: each card was seen going in), the table, the trick (read it with
-               ``fast_state.trick_card``/``top_card``/``plays_in_trick``); read only
-    ints_row   the hand's int64 scalars, columns ``fast_state.I_*``: phase, turned card, plays
+               ``state.trick_card``/``top_card``/``plays_in_trick``); read only
+    ints_row   the hand's int64 scalars, columns ``state.I_*``: phase, turned card, plays
                needed, opening flag, scores, ...; read only
     rng        uint64[NUM_RNG] splitmix64 states: ``rng[RNG_DEAL]`` is the hand's own stream (only
                the protocol draws from it), ``rng[RNG_SEAT + seat]`` the acting seat's own stream,
-               seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``fast_state.below``
+               seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``state.below``
 
 The kernels never give a policy the stock order. To add a policy: write one such
-function, give it the next id as a constant, add its name to ``POLICY_NAMES`` and
-one branch to ``choose``.
+function, give it the next id in ``sim.policy_ids`` (shared by every game), add its name to
+``POLICY_NAMES`` there and one branch to ``choose``.
 """
 
 from __future__ import annotations
@@ -30,22 +30,11 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import below, nth_card, popcount
+from sim.compiled_bits import below, nth_card, popcount
+from sim.knorri.compiled.kernels import legal_actions, phase2_choices
+from sim.knorri.compiled.state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
 from sim.knorri.encoding import PICK_UP
-from sim.knorri.fast import legal_actions, phase2_choices
-from sim.knorri.fast_state import I_OPENING, I_PHASE, IS_DIAMOND, RNG_DEAL, RNG_SEAT
-
-# int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
-PROTOCOL = np.int64(0)
-"""The conformance protocol: ``legal[next() % n_legal]`` from the hand's own stream (the deck's)."""
-RANDOM = np.int64(1)
-"""Uniform random: ``legal[next() % n_legal]`` from the seat's own stream, exactly as ``RandomAgent``."""
-
-GREEDY = np.int64(2)
-"""``agents.greedy``'s heuristic, choice for choice (it draws no random numbers)."""
-
-POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM, "greedy": GREEDY}
-"""Every compiled policy by the name a user gives on the command line."""
+from sim.policy_ids import GREEDY, POLICY_NAMES, PROTOCOL, RANDOM  # noqa: F401  (Knorri plays all three)
 
 
 @njit(**config.INLINED_KERNEL)

@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.kort.fast import apply_action, init_match, seed_streams, uniform_action
-from sim.kort.fast_state import (
+from sim.kort.compiled.kernels import apply_action, init_match, seed_streams, uniform_action
+from sim.kort.compiled.state import (
     I_END_REASON,
     I_LAST_ROUND,
     I_ROUNDS_PLAYED,
@@ -23,13 +23,10 @@ from sim.kort.fast_state import (
     RNG_SEAT,
     ROUND_FIELDS,
 )
+from sim.policy_ids import PROTOCOL, RANDOM
 
-PROTOCOL = 0
-"""The conformance protocol: ``legal[next() % len(legal)]`` from the match's own stream (the decks')."""
-RANDOM = 1
-"""Uniform random from each seat's own stream, seeded ``agent_seed(match_seed, seat)`` (as ``RandomAgent``)."""
-POLICY_NAMES: dict[str, int] = {"protocol": PROTOCOL, "random": RANDOM}
-"""The compiled policies by name."""
+POLICY_NAMES: dict[str, np.int64] = {"protocol": PROTOCOL, "random": RANDOM}
+"""The policies whole-match playouts play, by name (ids: ``sim.policy_ids``)."""
 
 
 @njit(**config.INLINED_KERNEL)

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from sim.compiled_bits import CRC_START
 from sim.errors import GameInputError
-from sim.fast_bits import CRC_START
-from sim.knorri.fast_state import (
+from sim.knorri.compiled.state import (
     C_CANDIDATES,
     C_HAND,
     C_HANDS_HASH,
