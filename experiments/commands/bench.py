@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from experiments.errors import UsageError
 from sim.knockout_whist.encoding import MAX_SEATS, MIN_SEATS, Options
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knorri.reference import KnorriHand, check_seats
@@ -164,7 +165,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Measure every case asked for and print a table (or JSON lines)."""
-    from experiments.cli import UsageError
 
     game = BENCHED[args.game]
     counts = {"hands": args.hands, "games": args.games, "matches": args.matches}
@@ -200,7 +200,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_lineup(args: argparse.Namespace, counts: dict[str, int | None]) -> int:
     """``--agents``: the lineup's rate on each path; any one of the count options gives its deals."""
-    from experiments.cli import UsageError
     from experiments.commands.bench_lineup import run_lineup
 
     given = {unit: value for unit, value in counts.items() if value is not None}

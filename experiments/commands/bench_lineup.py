@@ -19,6 +19,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
+from experiments.errors import UsageError
 from sim import games
 
 PATHS = ("compiled", "reference")
@@ -30,7 +31,6 @@ DEFAULT_SEATS = 4
 
 def lineup(spec: str, seats: int | None, game: str) -> list[str]:
     """The seat specs of ``--agents`` (``;``-separated; one spec fills every seat), checked by the game's adapter."""
-    from experiments.cli import UsageError
 
     specs = [part.strip() for part in spec.split(";")]
     adapter = games.adapter(game)
@@ -45,7 +45,6 @@ def lineup(spec: str, seats: int | None, game: str) -> list[str]:
 
 def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     """Time the lineup ``args.agents`` of ``args.game`` on each path it can take and print one line per path."""
-    from experiments.cli import UsageError
 
     if args.workers is not None:
         raise UsageError("--workers is not for --agents: a lineup is timed on one core, as the runner plays a chunk")

@@ -12,6 +12,7 @@ import argparse
 import json
 from typing import Any
 
+from experiments.errors import UsageError
 from experiments.runner.config import split_agent_specs
 from sim import games
 from sim.cards import SUIT_LETTERS, card_text
@@ -45,7 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the options, play and print."""
-    from experiments.cli import UsageError
 
     if not 0 <= args.seed < MAX_SEED:
         raise UsageError(f"--seed must be from 0 to 2**64 - 1 (a 64-bit seed), not {args.seed}")
@@ -77,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _knorri(args: argparse.Namespace, n_seats: int) -> int:
-    from experiments.cli import UsageError
     from sim.knorri.describe import describe_event as describe_knorri_event
     from sim.knorri.describe import describe_result
     from sim.knorri.match import play_match
@@ -122,7 +121,6 @@ def _action_text(game: str) -> Any:
 
 def _lineup(text: str, n_seats: int) -> list[str]:
     """One spec per seat from ``--agents`` (one spec fills every seat)."""
-    from experiments.cli import UsageError
 
     specs = split_agent_specs(text)
     if len(specs) == 1:
@@ -134,7 +132,6 @@ def _lineup(text: str, n_seats: int) -> list[str]:
 
 def _new_deal(game: str, n_seats: int, seed: int, options: list[str]) -> ReferenceGame:
     """The reference engine's game dealt from ``seed``, as the runner deals a row with that seed."""
-    from experiments.cli import UsageError
 
     if game == "knockout-whist":
         from sim.knockout_whist.encoding import parse_options

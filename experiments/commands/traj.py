@@ -8,6 +8,8 @@ from typing import TextIO
 
 import numpy as np
 
+from experiments.errors import UsageError
+
 FAST_CHUNK = 200_000  # seeds the compiled engine plays per call, so memory stays bounded for any range
 GAMES = ("knorri", "knockout-whist", "kort")
 
@@ -30,7 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per seed."""
-    from experiments.cli import UsageError
 
     start, stop = args.seeds
     if start < 0 or stop < start:
@@ -49,7 +50,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _knorri(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int:
-    from experiments.cli import UsageError
     from sim.knorri.conformance import reference_line
     from sim.knorri.reference import check_seats
 
@@ -72,7 +72,6 @@ def _knorri(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int
 
 
 def _knockout_whist(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int:
-    from experiments.cli import UsageError
     from sim.knockout_whist.conformance import reference_line
     from sim.knockout_whist.encoding import MAX_SEATS, MIN_SEATS, parse_options
 
@@ -96,7 +95,6 @@ def _knockout_whist(args: argparse.Namespace, start: int, stop: int, out: TextIO
 
 
 def _kort(args: argparse.Namespace, start: int, stop: int, out: TextIO) -> int:
-    from experiments.cli import UsageError
     from sim.kort.conformance import reference_line
     from sim.kort.encoding import NUM_SEATS, parse_options
 

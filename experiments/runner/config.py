@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from sim import games
 from sim.errors import GameInputError
 
