@@ -16,12 +16,18 @@ An adapter is a module with these names (``sim.knorri.simulate``,
 - ``SUMMARY_REASONS``: the ``end_reason`` values whose shares the summary shows;
 - ``action_text(action) -> str``: an action id in words, for a failing agent's message;
 - ``check_options(options) -> dict``: the options, checked and complete (``{}`` for a game without any);
-- ``check_lineup(n_seats, specs, options)``: refuse a seat count or lineup in one line;
-- ``is_compiled(specs) -> bool``: whether a lineup plays on the game's compiled engine;
-- ``compiled_code(specs) -> dict``: for such a lineup, the modules of compiled code it runs, each with the CPU
-  seconds compiling it takes on first use (a run says so, and compiles it once before starting its workers);
-- ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options=...) -> ChunkColumns``:
-  play one match per seed and return every column as arrays, raising ``AgentFailure`` when an agent fails;
+- ``check_lineup(n_seats, specs, options)``: refuse options, a seat count or a lineup's length in one line (the
+  runner checks that each spec makes an agent);
+- ``ENGINE_POLICIES``, ``COMPILED_CODE`` and ``COMPILED_LOGS_ACTIONS``: the bare specs the compiled engine's own
+  policies play, its modules of compiled code with the CPU seconds compiling them takes on first use (a run says
+  so, and compiles them once before starting its workers), and whether it can keep an action log;
+- ``play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options, make_agent, engine)
+  -> ChunkColumns``: play one match per seed and return every column as arrays, raising ``AgentFailure`` when an
+  agent fails: on the reference engine with the agents ``make_agent`` (an ``sim.agent.AgentMaker``) builds, or
+  (``engine`` ``compiled``, or ``auto`` for a lineup of ``ENGINE_POLICIES``) on the engine's own policies;
+- ``lineup_columns(n_seats, match_seeds, match_hands, log_actions, [options,] play_rows) -> ChunkColumns``: the
+  columns of matches a compiled lineup player of the game's agents plays (``play_rows`` returns the compiled
+  engine's rows; ``agents.base.register_lineup``);
 - ``seat_teams(n_seats) -> tuple[int, ...]``: the team (0, 1, ...) of each seat, every seat its own team in a
   game without partners (Kort: seats 0 and 2 against 1 and 3); a balanced seating (``assign = balanced``) seats
   one agent per team, and a rating rates teams;
@@ -29,19 +35,19 @@ An adapter is a module with these names (``sim.knorri.simulate``,
   needs, and the places they give: ``columns`` maps each name to a ``[rows, seats]`` array, the answer is a
   ``[rows, seats]`` int array, 1 for first, seats that finished together sharing the best of their places
   (``places_from_values`` turns a per-seat "higher finished ahead" column into places);
-- ``BATCH_POLICIES``, ``start_batch`` and ``batch_columns``: the hook ``sim.batch_agents`` plays vectorised agents
-  (``act_batch``) with, on the game's compiled batch engine. ``BATCH_POLICIES`` maps the bare specs the batch's
-  compiled policies play (``random``, ``greedy``) to their ids; ``start_batch(n_seats, seeds, previous, options)``
-  makes deal k of every match of a chunk as a ``CompiledBatch`` (``previous``: deal k - 1's batch, played out,
-  for what carries over, as Knorri's first seat); ``batch_columns(n_seats, seeds, batches, options)`` turns the
-  played-out batches (``seeds[k]`` dealt deal k) into ``ChunkColumns`` equal to the reference path's.
-  ``play_matches`` hands a chunk to ``sim.batch_agents.play_batched`` when ``takes_batch_path`` says so;
+- ``BATCH_POLICIES``, ``start_batch`` and ``batch_columns``: the hook the runner plays vectorised agents
+  (``act_batch``) with, on the game's compiled batch engine (``experiments.runner.batch_agents``).
+  ``BATCH_POLICIES`` maps the bare specs the batch's compiled policies play (``random``, ``greedy``) to
+  their ids; ``start_batch(n_seats, seeds, previous, options)`` makes deal k of every match played as a
+  ``CompiledBatch`` (``previous``: deal k - 1's batch, played out, for what carries over, as Knorri's first
+  seat); ``batch_columns(n_seats, seeds, batches, options)`` turns the played-out batches (``seeds[k]``
+  dealt deal k) into ``ChunkColumns`` equal to the reference path's;
 - optionally ``EXTRA_TABLES``: tables beside the hands table whose rows belong to one of its rows, any number
   each (Kort's rounds), as name -> ``ColumnSpec`` tuple; ``play_matches`` fills them in ``ChunkColumns.tables``
   (``extra_tables`` reads the names, ``{}`` for a game without any).
 
-A row is a function of its seed, seating and options alone, so the chunking and
-the worker never change a result.
+A row is a function of its seed, seating and options alone, so how the matches
+are split between calls and processes never changes a result.
 """
 
 from __future__ import annotations
@@ -100,9 +106,10 @@ class ColumnSpec:
 
 @dataclass
 class ChunkColumns:
-    """What one chunk produced: per-row columns, the extra tables' columns and, if asked, per-decision columns.
+    """What one ``play_matches`` call produced: per-row columns, the extra tables' columns and, if asked,
+    per-decision columns.
 
-    ``actions["hand_row"]`` (and ``tables[name]["hand_row"]``) is the row (0-based, within this chunk)
+    ``actions["hand_row"]`` (and ``tables[name]["hand_row"]``) is the row (0-based, within this call)
     each decision (each extra row) belongs to. Masked arrays are written as nulls.
     """
 
@@ -124,7 +131,7 @@ def extra_tables(adapter_module: ModuleType) -> dict[str, tuple[ColumnSpec, ...]
 class AgentFailure(RuntimeError):
     """An agent raised or chose an illegal action: the message names the agent, seat, seed and action.
 
-    ``row`` is the failing row's place in the chunk (the runner turns it into ``hand_index``), and
+    ``row`` is the failing row's place among those played (the runner turns it into ``hand_index``), and
     ``replay`` the ``knorri-sim play`` command that plays the same deal with the same agents; both
     are added to the message when known.
     """

@@ -14,6 +14,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import plan_reference_routes
 from test_kort_runner import config, read
 
 from agents.deal_sampling import BINOMIAL
@@ -33,8 +34,9 @@ from agents.kort.tracker import KortTracker
 from agents.kort.tracker import tracker_choice as python_tracker_choice
 from agents.kort.values import match_win_chance
 from agents.kort.view import Table
+from experiments.runner import routes
 from experiments.runner.execute import run_experiment
-from sim.kort import compiled, simulate
+from sim.kort import compiled
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase
 from sim.kort.fast_state import I_FIRST_VOTER, I_VOTE
 from sim.kort.reference import KortMatch
@@ -68,11 +70,11 @@ def lineup_calls(monkeypatch):
 def test_a_built_in_lineup_plays_compiled_and_writes_the_reference_engines_rows(
         agents, assign, options, tmp_path, monkeypatch, lineup_calls):
     run = config(agents=agents, assign=assign, matches=200, chunk_hands=70, options=options)
-    assert simulate.is_compiled(agents)
+    assert routes.choose_route("kort", [agents], False) == routes.LINEUP
     run_experiment(run, tmp_path / "compiled")
     played = sum(lineup_calls)
     assert played >= 200
-    monkeypatch.setattr(simulate, "is_compiled", lambda specs: False)
+    plan_reference_routes(monkeypatch)
     run_experiment(run, tmp_path / "reference")
     assert sum(lineup_calls) == played  # the reference run played no compiled match
     for table in ("hands", "rounds"):
@@ -86,9 +88,10 @@ def test_a_built_in_lineup_plays_compiled_and_writes_the_reference_engines_rows(
 
 
 def test_only_built_in_specs_without_a_time_budget_play_compiled(tmp_path, lineup_calls):
-    assert simulate.is_compiled(["random", "greedy:redeal=never", "tracker", "mcts:iters=5,c=0.4,rollout=greedy"])
-    assert not simulate.is_compiled(["random", "greedy", "tracker", "mcts:time=0.01"])
-    assert not simulate.is_compiled(["random", "agents.kort.greedy:GreedyAgent", "tracker", "greedy"])
+    player = lineup.LINEUP_PLAYER
+    assert player.accepts(["random", "greedy:redeal=never", "tracker", "mcts:iters=5,c=0.4,rollout=greedy"])
+    assert not lineup.LINEUP_PLAYER.accepts(["random", "greedy", "tracker", "mcts:time=0.01"])
+    assert not lineup.LINEUP_PLAYER.accepts(["random", "agents.kort.greedy:GreedyAgent", "tracker", "greedy"])
     run = config(agents=["agents.kort.greedy:GreedyAgent", "greedy"] * 2, matches=4, options={"target_wins": 1})
     run_experiment(run, tmp_path / "python")
     run_experiment(dataclasses.replace(run, log_actions=True), tmp_path / "logged")

@@ -15,9 +15,9 @@ from agents.base import known_agents, parse_spec
 from experiments.cli import main
 from experiments.runner.config import ConfigError, TableConfig, build_config, load_file, split_agent_specs
 from experiments.runner.execute import run_experiment
-from experiments.runner.plan import arrangements, table_plans
+from experiments.runner.plan import arrangements, check_lineups, table_plans
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
-from sim import games
+from experiments.runner.seating import agent_maker
 from sim.knorri.match import play_match
 from sim.knorri.simulate import HAND_COLUMNS, replay
 from sim.rng import derive_seed
@@ -75,8 +75,7 @@ def test_every_checked_in_config_is_valid():
     for path in paths:
         if path.suffix in (".toml", ".yaml"):
             config = build_config(load_file(path), str(path))
-            for table in config.tables:
-                games.adapter(config.game).check_lineup(table.seats, table.agents, config.options)
+            check_lineups(config)
     default = build_config(load_file(ROOT / "experiments" / "configs" / "default.toml"))
     assert {parse_spec(spec)[0] for spec in default.tables[0].agents} == set(known_agents())
 
@@ -270,9 +269,11 @@ def test_compiled_and_reference_engines_give_identical_columns(lineup, match_han
     from sim.knorri.simulate import play_matches
 
     seeds = [derive_seed(2024, m) for m in range(12)]
+    make_agent = agent_maker("knorri")
     seatings = [lineup] * len(seeds)
-    compiled = play_matches(len(lineup), seeds, seatings, match_hands, log_actions=True, engine="compiled")
-    reference = play_matches(len(lineup), seeds, seatings, match_hands, log_actions=True, engine="reference")
+    compiled = play_matches(len(lineup), seeds, seatings, match_hands, True, engine="compiled")
+    reference = play_matches(len(lineup), seeds, seatings, match_hands, True, make_agent=make_agent,
+                             engine="reference")
     for name, values in reference.hands.items():
         assert np.array_equal(np.ma.getdata(compiled.hands[name]), np.ma.getdata(values)), name
         assert np.array_equal(np.ma.getmaskarray(compiled.hands[name]), np.ma.getmaskarray(values)), name

@@ -14,10 +14,11 @@ from typing import Any
 
 from experiments.errors import UsageError
 from experiments.runner.config import split_agent_specs
+from experiments.runner.seating import build_agent
 from sim import games
 from sim.cards import SUIT_LETTERS, card_text
 from sim.reference_base import ReferenceGame
-from sim.seating import SeatedAgent, build_agent, play_guarded, play_with_agents
+from sim.seating import SeatedAgent, play_guarded, play_with_agents
 
 MAX_SEED = 1 << 64
 MAX_HANDS = 10_000  # play prints a match hand by hand; longer runs are for knorri-sim run

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from agents.base import AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
+from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from sim import games
 from sim.decision_limit import limit_decisions
@@ -60,9 +61,9 @@ class ChunkResult:
     chunk_id: int
     hands: pa.Table | None  # None when the worker wrote the shards itself
     actions: pa.Table | None
-    engine_seconds: float  # wall time inside the game adapter
+    engine_seconds: float  # wall time playing the matches (``play_route``)
     seconds: float  # wall time of the whole task, tables included
-    engine_cpu: float  # CPU time of this worker process inside the game adapter
+    engine_cpu: float  # CPU time of this worker process playing the matches
     cpu: float  # CPU time of this worker process for the whole task
     extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
     written: dict[str, int] | None = None  # rows per table when the worker wrote the shards (its tables dropped)
@@ -96,15 +97,14 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
-    """Play a chunk's matches through the game's adapter and build its tables."""
+    """Play a chunk's matches on the route its table's plan chose (``routes.play_route``) and build its tables."""
     started, started_cpu = time.perf_counter(), time.process_time()
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
-    play_matches = games.adapter(task.game).play_matches
     try:
         with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
-            played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
-                                  options=task.options)
+            played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
+                                task.log_actions, task.options)
     except games.AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row

@@ -12,25 +12,21 @@ workers load it, rather than every worker compiling the same kernels at once.
 
 from __future__ import annotations
 
-from agents.base import compiled_code
+from experiments.runner import routes
 from experiments.runner.config import RunConfig
-from sim import compile_cache, games
+from experiments.runner.plan import table_plans
+from sim import compile_cache
 
 
 def lineup_code(config: RunConfig) -> dict[str, float]:
     """Every module of compiled code the config's lineups run, with its measured compile seconds.
 
-    A lineup the compiled engine plays runs the code its adapter names for it (``compiled_code(specs)``);
-    any other runs each of its agents' own (``agents.base.compiled_code``) on the reference engine.
+    Each table runs the code of the route its plan takes (``routes.compiled_code``): the engine's kernels, the
+    lineup player's, or each of its agents' own on the reference engine.
     """
-    adapter = games.adapter(config.game)
     code: dict[str, float] = {}
-    for table in config.tables:
-        if adapter.is_compiled(table.agents):
-            code.update(adapter.compiled_code(table.agents))
-            continue
-        for spec in table.agents:
-            code.update(compiled_code(spec, config.game))
+    for table, plan in zip(config.tables, table_plans(config), strict=True):
+        code.update(routes.compiled_code(config.game, plan.route, table.agents))
     return code
 
 
