@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import numpy as np
 
 from sim.knorri import compiled
 from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
-
-AGENTS = Path(__file__).resolve().parents[1] / "agents"
 
 
 def _mid_hand(n_seats: int, seed: int, actions: int) -> KnorriHand:
@@ -28,30 +23,6 @@ def _working_copy(hand: KnorriHand) -> tuple[np.ndarray, ...]:
     position = compiled.new_position()
     compiled.copy_position(*compiled.position_rows(hand), *position[:3], *position[4:])
     return position
-
-
-# Each engine's internals, and the compiled API agents use instead (sim.fast_bits is every engine's).
-ENGINE_INTERNALS = {
-    "sim.knorri.fast": "sim.knorri.compiled", "sim.knorri.batch": "sim.knorri.compiled",
-    "sim.knockout_whist.fast": "sim.knockout_whist.compiled", "sim.knockout_whist.batch": "sim.knockout_whist.compiled",
-    "sim.kort.fast": "sim.kort.compiled", "sim.kort.batch": "sim.kort.compiled",
-    "sim.fast_bits": "the game's compiled module",
-}
-
-
-def test_agents_use_only_the_compiled_api_of_each_engine():
-    for path in AGENTS.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            for name in names:
-                internal = next((prefix for prefix in ENGINE_INTERNALS if name.startswith(prefix)), None)
-                use = ENGINE_INTERNALS.get(internal)
-                assert internal is None, f"{path.name} imports engine internals {name}: use {use}"
 
 
 def test_a_copied_position_steps_on_exactly_as_the_reference_hand():
