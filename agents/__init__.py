@@ -6,7 +6,8 @@ game), Knorri's ``greedy``, ``loginf`` and ``mcts`` and their compiled lineup pl
 ``agents.kort``).
 """
 
-from agents import greedy, knockout_whist, kort, loginf, mcts  # noqa: F401  (registering the built-in agents)
+# registering the built-in agents and their compiled lineup players
+from agents import fast_lineup, greedy, knockout_whist, kort, loginf, mcts  # noqa: F401
 from agents.base import (
     Agent,
     AgentSpecError,
@@ -15,9 +16,6 @@ from agents.base import (
     make_agent,
     parse_spec,
     register,
-    register_lineup,
 )
-
-register_lineup("knorri", "agents.fast_lineup")
 
 __all__ = ["Agent", "AgentSpecError", "RandomAgent", "known_agents", "make_agent", "parse_spec", "register"]

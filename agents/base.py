@@ -138,21 +138,18 @@ class LineupPlayer(Protocol):
         """Play one match per seed, ``seatings[i]`` at the table, and return every column of the chunk."""
 
 
-# game -> its lineup player, or the module whose ``LINEUP_PLAYER`` it is (imported on first use: kernels load late)
-_LINEUP_PLAYERS: dict[str, LineupPlayer | str] = {}
+_LINEUP_PLAYERS: dict[str, LineupPlayer] = {}  # game -> its compiled lineup player
 
 
-def register_lineup(game: str, player: LineupPlayer | str) -> None:
-    """Make ``player`` (or the ``LINEUP_PLAYER`` of the module so named) ``game``'s compiled lineup player."""
+def register_lineup(game: str, player: LineupPlayer) -> LineupPlayer:
+    """Make ``player`` ``game``'s compiled lineup player (its module calls this; importing ``agents`` imports it)."""
     _LINEUP_PLAYERS[game] = player
+    return player
 
 
 def lineup_player(game: str) -> LineupPlayer | None:
     """``game``'s compiled lineup player, or None for a game without one."""
-    player = _LINEUP_PLAYERS.get(game)
-    if isinstance(player, str):
-        player = _LINEUP_PLAYERS[game] = importlib.import_module(player).LINEUP_PLAYER
-    return player
+    return _LINEUP_PLAYERS.get(game)
 
 
 TRUE_WORDS = ("true", "1", "yes", "on")

@@ -1,7 +1,7 @@
 """Whole Knorri hands between built-in agents, seat by seat ``random``, ``greedy``, ``loginf`` or ``mcts``, in numba.
 
 The runner's compiled path for lineups the batch engine's own policies cannot play
-(the runner reaches it through ``LINEUP_PLAYER``, registered by ``agents``). One compiled call plays a
+(the runner reaches it through ``LINEUP_PLAYER``, registered in ``agents.base``). One compiled call plays a
 list of hands from their seeds to the end: the engine steps the hand (``deal_hand``,
 ``apply_action`` from ``sim.knorri.compiled``) and at every decision the seat to move
 is asked through its agent's compiled code:
@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import make_agent, parse_spec
+from agents.base import make_agent, parse_spec, register_lineup
 from agents.fast_search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
@@ -459,7 +459,7 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
 
 
 class KnorriLineups:
-    """Knorri's compiled lineup player (``agents.base.register_lineup``; ``agents`` registers it): every seat
+    """Knorri's compiled lineup player, registered on import (``agents`` imports it): every seat
     ``random``, ``greedy``, ``loginf`` or ``mcts`` (not ``time=``), hand k of every match in one ``play_lineup``
     call, the columns built by the engine's ``sim.knorri.simulate.lineup_columns``."""
 
@@ -490,4 +490,4 @@ class KnorriLineups:
         return lineup_columns(n_seats, match_seeds, match_hands, log_actions, rows)
 
 
-LINEUP_PLAYER = KnorriLineups()
+LINEUP_PLAYER = register_lineup("knorri", KnorriLineups())

@@ -122,15 +122,3 @@ def assert_step_refused(batch: Any, actions: Any, index: int, arrays: Callable[[
     for old, new in zip(before, arrays(), strict=True):
         assert np.array_equal(old, new)
 
-
-def plan_reference_routes(monkeypatch: Any) -> None:
-    """Make every run plan the reference route for its tables (the engine choice ``reference``), as if no compiled
-    code could play its lineups: the runner's one place deciding the route (``routes.choose_route``)."""
-    from experiments.runner import routes
-
-    choose = routes.choose_route
-
-    def reference(game: str, seatings: Any, log_actions: bool, engine: str = "auto") -> str:
-        return choose(game, seatings, log_actions, "reference")
-
-    monkeypatch.setattr(routes, "choose_route", reference)

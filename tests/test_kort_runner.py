@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import count_batches, plan_reference_routes
+from conftest import count_batches
 from test_runner_resume import kill_run_after_shards
 
 from agents.base import make_agent
@@ -207,12 +207,11 @@ def compiled_calls(monkeypatch):
 
 @pytest.mark.parametrize("options", [{}, {"target_wins": 3, "first_holder": 3}])
 def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_engines_rows(
-        options, tmp_path, monkeypatch, compiled_calls):
+        options, tmp_path, compiled_calls):
     run = config(agents=["random"], matches=150, chunk_hands=40, options=options)
     run_experiment(run, tmp_path / "compiled")
     assert sum(compiled_calls) == 150 and routes.choose_route(GAME, [["random"] * 4], False) == routes.ENGINE
-    plan_reference_routes(monkeypatch)
-    run_experiment(run, tmp_path / "reference")
+    run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 150
     for table in ("hands", "rounds"):
         compiled, reference = read(tmp_path / "compiled", table), read(tmp_path / "reference", table)

@@ -186,6 +186,8 @@ def test_rows_are_identical_whatever_the_worker_count(tmp_path):
     (["--hands", "-3"], "hands must be at least 1"),
     (["--seats", "4", "--agents", "random;random"], "2 agent specs for 4 seats"),
     (["--config", "no/such/file.toml"], "does not exist"),
+    (["--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--engine", "compiled"],
+     "table 0: the compiled engine plays only lineups of random, greedy, loginf, mcts"),
 ])
 def test_bad_options_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, options, words):
     out = tmp_path / "out"
@@ -280,6 +282,20 @@ def test_compiled_and_reference_engines_give_identical_columns(lineup, match_han
         assert compiled.hands[name].dtype == values.dtype, name
     for name, values in reference.actions.items():
         assert np.array_equal(compiled.actions[name], values), name
+
+
+def test_the_engine_is_chosen_per_run_changing_no_row_and_no_run_id(tmp_path):
+    run = build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 24, "chunk_hands": 9,
+                        "workers": 1, "assign": "rotate"})
+    fast = build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 24, "engine": "fast"})
+    assert (run.engine, fast.engine) == ("auto", "compiled")  # fast: the compiled engine's old name
+    reference = dataclasses.replace(run, engine="reference")
+    assert reference.run_id() == run.run_id()
+    assert {plan.route for plan in table_plans(run)} == {"lineup"}
+    assert {plan.route for plan in table_plans(reference)} == {"reference"}
+    run_experiment(run, tmp_path / "auto")
+    run_experiment(reference, tmp_path / "reference")
+    pd.testing.assert_frame_equal(read_hands(tmp_path / "auto"), read_hands(tmp_path / "reference"))
 
 
 def test_vectorised_seeds_equal_the_scalar_derivation():

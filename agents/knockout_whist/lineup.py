@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec
+from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec, register_lineup
 from agents.deal_sampling import BINOMIAL
 from agents.knockout_whist import sampler, search
 from agents.knockout_whist.compiled_tracker import (
@@ -314,8 +314,8 @@ def suits_held(card_set):
 
 
 class KnockoutWhistLineups:
-    """Knockout Whist's compiled lineup player (``agents.base.register_lineup``; ``agents.knockout_whist``
-    registers it): every seat ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one game per seed
+    """Knockout Whist's compiled lineup player (registered on import; ``agents.knockout_whist``
+    imports it): every seat ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one game per seed
     in ``play_lineups``, the columns built by the engine's ``sim.knockout_whist.simulate.lineup_columns``."""
 
     names = ("random", "greedy", "tracker", "mcts")
@@ -344,4 +344,4 @@ class KnockoutWhistLineups:
         return lineup_columns(n_seats, match_seeds, match_hands, log_actions, options, rows)
 
 
-LINEUP_PLAYER = KnockoutWhistLineups()
+LINEUP_PLAYER = register_lineup("knockout-whist", KnockoutWhistLineups())

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec
+from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec, register_lineup
 from agents.deal_sampling import BINOMIAL
 from agents.kort import search, tracker
 from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
@@ -218,7 +218,7 @@ def search_decision(cards, ints, seat, agent, c, win_chance, binomial, root, kno
 
 
 class KortLineups:
-    """Kort's compiled lineup player (``agents.base.register_lineup``; ``agents.kort`` registers it): every seat
+    """Kort's compiled lineup player (registered on import; ``agents.kort`` imports it): every seat
     ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one match per seed in ``play_lineups``, the
     columns built by the engine's ``sim.kort.simulate.lineup_columns``."""
 
@@ -243,4 +243,4 @@ class KortLineups:
                               lambda settings, seeds: play_lineups(settings, seeds, seatings))
 
 
-LINEUP_PLAYER = KortLineups()
+LINEUP_PLAYER = register_lineup("kort", KortLineups())

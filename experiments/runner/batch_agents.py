@@ -36,26 +36,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, make_agent
+from experiments.runner.seating import checked_agent
 from sim.batch_base import CompiledBatch
 from sim.games import AgentFailure, ChunkColumns, derive_seeds, plural
 from sim.rng import AGENT_STREAM
 
 
 def has_act_batch(spec: str, game: str) -> bool:
-    """Whether the agent ``spec`` makes for ``game`` defines ``act_batch`` (built once per process and spec)."""
-    return _has_act_batch(spec.strip(), game)
-
-
-@lru_cache(maxsize=256)
-def _has_act_batch(spec: str, game: str) -> bool:
-    return callable(getattr(make_agent(spec, seed=0, game=game), "act_batch", None))
+    """Whether the agent ``spec`` makes for ``game`` defines ``act_batch`` (the agent the run's checks built)."""
+    return callable(getattr(checked_agent(spec, game), "act_batch", None))
 
 
 def takes_batch_path(log_actions: bool, seatings: Sequence[Sequence[str]], game: str,

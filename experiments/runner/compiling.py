@@ -12,32 +12,34 @@ workers load it, rather than every worker compiling the same kernels at once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from experiments.runner import routes
 from experiments.runner.config import RunConfig
-from experiments.runner.plan import table_plans
+from experiments.runner.plan import TablePlan, table_plans
 from sim import compile_cache
 
 
-def lineup_code(config: RunConfig) -> dict[str, float]:
+def lineup_code(config: RunConfig, plans: Sequence[TablePlan] | None = None) -> dict[str, float]:
     """Every module of compiled code the config's lineups run, with its measured compile seconds.
 
-    Each table runs the code of the route its plan takes (``routes.compiled_code``): the engine's kernels, the
-    lineup player's, or each of its agents' own on the reference engine.
+    Each table runs the code of the route its plan takes (``plans``, the run's; planned here if not given;
+    ``routes.compiled_code``): the engine's kernels, the lineup player's, or each of its agents' own.
     """
     code: dict[str, float] = {}
-    for table, plan in zip(config.tables, table_plans(config), strict=True):
+    for table, plan in zip(config.tables, plans or table_plans(config), strict=True):
         code.update(routes.compiled_code(config.game, plan.route, table.agents))
     return code
 
 
-def code_to_compile(config: RunConfig) -> dict[str, float]:
+def code_to_compile(config: RunConfig, plans: Sequence[TablePlan] | None = None) -> dict[str, float]:
     """The part of ``lineup_code`` this machine's cache does not hold: what the run compiles before it plays.
 
     ``{}`` for a run on a Dask cluster, whose workers compile into their own machines' caches.
     """
     if config.scheduler:
         return {}
-    return {module: seconds for module, seconds in lineup_code(config).items()
+    return {module: seconds for module, seconds in lineup_code(config, plans).items()
             if not compile_cache.kernels_cached([module])}
 
 

@@ -30,6 +30,7 @@ from experiments.runner.plan import (
     PYTHON_CHUNK_HANDS,
     TARGET_CHUNKS,
     Chunk,
+    TablePlan,
     check_size,
     make_chunks,
     table_plans,
@@ -66,6 +67,7 @@ class RunPlan:
     chunks: list[Chunk]
     tasks: list[ChunkTask]
     hands_total: int
+    tables: list[TablePlan] = field(default_factory=list)  # each table's seatings, size and route
     engine_speed: bool = False  # every table's route is the engine's own policies (routes.ENGINE)
     manifest: dict[str, Any] = field(default_factory=dict)
 
@@ -84,7 +86,7 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
                        config.out if config.out and is_url(config.out) else None) for c in chunks]
-    plan = RunPlan(config, size, chunks, tasks, hands_total, engine_speed)
+    plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
 
@@ -202,5 +204,5 @@ def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -
     config = replace(config, out=str(out))
     plan = plan_run(config)
     with workers_for(config) as workers:
-        return execute(plan, RunFolder(out), workers, progress=progress, compile_first=bool(code_to_compile(config)),
-                       notebook=progress)
+        return execute(plan, RunFolder(out), workers, progress=progress,
+                       compile_first=bool(code_to_compile(config, plan.tables)), notebook=progress)

@@ -136,7 +136,10 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
             groups = math.ceil(config.matches / len(seatings))
         else:
             groups = math.ceil(config.hands / len(seatings))
-        route = routes.choose_route(config.game, seatings, config.log_actions)
+        try:
+            route = routes.choose_route(config.game, seatings, config.log_actions, config.engine)
+        except ValueError as refused:  # engine = compiled for a lineup no compiled code plays
+            raise ConfigError(f"table {index}: {refused}") from None
         plan = TablePlan(index, table.seats, seatings, groups, config.match_hands, first_hand, first_match, route)
         plans.append(plan)
         first_hand += plan.hands
@@ -145,15 +148,9 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
 
 
 def check_lineups(config: RunConfig) -> None:
-    """Every table's seat count and lineup (each seating of a balanced one) suit the config's game and every spec
-    makes an agent (built once, here), or one line says what is wrong."""
-    adapter = games.adapter(config.game)
-    for table in config.tables:
-        lineups = (arrangements(table, adapter.seat_teams(table.seats)) if table.assign == "balanced"
-                   else (table.agents,))
-        for lineup in lineups:
-            adapter.check_lineup(table.seats, lineup, config.options)
-        check_specs(table.agents, config.game)
+    """Every spec of every table makes an agent of the config's game (each built once, here, before a run starts),
+    or one line says what is wrong. The seat counts, options and lineup lengths are ``build_config``'s to check."""
+    check_specs([spec for table in config.tables for spec in table.agents], config.game)
 
 
 def plays_at_engine_speed(game: str, seatings: Sequence[Sequence[str]], log_actions: bool = False) -> bool:

@@ -22,13 +22,12 @@ from typing import Any
 from agents.base import compiled_code as agent_code
 from agents.base import lineup_player
 from experiments.runner import batch_agents
+from experiments.runner.config import ENGINE_ALIASES, ENGINE_CHOICES
 from experiments.runner.seating import agent_maker
 from sim import games
 from sim.games import ChunkColumns
 
 ENGINE, LINEUP, BATCH, REFERENCE = "engine", "lineup", "batch", "reference"
-ENGINE_CHOICES = ("auto", "compiled", "reference")
-ENGINE_ALIASES = {"fast": "compiled"}  # the compiled engine's old name, still accepted
 
 
 def engine_choice(engine: str) -> str:

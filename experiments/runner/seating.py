@@ -9,7 +9,7 @@ each worker.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
+from functools import lru_cache, partial
 
 from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
 from sim.errors import GameInputError
@@ -36,4 +36,11 @@ def check_specs(specs: Sequence[str], game: str) -> None:
     """Refuse a spec that makes no agent of ``game``, in one line (each agent is built once, so a constructor that
     fails says so before a run starts)."""
     for spec in dict.fromkeys(specs):
-        build_agent(spec, game)
+        checked_agent(spec, game)
+
+
+@lru_cache(maxsize=256)
+def checked_agent(spec: str, game: str) -> Agent:
+    """The agent ``spec`` makes, built once per process: what the run's checks read (its spec is good, whether it
+    defines ``act_batch``); the agents that play are built afresh (``agent_maker``)."""
+    return build_agent(spec.strip(), game)
