@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents.base import AgentMaker, lineup_player
 from agents.base import compiled_code as agent_code
-from agents.base import lineup_player
 from experiments.runner import batch_agents
 from experiments.runner.config import ENGINE_ALIASES, ENGINE_CHOICES
 from experiments.runner.seating import agent_maker
 from sim import games
 from sim.games import ChunkColumns
+from sim.seating import is_engine_lineup
 
 ENGINE, LINEUP, BATCH, REFERENCE = "engine", "lineup", "batch", "reference"
 
@@ -47,12 +48,12 @@ def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool
     if engine != "reference" and batch_agents.takes_batch_path(log_actions, distinct, game, adapter.BATCH_POLICIES):
         return BATCH
     player = lineup_player(game)
-    compiled = None
-    if all(spec.strip() in adapter.ENGINE_POLICIES for seating in distinct for spec in seating):
-        compiled = ENGINE
+    compiled, logs = None, False
+    if is_engine_lineup(distinct, adapter.ENGINE_POLICIES):
+        compiled, logs = ENGINE, adapter.COMPILED_LOGS_ACTIONS
     elif player is not None and all(player.accepts(seating) for seating in distinct):
-        compiled = LINEUP
-    keeps_log = not log_actions or adapter.COMPILED_LOGS_ACTIONS
+        compiled, logs = LINEUP, player.logs_actions
+    keeps_log = logs or not log_actions
     if engine == "compiled" and (compiled is None or not keeps_log):
         names = dict.fromkeys((*adapter.ENGINE_POLICIES, *(player.names if player else ())))
         raise ValueError("the compiled engine plays only lineups of " + ", ".join(names)
@@ -79,8 +80,10 @@ def compiled_code(game: str, route: str, specs: Sequence[str]) -> dict[str, floa
 
 
 def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
-               match_hands: int, log_actions: bool, options: Mapping[str, Any] | None) -> ChunkColumns:
-    """Play one match per seed, ``seatings[i]`` at the table, on ``route`` (as ``choose_route`` chose it)."""
+               match_hands: int, log_actions: bool, options: Mapping[str, Any] | None,
+               make_agent: AgentMaker | None = None) -> ChunkColumns:
+    """Play one match per seed, ``seatings[i]`` at the table, on ``route`` (as ``choose_route`` chose it); the
+    reference route seats the agents ``make_agent`` builds (by default ``seating.agent_maker(game)``)."""
     adapter = games.adapter(game)
     options = dict(options or {})
     if route == LINEUP:
@@ -90,8 +93,8 @@ def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], 
     if route == BATCH:
         return batch_agents.play_batched(adapter, game, n_seats, match_seeds, seatings, match_hands, options)
     engine = "compiled" if route == ENGINE else "reference"
-    return adapter.play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options, agent_maker(game),
-                                engine)
+    return adapter.play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options,
+                                make_agent or agent_maker(game), engine)
 
 
 def play_matches(game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
