@@ -204,13 +204,13 @@ def is_engine_lineup(seatings: Sequence[Sequence[str]], policies: Collection[str
     return all(spec.strip() in policies for seating in seatings for spec in seating)
 
 
-def check_one_per_match(match_hands: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+def check_one_per_match(match_hands: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]] | None,
                         one_match: str) -> None:
     """Refuse matches that are not one engine deal each (``one_match`` says what a match is),
-    or whose seeds and seatings differ in number."""
+    or whose seeds and seatings (when given) differ in number."""
     if match_hands != 1:
         raise ValueError(f"{one_match}, not {match_hands}")
-    if len(match_seeds) != len(seatings):
+    if seatings is not None and len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
 
 

@@ -225,7 +225,7 @@ def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, l
     from sim.knockout_whist import batch
 
     _check_seats(n_seats)
-    check_one_per_match(match_hands, match_seeds, match_seeds, "a Knockout Whist match is one game")
+    check_one_per_match(match_hands, match_seeds, None, "a Knockout Whist match is one game")
     if log_actions:
         raise ValueError("the compiled games keep no action log")
     settings = Options(players=n_seats, **check_options(options))

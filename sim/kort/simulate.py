@@ -245,7 +245,7 @@ def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, l
     from sim.kort.batch import results_of_rows
 
     _check_seats(n_seats)
-    check_one_per_match(match_hands, match_seeds, match_seeds, "a runner match is one Kort match")
+    check_one_per_match(match_hands, match_seeds, None, "a runner match is one Kort match")
     if log_actions:
         raise ValueError("the compiled matches keep no action log")
     settings = as_options(check_options(options))
