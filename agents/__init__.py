@@ -1,10 +1,21 @@
 """Bots that play from what a seat may know, and the protocol for a user's own.
 
-Importing this package registers the built-in agents: ``random``, ``greedy``,
-``loginf`` and ``mcts``, and Kort's own (``agents.kort``).
+Importing this package registers every game's built-in agents: ``random`` (every
+game), Knorri's ``greedy``, ``loginf`` and ``mcts`` and their compiled lineup player
+(``agents.compiled_lineup``), and Knockout Whist's and Kort's own (``agents.knockout_whist``,
+``agents.kort``).
 """
 
-from agents import greedy, kort, loginf, mcts  # noqa: F401  (registering the built-in agents)
-from agents.base import Agent, AgentSpecError, RandomAgent, known_agents, make_agent, parse_spec, register
+# registering the built-in agents and their compiled lineup players
+from agents import compiled_lineup, greedy, knockout_whist, kort, loginf, mcts  # noqa: F401
+from agents.base import (
+    Agent,
+    AgentSpecError,
+    RandomAgent,
+    known_agents,
+    make_agent,
+    parse_spec,
+    register,
+)
 
 __all__ = ["Agent", "AgentSpecError", "RandomAgent", "known_agents", "make_agent", "parse_spec", "register"]

@@ -8,12 +8,18 @@ Names are registered per game, so a spec means the right agent for the game bein
 played: ``greedy`` is Knorri's greedy in Knorri and Knockout Whist's greedy there.
 An agent registered for every game (``random``) serves them all, and a spec by
 import path (``module.path:Class``) works in any game it was written for. Each
-game's built-in agents live in the module ``sim.games`` names for it.
+game's built-in agents register themselves when their package is imported, and
+importing ``agents`` imports every game's (``agents/__init__.py``).
 
 An agent class that runs compiled code of its own says where it is in
 ``COMPILED_CODE``: its module of kernels, with the seconds compiling them takes on
 first use (measured). The runner imports those modules only for a lineup that names
 the agent, to tell a first run that it will compile first (``compiled_code``).
+
+A game whose built-in agents have compiled twins registers a lineup player
+(``register_lineup``): it plays whole chunks of a lineup of those specs in compiled
+code, with the same rows as the reference engine and the Python agents. The runner
+asks ``lineup_player`` for it; the engines in ``sim`` never know it exists.
 """
 
 from __future__ import annotations
@@ -23,27 +29,14 @@ import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
+from sim.agent import Agent, AgentMaker, AgentSpecError
+from sim.games import ChunkColumns
 from sim.rng import SplitMix64
 
-
-class AgentSpecError(ValueError):
-    """A spec string that names no agent, or gives it parameters it does not take."""
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """What every agent does. ``act_batch(observations, legal_mask[, streams]) -> int[k]`` is optional: an agent
-    defining it plays on the game's compiled batch engine, many deals a call (``sim.batch_agents`` says how)."""
-
-    name: str
-
-    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
-        """Start a new hand at ``seat``; forget the last hand's memory; reseed from ``seed`` if given."""
-
-    def act(self, observation: Any, legal: Sequence[int]) -> int:
-        """Choose one of the ``legal`` action ids (ascending) from what the seat may know."""
+__all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpecError", "LineupPlayer", "RandomAgent", "compiled_code",
+           "known_agents", "lineup_player", "make_agent", "parse_spec", "register", "register_lineup"]
 
 
 AgentFactory = Callable[..., Agent]
@@ -64,7 +57,6 @@ def register(name: str, game: str | None = "knorri") -> Callable[[AgentFactory],
 
 def known_agents(game: str = "knorri") -> list[str]:
     """The agent names registered for ``game`` (its own and those for every game)."""
-    _load_builtin_agents(game)
     return sorted(_names(game))
 
 
@@ -122,6 +114,42 @@ def compiled_code(spec: str, game: str = "knorri") -> dict[str, float]:
     """
     name, _ = parse_spec(spec)
     return dict(getattr(_lookup(name, spec, game), "COMPILED_CODE", {}))
+
+
+class LineupPlayer(Protocol):
+    """Plays a chunk of matches of built-in specs in compiled code, each seat keeping its own agent state.
+
+    ``names`` are the agent names it plays (for messages); ``logs_actions`` whether it can fill the actions
+    table. ``play`` takes the arguments of an adapter's ``play_matches`` (less the agent maker) and returns
+    the same columns the reference path gives, built with the engine's public functions.
+    """
+
+    names: tuple[str, ...]
+    logs_actions: bool
+
+    def accepts(self, specs: Sequence[str]) -> bool:
+        """Whether it plays a seating (a spec per seat): every spec a built-in agent with a compiled twin."""
+
+    def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
+        """The modules of compiled code it runs for ``specs``, each with its measured compile seconds."""
+
+    def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
+             log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
+        """Play one match per seed, ``seatings[i]`` at the table, and return every column of the chunk."""
+
+
+_LINEUP_PLAYERS: dict[str, LineupPlayer] = {}  # game -> its compiled lineup player
+
+
+def register_lineup(game: str, player: LineupPlayer) -> LineupPlayer:
+    """Make ``player`` ``game``'s compiled lineup player (its module calls this; importing ``agents`` imports it)."""
+    _LINEUP_PLAYERS[game] = player
+    return player
+
+
+def lineup_player(game: str) -> LineupPlayer | None:
+    """``game``'s compiled lineup player, or None for a game without one."""
+    return _LINEUP_PLAYERS.get(game)
 
 
 TRUE_WORDS = ("true", "1", "yes", "on")
@@ -194,7 +222,6 @@ def _names(game: str) -> dict[str, AgentFactory]:
 
 
 def _lookup(name: str, spec: str, game: str) -> AgentFactory:
-    _load_builtin_agents(game)
     names = _names(game)
     if name in names:
         return names[name]
@@ -222,11 +249,3 @@ def _put_working_directory_on_path() -> None:
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.append(cwd)
-
-
-def _load_builtin_agents(game: str) -> None:
-    from sim.games import game as find_game
-
-    module = find_game(game).agents
-    if module is not None:
-        importlib.import_module(module)

@@ -15,16 +15,22 @@ import argparse
 import statistics
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from sim.knockout_whist.simulate import play_matches
+from experiments.runner import routes
 
 LINEUPS: dict[str, tuple[int, int]] = {  # lineup: (compiled games, reference games) per run
     "greedy;greedy;greedy;greedy": (50_000, 300),
     "tracker;tracker;tracker;tracker": (50_000, 300),
     "random;greedy;tracker;mcts:iters=100": (400, 40),
 }
+
+
+def play_matches(n_seats: int, seeds: Sequence[int], seatings: Sequence[Sequence[str]], engine: str) -> Any:
+    """Knockout Whist games played as a run's chunk plays them (``routes.play_matches``)."""
+    return routes.play_matches("knockout-whist", n_seats, seeds, seatings, engine=engine)
 
 
 def games_per_second(specs: Sequence[str], games: int, engine: str, repeat: int) -> tuple[float, dict]:

@@ -16,7 +16,7 @@ import argparse
 import statistics
 import time
 
-from sim.kort.simulate import play_matches
+from experiments.runner import routes
 
 
 def matches_per_second(lineup: list[str], matches: int, engine: str, options: dict[str, int], repeat: int,
@@ -26,7 +26,7 @@ def matches_per_second(lineup: list[str], matches: int, engine: str, options: di
     for _ in range(repeat):
         seeds = list(range(first_seed, first_seed + matches))
         start = time.process_time()
-        play_matches(4, seeds, [lineup] * matches, options=options, engine=engine)
+        routes.play_matches("kort", 4, seeds, [lineup] * matches, options=options, engine=engine)
         rates.append(matches / (time.process_time() - start))
     return rates
 
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     options = {"target_wins": args.target_wins}
     for text in args.lineup:
         lineup = [spec.strip() for spec in text.split(";")]
-        play_matches(4, [0], [lineup], options=options, engine="compiled")  # compile or load the cache
+        routes.play_matches("kort", 4, [0], [lineup], options=options, engine="compiled")  # compile or load the cache
         compiled = matches_per_second(lineup, args.matches, "compiled", options, args.repeat)
         reference = matches_per_second(lineup, args.reference_matches, "reference", options, args.repeat)
         print(f"{text}: compiled {statistics.median(compiled):,.1f} matches/s "

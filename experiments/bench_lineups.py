@@ -3,8 +3,8 @@
     python -m experiments.bench_lineups --agents 'loginf;loginf;loginf;loginf' --hands 400
     python -m experiments.bench_lineups --agents 'random;greedy;loginf;mcts:iters=100' --hands 60 --floor
 
-``lineup_rate`` plays the same matches the runner's workers would (``play_matches`` of
-the game's adapter, one match per seed, the lineup at every match) on one core, and
+``lineup_rate`` plays the same matches the runner's workers would (``routes.play_matches``:
+the route a run takes, one match per seed, the lineup at every match) on one core, and
 reports rows (hands, games or matches) per CPU second: the median of ``repeat`` timings,
 each after a warm-up that loads or compiles the kernels. CPU time is what a chunk costs a
 worker whatever else the machine is doing; wall time is shown beside it.
@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from experiments.runner import routes
+from experiments.runner.seating import check_specs
 from sim.games import game as find_game
 
 
@@ -57,14 +59,16 @@ def lineup_rate(game: str, n_seats: int, specs: Sequence[str], hands: int, engin
     ``reference``), ``repeat`` times after a warm-up; each timing plays other seeds."""
     adapter = importlib.import_module(find_game(game).adapter)
     adapter.check_lineup(n_seats, specs)
-    path = engine if engine != "auto" else ("compiled" if adapter.is_compiled(specs) else "reference")
+    check_specs(specs, game)
+    compiled = routes.choose_route(game, [specs], False) != routes.REFERENCE
+    path = engine if engine != "auto" else ("compiled" if compiled else "reference")
     seating = [list(specs)]
-    adapter.play_matches(n_seats, [seed], seating, match_hands, engine=path)  # warm-up: load or compile kernels
+    routes.play_matches(game, n_seats, [seed], seating, match_hands, engine=path)  # warm-up: load or compile kernels
     cpu, wall = [], []
     for r in range(repeat):
         seeds = [seed + 1 + r * hands + i for i in range(hands)]
         started, started_cpu = time.perf_counter(), time.process_time()
-        played = adapter.play_matches(n_seats, seeds, seating * hands, match_hands, engine=path)
+        played = routes.play_matches(game, n_seats, seeds, seating * hands, match_hands, engine=path)
         cpu.append(time.process_time() - started_cpu)
         wall.append(time.perf_counter() - started)
     rows = len(next(iter(played.hands.values())))
@@ -74,7 +78,6 @@ def lineup_rate(game: str, n_seats: int, specs: Sequence[str], hands: int, engin
 def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) -> float:
     """CPU seconds per Knorri hand spent inside the ``mcts`` seats' compiled searches (reference path, timed)."""
     from agents import compiled_search, mcts
-    from sim.knorri.simulate import play_matches
 
     spent = [0.0]
 
@@ -91,9 +94,10 @@ def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) 
     compiled_search.TreeSearch.iterate = timed(saved[0])
     mcts.sampled_stock_search = timed(saved[1])
     try:
-        play_matches(n_seats, [seed], [list(specs)], 1, engine="reference")  # warm-up
+        routes.play_matches("knorri", n_seats, [seed], [list(specs)], 1, engine="reference")  # warm-up
         spent[0] = 0.0
-        play_matches(n_seats, [seed + 1 + i for i in range(hands)], [list(specs)] * hands, 1, engine="reference")
+        routes.play_matches("knorri", n_seats, [seed + 1 + i for i in range(hands)], [list(specs)] * hands, 1,
+                            engine="reference")
     finally:
         compiled_search.TreeSearch.iterate, mcts.sampled_stock_search = saved
     return spent[0] / hands

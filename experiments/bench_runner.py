@@ -5,7 +5,7 @@
 Each repeat times two fresh processes from start to exit:
 
 - ``run``: ``knorri-sim run`` writing the parquet dataset, manifest and summary;
-- ``engine``: the same chunks played by the game adapter on the same number of
+- ``engine``: the same chunks played on their planned route (``routes.play_route``) on the same number of
   joblib workers, results thrown away (``--engine-only``).
 
 The difference is what the runner adds (building Arrow tables, shipping them to
@@ -50,10 +50,11 @@ def engine_only(args: argparse.Namespace) -> int:
 
 def _play_only(task) -> int:
     from experiments.runner.chunk import chunk_matches
-    from sim.knorri.simulate import play_matches
+    from experiments.runner.routes import play_route
 
     seeds, seatings = chunk_matches(task)
-    played = play_matches(task.table.seats, seeds, seatings, task.table.match_hands, task.log_actions)
+    played = play_route(task.table.route, task.game, task.table.seats, seeds, seatings, task.table.match_hands,
+                        task.log_actions, task.options)
     return len(played.hands["seed"])
 
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from agents.base import AgentSpecError
+from experiments.errors import UsageError
 from sim.cards import CardParseError
 from sim.errors import GameInputError
 from sim.games import AgentFailure
@@ -29,10 +30,6 @@ COMMANDS = {
               "holder's value, redeals, match length, the ladder of teams).",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
-
-
-class UsageError(Exception):
-    """Options that make no sense together; reported as one line, exit code 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,8 +72,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Under ``python -m`` this file runs as ``__main__``, a second copy beside ``experiments.cli``, whose
-    # ``UsageError`` the subcommands raise; run the real module's ``main`` so that error is the one caught.
-    from experiments.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

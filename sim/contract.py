@@ -23,6 +23,7 @@ import numpy as np
 from sim.errors import GameInputError
 
 if TYPE_CHECKING:
+    from sim.agent import AgentMaker
     from sim.games import ChunkColumns, ColumnSpec
     from sim.reference_base import ReferenceGame
 
@@ -94,6 +95,13 @@ class GameAdapter(Protocol):
     ``conformance_lines`` is ``traj``; ``describe_event``/``describe_end`` print a deal for people;
     ``play_matches`` plays a runner chunk; ``BENCH`` is what ``bench`` times; ``LEARNING`` (or None) is what the
     RL interfaces need.
+
+    The compiled engine, as the runner's routes (``experiments.runner.routes``) use it: ``ENGINE_POLICIES``, the
+    bare specs ``play_matches`` plays on the engine's own policies (empty without a compiled engine);
+    ``COMPILED_CODE``, its modules with the CPU seconds compiling them takes on first use; ``COMPILED_LOGS_ACTIONS``,
+    whether it keeps an action log; ``BATCH_POLICIES`` (None without a batch engine) with ``start_batch`` and
+    ``batch_columns``, the hook vectorised agents (``act_batch``) step the batch engine through; optionally
+    ``lineup_columns``, which a compiled lineup player of the game's agents builds its columns with.
     """
 
     TITLE: str
@@ -112,6 +120,10 @@ class GameAdapter(Protocol):
     PLACE_COLUMNS: tuple[str, ...]
     BENCH: Bench
     LEARNING: LearningFacts | None
+    ENGINE_POLICIES: tuple[str, ...]
+    COMPILED_CODE: Mapping[str, float]
+    COMPILED_LOGS_ACTIONS: bool
+    BATCH_POLICIES: Mapping[str, int] | None
 
     def check_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The options (values may be strings, as typed), checked and completed with defaults; else one line."""
@@ -147,8 +159,12 @@ class GameAdapter(Protocol):
     def describe_end(self, deal: ReferenceGame) -> str:
         """How a finished deal ended, as a line for people."""
 
-    def play_matches(self, *args: Any, **kwargs: Any) -> ChunkColumns:
-        """Play a runner chunk: one match per seed, returning every declared column."""
+    def play_matches(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+                     match_hands: int = 1, log_actions: bool = False, options: Mapping[str, Any] | None = None,
+                     make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
+        """Play one match per seed, ``seatings[i]`` at the table, returning every declared column: on the reference
+        engine with the agents ``make_agent`` builds, or (``engine`` ``compiled``, or ``auto`` for a lineup of
+        ``ENGINE_POLICIES``) on the engine's own policies; an agent's failure is one ``AgentFailure``."""
 
 
 def check_adapter(name: str, adapter: ModuleType | Any) -> None:
@@ -183,6 +199,11 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
     if not isinstance(adapter.BENCH, Bench) or not all(
             adapter.MIN_SEATS <= n <= adapter.MAX_SEATS for n in adapter.BENCH.seats):
         problems.append("BENCH must be a Bench whose seats the game is played with")
+    if adapter.BATCH_POLICIES is not None and not all(callable(getattr(adapter, name, None))
+                                                      for name in ("start_batch", "batch_columns")):
+        problems.append("a game with BATCH_POLICIES gives start_batch and batch_columns")
+    if adapter.ENGINE_POLICIES and not has_compiled_engine(adapter):
+        problems.append("ENGINE_POLICIES need a compiled engine (BENCH.play_compiled)")
     if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
         problems.append("LEARNING must be a LearningFacts or None")
     if problems:

@@ -1,4 +1,4 @@
-"""The registry of games: each game's name on the command line, its adapter and its built-in agents.
+"""The registry of games: each game's name on the command line, its title and its adapter.
 
 A game's adapter is a module that implements ``sim.contract.GameAdapter``; the
 runner, the commands and the RL interfaces look a game up here by name and ask
@@ -6,8 +6,8 @@ its adapter, never its rules. ``register_game`` adds a game (the three built-in
 ones below; a test registers a fourth); the adapter is imported and checked
 against the contract the first time it is looked up.
 
-A row is a function of its seed, seating and options alone, so the chunking and
-the worker never change a result.
+A row is a function of its seed, seating and options alone, so how the matches
+are split between calls and processes never changes a result.
 """
 
 from __future__ import annotations
@@ -24,29 +24,32 @@ from sim.rng import GOLDEN_GAMMA
 
 @dataclass(frozen=True)
 class Game:
-    """One registered game: its name on the command line, its title, its adapter module and its agents' module."""
+    """One registered game: its name on the command line, its title and its adapter module."""
 
     name: str
     title: str
     adapter: str  # module path of the adapter (a sim.contract.GameAdapter)
-    agents: str | None  # module whose import registers the game's built-in agents (None: only the generic ones)
 
 
 GAMES: dict[str, Game] = {}
 DEFAULT_GAME = "knorri"
 
 
-def register_game(name: str, title: str, adapter: str, agents: str | None = None) -> Game:
-    """Add a game under ``name`` (the ``--game`` word); its adapter is checked against the contract on first use."""
-    if name in GAMES and GAMES[name] != Game(name, title, adapter, agents):
+def register_game(name: str, title: str, adapter: str) -> Game:
+    """Add a game under ``name`` (the ``--game`` word); its adapter is checked against the contract on first use.
+
+    A game's own agents register themselves with ``agents.base.register(name, game=...)`` when their module is
+    imported (``import agents`` imports the built-in games' agents).
+    """
+    if name in GAMES and GAMES[name] != Game(name, title, adapter):
         raise GameInputError(f"game {name!r} is already registered (as {GAMES[name].adapter})")
-    GAMES[name] = Game(name, title, adapter, agents)
+    GAMES[name] = Game(name, title, adapter)
     return GAMES[name]
 
 
-register_game("knorri", "Knorri", "sim.knorri.simulate", "agents")
-register_game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate", "agents.knockout_whist")
-register_game("kort", "Kort", "sim.kort.simulate", "agents")
+register_game("knorri", "Knorri", "sim.knorri.simulate")
+register_game("knockout-whist", "Knockout Whist", "sim.knockout_whist.simulate")
+register_game("kort", "Kort", "sim.kort.simulate")
 
 
 def game(name: str) -> Game:
@@ -84,9 +87,10 @@ class ColumnSpec:
 
 @dataclass
 class ChunkColumns:
-    """What one chunk produced: per-row columns, the extra tables' columns and, if asked, per-decision columns.
+    """What one ``play_matches`` call produced: per-row columns, the extra tables' columns and, if asked,
+    per-decision columns.
 
-    ``actions["hand_row"]`` (and ``tables[name]["hand_row"]``) is the row (0-based, within this chunk)
+    ``actions["hand_row"]`` (and ``tables[name]["hand_row"]``) is the row (0-based, within this call)
     each decision (each extra row) belongs to. Masked arrays are written as nulls.
     """
 
@@ -108,7 +112,7 @@ def extra_tables(adapter_module: ModuleType) -> dict[str, tuple[ColumnSpec, ...]
 class AgentFailure(RuntimeError):
     """An agent raised or chose an illegal action: the message names the agent, seat, seed and action.
 
-    ``row`` is the failing row's place in the chunk (the runner turns it into ``hand_index``), and
+    ``row`` is the failing row's place among those played (the runner turns it into ``hand_index``), and
     ``replay`` the ``knorri-sim play`` command that plays the same deal with the same agents; both
     are added to the message when known.
     """

@@ -1,12 +1,12 @@
-"""Agents seated by a runner adapter: built once per chunk from their specs, named when they fail.
+"""Agents seated at a reference engine: built once per call by the caller's maker, named when they fail.
 
 Every game's adapter seats its agents the same way: one agent object per (seat,
-spec), reset for every deal, wrapped so that an exception inside a user's agent
-or an illegal action stops the run with the agent, seat and deal named in one
-line (``AgentFailure``). The wrapper can also hand every decision to a recorder
-(the optional actions table). The runner checks and the reference loop that the
-games playing one engine deal per runner match (Knockout Whist, Kort) share live
-here too.
+spec), made by the ``AgentMaker`` it is given (the engines never build an agent
+from a spec themselves), reset for every deal, wrapped so that an exception inside
+a user's agent or an illegal action stops the play with the agent, seat and deal
+named in one line (``AgentFailure``). The wrapper can also hand every decision to a
+recorder (the optional actions table). The reference loop that the games playing
+one engine deal per match (Knockout Whist, Kort) share lives here too.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from agents.base import Agent, AgentSpecError, make_agent
+from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
 from sim.errors import GameInputError, IllegalActionError
 from sim.games import AgentFailure
@@ -29,27 +29,16 @@ T = TypeVar("T")
 G = TypeVar("G", bound=ReferenceGame)
 
 
-def check_specs(n_seats: int, specs: Sequence[str], game: str) -> None:
-    """Refuse a lineup of the wrong length or a spec that makes no agent of ``game``, in one line."""
-    if len(specs) != n_seats:
-        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
-    for spec in specs:
-        build_agent(spec, game)
-
-
-def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
-    """``make_agent(spec, seed, game)``; a constructor that raises anything becomes one spec error line."""
-    try:
-        return make_agent(spec, seed=seed, game=game)
-    except (AgentSpecError, GameInputError):
-        raise
-    except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
-        raise AgentSpecError(f"agent spec {spec!r} failed to start: {_described(error)}") from None
-
-
-def _described(error: BaseException) -> str:
+def described(error: BaseException) -> str:
+    """An exception in one line: its type and its message, blanks folded."""
     text = " ".join(str(error).split())
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def check_lineup_length(n_seats: int, specs: Sequence[str]) -> None:
+    """Refuse a lineup that does not give one spec per seat, in one line."""
+    if len(specs) != n_seats:
+        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
 
 
 class ActionTypeError(GameInputError):
@@ -130,7 +119,7 @@ class SeatedAgent:
         except ActionTypeError as error:
             raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")) from error
         except (Exception, SystemExit) as error:  # any failure inside a user's agent stops the run, named
-            raise AgentRaised(self.spec, self.seat, f"{_described(error)} in {verb}()") from error
+            raise AgentRaised(self.spec, self.seat, f"{described(error)} in {verb}()") from error
 
 
 class AgentRaised(Exception):
@@ -142,12 +131,14 @@ class AgentRaised(Exception):
 
 
 class AgentPool:
-    """One agent object per (seat, spec) of a game, built once per chunk and reset for every deal."""
+    """One agent object per (seat, spec), built once by ``make_agent`` and reset for every deal."""
 
-    def __init__(self, n_seats: int, recorder: DecisionRecorder | None, game: str = "knorri") -> None:
+    def __init__(self, n_seats: int, recorder: DecisionRecorder | None, make_agent: AgentMaker | None) -> None:
+        if make_agent is None:
+            raise ValueError("agents are seated by the make_agent the caller gives (the runner's agent_maker)")
         self.n_seats = n_seats
         self.recorder = recorder
-        self.game = game
+        self.make_agent = make_agent
         self._agents: dict[tuple[int, str], SeatedAgent] = {}
 
     def seat(self, seating: Sequence[str]) -> list[SeatedAgent]:
@@ -159,7 +150,7 @@ class AgentPool:
             key = (seat, spec)
             if key not in self._agents:
                 try:
-                    agent = build_agent(spec, self.game)
+                    agent = self.make_agent(spec)
                 except AgentSpecError as error:
                     raise AgentFailure(f"{error} (at seat {seat})") from None
                 self._agents[key] = SeatedAgent(agent, spec, self.recorder)
@@ -172,7 +163,7 @@ def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: st
     """Run ``play()``; an illegal action or an agent's exception becomes one ``AgentFailure`` line.
 
     ``where`` names the deal (e.g. ``the hand with seed 5 (first seat 0)``); ``action_name`` turns an
-    action id into words for the message; ``row`` (the deal's row in the chunk) and ``replay`` (the
+    action id into words for the message; ``row`` (the deal's row among those played) and ``replay`` (the
     command that replays it) travel with the failure.
     """
     try:
@@ -208,34 +199,37 @@ def _named(action: Any, action_name: Callable[[int], str]) -> str:
         return repr(action)
 
 
-def is_compiled_lineup(specs: Sequence[str], compiled_agents: Collection[str]) -> bool:
-    """Whether the compiled engine plays a lineup: every spec a bare name of ``compiled_agents``."""
-    return all(spec.strip() in compiled_agents for spec in specs)
+def is_engine_lineup(seatings: Sequence[Sequence[str]], policies: Collection[str]) -> bool:
+    """Whether the engine's own compiled policies play every seating: every spec a bare name of ``policies``."""
+    return all(spec.strip() in policies for seating in seatings for spec in seating)
 
 
-def check_one_per_match(match_hands: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+def check_one_per_match(match_hands: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]] | None,
                         one_match: str) -> None:
-    """Refuse a chunk whose runner matches are not one engine deal each (``one_match`` says what a match is),
-    or whose seeds and seatings differ in number."""
+    """Refuse matches that are not one engine deal each (``one_match`` says what a match is),
+    or whose seeds and seatings (when given) differ in number."""
     if match_hands != 1:
         raise ValueError(f"{one_match}, not {match_hands}")
-    if len(match_seeds) != len(seatings):
+    if seatings is not None and len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
 
 
-def plays_compiled(engine: str, compiled: bool, log_actions: bool, compiled_agents: Collection[str]) -> bool:
-    """Whether a chunk goes to the compiled engine: ``auto`` when every lineup is ``compiled`` and no action log
-    is asked for, ``compiled`` insisting on it (refused otherwise), ``reference`` never."""
+def plays_on_engine(engine: str, seatings: Sequence[Sequence[str]], policies: Collection[str], log_actions: bool,
+                    logs_actions: bool) -> bool:
+    """Whether ``play_matches`` plays on the engine's own compiled policies: ``compiled`` insists (refused for a
+    spec that is not one of ``policies``, or an action log the engine cannot keep), ``reference`` never, ``auto``
+    when it can (every spec one of ``policies``; an action log only where the engine ``logs_actions``)."""
     if engine not in ("auto", "compiled", "reference"):
         raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
-    if engine == "compiled" and (not compiled or log_actions):
-        raise ValueError("the compiled engine plays only lineups of " + ", ".join(compiled_agents)
-                         + ", without an action log")
-    return compiled and not log_actions and engine != "reference"
+    can = is_engine_lineup(seatings, policies) and (logs_actions or not log_actions)
+    if engine == "compiled" and not can:
+        raise ValueError("the engine's own policies play only lineups of " + ", ".join(policies)
+                         + ("" if logs_actions else ", without an action log"))
+    return can and engine != "reference"
 
 
 class DecisionLog:
-    """Collects (row, step, seat, [period,] phase, action) for every decision of a chunk: the actions table.
+    """Collects (row, step, seat, [period,] phase, action) for every decision played: the actions table.
 
     ``period`` names the column (and the observation's attribute) saying which part of a match a decision
     came in, e.g. ``("hand", "hand_no")``; a game without one leaves it out.
@@ -250,7 +244,7 @@ class DecisionLog:
         self._step = 0
 
     def start_row(self, row: int) -> None:
-        """The decisions from now on belong to the chunk's row ``row``, counted from step 0."""
+        """The decisions from now on belong to row ``row`` (of those played), counted from step 0."""
         self._row, self._step = row, 0
 
     def record(self, seat: int, observation: Any, action: int) -> None:
@@ -267,16 +261,17 @@ class DecisionLog:
 
 
 def play_one_per_seed(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
-                      log: DecisionLog | None, game: str, new_match: Callable[[int], G], what: str,
+                      log: DecisionLog | None, make_agent: AgentMaker | None, new_match: Callable[[int], G], what: str,
                       action_name: Callable[[int], str],
                       replay: Callable[[int, Sequence[str]], str] | None = None) -> list[tuple[int, G]]:
-    """Play one reference deal per runner match seed with its seating's agents; return (seed, deal) pairs.
+    """Play one reference deal per match seed with its seating's agents (made by ``make_agent``); return (seed,
+    deal) pairs.
 
     Deal ``i`` is ``new_match(derive_seed(match_seeds[i], 0))``, played by ``play_with_agents``; a failing
-    agent stops the chunk with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``), the seed
+    agent stops the play with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``), the seed
     and, given ``replay(seed, seating)``, the command that replays the deal.
     """
-    pool = AgentPool(n_seats, log, game=game)
+    pool = AgentPool(n_seats, log, make_agent)
     played: list[tuple[int, G]] = []
     for match_seed, seating in zip(match_seeds, seatings, strict=True):
         seed = derive_seed(int(match_seed), 0)

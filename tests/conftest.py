@@ -121,3 +121,4 @@ def assert_step_refused(batch: Any, actions: Any, index: int, arrays: Callable[[
     assert f"illegal action {bad_action} by batch index {index} at seat {seat}" in str(refused.value)
     for old, new in zip(before, arrays(), strict=True):
         assert np.array_equal(old, new)
+

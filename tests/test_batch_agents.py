@@ -14,7 +14,8 @@ import pytest
 from runner_fixtures.batch_agents import CountingBatchRandom, Resets
 
 from experiments.cli import main
-from sim import batch_agents, games
+from experiments.runner import batch_agents, routes
+from sim import games
 from sim.games import AgentFailure
 from sim.rng import agent_seed, derive_seed
 
@@ -64,23 +65,23 @@ def test_an_agent_mirroring_random_in_act_batch_writes_randoms_rows_through_run(
 def test_a_lineup_the_batch_engine_cannot_play_whole_keeps_the_reference_path():
     policies = games.adapter("knorri").BATCH_POLICIES
     lineup = [BATCH_RANDOM, "random", "greedy", "random"]
-    assert batch_agents.takes_batch_path("auto", False, [lineup], "knorri", policies)
-    assert not batch_agents.takes_batch_path("auto", False, [[BATCH_RANDOM, "loginf", "random", "random"]], "knorri",
+    assert batch_agents.takes_batch_path(False, [lineup], "knorri", policies)
+    assert routes.choose_route("knorri", [lineup], False) == routes.BATCH
+    assert not batch_agents.takes_batch_path(False, [[BATCH_RANDOM, "loginf", "random", "random"]], "knorri",
                                              policies)
-    assert not batch_agents.takes_batch_path("auto", False, [["runner_fixtures.agents:PythonRandom", *lineup[1:]]],
+    assert not batch_agents.takes_batch_path(False, [["runner_fixtures.agents:PythonRandom", *lineup[1:]]],
                                              "knorri", policies)
-    assert not batch_agents.takes_batch_path("auto", True, [lineup], "knorri", policies)  # a logged run
-    assert not batch_agents.takes_batch_path("reference", False, [lineup], "knorri", policies)
-    assert not batch_agents.takes_batch_path("auto", False, [["random", "greedy", "random", "random"]], "knorri",
+    assert not batch_agents.takes_batch_path(True, [lineup], "knorri", policies)  # a logged run
+    assert routes.choose_route("knorri", [lineup], False, "reference") == routes.REFERENCE
+    assert not batch_agents.takes_batch_path(False, [["random", "greedy", "random", "random"]], "knorri",
                                              policies)  # no batch agent: the compiled path as before
 
 
 def test_a_batch_agent_plays_its_act_on_the_reference_path_with_the_same_rows():
-    adapter = games.adapter("knockout-whist")
     lineup = [[BATCH_RANDOM, "greedy", "random", BATCH_RANDOM]]
     seeds = list(range(40))
-    batched = adapter.play_matches(4, seeds, lineup * 40, engine="compiled").hands
-    reference = adapter.play_matches(4, seeds, lineup * 40, engine="reference").hands
+    batched = routes.play_matches("knockout-whist", 4, seeds, lineup * 40, engine="compiled").hands
+    reference = routes.play_matches("knockout-whist", 4, seeds, lineup * 40, engine="reference").hands
     for name, column in reference.items():
         assert np.array_equal(np.ma.getdata(batched[name]), np.ma.getdata(column)), name
 
@@ -88,7 +89,7 @@ def test_a_batch_agent_plays_its_act_on_the_reference_path_with_the_same_rows():
 def test_a_batch_agent_is_reset_once_a_batch_per_seat_with_the_first_deals_agent_seed():
     Resets.seen.clear()
     spec = "runner_fixtures.batch_agents:Resets"
-    games.adapter("kort").play_matches(4, [7, 8, 9], [[spec, "random", "random", spec]] * 3, engine="compiled")
+    routes.play_matches("kort", 4, [7, 8, 9], [[spec, "random", "random", spec]] * 3, engine="compiled")
     first = derive_seed(7, 0)
     assert Resets.seen == [(0, agent_seed(first, 0)), (3, agent_seed(first, 3))]
 
@@ -99,5 +100,5 @@ def test_a_batch_agent_is_reset_once_a_batch_per_seat_with_the_first_deals_agent
 ])
 def test_a_failing_batch_agent_stops_the_chunk_in_one_line(spec, says):
     with pytest.raises(AgentFailure) as failure:
-        games.adapter("knorri").play_matches(4, [1, 2], [[spec, "random", "random", "random"]] * 2, 1)
+        routes.play_matches("knorri", 4, [1, 2], [[spec, "random", "random", "random"]] * 2, 1)
     assert says in str(failure.value) and "\n" not in str(failure.value)

@@ -241,7 +241,7 @@ def test_an_agent_module_missing_on_a_worker_is_reported_as_a_worker_problem(tmp
     config = build_config({"seats": [3], "agents": ["random"], "hands": 3, "out": str(tmp_path)})
     task = plan_run(config).tasks[0]
     seating = ("nowhere_module:Bot", "random", "random")
-    broken = ChunkTask(task.run_id, task.chunk, replace(task.table, seatings=(seating,)),
+    broken = ChunkTask(task.run_id, task.chunk, replace(task.table, seatings=(seating,), route="reference"),
                        task.master_seed, task.log_actions, task.width,
                        {**task.categories, "agent": [*task.categories["agent"], seating[0]]}, task.game, task.options)
     with pytest.raises(AgentFailure) as failure:

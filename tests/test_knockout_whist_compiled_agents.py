@@ -14,9 +14,10 @@ import pytest
 from agents.knockout_whist import compiled_tracker, lineup
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.tracker import KnockoutWhistTracker, tracker_action
+from experiments.runner import routes
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
-from sim.knockout_whist import compiled, simulate
+from sim.knockout_whist import compiled
 from sim.knockout_whist.encoding import MAX_SEATS, NUM_ACTIONS
 from sim.knockout_whist.reference import KnockoutWhistGame, as_options
 from sim.rng import SplitMix64, derive_seed
@@ -55,14 +56,13 @@ def kernel_games(monkeypatch):
      {"card_exchange": True, "rainbow": True, "safe_first_hand": True}),
 ])
 def test_a_lineup_of_built_in_agents_plays_in_compiled_code_and_writes_the_reference_paths_rows(
-        seats, agents, options, tmp_path, monkeypatch, kernel_games):
+        seats, agents, options, tmp_path, kernel_games):
     games = -(-200 // seats) * seats  # every rotation of the lineup plays each deal
     run = build_config({"game": GAME, "seats": seats, "agents": agents, "hands": games, "seed": 11,
                         "chunk_hands": 70, "workers": 1, "assign": "rotate", "options": options})
     run_experiment(run, tmp_path / "compiled")
-    assert sum(kernel_games) == games and simulate.is_compiled(agents)
-    monkeypatch.setattr(simulate, "is_compiled", lambda specs: False)
-    run_experiment(run, tmp_path / "reference")
+    assert sum(kernel_games) == games and routes.choose_route(GAME, [agents], False) == routes.LINEUP
+    run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(kernel_games) == games
     compiled_rows, reference_rows = (pd.read_parquet(tmp_path / name / "hands").sort_values("hand_index")
                                      .reset_index(drop=True) for name in ("compiled", "reference"))
@@ -71,11 +71,11 @@ def test_a_lineup_of_built_in_agents_plays_in_compiled_code_and_writes_the_refer
 
 
 def test_a_users_agent_a_time_budget_or_an_action_log_keeps_the_reference_path(tmp_path, kernel_games):
-    assert simulate.is_compiled(["tracker", " greedy ", "mcts:iters=5,c=0.3", "random"])
-    assert not simulate.is_compiled(["tracker", "agents.knockout_whist.greedy:GreedyAgent"])
-    assert not simulate.is_compiled(["tracker", "mcts:time=0.01"])
+    assert lineup.LINEUP_PLAYER.accepts(["tracker", " greedy ", "mcts:iters=5,c=0.3", "random"])
+    assert not lineup.LINEUP_PLAYER.accepts(["tracker", "agents.knockout_whist.greedy:GreedyAgent"])
+    assert not lineup.LINEUP_PLAYER.accepts(["tracker", "mcts:time=0.01"])
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random, greedy, tracker, mcts"):
-        simulate.play_matches(2, [1], [["greedy", "agents.knockout_whist.greedy:GreedyAgent"]], engine="compiled")
+        routes.play_matches(GAME, 2, [1], [["greedy", "agents.knockout_whist.greedy:GreedyAgent"]], engine="compiled")
     run = build_config({"game": GAME, "seats": 3, "agents": ["tracker", "greedy", "random"], "hands": 30,
                         "seed": 4, "chunk_hands": 10, "workers": 1})
     run_experiment(run, tmp_path / "compiled")

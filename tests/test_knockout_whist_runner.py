@@ -22,6 +22,7 @@ from test_runner_resume import kill_run_after_shards
 
 from agents.base import make_agent
 from experiments.cli import main
+from experiments.runner import routes
 from experiments.runner.config import ConfigError, build_config, load_file
 from experiments.runner.execute import run_experiment
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
@@ -156,12 +157,11 @@ def compiled_calls(monkeypatch):
     (7, {"card_exchange": True, "no_trumps_choice": True, "rainbow": True}),
 ])
 def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_engines_rows(
-        seats, options, tmp_path, monkeypatch, compiled_calls):
+        seats, options, tmp_path, compiled_calls):
     run = config(seats=seats, agents=["random"], hands=90, chunk_hands=25, options=options)
     run_experiment(run, tmp_path / "compiled")
-    assert sum(compiled_calls) == 90 and simulate.is_compiled(["random"] * seats)
-    monkeypatch.setattr(simulate, "is_compiled", lambda specs: False)
-    run_experiment(run, tmp_path / "reference")
+    assert sum(compiled_calls) == 90 and routes.choose_route(GAME, [["random"] * seats], False) == routes.ENGINE
+    run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 90
     compiled, reference = read_hands(tmp_path / "compiled"), read_hands(tmp_path / "reference")
     assert len(compiled) == 90 and compiled.dogs_given.nunique() + compiled.end_reason.nunique() > 2
@@ -179,11 +179,13 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
 
 
 def test_only_built_in_seats_make_a_compiled_lineup():
-    assert simulate.is_compiled(["random", " random "])
-    assert simulate.is_compiled(["random", "greedy"])
-    assert not simulate.is_compiled(["random", "runner_fixtures.agents:PythonRandom"])
+    assert routes.choose_route(GAME, [["random", " random "]], False) == routes.ENGINE
+    assert routes.choose_route(GAME, [["random", "greedy"]], False) == routes.LINEUP
+    assert routes.choose_route(GAME, [["random", "runner_fixtures.agents:PythonRandom"]], False) == routes.REFERENCE
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
-        simulate.play_matches(2, [1], [["runner_fixtures.agents:PythonRandom", "random"]], engine="compiled")
+        routes.play_matches(GAME, 2, [1], [["runner_fixtures.agents:PythonRandom", "random"]], engine="compiled")
+    with pytest.raises(ValueError, match="the engine's own policies play only lineups of random"):
+        simulate.play_matches(2, [1], [["greedy", "random"]], engine="compiled")
 
 
 # ----- reproducibility and faults ---------------------------------------------------------------

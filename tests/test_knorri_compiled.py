@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-import pkgutil
-from pathlib import Path
-
 import numpy as np
 
 from sim.knorri import compiled
 from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
-
-ROOT = Path(__file__).resolve().parents[1]
-AGENTS = ROOT / "agents"
 
 
 def _mid_hand(n_seats: int, seed: int, actions: int) -> KnorriHand:
@@ -30,31 +23,6 @@ def _working_copy(hand: KnorriHand) -> tuple[np.ndarray, ...]:
     position = compiled.new_position()
     compiled.copy_position(*compiled.position_rows(hand), *position[:3], *position[4:])
     return position
-
-
-# Each engine's internals: every submodule of a game's compiled package, and the bits all of them share.
-# An agent imports the package itself (``sim.<game>.compiled``), which re-exports what search agents need.
-ENGINE_INTERNALS = {
-    f"sim.{game}.compiled.{module.name}": f"sim.{game}.compiled"
-    for game in ("knorri", "knockout_whist", "kort")
-    for module in pkgutil.iter_modules([str(ROOT / "sim" / game / "compiled")])
-} | {"sim.compiled_bits": "the game's compiled package"}
-
-
-def test_agents_use_only_the_compiled_api_of_each_engine():
-    assert "sim.kort.compiled.kernels" in ENGINE_INTERNALS  # the list is read from the packages, so never empty
-    for path in AGENTS.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            for name in names:
-                internal = next((m for m in ENGINE_INTERNALS if name == m or name.startswith(m + ".")), None)
-                use = ENGINE_INTERNALS.get(internal)
-                assert internal is None, f"{path.name} imports engine internals {name}: use {use}"
 
 
 def test_a_copied_position_steps_on_exactly_as_the_reference_hand():

@@ -11,18 +11,23 @@ import agents.compiled_lineup as compiled_lineup
 from agents.base import make_agent
 from agents.compiled_lineup import decide_at
 from agents.tracker import KnorriTracker
+from experiments.runner import routes
 from sim.cards import card_list
 from sim.knorri import compiled
 from sim.knorri.compiled import position_rows
 from sim.knorri.compiled.state import C_HANDS_HASH, I_CRC, I_DECISIONS, I_HIST_LEN, I_REDEALS
 from sim.knorri.reference import KnorriHand
-from sim.knorri.simulate import is_compiled, play_matches
 from sim.rng import SplitMix64, agent_seed, derive_seed
 
 
 def _rotations(lineup: list[str], matches: int) -> list[list[str]]:
     """The lineup turned one seat further at every match, so each agent sits everywhere."""
     return [lineup[i % len(lineup):] + lineup[:i % len(lineup)] for i in range(matches)]
+
+
+def play_matches(n_seats, seeds, seatings, match_hands, log_actions=False, engine="auto"):
+    """Knorri matches played as a run plays them (the route chosen, then followed)."""
+    return routes.play_matches("knorri", n_seats, seeds, seatings, match_hands, log_actions, engine=engine)
 
 
 def _both_paths(n_seats: int, lineup: str, matches: int, match_hands: int = 1):
@@ -157,7 +162,8 @@ def test_compiled_mcts_phase1_choice_ignores_the_true_stock_order_and_matches_py
     ["mcts:iters=5,rollout=random,seed=9", "loginf", "greedy"],
 ])
 def test_every_built_in_lineup_is_compiled(specs):
-    assert is_compiled(specs)
+    assert compiled_lineup.LINEUP_PLAYER.accepts(specs)
+    assert routes.choose_route("knorri", [specs], True) == routes.LINEUP
 
 
 @pytest.mark.parametrize("specs", [
@@ -167,7 +173,7 @@ def test_every_built_in_lineup_is_compiled(specs):
 ])
 def test_an_import_path_or_a_time_budget_keeps_the_reference_path(specs, monkeypatch):
     """Not compiled: ``auto`` plays the Python agents (the compiled kernel is never called), ``compiled`` refuses."""
-    assert not is_compiled(specs)
+    assert not compiled_lineup.LINEUP_PLAYER.accepts(specs)
     with pytest.raises(ValueError, match="compiled engine plays only"):
         play_matches(3, [1], [specs], 1, engine="compiled")
 

@@ -33,8 +33,9 @@ from agents.kort.tracker import KortTracker
 from agents.kort.tracker import tracker_choice as python_tracker_choice
 from agents.kort.values import match_win_chance
 from agents.kort.view import Table
+from experiments.runner import routes
 from experiments.runner.execute import run_experiment
-from sim.kort import compiled, simulate
+from sim.kort import compiled
 from sim.kort.compiled.state import I_FIRST_VOTER, I_VOTE
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase
 from sim.kort.reference import KortMatch
@@ -66,14 +67,13 @@ def lineup_calls(monkeypatch):
     ([MCTS, "random", "mcts:iters=8,seed=-3,rollout=greedy,horizon=match", "tracker"], "fixed", {"target_wins": 2}),
 ], ids=["greedy", "greedy-to-3", "tracker", "tracker-greedy", "greedy-redeal-never", "mcts-mix"])
 def test_a_built_in_lineup_plays_compiled_and_writes_the_reference_engines_rows(
-        agents, assign, options, tmp_path, monkeypatch, lineup_calls):
+        agents, assign, options, tmp_path, lineup_calls):
     run = config(agents=agents, assign=assign, matches=200, chunk_hands=70, options=options)
-    assert simulate.is_compiled(agents)
+    assert routes.choose_route("kort", [agents], False) == routes.LINEUP
     run_experiment(run, tmp_path / "compiled")
     played = sum(lineup_calls)
     assert played >= 200
-    monkeypatch.setattr(simulate, "is_compiled", lambda specs: False)
-    run_experiment(run, tmp_path / "reference")
+    run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(lineup_calls) == played  # the reference run played no compiled match
     for table in ("hands", "rounds"):
         pd.testing.assert_frame_equal(read(tmp_path / "compiled", table), read(tmp_path / "reference", table))
@@ -86,9 +86,10 @@ def test_a_built_in_lineup_plays_compiled_and_writes_the_reference_engines_rows(
 
 
 def test_only_built_in_specs_without_a_time_budget_play_compiled(tmp_path, lineup_calls):
-    assert simulate.is_compiled(["random", "greedy:redeal=never", "tracker", "mcts:iters=5,c=0.4,rollout=greedy"])
-    assert not simulate.is_compiled(["random", "greedy", "tracker", "mcts:time=0.01"])
-    assert not simulate.is_compiled(["random", "agents.kort.greedy:GreedyAgent", "tracker", "greedy"])
+    player = lineup.LINEUP_PLAYER
+    assert player.accepts(["random", "greedy:redeal=never", "tracker", "mcts:iters=5,c=0.4,rollout=greedy"])
+    assert not lineup.LINEUP_PLAYER.accepts(["random", "greedy", "tracker", "mcts:time=0.01"])
+    assert not lineup.LINEUP_PLAYER.accepts(["random", "agents.kort.greedy:GreedyAgent", "tracker", "greedy"])
     run = config(agents=["agents.kort.greedy:GreedyAgent", "greedy"] * 2, matches=4, options={"target_wins": 1})
     run_experiment(run, tmp_path / "python")
     run_experiment(dataclasses.replace(run, log_actions=True), tmp_path / "logged")

@@ -22,6 +22,7 @@ from test_runner_resume import kill_run_after_shards
 
 from agents.base import make_agent
 from experiments.cli import main
+from experiments.runner import routes
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
 from experiments.runner.plan import arrangements
@@ -207,12 +208,11 @@ def compiled_calls(monkeypatch):
 
 @pytest.mark.parametrize("options", [{}, {"target_wins": 3, "first_holder": 3}])
 def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_engines_rows(
-        options, tmp_path, monkeypatch, compiled_calls):
+        options, tmp_path, compiled_calls):
     run = config(agents=["random"], matches=150, chunk_hands=40, options=options)
     run_experiment(run, tmp_path / "compiled")
-    assert sum(compiled_calls) == 150 and simulate.is_compiled(["random"] * 4)
-    monkeypatch.setattr(simulate, "is_compiled", lambda specs: False)
-    run_experiment(run, tmp_path / "reference")
+    assert sum(compiled_calls) == 150 and routes.choose_route(GAME, [["random"] * 4], False) == routes.ENGINE
+    run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 150
     for table in ("hands", "rounds"):
         compiled, reference = read(tmp_path / "compiled", table), read(tmp_path / "reference", table)
@@ -235,10 +235,10 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
 
 
 def test_a_lineup_with_an_agent_by_import_path_is_not_compiled():
-    assert simulate.is_compiled(["random", " random ", "random", "random"])
-    assert not simulate.is_compiled(["random", PYTHON_RANDOM, "random", "random"])
+    assert routes.choose_route(GAME, [["random", " random ", "random", "random"]], False) == routes.ENGINE
+    assert routes.choose_route(GAME, [["random", PYTHON_RANDOM, "random", "random"]], False) == routes.REFERENCE
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
-        simulate.play_matches(4, [1], [["random", PYTHON_RANDOM, "random", "random"]], engine="compiled")
+        routes.play_matches(GAME, 4, [1], [["random", PYTHON_RANDOM, "random", "random"]], engine="compiled")
 
 
 # ----- reproducibility and faults ---------------------------------------------------------------

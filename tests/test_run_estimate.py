@@ -31,7 +31,7 @@ def test_a_short_run_says_nothing():
 
 def test_a_python_lineup_is_estimated_from_a_sample_that_counts_its_decisions():
     tasks = _tasks(game="kort", seats=[4], agents=["greedy", "random", "greedy", "random"], hands=2000,
-                   options={"target_wins": 1})
+                   options={"target_wins": 1}, log_actions=True)
     guess = estimate.estimate_run(tasks, "kort", engine_speed=False, log_actions=True, workers=1)
     assert guess.seconds > 0 and "CPU time of a sample of" in guess.basis
     per_match = guess.action_bytes / 2000 / estimate.ACTION_ROW_BYTES  # decisions of a match to one round won

@@ -15,9 +15,9 @@ from agents.base import known_agents, parse_spec
 from experiments.cli import main
 from experiments.runner.config import ConfigError, TableConfig, build_config, load_file, split_agent_specs
 from experiments.runner.execute import run_experiment
-from experiments.runner.plan import arrangements, table_plans
+from experiments.runner.plan import arrangements, check_lineups, table_plans
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
-from sim import games
+from experiments.runner.seating import agent_maker
 from sim.knorri.match import play_match
 from sim.knorri.simulate import HAND_COLUMNS, replay
 from sim.rng import derive_seed
@@ -75,8 +75,7 @@ def test_every_checked_in_config_is_valid():
     for path in paths:
         if path.suffix in (".toml", ".yaml"):
             config = build_config(load_file(path), str(path))
-            for table in config.tables:
-                games.adapter(config.game).check_lineup(table.seats, table.agents, config.options)
+            check_lineups(config)
     default = build_config(load_file(ROOT / "experiments" / "configs" / "default.toml"))
     assert {parse_spec(spec)[0] for spec in default.tables[0].agents} == set(known_agents())
 
@@ -187,6 +186,8 @@ def test_rows_are_identical_whatever_the_worker_count(tmp_path):
     (["--hands", "-3"], "hands must be at least 1"),
     (["--seats", "4", "--agents", "random;random"], "2 agent specs for 4 seats"),
     (["--config", "no/such/file.toml"], "does not exist"),
+    (["--seats", "3", "--agents", "runner_fixtures.agents:PythonRandom", "--engine", "compiled"],
+     "table 0: the compiled engine plays only lineups of random, greedy, loginf, mcts"),
 ])
 def test_bad_options_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, options, words):
     out = tmp_path / "out"
@@ -270,15 +271,31 @@ def test_compiled_and_reference_engines_give_identical_columns(lineup, match_han
     from sim.knorri.simulate import play_matches
 
     seeds = [derive_seed(2024, m) for m in range(12)]
+    make_agent = agent_maker("knorri")
     seatings = [lineup] * len(seeds)
-    compiled = play_matches(len(lineup), seeds, seatings, match_hands, log_actions=True, engine="compiled")
-    reference = play_matches(len(lineup), seeds, seatings, match_hands, log_actions=True, engine="reference")
+    compiled = play_matches(len(lineup), seeds, seatings, match_hands, True, engine="compiled")
+    reference = play_matches(len(lineup), seeds, seatings, match_hands, True, make_agent=make_agent,
+                             engine="reference")
     for name, values in reference.hands.items():
         assert np.array_equal(np.ma.getdata(compiled.hands[name]), np.ma.getdata(values)), name
         assert np.array_equal(np.ma.getmaskarray(compiled.hands[name]), np.ma.getmaskarray(values)), name
         assert compiled.hands[name].dtype == values.dtype, name
     for name, values in reference.actions.items():
         assert np.array_equal(compiled.actions[name], values), name
+
+
+def test_the_engine_is_chosen_per_run_changing_no_row_and_no_run_id(tmp_path):
+    run = build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 24, "chunk_hands": 9,
+                        "workers": 1, "assign": "rotate"})
+    fast = build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 24, "engine": "fast"})
+    assert (run.engine, fast.engine) == ("auto", "compiled")  # fast: the compiled engine's old name
+    reference = dataclasses.replace(run, engine="reference")
+    assert reference.run_id() == run.run_id()
+    assert {plan.route for plan in table_plans(run)} == {"lineup"}
+    assert {plan.route for plan in table_plans(reference)} == {"reference"}
+    run_experiment(run, tmp_path / "auto")
+    run_experiment(reference, tmp_path / "reference")
+    pd.testing.assert_frame_equal(read_hands(tmp_path / "auto"), read_hands(tmp_path / "reference"))
 
 
 def test_vectorised_seeds_equal_the_scalar_derivation():

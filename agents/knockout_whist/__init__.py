@@ -13,4 +13,4 @@ Each also plays inside compiled code, making the very same decisions:
 path), with ``compiled_tracker.py`` the tracker's deductions as one row per seat.
 """
 
-from agents.knockout_whist import greedy, mcts, tracker  # noqa: F401  (registering the built-in agents)
+from agents.knockout_whist import greedy, lineup, mcts, tracker  # noqa: F401  (registering the built-in agents)

@@ -16,4 +16,4 @@ tracker (``compiled_tracker.py``: the tracker's deductions and choice, stepped f
 public state only) or mcts (the same compiled search, fed by the compiled tracker).
 """
 
-from agents.kort import greedy, mcts, tracker  # noqa: F401  (registering the built-in agents)
+from agents.kort import greedy, lineup, mcts, tracker  # noqa: F401  (registering the built-in agents)

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import HANDS_DIR, MANIFEST, finished_chunks, shard_name
 from sim import games

@@ -31,8 +31,8 @@ from types import ModuleType
 
 import numpy as np
 
-from experiments.cli import UsageError
 from experiments.commands.common import ENGINE_CHOICES, add_game_argument, engine_name, game_settings
+from experiments.errors import UsageError
 from sim import games
 from sim.contract import Bench, has_compiled_engine
 from sim.rng import SplitMix64, agent_seed

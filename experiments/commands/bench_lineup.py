@@ -1,9 +1,9 @@
 """``knorri-sim bench --agents SPEC``: how many hands (games, matches) a second one core plays for a lineup.
 
-The lineup's deals are played by the game's runner adapter, ``play_matches`` (what
-``knorri-sim run`` calls for a chunk, columns included, parquet writing not), once per
-path it can take: ``engine="compiled"`` (the compiled engine, or the batch engine with
-vectorised agents) and ``engine="reference"``. A path the lineup cannot take is said so.
+The lineup's deals are played as ``knorri-sim run`` plays a chunk (``routes.play_matches``:
+the route chosen, then played, columns included, parquet writing not), once per path it
+can take: ``engine="compiled"`` (the compiled engine, the agents' compiled lineup player,
+or the batch engine with vectorised agents) and ``engine="reference"``. A path the lineup cannot take is said so.
 The rate is per CPU second of this process (``time.process_time``: the machine may be
 shared, and the adapters play a chunk on one core), the median of ``--repeat`` timings
 on fresh seeds, after one untimed warm-up (compiling or loading the kernels). The
@@ -19,6 +19,9 @@ import statistics
 import time
 from collections.abc import Sequence
 
+from experiments.errors import UsageError
+from experiments.runner import routes
+from experiments.runner.seating import check_specs
 from sim import games
 
 PATHS = ("compiled", "reference")
@@ -29,7 +32,6 @@ REFERENCE_SHARE = 50
 
 def lineup(spec: str, seats: int | None, game: str) -> list[str]:
     """The seat specs of ``--agents`` (``;``-separated; one spec fills every seat), checked by the game's adapter."""
-    from experiments.cli import UsageError
 
     specs = [part.strip() for part in spec.split(";")]
     adapter = games.adapter(game)
@@ -39,12 +41,12 @@ def lineup(spec: str, seats: int | None, game: str) -> list[str]:
     if len(specs) != n_seats:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one spec, or one per seat")
     adapter.check_lineup(n_seats, specs, {})
+    check_specs(specs, game)
     return specs
 
 
 def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     """Time the lineup ``args.agents`` of ``args.game`` on each path it can take and print one line per path."""
-    from experiments.cli import UsageError
 
     if args.workers is not None:
         raise UsageError("--workers is not for --agents: a lineup is timed on one core, as the runner plays a chunk")
@@ -78,19 +80,18 @@ def run_lineup(args: argparse.Namespace, count: int | None) -> int:
 
 def time_path(game: str, specs: Sequence[str], path: str, units: int, repeat: int) -> dict:
     """The median rate (deals per CPU second) of ``units`` deals on ``path``, or why the path is not available."""
-    play = games.adapter(game).play_matches
     n_seats = len(specs)
 
     def played(first: int, count: int) -> float:
         seeds = list(range(first, first + count))
         start = time.process_time()
-        play(n_seats, seeds, [list(specs)] * count, 1, engine=path)
+        routes.play_matches(game, n_seats, seeds, [list(specs)] * count, 1, engine=path)
         return time.process_time() - start
 
     start = time.perf_counter()
     try:
         played(10**9, min(units, 4))  # the warm-up: compiles or loads the kernels, untimed
-    except ValueError as refused:  # the adapter refuses a path the lineup cannot take
+    except ValueError as refused:  # the route refuses a path the lineup cannot take
         return {"unavailable": str(refused)}
     warm_up = time.perf_counter() - start
     timings = []
@@ -104,5 +105,5 @@ def time_path(game: str, specs: Sequence[str], path: str, units: int, repeat: in
 
 
 def _path_of(engine: str) -> str:
-    """``--engine fast`` is the compiled path."""
-    return "compiled" if engine == "fast" else engine
+    """``--engine fast`` (the old name) is the compiled path."""
+    return routes.engine_choice(engine)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from sim import games
 from sim.contract import check_seats, has_compiled_engine
 from sim.options import option_pairs

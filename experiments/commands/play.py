@@ -13,12 +13,13 @@ import argparse
 import json
 from types import ModuleType
 
-from experiments.cli import UsageError
 from experiments.commands.common import add_deal_arguments, game_settings
+from experiments.errors import UsageError
 from experiments.runner.config import split_agent_specs
+from experiments.runner.seating import build_agent
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed
-from sim.seating import SeatedAgent, build_agent, play_guarded, play_with_agents
+from sim.seating import SeatedAgent, play_guarded, play_with_agents
 
 MAX_SEED = 1 << 64
 MAX_HANDS = 10_000  # play prints a match deal by deal; longer runs are for knorri-sim run

@@ -22,6 +22,8 @@ from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
     ASSIGN_MODES,
     DECISION_TIMEOUT,
+    ENGINE_ALIASES,
+    ENGINE_CHOICES,
     MATCH_HANDS,
     ConfigError,
     RunConfig,
@@ -43,7 +45,8 @@ from sim.games import AgentFailure
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
                       "assign": "assign", "hands": "hands", "matches": "matches", "match_hands": "match_hands",
-                      "seed": "seed", "out": "out", "log_actions": "log_actions", "chunk_hands": "chunk_hands"}
+                      "seed": "seed", "out": "out", "log_actions": "log_actions", "chunk_hands": "chunk_hands",
+                      "engine": "engine"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decision-timeout", type=float, metavar="SECONDS",
                         help=f"end the run if a Python agent takes longer than this over one decision (default "
                              f"{DECISION_TIMEOUT:g}; 0: no limit); may change on --resume")
+    parser.add_argument("--engine", choices=(*ENGINE_CHOICES, *ENGINE_ALIASES),
+                        help="what plays the lineups: auto (default: compiled code wherever it plays the lineup "
+                             "and keeps any action log, else the reference engine), compiled (refused for a lineup "
+                             "it cannot play; fast is an old name for it) or reference; every engine writes the "
+                             "same rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -112,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
                               f"config and chunk_hands make {len(plan.chunks)}: the manifest disagrees with itself "
                               "(was it edited?)")
         plan.manifest = manifest
-    to_compile = code_to_compile(config)
+    to_compile = code_to_compile(config, plan.tables)
     notice = compile_notice(to_compile)
     if notice:
         print(notice, file=sys.stderr, flush=True)

@@ -7,8 +7,8 @@ import sys
 
 import numpy as np
 
-from experiments.cli import UsageError
 from experiments.commands.common import ENGINE_CHOICES, add_deal_arguments, engine_name, game_settings
+from experiments.errors import UsageError
 
 CHUNK = 200_000  # seeds per call, so memory stays bounded for any range
 

@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from agents.base import AgentSpecError
+from agents.base import Agent, AgentMaker, AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
+from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
+from experiments.runner.seating import agent_maker
 from sim import games
 from sim.decision_limit import limit_decisions
 from sim.games import AgentFailure
@@ -60,9 +62,9 @@ class ChunkResult:
     chunk_id: int
     hands: pa.Table | None  # None when the worker wrote the shards itself
     actions: pa.Table | None
-    engine_seconds: float  # wall time inside the game adapter
+    engine_seconds: float  # wall time playing the matches (``play_route``)
     seconds: float  # wall time of the whole task, tables included
-    engine_cpu: float  # CPU time of this worker process inside the game adapter
+    engine_cpu: float  # CPU time of this worker process playing the matches
     cpu: float  # CPU time of this worker process for the whole task
     extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
     written: dict[str, int] | None = None  # rows per table when the worker wrote the shards (its tables dropped)
@@ -96,22 +98,20 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
-    """Play a chunk's matches through the game's adapter and build its tables."""
+    """Play a chunk's matches on the route its table's plan chose (``routes.play_route``) and build its tables."""
     started, started_cpu = time.perf_counter(), time.process_time()
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
-    play_matches = games.adapter(task.game).play_matches
     try:
         with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
-            played = play_matches(table.seats, seeds, seatings, table.match_hands, log_actions=task.log_actions,
-                                  options=task.options)
+            played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
+                                task.log_actions, task.options, _worker_maker(task.game))
     except games.AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
         raise
-    except AgentSpecError as error:  # the client made these agents before the run: this worker differs from it
-        raise games.AgentFailure(f"worker {socket.gethostname()} (pid {os.getpid()}) cannot make an agent the "
-                                 f"client could: {error}; install the same agent modules on every worker") from None
+    except AgentSpecError as error:
+        raise _cannot_make(error) from None
     engine_seconds, engine_cpu = time.perf_counter() - started, time.process_time() - started_cpu
 
     arrangements = len(table.seatings)
@@ -150,6 +150,26 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
                        time.process_time() - started_cpu, extras)
+
+
+def _worker_maker(game: str) -> AgentMaker:
+    """The runner's ``agent_maker``, a spec it cannot make being the worker's fault (``_cannot_make``)."""
+    make = agent_maker(game)
+
+    def made(spec: str) -> Agent:
+        try:
+            return make(spec)
+        except AgentSpecError as error:
+            raise _cannot_make(error) from None
+
+    return made
+
+
+def _cannot_make(error: AgentSpecError) -> games.AgentFailure:
+    """The client made every agent of the run before it started (``plan.check_lineups``): a spec a worker cannot
+    make is that worker's difference from the client."""
+    return games.AgentFailure(f"worker {socket.gethostname()} (pid {os.getpid()}) cannot make an agent the client "
+                              f"could: {error}; install the same agent modules on every worker")
 
 
 def _end_stuck_dask_worker() -> Callable[[], None] | None:

@@ -12,36 +12,34 @@ workers load it, rather than every worker compiling the same kernels at once.
 
 from __future__ import annotations
 
-from agents.base import compiled_code
+from collections.abc import Sequence
+
+from experiments.runner import routes
 from experiments.runner.config import RunConfig
-from sim import compile_cache, games
+from experiments.runner.plan import TablePlan, table_plans
+from sim import compile_cache
 
 
-def lineup_code(config: RunConfig) -> dict[str, float]:
+def lineup_code(config: RunConfig, plans: Sequence[TablePlan] | None = None) -> dict[str, float]:
     """Every module of compiled code the config's lineups run, with its measured compile seconds.
 
-    A lineup the compiled engine plays runs the code its adapter names for it (``compiled_code(specs)``);
-    any other runs each of its agents' own (``agents.base.compiled_code``) on the reference engine.
+    Each table runs the code of the route its plan takes (``plans``, the run's; planned here if not given;
+    ``routes.compiled_code``): the engine's kernels, the lineup player's, or each of its agents' own.
     """
-    adapter = games.adapter(config.game)
     code: dict[str, float] = {}
-    for table in config.tables:
-        if adapter.is_compiled(table.agents):
-            code.update(adapter.compiled_code(table.agents))
-            continue
-        for spec in table.agents:
-            code.update(compiled_code(spec, config.game))
+    for table, plan in zip(config.tables, plans or table_plans(config), strict=True):
+        code.update(routes.compiled_code(config.game, plan.route, table.agents))
     return code
 
 
-def code_to_compile(config: RunConfig) -> dict[str, float]:
+def code_to_compile(config: RunConfig, plans: Sequence[TablePlan] | None = None) -> dict[str, float]:
     """The part of ``lineup_code`` this machine's cache does not hold: what the run compiles before it plays.
 
     ``{}`` for a run on a Dask cluster, whose workers compile into their own machines' caches.
     """
     if config.scheduler:
         return {}
-    return {module: seconds for module, seconds in lineup_code(config).items()
+    return {module: seconds for module, seconds in lineup_code(config, plans).items()
             if not compile_cache.kernels_cached([module])}
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 from sim import games
 from sim.errors import GameInputError
 
@@ -27,11 +27,15 @@ DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
 
 # Keys a config file may hold; "tables" is a list of {seats, agents, assign}, "options" a table of name = value.
 RUN_KEYS = ("game", "options", "seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
-            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name", "decision_timeout")
+            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name", "decision_timeout", "engine")
 DECISION_TIMEOUT = 60.0  # seconds a Python agent may take over one decision, unless the config says otherwise
 # Keys that say where and how a run goes, not what it plays: not in its run id, and free to change on --resume.
-PLACE_KEYS = ("workers", "out", "scheduler", "name", "decision_timeout")
+PLACE_KEYS = ("workers", "out", "scheduler", "name", "decision_timeout", "engine")  # every engine gives the same rows
 TABLE_KEYS = ("seats", "agents", "assign")
+# What plays a run's lineups: compiled code where it can (auto), compiled code or a refusal, or the reference engine;
+# "fast" is the compiled engine's old name, still accepted.
+ENGINE_CHOICES = ("auto", "compiled", "reference")
+ENGINE_ALIASES = {"fast": "compiled"}
 
 
 class ConfigError(UsageError):
@@ -73,6 +77,7 @@ class RunConfig:
     out: str | None = None
     scheduler: str | None = None
     decision_timeout: float = DECISION_TIMEOUT
+    engine: str = "auto"  # auto, compiled (insisted on) or reference: the route's choice (routes.choose_route)
 
     def identity(self) -> dict[str, Any]:
         """What defines the rows: everything except where and how it runs (workers, out, scheduler, ...)."""
@@ -233,10 +238,14 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     if not isinstance(log_actions, bool):
         raise ConfigError(f"{where}: log_actions must be true or false")
     decision_timeout = _seconds(raw.get("decision_timeout", DECISION_TIMEOUT), "decision_timeout", where)
+    engine = raw.get("engine", "auto")
+    engine = _choice(ENGINE_ALIASES.get(engine, engine) if isinstance(engine, str) else engine, ENGINE_CHOICES,
+                     "engine", where)
     return RunConfig(
         tables=tables, game=game, options=options, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
         log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
         workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"), decision_timeout=decision_timeout,
+        engine=engine,
     )
 
 

@@ -15,7 +15,9 @@ import time
 from dataclasses import dataclass
 
 from experiments.runner.chunk import ChunkTask, chunk_matches
+from experiments.runner.routes import play_route
 from sim import games
+from sim.games import ChunkColumns
 
 LONG_RUN_SECONDS = 180.0  # say how long a run will take when it is longer than this
 LARGE_LOG_BYTES = 1e9  # say how large the action log will be when it is larger than this
@@ -89,16 +91,18 @@ def _sample(tasks: list[ChunkTask], game: str, log_actions: bool) -> tuple[float
     ``log_actions``, their decisions per row (else 0)."""
     task = tasks[0]
     seeds, seatings = chunk_matches(task)
-    play = games.adapter(game).play_matches
-    # an untimed first row: loading or compiling the engine and agents is no part of the rate
-    play(task.table.seats, seeds[:1], seatings[:1], task.table.match_hands, log_actions=log_actions,
-         options=task.options)
+    table = task.table
+
+    def play(count: int) -> ChunkColumns:
+        return play_route(table.route, game, table.seats, seeds[:count], seatings[:count], table.match_hands,
+                          log_actions, task.options)
+
+    play(1)  # an untimed first row: loading or compiling the engine and agents is no part of the rate
     rows, count, spent, decisions = 0, 1, 0.0, 0
     while True:
         count = min(count, len(seeds))
         started = time.process_time()  # CPU, not wall: on a busy machine the wall time says little
-        played = play(task.table.seats, seeds[:count], seatings[:count], task.table.match_hands,
-                      log_actions=log_actions, options=task.options)
+        played = play(count)
         elapsed = time.process_time() - started
         rows = count * task.table.match_hands
         decisions = len(played.actions["hand_row"]) if played.actions is not None else 0

@@ -20,7 +20,7 @@ from typing import Any
 from tqdm import tqdm
 from tqdm.auto import tqdm as auto_tqdm
 
-from experiments.runner import storage
+from experiments.runner import routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import RunConfig
@@ -30,9 +30,9 @@ from experiments.runner.plan import (
     PYTHON_CHUNK_HANDS,
     TARGET_CHUNKS,
     Chunk,
+    TablePlan,
     check_size,
     make_chunks,
-    plays_at_engine_speed,
     table_plans,
 )
 from experiments.runner.schema import run_categories
@@ -67,7 +67,8 @@ class RunPlan:
     chunks: list[Chunk]
     tasks: list[ChunkTask]
     hands_total: int
-    engine_speed: bool = False  # every seating plays on the engine's own kernels (plan.plays_at_engine_speed)
+    tables: list[TablePlan] = field(default_factory=list)  # each table's seatings, size and route
+    engine_speed: bool = False  # every table's route is the engine's own policies (routes.ENGINE)
     manifest: dict[str, Any] = field(default_factory=dict)
 
 
@@ -75,7 +76,7 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     """Cut the config into chunks; ``chunk_hands`` overrides the config's or the default size."""
     plans = table_plans(config)
     hands_total = sum(p.hands for p in plans)
-    engine_speed = plays_at_engine_speed(config.game, [seating for plan in plans for seating in plan.seatings])
+    engine_speed = all(plan.route == routes.ENGINE for plan in plans)
     size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, engine_speed)
     check_size(plans, size)
     chunks = make_chunks(plans, size)
@@ -85,13 +86,14 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
                        config.out if config.out and is_url(config.out) else None) for c in chunks]
-    plan = RunPlan(config, size, chunks, tasks, hands_total, engine_speed)
+    plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed)
     plan.manifest = new_manifest(config, plans, chunks, size)
     return plan
 
 
 def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
-    """About ``TARGET_CHUNKS`` chunks, capped by how fast the lineups play (``plays_at_engine_speed``)."""
+    """About ``TARGET_CHUNKS`` chunks, capped by how fast the lineups play (``engine_speed``: on the engine's own
+    policies)."""
     cap = COMPILED_CHUNK_HANDS if engine_speed else PYTHON_CHUNK_HANDS
     return min(cap, max(1, -(-hands_total // TARGET_CHUNKS)))
 
@@ -202,5 +204,5 @@ def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -
     config = replace(config, out=str(out))
     plan = plan_run(config)
     with workers_for(config) as workers:
-        return execute(plan, RunFolder(out), workers, progress=progress, compile_first=bool(code_to_compile(config)),
-                       notebook=progress)
+        return execute(plan, RunFolder(out), workers, progress=progress,
+                       compile_first=bool(code_to_compile(config, plan.tables)), notebook=progress)

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from experiments.runner import routes
 from experiments.runner.config import ConfigError, RunConfig, TableConfig
+from experiments.runner.seating import check_specs
 from sim import games
 from sim.games import derive_seeds
 from sim.rng import derive_seed
@@ -33,7 +35,7 @@ from sim.rng import derive_seed
 # bar moves: lineups the engine plays itself make ~10^5 hands a second; search agents,
 # compiled or not, make from about one to a few hundred.
 TARGET_CHUNKS = 64
-COMPILED_CHUNK_HANDS = 20_000  # lineups at the engine's speed (plays_at_engine_speed)
+COMPILED_CHUNK_HANDS = 20_000  # lineups at the engine's speed (routes.ENGINE)
 PYTHON_CHUNK_HANDS = 200  # every other lineup
 # A run's plan (a task per chunk) is held in memory and its chunks are numbered in uint32 columns, as are its
 # matches and deal groups: larger runs are refused before anything is planned.
@@ -43,7 +45,8 @@ MAX_MATCHES = 2**32
 
 @dataclass(frozen=True)
 class TablePlan:
-    """One table: its arrangements (a spec per seat each) and how many deal groups and hands it plays."""
+    """One table: its arrangements (a spec per seat each), how many deal groups and hands it plays, and the route
+    its chunks take to the kernel (``routes.choose_route``, decided here once)."""
 
     index: int
     seats: int
@@ -52,6 +55,7 @@ class TablePlan:
     match_hands: int
     first_hand: int  # global index of the table's first hand
     first_match: int  # global index of the table's first match
+    route: str = routes.REFERENCE
 
     @property
     def hands_per_group(self) -> int:
@@ -122,7 +126,7 @@ def balanced_seatings(pool: Sequence[str], teams: Sequence[int]) -> tuple[tuple[
 
 
 def table_plans(config: RunConfig) -> list[TablePlan]:
-    """Every table with its seatings and size; hands or matches round up to whole duplicate sets."""
+    """Every table with its seatings, size and route; hands or matches round up to whole duplicate sets."""
     plans = []
     first_hand = first_match = 0
     seat_teams = games.adapter(config.game).seat_teams
@@ -132,7 +136,11 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
             groups = math.ceil(config.matches / len(seatings))
         else:
             groups = math.ceil(config.hands / len(seatings))
-        plan = TablePlan(index, table.seats, seatings, groups, config.match_hands, first_hand, first_match)
+        try:
+            route = routes.choose_route(config.game, seatings, config.log_actions, config.engine)
+        except ValueError as refused:  # engine = compiled for a lineup no compiled code plays
+            raise ConfigError(f"table {index}: {refused}") from None
+        plan = TablePlan(index, table.seats, seatings, groups, config.match_hands, first_hand, first_match, route)
         plans.append(plan)
         first_hand += plan.hands
         first_match += groups * len(seatings)
@@ -140,23 +148,15 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
 
 
 def check_lineups(config: RunConfig) -> None:
-    """Every table's lineup (each seating of a balanced one) makes agents of the config's game, or one line says
-    what is wrong."""
-    adapter = games.adapter(config.game)
-    for table in config.tables:
-        lineups = (arrangements(table, adapter.seat_teams(table.seats)) if table.assign == "balanced"
-                   else (table.agents,))
-        for lineup in lineups:
-            adapter.check_lineup(table.seats, lineup, config.options)
+    """Every spec of every table makes an agent of the config's game (each built once, here, before a run starts),
+    or one line says what is wrong. The seat counts, options and lineup lengths are ``build_config``'s to check."""
+    check_specs([spec for table in config.tables for spec in table.agents], config.game)
 
 
-def plays_at_engine_speed(game: str, seatings: Sequence[Sequence[str]]) -> bool:
-    """Whether every seating plays on the game's own batch kernels alone (no search or tracker kernel): such
-    lineups run at the engine's measured rate, which sizes their chunks and estimates their time unsampled."""
-    adapter = games.adapter(game)
-    engine_code = set(adapter.COMPILED_CODE)
-    return all(adapter.is_compiled(seating) and set(adapter.compiled_code(seating)) <= engine_code
-               for seating in seatings)
+def plays_at_engine_speed(game: str, seatings: Sequence[Sequence[str]], log_actions: bool = False) -> bool:
+    """Whether the seatings play on the game's own compiled policies alone (``routes.ENGINE``): such lineups run
+    at the engine's measured rate, which sizes their chunks and estimates their time unsampled."""
+    return routes.choose_route(game, seatings, log_actions) == routes.ENGINE
 
 
 def make_chunks(plans: list[TablePlan], chunk_hands: int) -> list[Chunk]:

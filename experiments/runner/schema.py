@@ -53,7 +53,8 @@ def _arrow_type(spec: ColumnSpec, categories: Sequence[str] = ()) -> pa.DataType
 
 def id_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
     """The runner's identifier columns, with the meanings the game's adapter words its own way."""
-    docs = games.adapter(game).ID_DOCS
+    adapter = games.adapter(game)
+    docs = {"chunk": f"the chunk (shard) the {adapter.ROW} was played in", **adapter.ID_DOCS}
     return tuple(dataclasses.replace(spec, doc=docs[spec.name]) if spec.name in docs else spec for spec in ID_COLUMNS)
 
 

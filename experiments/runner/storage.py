@@ -40,7 +40,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from experiments.cli import UsageError
+from experiments.errors import UsageError
 
 MANIFEST = "manifest.json"
 JOURNAL = "journal.jsonl"

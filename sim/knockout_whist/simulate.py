@@ -10,35 +10,30 @@ Game ``i`` is ``KnockoutWhistGame(options, seed)`` with ``seed =
 derive_seed(match_seed, 0)``: that seed's splitmix64 stream draws every tie cut
 and deal, as the conformance protocol fixes. Every agent is reset once per game
 with ``agent_seed(seed, seat)``, so a game with its agents is a function of its
-seed, seating and options alone: the chunking and the worker never change a
-result.
+seed, seating and options alone: how the matches are split between calls
+never changes a result.
 
-Two paths give the same rows. When every seat's spec names a built-in agent
-(``random``, ``greedy``, ``tracker`` or ``mcts`` with any parameters but a
-wall-clock ``time`` budget), the games are played inside compiled code: a lineup
-of bare ``random`` by ``sim.knockout_whist.compiled.batch.play_batch`` with its ``random``
-policy (seat s draws from ``agent_seed(seed, s)`` exactly as ``RandomAgent``
-does), any other by ``agents.knockout_whist.lineup.play_lineups``, whose compiled
-agents make the Python agents' very decisions (each seat with its own tracker,
-stream and search state, reset every game). Otherwise, that is with a user's agent
-given by import path or ``mcts:time=...``, and whenever the decisions are logged
-(the compiled playouts keep no action log), each game is played by the reference
-engine with the agents. A lineup of vectorised agents (``act_batch``) with
-``random`` and ``greedy`` seats plays on ``KnockoutWhistBatch``, stepped by
-``sim.batch_agents`` (the hook: ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
+The reference engine plays any lineup, the agents built by the ``make_agent`` the
+caller gives; a lineup of bare ``random`` also plays on the engine's own compiled
+``random`` policy (``sim.knockout_whist.compiled.batch.play_batch``; seat s draws from
+``agent_seed(seed, s)`` exactly as ``RandomAgent`` does), with the same rows but no
+action log (the compiled playouts keep none). Compiled agents with state of their own
+(``greedy``, ``tracker``, ``mcts``) are no part of the engine: their lineup player
+(``agents.knockout_whist.lineup``) builds the same columns with ``lineup_columns``.
+Vectorised agents (``act_batch``) step ``KnockoutWhistBatch`` through the hook
+``BATCH_POLICIES``, ``start_batch``, ``batch_columns``. Which of these plays a lineup
+is the runner's choice (``experiments.runner.routes``).
 """
 
 from __future__ import annotations
 
-import sys
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.base import Agent
-from sim import batch_agents
+from sim.agent import Agent, AgentMaker
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knockout_whist.encoding import (
@@ -67,12 +62,11 @@ from sim.policy_ids import GREEDY, RANDOM
 from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,
+    check_lineup_length,
     check_one_per_match,
-    check_specs,
-    is_compiled_lineup,
     play_one_per_seed,
     play_with_agents,
-    plays_compiled,
+    plays_on_engine,
     replay_command,
 )
 
@@ -81,7 +75,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "LEARNING",
            "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options", "conformance_lines",
-           "deal", "describe_end", "describe_event", "finishing_places", "game_seed", "is_compiled", "play_game",
+           "deal", "describe_end", "describe_event", "finishing_places", "game_seed", "lineup_columns", "play_game",
            "play_matches", "replay", "seat_teams", "start_batch"]
 
 GAME = "knockout-whist"
@@ -92,22 +86,12 @@ SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 END_REASONS = tuple(reason.value for reason in EndReason)
-# Agents the compiled engine plays itself: the name and what makes the same choices there (tested row for row).
-COMPILED_AGENTS: dict[str, str] = {
-    "random": "the engine's random policy (batch.play_batch) or the lineup kernel",
-    "greedy": "the compiled greedy policy, in the lineup kernel (agents.knockout_whist.lineup)",
-    "tracker": "a compiled tracker row per seat, in the lineup kernel",
-    "mcts": "the compiled search with a tracker row and stream per seat, in the lineup kernel (not with time=)",
-}
+ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own policy
+COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --game knockout-whist --agents random --hands 2000 --workers 1` took 11.3 s of CPU, 1.9 s cached).
 COMPILED_CODE: dict[str, float] = {"sim.knockout_whist.compiled.playout": 9.0}
-# The lineup kernel (measured: a cold `knorri-sim run --game knockout-whist --agents
-# 'random;greedy;tracker;mcts:iters=10' --hands 8 --workers 1` took 40.2 s of CPU, 2.2 s once cached).
-LINEUP_CODE: dict[str, float] = {"agents.knockout_whist.lineup": 38.0}
-
 ID_DOCS = {
-    "chunk": "the chunk (shard) the game was played in",
     "deal_group": "the seeded game within its table; every arrangement plays it (duplicate deals)",
     "arrangement": "which seating of the lineup (fixed, a rotation or a permutation)",
     "match": "the game's index in the run, from 0 (a match is one game)",
@@ -177,24 +161,11 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
 
 
 def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse a seat count outside 2-7, a lineup of the wrong length, a spec that makes no agent, or bad options."""
+    """Refuse bad options, a seat count outside 2-7 or a lineup of the wrong length (whoever seats the agents
+    checks that each spec makes one)."""
     check_options(options)
     _check_seats(n_seats)
-    check_specs(n_seats, specs, GAME)
-
-
-def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether a lineup plays on the compiled engine: every spec a built-in agent, ``mcts`` without ``time``."""
-    if is_compiled_lineup(specs, ("random",)):
-        return True
-    from agents.knockout_whist.lineup import is_compiled_lineup as plays_in_kernel
-
-    return plays_in_kernel(specs)
-
-
-def compiled_code(specs: Sequence[str]) -> dict[str, float]:
-    """The compiled code a lineup ``is_compiled`` accepts runs, with its measured compile seconds."""
-    return COMPILED_CODE if is_compiled_lineup(specs, ("random",)) else LINEUP_CODE
+    check_lineup_length(n_seats, specs)
 
 
 def game_seed(match_seed: int) -> int:
@@ -218,31 +189,51 @@ def play_matches(
     match_hands: int = 1,
     log_actions: bool = False,
     options: Mapping[str, Any] | None = None,
+    make_agent: AgentMaker | None = None,
     engine: str = "auto",
 ) -> ChunkColumns:
     """Play one game per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
 
-    Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
-    ``log_actions``); raises ``AgentFailure`` if an agent fails. ``engine`` is
-    ``auto`` (compiled when every spec is compiled and no action log is asked
-    for), ``compiled`` or ``reference``; both give the same rows.
+    Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises
+    ``AgentFailure`` if an agent fails. The reference engine plays the agents ``make_agent`` builds;
+    ``engine`` is ``auto`` (the engine's own ``random`` policy when every spec is a bare ``random`` and no
+    action log is asked for), ``compiled`` (that policy, refused otherwise) or ``reference``: the same rows.
     """
     _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a Knockout Whist match is one game")
     settings = Options(players=n_seats, **check_options(options))
-    if batch_agents.takes_batch_path(engine, log_actions, seatings, GAME, BATCH_POLICIES):
-        return batch_agents.play_batched(sys.modules[__name__], GAME, n_seats, match_seeds, seatings, 1, options)
-    compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
-    if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
-        return ChunkColumns(hands=_compiled_columns(settings, np.asarray(match_seeds, dtype=np.uint64), seatings))
+    if plays_on_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
+        from sim.knockout_whist.compiled import batch
+
+        seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)
+        played = batch.play_batch(settings, seeds, policy="random", workers=1)  # the runner's processes share cores
+        return ChunkColumns(hands=_result_columns(settings, seeds, played))
     log = DecisionLog(("hand", "hand_no")) if log_actions else None
     defaults = Options(players=n_seats).to_dict()
-    played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME,
+    played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: KnockoutWhistGame(settings, seed=seed), "the Knockout Whist game",
                                action_text,
                                lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
                                                                     defaults))
     return ChunkColumns(hands=_game_columns(played, settings), actions=None if log is None else log.columns())
+
+
+def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, log_actions: bool,
+                   options: Mapping[str, Any] | None, play_rows: Callable[[Options, np.ndarray], np.ndarray],
+                   ) -> ChunkColumns:
+    """The columns of games a compiled lineup player plays: ``play_rows(settings, seeds)`` plays one game per seed
+    with the checked ``settings`` and returns the compiled engine's int rows (as
+    ``sim.knockout_whist.compiled.batch.results_from_rows`` reads them). No action log: the compiled games keep none."""
+    from sim.knockout_whist.compiled import batch
+
+    _check_seats(n_seats)
+    check_one_per_match(match_hands, match_seeds, None, "a Knockout Whist match is one game")
+    if log_actions:
+        raise ValueError("the compiled games keep no action log")
+    settings = Options(players=n_seats, **check_options(options))
+    seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)
+    played = batch.results_from_rows(settings, seeds, play_rows(settings, seeds))
+    return ChunkColumns(hands=_result_columns(settings, seeds, played))
 
 
 def replay(options: Options | Mapping[str, Any], seed: int, actions: Sequence[int]) -> KnockoutWhistGame:
@@ -272,24 +263,6 @@ def _check_seats(n_seats: int) -> None:
         raise GameInputError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
 
 
-def _compiled_columns(options: Options, match_seeds: np.ndarray,
-                      seatings: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
-    """Every game of the chunk played in compiled code, as ``_game_columns`` fills them: by the engine's ``random``
-    policy when every seat is ``random``, else by the lineup kernel (one core: the runner's processes share them)."""
-    from sim.knockout_whist.compiled import batch
-
-    seeds = derive_seeds(match_seeds, 0)
-    if all(is_compiled_lineup(seating, ("random",)) for seating in seatings):
-        played = batch.play_batch(options, seeds, policy="random", workers=1)
-    else:
-        from agents.knockout_whist.lineup import int_rows, play_lineups
-
-        rows = int_rows(len(seeds))
-        play_lineups(options.players, options.flags(), seeds, seatings, rows)
-        played = batch.results_from_rows(options, seeds, rows)
-    return _result_columns(options, seeds, played)
-
-
 def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -> dict[str, np.ndarray]:
     """The compiled engine's results of games dealt from ``seeds``, as ``_game_columns`` fills them."""
     count = len(seeds)
@@ -314,14 +287,14 @@ def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -
     return {spec.name: columns[spec.name] for spec in HAND_COLUMNS}
 
 
-# ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
+# ----- the batch engine, for vectorised agents (the hook the runner's batch route uses) ------------------------
 BATCH_POLICIES = {"random": RANDOM, "greedy": GREEDY}
 """Agent specs ``KnockoutWhistBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
 
 
 def start_batch(n_seats: int, seeds: np.ndarray, previous: KnockoutWhistBatch | None,
                 options: Mapping[str, Any] | None = None) -> KnockoutWhistBatch:
-    """One game per seed as a ``KnockoutWhistBatch`` with the chunk's options (a match is one game: no previous)."""
+    """One game per seed as a ``KnockoutWhistBatch`` with the options (a match is one game: no previous)."""
     from sim.knockout_whist.compiled.batch import KnockoutWhistBatch
 
     return KnockoutWhistBatch.from_seeds(seeds, Options(players=n_seats, **check_options(options)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agents.base import Agent
+from sim.agent import Agent
 from sim.errors import GameInputError
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import derive_seed

@@ -1,4 +1,4 @@
-"""Knorri's adapter for the experiment runner: play a chunk of matches, return column arrays.
+"""Knorri's adapter for the experiment runner: play many matches, return column arrays.
 
 It provides every name ``sim.games`` asks of a game's adapter. The runner knows
 nothing of Knorri's rules. It hands this module a seat count,
@@ -11,32 +11,28 @@ Within a match, hand ``k`` is dealt from ``hand_seed(match_seed, k)`` and the
 first hand opens at seat 0, each later one at the seat after the last loser,
 exactly as ``sim.knorri.match.play_match`` plays it. Every agent is reset per
 hand with ``agent_seed(hand seed, seat)``, so a hand with its agents is a
-function of its seed alone: the chunking and the worker never change a result.
+function of its seed alone: how the matches are split between calls never changes a result.
 
-Two paths give the same rows. When every seat's spec is a built-in agent the
-compiled code can play, the hands are played in compiled code, hand ``k`` of every
-match in one call: a lineup of bare ``random`` and ``greedy`` by the batch engine's
-own policies (``sim.knorri.compiled.batch.play_batch``), any other lineup of ``random``,
-``greedy``, ``loginf`` (any ``rollout``) and ``mcts`` (any ``iters``, ``c``,
-``rollout``, ``seed``) by ``agents.compiled_lineup``, whose compiled agents make the
-Python agents' decisions from the same random streams. Otherwise (an agent named
-by import path, or ``mcts`` with a wall-clock ``time`` budget, which no two runs
-spend alike) each hand is played by the reference engine with the Python agents.
-A lineup of vectorised agents (``act_batch``) and compiled policies plays on the
-batch engine, ``KnorriBatch`` stepped by ``sim.batch_agents`` (this module gives
-it the hook ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
+The reference engine plays any lineup, the agents built by the ``make_agent`` the
+caller gives; a lineup of bare ``random`` and ``greedy`` also plays on the batch
+engine's own compiled policies (``sim.knorri.compiled.batch.play_batch``), hand ``k`` of every
+match in one call, with the same rows. Compiled agents with state of their own
+(``loginf``, ``mcts``) are no part of the engine: their lineup player
+(``agents.compiled_lineup``) builds the same columns with ``lineup_columns``. Vectorised
+agents (``act_batch``) step ``KnorriBatch`` through the hook ``BATCH_POLICIES``,
+``start_batch``, ``batch_columns``. Which of these plays a lineup is the runner's
+choice (``experiments.runner.routes``).
 """
 
 from __future__ import annotations
 
-import sys
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sim import batch_agents
+from sim.agent import AgentMaker
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knorri.compiled.policies import POLICY_NAMES
 from sim.knorri.encoding import action_text
@@ -53,7 +49,15 @@ from sim.knorri.facts import (  # the commands' hooks (sim.contract.GameAdapter)
 )
 from sim.knorri.match import hand_seed, play_hand
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
-from sim.seating import AgentPool, DecisionLog, SeatedAgent, check_specs, play_guarded, replay_command
+from sim.seating import (
+    AgentPool,
+    DecisionLog,
+    SeatedAgent,
+    check_lineup_length,
+    play_guarded,
+    plays_on_engine,
+    replay_command,
+)
 
 if TYPE_CHECKING:
     from sim.knorri.compiled.batch import BatchResults, KnorriBatch
@@ -61,7 +65,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "ChunkColumns", "ColumnSpec", "DEFAULT_SEATS",
            "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup",
            "check_options", "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event",
-           "finishing_places", "is_compiled", "play_matches", "replay", "seat_teams", "start_batch"]
+           "finishing_places", "lineup_columns", "play_matches", "replay", "seat_teams", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"
@@ -74,15 +78,11 @@ SUMMARY_REASONS = ("repeat", "cap")
 END_REASONS = ("out", "repeat", "cap")
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
+ENGINE_POLICIES = tuple(COMPILED_AGENTS)  # the bare specs play_matches plays on the engine's own policies
+COMPILED_LOGS_ACTIONS = True  # the compiled engine (and the lineup player) can fill the actions table
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --agents random --workers 1` took 16.6 s of CPU, 2.3 s once cached).
 COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 14.0}
-# Built-in agents the compiled lineup kernel plays, with parameters (agents.compiled_lineup; same choices, tested).
-LINEUP_AGENTS = ("loginf", "mcts")
-# The lineup kernel, with the CPU seconds compiling it takes on first use (measured: a cold `knorri-sim run --agents
-# 'random;greedy;loginf;mcts:iters=10' --hands 8 --workers 1` took 24.5 s of CPU, 1.7 s once cached).
-LINEUP_CODE: dict[str, float] = {"agents.compiled_lineup": 23.0}
-
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the hand's seed: `knorri-sim play --seats N --seed SEED --first FIRST_SEAT "
@@ -127,45 +127,39 @@ def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse a seat count outside 3-6, a lineup of the wrong length, or a spec that makes no agent."""
+    """Refuse options, a seat count outside 3-6 or a lineup of the wrong length (whoever seats the agents checks
+    that each spec makes one)."""
     check_options(options)
     check_seats(n_seats)
-    check_specs(n_seats, specs, "knorri")
+    check_lineup_length(n_seats, specs)
 
 
 def play_matches(
     n_seats: int,
     match_seeds: Sequence[int],
     seatings: Sequence[Sequence[str]],
-    match_hands: int,
+    match_hands: int = 1,
     log_actions: bool = False,
-    engine: str = "auto",
     options: Mapping[str, Any] | None = None,
+    make_agent: AgentMaker | None = None,
+    engine: str = "auto",
 ) -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
 
-    Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with
-    ``log_actions``); raises ``AgentFailure`` if an agent fails. ``engine`` is
-    ``auto`` (compiled when every spec is compiled), ``compiled`` or ``reference``.
-    Knorri has no ``options`` (any given are refused).
+    Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises
+    ``AgentFailure`` if an agent fails. The reference engine plays the agents ``make_agent`` builds;
+    ``engine`` is ``auto`` (the engine's own policies when every spec is one of ``ENGINE_POLICIES``),
+    ``compiled`` (those policies, refused for any other spec) or ``reference``. Knorri has no ``options``.
     """
     check_options(options)
     n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
-    distinct = set(map(tuple, seatings))  # a chunk repeats a few arrangements: check each once
-    if batch_agents.takes_batch_path(engine, log_actions, list(distinct), "knorri", BATCH_POLICIES):
-        return batch_agents.play_batched(sys.modules[__name__], "knorri", n_seats, match_seeds, seatings, match_hands)
-    compiled = all(is_compiled(seating) for seating in distinct)
-    if engine not in ("auto", "compiled", "reference"):
-        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
-    if engine == "compiled" and not compiled:
-        raise ValueError("the compiled engine plays only lineups of " + ", ".join((*COMPILED_AGENTS, *LINEUP_AGENTS))
-                         + " (mcts without time=)")
-    if compiled and engine != "reference":
-        return _play_compiled(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
+    distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once
+    if plays_on_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
+        return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
     recorder = DecisionLog() if log_actions else None
-    pool = AgentPool(n_seats, recorder)
+    pool = AgentPool(n_seats, recorder, make_agent)
     played: list[tuple[int, KnorriHand]] = []
     for match_seed, seating in zip(match_seeds, seatings, strict=True):
         agents = pool.seat(seating)
@@ -182,33 +176,6 @@ def play_matches(
     return ChunkColumns(hands=_hand_columns(played, n_seats), actions=actions)
 
 
-def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether compiled code can play this lineup: every spec a built-in agent with a compiled twin.
-
-    Bare ``random`` and ``greedy`` are the batch engine's own policies; ``loginf`` and ``mcts``
-    (with parameters, not ``time=``) are ``agents.compiled_lineup``'s. Import paths are never compiled.
-    """
-    return all(_bare(spec) or _lineup_seat(spec) is not None for spec in specs)
-
-
-def compiled_code(specs: Sequence[str]) -> dict[str, float]:
-    """The compiled code a lineup ``is_compiled`` accepts runs, with its measured compile seconds."""
-    return COMPILED_CODE if all(_bare(spec) for spec in specs) else LINEUP_CODE
-
-
-def _bare(spec: str) -> bool:
-    return spec.strip() in COMPILED_AGENTS
-
-
-def _lineup_seat(spec: str) -> Any:
-    """``agents.compiled_lineup``'s plan for a spec (None if it has none); imported only when a lineup needs it."""
-    if spec.strip().partition(":")[0] not in (*COMPILED_AGENTS, *LINEUP_AGENTS):
-        return None
-    from agents.compiled_lineup import compiled_seat
-
-    return compiled_seat(spec.strip())
-
-
 def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> KnorriHand:
     """The hand dealt from ``seed`` with ``actions`` applied in order (from the action log)."""
     hand = KnorriHand.from_seed(n_seats, seed, first_seat)
@@ -222,41 +189,50 @@ def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> 
 _MASK64 = (1 << 64) - 1
 
 
-def _play_compiled(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
-                   log_actions: bool) -> ChunkColumns:
-    """Hand ``k`` of every match in one compiled call; rows come back match by match.
+def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
+                    log_actions: bool) -> ChunkColumns:
+    """A lineup of bare ``random`` and ``greedy`` on the batch engine's own policies: one policy row per distinct
+    seating, then one index per match."""
+    from sim.knorri.compiled.batch import play_batch
 
-    Lineups of bare ``random`` and ``greedy`` play on the batch engine's own policies (the
-    fastest path); any other goes through ``agents.compiled_lineup`` with per-seat agent state.
-    """
-    from sim.knorri.compiled.batch import play_batch, results_from_rows
-
-    matches = len(match_seeds)
     distinct = {seating: row for row, seating in enumerate(dict.fromkeys(map(tuple, seatings)))}
-    bare = all(_bare(spec) for seating in distinct for spec in seating)
-    if bare:  # one policy row per distinct seating, then one index per match
-        rows = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in distinct],
-                        dtype=np.int8).reshape(len(distinct), n_seats)
-        policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=matches)]
-    else:
-        from agents.compiled_lineup import play_lineup
+    rows = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in distinct],
+                    dtype=np.int8).reshape(len(distinct), n_seats)
+    policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=len(seatings))]
+    return _hand_by_hand(n_seats, match_seeds, match_hands, log_actions,
+                         lambda seeds, first_seats: play_batch(n_seats, seeds, first_seats, policies, workers=1,
+                                                               log_actions=log_actions))
 
-        seats = [[_lineup_seat(spec) for spec in seating] for seating in seatings]
-    first_seats = np.zeros(matches, dtype=np.int64)
+
+def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, log_actions: bool,
+                   play_rows: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray | None]],
+                   ) -> ChunkColumns:
+    """The columns of matches whose hands a compiled lineup player plays: ``play_rows(seeds, first_seats)`` plays
+    hand k of every match (dealt from ``seeds``, opening at ``first_seats``) and returns the compiled engine's
+    rows ``(ints, held, log)`` (as ``sim.knorri.compiled.batch.results_from_rows`` reads them); the first hand opens at
+    seat 0, each later one after the last loser, as the reference path plays them."""
+    from sim.knorri.compiled.batch import results_from_rows
+
+    def play(seeds: np.ndarray, first_seats: np.ndarray) -> BatchResults:
+        return results_from_rows(n_seats, seeds, first_seats, *play_rows(seeds, first_seats))
+
+    return _hand_by_hand(n_seats, np.asarray(match_seeds, dtype=np.uint64), match_hands, log_actions, play)
+
+
+def _hand_by_hand(n_seats: int, match_seeds: np.ndarray, match_hands: int, log_actions: bool,
+                  play: Callable[[np.ndarray, np.ndarray], BatchResults]) -> ChunkColumns:
+    """Hand ``k`` of every match in one compiled call (``play(seeds, first_seats)``); rows come back match by
+    match."""
+    first_seats = np.zeros(len(match_seeds), dtype=np.int64)
     batches = []
     for k in range(match_hands):
-        seeds = derive_seeds(match_seeds, k)
-        if bare:
-            batch = play_batch(n_seats, seeds, first_seats, policies, workers=1, log_actions=log_actions)
-        else:
-            played = play_lineup(n_seats, seeds, first_seats, seats, log_actions)
-            batch = results_from_rows(n_seats, seeds, first_seats, played.ints, played.held, played.log)
+        batch = play(derive_seeds(match_seeds, k), first_seats)
         batches.append(batch)
         first_seats = (batch.loser + 1) % n_seats
     return _result_columns(n_seats, batches, log_actions)
 
 
-# ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
+# ----- the batch engine, for vectorised agents (the hook the runner's batch route uses) ------------------------
 BATCH_POLICIES = COMPILED_AGENTS
 """Agent specs ``KnorriBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
 

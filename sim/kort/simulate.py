@@ -10,38 +10,35 @@ value per round for every column of ``ROUND_COLUMNS`` (the extra table
 Match ``i`` is ``KortMatch(options, seed)`` with ``seed = derive_seed(match_seed,
 0)``: that seed's splitmix64 stream draws every deck, as the conformance protocol
 fixes. Every agent is reset once per match with ``agent_seed(seed, seat)``, so a
-match with its agents is a function of its seed, seating and options alone: the
-chunking and the worker never change a result.
+match with its agents is a function of its seed, seating and options alone: how
+the matches are split between calls never changes a result.
 
 Teams are seats 0 and 2 against 1 and 3, so a lineup ``A;B;A;B`` pits agent A as a
 team against agent B, and its rotations (``assign = "rotate"``) play the same
 deals with the teams swapped.
 
-Two paths give the same rows. When every seat's spec is a built-in agent
-(``random``, ``greedy``, ``tracker`` or ``mcts``, with any parameters but an ``mcts``
-time budget), the matches are played inside compiled code: a lineup of bare
-``random`` seats by the engine's own playouts (``sim.kort.compiled.batch.play_batch`` with its
-``random`` policy: seat s draws from ``agent_seed(seed, s)`` exactly as ``RandomAgent``
-does), any other by ``agents.kort.lineup.play_lineups``, where each seat's compiled
-agent makes its Python twin's decisions. Otherwise (an agent by import path, a time
-budget), and whenever the decisions are logged (the compiled paths keep no action
-log), each match is played by the reference engine with the agents.
-A lineup of vectorised agents (``act_batch``) with ``random`` seats plays on ``KortBatch``,
-stepped by ``sim.batch_agents`` (the hook: ``BATCH_POLICIES``, ``start_batch``, ``batch_columns``).
+The reference engine plays any lineup, the agents built by the ``make_agent`` the
+caller gives; a lineup of bare ``random`` seats also plays on the engine's own
+playouts (``sim.kort.compiled.batch.play_batch`` with its ``random`` policy: seat s draws from
+``agent_seed(seed, s)`` exactly as ``RandomAgent`` does), with the same rows but no
+action log. Compiled agents with state of their own (``greedy``, ``tracker``,
+``mcts``) are no part of the engine: their lineup player (``agents.kort.lineup``)
+builds the same columns with ``lineup_columns``. Vectorised agents (``act_batch``)
+step ``KortBatch`` through the hook ``BATCH_POLICIES``, ``start_batch``,
+``batch_columns``. Which of these plays a lineup is the runner's choice
+(``experiments.runner.routes``).
 """
 
 from __future__ import annotations
 
-import sys
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.base import Agent
-from sim import batch_agents
+from sim.agent import Agent, AgentMaker
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
@@ -60,12 +57,11 @@ from sim.policy_ids import RANDOM
 from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,
+    check_lineup_length,
     check_one_per_match,
-    check_specs,
-    is_compiled_lineup,
     play_one_per_seed,
     play_with_agents,
-    plays_compiled,
+    plays_on_engine,
     replay_command,
 )
 
@@ -75,7 +71,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "EXTRA_TABLES",
            "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "ROUND_COLUMNS", "batch_columns",
            "check_lineup", "check_options", "conformance_lines", "deal", "describe_end", "describe_event",
-           "finishing_places", "is_compiled", "match_seed_of", "play_match", "play_matches", "replay", "seat_teams",
+           "finishing_places", "lineup_columns", "match_seed_of", "play_match", "play_matches", "replay", "seat_teams",
            "start_batch"]
 
 GAME = "kort"
@@ -100,7 +96,6 @@ _COUNTED_AS = {
 """Which counters a declaration of the round's record (its word) adds one to."""
 
 ID_DOCS = {
-    "chunk": "the chunk (shard) the match was played in",
     "deal_group": "the seeded match within its table; every arrangement plays it (duplicate deals)",
     "arrangement": "which seating of the lineup (fixed, a rotation or a permutation)",
     "match": "the match's index in the run, from 0",
@@ -167,16 +162,11 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("phase", "uint8", "0 trump choice, 1 lead (or redeal), 2 declaration, 3 follow, 4 Bavan vote"),
     ColumnSpec("action", "uint8", "the action id (0..62, see the rulings' action table)"),
 )
-COMPILED_AGENTS: tuple[str, ...] = ("random", "greedy", "tracker", "mcts")
-"""The built-in agents the compiled path plays, with any parameters (``mcts`` without a time budget): each seat's
-compiled twin makes its Python agent's choices (``agents.kort.lineup.compiled_agent``; tested row for row)."""
+ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own playouts
+COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
 # `knorri-sim run --game kort --agents random --matches 400 --workers 1` took 9.3 s of CPU, 1.8 s once cached).
 COMPILED_CODE: dict[str, float] = {"sim.kort.compiled.playout": 7.5}
-# The lineup kernel (measured: a cold `knorri-sim run --game kort --agents 'random;greedy;tracker;mcts:iters=10'
-# --matches 2 --option target_wins=1 --workers 1` took 37.2 s of CPU, 2.0 s once cached).
-LINEUP_CODE: dict[str, float] = {"agents.kort.lineup": 35.0}
-
 
 PLACE_COLUMNS = ("won",)
 
@@ -197,22 +187,11 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:
 
 
 def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse a seat count other than 4, a lineup of the wrong length, a spec that makes no agent, or bad options."""
+    """Refuse bad options, a seat count other than 4 or a lineup of the wrong length (whoever seats the agents
+    checks that each spec makes one)."""
     check_options(options)
     _check_seats(n_seats)
-    check_specs(n_seats, specs, GAME)
-
-
-def is_compiled(specs: Sequence[str]) -> bool:
-    """Whether a lineup plays on the compiled path: every spec a built-in agent that has a compiled twin."""
-    from agents.kort.lineup import compiled_agent
-
-    return all(compiled_agent(spec) is not None for spec in specs)
-
-
-def compiled_code(specs: Sequence[str]) -> dict[str, float]:
-    """The compiled code a lineup ``is_compiled`` accepts runs, with its measured compile seconds."""
-    return COMPILED_CODE if is_compiled_lineup(specs, ("random",)) else LINEUP_CODE
+    check_lineup_length(n_seats, specs)
 
 
 def match_seed_of(runner_seed: int) -> int:
@@ -236,27 +215,29 @@ def play_matches(
     match_hands: int = 1,
     log_actions: bool = False,
     options: Mapping[str, Any] | None = None,
+    make_agent: AgentMaker | None = None,
     engine: str = "auto",
 ) -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
 
     Returns every column of ``HAND_COLUMNS``, of ``ROUND_COLUMNS`` (as ``tables["rounds"]``)
     and, with ``log_actions``, of ``ACTION_COLUMNS``; raises ``AgentFailure`` if an agent fails.
-    ``engine`` is ``auto`` (compiled when every spec is compiled and no action log is asked
-    for), ``compiled`` or ``reference``; both give the same rows.
+    The reference engine plays the agents ``make_agent`` builds; ``engine`` is ``auto`` (the engine's own
+    ``random`` policy when every spec is a bare ``random`` and no action log is asked for), ``compiled``
+    (that policy, refused otherwise) or ``reference``: the same rows.
     """
     _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a runner match is one Kort match")
     settings = as_options(check_options(options))
-    if batch_agents.takes_batch_path(engine, log_actions, seatings, GAME, BATCH_POLICIES):
-        return batch_agents.play_batched(sys.modules[__name__], GAME, n_seats, match_seeds, seatings, 1, options)
-    compiled = all(is_compiled(seating) for seating in seatings)  # looked up here: tests swap it
-    if plays_compiled(engine, compiled, log_actions, COMPILED_AGENTS):
-        return _play_compiled(settings, np.asarray(match_seeds, dtype=np.uint64), seatings)
+    if plays_on_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
+        from sim.kort.compiled.batch import play_batch
+
+        seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)
+        return _result_columns(settings, seeds, play_batch(settings, seeds, policy="random", workers=1))
     log = DecisionLog(("round", "round_no")) if log_actions else None
     defaults = Options().to_dict()
-    played = play_one_per_seed(n_seats, match_seeds, seatings, log, GAME, lambda seed: KortMatch(settings, seed=seed),
-                               "the Kort match", action_text,
+    played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
+                               lambda seed: KortMatch(settings, seed=seed), "the Kort match", action_text,
                                lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
                                                                     defaults))
     seeds = np.array([seed for seed, _ in played], dtype=np.uint64)
@@ -265,6 +246,23 @@ def play_matches(
     return ChunkColumns(hands=_match_columns(seeds, settings, summary),
                         actions=None if log is None else log.columns(),
                         tables={"rounds": _round_columns(seeds, settings, rounds)})
+
+
+def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, log_actions: bool,
+                   options: Mapping[str, Any] | None,
+                   play_rows: Callable[[Options, np.ndarray], tuple[np.ndarray, np.ndarray]]) -> ChunkColumns:
+    """The columns (and rounds) of matches a compiled lineup player plays: ``play_rows(settings, seeds)`` plays one
+    match per seed with the checked ``settings`` and returns the compiled engine's rows ``(ints, rounds)`` (as
+    ``sim.kort.compiled.batch.results_of_rows`` reads them). No action log: the compiled matches keep none."""
+    from sim.kort.compiled.batch import results_of_rows
+
+    _check_seats(n_seats)
+    check_one_per_match(match_hands, match_seeds, None, "a runner match is one Kort match")
+    if log_actions:
+        raise ValueError("the compiled matches keep no action log")
+    settings = as_options(check_options(options))
+    seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)
+    return _result_columns(settings, seeds, results_of_rows(settings, seeds, *play_rows(settings, seeds)))
 
 
 def replay(options: Options | Mapping[str, Any] | None, seed: int, actions: Sequence[int]) -> KortMatch:
@@ -283,30 +281,14 @@ def _check_seats(n_seats: int) -> None:
         raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
 
 
-def _play_compiled(options: Options, runner_seeds: np.ndarray, seatings: Sequence[Sequence[str]]) -> ChunkColumns:
-    """Every match of the chunk played in compiled code, in the reference path's columns: by the engine's
-    ``random`` policy when every seat is a bare ``random``, else by the compiled lineups."""
-    from sim.kort.compiled.batch import play_batch, results_of_rows
-
-    seeds = derive_seeds(runner_seeds, 0)
-    if all(is_compiled_lineup(seating, ("random",)) for seating in seatings):
-        played = play_batch(options, seeds, policy="random", workers=1)  # the runner's processes share the cores
-    else:
-        from agents.kort.lineup import play_lineups
-
-        ints, rounds = play_lineups(options, seeds, seatings)
-        played = results_of_rows(options, seeds, ints, rounds)
-    return _result_columns(options, seeds, played)
-
-
-# ----- the batch engine, for vectorised agents (the hook sim.batch_agents uses) ------------------------
+# ----- the batch engine, for vectorised agents (the hook the runner's batch route uses) ------------------------
 BATCH_POLICIES = {"random": RANDOM}
 """Agent specs ``KortBatch``'s compiled policies play beside vectorised agents (name -> policy id)."""
 
 
 def start_batch(n_seats: int, seeds: np.ndarray, previous: KortBatch | None,
                 options: Mapping[str, Any] | None = None) -> KortBatch:
-    """One match per seed as a ``KortBatch`` with the chunk's options (a runner match is one Kort match)."""
+    """One match per seed as a ``KortBatch`` with the options (a runner match is one Kort match)."""
     from sim.kort.compiled.batch import KortBatch
 
     return KortBatch.from_seeds(seeds, as_options(check_options(options)))
@@ -355,7 +337,7 @@ class _MatchSummary:
 
 @dataclass
 class _Rounds:
-    """Every round of a chunk's matches, one entry per round in match order (per-team fields ``[rounds, 2]``)."""
+    """Every round of the matches, one entry per round in match order (per-team fields ``[rounds, 2]``)."""
 
     match_row: np.ndarray
     round: np.ndarray

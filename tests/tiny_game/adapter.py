@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from sim.agent import AgentMaker
 from sim.contract import Bench, OptionSpec
 from sim.errors import GameInputError
 from sim.games import ChunkColumns, ColumnSpec, places_from_values
 from sim.reference_base import play_by_protocol, protocol_fields
-from sim.seating import DecisionLog, check_specs, play_one_per_seed
-from tiny_game import NAME
+from sim.seating import DecisionLog, check_lineup_length, play_one_per_seed
 from tiny_game.engine import MAX_SEATS, MIN_SEATS, EndReason, TenGame
 
 TITLE = "Ten"
@@ -41,6 +41,10 @@ ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("action", "uint8", "the card played, 0 to 9"),
 )
 LEARNING = None  # no RL interface: no tensors or batches
+ENGINE_POLICIES: tuple[str, ...] = ()  # no compiled engine, so no batch engine either
+COMPILED_CODE: dict[str, float] = {}
+COMPILED_LOGS_ACTIONS = False
+BATCH_POLICIES = None
 BENCH = Bench(seats=(2, 3), steps="decisions", steps_of=lambda game: len(game.decisions),
               default_counts={"reference": 1_000})
 
@@ -56,7 +60,7 @@ def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] 
     """Refuse options, a seat count outside 2-3, or a lineup that does not fit."""
     check_options(options)
     _check_seats(n_seats)
-    check_specs(n_seats, specs, NAME)
+    check_lineup_length(n_seats, specs)
 
 
 def seat_teams(n_seats: int) -> tuple[int, ...]:
@@ -109,26 +113,15 @@ def describe_end(game: TenGame) -> str:
     return f"end ({game.end_reason.value}): seat {game.winner} wins; tricks {game.tricks}"
 
 
-COMPILED_CODE: dict[str, float] = {}  # no compiled engine
-
-
-def is_compiled(specs: Sequence[str]) -> bool:
-    """Ten has no compiled engine."""
-    return False
-
-
-def compiled_code(specs: Sequence[str]) -> dict[str, float]:
-    """Ten has no compiled engine."""
-    return {}
-
-
 def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
-                 log_actions: bool = False, engine: str = "auto",
-                 options: Mapping[str, Any] | None = None) -> ChunkColumns:
+                 log_actions: bool = False, options: Mapping[str, Any] | None = None,
+                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
     """One game per match seed on the reference engine, every column of ``HAND_COLUMNS`` (and the decisions)."""
     check_options(options)
+    if engine == "compiled":
+        raise GameInputError("Ten has no compiled engine")
     log = DecisionLog() if log_actions else None
-    played = play_one_per_seed(_check_seats(n_seats), match_seeds, seatings, log, NAME,
+    played = play_one_per_seed(_check_seats(n_seats), match_seeds, seatings, log, make_agent,
                                lambda seed: TenGame(n_seats, seed), "the Ten game", action_text)
     hands = {
         "seed": np.array([seed for seed, _ in played], dtype=np.uint64),

@@ -1,7 +1,7 @@
 """Vectorised agents (``act_batch``) on a game's compiled batch engine: many deals in lockstep, one call a step.
 
 An agent that defines ``act_batch(observations, legal_mask) -> actions`` plays on the
-compiled batch engine through ``knorri-sim run`` (and the adapters' ``play_matches``).
+compiled batch engine through ``knorri-sim run`` (the runner's batch route, ``routes.BATCH``).
 A chunk's deals are stepped together; at every step the agent is called once with the
 rows of every deal where its seat is to move:
 
@@ -36,33 +36,28 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, make_agent
+from experiments.runner.seating import checked_agent
 from sim.batch_base import CompiledBatch
 from sim.games import AgentFailure, ChunkColumns, derive_seeds, plural
 from sim.rng import AGENT_STREAM
 
 
 def has_act_batch(spec: str, game: str) -> bool:
-    """Whether the agent ``spec`` makes for ``game`` defines ``act_batch`` (built once per process and spec)."""
-    return _has_act_batch(spec.strip(), game)
+    """Whether the agent ``spec`` makes for ``game`` defines ``act_batch`` (the agent the run's checks built)."""
+    return callable(getattr(checked_agent(spec, game), "act_batch", None))
 
 
-@lru_cache(maxsize=256)
-def _has_act_batch(spec: str, game: str) -> bool:
-    return callable(getattr(make_agent(spec, seed=0, game=game), "act_batch", None))
-
-
-def takes_batch_path(engine: str, log_actions: bool, seatings: Sequence[Sequence[str]], game: str,
+def takes_batch_path(log_actions: bool, seatings: Sequence[Sequence[str]], game: str,
                      policies: Mapping[str, int]) -> bool:
-    """Whether a chunk plays on the batch engine with vectorised agents: ``engine`` not ``reference``, no action
-    log, at least one seat not a compiled policy, and every such seat's agent defining ``act_batch``."""
-    if engine == "reference" or log_actions:
+    """Whether a lineup plays on the batch engine with vectorised agents: no action log, at least one seat not a
+    compiled policy, and every such seat's agent defining ``act_batch``."""
+    if log_actions:
         return False
     agents = {spec.strip() for seating in seatings for spec in seating} - set(policies)
     return bool(agents) and all(has_act_batch(spec, game) for spec in agents)

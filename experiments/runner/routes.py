@@ -1,0 +1,106 @@
+"""The route a lineup takes to the kernel, chosen once when a run is planned, and the call that follows it.
+
+Four routes give the same rows (tested), from the fastest:
+
+- ``ENGINE``: the game's compiled engine with its own policies (bare ``random``, and Knorri's ``greedy``),
+  through the adapter's ``play_matches`` with ``engine="compiled"``;
+- ``LINEUP``: the compiled lineup player the game's agents package registers (``agents.base.lineup_player``),
+  for lineups of built-in agents with compiled twins (search, trackers);
+- ``BATCH``: vectorised agents (``act_batch``) stepping the game's batch engine (``batch_agents``);
+- ``REFERENCE``: the reference engine, every agent built from its spec (``seating.agent_maker``).
+
+``choose_route`` decides it from the game, the seatings, the action log and the engine asked for
+(``auto``, ``compiled`` or ``reference``; ``fast`` is an alias of ``compiled``); the plan stores it per
+table and the chunk executor only follows it (``play_route``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.base import AgentMaker, lineup_player
+from agents.base import compiled_code as agent_code
+from experiments.runner import batch_agents
+from experiments.runner.config import ENGINE_ALIASES, ENGINE_CHOICES
+from experiments.runner.seating import agent_maker
+from sim import games
+from sim.games import ChunkColumns
+from sim.seating import is_engine_lineup
+
+ENGINE, LINEUP, BATCH, REFERENCE = "engine", "lineup", "batch", "reference"
+
+
+def engine_choice(engine: str) -> str:
+    """``engine`` as one of ``ENGINE_CHOICES`` (``fast`` read as ``compiled``); anything else is refused."""
+    engine = ENGINE_ALIASES.get(engine, engine)
+    if engine not in ENGINE_CHOICES:
+        raise ValueError(f"engine must be {', '.join(ENGINE_CHOICES)} (or fast, for compiled), not {engine!r}")
+    return engine
+
+
+def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool, engine: str = "auto") -> str:
+    """The route that plays ``seatings`` of ``game``: compiled whenever some compiled code plays every seating (and
+    keeps the action log if one is asked for) unless ``engine`` is ``reference``; ``compiled`` insists on it."""
+    engine = engine_choice(engine)
+    adapter = games.adapter(game)
+    distinct = list(dict.fromkeys(tuple(seating) for seating in seatings))
+    if (engine != "reference" and adapter.BATCH_POLICIES is not None
+            and batch_agents.takes_batch_path(log_actions, distinct, game, adapter.BATCH_POLICIES)):
+        return BATCH
+    player = lineup_player(game)
+    compiled, logs = None, False
+    if is_engine_lineup(distinct, adapter.ENGINE_POLICIES):
+        compiled, logs = ENGINE, adapter.COMPILED_LOGS_ACTIONS
+    elif player is not None and all(player.accepts(seating) for seating in distinct):
+        compiled, logs = LINEUP, player.logs_actions
+    keeps_log = logs or not log_actions
+    if engine == "compiled" and (compiled is None or not keeps_log):
+        names = dict.fromkeys((*adapter.ENGINE_POLICIES, *(player.names if player else ())))
+        raise ValueError("the compiled engine plays only lineups of " + ", ".join(names)
+                         + (" (mcts without time=)" if "mcts" in names else "")
+                         + ("" if adapter.COMPILED_LOGS_ACTIONS else ", without an action log"))
+    if compiled is None or not keeps_log or engine == "reference":
+        return REFERENCE
+    return compiled
+
+
+def compiled_code(game: str, route: str, specs: Sequence[str]) -> dict[str, float]:
+    """The modules of compiled code a lineup on ``route`` runs, each with its measured compile seconds: the engine's
+    kernels, the lineup player's, or (batch and reference) each agent's own (``agents.base.compiled_code``)."""
+    if route == ENGINE:
+        return dict(games.adapter(game).COMPILED_CODE)
+    if route == LINEUP:
+        player = lineup_player(game)
+        assert player is not None
+        return player.compiled_code(specs)
+    code: dict[str, float] = {}
+    for spec in specs:
+        code.update(agent_code(spec, game))
+    return code
+
+
+def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+               match_hands: int, log_actions: bool, options: Mapping[str, Any] | None,
+               make_agent: AgentMaker | None = None) -> ChunkColumns:
+    """Play one match per seed, ``seatings[i]`` at the table, on ``route`` (as ``choose_route`` chose it); the
+    reference route seats the agents ``make_agent`` builds (by default ``seating.agent_maker(game)``)."""
+    adapter = games.adapter(game)
+    options = dict(options or {})
+    if route == LINEUP:
+        player = lineup_player(game)
+        assert player is not None
+        return player.play(n_seats, match_seeds, seatings, match_hands, log_actions, options)
+    if route == BATCH:
+        return batch_agents.play_batched(adapter, game, n_seats, match_seeds, seatings, match_hands, options)
+    engine = "compiled" if route == ENGINE else "reference"
+    return adapter.play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options,
+                                make_agent or agent_maker(game), engine)
+
+
+def play_matches(game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
+                 match_hands: int = 1, log_actions: bool = False, options: Mapping[str, Any] | None = None,
+                 engine: str = "auto") -> ChunkColumns:
+    """``choose_route`` then ``play_route``: one call that plays matches as a run would (for tests and benches)."""
+    route = choose_route(game, seatings, log_actions, engine)
+    return play_route(route, game, n_seats, match_seeds, seatings, match_hands, log_actions, options)

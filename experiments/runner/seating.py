@@ -1,0 +1,46 @@
+"""Agents seated by the runner: specs checked once per run, an agent maker per game for the engines.
+
+The engines in ``sim`` seat agents through the ``AgentMaker`` they are handed; this module is
+where specs become agents (``agents.base.make_agent``), so a constructor that fails is one
+spec error line wherever it is built: when a run checks its lineups before it starts, and in
+each worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache, partial
+
+from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
+from sim.errors import GameInputError
+from sim.seating import described
+
+
+def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
+    """``make_agent(spec, seed, game)``; a constructor that raises anything becomes one spec error line."""
+    try:
+        return make_agent(spec, seed=seed, game=game)
+    except (AgentSpecError, GameInputError):
+        raise
+    except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
+        raise AgentSpecError(f"agent spec {spec!r} failed to start: {described(error)}") from None
+
+
+def agent_maker(game: str) -> AgentMaker:
+    """The ``AgentMaker`` an engine seats ``game``'s agents with (``build_agent`` with seed 0: every agent is
+    reseeded at each deal)."""
+    return partial(build_agent, game=game)
+
+
+def check_specs(specs: Sequence[str], game: str) -> None:
+    """Refuse a spec that makes no agent of ``game``, in one line (each agent is built once, so a constructor that
+    fails says so before a run starts)."""
+    for spec in dict.fromkeys(specs):
+        checked_agent(spec, game)
+
+
+@lru_cache(maxsize=256)
+def checked_agent(spec: str, game: str) -> Agent:
+    """The agent ``spec`` makes, built once per process: what the run's checks read (its spec is good, whether it
+    defines ``act_batch``); the agents that play are built afresh (``agent_maker``)."""
+    return build_agent(spec.strip(), game)
