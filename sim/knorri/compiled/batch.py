@@ -32,17 +32,14 @@ from sim.batch_base import (
 )
 from sim.compiled_bits import crc_final
 from sim.errors import GameInputError
-from sim.knorri.compiled import position_rows
+from sim.knorri.compiled import batch_kernels, position_rows
 from sim.knorri.compiled.batch_kernels import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
     batch_advance_learner,
     batch_deal,
-    batch_decide,
     batch_first_illegal,
-    batch_legal_mask,
-    batch_observe,
     batch_play_others,
     batch_step,
 )
@@ -258,9 +255,7 @@ class KnorriBatch(CompiledBatch):
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
-    legal_mask_kernel = staticmethod(batch_legal_mask)
-    observe_kernel = staticmethod(batch_observe)
-    decide_kernel = staticmethod(batch_decide)
+    KERNELS = batch_kernels
     POLICIES = {"random": RANDOM, "greedy": GREEDY}
     STATE = ("_cards", "_ints", "_decks", "_rngs", "_keys", "_records")
 
