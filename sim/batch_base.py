@@ -114,6 +114,16 @@ def code_names(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return table[np.where(np.asarray(codes) < 0, len(names), codes)]
 
 
+def ints_column(column: int, doc: str) -> property:
+    """A batch's read-only property ``int64[B]``: every entry's ``_ints[:, column]`` (a copy), documented ``doc``."""
+    return property(lambda batch: batch._ints[:, column].copy(), doc=doc)
+
+
+def ints_columns(column: int, width: int, doc: str) -> property:
+    """A batch's read-only property ``int64[B, width]``: the ``width`` columns from ``column`` (a copy)."""
+    return property(lambda batch: batch._ints[:, column:column + width].copy(), doc=doc)
+
+
 class CompiledBatch:
     """B games of one kind stepped together: the questions and the step every game's batch answers alike.
 

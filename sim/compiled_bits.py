@@ -67,6 +67,17 @@ def row_field_at(column: int, doc: str) -> Any:
     return read
 
 
+def row_flag(column: int, doc: str) -> Any:
+    """A compiled accessor ``read(row) -> row[column] >= 0`` with ``doc``: a field that is -1 until something
+    happens (the game's end reason: ``is_over``)."""
+    @njit(**config.INLINED_KERNEL)
+    def read(row: np.ndarray) -> bool:
+        return row[column] >= 0
+
+    read.__doc__ = doc
+    return read
+
+
 @njit(**config.INLINED_KERNEL)
 def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
                   cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from enum import IntEnum, StrEnum
 from typing import Any
 
-from sim.cards import SUIT_LETTERS, card_text, parse_card
+from sim.cards import SUIT_LETTERS, card_text, parse_card, suit_named
 from sim.errors import GameInputError
 from sim.options import parse_named_options
 
@@ -171,8 +171,5 @@ def parse_action(text: str | int) -> int:
     if cleaned in named:
         return named[cleaned]
     if cleaned.startswith("trumps "):
-        suit = SUIT_LETTERS.lower().find(cleaned[len("trumps "):])
-        if len(cleaned) != len("trumps ") + 1 or suit < 0:
-            raise GameInputError(f"{text!r} is not a trump choice: write trumps C, D, H or S")
-        return TRUMPS_BASE + suit
+        return TRUMPS_BASE + suit_named(text, cleaned, "trumps ", "write trumps C, D, H or S")
     return parse_card(cleaned)

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
-from sim.cards import SUIT_LETTERS, card_text, parse_card
+from sim.cards import SUIT_LETTERS, card_text, parse_card, suit_named
 from sim.errors import GameInputError
 from sim.options import parse_named_options
 
@@ -267,10 +267,7 @@ def parse_action(text: str | int) -> int:
         if cleaned == name:
             return action
     if cleaned.startswith("trump "):
-        suit = SUIT_LETTERS.lower().find(cleaned[len("trump "):])
-        if len(cleaned) != len("trump ") + 1 or suit < 0:
-            raise GameInputError(f"{text!r} is not a trump choice: write trump C, D, H, S or 13")
-        return TRUMP_BASE + suit
+        return TRUMP_BASE + suit_named(text, cleaned, "trump ", "write trump C, D, H, S or 13")
     return parse_card(cleaned)
 
 

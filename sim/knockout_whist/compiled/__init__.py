@@ -51,6 +51,7 @@ from sim.compiled_bits import (
     refill,
     row_field,
     row_field_at,
+    row_flag,
     take_within_suits,
     uniform_float,
 )
@@ -299,14 +300,7 @@ def scores(ints: np.ndarray) -> list[int]:
 
 # ----- compiled ------------------------------------------------------------------------------------
 to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the game is over).")
-
-
-@njit(**config.INLINED_KERNEL)
-def is_over(ints: np.ndarray) -> bool:
-    """Whether the game has ended."""
-    return ints[I_END_REASON] >= 0
-
-
+is_over = row_flag(I_END_REASON, "Whether the game has ended.")
 seat_count = row_field(I_N_SEATS, "Seats at the table.")
 score = row_field_at(
     I_SCORE, "Seat ``seat``'s score: n - 1 for the winner, -1 for the others once the game is over (0 before).")

@@ -23,6 +23,7 @@ from sim.batch_base import (
     check_seeds,
     chunk_count,
     empty_state,
+    ints_column,
     numba_threads,
     playout_request,
     protocol_rows,
@@ -158,20 +159,9 @@ class KnockoutWhistBatch(CompiledBatch):
         return cls(options, cards, ints, decks, rngs)
 
     # ----- what only Knockout Whist asks ------------------------------------------------------------------
-    @property
-    def phase(self) -> np.ndarray:
-        """``int64[B]``: each game's ``Phase`` (choose, exchange, play, over)."""
-        return self._ints[:, I_PHASE].copy()
-
-    @property
-    def hand_no(self) -> np.ndarray:
-        """``int64[B]``: the hand being played, 1..7 (the hands played, once over)."""
-        return self._ints[:, I_HAND_NO].copy()
-
-    @property
-    def winner(self) -> np.ndarray:
-        """``int64[B]``: each game's winner (-1 while playing)."""
-        return self._ints[:, I_WINNER].copy()
+    phase = ints_column(I_PHASE, "``int64[B]``: each game's ``Phase`` (choose, exchange, play, over).")
+    hand_no = ints_column(I_HAND_NO, "``int64[B]``: the hand being played, 1..7 (the hands played, once over).")
+    winner = ints_column(I_WINNER, "``int64[B]``: each game's winner (-1 while playing).")
 
     def results(self) -> BatchResults:
         """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64, row_field, row_field_at
+from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64, row_field, row_field_at, row_flag
 from sim.knorri.compiled.encode import encode_hand
 from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, legal_actions
@@ -121,14 +121,8 @@ def scores(ints: np.ndarray) -> list[int]:
 
 # ----- compiled ------------------------------------------------------------------------------------
 to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the hand is over).")
-
-
-@njit(**config.INLINED_KERNEL)
-def is_over(ints: np.ndarray) -> bool:
-    """Whether the hand has ended (a seat left alone holding cards, a repeated position, or the action cap)."""
-    return ints[I_END_REASON] >= 0
-
-
+is_over = row_flag(
+    I_END_REASON, "Whether the hand has ended (a seat left alone holding cards, a repeated position, or the cap).")
 seat_count = row_field(I_N_SEATS, "Seats at the table.")
 score = row_field_at(
     I_SCORE, "Seat ``seat``'s points so far: its final score once the hand is over (the scores sum to zero).")

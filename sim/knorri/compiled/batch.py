@@ -27,6 +27,7 @@ from sim.batch_base import (
     check_workers,
     chunk_count,
     empty_state,
+    ints_column,
     numba_threads,
     policy_id,
 )
@@ -303,15 +304,9 @@ class KnorriBatch(CompiledBatch):
                    np.stack([e[2] for e in encoded]), np.stack([e[3] for e in encoded]), keys, records)
 
     # ----- what only Knorri asks --------------------------------------------------------------------------
-    @property
-    def phase(self) -> np.ndarray:
-        """``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended)."""
-        return self._ints[:, I_PHASE].copy()
-
-    @property
-    def phase2_actions(self) -> np.ndarray:
-        """``int64[B]``: plays and pick-ups so far."""
-        return self._ints[:, I_PHASE2_ACTIONS].copy()
+    phase = ints_column(
+        I_PHASE, "``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended).")
+    phase2_actions = ints_column(I_PHASE2_ACTIONS, "``int64[B]``: plays and pick-ups so far.")
 
     def results(self) -> BatchResults:
         """The per-hand results so far, in the same form as ``play_batch`` returns."""

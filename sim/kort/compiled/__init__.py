@@ -68,6 +68,7 @@ from sim.compiled_bits import (
     refill,
     row_field,
     row_field_at,
+    row_flag,
     take_within_suits,
     uniform_float,
 )
@@ -360,14 +361,7 @@ def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
 
 # ----- compiled ------------------------------------------------------------------------------------
 to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the match is over).")
-
-
-@njit(**config.INLINED_KERNEL)
-def is_over(ints: np.ndarray) -> bool:
-    """Whether the match has ended."""
-    return ints[I_END_REASON] >= 0
-
-
+is_over = row_flag(I_END_REASON, "Whether the match has ended.")
 phase = row_field(
     I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
 winner_team = row_field(I_WINNER_TEAM, "The team that won the match (-1 while it goes on).")

@@ -25,6 +25,8 @@ from sim.batch_base import (
     chunk_count,
     code_names,
     empty_state,
+    ints_column,
+    ints_columns,
     numba_threads,
     playout_request,
     protocol_rows,
@@ -250,45 +252,14 @@ class KortBatch(CompiledBatch):
         return cls(options, cards, ints, decks, rngs, _round_arrays(total, options, True))
 
     # ----- what only Kort asks ------------------------------------------------------------------------
-    @property
-    def phase(self) -> np.ndarray:
-        """``int64[B]``: each match's ``Phase`` (trump, lead, declare, follow, vote, over)."""
-        return self._ints[:, I_PHASE].copy()
-
-    @property
-    def round_no(self) -> np.ndarray:
-        """``int64[B]``: the round being played, from 0 (the last one's once over)."""
-        return self._ints[:, I_ROUND_NO].copy()
-
-    @property
-    def holder(self) -> np.ndarray:
-        """``int64[B]``: this round's trump holder."""
-        return self._ints[:, I_HOLDER].copy()
-
-    @property
-    def trump(self) -> np.ndarray:
-        """``int64[B]``: the trump suit 0..3, -1 before the holder's choice."""
-        return self._ints[:, I_TRUMP].copy()
-
-    @property
-    def tricks(self) -> np.ndarray:
-        """``int64[B, 2]``: tricks per team this round."""
-        return self._ints[:, I_TRICKS:I_TRICKS + 2].copy()
-
-    @property
-    def lead_states(self) -> np.ndarray:
-        """``int64[B, 2]``: each team's lead state as ``LeadState.code``."""
-        return self._ints[:, I_LEAD_STATE:I_LEAD_STATE + 2].copy()
-
-    @property
-    def wins(self) -> np.ndarray:
-        """``int64[B, 2]``: match wins per team."""
-        return self._ints[:, I_WINS:I_WINS + 2].copy()
-
-    @property
-    def winner_team(self) -> np.ndarray:
-        """``int64[B]``: each match's winning team (-1 while playing)."""
-        return self._ints[:, I_WINNER_TEAM].copy()
+    phase = ints_column(I_PHASE, "``int64[B]``: each match's ``Phase`` (trump, lead, declare, follow, vote, over).")
+    round_no = ints_column(I_ROUND_NO, "``int64[B]``: the round being played, from 0 (the last one's once over).")
+    holder = ints_column(I_HOLDER, "``int64[B]``: this round's trump holder.")
+    trump = ints_column(I_TRUMP, "``int64[B]``: the trump suit 0..3, -1 before the holder's choice.")
+    tricks = ints_columns(I_TRICKS, 2, "``int64[B, 2]``: tricks per team this round.")
+    lead_states = ints_columns(I_LEAD_STATE, 2, "``int64[B, 2]``: each team's lead state as ``LeadState.code``.")
+    wins = ints_columns(I_WINS, 2, "``int64[B, 2]``: match wins per team.")
+    winner_team = ints_column(I_WINNER_TEAM, "``int64[B]``: each match's winning team (-1 while playing).")
 
     def results(self) -> BatchResults:
         """The per-match and per-round results so far, as ``play_batch`` returns them (seeds are not kept: zeros)."""
