@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.base import register
+from agents.heuristic import HeuristicAgent
 from sim.cards import DIAMONDS, CardSet, rank_of, suit_of
 from sim.knorri.encoding import PICK_UP
 
@@ -48,18 +49,8 @@ def greedy_action(phase: int, hand: CardSet, top: int | None, opening: bool, leg
     return min(beating, key=lambda card: (card_cost(card), card))
 
 
-class GreedyAgent:
+class GreedyAgent(HeuristicAgent):
     """The greedy heuristic (see the module docstring); deterministic, so its seed is unused."""
-
-    PARAMETERS: dict[str, type] = {}
-
-    def __init__(self, seed: int = 0) -> None:
-        self.name = "greedy"
-        self.seat = 0
-
-    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
-        """Nothing to forget between hands."""
-        self.seat = seat
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """Greedy's choice from the observation's own hand and trick."""

@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agents.log_reader import LogReader
 from sim.cards import FULL_DECK, CardSet, bit, card_list, to_set
 from sim.knorri.encoding import PICK_UP, TABLE_SIZE, run_action
 from sim.knorri.reference import KnorriHand
 
 
-class KnorriTracker:
+class KnorriTracker(LogReader):
     """Follows one hand's public log and keeps what every seat holds.
 
     Attributes a caller may read (card sets are ints, bit ``id`` per card):
@@ -59,12 +60,11 @@ class KnorriTracker:
 
     def update(self, observation: Any) -> None:
         """Read the log events of ``observation`` not read yet (a new hand's log starts over)."""
-        log = observation.log
-        if len(log) < self._read:  # a new hand: start over
-            self.__init__(self.n_seats)
-        for event in log[self._read:]:
-            self._apply_event(event)
-        self._read = len(log)
+        self.read_log(observation.log)
+
+    def _restart(self) -> None:
+        """A new hand: start over."""
+        self.__init__(self.n_seats)
 
     # ----- one event at a time -----------------------------------------------------------
 

@@ -76,6 +76,13 @@ def policy_id(policy: int | str, names: Mapping[str, int]) -> int:
     return int(policy)
 
 
+def playout_request(seeds: Sequence[int] | np.ndarray, policy: int | str, names: Mapping[str, int],
+                    workers: int | None) -> tuple[np.ndarray, int, int]:
+    """A whole-game playout's inputs, checked: the seeds (``check_seeds``), the policy's id among ``names``
+    (``policy_id``) and the thread count (``check_workers``)."""
+    return check_seeds(seeds), policy_id(policy, names), check_workers(workers)
+
+
 def check_workers(workers: int | None) -> int:
     """How many threads a parallel kernel may use: ``workers``, or every core numba has when it is None."""
     if workers is None:
@@ -107,13 +114,24 @@ def code_names(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return table[np.where(np.asarray(codes) < 0, len(names), codes)]
 
 
+def ints_column(column: int, doc: str) -> property:
+    """A batch's read-only property ``int64[B]``: every entry's ``_ints[:, column]`` (a copy), documented ``doc``."""
+    return property(lambda batch: batch._ints[:, column].copy(), doc=doc)
+
+
+def ints_columns(column: int, width: int, doc: str) -> property:
+    """A batch's read-only property ``int64[B, width]``: the ``width`` columns from ``column`` (a copy)."""
+    return property(lambda batch: batch._ints[:, column:column + width].copy(), doc=doc)
+
+
 class CompiledBatch:
     """B games of one kind stepped together: the questions and the step every game's batch answers alike.
 
     A game's subclass holds the state arrays (``_cards`` with each seat's hand at
     ``C_HAND + s``, ``_ints`` with one row of scalars a game), ``n_seats``, and names
-    its columns and kernels in the class attributes below; it writes ``_first_illegal``
-    and ``_apply``, the two steps whose kernels differ between games.
+    its columns in the class attributes below and its kernels module in ``KERNELS``. The
+    step kernels take the ``STATE`` arrays in order; a game whose kernels take more
+    overrides ``_first_illegal``, ``_apply`` and ``_play_others``.
     """
 
     UNIT = "game"
@@ -126,9 +144,11 @@ class CompiledBatch:
     I_SCORE: int
     END_REASONS: tuple[str, ...] = ()
     """The names of the end-reason codes, in code order (``end_reason_code`` indexes this)."""
-    legal_mask_kernel = None  # staticmethod(kernel(cards, ints, mask bool[B, A], scratch int64[A]))
-    observe_kernel = None  # staticmethod(kernel(cards, ints, out float32[B, F]))
-    decide_kernel = None  # staticmethod(kernel(cards, ints, rngs, policies int8[B, n], out int64[B]))
+    KERNELS: ClassVar[Any]
+    """The game's batch kernels module: ``batch_legal_mask(cards, ints, mask bool[B, A], scratch int64[A])``,
+    ``batch_observe(cards, ints, out float32[B, F])``, ``batch_decide(cards, ints, rngs, policies int8[B, n],
+    out int64[B])``, ``batch_first_illegal(cards, ints, ids)``, ``batch_step(*state, ids)`` and
+    ``batch_play_others(*state, policies, seat)``."""
     POLICIES: ClassVar[Mapping[str, int]] = {}
     """The compiled policies ``play_others`` can seat, by agent name (each makes that agent's choices)."""
     STATE: ClassVar[tuple[str, ...]] = ("_cards", "_ints", "_decks", "_rngs")
@@ -147,7 +167,7 @@ class CompiledBatch:
         with ``rows`` (entry indices), only those entries' rows, in that order."""
         cards, ints = self._rows(rows)
         mask = np.zeros((len(ints), self.NUM_ACTIONS), dtype=np.bool_)
-        self.legal_mask_kernel(cards, ints, mask, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
+        self.KERNELS.batch_legal_mask(cards, ints, mask, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
         return mask
 
     def policy_actions(self, policies: np.ndarray) -> np.ndarray:
@@ -158,7 +178,8 @@ class CompiledBatch:
         batch, seeded ``agent_seed(seed, seat)`` as ``RandomAgent`` is, so it makes the agent's very choices.
         """
         out = np.full(len(self), -1, dtype=np.int64)
-        self.decide_kernel(self._cards, self._ints, self._rngs, np.ascontiguousarray(policies, dtype=np.int8), out)
+        self.KERNELS.batch_decide(self._cards, self._ints, self._rngs, np.ascontiguousarray(policies, dtype=np.int8),
+                                  out)
         return out
 
     def _rows(self, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -206,7 +227,7 @@ class CompiledBatch:
         """
         cards, ints = self._rows(rows)
         out = np.zeros((len(ints), self.OBSERVATION_SIZE), dtype=np.float32)
-        self.observe_kernel(cards, ints, out)
+        self.KERNELS.batch_observe(cards, ints, out)
         return out
 
     def step(self, actions: Sequence[int] | np.ndarray) -> None:
@@ -280,8 +301,8 @@ class CompiledBatch:
             self._apply(ids)
         self._play_others_by_id(policies, seat)
         if len(rows) == len(self):
-            self.observe_kernel(self._cards, self._ints, observations)
-            self.legal_mask_kernel(self._cards, self._ints, masks, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
+            self.KERNELS.batch_observe(self._cards, self._ints, observations)
+            self.KERNELS.batch_legal_mask(self._cards, self._ints, masks, np.zeros(self.NUM_ACTIONS, dtype=np.int64))
             done[:] = self.done
         else:
             observations[rows] = self.observation_tensor(rows)
@@ -315,14 +336,18 @@ class CompiledBatch:
     def _prepare_step(self) -> None:
         """Make room for what a step may remember (a game keeping a growing history overrides this)."""
 
+    def _state(self) -> tuple[np.ndarray, ...]:
+        """The per-entry state arrays, in ``STATE`` order (as the step kernels take them)."""
+        return tuple(getattr(self, name) for name in self.STATE)
+
     def _play_others(self, policies: np.ndarray, seat: int) -> None:
         """Call the game's kernel letting seats other than ``seat`` play ``policies`` (ids, ``int64[n_seats]``)."""
-        raise NotImplementedError
+        self.KERNELS.batch_play_others(*self._state(), policies, seat)
 
     def _first_illegal(self, ids: np.ndarray) -> int:
         """The first entry still playing whose action id is not legal, or -1 (``ids`` int64[B], -1 out of range)."""
-        raise NotImplementedError
+        return self.KERNELS.batch_first_illegal(self._cards, self._ints, ids)
 
     def _apply(self, ids: np.ndarray) -> None:
         """Apply every entry's action, all of them checked legal."""
-        raise NotImplementedError
+        self.KERNELS.batch_step(*self._state(), ids)

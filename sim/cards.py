@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TypeAlias
 
+from sim.errors import GameInputError
+
 Card: TypeAlias = int
 CardSet: TypeAlias = int
 
@@ -65,6 +67,15 @@ def parse_card(text: str) -> Card:
             f"{text!r} is not a card: ranks are 2-9, T (or 10), J, Q, K, A; suits are C, D, H, S or ♣ ♦ ♥ ♠"
         )
     return card_id(suit, RANK_LETTERS.index(rank_part))
+
+
+def suit_named(text: object, cleaned: str, prefix: str, hint: str) -> int:
+    """The suit 0..3 an action's text names after ``prefix`` (``cleaned`` is ``text`` stripped and lower case:
+    ``"trumps h"`` -> 2); anything else is a one-line ``GameInputError`` ending in ``hint``."""
+    suit = SUIT_LETTERS.lower().find(cleaned[len(prefix):])
+    if len(cleaned) != len(prefix) + 1 or suit < 0:
+        raise GameInputError(f"{text!r} is not a trump choice: {hint}")
+    return suit
 
 
 def parse_cards(text: str) -> list[Card]:

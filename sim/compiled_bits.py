@@ -8,6 +8,8 @@ recompiles them: the compiled-code cache is keyed by every source file, ``sim.co
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -37,6 +39,57 @@ def _crc_table() -> np.ndarray:
 
 CRC_TABLE = _crc_table()
 CRC_START = 0xFFFFFFFF
+
+
+# ----- a game's state rows -----------------------------------------------------------------------
+def row_field(column: int, doc: str) -> Any:
+    """A compiled accessor ``read(row) -> row[column]`` with ``doc``: one of a game's public state fields.
+
+    Every game's step API names its fields this way (``to_move = row_field(I_TO_MOVE, ...)``), so
+    the reading is written once; the column is frozen into the machine code as a constant.
+    """
+    @njit(**config.INLINED_KERNEL)
+    def read(row: np.ndarray) -> int:
+        return row[column]
+
+    read.__doc__ = doc
+    return read
+
+
+def row_field_at(column: int, doc: str) -> Any:
+    """A compiled accessor ``read(row, i) -> row[column + i]`` with ``doc``: a per-seat (or per-team, per-trick)
+    block of a game's state fields, i being the seat, team or trick ``doc`` names."""
+    @njit(**config.INLINED_KERNEL)
+    def read(row: np.ndarray, i: int) -> int:
+        return row[column + i]
+
+    read.__doc__ = doc
+    return read
+
+
+def row_flag(column: int, doc: str) -> Any:
+    """A compiled accessor ``read(row) -> row[column] >= 0`` with ``doc``: a field that is -1 until something
+    happens (the game's end reason: ``is_over``)."""
+    @njit(**config.INLINED_KERNEL)
+    def read(row: np.ndarray) -> bool:
+        return row[column] >= 0
+
+    read.__doc__ = doc
+    return read
+
+
+@njit(**config.INLINED_KERNEL)
+def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
+                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
+    """Copy a four-array position (``cards, ints, deck, rng``, its streams included) into a second set of arrays."""
+    for i in range(cards.shape[0]):
+        cards2[i] = cards[i]
+    for i in range(ints.shape[0]):
+        ints2[i] = ints[i]
+    for i in range(52):
+        deck2[i] = deck[i]
+    for i in range(rng.shape[0]):
+        rng2[i] = rng[i]
 
 
 # ----- card-set bits -----------------------------------------------------------------------------
@@ -224,6 +277,17 @@ def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
 def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
     """``sim.rng.agent_seed``: the seed of seat ``seat``'s own stream for the hand dealt from ``hand_seed``."""
     return derive_seed2(hand_seed, AGENT_STREAM, seat)
+
+
+@njit(**config.INLINED_KERNEL)
+def shuffle_deck(deck: np.ndarray, rng: np.ndarray, stream: int) -> None:
+    """A fresh permutation of the 52 cards into ``deck``: the protocol's Fisher-Yates from ``rng[stream]``
+    (``sim.rng.SplitMix64.shuffled_deck``'s draws)."""
+    for i in range(52):
+        deck[i] = i
+    for i in range(51, 0, -1):
+        j = below(rng, stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
 
 
 # ----- CRC-32 of decision ids --------------------------------------------------------------------

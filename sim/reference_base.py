@@ -102,7 +102,8 @@ class Observation:
         return asdict(self)
 
 
-DeckSource = Callable[[], list[int]]
+DeckSource = Callable[[], Sequence[int]]
+"""Where a game takes each fresh deck from: a call returning a permutation of the 52 card ids."""
 G = TypeVar("G", bound=ReferenceGame)
 
 

@@ -106,6 +106,32 @@ def deck_source(decks: Sequence[list[int]], filler_seed: int = FILLER_SEED) -> C
     return draw
 
 
+def seeded_or_built(start: Mapping[str, Any], from_seed: Callable[[Callable[[], list[int]]], Any],
+                    build: Callable[[], Any]) -> tuple[Any, SplitMix64]:
+    """The engine a scenario's ``start`` describes and the stream its protocol decisions come from.
+
+    With a ``seed`` the engine is dealt by a splitmix64 stream started there
+    (``from_seed(deck_source)``), which then makes the decisions too; otherwise it is
+    ``build()``, a deal written out, and the decisions come from ``protocol_seed`` (default 0).
+    """
+    if "seed" in start:
+        rng = SplitMix64(int(start["seed"]))
+        return from_seed(rng.shuffled_deck), rng
+    return build(), SplitMix64(int(start.get("protocol_seed", 0)))
+
+
+def normalise_hands_and_legal(key: str, got: Any, wanted: Any, parse_action: Callable[[Any], int],
+                              action_text: Callable[[int], str]) -> tuple[Any, Any]:
+    """What an engine reports and what a scenario expects, in one form: hands as cards sorted by id (a seat
+    written as null is not checked), legal actions as their text; any other key as it is."""
+    if key == "hands":
+        return ([None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)],
+                [None if w is None else sorted(cards_from(w)) for w in wanted])
+    if key == "legal":
+        return got, [action_text(parse_action(a)) for a in wanted]
+    return got, wanted
+
+
 def play_steps(engine: Any, rng: SplitMix64, case: Mapping[str, Any], parse_action: Callable[[Any], int],
                action_text: Callable[[int], str], check_expect: Callable[[Any, Mapping[str, Any]], list[str]],
                noun: str = "game") -> list[str]:

@@ -29,3 +29,13 @@ def tensor_size(fields: Sequence[Field]) -> int:
 def field_meanings(fields: Sequence[Field]) -> dict[str, str]:
     """What each named field holds."""
     return {name: meaning for name, _, meaning in fields}
+
+
+def layout(fields: Sequence[Field]) -> tuple[dict[str, slice], int, dict[str, str]]:
+    """A tensor's whole layout from its fields: the named slices, the size and what each field holds."""
+    return field_slices(fields), tensor_size(fields), field_meanings(fields)
+
+
+def field_starts(fields: Sequence[Field]) -> list[int]:
+    """Where each field starts, in order: the offsets a compiled kernel writes by."""
+    return [part.start for part in field_slices(fields).values()]

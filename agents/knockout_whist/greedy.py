@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.base import register
+from agents.heuristic import HeuristicAgent
 from sim.cards import rank_of, suit_of
 from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, Phase, Status, trumps_action
 from sim.knockout_whist.rules import card_beats
@@ -95,18 +96,8 @@ def greedy_action(observation: Any, legal: Sequence[int]) -> int:
     return cheapest(winners or cards, trumps)
 
 
-class GreedyAgent:
+class GreedyAgent(HeuristicAgent):
     """Knockout Whist's greedy heuristic (see the module docstring); deterministic, so its seed is unused."""
-
-    PARAMETERS: dict[str, type] = {}
-
-    def __init__(self, seed: int = 0) -> None:
-        self.name = "greedy"
-        self.seat = 0
-
-    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
-        """Nothing to forget between games."""
-        self.seat = seat
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """Greedy's choice from the observation."""

@@ -30,6 +30,7 @@ from typing import Any
 
 from agents.base import register
 from agents.knockout_whist.greedy import best_card, cheapest, greedy_action
+from agents.log_reader import LogReader
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, bit, higher_in_suit, popcount, suit_of, to_set
 from sim.knockout_whist.encoding import KNOCK, NO_TRUMPS, Phase, Status
 from sim.knockout_whist.rules import card_beats, led_suit_of
@@ -37,7 +38,7 @@ from sim.knockout_whist.rules import card_beats, led_suit_of
 GAME = "knockout-whist"
 
 
-class KnockoutWhistTracker:
+class KnockoutWhistTracker(LogReader):
     """Follows one game from one seat's observations and keeps what every seat cannot hold.
 
     Attributes a caller may read (card sets are ints, bit ``id`` per card):
@@ -65,14 +66,13 @@ class KnockoutWhistTracker:
 
     def update(self, observation: Any) -> None:
         """Read the log events of ``observation`` not read yet, and the seat's own cards now."""
-        log = observation.log
-        if len(log) < self._read:  # a new game: start over
-            self.__init__(self.n_seats, self.seat)
-        for event in log[self._read:]:
-            self._apply_event(event)
-        self._read = len(log)
+        self.read_log(observation.log)
         self._own = to_set(observation.hand)
         self._thrown = to_set(observation.thrown)
+
+    def _restart(self) -> None:
+        """A new game: start over."""
+        self.__init__(self.n_seats, self.seat)
 
     def _apply_event(self, event: dict[str, Any]) -> None:
         kind = event["kind"]

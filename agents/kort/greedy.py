@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.base import register
+from agents.heuristic import HeuristicAgent
 from agents.kort.view import Table
 from sim.cards import SUIT_MASK, CardSet, card_list, popcount, rank_of, suit_of
 from sim.kort.compiled import (  # greedy's thresholds: the engine's compiled greedy policy makes the same choices
@@ -223,7 +224,7 @@ def greedy_action(observation: Any, legal: Sequence[int], redeal: str = "auto") 
     return greedy_choice(Table.from_observation(observation), legal, redeal)
 
 
-class GreedyAgent:
+class GreedyAgent(HeuristicAgent):
     """Kort's greedy heuristic (see the module docstring); deterministic, so its seed is unused.
 
     ``redeal`` is its redeal rule: ``auto`` redeals a weak faceless hand, ``never`` keeps every deal.
@@ -234,13 +235,10 @@ class GreedyAgent:
     def __init__(self, seed: int = 0, redeal: str = "auto") -> None:
         if redeal not in REDEAL_RULES:
             raise ValueError(f"redeal={redeal!r} is unknown: use {' or '.join(REDEAL_RULES)}")
-        self.name = "greedy" if redeal == "auto" else f"greedy:redeal={redeal}"
+        super().__init__(seed)
+        if redeal != "auto":
+            self.name = f"greedy:redeal={redeal}"
         self.redeal = redeal
-        self.seat = 0
-
-    def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
-        """Nothing to forget between matches."""
-        self.seat = seat
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """Greedy's choice from the observation."""

@@ -42,6 +42,7 @@ from typing import Any
 from agents.base import register
 from agents.kort.greedy import cheapest, greedy_choice, side_lead, trumps_of
 from agents.kort.view import Table
+from agents.log_reader import LogReader
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, bit, higher_in_suit, suit_of, to_set
 from sim.kort.encoding import (
     CARDS_EACH,
@@ -65,7 +66,7 @@ TRUMPS_AT_LEAST = {"sar": SAR_BELOW_TRUMPS, "trop": SAR_BELOW_TRUMPS, "trop_to_e
                    SAR_5_TRICKS: SAR_BELOW_TRUMPS}
 
 
-class KortTracker:
+class KortTracker(LogReader):
     """Follows one match from one seat's observations and keeps what every seat cannot hold in this deal.
 
     Attributes a caller may read (card sets are ints, bit ``id`` per card): ``holder``,
@@ -94,13 +95,12 @@ class KortTracker:
 
     def update(self, observation: Any) -> None:
         """Read the log events of ``observation`` not read yet, and the seat's own cards now."""
-        log = observation.log
-        if len(log) < self._read:  # a new match: start over
-            self.__init__(self.seat)
-        for event in log[self._read:]:
-            self._apply_event(event)
-        self._read = len(log)
+        self.read_log(observation.log)
         self._own = to_set(observation.hand)
+
+    def _restart(self) -> None:
+        """A new match: start over."""
+        self.__init__(self.seat)
 
     def _apply_event(self, event: dict[str, Any]) -> None:
         kind = event["kind"]

@@ -12,9 +12,9 @@ from dataclasses import dataclass, fields
 from enum import IntEnum, StrEnum
 from typing import Any
 
-from sim.cards import SUIT_LETTERS, card_text, parse_card
+from sim.cards import SUIT_LETTERS, card_text, parse_card, suit_named
 from sim.errors import GameInputError
-from sim.options import option_pairs
+from sim.options import parse_named_options
 
 NUM_ACTIONS = 59
 KNOCK = 52  # a dog keeps its one card for a later trick
@@ -89,6 +89,8 @@ class Options:
         return sum(1 << i for i, name in enumerate(FLAG_OPTIONS) if getattr(self, name))
 
 
+OptionsLike = Options | Mapping[str, Any] | None
+"""How callers may give options: ``Options``, a mapping of names to values, or None for the defaults."""
 OPTION_NAMES: tuple[str, ...] = tuple(option.name for option in fields(Options))
 FLAG_OPTIONS: tuple[str, ...] = OPTION_NAMES[1:]
 DEFAULT_OPTIONS = Options()
@@ -101,16 +103,11 @@ def parse_options(settings: Iterable[str] | Mapping[str, Any] = ()) -> Options:
 
     A bad name or value raises a one-line ``GameInputError`` that lists what is allowed.
     """
-    pairs = option_pairs(settings)
-    values: dict[str, Any] = {}
-    for name, value in pairs:
-        if name not in OPTION_NAMES:
-            raise GameInputError(f"unknown option {name!r}: the options are {', '.join(OPTION_NAMES)}")
-        values[name] = _option_value(name, value)
-    return Options(**values)
+    return parse_named_options(settings, Options, _option_value, "the options")
 
 
 def _option_value(name: str, value: Any) -> Any:
+    """``players`` as a number; every other option as true or false (words like yes/no, on/off, 1/0)."""
     if name == "players":
         try:
             return int(value)
@@ -174,8 +171,5 @@ def parse_action(text: str | int) -> int:
     if cleaned in named:
         return named[cleaned]
     if cleaned.startswith("trumps "):
-        suit = SUIT_LETTERS.lower().find(cleaned[len("trumps "):])
-        if len(cleaned) != len("trumps ") + 1 or suit < 0:
-            raise GameInputError(f"{text!r} is not a trump choice: write trumps C, D, H or S")
-        return TRUMPS_BASE + suit
+        return TRUMPS_BASE + suit_named(text, cleaned, "trumps ", "write trumps C, D, H or S")
     return parse_card(cleaned)

@@ -10,7 +10,7 @@ ended), all as ``seeds/knockout_whist.md`` describes.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sim.cards import bit, card_list, popcount, suit_of, to_set
@@ -25,6 +25,7 @@ from sim.knockout_whist.encoding import (
     RAINBOW_HAND,
     EndReason,
     Options,
+    OptionsLike,
     Phase,
     Status,
     cards_in_hand,
@@ -32,19 +33,13 @@ from sim.knockout_whist.encoding import (
     trumps_of_action,
 )
 from sim.knockout_whist.observation import KnockoutWhistObservation
-from sim.reference_base import ReferenceGame
+from sim.reference_base import DeckSource, ReferenceGame
 from sim.rng import SplitMix64
 
-DeckSource = Callable[[], Sequence[int]]
 
-
-def as_options(options: Options | Mapping[str, Any] | None) -> Options:
+def as_options(options: OptionsLike) -> Options:
     """``Options`` from an ``Options``, a mapping of names to values, or None for the defaults."""
-    if options is None:
-        return Options()
-    if isinstance(options, Options):
-        return options
-    return parse_options(options)
+    return parse_options(() if options is None else options)
 
 
 class KnockoutWhistGame(ReferenceGame):
@@ -54,12 +49,7 @@ class KnockoutWhistGame(ReferenceGame):
     COPIED = ("status", "out_hand", "dog_hand", "dog_saved", "log", "decisions", "scores", "hands", "dealt", "thrown",
               "exchanged", "tricks", "trick", "trick_seats")
 
-    def __init__(
-        self,
-        options: Options | Mapping[str, Any] | None = None,
-        seed: int = 0,
-        deck_source: DeckSource | None = None,
-    ) -> None:
+    def __init__(self, options: OptionsLike = None, seed: int = 0, deck_source: DeckSource | None = None) -> None:
         """A game with ``options`` (default: 4 players, the main rules), dealt from ``seed``.
 
         Every permutation the game needs (a tie cut, then the deal, for each hand) comes
@@ -73,7 +63,7 @@ class KnockoutWhistGame(ReferenceGame):
     @classmethod
     def at_hand(
         cls,
-        options: Options | Mapping[str, Any] | None,
+        options: OptionsLike,
         hand_no: int,
         dealer: int,
         deck_source: DeckSource,

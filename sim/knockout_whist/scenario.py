@@ -18,6 +18,7 @@ from sim.errors import GameInputError
 from sim.knockout_whist import rules
 from sim.knockout_whist.encoding import (
     KNOCK,
+    Options,
     Phase,
     Status,
     action_text,
@@ -34,7 +35,9 @@ from sim.scenario import (
     expect_mismatches,
     filled_deck,
     load_cases,
+    normalise_hands_and_legal,
     play_steps,
+    seeded_or_built,
 )
 
 SCENARIO_DIR = SCENARIO_ROOT / "knockout_whist"
@@ -79,18 +82,20 @@ def build_game(start: Mapping[str, Any]) -> KnockoutWhistGame:
 def _build(start: Mapping[str, Any]) -> tuple[KnockoutWhistGame, SplitMix64]:
     """The game and the stream its protocol decisions come from (for a seed, the stream that deals too)."""
     options = as_options(start.get("options"))
-    if "seed" in start:
-        rng = SplitMix64(int(start["seed"]))
-        return KnockoutWhistGame(options, deck_source=rng.shuffled_deck), rng
+    return seeded_or_built(start, lambda source: KnockoutWhistGame(options, deck_source=source),
+                           lambda: _dealt(start, options))
+
+
+def _dealt(start: Mapping[str, Any], options: Options) -> KnockoutWhistGame:
+    """The game a ``start`` without a seed writes out: a hand's deal (and later decks), status and chooser."""
     later = [filled_deck(cards_from(deck)) for deck in start.get("then", [])]
     source = deck_source([deal_deck(start, options.players), *later])
     status = start.get("status")
-    game = KnockoutWhistGame.at_hand(
+    return KnockoutWhistGame.at_hand(
         options, int(start.get("hand", 1)), int(start.get("dealer", 0)), source,
         status=None if status is None else [_status_name(s) for s in status],
         chooser=start.get("chooser"), dogs_life_used=start.get("dogs_life_used"),
     )
-    return game, SplitMix64(int(start.get("protocol_seed", 0)))
 
 
 def load_scenario(name: str) -> list[dict[str, Any]]:
@@ -144,12 +149,7 @@ def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str
 
 def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
     """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text)."""
-    if key == "hands":  # a seat written as null is not checked
-        return ([None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)],
-                [None if w is None else sorted(cards_from(w)) for w in wanted])
-    if key == "legal":
-        return got, [action_text(parse_action(a)) for a in wanted]
-    return got, wanted
+    return normalise_hands_and_legal(key, got, wanted, parse_action, action_text)
 
 
 def _event_value(key: str, value: Any) -> Any:

@@ -18,7 +18,7 @@ import numpy as np
 from sim.cards import suit_of
 from sim.knockout_whist.encoding import FLAG_OPTIONS, KNOCK, MAX_SEATS, Phase, Status, cards_in_hand
 from sim.knockout_whist.observation import KnockoutWhistObservation
-from sim.tensor_layout import field_meanings, field_slices, tensor_size
+from sim.tensor_layout import field_starts, layout
 
 OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("own_hand", 52, "the acting seat's cards, one flag per card id"),
@@ -52,16 +52,13 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 )
 """The observation tensor's layout: (name, width, meaning), in order."""
 
-OBSERVATION_SLICES: dict[str, slice] = field_slices(OBSERVATION_FIELDS)
-"""The tensor's named slices: ``tensor[..., OBSERVATION_SLICES["own_hand"]]``."""
-OBSERVATION_SIZE = tensor_size(OBSERVATION_FIELDS)
-OBSERVATION_MEANINGS: dict[str, str] = field_meanings(OBSERVATION_FIELDS)
-"""What each named slice holds."""
+OBSERVATION_SLICES, OBSERVATION_SIZE, OBSERVATION_MEANINGS = layout(OBSERVATION_FIELDS)
+"""The tensor's named slices (``tensor[..., OBSERVATION_SLICES["own_hand"]]``), its size and what each slice holds."""
 
 O_OWN, O_PICKED, O_THROWN, O_PLAYED, O_TURNED, O_TRICK, O_TRICK_LEADER, O_LED, O_TRUMPS, O_HAND_NO, O_PHASE, \
     O_DEALER, O_FIRST_LEADER, O_CHOOSER, O_PRESENT, O_IN, O_DOG, O_OUT, O_OUT_HAND, O_TRICKS, O_COUNTS, \
-    O_EXCHANGED, O_HAS_EXCHANGED, O_CUT, O_DOGS_LIFE_USED, O_LAST_TRICK, O_STOCK_LEFT, O_OPTIONS = (
-        OBSERVATION_SLICES[name].start for name, _, _ in OBSERVATION_FIELDS)
+    O_EXCHANGED, O_HAS_EXCHANGED, O_CUT, O_DOGS_LIFE_USED, O_LAST_TRICK, O_STOCK_LEFT, O_OPTIONS = field_starts(
+        OBSERVATION_FIELDS)
 
 
 def encode_observation(observation: KnockoutWhistObservation) -> np.ndarray:

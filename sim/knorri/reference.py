@@ -8,7 +8,7 @@ stops at the cap, all as ``seeds/knorri.md`` describes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -28,12 +28,11 @@ from sim.knorri.encoding import (
     run_cards,
 )
 from sim.knorri.observation import KnorriObservation
-from sim.reference_base import ReferenceGame
+from sim.reference_base import DeckSource, ReferenceGame
 from sim.rng import SplitMix64
 
 ACE_OF_CLUBS = 12
 Position = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int, int, bool]
-DeckSource = Callable[[], Sequence[int]]
 
 
 class EndReason(StrEnum):

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, fields
 from enum import IntEnum, StrEnum
 from typing import Any, NamedTuple
 
-from sim.cards import SUIT_LETTERS, card_text, parse_card
+from sim.cards import SUIT_LETTERS, card_text, parse_card, suit_named
 from sim.errors import GameInputError
-from sim.options import option_pairs
+from sim.options import parse_named_options
 
 # ----- the action space -----------------------------------------------------------------------
 
@@ -207,6 +207,8 @@ class Options:
         return asdict(self)
 
 
+OptionsLike = Options | Mapping[str, Any] | None
+"""How callers may give options: ``Options``, a mapping of names to values, or None for the defaults."""
 OPTION_NAMES: tuple[str, ...] = tuple(option.name for option in fields(Options))
 DEFAULT_OPTIONS = Options()
 
@@ -216,21 +218,17 @@ def parse_options(settings: Iterable[str] | Mapping[str, Any] = ()) -> Options:
 
     A bad name or value raises a one-line ``GameInputError`` that says what is allowed.
     """
-    if isinstance(settings, Options):
-        return settings
-    pairs = option_pairs(settings)
-    values: dict[str, int] = {}
-    for name, value in pairs:
-        if name not in OPTION_NAMES:
-            raise GameInputError(f"unknown option {name!r}: Kort's options are {', '.join(OPTION_NAMES)}")
-        if isinstance(value, bool):
-            values[name] = value  # refused by Options with the allowed range
-            continue
-        try:
-            values[name] = int(value)
-        except (TypeError, ValueError):
-            values[name] = value  # Options refuses it with the allowed range
-    return Options(**values)
+    return parse_named_options(settings, Options, _option_value, "Kort's options")
+
+
+def _option_value(name: str, value: Any) -> Any:
+    """A number as an int; anything else (a bool included) as given, for ``Options`` to refuse with the range."""
+    if isinstance(value, bool):
+        return value
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
 
 
 # ----- actions as text --------------------------------------------------------------------------
@@ -269,10 +267,7 @@ def parse_action(text: str | int) -> int:
         if cleaned == name:
             return action
     if cleaned.startswith("trump "):
-        suit = SUIT_LETTERS.lower().find(cleaned[len("trump "):])
-        if len(cleaned) != len("trump ") + 1 or suit < 0:
-            raise GameInputError(f"{text!r} is not a trump choice: write trump C, D, H, S or 13")
-        return TRUMP_BASE + suit
+        return TRUMP_BASE + suit_named(text, cleaned, "trump ", "write trump C, D, H, S or 13")
     return parse_card(cleaned)
 
 

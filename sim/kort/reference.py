@@ -12,7 +12,7 @@ match's target. It keeps a public event log and a record per round, as
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sim.cards import bit, card_list, suit_of
@@ -34,26 +34,22 @@ from sim.kort.encoding import (
     LeadState,
     MatchEnd,
     Options,
+    OptionsLike,
     Phase,
     Result,
     TrumpLead,
     parse_options,
 )
 from sim.kort.observation import KortObservation
-from sim.reference_base import ReferenceGame
+from sim.reference_base import DeckSource, ReferenceGame
 from sim.rng import SplitMix64
 
-DeckSource = Callable[[], Sequence[int]]
 DECLARATION_WORDS = {SAR: "sar", TROP: "trop", TROP_TO_END: "trop_to_end"}
 
 
-def as_options(options: Options | Mapping[str, Any] | None) -> Options:
+def as_options(options: OptionsLike) -> Options:
     """``Options`` from an ``Options``, a mapping of names to values, or None for the defaults."""
-    if options is None:
-        return Options()
-    if isinstance(options, Options):
-        return options
-    return parse_options(options)
+    return parse_options(() if options is None else options)
 
 
 class KortMatch(ReferenceGame):
@@ -65,12 +61,7 @@ class KortMatch(ReferenceGame):
     COPIED = ("wins", "rounds", "log", "decisions", "scores", "deck", "hands", "trick", "tricks", "lead_states",
               "declarations")
 
-    def __init__(
-        self,
-        options: Options | Mapping[str, Any] | None = None,
-        seed: int = 0,
-        deck_source: DeckSource | None = None,
-    ) -> None:
+    def __init__(self, options: OptionsLike = None, seed: int = 0, deck_source: DeckSource | None = None) -> None:
         """A match with ``options`` (default: to 7 wins, seat 0 holding first), dealt from ``seed``.
 
         Every deck (each round's, each redeal's) comes from ``deck_source`` when given,
@@ -84,7 +75,7 @@ class KortMatch(ReferenceGame):
     @classmethod
     def at_round(
         cls,
-        options: Options | Mapping[str, Any] | None,
+        options: OptionsLike,
         holder: int,
         deck_source: DeckSource,
         wins: Sequence[int] = (0, 0),

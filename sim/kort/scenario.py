@@ -16,7 +16,7 @@ from typing import Any
 from sim.cards import NUM_CARDS, card_list, parse_card
 from sim.errors import GameInputError
 from sim.kort import rules
-from sim.kort.encoding import CARDS_EACH, NUM_SEATS, Phase, action_text, parse_action, suit_text
+from sim.kort.encoding import CARDS_EACH, NUM_SEATS, Options, Phase, action_text, parse_action, suit_text
 from sim.kort.reference import KortMatch, as_options
 from sim.rng import SplitMix64
 from sim.scenario import (
@@ -26,7 +26,9 @@ from sim.scenario import (
     expect_mismatches,
     filled_deck,
     load_cases,
+    normalise_hands_and_legal,
     play_steps,
+    seeded_or_built,
 )
 
 SCENARIO_DIR = SCENARIO_ROOT / "kort"
@@ -66,15 +68,16 @@ def build_match(start: Mapping[str, Any]) -> KortMatch:
 def _build(start: Mapping[str, Any]) -> tuple[KortMatch, SplitMix64]:
     """The match and the stream its protocol decisions come from (for a seed, the stream that deals too)."""
     options = as_options(start.get("options"))
-    if "seed" in start:
-        rng = SplitMix64(int(start["seed"]))
-        return KortMatch(options, deck_source=rng.shuffled_deck), rng
+    return seeded_or_built(start, lambda source: KortMatch(options, deck_source=source), lambda: _dealt(start, options))
+
+
+def _dealt(start: Mapping[str, Any], options: Options) -> KortMatch:
+    """The match a ``start`` without a seed writes out: a round's deal (and later decks), holder and wins."""
     holder = int(start.get("holder", options.first_holder))
     first = deal_deck(start["hands"], holder) if "hands" in start else filled_deck(cards_from(start.get("deck", "")))
     later = [deck_of(entry, holder) for entry in start.get("then", [])]
-    match = KortMatch.at_round(options, holder, deck_source([first, *later]), wins=list(start.get("wins", (0, 0))),
-                               round_no=int(start.get("round", 0)))
-    return match, SplitMix64(int(start.get("protocol_seed", 0)))
+    return KortMatch.at_round(options, holder, deck_source([first, *later]), wins=list(start.get("wins", (0, 0))),
+                              round_no=int(start.get("round", 0)))
 
 
 def load_scenario(name: str) -> list[dict[str, Any]]:
@@ -126,14 +129,9 @@ def check_expect(match: KortMatch, expect: Mapping[str, Any]) -> list[str]:
 def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
     """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text,
     a round record cut to the keys written)."""
-    if key == "hands":  # a seat written as null is not checked
-        return ([None if w is None else sorted(h) for h, w in zip(got, wanted, strict=True)],
-                [None if w is None else sorted(cards_from(w)) for w in wanted])
-    if key == "legal":
-        return got, [action_text(parse_action(a)) for a in wanted]
     if key == "last_round" and got is not None and wanted is not None:
         return {k: got.get(k) for k in wanted}, wanted
-    return got, wanted
+    return normalise_hands_and_legal(key, got, wanted, parse_action, action_text)
 
 
 def _event_value(key: str, value: Any) -> Any:

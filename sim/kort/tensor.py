@@ -19,7 +19,7 @@ import numpy as np
 from sim.cards import suit_of
 from sim.kort.encoding import BAVAN_YES, NUM_SEATS, NUM_TEAMS, LeadKind, LeadState
 from sim.kort.observation import KortObservation
-from sim.tensor_layout import field_meanings, field_slices, tensor_size
+from sim.tensor_layout import field_starts, layout
 
 NUM_KINDS = len(LeadKind)
 NUM_PHASES = 5  # trump, lead, declare, follow, vote (a finished match has no acting seat)
@@ -50,15 +50,12 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 )
 """The observation tensor's layout: (name, width, meaning), in order."""
 
-OBSERVATION_SLICES: dict[str, slice] = field_slices(OBSERVATION_FIELDS)
-"""The tensor's named slices: ``tensor[..., OBSERVATION_SLICES["own_hand"]]``."""
-OBSERVATION_SIZE = tensor_size(OBSERVATION_FIELDS)
-OBSERVATION_MEANINGS: dict[str, str] = field_meanings(OBSERVATION_FIELDS)
-"""What each named slice holds."""
+OBSERVATION_SLICES, OBSERVATION_SIZE, OBSERVATION_MEANINGS = layout(OBSERVATION_FIELDS)
+"""The tensor's named slices (``tensor[..., OBSERVATION_SLICES["own_hand"]]``), its size and what each slice holds."""
 
 O_OWN, O_PLAYED, O_TRICK, O_TRICK_LEADER, O_LED, O_TRUMP, O_TRUMP_13, O_THIRTEENTH, O_HOLDER, O_PHASE, O_COUNTS, \
     O_TRICKS, O_LEAD_KIND, O_TROP_MADE, O_TROP_OF, O_BAVAN, O_OWN_VOTE, O_WINS, O_TARGET, O_ROUND_NO, O_DEAL_NO, \
-    O_TRICK_NO = (OBSERVATION_SLICES[name].start for name, _, _ in OBSERVATION_FIELDS)
+    O_TRICK_NO = field_starts(OBSERVATION_FIELDS)
 
 
 def encode_observation(observation: KortObservation) -> np.ndarray:

@@ -43,11 +43,15 @@ from sim.compiled_bits import (
     CRC_START,
     agent_seed,
     below,
+    copy_position,
     derive_seed1,
     lowest_card,
     next_u64,
     popcount,
     refill,
+    row_field,
+    row_field_at,
+    row_flag,
     take_within_suits,
     uniform_float,
 )
@@ -295,52 +299,15 @@ def scores(ints: np.ndarray) -> list[int]:
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-@njit(**config.INLINED_KERNEL)
-def to_move(ints: np.ndarray) -> int:
-    """The seat whose decision it is (-1 once the game is over)."""
-    return ints[I_TO_MOVE]
-
-
-@njit(**config.INLINED_KERNEL)
-def is_over(ints: np.ndarray) -> bool:
-    """Whether the game has ended."""
-    return ints[I_END_REASON] >= 0
-
-
-@njit(**config.INLINED_KERNEL)
-def seat_count(ints: np.ndarray) -> int:
-    """Seats at the table."""
-    return ints[I_N_SEATS]
-
-
-@njit(**config.INLINED_KERNEL)
-def score(ints: np.ndarray, seat: int) -> int:
-    """Seat ``seat``'s score: n - 1 for the winner, -1 for the others once the game is over (0 before)."""
-    return ints[I_SCORE + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def winner(ints: np.ndarray) -> int:
-    """The game's winner (-1 while it goes on)."""
-    return ints[I_WINNER]
-
-
-@njit(**config.INLINED_KERNEL)
-def hand_number(ints: np.ndarray) -> int:
-    """The hand being played, 1..7."""
-    return ints[I_HAND_NO]
-
-
-@njit(**config.INLINED_KERNEL)
-def seat_status(ints: np.ndarray, seat: int) -> int:
-    """Seat ``seat``'s ``Status``: 0 in, 1 on its dog's life, 2 knocked out."""
-    return ints[I_STATUS + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def chooser(ints: np.ndarray) -> int:
-    """This hand's trump chooser (-1 in hand 1, whose trumps are turned up)."""
-    return ints[I_CHOOSER]
+to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the game is over).")
+is_over = row_flag(I_END_REASON, "Whether the game has ended.")
+seat_count = row_field(I_N_SEATS, "Seats at the table.")
+score = row_field_at(
+    I_SCORE, "Seat ``seat``'s score: n - 1 for the winner, -1 for the others once the game is over (0 before).")
+winner = row_field(I_WINNER, "The game's winner (-1 while it goes on).")
+hand_number = row_field(I_HAND_NO, "The hand being played, 1..7.")
+seat_status = row_field_at(I_STATUS, "Seat ``seat``'s ``Status``: 0 in, 1 on its dog's life, 2 knocked out.")
+chooser = row_field(I_CHOOSER, "This hand's trump chooser (-1 in hand 1, whose trumps are turned up).")
 
 
 @njit(**config.INLINED_KERNEL)
@@ -353,20 +320,6 @@ def dogs_life_used(ints: np.ndarray) -> bool:
 def stock_left(ints: np.ndarray) -> int:
     """The stock's cards still to draw this hand."""
     return 52 - ints[I_STOCK_POS]
-
-
-@njit(**config.INLINED_KERNEL)
-def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
-                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
-    """Copy a position (its streams included) into a second set of arrays."""
-    for i in range(cards.shape[0]):
-        cards2[i] = cards[i]
-    for i in range(ints.shape[0]):
-        ints2[i] = ints[i]
-    for i in range(52):
-        deck2[i] = deck[i]
-    for i in range(rng.shape[0]):
-        rng2[i] = rng[i]
 
 
 @njit(**config.INLINED_KERNEL)
@@ -395,58 +348,17 @@ def new_game(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndar
 # ----- what a seat may read of a position (compiled) -----------------------------------------------------
 # An agent playing inside the compiled engine reads the position through these alone; ``own_hand`` and
 # ``own_thrown`` are for the deciding seat's own cards (another seat's are hidden from it).
-@njit(**config.INLINED_KERNEL)
-def phase(ints: np.ndarray) -> int:
-    """The ``Phase``: 0 trump choice, 1 card exchange, 2 play, 3 over."""
-    return ints[I_PHASE]
-
-
-@njit(**config.INLINED_KERNEL)
-def trumps(ints: np.ndarray) -> int:
-    """This hand's trumps: a suit 0..3, ``NO_TRUMPS`` (4), or -1 before the choice."""
-    return ints[I_TRUMPS]
-
-
-@njit(**config.INLINED_KERNEL)
-def turned_card(ints: np.ndarray) -> int:
-    """Hand 1's card turned up for trumps (-1 in later hands)."""
-    return ints[I_TURNED]
-
-
-@njit(**config.INLINED_KERNEL)
-def led_suit(ints: np.ndarray) -> int:
-    """The suit of the current trick's first card played (-1 before one; a dog's knock leads nothing)."""
-    return ints[I_LED_SUIT]
-
-
-@njit(**config.INLINED_KERNEL)
-def best_card(ints: np.ndarray) -> int:
-    """The card winning the current trick so far (-1 before a card is played)."""
-    return ints[I_BEST_CARD]
-
-
-@njit(**config.INLINED_KERNEL)
-def trick_seats(ints: np.ndarray) -> int:
-    """Bit s set for each seat taking a turn in the current trick (0 outside play)."""
-    return ints[I_TRICK_SEATS]
-
-
-@njit(**config.INLINED_KERNEL)
-def trick_action(ints: np.ndarray, seat: int) -> int:
-    """Seat ``seat``'s card or ``KNOCK`` in the current trick (-1 before its turn)."""
-    return ints[I_TRICK_ACTION + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def exchanged(ints: np.ndarray, seat: int) -> int:
-    """The cards seat ``seat`` exchanged this hand (-1 before its exchange ends)."""
-    return ints[I_EXCHANGED + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def option_flags(ints: np.ndarray) -> int:
-    """The game's options as ``Options.flags()``."""
-    return ints[I_FLAGS]
+phase = row_field(I_PHASE, "The ``Phase``: 0 trump choice, 1 card exchange, 2 play, 3 over.")
+trumps = row_field(I_TRUMPS, "This hand's trumps: a suit 0..3, ``NO_TRUMPS`` (4), or -1 before the choice.")
+turned_card = row_field(I_TURNED, "Hand 1's card turned up for trumps (-1 in later hands).")
+led_suit = row_field(
+    I_LED_SUIT, "The suit of the current trick's first card played (-1 before one; a dog's knock leads nothing).")
+best_card = row_field(I_BEST_CARD, "The card winning the current trick so far (-1 before a card is played).")
+trick_seats = row_field(I_TRICK_SEATS, "Bit s set for each seat taking a turn in the current trick (0 outside play).")
+trick_action = row_field_at(
+    I_TRICK_ACTION, "Seat ``seat``'s card or ``KNOCK`` in the current trick (-1 before its turn).")
+exchanged = row_field_at(I_EXCHANGED, "The cards seat ``seat`` exchanged this hand (-1 before its exchange ends).")
+option_flags = row_field(I_FLAGS, "The game's options as ``Options.flags()``.")
 
 
 @njit(**config.INLINED_KERNEL)
@@ -455,16 +367,9 @@ def card_count(cards: np.ndarray, seat: int) -> int:
     return popcount(cards[C_HAND + seat])
 
 
-@njit(**config.INLINED_KERNEL)
-def own_hand(cards: np.ndarray, seat: int) -> np.uint64:
-    """The deciding seat's own hand (an agent calls it for its own seat only)."""
-    return cards[C_HAND + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def own_thrown(cards: np.ndarray, seat: int) -> np.uint64:
-    """The cards the deciding seat threw away in this hand's exchange (for its own seat only)."""
-    return cards[C_THROWN + seat]
+own_hand = row_field_at(C_HAND, "The deciding seat's own hand (an agent calls it for its own seat only).")
+own_thrown = row_field_at(
+    C_THROWN, "The cards the deciding seat threw away in this hand's exchange (for its own seat only).")
 
 
 @njit(**config.STEP_KERNEL)

@@ -12,9 +12,8 @@ on the first call after install and cached on disk (``sim/config.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -22,22 +21,15 @@ from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
     check_seeds,
-    check_workers,
     chunk_count,
     empty_state,
+    ints_column,
     numba_threads,
-    policy_id,
+    playout_request,
     protocol_rows,
 )
 from sim.compiled_bits import crc_final
-from sim.knockout_whist.compiled.batch_kernels import (
-    batch_decide,
-    batch_first_illegal,
-    batch_legal_mask,
-    batch_observe,
-    batch_play_others,
-    batch_step,
-)
+from sim.knockout_whist.compiled import batch_kernels
 from sim.knockout_whist.compiled.kernels import init_game, seed_streams
 from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_games
 from sim.knockout_whist.compiled.policies import POLICY_IDS
@@ -59,11 +51,9 @@ from sim.knockout_whist.compiled.state import (
     NUM_INT_FIELDS,
     NUM_RNG,
 )
-from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options
+from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options, OptionsLike
 from sim.knockout_whist.reference import as_options
 from sim.knockout_whist.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
-
-OptionsLike = Options | Mapping[str, Any] | None
 
 
 # ----- whole-game playouts ---------------------------------------------------------------------------
@@ -121,9 +111,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     game's result depends only on its seed, the options and the policy, never on ``workers``.
     """
     options = as_options(options)
-    seeds = check_seeds(seeds)
-    policy = policy_id(policy, POLICY_NAMES)
-    workers = check_workers(workers)
+    seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
     with numba_threads(workers):
         play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
@@ -147,9 +135,7 @@ class KnockoutWhistBatch(CompiledBatch):
     OBSERVATION_SIZE = OBSERVATION_SIZE
     END_REASONS = tuple(reason.value for reason in END_REASONS)
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
-    legal_mask_kernel = staticmethod(batch_legal_mask)
-    observe_kernel = staticmethod(batch_observe)
-    decide_kernel = staticmethod(batch_decide)
+    KERNELS = batch_kernels
     POLICIES = POLICY_IDS
 
     def __init__(self, options: Options, cards: np.ndarray, ints: np.ndarray, decks: np.ndarray,
@@ -173,37 +159,16 @@ class KnockoutWhistBatch(CompiledBatch):
         return cls(options, cards, ints, decks, rngs)
 
     # ----- what only Knockout Whist asks ------------------------------------------------------------------
-    @property
-    def phase(self) -> np.ndarray:
-        """``int64[B]``: each game's ``Phase`` (choose, exchange, play, over)."""
-        return self._ints[:, I_PHASE].copy()
-
-    @property
-    def hand_no(self) -> np.ndarray:
-        """``int64[B]``: the hand being played, 1..7 (the hands played, once over)."""
-        return self._ints[:, I_HAND_NO].copy()
-
-    @property
-    def winner(self) -> np.ndarray:
-        """``int64[B]``: each game's winner (-1 while playing)."""
-        return self._ints[:, I_WINNER].copy()
+    phase = ints_column(I_PHASE, "``int64[B]``: each game's ``Phase`` (choose, exchange, play, over).")
+    hand_no = ints_column(I_HAND_NO, "``int64[B]``: the hand being played, 1..7 (the hands played, once over).")
+    winner = ints_column(I_WINNER, "``int64[B]``: each game's winner (-1 while playing).")
 
     def results(self) -> BatchResults:
         """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""
         return results_from_rows(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
 
-    # ----- the step's two kernels --------------------------------------------------------------------------
-    def _first_illegal(self, ids: np.ndarray) -> int:
-        return batch_first_illegal(self._cards, self._ints, ids)
-
-    def _apply(self, ids: np.ndarray) -> None:
-        batch_step(self._cards, self._ints, self._decks, self._rngs, ids)
-
     def _fresh(self, seeds: np.ndarray) -> KnockoutWhistBatch:
         return KnockoutWhistBatch.from_seeds(seeds, self.options)
-
-    def _play_others(self, policies: np.ndarray, seat: int) -> None:
-        batch_play_others(self._cards, self._ints, self._decks, self._rngs, policies, seat)
 
 
 __all__ = [

@@ -22,10 +22,10 @@ from sim.compiled_bits import (
     U64,
     agent_seed,
     among_choices,
-    below,
     crc_byte,
     draw_choice,
     popcount,
+    shuffle_deck,
     write_choices,
 )
 from sim.knockout_whist.compiled.state import (
@@ -167,16 +167,6 @@ def seed_streams(rng, seed, n_seats):
         rng[RNG_SEAT + s] = agent_seed(U64(seed), s) if s < n_seats else U64(0)
 
 
-@njit(**config.INLINED_KERNEL)
-def _shuffle(deck, rng):
-    """A fresh permutation into ``deck``: the protocol's Fisher-Yates from the game's own stream."""
-    for i in range(52):
-        deck[i] = i
-    for i in range(51, 0, -1):
-        j = below(rng, RNG_DEAL, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
 @njit(**config.STEP_KERNEL)
 def init_game(cards, ints, deck, rng, n_seats, flags):
     """Start a game (``rng`` must already hold its streams) and deal hand 1, up to the first decision."""
@@ -216,7 +206,7 @@ def _start_hand(cards, ints, deck, rng, hand_no, dealer, chooser):
         ints[I_TRICK_ACTION + s] = -1
     cards[C_PICKED] = U64(0)
     cards[C_PLAYED] = U64(0)
-    _shuffle(deck, rng)
+    shuffle_deck(deck, rng, RNG_DEAL)
     position = 0
     for round_no in range(LAST_HAND + 1 - hand_no):  # a dog takes a card in round 0 only
         seat = dealer
@@ -422,7 +412,7 @@ def _end_hand(cards, ints, deck, rng):
             if chooser < 0:
                 chooser = s
     if tied > 1:  # the tied seats, in seat order, take the cut permutation's first cards: the highest chooses
-        _shuffle(deck, rng)
+        shuffle_deck(deck, rng, RNG_DEAL)
         taken, strongest = 0, -1
         for s in range(n):
             if has_seat(in_hand, s) and ints[I_TRICKS + s] == most:

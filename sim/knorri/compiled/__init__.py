@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64
+from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64, row_field, row_field_at, row_flag
 from sim.knorri.compiled.encode import encode_hand
 from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, legal_actions
@@ -120,34 +120,14 @@ def scores(ints: np.ndarray) -> list[int]:
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-@njit(**config.INLINED_KERNEL)
-def to_move(ints: np.ndarray) -> int:
-    """The seat whose decision it is (-1 once the hand is over)."""
-    return ints[I_TO_MOVE]
-
-
-@njit(**config.INLINED_KERNEL)
-def is_over(ints: np.ndarray) -> bool:
-    """Whether the hand has ended (a seat left alone holding cards, a repeated position, or the action cap)."""
-    return ints[I_END_REASON] >= 0
-
-
-@njit(**config.INLINED_KERNEL)
-def seat_count(ints: np.ndarray) -> int:
-    """Seats at the table."""
-    return ints[I_N_SEATS]
-
-
-@njit(**config.INLINED_KERNEL)
-def score(ints: np.ndarray, seat: int) -> int:
-    """Seat ``seat``'s points so far: its final score once the hand is over (the scores sum to zero)."""
-    return ints[I_SCORE + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def stock_turned(ints: np.ndarray) -> int:
-    """Stock cards turned so far: ``deck[TABLE_SIZE + stock_turned(ints):]`` are still face down."""
-    return ints[I_TURN]
+to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the hand is over).")
+is_over = row_flag(
+    I_END_REASON, "Whether the hand has ended (a seat left alone holding cards, a repeated position, or the cap).")
+seat_count = row_field(I_N_SEATS, "Seats at the table.")
+score = row_field_at(
+    I_SCORE, "Seat ``seat``'s points so far: its final score once the hand is over (the scores sum to zero).")
+stock_turned = row_field(
+    I_TURN, "Stock cards turned so far: ``deck[TABLE_SIZE + stock_turned(ints):]`` are still face down.")
 
 
 @njit(**config.PASTED_KERNEL)
@@ -163,16 +143,9 @@ def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.n
         apply_action(cards, ints, deck, rng, keys, records, slots, decide(policy, seat, cards, ints, rng, legal))
 
 
-@njit(**config.INLINED_KERNEL)
-def phase_of(ints: np.ndarray) -> int:
-    """1 while the stock is being turned, 2 while the cards are played out."""
-    return ints[I_PHASE]
-
-
-@njit(**config.INLINED_KERNEL)
-def held(cards: np.ndarray, seat: int) -> np.uint64:
-    """Seat ``seat``'s cards as a set: its pile in phase 1, its hand in phase 2 (public either way)."""
-    return cards[C_HAND + seat]
+phase_of = row_field(I_PHASE, "1 while the stock is being turned, 2 while the cards are played out.")
+held = row_field_at(
+    C_HAND, "Seat ``seat``'s cards as a set: its pile in phase 1, its hand in phase 2 (public either way).")
 
 
 @njit(**config.INLINED_KERNEL)

@@ -27,22 +27,20 @@ from sim.batch_base import (
     check_workers,
     chunk_count,
     empty_state,
+    ints_column,
     numba_threads,
     policy_id,
 )
 from sim.compiled_bits import crc_final
 from sim.errors import GameInputError
-from sim.knorri.compiled import position_rows
+from sim.knorri.compiled import batch_kernels, position_rows
 from sim.knorri.compiled.batch_kernels import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
     batch_advance_learner,
     batch_deal,
-    batch_decide,
     batch_first_illegal,
-    batch_legal_mask,
-    batch_observe,
     batch_play_others,
     batch_step,
 )
@@ -258,9 +256,7 @@ class KnorriBatch(CompiledBatch):
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
-    legal_mask_kernel = staticmethod(batch_legal_mask)
-    observe_kernel = staticmethod(batch_observe)
-    decide_kernel = staticmethod(batch_decide)
+    KERNELS = batch_kernels
     POLICIES = {"random": RANDOM, "greedy": GREEDY}
     STATE = ("_cards", "_ints", "_decks", "_rngs", "_keys", "_records")
 
@@ -308,15 +304,9 @@ class KnorriBatch(CompiledBatch):
                    np.stack([e[2] for e in encoded]), np.stack([e[3] for e in encoded]), keys, records)
 
     # ----- what only Knorri asks --------------------------------------------------------------------------
-    @property
-    def phase(self) -> np.ndarray:
-        """``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended)."""
-        return self._ints[:, I_PHASE].copy()
-
-    @property
-    def phase2_actions(self) -> np.ndarray:
-        """``int64[B]``: plays and pick-ups so far."""
-        return self._ints[:, I_PHASE2_ACTIONS].copy()
+    phase = ints_column(
+        I_PHASE, "``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended).")
+    phase2_actions = ints_column(I_PHASE2_ACTIONS, "``int64[B]``: plays and pick-ups so far.")
 
     def results(self) -> BatchResults:
         """The per-hand results so far, in the same form as ``play_batch`` returns."""

@@ -37,7 +37,7 @@ from sim.knorri.compiled.state import (
     trick_card,
 )
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
-from sim.tensor_layout import field_meanings, field_slices, tensor_size
+from sim.tensor_layout import layout
 
 MAX_TRICK_CARDS = 18  # a 13-card opening run and five single plays
 
@@ -67,11 +67,9 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
 """The observation tensor's layout: (name, width, meaning), in order."""
 
 
-OBSERVATION_SLICES: dict[str, slice] = field_slices(OBSERVATION_FIELDS)
-"""The observation tensor's named slices: ``tensor[:, OBSERVATION_SLICES["own_hand"]]``."""
-OBSERVATION_SIZE = tensor_size(OBSERVATION_FIELDS)
-OBSERVATION_MEANINGS: dict[str, str] = field_meanings(OBSERVATION_FIELDS)
-"""What each named slice of the observation tensor holds."""
+OBSERVATION_SLICES, OBSERVATION_SIZE, OBSERVATION_MEANINGS = layout(OBSERVATION_FIELDS)
+"""The observation tensor's named slices (``tensor[:, OBSERVATION_SLICES["own_hand"]]``), its size and what each
+slice holds."""
 _AT = {name: part.start for name, part in OBSERVATION_SLICES.items()}
 O_OWN, O_OTHERS, O_TABLE, O_TURNED = _AT["own_hand"], _AT["other_hands"], _AT["table"], _AT["turned"]
 O_TRICK, O_TOP, O_BOTTOM, O_ORDER = _AT["trick_cards"], _AT["top_card"], _AT["bottom_card"], _AT["trick_order"]

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.compiled_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount
+from sim.compiled_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount, shuffle_deck
 from sim.knorri.compiled.history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
 from sim.knorri.compiled.moves import cut_off, finish, move, next_holding
 from sim.knorri.compiled.state import (
@@ -64,11 +64,7 @@ from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZ
 @njit(**config.STEP_KERNEL)
 def _deal(cards, ints, deck, rng):
     """Shuffle a new deck from the hand's stream and lay out the table (the protocol's Fisher-Yates)."""
-    for i in range(52):
-        deck[i] = i
-    for i in range(51, 0, -1):
-        j = below(rng, RNG_DEAL, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    shuffle_deck(deck, rng, RNG_DEAL)
     for i in range(cards.shape[0]):
         cards[i] = U64(0)
     table = U64(0)

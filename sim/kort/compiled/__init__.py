@@ -60,11 +60,15 @@ from sim.compiled_bits import (
     CRC_START,
     agent_seed,
     below,
+    copy_position,
     derive_seed1,
     lowest_card,
     next_u64,
     popcount,
     refill,
+    row_field,
+    row_field_at,
+    row_flag,
     take_within_suits,
     uniform_float,
 )
@@ -356,28 +360,11 @@ def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-@njit(**config.INLINED_KERNEL)
-def to_move(ints: np.ndarray) -> int:
-    """The seat whose decision it is (-1 once the match is over)."""
-    return ints[I_TO_MOVE]
-
-
-@njit(**config.INLINED_KERNEL)
-def is_over(ints: np.ndarray) -> bool:
-    """Whether the match has ended."""
-    return ints[I_END_REASON] >= 0
-
-
-@njit(**config.INLINED_KERNEL)
-def phase(ints: np.ndarray) -> int:
-    """What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over."""
-    return ints[I_PHASE]
-
-
-@njit(**config.INLINED_KERNEL)
-def winner_team(ints: np.ndarray) -> int:
-    """The team that won the match (-1 while it goes on)."""
-    return ints[I_WINNER_TEAM]
+to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the match is over).")
+is_over = row_flag(I_END_REASON, "Whether the match has ended.")
+phase = row_field(
+    I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
+winner_team = row_field(I_WINNER_TEAM, "The team that won the match (-1 while it goes on).")
 
 
 @njit(**config.INLINED_KERNEL)
@@ -388,54 +375,13 @@ def team_result(ints: np.ndarray, team: int) -> int:
     return 1 if ints[I_WINNER_TEAM] == team else -1
 
 
-@njit(**config.INLINED_KERNEL)
-def wins(ints: np.ndarray, team: int) -> int:
-    """``team``'s match wins so far."""
-    return ints[I_WINS + team]
-
-
-@njit(**config.INLINED_KERNEL)
-def tricks(ints: np.ndarray, team: int) -> int:
-    """Tricks ``team`` has taken in the current round."""
-    return ints[I_TRICKS + team]
-
-
-@njit(**config.INLINED_KERNEL)
-def holder(ints: np.ndarray) -> int:
-    """The current round's trump holder."""
-    return ints[I_HOLDER]
-
-
-@njit(**config.INLINED_KERNEL)
-def trump(ints: np.ndarray) -> int:
-    """The trump suit 0..3, -1 before the holder's choice."""
-    return ints[I_TRUMP]
-
-
-@njit(**config.INLINED_KERNEL)
-def round_no(ints: np.ndarray) -> int:
-    """The round being played, from 0."""
-    return ints[I_ROUND_NO]
-
-
-@njit(**config.INLINED_KERNEL)
-def rounds_played(ints: np.ndarray) -> int:
-    """Rounds finished in the match so far (it grows by one as a round ends: a search can stop there)."""
-    return ints[I_ROUNDS_PLAYED]
-
-
-@njit(**config.INLINED_KERNEL)
-def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
-                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
-    """Copy a position (its streams included) into a second set of arrays."""
-    for i in range(cards.shape[0]):
-        cards2[i] = cards[i]
-    for i in range(ints.shape[0]):
-        ints2[i] = ints[i]
-    for i in range(52):
-        deck2[i] = deck[i]
-    for i in range(rng.shape[0]):
-        rng2[i] = rng[i]
+wins = row_field_at(I_WINS, "``team``'s match wins so far.")
+tricks = row_field_at(I_TRICKS, "Tricks ``team`` has taken in the current round.")
+holder = row_field(I_HOLDER, "The current round's trump holder.")
+trump = row_field(I_TRUMP, "The trump suit 0..3, -1 before the holder's choice.")
+round_no = row_field(I_ROUND_NO, "The round being played, from 0.")
+rounds_played = row_field(
+    I_ROUNDS_PLAYED, "Rounds finished in the match so far (it grows by one as a round ends: a search can stop there).")
 
 
 @njit(**config.INLINED_KERNEL)
@@ -481,10 +427,8 @@ def record_round(ints: np.ndarray, rounds: np.ndarray, recorded: int) -> int:
 
 
 # ----- what a seat sees of a live match ------------------------------------------------------------
-@njit(**config.INLINED_KERNEL)
-def own_hand(cards: np.ndarray, seat: int) -> np.uint64:
-    """``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's."""
-    return cards[C_HAND + seat]
+own_hand = row_field_at(
+    C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
 
 
 @njit(**config.INLINED_KERNEL)
@@ -493,53 +437,18 @@ def card_count(cards: np.ndarray, seat: int) -> int:
     return popcount(cards[C_HAND + seat])
 
 
-@njit(**config.INLINED_KERNEL)
-def played(cards: np.ndarray) -> np.uint64:
-    """The cards played in this deal, the current trick's included (public)."""
-    return cards[C_PLAYED]
-
-
-@njit(**config.INLINED_KERNEL)
-def target_wins(ints: np.ndarray) -> int:
-    """The match's target in wins."""
-    return ints[I_TARGET]
-
-
-@njit(**config.INLINED_KERNEL)
-def trick_no(ints: np.ndarray) -> int:
-    """Tricks completed in this round."""
-    return ints[I_TRICK_NO]
-
-
-@njit(**config.INLINED_KERNEL)
-def leader(ints: np.ndarray) -> int:
-    """The seat that led (or leads) the current trick."""
-    return ints[I_LEADER]
-
-
-@njit(**config.INLINED_KERNEL)
-def trick_plays(ints: np.ndarray) -> int:
-    """Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn)."""
-    return ints[I_TRICK_PLAYS]
-
-
-@njit(**config.INLINED_KERNEL)
-def trick_card(ints: np.ndarray, seat: int) -> int:
-    """``seat``'s card in the current trick, -1 before its turn."""
-    return ints[I_TRICK_CARD + seat]
-
-
-@njit(**config.INLINED_KERNEL)
-def thirteenth(ints: np.ndarray) -> int:
-    """The holder's 13th card, shown to all after "13", else -1."""
-    return ints[I_THIRTEENTH]
-
-
-@njit(**config.INLINED_KERNEL)
-def declared(ints: np.ndarray, trick: int) -> int:
-    """The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes
-    ``DECLARATION_KINDS``), -1 for none."""
-    return ints[I_DECLARED + trick]
+played = row_field(C_PLAYED, "The cards played in this deal, the current trick's included (public).")
+target_wins = row_field(I_TARGET, "The match's target in wins.")
+trick_no = row_field(I_TRICK_NO, "Tricks completed in this round.")
+leader = row_field(I_LEADER, "The seat that led (or leads) the current trick.")
+trick_plays = row_field(
+    I_TRICK_PLAYS, "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
+trick_card = row_field_at(I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
+thirteenth = row_field(I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
+declared = row_field_at(
+    I_DECLARED,
+    "The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes "
+    "``DECLARATION_KINDS``), -1 for none.")
 
 
 @njit(**config.INLINED_KERNEL)

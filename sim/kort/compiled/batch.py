@@ -12,7 +12,7 @@ call after install and cached on disk (``sim/config.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,23 +22,17 @@ from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
     check_seeds,
-    check_workers,
     chunk_count,
     code_names,
     empty_state,
+    ints_column,
+    ints_columns,
     numba_threads,
-    policy_id,
+    playout_request,
     protocol_rows,
 )
 from sim.compiled_bits import crc_final
-from sim.kort.compiled.batch_kernels import (
-    batch_decide,
-    batch_first_illegal,
-    batch_legal_mask,
-    batch_observe,
-    batch_play_others,
-    batch_step,
-)
+from sim.kort.compiled import batch_kernels
 from sim.kort.compiled.kernels import init_match, seed_streams
 from sim.kort.compiled.playout import POLICY_NAMES, PROTOCOL, RANDOM, play_matches
 from sim.kort.compiled.state import (
@@ -76,11 +70,10 @@ from sim.kort.compiled.state import (
     ROUND_FIELDS,
     max_rounds,
 )
-from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, Result
+from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, OptionsLike, Result
 from sim.kort.reference import as_options
 from sim.kort.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
 
-OptionsLike = Options | Mapping[str, Any] | None
 RESULTS: tuple[Result, ...] = tuple(Result)
 """``round_result`` indexes this: ordinary, kort, at_kort, bavan_made, bavan_failed, trop_failed."""
 
@@ -208,9 +201,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     arrays (they come back with no columns), for long runs that need only the match lines.
     """
     options = as_options(options)
-    seeds = check_seeds(seeds)
-    policy = policy_id(policy, POLICY_NAMES)
-    workers = check_workers(workers)
+    seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
     rounds = _round_arrays(len(seeds), options, keep_rounds)
     with numba_threads(workers):
@@ -237,9 +228,7 @@ class KortBatch(CompiledBatch):
     OBSERVATION_SIZE = OBSERVATION_SIZE
     END_REASONS = tuple(reason.value for reason in END_REASONS)
     C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
-    legal_mask_kernel = staticmethod(batch_legal_mask)
-    observe_kernel = staticmethod(batch_observe)
-    decide_kernel = staticmethod(batch_decide)
+    KERNELS = batch_kernels
     n_seats = NUM_SEATS
     POLICIES = {"random": RANDOM}
     STATE = ("_cards", "_ints", "_decks", "_rngs", "_rounds")
@@ -263,62 +252,21 @@ class KortBatch(CompiledBatch):
         return cls(options, cards, ints, decks, rngs, _round_arrays(total, options, True))
 
     # ----- what only Kort asks ------------------------------------------------------------------------
-    @property
-    def phase(self) -> np.ndarray:
-        """``int64[B]``: each match's ``Phase`` (trump, lead, declare, follow, vote, over)."""
-        return self._ints[:, I_PHASE].copy()
-
-    @property
-    def round_no(self) -> np.ndarray:
-        """``int64[B]``: the round being played, from 0 (the last one's once over)."""
-        return self._ints[:, I_ROUND_NO].copy()
-
-    @property
-    def holder(self) -> np.ndarray:
-        """``int64[B]``: this round's trump holder."""
-        return self._ints[:, I_HOLDER].copy()
-
-    @property
-    def trump(self) -> np.ndarray:
-        """``int64[B]``: the trump suit 0..3, -1 before the holder's choice."""
-        return self._ints[:, I_TRUMP].copy()
-
-    @property
-    def tricks(self) -> np.ndarray:
-        """``int64[B, 2]``: tricks per team this round."""
-        return self._ints[:, I_TRICKS:I_TRICKS + 2].copy()
-
-    @property
-    def lead_states(self) -> np.ndarray:
-        """``int64[B, 2]``: each team's lead state as ``LeadState.code``."""
-        return self._ints[:, I_LEAD_STATE:I_LEAD_STATE + 2].copy()
-
-    @property
-    def wins(self) -> np.ndarray:
-        """``int64[B, 2]``: match wins per team."""
-        return self._ints[:, I_WINS:I_WINS + 2].copy()
-
-    @property
-    def winner_team(self) -> np.ndarray:
-        """``int64[B]``: each match's winning team (-1 while playing)."""
-        return self._ints[:, I_WINNER_TEAM].copy()
+    phase = ints_column(I_PHASE, "``int64[B]``: each match's ``Phase`` (trump, lead, declare, follow, vote, over).")
+    round_no = ints_column(I_ROUND_NO, "``int64[B]``: the round being played, from 0 (the last one's once over).")
+    holder = ints_column(I_HOLDER, "``int64[B]``: this round's trump holder.")
+    trump = ints_column(I_TRUMP, "``int64[B]``: the trump suit 0..3, -1 before the holder's choice.")
+    tricks = ints_columns(I_TRICKS, 2, "``int64[B, 2]``: tricks per team this round.")
+    lead_states = ints_columns(I_LEAD_STATE, 2, "``int64[B, 2]``: each team's lead state as ``LeadState.code``.")
+    wins = ints_columns(I_WINS, 2, "``int64[B, 2]``: match wins per team.")
+    winner_team = ints_column(I_WINNER_TEAM, "``int64[B]``: each match's winning team (-1 while playing).")
 
     def results(self) -> BatchResults:
         """The per-match and per-round results so far, as ``play_batch`` returns them (seeds are not kept: zeros)."""
         return _results(self.options, np.zeros(len(self), dtype=np.uint64), self._ints, self._rounds)
 
-    # ----- the step's two kernels --------------------------------------------------------------------------
-    def _first_illegal(self, ids: np.ndarray) -> int:
-        return batch_first_illegal(self._cards, self._ints, ids)
-
-    def _apply(self, ids: np.ndarray) -> None:
-        batch_step(self._cards, self._ints, self._decks, self._rngs, self._rounds, ids)
-
     def _fresh(self, seeds: np.ndarray) -> KortBatch:
         return KortBatch.from_seeds(seeds, self.options)
-
-    def _play_others(self, policies: np.ndarray, seat: int) -> None:
-        batch_play_others(self._cards, self._ints, self._decks, self._rngs, self._rounds, policies, seat)
 
 
 __all__ = [

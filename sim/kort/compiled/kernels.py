@@ -23,10 +23,10 @@ from sim.compiled_bits import (
     U64,
     agent_seed,
     among_choices,
-    below,
     crc_byte,
     draw_choice,
     popcount,
+    shuffle_deck,
     write_choices,
 )
 from sim.kort.compiled.state import (
@@ -201,22 +201,12 @@ def init_match(cards, ints, deck, rng, target_wins, first_holder):
     _start_deal(cards, ints, deck, rng, np.int64(first_holder), np.int64(0))
 
 
-@njit(**config.INLINED_KERNEL)
-def _shuffle(deck, rng):
-    """A fresh permutation into ``deck``: the protocol's Fisher-Yates from the match's own stream."""
-    for i in range(52):
-        deck[i] = i
-    for i in range(51, 0, -1):
-        j = below(rng, RNG_DEAL, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
 @njit(**config.STEP_KERNEL)
 def _start_deal(cards, ints, deck, rng, holder, deal_no):
     """Draw a deck, give the holder its first five cards and ask it for trumps (a round's deal or a redeal)."""
     ints[I_HOLDER] = holder
     ints[I_DEAL_NO] = deal_no
-    _shuffle(deck, rng)
+    shuffle_deck(deck, rng, RNG_DEAL)
     for s in range(NUM_SEATS):
         cards[C_HAND + s] = NO_CARDS
         ints[I_TRICK_CARD + s] = -1

@@ -44,7 +44,7 @@ def random_steps(batch: KnockoutWhistBatch, rng: np.random.Generator) -> np.ndar
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
-def test_fast_traj_prints_every_conformance_line(path, capsys):
+def test_compiled_traj_prints_every_conformance_line(path, capsys):
     options = vector_options(path)
     expected = path.read_text().splitlines()
     flags = [f"{name}={str(value).lower()}" for name, value in options.to_dict().items()
@@ -58,13 +58,13 @@ def test_fast_traj_prints_every_conformance_line(path, capsys):
 
 
 @pytest.mark.parametrize("options", mixed_options(12), ids=lambda o: f"{o.players}seats_flags{o.flags()}")
-def test_fast_engine_equals_reference_on_further_seeds_and_option_mixes(options):
+def test_compiled_engine_equals_reference_on_further_seeds_and_option_mixes(options):
     seeds = np.arange(10_000, 10_250, dtype=np.uint64)
     results = play_batch(options, seeds, "protocol", workers=1)
     assert results.protocol_lines() == [reference_line(options, seed) for seed in seeds.tolist()]
 
 
-def test_fast_records_equal_the_reference_records():
+def test_compiled_records_equal_the_reference_records():
     for options in mixed_options(6, seed=11):
         seeds = np.arange(300, 400, dtype=np.uint64)
         results = play_batch(options, seeds, "protocol", workers=1)

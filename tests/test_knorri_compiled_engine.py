@@ -37,7 +37,7 @@ def _seats_first(path):
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
-def test_fast_traj_prints_every_conformance_line(path, capsys):
+def test_compiled_traj_prints_every_conformance_line(path, capsys):
     n_seats, first = _seats_first(path)
     expected = path.read_text().splitlines()
     seeds = [int(line.split()[0]) for line in expected]
@@ -51,7 +51,7 @@ def test_fast_traj_prints_every_conformance_line(path, capsys):
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
-def test_fast_engine_equals_reference_on_2000_more_seeds(path):
+def test_compiled_engine_equals_reference_on_2000_more_seeds(path):
     n_seats, first = _seats_first(path)
     expected = path.read_text().splitlines()
     assert len(expected) == 2000

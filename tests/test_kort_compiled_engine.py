@@ -23,7 +23,7 @@ VECTORS = {7: DATA / "conformance" / "kort" / "traj_target7.txt", 3: DATA / "con
 
 
 @pytest.mark.parametrize("target", sorted(VECTORS), ids=lambda t: f"target{t}")
-def test_fast_traj_prints_every_conformance_line(target, capsys):
+def test_compiled_traj_prints_every_conformance_line(target, capsys):
     expected = VECTORS[target].read_text().splitlines()
     argv = ["traj", "--game", "kort", "--engine", "fast", "--option", f"target_wins={target}",
             "--seeds", "0", str(len(expected))]
