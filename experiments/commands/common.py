@@ -6,11 +6,12 @@ import argparse
 from types import ModuleType
 
 from experiments.errors import UsageError
+from experiments.runner.config import ENGINE_ALIASES
 from sim import games
 from sim.contract import check_seats, has_compiled_engine
 from sim.options import option_pairs
 
-ENGINE_CHOICES = ("reference", "compiled", "fast")  # fast: the compiled engine's older name, still accepted
+ENGINE_CHOICES = ("reference", "compiled", *ENGINE_ALIASES)  # an alias (fast) is the compiled engine's older name
 
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +49,7 @@ def game_settings(name: str, seats: int | None, settings: list[str],
 
 def engine_name(adapter: ModuleType, engine: str) -> str:
     """``reference`` or ``compiled`` (``fast`` is read as ``compiled``); one line if the game has no compiled engine."""
-    engine = "compiled" if engine == "fast" else engine
+    engine = ENGINE_ALIASES.get(engine, engine)
     if engine == "compiled" and not has_compiled_engine(adapter):
         raise UsageError(f"{adapter.TITLE} has no compiled engine: use --engine reference")
     return engine
