@@ -116,7 +116,7 @@ def bad_config(tmp_path, name, content: bytes):
     (["run", "--hands", str(10**12)], "a run numbers at most 4,294,967,296"),
     (["run", "--hands", str(10**9), "--chunk-hands", "100"], "at most 1,000,000"),
     (["bench", "--hands", str(10**12)], "at most 10,000,000 per timing"),
-    (["play", "--hands", str(10**12)], "at most 10,000 hands"),
+    (["play", "--hands", str(10**12)], "at most 10,000 deals"),
     (["play", "--agents", "runner_fixtures.agents:Raises"], "RuntimeError: this agent always fails in act()"),
     (["play", "--agents", "runner_fixtures.agents:Exits", "--hands", "3"], "SystemExit: 3 in act()"),
     (["play", "--agents", "runner_fixtures.agents:StartFails"], "failed to start"),
