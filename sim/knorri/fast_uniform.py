@@ -29,7 +29,7 @@ from sim import config
 from sim.fast_bits import ONE, U64, below, crc_byte, nth_card, popcount
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
 from sim.knorri.fast import apply_action
-from sim.knorri.fast_history import home_slot, is_remembered, meta_word, write_row
+from sim.knorri.fast_history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, write_row
 from sim.knorri.fast_moves import append_to_trick, cut_off, next_holding
 from sim.knorri.fast_state import (
     BEATERS,
@@ -67,6 +67,7 @@ from sim.knorri.fast_state import (
 
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
+SLOT_SHIFT = U64(64 - (SLOT_TABLE_SIZE.bit_length() - 1))  # a key's home slot (``home_slot``) as a constant shift
 assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
 
 
@@ -87,12 +88,12 @@ def load(cards, ints, streams, trick):
     """The loop's fields from the hand's rows, and what stays fixed until the next event.
 
     Fixed: the seat order (4 bits a seat: the next seat holding cards after it), seats holding
-    cards, the streams mask (seat s draws from ``rng[(RNG_SEAT + s) & streams]``), seats.
+    cards, the streams mask (seat s draws from ``rng[(RNG_SEAT + s) & streams]``).
     """
     order = U64(0)
     for s in range(ints[I_N_SEATS]):
         order |= U64(next_holding(cards, ints, s)) << U64(4 * s)
-    fixed = (order, ints[I_HOLDING], streams, ints[I_N_SEATS])
+    fixed = (order, ints[I_HOLDING], streams)
     length = ints[I_TRICK_LEN]
     for i in range(length):  # the trick as one card a byte, bottom first, from trick[0]
         trick[i] = trick_card(cards, i)
@@ -126,7 +127,7 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     are as they were). ``EV_PROBE`` and ``EV_CAP``: the action is made, its position is not
     yet remembered (its home slot is taken; or the hand reached the cap).
     """
-    order, holding, streams, n_seats = fixed
+    order, holding, streams = fixed
     mover, length, needed, actions, crc, bottom, hashed, top, base = state
     # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
     seat = U64(mover)
@@ -140,34 +141,40 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     played = nth_card(playable, k)  # 64 on a pick-up: no card
     taken = np.int64(trick[U64(bottom)])  # the trick's bottom card
     card = U64(played ^ ((played ^ taken) & np.int64(pick_mask)))
-    rest = hand ^ (ONE << card)
-    if (pick ^ True) & (rest == 0):  # one branch, seldom taken (no branch on the coin toss)
-        return EV_IRREVERSIBLE, played, state
+    rest = hand ^ (ONE << card)  # never empty after a pick-up
+    after = length + 1 - 2 * np.int64(pick)
+    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
+    # One rare branch (none on the coin toss): the trick had fewer cards than it needs, so only a play
+    # can make it complete; a lead never does (two or more seats hold cards).
+    if (rest == 0) | (after == needed):
+        if rest == 0:
+            return EV_IRREVERSIBLE, played, state
+        # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
+        cards[U64(C_HAND) + seat] = rest
+        hashed ^= ZOBRIST[seat, card]
+        actions += 1
+        crc = crc_byte(crc, played)
+        ints[I_TRICKS_COMPLETED] += 1
+        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
+        if actions >= MAX_PHASE2_ACTIONS:
+            return EV_CAP, played, state
+        write_row(cards, ints[I_N_SEATS], records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
+        key = hashed ^ MOVER_KEY[seat]
+        keys[0] = key
+        slots[U64(key >> SLOT_SHIFT)] = actions
+        return EV_NONE, played, state
     cards[U64(C_HAND) + seat] = rest
     hashed ^= ZOBRIST[seat, card]
     action = np.int64(card) ^ ((np.int64(card) ^ PICK_UP) & np.int64(pick_mask))
     actions += 1
     crc = crc_byte(crc, action)
-    if (pick ^ True) & (lead ^ True) & (length + 1 >= needed):
-        # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
-        ints[I_TRICKS_COMPLETED] += 1
-        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
-        if actions >= MAX_PHASE2_ACTIONS:
-            return EV_CAP, action, state
-        write_row(cards, n_seats, records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
-        key = hashed ^ MOVER_KEY[seat]
-        keys[0] = key
-        slots[U64(home_slot(slots, key))] = actions
-        return EV_NONE, action, state
     trick[U64(bottom + length)] = card  # a play goes on top (a pick-up's card lands above the top: no harm)
     bottom += np.int64(pick)  # a pick-up takes the bottom card
-    length += 1 - 2 * np.int64(pick)
-    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
     top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
     mover = np.int64((order >> (U64(4) * seat)) & U64(15))
-    state = (mover, length, needed, actions, crc, bottom, hashed, top, base)
+    state = (mover, after, needed, actions, crc, bottom, hashed, top, base)
     key = hashed ^ MOVER_KEY[U64(mover)]
-    slot = U64(home_slot(slots, key))
+    slot = U64(key >> SLOT_SHIFT)
     if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
         return EV_PROBE, action, state
     if actions >= MAX_PHASE2_ACTIONS:
@@ -211,8 +218,9 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
 
 @njit(**config.HOT_KERNEL)
 def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
-    """Play a ``ready`` hand to the end (``slots``: a slot table, not empty; ``streams``: all ones for every seat
-    drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of ``TRICK_SCRATCH``)."""
+    """Play a ``ready`` hand to the end (``slots``: a slot table of ``SLOT_TABLE_SIZE`` entries; ``streams``: all
+    ones for every seat drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of
+    ``TRICK_SCRATCH``)."""
     while ints[I_END_REASON] < 0:
         fixed, state = load(cards, ints, streams, trick)
         event = EV_NONE
