@@ -136,29 +136,33 @@ def _run_phase1(cards, ints, deck, rng, keys, records, slots, uniform, streams):
         seat = (ints[I_FIRST_SEAT] + turn) % n
         table = cards[C_TABLE]
         last = ints[I_LAST_CAPTURER]
+        decisions, crc = np.int64(0), ints[I_CRC]  # the uniform choices' counts, in registers until the loop ends
         while turn < STOCK_SIZE:
-            turned = deck[TABLE_SIZE + turn]
+            turned = U64(deck[U64(TABLE_SIZE + turn)])  # unsigned indices: no wrap-around fix for a negative one
             turn += 1
             lower = table & LOWER_IN_SUIT[turned]
             fallback = table & FALLBACK_TARGETS[turned]
             candidates = lower if lower != 0 else fallback
             if candidates & (candidates - ONE) != 0 and uniform:  # the k-th candidate, as the policies draw k
                 stream = (U64(RNG_SEAT) + U64(seat)) & streams
-                candidates = ONE << U64(nth_card(candidates, below(rng, stream, popcount(candidates))))
-                ints[I_DECISIONS] += 1
-                ints[I_CRC] = crc_byte(ints[I_CRC], lowest_card(candidates))
+                taken = nth_card(candidates, below(rng, stream, popcount(candidates)))
+                candidates = ONE << U64(taken)
+                decisions += 1
+                crc = crc_byte(crc, taken)
             if candidates & (candidates - ONE) != 0:  # two or more: the seat chooses
                 cards[C_TABLE] = table
                 ints[I_TURN] = turn
                 ints[I_LAST_CAPTURER] = last
                 ints[I_TO_MOVE] = seat
-                ints[I_TURNED] = turned
+                ints[I_TURNED] = np.int64(turned)
+                ints[I_DECISIONS] += decisions
+                ints[I_CRC] = crc
                 cards[C_CANDIDATES] = candidates
                 return
             captured = U64(0) - U64(candidates != 0)  # the one candidate is taken with the turned card
-            card = ONE << U64(turned)
+            card = ONE << turned
             table ^= candidates | (card & ~captured)
-            cards[C_HAND + seat] |= (card | candidates) & captured
+            cards[U64(C_HAND) + U64(seat)] |= (card | candidates) & captured
             last = seat if candidates != 0 else last
             seat += 1
             if seat == n:
@@ -166,6 +170,8 @@ def _run_phase1(cards, ints, deck, rng, keys, records, slots, uniform, streams):
         cards[C_TABLE] = table
         ints[I_TURN] = turn
         ints[I_LAST_CAPTURER] = last
+        ints[I_DECISIONS] += decisions
+        ints[I_CRC] = crc
         if last >= 0:
             break
         ints[I_REDEALS] += 1

@@ -9,7 +9,7 @@ stays in the ``cards`` row. The choice between playing a card and picking up is 
 without a branch (a coin toss the CPU cannot predict). A play that completes the
 trick, the commonest irreversible event, is made in the step. Anything rarer leaves
 it as an event (``EV_*``): a seat going out, made by ``fast.apply_action`` with every
-rule that follows; a position whose home slot in the history table is taken, which
+rule that follows; a position whose key a position of the stretch already has, which
 ``_event`` probes on and confirms field by field (``fast_history.is_remembered``);
 the cap. The loop starts once the opening run (if any) has left the trick: the
 first trick's plays go through the general path, and no later trick holds a run.
@@ -68,6 +68,7 @@ from sim.knorri.fast_state import (
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
 SLOT_SHIFT = U64(64 - (SLOT_TABLE_SIZE.bit_length() - 1))  # a key's home slot (``home_slot``) as a constant shift
+SLOT_MASK = U64(SLOT_TABLE_SIZE - 1)
 assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
 
 
@@ -125,7 +126,8 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
 
     ``EV_IRREVERSIBLE``: the chosen play empties the seat's hand; it is not made (the fields
     are as they were). ``EV_PROBE`` and ``EV_CAP``: the action is made, its position is not
-    yet remembered (its home slot is taken; or the hand reached the cap).
+    yet remembered (a position of the stretch has its key; or the hand reached the cap). A
+    home slot taken by another key is probed on here, without leaving the loop.
     """
     order, holding, streams = fixed
     mover, length, needed, actions, crc, bottom, hashed, top, base = state
@@ -175,11 +177,13 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     state = (mover, after, needed, actions, crc, bottom, hashed, top, base)
     key = hashed ^ MOVER_KEY[U64(mover)]
     slot = U64(key >> SLOT_SHIFT)
-    if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
-        return EV_PROBE, action, state
+    index = U64(actions - base)
+    while U64(slots[slot] - base) < index:  # taken by a position of this stretch: probe on, as find_position
+        if keys[U64(slots[slot] - base)] == key:  # the same key: ``_event`` compares the positions
+            return EV_PROBE, action, state
+        slot = (slot + ONE) & SLOT_MASK
     if actions >= MAX_PHASE2_ACTIONS:
         return EV_CAP, action, state
-    index = U64(actions - base)
     keys[index] = key
     slots[slot] = actions
     records[index, R_META] = STEP_ROW | U64(action)
