@@ -2,17 +2,20 @@
 
 Most of a random hand is ordinary phase-2 actions: a play that does not empty the
 seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
-move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC register, the hands'
-hash, the top card, where the stretch of history began) as local values rather than
-``ints``/``cards`` columns, so that they can stay in registers; each seat's hand
-stays in the ``cards`` row. The choice between playing a card and picking up is made
-without a branch (a coin toss the CPU cannot predict). A play that completes the
-trick, the commonest irreversible event, is made in the step. Anything rarer leaves
-it as an event (``EV_*``): a seat going out, made by ``fast.apply_action`` with every
-rule that follows; a position whose key a position of the stretch already has, which
-``_event`` probes on and confirms field by field (``fast_history.is_remembered``);
-the cap. The loop starts once the opening run (if any) has left the trick: the
-first trick's plays go through the general path, and no later trick holds a run.
+move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC
+register, the hands' hash, the top card, where the stretch of history began) as local
+values rather than ``ints``/``cards`` columns, so that they can stay in registers; each
+seat's hand stays in the ``cards`` row. The choice between playing a card and picking
+up is made without a branch (a coin toss the CPU cannot predict). A play that completes
+the trick, the commonest irreversible event, is made in the step, and a position whose
+home slot in the history table is taken by another key is probed on there. A seat going
+out that leaves two or more holding cards is made by ``_seat_out`` without leaving the
+loop either. Anything rarer leaves it as an event (``EV_*``): the last seat but one going
+out, made by ``fast.apply_action``, which ends the hand; a position whose key a position
+of the stretch already has, which ``_event`` confirms or rejects field by field
+(``fast_history.is_remembered``); the cap. The loop starts once the opening run (if any)
+has left the trick: the first trick's plays go through the general path, and no later
+trick holds a run.
 
 The draws, the actions and every result are those of ``fast_policies.decide`` with
 the PROTOCOL or RANDOM policy followed by ``fast.apply_action``: the seat draws from
@@ -30,7 +33,7 @@ from sim.fast_bits import ONE, U64, below, crc_byte, nth_card, popcount
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
 from sim.knorri.fast import apply_action
 from sim.knorri.fast_history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, write_row
-from sim.knorri.fast_moves import append_to_trick, cut_off, next_holding
+from sim.knorri.fast_moves import cut_off, next_holding
 from sim.knorri.fast_state import (
     BEATERS,
     C_HAND,
@@ -52,6 +55,7 @@ from sim.knorri.fast_state import (
     I_PHASE,
     I_PHASE2_ACTIONS,
     I_RUN_LEFT,
+    I_SCORE,
     I_TO_MOVE,
     I_TRICK_LEN,
     I_TRICKS_COMPLETED,
@@ -104,12 +108,25 @@ def load(cards, ints, streams, trick):
 
 
 @njit(**config.INLINED_KERNEL)
+def _trick_words(trick, bottom, length):
+    """The trick's two words (``C_TRICK_LO``, ``C_TRICK_HI``, as ``fast_moves.append_to_trick`` packs them) from its
+    cards in ``trick[bottom:bottom + length]``."""
+    lo, hi = U64(0), U64(0)
+    for i in range(length):
+        value = U64(trick[U64(bottom + i)]) + ONE
+        if i < 10:
+            lo |= value << U64(6 * i)
+        else:
+            hi |= value << U64(6 * (i - 10))
+    return lo, hi
+
+
+@njit(**config.INLINED_KERNEL)
 def store(cards, ints, state, trick):
     """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
     mover, length, needed, actions, crc, bottom, hashed, _, base = state
-    cards[C_TRICK_LO], cards[C_TRICK_HI], ints[I_TRICK_LEN] = U64(0), U64(0), 0
-    for i in range(length):  # the trick back into its words
-        append_to_trick(cards, ints, np.int64(trick[bottom + i]))
+    cards[C_TRICK_LO], cards[C_TRICK_HI] = _trick_words(trick, bottom, length)
+    ints[I_TRICK_LEN] = length
     ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
     ints[I_TO_MOVE] = mover
     ints[I_NEEDED] = needed
@@ -190,6 +207,53 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     return EV_NONE, action, state
 
 
+@njit(**config.STEP_KERNEL)
+def _seat_out(cards, ints, keys, records, slots, trick, fixed, state, card):
+    """The seat to move plays its last ``card`` and goes out, three or more seats holding cards before it:
+    (``EV_NONE`` or ``EV_CAP``, the fixed values and the fields after it), as ``fast.apply_action`` would play it.
+
+    The seat scores the seats still holding; the trick is complete if the play was the last it
+    needed; the next seat holding cards moves. A new stretch of history begins (a seat out never
+    comes back), with the position as its full row, unless the hand reached the cap.
+    """
+    order, holding, streams = fixed
+    mover, length, needed, actions, crc, bottom, hashed, top, base = state
+    seat = U64(mover)
+    cards[U64(C_HAND) + seat] = U64(0)
+    hashed ^= ZOBRIST[seat, U64(card)]
+    actions += 1
+    crc = crc_byte(crc, card)
+    if length == 0:
+        needed = holding  # a lead: a play per seat holding, this one included
+    holding -= 1
+    ints[I_HOLDING] = holding
+    ints[I_SCORE + mover] = holding
+    after = (order >> (U64(4) * seat)) & U64(15)
+    for s in range(ints[I_N_SEATS]):  # the seat before it now passes the turn to the one after it
+        shift = U64(4 * s)
+        if (order >> shift) & U64(15) == seat:
+            order = (order & ~(U64(15) << shift)) | (after << shift)
+    if length + 1 >= needed:  # the trick is complete: set aside
+        ints[I_TRICKS_COMPLETED] += 1
+        length, bottom = np.int64(0), np.int64(0)
+    else:
+        trick[U64(bottom + length)] = card
+        length += 1
+        top = U64(card)
+    mover = np.int64(after)
+    state = (mover, length, needed, actions, crc, bottom, hashed, top, actions)
+    fixed = (order, holding, streams)
+    if actions >= MAX_PHASE2_ACTIONS:
+        return EV_CAP, fixed, state
+    lo, hi = _trick_words(trick, bottom, length)
+    write_row(cards, ints[I_N_SEATS], records, 0, lo, hi, meta_word(mover, 0, needed if length > 0 else holding, 0,
+                                                                      length))
+    key = hashed ^ MOVER_KEY[after]
+    keys[0] = key
+    slots[U64(key >> SLOT_SHIFT)] = actions
+    return EV_NONE, fixed, state
+
+
 @njit(**config.INLINED_KERNEL)
 def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state):
     """Handle a step's event in the hand's rows; return True if the hand is over (else the caller reloads)."""
@@ -230,4 +294,6 @@ def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
         event = EV_NONE
         while event == EV_NONE:
             event, action, state = _step(cards, ints, rng, keys, records, slots, trick, fixed, state)
+            if event == EV_IRREVERSIBLE and fixed[1] > 2:  # a seat goes out and the hand goes on
+                event, fixed, state = _seat_out(cards, ints, keys, records, slots, trick, fixed, state, action)
         _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state)
