@@ -16,7 +16,19 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.fast_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount
+from sim.fast_bits import (
+    CRC_START,
+    GAMMA,
+    ONE,
+    U64,
+    below,
+    crc_byte,
+    lowest_card,
+    mix64,
+    nth_card,
+    popcount,
+    remainder_small,
+)
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 from sim.knorri.fast_history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
 from sim.knorri.fast_moves import cut_off, finish, move, next_holding
@@ -52,6 +64,7 @@ from sim.knorri.fast_state import (
     I_TURN,
     I_TURNED,
     LOWER_IN_SUIT,
+    NUM_CARD_FIELDS,
     RNG_DEAL,
     RNG_SEAT,
     ZOBRIST,
@@ -59,16 +72,33 @@ from sim.knorri.fast_state import (
     top_card,
 )
 
-
 # ----- phase 1 ----------------------------------------------------------------------------------
+DEAL_WORDS = 7  # words of the cards row that hold the deal's 51 swap positions, a byte each
+assert NUM_CARD_FIELDS >= DEAL_WORDS
 @njit(**config.STEP_KERNEL)
 def _deal(cards, ints, deck, rng):
-    """Shuffle a new deck from the hand's stream and lay out the table (the protocol's Fisher-Yates)."""
+    """Shuffle a new deck from the hand's stream and lay out the table (the protocol's Fisher-Yates).
+
+    The 51 swap positions ``next() % (i + 1)`` are drawn first (into ``deck``, where LLVM makes
+    vector code of the draws: the remainder by multiplies, ``remainder_small``), packed a byte
+    each into the ``cards`` row (cleared below), and the swaps made after. Drawn between the
+    swaps, each draw's position waited on the swaps' stores.
+    """
+    state = rng[RNG_DEAL]
+    for i in range(51, 0, -1):
+        state += GAMMA
+        deck[U64(i)] = remainder_small(mix64(state), i + 1)  # ``below``'s draw, the same number
+    rng[RNG_DEAL] = state
+    for w in range(DEAL_WORDS):  # position i's draw in byte i % 8 of word i // 8
+        word = U64(0)
+        for b in range(8):
+            word |= U64(deck[U64(min(8 * w + b, 51))]) << U64(8 * b)
+        cards[w] = word
     for i in range(52):
         deck[i] = i
     for i in range(51, 0, -1):
-        j = below(rng, RNG_DEAL, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+        j = (cards[U64(i >> 3)] >> U64(8 * (i & 7))) & U64(0xFF)
+        deck[U64(i)], deck[j] = deck[j], deck[U64(i)]
     for i in range(cards.shape[0]):
         cards[i] = U64(0)
     table = U64(0)
