@@ -227,6 +227,32 @@ def below(rng: np.ndarray, stream: int, n: int) -> int:
     return np.int64(next_u64(rng, stream) % U64(n))
 
 
+def _remainder_tables() -> np.ndarray:
+    """Per divisor d (1..64): 2**32 mod d, 2**16 mod d and ceil(2**34 / d), for ``remainder_small``."""
+    table = np.zeros((65, 3), dtype=np.uint64)
+    for d in range(1, 65):
+        table[d] = ((1 << 32) % d, (1 << 16) % d, -(-(1 << 34) // d))
+    return table
+
+
+REMAINDER = _remainder_tables()
+
+
+@njit(**config.INLINED_KERNEL)
+def remainder_small(x: np.uint64, d: int) -> int:
+    """``x % d`` for 1 <= d <= 64 with multiplies instead of a divide, so that a loop of them can run as vector code.
+
+    Folding the high bits down with ``2**32 mod d`` and then ``2**16 mod d`` keeps the value's
+    remainder and leaves it under 2**28; for such n, ``(n * ceil(2**34 / d)) >> 34`` is exactly
+    ``n // d`` (Granlund and Montgomery: the error of the rounded-up reciprocal, under d, times
+    n stays under 2**34), and the product fits 64 bits.
+    """
+    row = REMAINDER[U64(d)]
+    n = (x >> U64(32)) * row[0] + (x & U64(0xFFFFFFFF))  # under 2**38
+    n = (n >> U64(16)) * row[1] + (n & U64(0xFFFF))  # under 2**28
+    return np.int64(n - ((n * row[2]) >> U64(34)) * U64(d))
+
+
 @njit(**config.INLINED_KERNEL)
 def uniform_float(rng: np.ndarray, stream: int) -> float:
     """A uniform float in [0, 1) from 53 bits of ``rng[stream]``."""

@@ -16,7 +16,19 @@ import numpy as np
 from numba import njit
 
 from sim import config
-from sim.compiled_bits import CRC_START, ONE, U64, below, crc_byte, lowest_card, nth_card, popcount, shuffle_deck
+from sim.compiled_bits import (
+    CRC_START,
+    GAMMA,
+    ONE,
+    U64,
+    below,
+    crc_byte,
+    lowest_card,
+    mix64,
+    nth_card,
+    popcount,
+    remainder_small,
+)
 from sim.knorri.compiled.history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
 from sim.knorri.compiled.moves import cut_off, finish, move, next_holding
 from sim.knorri.compiled.state import (
@@ -51,6 +63,7 @@ from sim.knorri.compiled.state import (
     I_TURN,
     I_TURNED,
     LOWER_IN_SUIT,
+    NUM_CARD_FIELDS,
     RNG_DEAL,
     RNG_SEAT,
     ZOBRIST,
@@ -59,12 +72,33 @@ from sim.knorri.compiled.state import (
 )
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 
-
 # ----- phase 1 ----------------------------------------------------------------------------------
+DEAL_WORDS = 7  # words of the cards row that hold the deal's 51 swap positions, a byte each
+assert NUM_CARD_FIELDS >= DEAL_WORDS
 @njit(**config.STEP_KERNEL)
 def _deal(cards, ints, deck, rng):
-    """Shuffle a new deck from the hand's stream and lay out the table (the protocol's Fisher-Yates)."""
-    shuffle_deck(deck, rng, RNG_DEAL)
+    """Shuffle a new deck from the hand's stream and lay out the table (the protocol's Fisher-Yates).
+
+    The 51 swap positions ``next() % (i + 1)`` are drawn first (into ``deck``, where LLVM makes
+    vector code of the draws: the remainder by multiplies, ``remainder_small``), packed a byte
+    each into the ``cards`` row (cleared below), and the swaps made after. Drawn between the
+    swaps, each draw's position waited on the swaps' stores.
+    """
+    state = rng[RNG_DEAL]
+    for i in range(51, 0, -1):
+        state += GAMMA
+        deck[U64(i)] = remainder_small(mix64(state), i + 1)  # ``below``'s draw, the same number
+    rng[RNG_DEAL] = state
+    for w in range(DEAL_WORDS):  # position i's draw in byte i % 8 of word i // 8
+        word = U64(0)
+        for b in range(8):
+            word |= U64(deck[U64(min(8 * w + b, 51))]) << U64(8 * b)
+        cards[w] = word
+    for i in range(52):
+        deck[i] = i
+    for i in range(51, 0, -1):
+        j = (cards[U64(i >> 3)] >> U64(8 * (i & 7))) & U64(0xFF)
+        deck[U64(i)], deck[j] = deck[j], deck[U64(i)]
     for i in range(cards.shape[0]):
         cards[i] = U64(0)
     table = U64(0)
@@ -132,29 +166,33 @@ def _run_phase1(cards, ints, deck, rng, keys, records, slots, uniform, streams):
         seat = (ints[I_FIRST_SEAT] + turn) % n
         table = cards[C_TABLE]
         last = ints[I_LAST_CAPTURER]
+        decisions, crc = np.int64(0), ints[I_CRC]  # the uniform choices' counts, in registers until the loop ends
         while turn < STOCK_SIZE:
-            turned = deck[TABLE_SIZE + turn]
+            turned = U64(deck[U64(TABLE_SIZE + turn)])  # unsigned indices: no wrap-around fix for a negative one
             turn += 1
             lower = table & LOWER_IN_SUIT[turned]
             fallback = table & FALLBACK_TARGETS[turned]
             candidates = lower if lower != 0 else fallback
             if candidates & (candidates - ONE) != 0 and uniform:  # the k-th candidate, as the policies draw k
                 stream = (U64(RNG_SEAT) + U64(seat)) & streams
-                candidates = ONE << U64(nth_card(candidates, below(rng, stream, popcount(candidates))))
-                ints[I_DECISIONS] += 1
-                ints[I_CRC] = crc_byte(ints[I_CRC], lowest_card(candidates))
+                taken = nth_card(candidates, below(rng, stream, popcount(candidates)))
+                candidates = ONE << U64(taken)
+                decisions += 1
+                crc = crc_byte(crc, taken)
             if candidates & (candidates - ONE) != 0:  # two or more: the seat chooses
                 cards[C_TABLE] = table
                 ints[I_TURN] = turn
                 ints[I_LAST_CAPTURER] = last
                 ints[I_TO_MOVE] = seat
-                ints[I_TURNED] = turned
+                ints[I_TURNED] = np.int64(turned)
+                ints[I_DECISIONS] += decisions
+                ints[I_CRC] = crc
                 cards[C_CANDIDATES] = candidates
                 return
             captured = U64(0) - U64(candidates != 0)  # the one candidate is taken with the turned card
-            card = ONE << U64(turned)
+            card = ONE << turned
             table ^= candidates | (card & ~captured)
-            cards[C_HAND + seat] |= (card | candidates) & captured
+            cards[U64(C_HAND) + U64(seat)] |= (card | candidates) & captured
             last = seat if candidates != 0 else last
             seat += 1
             if seat == n:
@@ -162,6 +200,8 @@ def _run_phase1(cards, ints, deck, rng, keys, records, slots, uniform, streams):
         cards[C_TABLE] = table
         ints[I_TURN] = turn
         ints[I_LAST_CAPTURER] = last
+        ints[I_DECISIONS] += decisions
+        ints[I_CRC] = crc
         if last >= 0:
             break
         ints[I_REDEALS] += 1

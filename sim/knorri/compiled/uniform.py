@@ -2,17 +2,20 @@
 
 Most of a random hand is ordinary phase-2 actions: a play that does not empty the
 seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
-move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC register, the hands'
-hash, the top card, where the stretch of history began) as local values rather than
-``ints``/``cards`` columns, so that they can stay in registers; each seat's hand
-stays in the ``cards`` row. The choice between playing a card and picking up is made
-without a branch (a coin toss the CPU cannot predict). A play that completes the
-trick, the commonest irreversible event, is made in the step. Anything rarer leaves
-it as an event (``EV_*``): a seat going out, made by ``kernels.apply_action`` with every
-rule that follows; a position whose home slot in the history table is taken, which
-``_event`` probes on and confirms field by field (``history.is_remembered``);
-the cap. The loop starts once the opening run (if any) has left the trick: the
-first trick's plays go through the general path, and no later trick holds a run.
+move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC
+register, the hands' hash, the top card, where the stretch of history began) as local
+values rather than ``ints``/``cards`` columns, so that they can stay in registers; each
+seat's hand stays in the ``cards`` row. The choice between playing a card and picking
+up is made without a branch (a coin toss the CPU cannot predict). A play that completes
+the trick, the commonest irreversible event, is made in the step, and a position whose
+home slot in the history table is taken by another key is probed on there. A seat going
+out that leaves two or more holding cards is made by ``_seat_out`` without leaving the
+loop either. Anything rarer leaves it as an event (``EV_*``): the last seat but one going
+out, made by ``kernels.apply_action``, which ends the hand; a position whose key a position
+of the stretch already has, which ``_event`` confirms or rejects field by field
+(``history.is_remembered``); the cap. The loop starts once the opening run (if any)
+has left the trick: the first trick's plays go through the general path, and no later
+trick holds a run.
 
 The draws, the actions and every result are those of ``policies.decide`` with
 the PROTOCOL or RANDOM policy followed by ``kernels.apply_action``: the seat draws from
@@ -27,9 +30,9 @@ from numba import njit
 
 from sim import config
 from sim.compiled_bits import ONE, U64, below, crc_byte, nth_card, popcount
-from sim.knorri.compiled.history import home_slot, is_remembered, meta_word, write_row
+from sim.knorri.compiled.history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, write_row
 from sim.knorri.compiled.kernels import apply_action
-from sim.knorri.compiled.moves import append_to_trick, cut_off, next_holding
+from sim.knorri.compiled.moves import cut_off, next_holding
 from sim.knorri.compiled.state import (
     BEATERS,
     C_HAND,
@@ -51,6 +54,7 @@ from sim.knorri.compiled.state import (
     I_PHASE,
     I_PHASE2_ACTIONS,
     I_RUN_LEFT,
+    I_SCORE,
     I_TO_MOVE,
     I_TRICK_LEN,
     I_TRICKS_COMPLETED,
@@ -67,6 +71,8 @@ from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
 
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
+SLOT_SHIFT = U64(64 - (SLOT_TABLE_SIZE.bit_length() - 1))  # a key's home slot (``home_slot``) as a constant shift
+SLOT_MASK = U64(SLOT_TABLE_SIZE - 1)
 assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
 
 
@@ -87,12 +93,12 @@ def load(cards, ints, streams, trick):
     """The loop's fields from the hand's rows, and what stays fixed until the next event.
 
     Fixed: the seat order (4 bits a seat: the next seat holding cards after it), seats holding
-    cards, the streams mask (seat s draws from ``rng[(RNG_SEAT + s) & streams]``), seats.
+    cards, the streams mask (seat s draws from ``rng[(RNG_SEAT + s) & streams]``).
     """
     order = U64(0)
     for s in range(ints[I_N_SEATS]):
         order |= U64(next_holding(cards, ints, s)) << U64(4 * s)
-    fixed = (order, ints[I_HOLDING], streams, ints[I_N_SEATS])
+    fixed = (order, ints[I_HOLDING], streams)
     length = ints[I_TRICK_LEN]
     for i in range(length):  # the trick as one card a byte, bottom first, from trick[0]
         trick[i] = trick_card(cards, i)
@@ -102,12 +108,25 @@ def load(cards, ints, streams, trick):
 
 
 @njit(**config.INLINED_KERNEL)
+def _trick_words(trick, bottom, length):
+    """The trick's two words (``C_TRICK_LO``, ``C_TRICK_HI``, as ``moves.append_to_trick`` packs them) from its
+    cards in ``trick[bottom:bottom + length]``."""
+    lo, hi = U64(0), U64(0)
+    for i in range(length):
+        value = U64(trick[U64(bottom + i)]) + ONE
+        if i < 10:
+            lo |= value << U64(6 * i)
+        else:
+            hi |= value << U64(6 * (i - 10))
+    return lo, hi
+
+
+@njit(**config.INLINED_KERNEL)
 def store(cards, ints, state, trick):
     """Write the loop's fields back into the hand's rows, every position up to the last action remembered."""
     mover, length, needed, actions, crc, bottom, hashed, _, base = state
-    cards[C_TRICK_LO], cards[C_TRICK_HI], ints[I_TRICK_LEN] = U64(0), U64(0), 0
-    for i in range(length):  # the trick back into its words
-        append_to_trick(cards, ints, np.int64(trick[bottom + i]))
+    cards[C_TRICK_LO], cards[C_TRICK_HI] = _trick_words(trick, bottom, length)
+    ints[I_TRICK_LEN] = length
     ints[I_DECISIONS] += actions - ints[I_PHASE2_ACTIONS]  # every action of the loop is a decision
     ints[I_TO_MOVE] = mover
     ints[I_NEEDED] = needed
@@ -124,9 +143,10 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
 
     ``EV_IRREVERSIBLE``: the chosen play empties the seat's hand; it is not made (the fields
     are as they were). ``EV_PROBE`` and ``EV_CAP``: the action is made, its position is not
-    yet remembered (its home slot is taken; or the hand reached the cap).
+    yet remembered (a position of the stretch has its key; or the hand reached the cap). A
+    home slot taken by another key is probed on here, without leaving the loop.
     """
-    order, holding, streams, n_seats = fixed
+    order, holding, streams = fixed
     mover, length, needed, actions, crc, bottom, hashed, top, base = state
     # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
     seat = U64(mover)
@@ -140,43 +160,98 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     played = nth_card(playable, k)  # 64 on a pick-up: no card
     taken = np.int64(trick[U64(bottom)])  # the trick's bottom card
     card = U64(played ^ ((played ^ taken) & np.int64(pick_mask)))
-    rest = hand ^ (ONE << card)
-    if (pick ^ True) & (rest == 0):  # one branch, seldom taken (no branch on the coin toss)
-        return EV_IRREVERSIBLE, played, state
+    rest = hand ^ (ONE << card)  # never empty after a pick-up
+    after = length + 1 - 2 * np.int64(pick)
+    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
+    # One rare branch (none on the coin toss): the trick had fewer cards than it needs, so only a play
+    # can make it complete; a lead never does (two or more seats hold cards).
+    if (rest == 0) | (after == needed):
+        if rest == 0:
+            return EV_IRREVERSIBLE, played, state
+        # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
+        cards[U64(C_HAND) + seat] = rest
+        hashed ^= ZOBRIST[seat, card]
+        actions += 1
+        crc = crc_byte(crc, played)
+        ints[I_TRICKS_COMPLETED] += 1
+        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
+        if actions >= MAX_PHASE2_ACTIONS:
+            return EV_CAP, played, state
+        write_row(cards, ints[I_N_SEATS], records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
+        key = hashed ^ MOVER_KEY[seat]
+        keys[0] = key
+        slots[U64(key >> SLOT_SHIFT)] = actions
+        return EV_NONE, played, state
     cards[U64(C_HAND) + seat] = rest
     hashed ^= ZOBRIST[seat, card]
     action = np.int64(card) ^ ((np.int64(card) ^ PICK_UP) & np.int64(pick_mask))
     actions += 1
     crc = crc_byte(crc, action)
-    if (pick ^ True) & (lead ^ True) & (length + 1 >= needed):
-        # The trick is complete: set aside, and the seat leads. Cards left play: a new stretch of history.
-        ints[I_TRICKS_COMPLETED] += 1
-        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
-        if actions >= MAX_PHASE2_ACTIONS:
-            return EV_CAP, action, state
-        write_row(cards, n_seats, records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
-        key = hashed ^ MOVER_KEY[seat]
-        keys[0] = key
-        slots[U64(home_slot(slots, key))] = actions
-        return EV_NONE, action, state
     trick[U64(bottom + length)] = card  # a play goes on top (a pick-up's card lands above the top: no harm)
     bottom += np.int64(pick)  # a pick-up takes the bottom card
-    length += 1 - 2 * np.int64(pick)
-    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
     top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
     mover = np.int64((order >> (U64(4) * seat)) & U64(15))
-    state = (mover, length, needed, actions, crc, bottom, hashed, top, base)
+    state = (mover, after, needed, actions, crc, bottom, hashed, top, base)
     key = hashed ^ MOVER_KEY[U64(mover)]
-    slot = U64(home_slot(slots, key))
-    if U64(slots[slot] - base) < U64(actions - base):  # taken by a position of this stretch
-        return EV_PROBE, action, state
+    slot = U64(key >> SLOT_SHIFT)
+    index = U64(actions - base)
+    while U64(slots[slot] - base) < index:  # taken by a position of this stretch: probe on, as find_position
+        if keys[U64(slots[slot] - base)] == key:  # the same key: ``_event`` compares the positions
+            return EV_PROBE, action, state
+        slot = (slot + ONE) & SLOT_MASK
     if actions >= MAX_PHASE2_ACTIONS:
         return EV_CAP, action, state
-    index = U64(actions - base)
     keys[index] = key
     slots[slot] = actions
     records[index, R_META] = STEP_ROW | U64(action)
     return EV_NONE, action, state
+
+
+@njit(**config.STEP_KERNEL)
+def _seat_out(cards, ints, keys, records, slots, trick, fixed, state, card):
+    """The seat to move plays its last ``card`` and goes out, three or more seats holding cards before it:
+    (``EV_NONE`` or ``EV_CAP``, the fixed values and the fields after it), as ``kernels.apply_action`` would play it.
+
+    The seat scores the seats still holding; the trick is complete if the play was the last it
+    needed; the next seat holding cards moves. A new stretch of history begins (a seat out never
+    comes back), with the position as its full row, unless the hand reached the cap.
+    """
+    order, holding, streams = fixed
+    mover, length, needed, actions, crc, bottom, hashed, top, base = state
+    seat = U64(mover)
+    cards[U64(C_HAND) + seat] = U64(0)
+    hashed ^= ZOBRIST[seat, U64(card)]
+    actions += 1
+    crc = crc_byte(crc, card)
+    if length == 0:
+        needed = holding  # a lead: a play per seat holding, this one included
+    holding -= 1
+    ints[I_HOLDING] = holding
+    ints[I_SCORE + mover] = holding
+    after = (order >> (U64(4) * seat)) & U64(15)
+    for s in range(ints[I_N_SEATS]):  # the seat before it now passes the turn to the one after it
+        shift = U64(4 * s)
+        if (order >> shift) & U64(15) == seat:
+            order = (order & ~(U64(15) << shift)) | (after << shift)
+    if length + 1 >= needed:  # the trick is complete: set aside
+        ints[I_TRICKS_COMPLETED] += 1
+        length, bottom = np.int64(0), np.int64(0)
+    else:
+        trick[U64(bottom + length)] = card
+        length += 1
+        top = U64(card)
+    mover = np.int64(after)
+    state = (mover, length, needed, actions, crc, bottom, hashed, top, actions)
+    fixed = (order, holding, streams)
+    if actions >= MAX_PHASE2_ACTIONS:
+        return EV_CAP, fixed, state
+    lo, hi = _trick_words(trick, bottom, length)
+    write_row(cards, ints[I_N_SEATS], records, 0, lo, hi, meta_word(mover, 0, needed if length > 0 else holding, 0,
+                                                                      length))
+    key = hashed ^ MOVER_KEY[after]
+    keys[0] = key
+    slots[U64(key >> SLOT_SHIFT)] = actions
+    return EV_NONE, fixed, state
 
 
 @njit(**config.INLINED_KERNEL)
@@ -211,11 +286,14 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
 
 @njit(**config.HOT_KERNEL)
 def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
-    """Play a ``ready`` hand to the end (``slots``: a slot table, not empty; ``streams``: all ones for every seat
-    drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of ``TRICK_SCRATCH``)."""
+    """Play a ``ready`` hand to the end (``slots``: a slot table of ``SLOT_TABLE_SIZE`` entries; ``streams``: all
+    ones for every seat drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of
+    ``TRICK_SCRATCH``)."""
     while ints[I_END_REASON] < 0:
         fixed, state = load(cards, ints, streams, trick)
         event = EV_NONE
         while event == EV_NONE:
             event, action, state = _step(cards, ints, rng, keys, records, slots, trick, fixed, state)
+            if event == EV_IRREVERSIBLE and fixed[1] > 2:  # a seat goes out and the hand goes on
+                event, fixed, state = _seat_out(cards, ints, keys, records, slots, trick, fixed, state, action)
         _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state)
