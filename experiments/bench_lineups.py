@@ -18,7 +18,6 @@ Python agent calls (the compiled lineup runs the same searches on the same input
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import time
 from collections.abc import Sequence
@@ -27,7 +26,9 @@ from typing import Any
 
 from experiments.runner import routes
 from experiments.runner.seating import check_specs
-from sim.games import game as find_game
+from sim import games
+from sim.contract import check_seats
+from sim.seating import check_lineup_length
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,9 @@ def lineup_rate(game: str, n_seats: int, specs: Sequence[str], hands: int, engin
                 seed: int = 1, match_hands: int = 1) -> LineupRate:
     """Time ``hands`` matches of ``specs`` through ``game``'s adapter on ``engine`` (``auto``, ``compiled``,
     ``reference``), ``repeat`` times after a warm-up; each timing plays other seeds."""
-    adapter = importlib.import_module(find_game(game).adapter)
-    adapter.check_lineup(n_seats, specs)
+    adapter = games.adapter(game)
+    check_seats(adapter, n_seats)
+    check_lineup_length(n_seats, specs)
     check_specs(specs, game)
     compiled = routes.choose_route(game, [specs], False) != routes.REFERENCE
     path = engine if engine != "auto" else ("compiled" if compiled else "reference")

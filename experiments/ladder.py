@@ -41,9 +41,9 @@ from joblib import Parallel, delayed
 
 from agents.base import AgentSpecError, make_agent
 from sim.errors import GameInputError
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import derive_seed
+from sim.seating import play_with_agents
 
 DEFAULT_OUT = Path("runs") / "ladder"  # where tables go unless --out says otherwise
 
@@ -58,7 +58,7 @@ def duplicate_deal(hero: str, opponent: str, n_seats: int, seed: int) -> tuple[f
     total, decisions, start = 0, 0, time.perf_counter()
     for hero_seat in range(n_seats):
         agents = [make_agent(hero if seat == hero_seat else opponent, seed) for seat in range(n_seats)]
-        hand = play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
+        hand = play_with_agents(KnorriHand.from_seed(n_seats, seed), agents, seed)
         total += hand.scores[hero_seat]
         decisions += len(hand.decisions)
     return total / n_seats, decisions, time.perf_counter() - start
@@ -180,7 +180,7 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
             agents = [timed(make_agent(spec, seed)) for _ in range(n_seats)]
         else:
             agents = [timed(make_agent(spec, seed))] + [make_agent(opponent, seed) for _ in range(n_seats - 1)]
-        play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
+        play_with_agents(KnorriHand.from_seed(n_seats, seed), agents, seed)
 
     play(hands)  # warm-up, untimed
     means, choices, decisions = [], [], 0

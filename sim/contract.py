@@ -128,9 +128,6 @@ class GameAdapter(Protocol):
     def check_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The options (values may be strings, as typed), checked and completed with defaults; else one line."""
 
-    def check_lineup(self, n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-        """Refuse a seat count, lineup or options the game cannot play, in one line."""
-
     def seat_teams(self, n_seats: int) -> tuple[int, ...]:
         """The team of each seat (every seat its own team in a game without partners)."""
 

@@ -19,9 +19,8 @@ from experiments.runner.seating import agent_maker
 from experiments.runner.storage import read_manifest
 from sim.games import AgentFailure
 from sim.knorri import simulate as knorri_simulate
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
-from sim.seating import ActionTypeError, action_id
+from sim.seating import ActionTypeError, action_id, play_with_agents
 
 BOT = '''
 class MyBot:
@@ -110,7 +109,7 @@ class _Returns:
 def test_a_non_integer_action_is_a_type_error_not_an_illegal_action(convert):
     agents = [_Returns(convert=convert)] + [make_agent("random") for _ in range(3)]
     with pytest.raises(ActionTypeError, match=f"agent 'returns': act\\(\\) returned {convert.__name__} "):
-        play_hand(KnorriHand.from_seed(4, 5), agents, 5)
+        play_with_agents(KnorriHand.from_seed(4, 5), agents, 5)
 
 
 class StrBot(_Returns):

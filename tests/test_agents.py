@@ -10,8 +10,8 @@ import pytest
 from agents import AgentSpecError, known_agents, make_agent, parse_spec
 from agents.base import Agent
 from sim.errors import IllegalActionError
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
+from sim.seating import play_with_agents
 
 BUILT_IN_SPECS = ["random", "greedy", "loginf", "mcts:iters=6", "mcts:iters=3,rollout=random,c=0.5,seed=4"]
 
@@ -86,7 +86,7 @@ def user_package(tmp_path, monkeypatch):
 
 def test_a_user_agent_loads_by_import_path_and_plays(user_package):
     bot = make_agent(f"{user_package}:HighestBot:offset=0")
-    hand = play_hand(KnorriHand.from_seed(4, 11), [bot, make_agent("greedy"), make_agent("random"),
+    hand = play_with_agents(KnorriHand.from_seed(4, 11), [bot, make_agent("greedy"), make_agent("random"),
                                                    make_agent("loginf")], 11)
     assert hand.done and sum(hand.scores) == 0
     with pytest.raises(AgentSpecError, match="has no parameter 'depth'; its parameters: offset"):
@@ -106,7 +106,7 @@ class _Cheat:
 def test_an_illegal_action_is_an_error_naming_agent_seat_and_action():
     agents = [make_agent("greedy") for _ in range(3)] + [_Cheat()]
     with pytest.raises(IllegalActionError) as error:
-        play_hand(KnorriHand.from_seed(4, 2), agents, 2)
+        play_with_agents(KnorriHand.from_seed(4, 2), agents, 2)
     assert error.value.action == 99 and error.value.seat == 3
     assert str(error.value).startswith("illegal action 99 by agent 'cheat' at seat 3: legal ids are ")
 
@@ -115,7 +115,7 @@ def test_an_illegal_action_is_an_error_naming_agent_seat_and_action():
 def test_every_agent_is_deterministic_for_a_fixed_seed(spec):
     """Same hand seed, same choices; agents are rebuilt and reused across hands alike."""
     def play(seed, agents):
-        return play_hand(KnorriHand.from_seed(4, seed), agents, seed)
+        return play_with_agents(KnorriHand.from_seed(4, seed), agents, seed)
 
     reused = [make_agent(spec, seed=1) for _ in range(4)]
     play(5, reused)  # memory from an earlier hand must not leak into the next
@@ -125,12 +125,12 @@ def test_every_agent_is_deterministic_for_a_fixed_seed(spec):
 
 
 def test_random_agents_differ_between_hand_seeds():
-    a = play_hand(KnorriHand.from_seed(4, 1), [make_agent("random") for _ in range(4)], 1)
-    b = play_hand(KnorriHand.from_seed(4, 1), [make_agent("random") for _ in range(4)], 2)
+    a = play_with_agents(KnorriHand.from_seed(4, 1), [make_agent("random") for _ in range(4)], 1)
+    b = play_with_agents(KnorriHand.from_seed(4, 1), [make_agent("random") for _ in range(4)], 2)
     assert a.decisions != b.decisions
 
 
 def test_mcts_with_a_time_budget_returns_a_legal_action():
     hand = KnorriHand.from_seed(4, 8)
     agents = [make_agent("mcts:time=0.002")] + [make_agent("greedy") for _ in range(3)]
-    assert play_hand(hand, agents, 8).done
+    assert play_with_agents(hand, agents, 8).done

@@ -8,9 +8,9 @@ from agents.base import RandomAgent
 from agents.greedy import GreedyAgent, greedy_action
 from sim.knorri.compiled import policies
 from sim.knorri.compiled.state import I_OPENING, I_PHASE, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
+from sim.seating import play_with_agents
 
 
 def _compiled_choice(hand: KnorriHand, legal: list[int]) -> int:
@@ -41,8 +41,8 @@ def test_compiled_greedy_policy_matches_greedy_action_at_every_decision():
 
 
 def test_greedy_is_deterministic_and_plays_only_legal_ids():
-    first = play_hand(KnorriHand.from_seed(5, 3), [GreedyAgent(seed=s) for s in range(5)], 3)
-    again = play_hand(KnorriHand.from_seed(5, 3), [GreedyAgent(seed=9) for _ in range(5)], 3)
+    first = play_with_agents(KnorriHand.from_seed(5, 3), [GreedyAgent(seed=s) for s in range(5)], 3)
+    again = play_with_agents(KnorriHand.from_seed(5, 3), [GreedyAgent(seed=9) for _ in range(5)], 3)
     assert first.decisions == again.decisions and first.scores == again.scores
 
 
@@ -54,7 +54,7 @@ def test_greedy_beats_random_clearly_on_duplicate_deals():
         total = 0
         for hero in range(4):
             agents = [GreedyAgent() if seat == hero else RandomAgent() for seat in range(4)]
-            total += play_hand(KnorriHand.from_seed(4, seed), agents, seed).scores[hero]
+            total += play_with_agents(KnorriHand.from_seed(4, seed), agents, seed).scores[hero]
         per_deal.append(total / 4)
     mean = float(np.mean(per_deal))
     half_width = 1.96 * float(np.std(per_deal, ddof=1)) / np.sqrt(len(per_deal))

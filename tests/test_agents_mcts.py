@@ -20,9 +20,9 @@ from agents.playout import CompiledPlayout, PythonPlayout, finish_in_place
 from agents.tracker import KnorriTracker
 from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import TABLE_SIZE
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, agent_seed
+from sim.seating import play_with_agents
 
 
 def _positions(n_seats: int, seeds: range, phase: int, every: int = 3, per_hand: int = 12):
@@ -156,13 +156,13 @@ def test_mcts_plays_only_legal_ids_at_every_seat_count(n_seats, spec):
     """play_hand raises on any illegal id; every seat is MCTS (each opponent model, both playout policies)."""
     for seed in range(2):
         agents = [make_agent(spec) for _ in range(n_seats)]
-        hand = play_hand(KnorriHand.from_seed(n_seats, seed), agents, seed)
+        hand = play_with_agents(KnorriHand.from_seed(n_seats, seed), agents, seed)
         assert hand.done and sum(hand.scores) == 0
 
 
 def test_mcts_default_budget_is_deterministic_for_a_fixed_seed():
     def play(seed, agents):
-        return play_hand(KnorriHand.from_seed(4, seed), agents, seed)
+        return play_with_agents(KnorriHand.from_seed(4, seed), agents, seed)
 
     reused = [make_agent("mcts")] + [make_agent("greedy") for _ in range(3)]
     play(3, reused)
@@ -179,6 +179,6 @@ def test_mcts_beats_random_clearly_on_duplicate_deals():
     for seed in range(12):
         for hero in range(4):
             agents = [make_agent("mcts:iters=60" if s == hero else "random") for s in range(4)]
-            total += play_hand(KnorriHand.from_seed(4, seed), agents, seed).scores[hero]
+            total += play_with_agents(KnorriHand.from_seed(4, seed), agents, seed).scores[hero]
             hands += 1
     assert total / hands > 1.5  # 0 is even; greedy averages about +2.9 against random

@@ -12,8 +12,8 @@ from agents.compiled_search import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPONENT
 from agents.opponent_models import Belief, add_choice_evidence, parse_models, parse_prior
 from agents.tracker import KnorriTracker
 from sim.knorri.compiled import position_rows
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
+from sim.seating import play_with_agents
 
 ALL_MODELS = ("random", "greedy", "loginf", "maxn")
 
@@ -22,7 +22,7 @@ def _belief_after_hand(specs: list[str], seed: int, observer: int) -> Belief:
     """The observer's belief after reading a whole hand played by ``specs``."""
     agents = [make_agent(spec, seed=0) for spec in specs]
     hand = KnorriHand.from_seed(len(specs), seed)
-    play_hand(hand, agents, seed)
+    play_with_agents(hand, agents, seed)
     tracker = KnorriTracker(len(specs))
     tracker.update(hand.observation(observer))
     belief = Belief(len(specs), observer, ALL_MODELS, parse_prior("", 4), 0.05)
@@ -103,5 +103,5 @@ def test_every_fixed_model_stays_reachable_by_spec_and_plays_legally(others):
     agents = [make_agent(spec, seed=0) for spec in specs]
     for seed in range(2):
         hand = KnorriHand.from_seed(4, seed)
-        play_hand(hand, agents, seed)
+        play_with_agents(hand, agents, seed)
         assert hand.done and sum(hand.scores) == 0

@@ -40,7 +40,7 @@ def test_a_path_the_lineup_cannot_take_is_said_so_and_the_other_timed(capsys):
     (["--agents", "random;random", "--seats", "4"], "--agents gives 2 specs for 4 seats"),
     (["--agents", "random", "--workers", "1"], "--workers is not for --agents"),
     (["--agents", "random", "--hands", "5", "--games", "5"], "give one count with --agents"),
-    (["--game", "kort", "--agents", "random;random"], "Kort is for 4 seats"),
+    (["--game", "kort", "--agents", "random;random"], "Kort is always played by 4 seats"),
     (["--agents", "nobody"], "unknown agent 'nobody'"),
 ])
 def test_a_bad_lineup_bench_is_one_line_and_exit_2(capsys, argv, says):

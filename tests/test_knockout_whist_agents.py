@@ -21,8 +21,8 @@ from sim.cards import SUIT_MASK, parse_cards, suit_of
 from sim.knockout_whist.encoding import END_EXCHANGE, KNOCK, Phase, Status, trumps_action
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.rules import card_beats, led_suit_of, play_actions
-from sim.knockout_whist.simulate import play_game
 from sim.rng import SplitMix64, derive_seed
+from sim.seating import play_with_agents
 
 GAME = "knockout-whist"
 ALL_VARIANTS = {"safe_first_hand": True, "winner_deals": True, "card_exchange": True, "no_trumps_choice": True,
@@ -59,7 +59,7 @@ def test_random_plays_every_variant_unchanged_through_the_protocol():
     for seed in range(20):
         options = {"players": 2 + seed % 6, **(ALL_VARIANTS if seed % 2 else {})}
         agents = [RandomAgent() for _ in range(options["players"])]
-        game = play_game(KnockoutWhistGame(options, seed=seed), agents, seed)
+        game = play_with_agents(KnockoutWhistGame(options, seed=seed), agents, seed)
         assert game.done and sum(game.scores) == 0
 
 
@@ -68,8 +68,8 @@ def test_greedy_and_tracker_play_only_legal_actions_and_repeat_themselves():
         n = 2 + seed % 6
         options = {"players": n, **(ALL_VARIANTS if seed % 3 else {"dogs_life": seed % 2 == 0})}
         specs = [("greedy", "tracker", "random")[seat % 3] for seat in range(n)]
-        first = play_game(KnockoutWhistGame(options, seed=seed), [make_agent(s, game=GAME) for s in specs], seed)
-        again = play_game(KnockoutWhistGame(options, seed=seed), [make_agent(s, game=GAME) for s in specs], seed)
+        first = play_with_agents(KnockoutWhistGame(options, seed=seed), [make_agent(s, game=GAME) for s in specs], seed)
+        again = play_with_agents(KnockoutWhistGame(options, seed=seed), [make_agent(s, game=GAME) for s in specs], seed)
         assert first.decisions == again.decisions
 
 

@@ -15,8 +15,8 @@ from agents.knockout_whist.sampler import DealSampler, HiddenCards
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim.knockout_whist.encoding import Phase
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.knockout_whist.simulate import play_game
 from sim.rng import SplitMix64, derive_seed
+from sim.seating import play_with_agents
 
 GAME = "knockout-whist"
 FAST = "mcts:iters=60"
@@ -54,7 +54,7 @@ def test_mcts_plays_legally_through_whole_games_at_every_seat_count(options):
     for n in range(2, 8):
         seed = derive_seed(n, len(options))
         specs = [FAST if seat % 2 == 0 else "random" for seat in range(n)]
-        game = play_game(KnockoutWhistGame({"players": n, **options}, seed=seed),
+        game = play_with_agents(KnockoutWhistGame({"players": n, **options}, seed=seed),
                          [make_agent(spec, game=GAME) for spec in specs], seed)  # an illegal choice would raise
         assert game.done
         phases += _decisions_by_phase(game, {seat for seat in range(n) if seat % 2 == 0})
@@ -65,7 +65,7 @@ def test_mcts_plays_legally_through_whole_games_at_every_seat_count(options):
 def test_mcts_repeats_itself_for_a_seed_and_varies_with_its_spec_seed():
     def decisions(spec: str) -> list[int]:
         game = KnockoutWhistGame({"players": 4}, seed=5)
-        return play_game(game, [make_agent(spec, game=GAME) for _ in range(4)], 5).decisions
+        return play_with_agents(game, [make_agent(spec, game=GAME) for _ in range(4)], 5).decisions
 
     assert decisions(FAST) == decisions(FAST)
     assert decisions(FAST) != decisions(FAST + ",seed=1")
@@ -107,7 +107,7 @@ def test_mcts_beats_random_clearly():
     for seed in range(games):
         lineup = ["mcts", "random", "mcts", "random"] if seed % 2 else ["random", "mcts", "random", "mcts"]
         agents = [make_agent(FAST, game=GAME) if name == "mcts" else RandomAgent() for name in lineup]
-        game = play_game(KnockoutWhistGame({"players": 4}, seed=seed // 2), agents, seed // 2)
+        game = play_with_agents(KnockoutWhistGame({"players": 4}, seed=seed // 2), agents, seed // 2)
         for seat, name in enumerate(lineup):
             mean[name] += game.scores[seat] / (2 * games)
     assert mean["mcts"] > 0.5 > -0.5 > mean["random"]

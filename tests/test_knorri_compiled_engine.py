@@ -24,9 +24,9 @@ from sim.knorri.compiled.batch import (
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM
 from sim.knorri.compiled.state import I_HIST_BASE, I_HIST_LEN, I_PHASE, R_META, STEP_ROW
-from sim.knorri.match import play_hand
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
+from sim.seating import play_with_agents
 
 VECTORS = sorted((DATA / "conformance" / "knorri").glob("traj_seats*_first*.txt"))
 FIXTURES = sorted((DATA / "knorri_fast").glob("reference_seats*_first*_seeds*.txt"))
@@ -70,7 +70,7 @@ def test_random_policy_plays_exactly_as_random_agents(n_seats):
     fast = play_batch(n_seats, seeds, firsts, RANDOM, workers=2, log_actions=True)
     log = fast.actions
     for i, seed in enumerate(seeds.tolist()):
-        hand = play_hand(KnorriHand.from_seed(n_seats, seed, int(firsts[i])),
+        hand = play_with_agents(KnorriHand.from_seed(n_seats, seed, int(firsts[i])),
                          [RandomAgent() for _ in range(n_seats)], seed)
         assert fast.redeals[i] == hand.redeals
         assert END_REASONS[fast.reason[i]] == hand.end_reason.value

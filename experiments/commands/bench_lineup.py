@@ -23,6 +23,7 @@ from experiments.errors import UsageError
 from experiments.runner import routes
 from experiments.runner.seating import check_specs
 from sim import games
+from sim.contract import check_seats
 
 PATHS = ("compiled", "reference")
 DEFAULT_COUNT = 2_000
@@ -31,16 +32,14 @@ REFERENCE_SHARE = 50
 
 
 def lineup(spec: str, seats: int | None, game: str) -> list[str]:
-    """The seat specs of ``--agents`` (``;``-separated; one spec fills every seat), checked by the game's adapter."""
-
+    """The seat specs of ``--agents`` (``;``-separated; one spec fills every seat), each checked to make an agent."""
     specs = [part.strip() for part in spec.split(";")]
     adapter = games.adapter(game)
-    n_seats = seats or (len(specs) if len(specs) > 1 else adapter.DEFAULT_SEATS)
+    n_seats = check_seats(adapter, seats or (len(specs) if len(specs) > 1 else adapter.DEFAULT_SEATS))
     if len(specs) == 1:
         specs = specs * n_seats
     if len(specs) != n_seats:
         raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one spec, or one per seat")
-    adapter.check_lineup(n_seats, specs, {})
     check_specs(specs, game)
     return specs
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from experiments.errors import UsageError
 from sim import games
+from sim.contract import check_seats
 from sim.errors import GameInputError
 
 ASSIGN_MODES = ("fixed", "rotate", "permute", "balanced")
@@ -281,10 +282,10 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
         if unknown:
             raise ConfigError(f"{label}: unknown key {unknown[0]!r}; allowed keys: {', '.join(TABLE_KEYS)}")
         seats = _int(entry.get("seats", 4), "seats", label)
-        if not adapter.MIN_SEATS <= seats <= adapter.MAX_SEATS:
-            allowed = (f"{adapter.MIN_SEATS}" if adapter.MIN_SEATS == adapter.MAX_SEATS
-                       else f"{adapter.MIN_SEATS} to {adapter.MAX_SEATS}")
-            raise ConfigError(f"{label}: {adapter.TITLE} is for {allowed} seats, not {seats}")
+        try:
+            check_seats(adapter, seats)
+        except GameInputError as error:
+            raise ConfigError(f"{label}: {error}") from None
         agents = entry.get("agents", ["random"])
         if not isinstance(agents, str | list | tuple) or not all(isinstance(a, str) for a in agents):
             raise ConfigError(f"{label}: agents must be a spec string or a list of spec strings, not {agents!r}")

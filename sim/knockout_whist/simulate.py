@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sim.agent import Agent, AgentMaker
+from sim.agent import AgentMaker
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
 from sim.knockout_whist.encoding import (
@@ -59,13 +59,10 @@ from sim.knockout_whist.facts import (  # the commands' hooks (sim.contract.Game
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.policy_ids import GREEDY, RANDOM
-from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,
-    check_lineup_length,
     check_one_per_match,
     play_one_per_seed,
-    play_with_agents,
     plays_on_engine,
     replay_command,
 )
@@ -74,9 +71,9 @@ if TYPE_CHECKING:
     from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "LEARNING",
-           "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup", "check_options", "conformance_lines",
-           "deal", "describe_end", "describe_event", "finishing_places", "game_seed", "lineup_columns", "play_game",
-           "play_matches", "replay", "seat_teams", "start_batch"]
+           "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_options", "conformance_lines", "deal",
+           "describe_end", "describe_event", "finishing_places", "lineup_columns", "play_matches", "replay",
+           "seat_teams", "start_batch"]
 
 GAME = "knockout-whist"
 TITLE = "Knockout Whist"
@@ -160,26 +157,7 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
     return {name: getattr(parsed, name) for name in FLAG_OPTIONS}
 
 
-def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse bad options, a seat count outside 2-7 or a lineup of the wrong length (whoever seats the agents
-    checks that each spec makes one)."""
-    check_options(options)
-    _check_seats(n_seats)
-    check_lineup_length(n_seats, specs)
 
-
-def game_seed(match_seed: int) -> int:
-    """The seed of the one game a match holds."""
-    return derive_seed(int(match_seed), 0)
-
-
-def play_game(game: KnockoutWhistGame, agents: Sequence[Agent], seed: int) -> KnockoutWhistGame:
-    """Play ``game`` to its end, each seat's decisions taken by its agent, each agent reset once for the game.
-
-    ``seed`` is the game's seed: the agent at ``seat`` is reset with ``agent_seed(seed, seat)``.
-    An illegal choice raises ``IllegalActionError`` and changes nothing.
-    """
-    return play_with_agents(game, agents, seed)
 
 
 def play_matches(

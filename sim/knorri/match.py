@@ -1,4 +1,4 @@
-"""Playing hands and matches of Knorri between agents.
+"""Playing matches of Knorri between agents (one hand: ``sim.seating.play_with_agents``).
 
 A match is 1, 3 or 5 hands (any count for research): the first hand opens at
 seat 0, each later one at the seat after the last hand's loser; totals run on,
@@ -15,14 +15,6 @@ from sim.errors import GameInputError
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.rng import derive_seed
 from sim.seating import play_with_agents
-
-
-def play_hand(hand: KnorriHand, agents: Sequence[Agent], seed: int = 0) -> KnorriHand:
-    """Play ``hand`` to its end, each seat's decisions taken by its agent.
-
-    ``seed`` is the hand's seed: each agent is reset with ``agent_seed(seed, seat)``.
-    """
-    return play_with_agents(hand, agents, seed)
 
 
 @dataclass
@@ -53,7 +45,7 @@ def play_match(n_seats: int, n_hands: int, seed: int, agents: Sequence[Agent]) -
     first_seat = 0
     for index in range(n_hands):
         seed_i = hand_seed(seed, index)
-        hand = play_hand(KnorriHand.from_seed(n_seats, seed_i, first_seat), agents, seed_i)
+        hand = play_with_agents(KnorriHand.from_seed(n_seats, seed_i, first_seat), agents, seed_i)
         result.hands.append(hand)
         result.totals = [t + s for t, s in zip(result.totals, hand.scores, strict=True)]
         first_seat = (hand.loser + 1) % n_seats

@@ -47,14 +47,14 @@ from sim.knorri.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     describe_end,
     describe_event,
 )
-from sim.knorri.match import hand_seed, play_hand
+from sim.knorri.match import hand_seed
 from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
 from sim.seating import (
     AgentPool,
     DecisionLog,
     SeatedAgent,
-    check_lineup_length,
     play_guarded,
+    play_with_agents,
     plays_on_engine,
     replay_command,
 )
@@ -63,9 +63,9 @@ if TYPE_CHECKING:
     from sim.knorri.compiled.batch import BatchResults, KnorriBatch
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "ChunkColumns", "ColumnSpec", "DEFAULT_SEATS",
-           "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_lineup",
-           "check_options", "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event",
-           "finishing_places", "lineup_columns", "play_matches", "replay", "seat_teams", "start_batch"]
+           "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_options",
+           "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event", "finishing_places",
+           "lineup_columns", "play_matches", "replay", "seat_teams", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"
@@ -125,13 +125,6 @@ def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
     cut-off's ranking by cards held is already in the scores it gave)."""
     return places_from_values(columns["score"])
 
-
-def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse options, a seat count outside 3-6 or a lineup of the wrong length (whoever seats the agents checks
-    that each spec makes one)."""
-    check_options(options)
-    check_seats(n_seats)
-    check_lineup_length(n_seats, specs)
 
 
 def play_matches(
@@ -299,7 +292,7 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
 
 
 def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int, row: int, seating: Sequence[str]) -> None:
-    play_guarded(lambda: play_hand(hand, agents, seed), agents,
+    play_guarded(lambda: play_with_agents(hand, agents, seed), agents,
                  f"the hand with seed {seed} (first seat {hand.first_seat})", action_text, row,
                  replay_command("knorri", hand.n_seats, seed, seating, first_seat=hand.first_seat))
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sim.agent import Agent, AgentMaker
+from sim.agent import AgentMaker
 from sim.errors import GameInputError
 from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
@@ -54,13 +54,10 @@ from sim.kort.facts import (  # the commands' hooks (sim.contract.GameAdapter)
 )
 from sim.kort.reference import KortMatch, as_options
 from sim.policy_ids import RANDOM
-from sim.rng import derive_seed
 from sim.seating import (
     DecisionLog,
-    check_lineup_length,
     check_one_per_match,
     play_one_per_seed,
-    play_with_agents,
     plays_on_engine,
     replay_command,
 )
@@ -70,9 +67,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "EXTRA_TABLES",
            "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "ROUND_COLUMNS", "batch_columns",
-           "check_lineup", "check_options", "conformance_lines", "deal", "describe_end", "describe_event",
-           "finishing_places", "lineup_columns", "match_seed_of", "play_match", "play_matches", "replay", "seat_teams",
-           "start_batch"]
+           "check_options", "conformance_lines", "deal", "describe_end", "describe_event", "finishing_places",
+           "lineup_columns", "play_matches", "replay", "seat_teams", "start_batch"]
 
 GAME = "kort"
 TITLE = "Kort"
@@ -186,26 +182,7 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:
     return as_options(dict(options or {})).to_dict()
 
 
-def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse bad options, a seat count other than 4 or a lineup of the wrong length (whoever seats the agents
-    checks that each spec makes one)."""
-    check_options(options)
-    _check_seats(n_seats)
-    check_lineup_length(n_seats, specs)
 
-
-def match_seed_of(runner_seed: int) -> int:
-    """The seed of the Kort match a runner match seed stands for: ``derive_seed(runner_seed, 0)``."""
-    return derive_seed(int(runner_seed), 0)
-
-
-def play_match(match: KortMatch, agents: Sequence[Agent], seed: int) -> KortMatch:
-    """Play ``match`` to its end, each seat's decisions taken by its agent, each agent reset once for the match.
-
-    ``seed`` is the match's seed: the agent at ``seat`` is reset with ``agent_seed(seed, seat)``.
-    An illegal choice raises ``IllegalActionError`` and changes nothing.
-    """
-    return play_with_agents(match, agents, seed)
 
 
 def play_matches(

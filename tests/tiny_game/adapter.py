@@ -13,7 +13,7 @@ from sim.contract import Bench, OptionSpec
 from sim.errors import GameInputError
 from sim.games import ChunkColumns, ColumnSpec, places_from_values
 from sim.reference_base import play_by_protocol, protocol_fields
-from sim.seating import DecisionLog, check_lineup_length, play_one_per_seed
+from sim.seating import DecisionLog, play_one_per_seed
 from tiny_game.engine import MAX_SEATS, MIN_SEATS, EndReason, TenGame
 
 TITLE = "Ten"
@@ -55,12 +55,6 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         raise GameInputError(f"Ten has no options, so not {', '.join(sorted(options))}")
     return {}
 
-
-def check_lineup(n_seats: int, specs: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
-    """Refuse options, a seat count outside 2-3, or a lineup that does not fit."""
-    check_options(options)
-    _check_seats(n_seats)
-    check_lineup_length(n_seats, specs)
 
 
 def seat_teams(n_seats: int) -> tuple[int, ...]:
