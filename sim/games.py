@@ -99,6 +99,18 @@ class ChunkColumns:
     tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
+def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None) -> tuple[ColumnSpec, ...]:
+    """A game's ``ACTION_COLUMNS``: every decision's step in its ``row``, seat, ``period`` (the part of the row it
+    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range)."""
+    return (
+        ColumnSpec("step", "uint16", f"the decision's place in the {row}, from 0"),
+        ColumnSpec("seat", "uint8", "the seat that decided"),
+        *((period,) if period else ()),
+        ColumnSpec("phase", "uint8", phases),
+        ColumnSpec("action", "uint8", actions),
+    )
+
+
 def plural(word: str) -> str:
     """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``."""
     return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")

@@ -35,7 +35,15 @@ import numpy as np
 
 from sim.agent import AgentMaker
 from sim.errors import GameInputError
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
+from sim.games import (
+    AgentFailure,
+    ChunkColumns,
+    ColumnSpec,
+    decision_columns,
+    derive_seeds,
+    nullable,
+    places_from_values,
+)
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
@@ -123,13 +131,9 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
                "(as in the conformance protocol)"),
 )
 
-ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("step", "uint16", "the decision's place in the game, from 0"),
-    ColumnSpec("seat", "uint8", "the seat that decided"),
-    ColumnSpec("hand", "uint8", "the hand of the game it was taken in, 1 to 7"),
-    ColumnSpec("phase", "uint8", "0 trump choice, 1 card exchange, 2 play or knock"),
-    ColumnSpec("action", "uint8", "the action id (0..58, see the rulings' action table)"),
-)
+ACTION_COLUMNS = decision_columns("game", "0 trump choice, 1 card exchange, 2 play or knock",
+                                  "the action id (0..58, see the rulings' action table)",
+                                  ColumnSpec("hand", "uint8", "the hand of the game it was taken in, 1 to 7"))
 
 
 PLACE_COLUMNS = ("place",)
@@ -160,16 +164,9 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
 
 
 
-def play_matches(
-    n_seats: int,
-    match_seeds: Sequence[int],
-    seatings: Sequence[Sequence[str]],
-    match_hands: int = 1,
-    log_actions: bool = False,
-    options: Mapping[str, Any] | None = None,
-    make_agent: AgentMaker | None = None,
-    engine: str = "auto",
-) -> ChunkColumns:
+def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
+                 log_actions: bool = False, options: Mapping[str, Any] | None = None,
+                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
     """Play one game per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises

@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds, nullable, places_from_values
+from sim.games import (
+    AgentFailure,
+    ChunkColumns,
+    ColumnSpec,
+    decision_columns,
+    derive_seeds,
+    nullable,
+    places_from_values,
+)
 from sim.knorri.compiled.policies import POLICY_NAMES
 from sim.knorri.encoding import action_text
 from sim.knorri.facts import (  # the commands' hooks (sim.contract.GameAdapter)
@@ -104,12 +112,8 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order"),
 )
 
-ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("step", "uint16", "the decision's place in the hand, from 0"),
-    ColumnSpec("seat", "uint8", "the seat that decided"),
-    ColumnSpec("phase", "uint8", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up"),
-    ColumnSpec("action", "uint8", "the action id (0..64, see the rulings' action table)"),
-)
+ACTION_COLUMNS = decision_columns("hand", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up",
+                                  "the action id (0..64, see the rulings' action table)")
 
 
 PLACE_COLUMNS = ("score",)  # a seat's score is the seats still holding cards when it went out: its place
@@ -127,16 +131,9 @@ def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 
-def play_matches(
-    n_seats: int,
-    match_seeds: Sequence[int],
-    seatings: Sequence[Sequence[str]],
-    match_hands: int = 1,
-    log_actions: bool = False,
-    options: Mapping[str, Any] | None = None,
-    make_agent: AgentMaker | None = None,
-    engine: str = "auto",
-) -> ChunkColumns:
+def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
+                 log_actions: bool = False, options: Mapping[str, Any] | None = None,
+                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises

@@ -40,7 +40,7 @@ import numpy as np
 
 from sim.agent import AgentMaker
 from sim.errors import GameInputError
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, derive_seeds
+from sim.games import AgentFailure, ChunkColumns, ColumnSpec, decision_columns, derive_seeds
 from sim.kort.encoding import DECLARATION_KINDS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES, Options, Result, action_text
 from sim.kort.facts import (  # the commands' hooks (sim.contract.GameAdapter)
     BENCH,
@@ -151,13 +151,9 @@ ROUND_COLUMNS: tuple[ColumnSpec, ...] = (
 )
 EXTRA_TABLES = {"rounds": ROUND_COLUMNS}
 
-ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("step", "uint16", "the decision's place in the match, from 0"),
-    ColumnSpec("seat", "uint8", "the seat that decided"),
-    ColumnSpec("round", "uint8", "the round it was taken in, from 0"),
-    ColumnSpec("phase", "uint8", "0 trump choice, 1 lead (or redeal), 2 declaration, 3 follow, 4 Bavan vote"),
-    ColumnSpec("action", "uint8", "the action id (0..62, see the rulings' action table)"),
-)
+ACTION_COLUMNS = decision_columns("match", "0 trump choice, 1 lead (or redeal), 2 declaration, 3 follow, 4 Bavan vote",
+                                  "the action id (0..62, see the rulings' action table)",
+                                  ColumnSpec("round", "uint8", "the round it was taken in, from 0"))
 ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own playouts
 COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
@@ -185,16 +181,9 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:
 
 
 
-def play_matches(
-    n_seats: int,
-    match_seeds: Sequence[int],
-    seatings: Sequence[Sequence[str]],
-    match_hands: int = 1,
-    log_actions: bool = False,
-    options: Mapping[str, Any] | None = None,
-    make_agent: AgentMaker | None = None,
-    engine: str = "auto",
-) -> ChunkColumns:
+def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
+                 log_actions: bool = False, options: Mapping[str, Any] | None = None,
+                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
 
     Returns every column of ``HAND_COLUMNS``, of ``ROUND_COLUMNS`` (as ``tables["rounds"]``)

@@ -11,7 +11,7 @@ import numpy as np
 from sim.agent import AgentMaker
 from sim.contract import Bench, OptionSpec
 from sim.errors import GameInputError
-from sim.games import ChunkColumns, ColumnSpec, places_from_values
+from sim.games import ChunkColumns, ColumnSpec, decision_columns, places_from_values
 from sim.reference_base import play_by_protocol, protocol_fields
 from sim.seating import DecisionLog, play_one_per_seed
 from tiny_game.engine import MAX_SEATS, MIN_SEATS, EndReason, TenGame
@@ -34,12 +34,7 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("decisions", "uint8", "cards played"),
     ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the cards played, one byte each, in order"),
 )
-ACTION_COLUMNS: tuple[ColumnSpec, ...] = (
-    ColumnSpec("step", "uint16", "the decision's place in the game, from 0"),
-    ColumnSpec("seat", "uint8", "the seat that played"),
-    ColumnSpec("phase", "uint8", "always 0: Ten has one phase"),
-    ColumnSpec("action", "uint8", "the card played, 0 to 9"),
-)
+ACTION_COLUMNS = decision_columns("game", "always 0: Ten has one phase", "the card played, 0 to 9")
 LEARNING = None  # no RL interface: no tensors or batches
 ENGINE_POLICIES: tuple[str, ...] = ()  # no compiled engine, so no batch engine either
 COMPILED_CODE: dict[str, float] = {}
