@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
-from sim.games import ChunkColumns
+from sim.games import DEFAULT_GAME, ChunkColumns
 from sim.rng import SplitMix64
 
 __all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpecError", "LineupPlayer", "RandomAgent", "compiled_code",
@@ -45,7 +45,7 @@ EVERY_GAME = None  # the game of an agent that plays any game through the protoc
 _REGISTRY: dict[str | None, dict[str, AgentFactory]] = {}
 
 
-def register(name: str, game: str | None = "knorri") -> Callable[[AgentFactory], AgentFactory]:
+def register(name: str, game: str | None = DEFAULT_GAME) -> Callable[[AgentFactory], AgentFactory]:
     """Make an agent class available under ``name`` in spec strings of ``game`` (``EVERY_GAME``: all games)."""
 
     def wrap(factory: AgentFactory) -> AgentFactory:
@@ -55,7 +55,7 @@ def register(name: str, game: str | None = "knorri") -> Callable[[AgentFactory],
     return wrap
 
 
-def known_agents(game: str = "knorri") -> list[str]:
+def known_agents(game: str = DEFAULT_GAME) -> list[str]:
     """The agent names registered for ``game`` (its own and those for every game)."""
     return sorted(_names(game))
 
@@ -81,7 +81,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, parsed
 
 
-def make_agent(spec: str, seed: int = 0, game: str = "knorri") -> Agent:
+def make_agent(spec: str, seed: int = 0, game: str = DEFAULT_GAME) -> Agent:
     """Build the agent a spec names for ``game``: a registered name with parameters, or ``module.path:Class``."""
     name, params = parse_spec(spec)
     factory = _lookup(name, spec, game)
@@ -106,7 +106,7 @@ def make_agent(spec: str, seed: int = 0, game: str = "knorri") -> Agent:
     return agent
 
 
-def compiled_code(spec: str, game: str = "knorri") -> dict[str, float]:
+def compiled_code(spec: str, game: str = DEFAULT_GAME) -> dict[str, float]:
     """The modules of compiled code the agent a spec names runs, each with its measured compile seconds.
 
     Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.compiled_search": 33.0}``); ``{}`` for an
@@ -238,7 +238,7 @@ def _lookup(name: str, spec: str, game: str) -> AgentFactory:
         if factory is None:
             raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no {attr!r}")
         return factory
-    which = "" if game == "knorri" else f" for {game}"
+    which = "" if game == DEFAULT_GAME else f" for {game}"
     raise AgentSpecError(
         f"unknown agent {name!r}{which}: known agents are {', '.join(sorted(names))}, or module.path:ClassName"
     )
