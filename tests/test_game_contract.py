@@ -84,6 +84,20 @@ def test_run_then_report(name, tmp_path, capsys):
     capsys.readouterr()
 
 
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_league_rates_two_agents(name, tmp_path, capsys):
+    seats = games.adapter(name).DEFAULT_SEATS
+    assert main(["league", "--game", name, "--seats", str(seats), "--agents", "random,tiny_game.bots:LowestCard",
+                 "--deals", "3", "--workers", "1", "--no-progress", "--out", str(tmp_path / "league")]) == 0
+    out = capsys.readouterr().out
+    assert "random" in out and "LowestCard" in out
+
+
+def test_ten_plays_its_own_registered_bot(capsys):
+    assert main(["play", "--game", tiny_game.NAME, "--seed", "4", "--agents", "lowest;random"]) == 0
+    assert "Ten, seed 4, agents: lowest; random" in capsys.readouterr().out
+
+
 def test_the_tiny_game_needs_nothing_but_its_folder_and_one_registration():
     from conftest import ROOT
 
