@@ -16,9 +16,8 @@ import time
 
 import numpy as np
 
+from rl.games import learning_games
 from rl.vector_env import BatchVectorEnv
-
-SETUPS = (("knorri", 4), ("knockout-whist", 4), ("kort", 4))
 
 
 def measure(game: str, n_seats: int, envs: int, steps: int, seed: int) -> tuple[float, float, int]:
@@ -54,7 +53,8 @@ def main() -> None:
     print(f"{args.envs} slots x {args.steps} steps, random opponents, one core (CPU time)")
     print("| game | seats | learner steps/s (env.step) | with the learner's draws | episodes |")
     print("|---|---|---|---|---|")
-    for game, n_seats in SETUPS:
+    for game, facts in learning_games().items():  # every game with RL facts, at its default seat count
+        n_seats = facts.default_seats
         inside, total, episodes = measure(game, n_seats, args.envs, args.steps, args.seed)
         print(f"| {game} | {n_seats} | {inside:,.0f} | {total:,.0f} | {episodes:,} |", flush=True)
 
