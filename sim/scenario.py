@@ -236,6 +236,10 @@ class GameScenarios:
         return seeded_or_built(start, lambda source: self.new_engine(options, source),
                                lambda: self.dealt(start, options))
 
+    def engine(self, start: Mapping[str, Any]) -> Any:
+        """The engine a scenario's ``start`` describes: a written deal, or a seed."""
+        return self.build(start)[0]
+
     def play_case(self, case: Mapping[str, Any]) -> tuple[Any, list[str]]:
         """Build the case's engine, run its steps; return the engine and every disagreement with the expectations."""
         engine, rng = self.build(case["start"])

@@ -59,11 +59,6 @@ def deal_deck(start: Mapping[str, Any], n_seats: int) -> list[int]:
     return filled_deck(front + cards_from(start.get("stock", "")))
 
 
-def build_game(start: Mapping[str, Any]) -> KnockoutWhistGame:
-    """The game a scenario's ``start`` describes: a hand's deal, or a seed."""
-    return SCENARIOS.build(start)[0]
-
-
 def _dealt(start: Mapping[str, Any], options: Options) -> KnockoutWhistGame:
     """The game a ``start`` without a seed writes out: a hand's deal (and later decks), status and chooser."""
     later = [filled_deck(cards_from(deck)) for deck in start.get("then", [])]
@@ -74,16 +69,6 @@ def _dealt(start: Mapping[str, Any], options: Options) -> KnockoutWhistGame:
         status=None if status is None else [_status_name(s) for s in status],
         chooser=start.get("chooser"), dogs_life_used=start.get("dogs_life_used"),
     )
-
-
-def load_scenario(name: str) -> list[dict[str, Any]]:
-    """The cases of ``seeds/scenarios/knockout_whist/<name>.json``."""
-    return SCENARIOS.load(name)
-
-
-def play_case(case: Mapping[str, Any]) -> tuple[KnockoutWhistGame, list[str]]:
-    """Build the case's game, run its steps; return the game and every disagreement with the expectations."""
-    return SCENARIOS.play_case(case)
 
 
 def observed(game: KnockoutWhistGame) -> dict[str, Any]:
@@ -119,11 +104,6 @@ def observed(game: KnockoutWhistGame) -> dict[str, Any]:
     }
 
 
-def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str]:
-    """Every key of ``expect`` the game does not match, as readable lines."""
-    return SCENARIOS.check_expect(game, expect)
-
-
 def _event_value(key: str, value: Any) -> Any:
     if key == "card" and isinstance(value, str):
         return parse_card(value)
@@ -145,3 +125,4 @@ SCENARIOS = GameScenarios("knockout_whist", as_options,
                           observed, parse_action, action_text, _event_value)
 """Knockout Whist's scenario files and how its games are built and checked against them."""
 SCENARIO_DIR = SCENARIOS.directory
+build_game, load_scenario, play_case = SCENARIOS.engine, SCENARIOS.load, SCENARIOS.play_case

@@ -45,11 +45,6 @@ def deck_of(entry: str | Mapping[str, Any], holder: int) -> list[int]:
     return filled_deck(cards_from(entry))
 
 
-def build_match(start: Mapping[str, Any]) -> KortMatch:
-    """The match a scenario's ``start`` describes: a round's deal, or a seed."""
-    return SCENARIOS.build(start)[0]
-
-
 def _dealt(start: Mapping[str, Any], options: Options) -> KortMatch:
     """The match a ``start`` without a seed writes out: a round's deal (and later decks), holder and wins."""
     holder = int(start.get("holder", options.first_holder))
@@ -57,16 +52,6 @@ def _dealt(start: Mapping[str, Any], options: Options) -> KortMatch:
     later = [deck_of(entry, holder) for entry in start.get("then", [])]
     return KortMatch.at_round(options, holder, deck_source([first, *later]), wins=list(start.get("wins", (0, 0))),
                               round_no=int(start.get("round", 0)))
-
-
-def load_scenario(name: str) -> list[dict[str, Any]]:
-    """The cases of ``seeds/scenarios/kort/<name>.json``."""
-    return SCENARIOS.load(name)
-
-
-def play_case(case: Mapping[str, Any]) -> tuple[KortMatch, list[str]]:
-    """Build the case's match, run its steps; return the match and every disagreement with the expectations."""
-    return SCENARIOS.play_case(case)
 
 
 def observed(match: KortMatch) -> dict[str, Any]:
@@ -99,11 +84,6 @@ def observed(match: KortMatch) -> dict[str, Any]:
     }
 
 
-def check_expect(match: KortMatch, expect: Mapping[str, Any]) -> list[str]:
-    """Every key of ``expect`` the match does not match, as readable lines (an unknown key is a data error)."""
-    return SCENARIOS.check_expect(match, expect)
-
-
 def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
     """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text,
     a round record cut to the keys written)."""
@@ -126,3 +106,4 @@ SCENARIOS = GameScenarios("kort", as_options, lambda options, source: KortMatch(
                           observed, parse_action, action_text, _event_value, _normalise, noun="match")
 """Kort's scenario files and how its matches are built and checked against them."""
 SCENARIO_DIR = SCENARIOS.directory
+build_match, load_scenario, play_case = SCENARIOS.engine, SCENARIOS.load, SCENARIOS.play_case
