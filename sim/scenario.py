@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,61 @@ def _check_refused(engine: Any, action: int, action_text: Callable[[int], str], 
             return [f"the refusal is not one line: {text!r}"]
         return [] if engine.__dict__ == before else [f"a refused action changed the {noun}"]
     return [f"{action_text(action)} was accepted but must be refused"]
+
+
+@dataclass(frozen=True)
+class GameScenarios:
+    """One game's scenario files worked through its engine: where they sit, how a ``start`` becomes the engine,
+    what the engine shows and how a case's steps and expectations are checked (the same for every game but
+    Knorri, whose hand predates this).
+
+    ``new_engine(options, deck_source)`` deals from a seed's stream; ``dealt(start, options)`` builds a written
+    deal; ``observed(engine)`` is every key an ``expect`` block may name; ``event_value(key, value)`` reads a log
+    pattern's value; ``normalise`` (``normalise_hands_and_legal`` unless given) puts got and wanted in one form.
+    """
+
+    folder: str
+    as_options: Callable[[Any], Any]
+    new_engine: Callable[[Any, Callable[[], list[int]]], Any]
+    dealt: Callable[[Mapping[str, Any], Any], Any]
+    observed: Callable[[Any], dict[str, Any]]
+    parse_action: Callable[[Any], int]
+    action_text: Callable[[int], str]
+    event_value: Callable[[str, Any], Any]
+    normalise: Callable[[str, Any, Any], tuple[Any, Any]] | None = None
+    noun: str = "game"
+
+    @property
+    def directory(self) -> Path:
+        """The folder of the game's scenario files."""
+        return SCENARIO_ROOT / self.folder
+
+    def load(self, name: str) -> list[dict[str, Any]]:
+        """The cases of the game's scenario file ``<name>.json``."""
+        return load_cases(self.directory / f"{name}.json")
+
+    def build(self, start: Mapping[str, Any]) -> tuple[Any, SplitMix64]:
+        """The engine a ``start`` describes (a written deal, or a seed) and the stream its protocol decisions
+        come from (for a seed, the stream that deals too)."""
+        options = self.as_options(start.get("options"))
+        return seeded_or_built(start, lambda source: self.new_engine(options, source),
+                               lambda: self.dealt(start, options))
+
+    def engine(self, start: Mapping[str, Any]) -> Any:
+        """The engine a scenario's ``start`` describes: a written deal, or a seed."""
+        return self.build(start)[0]
+
+    def play_case(self, case: Mapping[str, Any]) -> tuple[Any, list[str]]:
+        """Build the case's engine, run its steps; return the engine and every disagreement with the expectations."""
+        engine, rng = self.build(case["start"])
+        return engine, play_steps(engine, rng, case, self.parse_action, self.action_text, self.check_expect,
+                                  noun=self.noun)
+
+    def check_expect(self, engine: Any, expect: Mapping[str, Any]) -> list[str]:
+        """Every key of ``expect`` the engine does not match, as readable lines (an unknown key is a data error)."""
+        return expect_mismatches(self.observed(engine), expect, engine.log, self.event_value, self._normalise)
+
+    def _normalise(self, key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
+        if self.normalise is not None:
+            return self.normalise(key, got, wanted)
+        return normalise_hands_and_legal(key, got, wanted, self.parse_action, self.action_text)

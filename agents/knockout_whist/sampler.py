@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.deal_sampling import BINOMIAL
+from agents.deal_sampling import BINOMIAL, suit_splits
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim import config
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, popcount, to_set
@@ -205,50 +205,27 @@ def completion_counts(suit_size, seat_counts, allowed_suits, n_constrained, bino
     stage_total[0] = suit_size.sum()
     for i in range(n_constrained):
         stage_total[i + 1] = stage_total[i] - seat_counts[i]
+    remaining = np.zeros(4, dtype=np.int64)
+    low = np.zeros(4, dtype=np.int64)
+    high = np.zeros(4, dtype=np.int64)
     for i in range(n_constrained - 1, -1, -1):
+        _suit_bounds(seat_counts[i], allowed_suits[i], high)
         for state in range(box):
-            r0 = state % (suit_size[0] + 1)
-            r1 = state // radix[1] % (suit_size[1] + 1)
-            r2 = state // radix[2] % (suit_size[2] + 1)
-            r3 = state // radix[3]
-            if r0 + r1 + r2 + r3 != stage_total[i]:
+            remaining[0] = state % (suit_size[0] + 1)
+            remaining[1] = state // radix[1] % (suit_size[1] + 1)
+            remaining[2] = state // radix[2] % (suit_size[2] + 1)
+            remaining[3] = state // radix[3]
+            if remaining.sum() != stage_total[i]:
                 continue
-            table[i, state] = _suit_split(i, r0, r1, r2, r3, seat_counts[i], allowed_suits[i], table, radix,
-                                          binomial, -1.0)[0]
+            table[i, state] = suit_splits(i, remaining, seat_counts[i], low, high, table, radix, binomial, -1.0)[0]
     return table, radix
 
 
 @njit(**config.INLINED_KERNEL)
-def _suit_split(i, r0, r1, r2, r3, count, allowed, table, radix, binomial, target):
-    """Sum the weights of every split of ``count`` cards over the allowed suits (with r_suit left in each).
-
-    A split's weight is its ways to choose the cards times the completions after it. With
-    ``target`` >= 0 it also returns the first split whose running sum passes ``target``
-    (the draw), as (sum, x0, x1, x2); x3 is the rest of ``count``.
-    """
-    total = 0.0
-    top0 = min(r0, count) if allowed & 1 else 0
-    top1 = min(r1, count) if allowed & 2 else 0
-    top2 = min(r2, count) if allowed & 4 else 0
-    pick0, pick1, pick2 = -1, -1, -1
-    picked = False
-    state = r0 * radix[0] + r1 * radix[1] + r2 * radix[2] + r3 * radix[3]
-    for x0 in range(top0 + 1):
-        for x1 in range(min(top1, count - x0) + 1):
-            for x2 in range(min(top2, count - x0 - x1) + 1):
-                x3 = count - x0 - x1 - x2
-                if x3 > r3 or (x3 > 0 and not allowed & 8):
-                    continue
-                ways = binomial[r0, x0] * binomial[r1, x1] * binomial[r2, x2] * binomial[r3, x3]
-                after = table[i + 1, state - x0 * radix[0] - x1 * radix[1] - x2 * radix[2] - x3 * radix[3]]
-                weight = ways * after
-                if weight <= 0.0:
-                    continue
-                total += weight
-                if target >= 0.0 and not picked:  # the latest split until the sum passes target (rounding-safe)
-                    pick0, pick1, pick2 = x0, x1, x2
-                    picked = total > target
-    return total, pick0, pick1, pick2
+def _suit_bounds(count, allowed, high):
+    """Write into ``high`` the most cards of each suit a seat allowed the suits in bitmask ``allowed`` may get."""
+    for suit in range(4):
+        high[suit] = count if allowed & (1 << suit) else 0
 
 
 @njit(**config.KERNEL)
@@ -263,6 +240,8 @@ def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrain
     work = np.empty((4, 13), dtype=np.int64)
     left = np.empty(4, dtype=np.int64)
     split = np.empty(4, dtype=np.int64)
+    low = np.zeros(4, dtype=np.int64)
+    high = np.empty(4, dtype=np.int64)
     for _ in range(RAINBOW_TRIES):
         for s in range(hands.shape[0]):
             hands[s] = np.uint64(0)
@@ -270,8 +249,8 @@ def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrain
         for i in range(n_constrained):
             state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
             target = uniform_float(rng, stream) * table[i, state]
-            _, x0, x1, x2 = _suit_split(i, left[0], left[1], left[2], left[3], seat_counts[i], allowed_suits[i],
-                                        table, radix, binomial, target)
+            _suit_bounds(seat_counts[i], allowed_suits[i], high)
+            _, x0, x1, x2 = suit_splits(i, left, seat_counts[i], low, high, table, radix, binomial, target)
             split[0], split[1], split[2] = x0, x1, x2
             split[3] = seat_counts[i] - x0 - x1 - x2
             hands[seats[i]] = take_within_suits(split, work, left, rng, stream)

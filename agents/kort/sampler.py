@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.deal_sampling import BINOMIAL, pool_by_suit
+from agents.deal_sampling import BINOMIAL, pool_by_suit, suit_splits
 from agents.kort.tracker import KortTracker
 from sim import config
 from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
@@ -175,40 +175,8 @@ def completion_counts(suit_size, counts, low, high, binomial):
                 total += remaining[suit]
             if total != stage_total[i]:
                 continue
-            table[i, state] = _splits(i, remaining, counts[i], low[i], high[i], table, radix, binomial, -1.0)[0]
+            table[i, state] = suit_splits(i, remaining, counts[i], low[i], high[i], table, radix, binomial, -1.0)[0]
     return table, radix
-
-
-@njit(**config.INLINED_KERNEL)
-def _splits(i, remaining, count, low, high, table, radix, binomial, target):
-    """Sum the weights of every split of ``count`` cards over the suits, each suit's share within its bounds.
-
-    A split's weight is its ways to choose the cards times the completions after it. With
-    ``target`` >= 0 it also returns the first split whose running sum passes ``target``
-    (the draw), as (sum, x0, x1, x2); x3 is the rest of ``count``.
-    """
-    total = 0.0
-    pick0, pick1, pick2 = -1, -1, -1
-    picked = False
-    state = 0
-    for suit in range(4):
-        state += remaining[suit] * radix[suit]
-    for x0 in range(low[0], min(high[0], remaining[0], count) + 1):
-        for x1 in range(low[1], min(high[1], remaining[1], count - x0) + 1):
-            for x2 in range(low[2], min(high[2], remaining[2], count - x0 - x1) + 1):
-                x3 = count - x0 - x1 - x2
-                if x3 < low[3] or x3 > high[3] or x3 > remaining[3]:
-                    continue
-                after = table[i + 1, state - x0 * radix[0] - x1 * radix[1] - x2 * radix[2] - x3 * radix[3]]
-                weight = (binomial[remaining[0], x0] * binomial[remaining[1], x1] * binomial[remaining[2], x2]
-                          * binomial[remaining[3], x3] * after)
-                if weight <= 0.0:
-                    continue
-                total += weight
-                if target >= 0.0 and not picked:  # the latest split until the sum passes target (rounding-safe)
-                    pick0, pick1, pick2 = x0, x1, x2
-                    picked = total > target
-    return total, pick0, pick1, pick2
 
 
 @njit(**config.KERNEL)
@@ -244,7 +212,7 @@ def draw_hands(by_suit, suit_size, seats, counts, low, high, known, table, radix
     for i in range(seats.shape[0]):
         state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
         target = uniform_float(rng, stream) * table[i, state]
-        _, x0, x1, x2 = _splits(i, left, counts[i], low[i], high[i], table, radix, binomial, target)
+        _, x0, x1, x2 = suit_splits(i, left, counts[i], low[i], high[i], table, radix, binomial, target)
         split[0], split[1], split[2] = x0, x1, x2
         split[3] = counts[i] - x0 - x1 - x2
         hands[seats[i]] |= take_within_suits(split, work, left, rng, stream)

@@ -27,22 +27,7 @@ from sim.knockout_whist.encoding import (
     trumps_text,
 )
 from sim.knockout_whist.reference import KnockoutWhistGame, as_options
-from sim.rng import SplitMix64
-from sim.scenario import (
-    SCENARIO_ROOT,
-    cards_from,
-    deck_source,
-    expect_mismatches,
-    filled_deck,
-    load_cases,
-    normalise_hands_and_legal,
-    play_steps,
-    seeded_or_built,
-)
-
-SCENARIO_DIR = SCENARIO_ROOT / "knockout_whist"
-_CARD_FIELDS = {"card"}
-_CARD_LIST_FIELDS = {"cards"}
+from sim.scenario import GameScenarios, cards_from, deck_source, filled_deck
 
 
 def deal_deck(start: Mapping[str, Any], n_seats: int) -> list[int]:
@@ -74,18 +59,6 @@ def deal_deck(start: Mapping[str, Any], n_seats: int) -> list[int]:
     return filled_deck(front + cards_from(start.get("stock", "")))
 
 
-def build_game(start: Mapping[str, Any]) -> KnockoutWhistGame:
-    """The game a scenario's ``start`` describes: a hand's deal, or a seed."""
-    return _build(start)[0]
-
-
-def _build(start: Mapping[str, Any]) -> tuple[KnockoutWhistGame, SplitMix64]:
-    """The game and the stream its protocol decisions come from (for a seed, the stream that deals too)."""
-    options = as_options(start.get("options"))
-    return seeded_or_built(start, lambda source: KnockoutWhistGame(options, deck_source=source),
-                           lambda: _dealt(start, options))
-
-
 def _dealt(start: Mapping[str, Any], options: Options) -> KnockoutWhistGame:
     """The game a ``start`` without a seed writes out: a hand's deal (and later decks), status and chooser."""
     later = [filled_deck(cards_from(deck)) for deck in start.get("then", [])]
@@ -96,17 +69,6 @@ def _dealt(start: Mapping[str, Any], options: Options) -> KnockoutWhistGame:
         status=None if status is None else [_status_name(s) for s in status],
         chooser=start.get("chooser"), dogs_life_used=start.get("dogs_life_used"),
     )
-
-
-def load_scenario(name: str) -> list[dict[str, Any]]:
-    """The cases of ``seeds/scenarios/knockout_whist/<name>.json``."""
-    return load_cases(SCENARIO_DIR / f"{name}.json")
-
-
-def play_case(case: Mapping[str, Any]) -> tuple[KnockoutWhistGame, list[str]]:
-    """Build the case's game, run its steps; return the game and every disagreement with the expectations."""
-    game, rng = _build(case["start"])
-    return game, play_steps(game, rng, case, parse_action, action_text, check_expect)
 
 
 def observed(game: KnockoutWhistGame) -> dict[str, Any]:
@@ -142,20 +104,10 @@ def observed(game: KnockoutWhistGame) -> dict[str, Any]:
     }
 
 
-def check_expect(game: KnockoutWhistGame, expect: Mapping[str, Any]) -> list[str]:
-    """Every key of ``expect`` the game does not match, as readable lines."""
-    return expect_mismatches(observed(game), expect, game.log, _event_value, _normalise)
-
-
-def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
-    """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text)."""
-    return normalise_hands_and_legal(key, got, wanted, parse_action, action_text)
-
-
 def _event_value(key: str, value: Any) -> Any:
-    if key in _CARD_FIELDS and isinstance(value, str):
+    if key == "card" and isinstance(value, str):
         return parse_card(value)
-    if key in _CARD_LIST_FIELDS and isinstance(value, str):
+    if key == "cards" and isinstance(value, str):
         return cards_from(value)
     if key == "plays" and isinstance(value, list):
         return [[seat, KNOCK if action == "knock" else parse_action(action)] for seat, action in value]
@@ -166,3 +118,11 @@ def _status_name(value: str | int) -> Status:
     if isinstance(value, int):
         return Status(value)
     return Status[value.upper()]
+
+
+SCENARIOS = GameScenarios("knockout_whist", as_options,
+                          lambda options, source: KnockoutWhistGame(options, deck_source=source), _dealt,
+                          observed, parse_action, action_text, _event_value)
+"""Knockout Whist's scenario files and how its games are built and checked against them."""
+SCENARIO_DIR = SCENARIOS.directory
+build_game, load_scenario, play_case = SCENARIOS.engine, SCENARIOS.load, SCENARIOS.play_case

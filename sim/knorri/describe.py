@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sim.cards import card_list, cards_text
@@ -10,38 +11,37 @@ from sim.knorri.reference import KnorriHand
 
 def describe_event(event: dict[str, Any]) -> str:
     """One log event as a line a person who knows the rules can follow."""
-    kind = event["kind"]
-    seat = f"seat {event['seat']}" if "seat" in event else ""
-    if kind == "deal":
-        label = "redeal" if event["redeal"] else "deal"
-        return f"{label}: table {cards_text(event['table'])}"
-    if kind == "turn":
-        return f"{seat} turns {cards_text([event['card']])}"
-    if kind == "capture":
-        how = "chooses to take" if event["chosen"] else "takes"
-        return f"  {cards_text([event['card']])} {how} {cards_text([event['took']])} for {seat}"
-    if kind == "redeal":
-        return f"nobody captured: redeal #{event['count']}"
-    if kind == "sweep":
-        return f"{seat}, the last to capture, sweeps the table: {cards_text(event['cards'])}"
-    if kind == "phase2":
-        return "phase 2: piles " + " ".join(str(c) for c in event["card_counts"])
-    if kind == "play":
-        return f"{seat} plays {cards_text(event['cards'])}"
-    if kind == "pickup":
-        return f"{seat} picks up {cards_text([event['card']])}"
-    if kind == "trick":
-        return f"  trick complete ({cards_text(event['cards'])}), set aside"
-    if kind == "out":
-        return f"{seat} is out, scoring {event['score']:+d}"
-    if kind == "end":
-        text = f"end ({event['reason']}): seat {event['loser']} loses; scores {event['scores']}"
-        if "ranking" in event:
-            text += f"; still holding, ranked {event['ranking']}"
-        if "cycle_length" in event:
-            text += f"; the position recurred after {event['cycle_length']} actions"
-        return text
-    return str(event)
+    line = _EVENT_LINES.get(event["kind"])
+    if line is None:
+        return str(event)
+    return line(event, f"seat {event['seat']}" if "seat" in event else "")
+
+
+def _end_line(event: dict[str, Any], _seat: str) -> str:
+    text = f"end ({event['reason']}): seat {event['loser']} loses; scores {event['scores']}"
+    if "ranking" in event:
+        text += f"; still holding, ranked {event['ranking']}"
+    if "cycle_length" in event:
+        text += f"; the position recurred after {event['cycle_length']} actions"
+    return text
+
+
+# Each event kind's line, from the event and its seat as words ("seat 2", or "" for an event without a seat).
+_EVENT_LINES: dict[str, Callable[[dict[str, Any], str], str]] = {
+    "deal": lambda event, _: f"{'redeal' if event['redeal'] else 'deal'}: table {cards_text(event['table'])}",
+    "turn": lambda event, seat: f"{seat} turns {cards_text([event['card']])}",
+    "capture": lambda event, seat: (f"  {cards_text([event['card']])} "
+                                    f"{'chooses to take' if event['chosen'] else 'takes'} "
+                                    f"{cards_text([event['took']])} for {seat}"),
+    "redeal": lambda event, _: f"nobody captured: redeal #{event['count']}",
+    "sweep": lambda event, seat: f"{seat}, the last to capture, sweeps the table: {cards_text(event['cards'])}",
+    "phase2": lambda event, _: "phase 2: piles " + " ".join(str(c) for c in event["card_counts"]),
+    "play": lambda event, seat: f"{seat} plays {cards_text(event['cards'])}",
+    "pickup": lambda event, seat: f"{seat} picks up {cards_text([event['card']])}",
+    "trick": lambda event, _: f"  trick complete ({cards_text(event['cards'])}), set aside",
+    "out": lambda event, seat: f"{seat} is out, scoring {event['score']:+d}",
+    "end": _end_line,
+}
 
 
 def describe_board(hand: KnorriHand) -> str:

@@ -18,22 +18,7 @@ from sim.errors import GameInputError
 from sim.kort import rules
 from sim.kort.encoding import CARDS_EACH, NUM_SEATS, Options, Phase, action_text, parse_action, suit_text
 from sim.kort.reference import KortMatch, as_options
-from sim.rng import SplitMix64
-from sim.scenario import (
-    SCENARIO_ROOT,
-    cards_from,
-    deck_source,
-    expect_mismatches,
-    filled_deck,
-    load_cases,
-    normalise_hands_and_legal,
-    play_steps,
-    seeded_or_built,
-)
-
-SCENARIO_DIR = SCENARIO_ROOT / "kort"
-_CARD_FIELDS = {"card"}
-_CARD_LIST_FIELDS = {"cards"}
+from sim.scenario import GameScenarios, cards_from, deck_source, filled_deck, normalise_hands_and_legal
 
 
 def deal_deck(hands: Sequence[Any], holder: int) -> list[int]:
@@ -60,17 +45,6 @@ def deck_of(entry: str | Mapping[str, Any], holder: int) -> list[int]:
     return filled_deck(cards_from(entry))
 
 
-def build_match(start: Mapping[str, Any]) -> KortMatch:
-    """The match a scenario's ``start`` describes: a round's deal, or a seed."""
-    return _build(start)[0]
-
-
-def _build(start: Mapping[str, Any]) -> tuple[KortMatch, SplitMix64]:
-    """The match and the stream its protocol decisions come from (for a seed, the stream that deals too)."""
-    options = as_options(start.get("options"))
-    return seeded_or_built(start, lambda source: KortMatch(options, deck_source=source), lambda: _dealt(start, options))
-
-
 def _dealt(start: Mapping[str, Any], options: Options) -> KortMatch:
     """The match a ``start`` without a seed writes out: a round's deal (and later decks), holder and wins."""
     holder = int(start.get("holder", options.first_holder))
@@ -78,17 +52,6 @@ def _dealt(start: Mapping[str, Any], options: Options) -> KortMatch:
     later = [deck_of(entry, holder) for entry in start.get("then", [])]
     return KortMatch.at_round(options, holder, deck_source([first, *later]), wins=list(start.get("wins", (0, 0))),
                               round_no=int(start.get("round", 0)))
-
-
-def load_scenario(name: str) -> list[dict[str, Any]]:
-    """The cases of ``seeds/scenarios/kort/<name>.json``."""
-    return load_cases(SCENARIO_DIR / f"{name}.json")
-
-
-def play_case(case: Mapping[str, Any]) -> tuple[KortMatch, list[str]]:
-    """Build the case's match, run its steps; return the match and every disagreement with the expectations."""
-    match, rng = _build(case["start"])
-    return match, play_steps(match, rng, case, parse_action, action_text, check_expect, noun="match")
 
 
 def observed(match: KortMatch) -> dict[str, Any]:
@@ -121,11 +84,6 @@ def observed(match: KortMatch) -> dict[str, Any]:
     }
 
 
-def check_expect(match: KortMatch, expect: Mapping[str, Any]) -> list[str]:
-    """Every key of ``expect`` the match does not match, as readable lines (an unknown key is a data error)."""
-    return expect_mismatches(observed(match), expect, match.log, _event_value, _normalise)
-
-
 def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
     """What ``observed`` reports and what was expected, in one form (cards sorted by id, actions as text,
     a round record cut to the keys written)."""
@@ -135,10 +93,17 @@ def _normalise(key: str, got: Any, wanted: Any) -> tuple[Any, Any]:
 
 
 def _event_value(key: str, value: Any) -> Any:
-    if key in _CARD_FIELDS and isinstance(value, str):
+    if key == "card" and isinstance(value, str):
         return parse_card(value)
-    if key in _CARD_LIST_FIELDS and isinstance(value, str):
+    if key == "cards" and isinstance(value, str):
         return sorted(cards_from(value))
     if key == "plays" and isinstance(value, list):
         return [[seat, parse_card(card) if isinstance(card, str) else card] for seat, card in value]
     return value
+
+
+SCENARIOS = GameScenarios("kort", as_options, lambda options, source: KortMatch(options, deck_source=source), _dealt,
+                          observed, parse_action, action_text, _event_value, _normalise, noun="match")
+"""Kort's scenario files and how its matches are built and checked against them."""
+SCENARIO_DIR = SCENARIOS.directory
+build_match, load_scenario, play_case = SCENARIOS.engine, SCENARIOS.load, SCENARIOS.play_case
