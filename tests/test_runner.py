@@ -300,7 +300,7 @@ def test_the_engine_is_chosen_per_run_changing_no_row_and_no_run_id(tmp_path):
 
 def test_vectorised_seeds_equal_the_scalar_derivation():
     from experiments.runner.plan import match_seeds
-    from sim.knorri.simulate import derive_seeds
+    from sim.games import derive_seeds
 
     seeds = np.array([0, 1, 2**63 + 5, 2**64 - 1], dtype=np.uint64)
     assert derive_seeds(seeds, 3).tolist() == [derive_seed(int(s), 3) for s in seeds]

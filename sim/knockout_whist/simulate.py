@@ -37,7 +37,6 @@ from sim.agent import AgentMaker
 from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
 from sim.errors import GameInputError
 from sim.games import (
-    AgentFailure,
     ChunkColumns,
     ColumnSpec,
     decision_columns,
@@ -73,10 +72,6 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
 
-__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "HAND_COLUMNS", "LEARNING",
-           "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_options", "conformance_lines", "deal",
-           "describe_end", "describe_event", "finishing_places", "lineup_columns", "play_matches", "replay",
-           "seat_teams", "start_batch"]
 
 GAME = "knockout-whist"
 TITLE = "Knockout Whist"

@@ -36,7 +36,6 @@ from sim.agent import AgentMaker
 from sim.contract import Bench, LearningFacts, OptionSpec
 from sim.errors import GameInputError
 from sim.games import (
-    AgentFailure,
     ChunkColumns,
     ColumnSpec,
     decision_columns,
@@ -49,10 +48,13 @@ from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
 from sim.knorri.compiled.encode import END_REASONS
 from sim.knorri.compiled.policies import POLICY_NAMES
 from sim.knorri.conformance import reference_line
-from sim.knorri.describe import describe_board, describe_event, describe_result
+from sim.knorri.describe import describe_board, describe_result
+from sim.knorri.describe import describe_event as describe_event  # the contract's name, as is
 from sim.knorri.encoding import action_text
 from sim.knorri.match import hand_seed
-from sim.knorri.reference import MAX_SEATS, MIN_SEATS, KnorriHand, check_seats
+from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
+from sim.knorri.reference import MIN_SEATS as MIN_SEATS
+from sim.knorri.reference import KnorriHand, check_seats
 from sim.seating import (
     AgentPool,
     DecisionLog,
@@ -66,10 +68,6 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.knorri.compiled.batch import BatchResults, KnorriBatch
 
-__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "ChunkColumns", "ColumnSpec", "DEFAULT_SEATS",
-           "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "batch_columns", "check_options",
-           "conformance_lines", "deal", "derive_seeds", "describe_end", "describe_event", "finishing_places",
-           "lineup_columns", "play_matches", "replay", "seat_teams", "start_batch"]
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"

@@ -41,7 +41,7 @@ import numpy as np
 from sim.agent import AgentMaker
 from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
 from sim.errors import GameInputError
-from sim.games import AgentFailure, ChunkColumns, ColumnSpec, decision_columns, derive_seeds
+from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds
 from sim.kort import tensor
 from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
@@ -70,10 +70,6 @@ from sim.seating import (
 if TYPE_CHECKING:
     from sim.kort.compiled.batch import BatchResults, KortBatch
 
-__all__ = ["ACTION_COLUMNS", "AgentFailure", "BATCH_POLICIES", "BENCH", "DEFAULT_SEATS", "EXTRA_TABLES",
-           "HAND_COLUMNS", "LEARNING", "MAX_SEATS", "MIN_SEATS", "OPTIONS", "ROUND_COLUMNS", "batch_columns",
-           "check_options", "conformance_lines", "deal", "describe_end", "describe_event", "finishing_places",
-           "lineup_columns", "play_matches", "replay", "seat_teams", "start_batch"]
 
 GAME = "kort"
 TITLE = "Kort"
