@@ -24,9 +24,8 @@ function that never needs some of them leaves them out, keeping the order):
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
 ``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
 
-Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled with
-numba and can be called from Python or from an agent's own compiled code (an edit to the
-engine recompiles the agent's kernels too: ``sim.compile_cache`` keys them by every source file).
+Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled, as
+are the helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
 """
 
 from __future__ import annotations
@@ -37,27 +36,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
-from sim.compiled_bits import (
-    CRC_START,
-    agent_seed,
-    below,
-    copy_position,
-    derive_seed1,
-    lowest_card,
-    next_u64,
-    popcount,
-    refill,
-    row_field,
-    row_field_at,
-    row_flag,
-    take_within_suits,
-    uniform_float,
-)
+from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag, seed_streams
 from sim.errors import GameInputError
 from sim.knockout_whist.compiled import state
-from sim.knockout_whist.compiled.kernels import apply_action, init_game, legal_actions, seed_streams
+from sim.knockout_whist.compiled.kernels import apply_action, init_game, legal_actions
 from sim.knockout_whist.compiled.policies import (
     GREEDY,
     POLICY_IDS,
@@ -70,48 +55,33 @@ from sim.knockout_whist.compiled.policies import (
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.rules import card_beats
 
-DEAL_STREAM = state.RNG_DEAL
-"""``rng[DEAL_STREAM]``: the stream that deals the later hands and draws the tie cuts."""
-SEAT_STREAMS = state.RNG_SEAT
-"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what a ``RANDOM`` playout draws for seat s)."""
-
 __all__ = [
-    "DEAL_STREAM",
     "GREEDY",
     "NUM_ACTIONS",
     "POLICY_IDS",
     "RANDOM",
-    "SEAT_STREAMS",
-    "agent_seed",
     "apply_action",
     "beats",
-    "below",
     "best_card",
     "card_count",
     "cheapest_card",
     "chooser",
-    "copy_position",
     "deal_hidden",
-    "derive_seed1",
     "dogs_life_used",
     "exchanged",
     "hand_number",
     "is_over",
     "led_suit",
     "legal_actions",
-    "lowest_card",
     "new_game",
     "new_position",
-    "next_u64",
     "option_flags",
     "own_hand",
     "own_thrown",
     "phase",
     "play_out",
     "policy_choice",
-    "popcount",
     "position_rows",
-    "refill",
     "score",
     "scores",
     "seat_count",
@@ -119,14 +89,13 @@ __all__ = [
     "seat_view",
     "seed_streams",
     "stock_left",
-    "take_within_suits",
     "to_move",
     "trick_action",
     "trick_seats",
     "trumps",
     "turned_card",
-    "uniform_float",
     "winner",
+    *compiled_api.__all__,
 ]
 
 

@@ -20,17 +20,16 @@ import numpy as np
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
-    check_seeds,
     chunk_count,
-    empty_state,
     ints_column,
     numba_threads,
     playout_request,
     protocol_rows,
+    seeded_state,
 )
-from sim.compiled_bits import crc_final
+from sim.compiled_bits import crc_final, seed_streams
 from sim.knockout_whist.compiled import batch_kernels, state
-from sim.knockout_whist.compiled.kernels import init_game, seed_streams
+from sim.knockout_whist.compiled.kernels import init_game
 from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_games
 from sim.knockout_whist.compiled.policies import POLICY_IDS
 from sim.knockout_whist.compiled.state import END_REASONS
@@ -116,8 +115,7 @@ class KnockoutWhistBatch(CompiledBatch):
 
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
-    END_REASONS = tuple(reason.value for reason in END_REASONS)
-    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = state.C_HAND, state.I_TO_MOVE, state.I_END_REASON, state.I_SCORE
+    LAYOUT = state
     KERNELS = batch_kernels
     POLICIES = POLICY_IDS
 
@@ -132,9 +130,7 @@ class KnockoutWhistBatch(CompiledBatch):
     def from_seeds(cls, seeds: Sequence[int] | np.ndarray, options: OptionsLike = None) -> KnockoutWhistBatch:
         """One game per seed, dealt as ``KnockoutWhistGame(options, seed)`` deals it (default options: 4 seats)."""
         options = as_options(options)
-        seeds = check_seeds(seeds)
-        total = len(seeds)
-        cards, ints, decks, rngs = empty_state(total, state.NUM_CARD_FIELDS, state.NUM_INT_FIELDS, state.NUM_RNG)
+        seeds, (cards, ints, decks, rngs) = seeded_state(seeds, state)
         flags = options.flags()
         for g, seed in enumerate(seeds.tolist()):
             seed_streams(rngs[g], np.uint64(seed), options.players)
@@ -149,9 +145,6 @@ class KnockoutWhistBatch(CompiledBatch):
     def results(self) -> BatchResults:
         """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""
         return results_from_rows(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
-
-    def _fresh(self, seeds: np.ndarray) -> KnockoutWhistBatch:
-        return KnockoutWhistBatch.from_seeds(seeds, self.options)
 
 
 __all__ = [

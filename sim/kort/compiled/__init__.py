@@ -41,9 +41,8 @@ Results are per team, as a seat of a partnership maximises its team's: ``team_re
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
 ``tricks`` give the score and the current round's tricks per team.
 
-Every function but the Python ones (``new_position``, ``position_rows``) is compiled with
-numba and can be called from Python or from an agent's own compiled code (an edit to the
-engine recompiles the agent's kernels too: ``sim.compile_cache`` keys them by every source file).
+Every function but the Python ones (``new_position``, ``position_rows``) is compiled, as are the
+helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
 """
 
 from __future__ import annotations
@@ -54,24 +53,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
-from sim.compiled_bits import (
-    CRC_START,
-    agent_seed,
-    below,
-    copy_position,
-    derive_seed1,
-    lowest_card,
-    next_u64,
-    popcount,
-    refill,
-    row_field,
-    row_field_at,
-    row_flag,
-    take_within_suits,
-    uniform_float,
-)
+from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag
 from sim.errors import GameInputError
 from sim.kort.compiled import state
 from sim.kort.compiled.kernels import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
@@ -113,14 +98,8 @@ from sim.kort.encoding import (
 )
 from sim.kort.rules import card_beats
 
-DEAL_STREAM = state.RNG_DEAL
-"""``rng[DEAL_STREAM]``: the stream that deals redeals and later rounds."""
-SEAT_STREAMS = state.RNG_SEAT
-"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what ``random_action`` draws for seat s)."""
-
 __all__ = [
     "ACE",
-    "DEAL_STREAM",
     "DRAW_TRUMPS_FROM",
     "GREEDY",
     "KING",
@@ -129,7 +108,6 @@ __all__ = [
     "RANDOM",
     "REDEAL_UNLESS_ACES",
     "REDEAL_UNLESS_TRUMPS",
-    "SEAT_STREAMS",
     "SUITS",
     "TRICK_FIELDS",
     "TROP_FROM",
@@ -144,13 +122,9 @@ __all__ = [
     "greedy_choice",
     "side_lead",
     "trop_to_end_chance",
-    "agent_seed",
     "apply_action",
-    "below",
     "card_count",
-    "copy_position",
     "deal_hidden",
-    "derive_seed1",
     "declared",
     "holder",
     "is_legal",
@@ -158,16 +132,13 @@ __all__ = [
     "lead_kind",
     "leader",
     "legal_actions",
-    "lowest_card",
     "new_match",
     "new_position",
     "new_results",
-    "next_u64",
     "own_hand",
     "phase",
     "play_out",
     "played",
-    "popcount",
     "position_rows",
     "random_action",
     "record_round",
@@ -186,9 +157,7 @@ __all__ = [
     "trump",
     "winner_team",
     "wins",
-    "refill",
-    "take_within_suits",
-    "uniform_float",
+    *compiled_api.__all__,
 ]
 
 

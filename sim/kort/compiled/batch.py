@@ -21,15 +21,14 @@ import numpy as np
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
-    check_seeds,
     chunk_count,
     code_names,
-    empty_state,
     ints_column,
     ints_columns,
     numba_threads,
     playout_request,
     protocol_rows,
+    seeded_state,
 )
 from sim.compiled_bits import crc_final
 from sim.kort.compiled import batch_kernels, state
@@ -192,8 +191,7 @@ class KortBatch(CompiledBatch):
     UNIT = "match"
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
-    END_REASONS = tuple(reason.value for reason in END_REASONS)
-    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = state.C_HAND, state.I_TO_MOVE, state.I_END_REASON, state.I_SCORE
+    LAYOUT = state
     KERNELS = batch_kernels
     n_seats = NUM_SEATS
     POLICIES = {"random": RANDOM}
@@ -209,13 +207,11 @@ class KortBatch(CompiledBatch):
     def from_seeds(cls, seeds: Sequence[int] | np.ndarray, options: OptionsLike = None) -> KortBatch:
         """One match per seed, dealt as ``KortMatch(options, seed=seed)`` deals it (default options: to 7 wins)."""
         options = as_options(options)
-        seeds = check_seeds(seeds)
-        total = len(seeds)
-        cards, ints, decks, rngs = empty_state(total, state.NUM_CARD_FIELDS, state.NUM_INT_FIELDS, state.NUM_RNG)
+        seeds, (cards, ints, decks, rngs) = seeded_state(seeds, state)
         for g, seed in enumerate(seeds.tolist()):
             seed_streams(rngs[g], np.uint64(seed))
             init_match(cards[g], ints[g], decks[g], rngs[g], options.target_wins, options.first_holder)
-        return cls(options, cards, ints, decks, rngs, _round_arrays(total, options, True))
+        return cls(options, cards, ints, decks, rngs, _round_arrays(len(seeds), options, True))
 
     # ----- what only Kort asks ------------------------------------------------------------------------
     phase = ints_column(
@@ -231,9 +227,6 @@ class KortBatch(CompiledBatch):
     def results(self) -> BatchResults:
         """The per-match and per-round results so far, as ``play_batch`` returns them (seeds are not kept: zeros)."""
         return _results(self.options, np.zeros(len(self), dtype=np.uint64), self._ints, self._rounds)
-
-    def _fresh(self, seeds: np.ndarray) -> KortBatch:
-        return KortBatch.from_seeds(seeds, self.options)
 
 
 __all__ = [
