@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numba
@@ -27,6 +28,14 @@ def empty_state(total: int, card_fields: int, int_fields: int, rng_fields: int
     """Zeroed state arrays for ``total`` games: card sets (uint64), ints (int64), decks (int64[52]), streams."""
     return (np.zeros((total, card_fields), dtype=np.uint64), np.zeros((total, int_fields), dtype=np.int64),
             np.zeros((total, 52), dtype=np.int64), np.zeros((total, rng_fields), dtype=np.uint64))
+
+
+def seeded_state(seeds: Sequence[int] | np.ndarray, layout: ModuleType
+                 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``seeds`` checked (``check_seeds``) and zeroed state arrays for one game each (``empty_state``), sized by a
+    compiled engine's layout module (its ``NUM_CARD_FIELDS``, ``NUM_INT_FIELDS`` and ``NUM_RNG``)."""
+    seeds = check_seeds(seeds)
+    return seeds, empty_state(len(seeds), layout.NUM_CARD_FIELDS, layout.NUM_INT_FIELDS, layout.NUM_RNG)
 
 
 def protocol_rows(*columns: Sequence[Any]) -> list[str]:
@@ -129,9 +138,10 @@ class CompiledBatch:
 
     A game's subclass holds the state arrays (``_cards`` with each seat's hand at
     ``C_HAND + s``, ``_ints`` with one row of scalars a game), ``n_seats``, and names
-    its columns in the class attributes below and its kernels module in ``KERNELS``. The
-    step kernels take the ``STATE`` arrays in order; a game whose kernels take more
-    overrides ``_first_illegal``, ``_apply`` and ``_play_others``.
+    its columns in the class attributes below (or gives its engine's layout module as
+    ``LAYOUT``, which names them) and its kernels module in ``KERNELS``. The step kernels
+    take the ``STATE`` arrays in order; a game whose kernels take more overrides
+    ``_first_illegal``, ``_apply`` and ``_play_others``.
     """
 
     UNIT = "game"
@@ -153,6 +163,18 @@ class CompiledBatch:
     """The compiled policies ``play_others`` can seat, by agent name (each makes that agent's choices)."""
     STATE: ClassVar[tuple[str, ...]] = ("_cards", "_ints", "_decks", "_rngs")
     """The attributes holding per-entry state (first axis: the entry), which ``restart`` replaces."""
+    LAYOUT: ClassVar[ModuleType | None] = None
+    """The compiled engine's state layout module, if it names the columns above (``C_HAND``, ``I_TO_MOVE``,
+    ``I_END_REASON``, ``I_SCORE``) and ``END_REASONS`` (enum members or names): then they are read from it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Take the columns and end reasons from ``LAYOUT`` when the subclass gives one."""
+        super().__init_subclass__(**kwargs)
+        layout = cls.__dict__.get("LAYOUT")
+        if layout is not None:
+            cls.C_HAND, cls.I_TO_MOVE = layout.C_HAND, layout.I_TO_MOVE
+            cls.I_END_REASON, cls.I_SCORE = layout.I_END_REASON, layout.I_SCORE
+            cls.END_REASONS = tuple(getattr(reason, "value", reason) for reason in layout.END_REASONS)
 
     n_seats: int
     _cards: np.ndarray
@@ -330,8 +352,9 @@ class CompiledBatch:
                 mine[(where, *(slice(0, n) for n in theirs.shape[1:]))] = theirs
 
     def _fresh(self, seeds: np.ndarray) -> CompiledBatch:
-        """A new batch of the same kind (seats, options) dealt from ``seeds``."""
-        raise NotImplementedError
+        """A new batch of the same kind (seats, options) dealt from ``seeds``: ``from_seeds(seeds, self.options)``
+        (a game whose batches are made otherwise overrides this, or ``restart``)."""
+        return type(self).from_seeds(seeds, self.options)
 
     def _prepare_step(self) -> None:
         """Make room for what a step may remember (a game keeping a growing history overrides this)."""

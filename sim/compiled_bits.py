@@ -40,6 +40,11 @@ def _crc_table() -> np.ndarray:
 CRC_TABLE = _crc_table()
 CRC_START = 0xFFFFFFFF
 
+DEAL_STREAM = 0
+"""``rng[DEAL_STREAM]``: a game's own stream (its decks and draws, and the conformance protocol's choices)."""
+SEAT_STREAMS = 1
+"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what a ``RANDOM`` policy draws for seat s)."""
+
 
 # ----- a game's state rows -----------------------------------------------------------------------
 def row_field(column: int, doc: str) -> Any:
@@ -76,6 +81,15 @@ def row_flag(column: int, doc: str) -> Any:
 
     read.__doc__ = doc
     return read
+
+
+@njit(**config.INLINED_KERNEL)
+def clear_rows(cards: np.ndarray, ints: np.ndarray) -> None:
+    """Zero a game's ``cards`` and ``ints`` rows (where every engine starts a new game)."""
+    for i in range(cards.shape[0]):
+        cards[i] = 0
+    for i in range(ints.shape[0]):
+        ints[i] = 0
 
 
 @njit(**config.INLINED_KERNEL)
@@ -303,6 +317,15 @@ def derive_seed1(seed: np.uint64, step: int) -> np.uint64:
 def agent_seed(hand_seed: np.uint64, seat: int) -> np.uint64:
     """``sim.rng.agent_seed``: the seed of seat ``seat``'s own stream for the hand dealt from ``hand_seed``."""
     return derive_seed2(hand_seed, AGENT_STREAM, seat)
+
+
+@njit(**config.STEP_KERNEL)
+def seed_streams(rng: np.ndarray, seed: np.uint64, n_seats: int) -> None:
+    """Start a game's streams from one seed: ``rng[DEAL_STREAM]`` at ``seed``, seat s's ``rng[SEAT_STREAMS + s]`` at
+    ``agent_seed(seed, s)`` (the slots past the table's ``n_seats`` at 0), as the reference engines seed them."""
+    rng[DEAL_STREAM] = U64(seed)
+    for s in range(rng.shape[0] - SEAT_STREAMS):
+        rng[SEAT_STREAMS + s] = agent_seed(U64(seed), s) if s < n_seats else U64(0)
 
 
 @njit(**config.INLINED_KERNEL)

@@ -24,9 +24,8 @@ function that never needs some of them leaves them out, keeping the order):
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
 ``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
 
-Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled with
-numba and can be called from Python or from an agent's own compiled code (an edit to the
-engine recompiles the agent's kernels too: ``sim.compile_cache`` keys them by every source file).
+Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled, as
+are the helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
 """
 
 from __future__ import annotations
@@ -37,26 +36,13 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
-from sim.compiled_bits import (
-    CRC_START,
-    agent_seed,
-    below,
-    copy_position,
-    derive_seed1,
-    lowest_card,
-    next_u64,
-    popcount,
-    refill,
-    row_field,
-    row_field_at,
-    row_flag,
-    take_within_suits,
-    uniform_float,
-)
+from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag, seed_streams
 from sim.errors import GameInputError
-from sim.knockout_whist.compiled.kernels import apply_action, init_game, legal_actions, seed_streams
+from sim.knockout_whist.compiled import state
+from sim.knockout_whist.compiled.kernels import apply_action, init_game, legal_actions
 from sim.knockout_whist.compiled.policies import (
     GREEDY,
     POLICY_IDS,
@@ -66,97 +52,36 @@ from sim.knockout_whist.compiled.policies import (
     play_out,
     policy_choice,
 )
-from sim.knockout_whist.compiled.state import (
-    C_HAND,
-    C_PICKED,
-    C_PLAYED,
-    C_THROWN,
-    I_BEST_CARD,
-    I_BEST_SEAT,
-    I_CHOOSER,
-    I_CRC,
-    I_CUT,
-    I_DEALER,
-    I_DECISIONS,
-    I_DOG_HAND,
-    I_DOG_SAVED,
-    I_DOGS_LIFE_USED,
-    I_END_REASON,
-    I_EXCHANGED,
-    I_FLAGS,
-    I_HAND_NO,
-    I_IN_HAND,
-    I_LAST_TRICK,
-    I_LEADER,
-    I_LED_SUIT,
-    I_N_SEATS,
-    I_OUT_HAND,
-    I_PHASE,
-    I_SCORE,
-    I_STATUS,
-    I_STOCK_POS,
-    I_TO_MOVE,
-    I_TRICK_ACTION,
-    I_TRICK_LEADER,
-    I_TRICK_NO,
-    I_TRICK_SEATS,
-    I_TRICK_TURNS,
-    I_TRICKS,
-    I_TRUMPS,
-    I_TURNED,
-    I_WINNER,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    RNG_DEAL,
-    RNG_SEAT,
-    S_OUT,
-)
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.rules import card_beats
 
-DEAL_STREAM = RNG_DEAL
-"""``rng[DEAL_STREAM]``: the stream that deals the later hands and draws the tie cuts."""
-SEAT_STREAMS = RNG_SEAT
-"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what a ``RANDOM`` playout draws for seat s)."""
-
 __all__ = [
-    "DEAL_STREAM",
     "GREEDY",
     "NUM_ACTIONS",
     "POLICY_IDS",
     "RANDOM",
-    "SEAT_STREAMS",
-    "agent_seed",
     "apply_action",
     "beats",
-    "below",
     "best_card",
     "card_count",
     "cheapest_card",
     "chooser",
-    "copy_position",
     "deal_hidden",
-    "derive_seed1",
     "dogs_life_used",
     "exchanged",
     "hand_number",
     "is_over",
     "led_suit",
     "legal_actions",
-    "lowest_card",
     "new_game",
     "new_position",
-    "next_u64",
     "option_flags",
     "own_hand",
     "own_thrown",
     "phase",
     "play_out",
     "policy_choice",
-    "popcount",
     "position_rows",
-    "refill",
     "score",
     "scores",
     "seat_count",
@@ -164,14 +89,13 @@ __all__ = [
     "seat_view",
     "seed_streams",
     "stock_left",
-    "take_within_suits",
     "to_move",
     "trick_action",
     "trick_seats",
     "trumps",
     "turned_card",
-    "uniform_float",
     "winner",
+    *compiled_api.__all__,
 ]
 
 
@@ -179,8 +103,8 @@ __all__ = [
 @njit(**config.KERNEL)
 def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Empty working arrays ``cards, ints, deck, rng`` for one position (compiled: kernels make their own)."""
-    return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
-            np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64))
+    return (np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
+            np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
 
 
 def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[int],
@@ -216,10 +140,10 @@ def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[in
 
     cards, ints, deck, rng = new_position()
     for s in range(n):
-        cards[C_HAND + s] = held[s]
-    cards[C_THROWN + seat] = to_set(obs.thrown)
-    cards[C_PICKED] = to_set(obs.picked)
-    cards[C_PLAYED] = played
+        cards[state.C_HAND + s] = held[s]
+    cards[state.C_THROWN + seat] = to_set(obs.thrown)
+    cards[state.C_PICKED] = to_set(obs.picked)
+    cards[state.C_PLAYED] = played
     stock_pos = 52 - len(stock)
     deck[:stock_pos] = card_list(FULL_DECK & ~to_set(stock))[:stock_pos]  # never read: the dealt part
     deck[stock_pos:] = list(stock)
@@ -237,89 +161,89 @@ def _write_public(ints: np.ndarray, obs: Any, deal: dict[str, Any], this_hand: l
                   stock_pos: int) -> None:
     """Every public field of the ints row, from the observation and its log."""
     n = obs.n_seats
-    ints[I_N_SEATS] = n
-    ints[I_FLAGS] = Options(**obs.options).flags()
-    ints[I_HAND_NO] = obs.hand_no
-    ints[I_DEALER] = obs.dealer
-    ints[I_LEADER] = obs.leader
-    ints[I_CHOOSER] = -1 if deal["chooser"] is None else deal["chooser"]
-    ints[I_PHASE] = obs.phase
-    ints[I_TO_MOVE] = obs.to_move
-    ints[I_TRUMPS] = -1 if obs.trumps is None else obs.trumps
-    ints[I_TURNED] = -1 if obs.turned is None else obs.turned
-    ints[I_STOCK_POS] = stock_pos
-    ints[I_IN_HAND] = sum(1 << s for s in deal["seats"])
-    ints[I_DOGS_LIFE_USED] = int(obs.dogs_life_used)
-    ints[I_TRICK_NO] = sum(obs.tricks)
-    ints[I_LAST_TRICK] = int(obs.phase == Phase.PLAY and sum(obs.tricks) == cards_in_hand(obs.hand_no) - 1)
+    ints[state.I_N_SEATS] = n
+    ints[state.I_FLAGS] = Options(**obs.options).flags()
+    ints[state.I_HAND_NO] = obs.hand_no
+    ints[state.I_DEALER] = obs.dealer
+    ints[state.I_LEADER] = obs.leader
+    ints[state.I_CHOOSER] = -1 if deal["chooser"] is None else deal["chooser"]
+    ints[state.I_PHASE] = obs.phase
+    ints[state.I_TO_MOVE] = obs.to_move
+    ints[state.I_TRUMPS] = -1 if obs.trumps is None else obs.trumps
+    ints[state.I_TURNED] = -1 if obs.turned is None else obs.turned
+    ints[state.I_STOCK_POS] = stock_pos
+    ints[state.I_IN_HAND] = sum(1 << s for s in deal["seats"])
+    ints[state.I_DOGS_LIFE_USED] = int(obs.dogs_life_used)
+    ints[state.I_TRICK_NO] = sum(obs.tricks)
+    ints[state.I_LAST_TRICK] = int(obs.phase == Phase.PLAY and sum(obs.tricks) == cards_in_hand(obs.hand_no) - 1)
     playing = obs.phase == Phase.PLAY
-    ints[I_TRICK_LEADER] = obs.trick_seats[0] if playing else -1
-    ints[I_TRICK_SEATS] = sum(1 << s for s in obs.trick_seats) if playing else 0
-    ints[I_TRICK_TURNS] = len(obs.trick)
-    ints[I_LED_SUIT] = ints[I_BEST_CARD] = ints[I_BEST_SEAT] = -1
+    ints[state.I_TRICK_LEADER] = obs.trick_seats[0] if playing else -1
+    ints[state.I_TRICK_SEATS] = sum(1 << s for s in obs.trick_seats) if playing else 0
+    ints[state.I_TRICK_TURNS] = len(obs.trick)
+    ints[state.I_LED_SUIT] = ints[state.I_BEST_CARD] = ints[state.I_BEST_SEAT] = -1
     for s in range(7):
-        ints[I_TRICK_ACTION + s] = ints[I_EXCHANGED + s] = ints[I_CUT + s] = -1
+        ints[state.I_TRICK_ACTION + s] = ints[state.I_EXCHANGED + s] = ints[state.I_CUT + s] = -1
     for s, action in obs.trick:
-        ints[I_TRICK_ACTION + s] = action
+        ints[state.I_TRICK_ACTION + s] = action
         if action == KNOCK:
             continue
-        if ints[I_BEST_CARD] < 0:
-            ints[I_LED_SUIT] = suit_of(action)
-        if ints[I_BEST_CARD] < 0 or card_beats(action, int(ints[I_BEST_CARD]), obs.trumps):
-            ints[I_BEST_CARD], ints[I_BEST_SEAT] = action, s
+        if ints[state.I_BEST_CARD] < 0:
+            ints[state.I_LED_SUIT] = suit_of(action)
+        if ints[state.I_BEST_CARD] < 0 or card_beats(action, int(ints[state.I_BEST_CARD]), obs.trumps):
+            ints[state.I_BEST_CARD], ints[state.I_BEST_SEAT] = action, s
     picks_done = sum(event["count"] + 1 for event in obs.log if event["kind"] == "exchange")
-    ints[I_DECISIONS] = (sum(1 for e in obs.log if e["kind"] in ("play", "knock")) + picks_done + len(obs.picked)
+    ints[state.I_DECISIONS] = (sum(1 for e in obs.log if e["kind"] in ("play", "knock")) + picks_done + len(obs.picked)
                          + sum(1 for e in obs.log if e["kind"] == "trumps" and e["seat"] is not None))
-    ints[I_CRC] = CRC_START
-    ints[I_WINNER] = ints[I_END_REASON] = -1
+    ints[state.I_CRC] = CRC_START
+    ints[state.I_WINNER] = ints[state.I_END_REASON] = -1
     for s in range(7):
-        ints[I_STATUS + s] = obs.status[s] if s < n else S_OUT  # the engine's: a seat past the table is out
+        ints[state.I_STATUS + s] = obs.status[s] if s < n else state.S_OUT  # the engine's: a seat past the table is out
     for s in range(n):
-        ints[I_TRICKS + s] = obs.tricks[s]
-        ints[I_OUT_HAND + s] = obs.out_hand[s] or 0
-        ints[I_SCORE + s] = 0
+        ints[state.I_TRICKS + s] = obs.tricks[s]
+        ints[state.I_OUT_HAND + s] = obs.out_hand[s] or 0
+        ints[state.I_SCORE + s] = 0
         if obs.exchanged[s] is not None:
-            ints[I_EXCHANGED + s] = obs.exchanged[s]
+            ints[state.I_EXCHANGED + s] = obs.exchanged[s]
     for event in obs.log:
         if event["kind"] == "end_hand":
             for s in event["dogs"]:
-                ints[I_DOG_HAND + s] = event["hand"] + 1
+                ints[state.I_DOG_HAND + s] = event["hand"] + 1
             for s in range(n):
-                if ints[I_DOG_HAND + s] == event["hand"] and event["tricks"][s] > 0:
-                    ints[I_DOG_SAVED + s] = 1
+                if ints[state.I_DOG_HAND + s] == event["hand"] and event["tricks"][s] > 0:
+                    ints[state.I_DOG_SAVED + s] = 1
     for event in this_hand:
         if event["kind"] == "cut":
             for s, card in zip(event["seats"], event["cards"], strict=True):
-                ints[I_CUT + s] = card
+                ints[state.I_CUT + s] = card
 
 
 def scores(ints: np.ndarray) -> list[int]:
     """Every seat's score in a position's ``ints`` (final once the game is over, else zeros), from Python."""
-    return ints[I_SCORE:I_SCORE + int(ints[I_N_SEATS])].tolist()
+    return ints[state.I_SCORE:state.I_SCORE + int(ints[state.I_N_SEATS])].tolist()
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the game is over).")
-is_over = row_flag(I_END_REASON, "Whether the game has ended.")
-seat_count = row_field(I_N_SEATS, "Seats at the table.")
+to_move = row_field(state.I_TO_MOVE, "The seat whose decision it is (-1 once the game is over).")
+is_over = row_flag(state.I_END_REASON, "Whether the game has ended.")
+seat_count = row_field(state.I_N_SEATS, "Seats at the table.")
 score = row_field_at(
-    I_SCORE, "Seat ``seat``'s score: n - 1 for the winner, -1 for the others once the game is over (0 before).")
-winner = row_field(I_WINNER, "The game's winner (-1 while it goes on).")
-hand_number = row_field(I_HAND_NO, "The hand being played, 1..7.")
-seat_status = row_field_at(I_STATUS, "Seat ``seat``'s ``Status``: 0 in, 1 on its dog's life, 2 knocked out.")
-chooser = row_field(I_CHOOSER, "This hand's trump chooser (-1 in hand 1, whose trumps are turned up).")
+    state.I_SCORE, "Seat ``seat``'s score: n - 1 for the winner, -1 for the others once the game is over (0 before).")
+winner = row_field(state.I_WINNER, "The game's winner (-1 while it goes on).")
+hand_number = row_field(state.I_HAND_NO, "The hand being played, 1..7.")
+seat_status = row_field_at(state.I_STATUS, "Seat ``seat``'s ``Status``: 0 in, 1 on its dog's life, 2 knocked out.")
+chooser = row_field(state.I_CHOOSER, "This hand's trump chooser (-1 in hand 1, whose trumps are turned up).")
 
 
 @njit(**config.INLINED_KERNEL)
 def dogs_life_used(ints: np.ndarray) -> bool:
     """Whether a dog's life has been awarded in the game (there is only one round of them)."""
-    return ints[I_DOGS_LIFE_USED] != 0
+    return ints[state.I_DOGS_LIFE_USED] != 0
 
 
 @njit(**config.INLINED_KERNEL)
 def stock_left(ints: np.ndarray) -> int:
     """The stock's cards still to draw this hand."""
-    return 52 - ints[I_STOCK_POS]
+    return 52 - ints[state.I_STOCK_POS]
 
 
 @njit(**config.INLINED_KERNEL)
@@ -329,10 +253,10 @@ def deal_hidden(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, hands: np
 
     For a determinization: the caller keeps the counts and the cards seen (``position_rows`` checks those).
     """
-    for s in range(ints[I_N_SEATS]):
+    for s in range(ints[state.I_N_SEATS]):
         if s != seat:
-            cards[C_HAND + s] = hands[s]
-    start = ints[I_STOCK_POS]
+            cards[state.C_HAND + s] = hands[s]
+    start = ints[state.I_STOCK_POS]
     for i in range(52 - start):
         deck[start + i] = stock[i]
 
@@ -348,28 +272,31 @@ def new_game(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndar
 # ----- what a seat may read of a position (compiled) -----------------------------------------------------
 # An agent playing inside the compiled engine reads the position through these alone; ``own_hand`` and
 # ``own_thrown`` are for the deciding seat's own cards (another seat's are hidden from it).
-phase = row_field(I_PHASE, "The ``Phase``: 0 trump choice, 1 card exchange, 2 play, 3 over.")
-trumps = row_field(I_TRUMPS, "This hand's trumps: a suit 0..3, ``NO_TRUMPS`` (4), or -1 before the choice.")
-turned_card = row_field(I_TURNED, "Hand 1's card turned up for trumps (-1 in later hands).")
+phase = row_field(state.I_PHASE, "The ``Phase``: 0 trump choice, 1 card exchange, 2 play, 3 over.")
+trumps = row_field(state.I_TRUMPS, "This hand's trumps: a suit 0..3, ``NO_TRUMPS`` (4), or -1 before the choice.")
+turned_card = row_field(state.I_TURNED, "Hand 1's card turned up for trumps (-1 in later hands).")
 led_suit = row_field(
-    I_LED_SUIT, "The suit of the current trick's first card played (-1 before one; a dog's knock leads nothing).")
-best_card = row_field(I_BEST_CARD, "The card winning the current trick so far (-1 before a card is played).")
-trick_seats = row_field(I_TRICK_SEATS, "Bit s set for each seat taking a turn in the current trick (0 outside play).")
+    state.I_LED_SUIT, "The suit of the current trick's first card played (-1 before one; a dog's knock leads nothing).")
+best_card = row_field(
+    state.I_BEST_CARD, "The card winning the current trick so far (-1 before a card is played).")
+trick_seats = row_field(
+    state.I_TRICK_SEATS, "Bit s set for each seat taking a turn in the current trick (0 outside play).")
 trick_action = row_field_at(
-    I_TRICK_ACTION, "Seat ``seat``'s card or ``KNOCK`` in the current trick (-1 before its turn).")
-exchanged = row_field_at(I_EXCHANGED, "The cards seat ``seat`` exchanged this hand (-1 before its exchange ends).")
-option_flags = row_field(I_FLAGS, "The game's options as ``Options.flags()``.")
+    state.I_TRICK_ACTION, "Seat ``seat``'s card or ``KNOCK`` in the current trick (-1 before its turn).")
+exchanged = row_field_at(
+    state.I_EXCHANGED, "The cards seat ``seat`` exchanged this hand (-1 before its exchange ends).")
+option_flags = row_field(state.I_FLAGS, "The game's options as ``Options.flags()``.")
 
 
 @njit(**config.INLINED_KERNEL)
 def card_count(cards: np.ndarray, seat: int) -> int:
     """How many cards seat ``seat`` holds (public)."""
-    return popcount(cards[C_HAND + seat])
+    return popcount(cards[state.C_HAND + seat])
 
 
-own_hand = row_field_at(C_HAND, "The deciding seat's own hand (an agent calls it for its own seat only).")
+own_hand = row_field_at(state.C_HAND, "The deciding seat's own hand (an agent calls it for its own seat only).")
 own_thrown = row_field_at(
-    C_THROWN, "The cards the deciding seat threw away in this hand's exchange (for its own seat only).")
+    state.C_THROWN, "The cards the deciding seat threw away in this hand's exchange (for its own seat only).")
 
 
 @njit(**config.STEP_KERNEL)
@@ -383,19 +310,19 @@ def seat_view(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray,
     cards ascending (never read), every stream starts from 0 and the CRC of decisions afresh. Nothing
     hidden from ``seat`` is copied, so a search from these rows cannot read it.
     """
-    n = ints[I_N_SEATS]
+    n = ints[state.I_N_SEATS]
     for i in range(cards2.shape[0]):
         cards2[i] = 0
     for s in range(n):
-        cards2[C_HAND + s] = cards[C_HAND + seat] if s == seat else hands[s]
-    cards2[C_THROWN + seat] = cards[C_THROWN + seat]
-    if ints[I_TO_MOVE] == seat:
-        cards2[C_PICKED] = cards[C_PICKED]
-    cards2[C_PLAYED] = cards[C_PLAYED]
+        cards2[state.C_HAND + s] = cards[state.C_HAND + seat] if s == seat else hands[s]
+    cards2[state.C_THROWN + seat] = cards[state.C_THROWN + seat]
+    if ints[state.I_TO_MOVE] == seat:
+        cards2[state.C_PICKED] = cards[state.C_PICKED]
+    cards2[state.C_PLAYED] = cards[state.C_PLAYED]
     for i in range(ints.shape[0]):
         ints2[i] = ints[i]
-    ints2[I_CRC] = CRC_START
-    start = ints[I_STOCK_POS]
+    ints2[state.I_CRC] = CRC_START
+    start = ints[state.I_STOCK_POS]
     in_stock = np.uint64(0)
     for i in range(52 - start):
         in_stock |= np.uint64(1) << np.uint64(stock[i])

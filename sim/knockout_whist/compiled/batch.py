@@ -20,37 +20,19 @@ import numpy as np
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
-    check_seeds,
     chunk_count,
-    empty_state,
     ints_column,
     numba_threads,
     playout_request,
     protocol_rows,
+    seeded_state,
 )
-from sim.compiled_bits import crc_final
-from sim.knockout_whist.compiled import batch_kernels
-from sim.knockout_whist.compiled.kernels import init_game, seed_streams
+from sim.compiled_bits import crc_final, seed_streams
+from sim.knockout_whist.compiled import batch_kernels, state
+from sim.knockout_whist.compiled.kernels import init_game
 from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_games
 from sim.knockout_whist.compiled.policies import POLICY_IDS
-from sim.knockout_whist.compiled.state import (
-    C_HAND,
-    END_REASONS,
-    I_CRC,
-    I_DECISIONS,
-    I_DOG_HAND,
-    I_DOG_SAVED,
-    I_END_REASON,
-    I_HAND_NO,
-    I_OUT_HAND,
-    I_PHASE,
-    I_SCORE,
-    I_TO_MOVE,
-    I_WINNER,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-)
+from sim.knockout_whist.compiled.state import END_REASONS
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options, OptionsLike
 from sim.knockout_whist.reference import as_options
 from sim.knockout_whist.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
@@ -89,15 +71,15 @@ def results_from_rows(options: Options, seeds: np.ndarray, ints: np.ndarray) -> 
     return BatchResults(
         seed=seeds,
         options=options,
-        hands_played=ints[:, I_HAND_NO].copy(),
-        winner=ints[:, I_WINNER].copy(),
-        end_reason=ints[:, I_END_REASON].astype(np.int8),
-        decisions=ints[:, I_DECISIONS].copy(),
-        crc32=crc_final(ints[:, I_CRC]).astype(np.uint32),
-        scores=ints[:, I_SCORE:I_SCORE + n].copy(),
-        out_hand=ints[:, I_OUT_HAND:I_OUT_HAND + n].copy(),
-        dog_hand=ints[:, I_DOG_HAND:I_DOG_HAND + n].copy(),
-        dog_saved=ints[:, I_DOG_SAVED:I_DOG_SAVED + n].astype(bool),
+        hands_played=ints[:, state.I_HAND_NO].copy(),
+        winner=ints[:, state.I_WINNER].copy(),
+        end_reason=ints[:, state.I_END_REASON].astype(np.int8),
+        decisions=ints[:, state.I_DECISIONS].copy(),
+        crc32=crc_final(ints[:, state.I_CRC]).astype(np.uint32),
+        scores=ints[:, state.I_SCORE:state.I_SCORE + n].copy(),
+        out_hand=ints[:, state.I_OUT_HAND:state.I_OUT_HAND + n].copy(),
+        dog_hand=ints[:, state.I_DOG_HAND:state.I_DOG_HAND + n].copy(),
+        dog_saved=ints[:, state.I_DOG_SAVED:state.I_DOG_SAVED + n].astype(bool),
     )
 
 
@@ -112,7 +94,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     """
     options = as_options(options)
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
-    ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
+    ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
     with numba_threads(workers):
         play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
     return results_from_rows(options, seeds, ints)
@@ -133,8 +115,7 @@ class KnockoutWhistBatch(CompiledBatch):
 
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
-    END_REASONS = tuple(reason.value for reason in END_REASONS)
-    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
+    LAYOUT = state
     KERNELS = batch_kernels
     POLICIES = POLICY_IDS
 
@@ -149,9 +130,7 @@ class KnockoutWhistBatch(CompiledBatch):
     def from_seeds(cls, seeds: Sequence[int] | np.ndarray, options: OptionsLike = None) -> KnockoutWhistBatch:
         """One game per seed, dealt as ``KnockoutWhistGame(options, seed)`` deals it (default options: 4 seats)."""
         options = as_options(options)
-        seeds = check_seeds(seeds)
-        total = len(seeds)
-        cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
+        seeds, (cards, ints, decks, rngs) = seeded_state(seeds, state)
         flags = options.flags()
         for g, seed in enumerate(seeds.tolist()):
             seed_streams(rngs[g], np.uint64(seed), options.players)
@@ -159,16 +138,13 @@ class KnockoutWhistBatch(CompiledBatch):
         return cls(options, cards, ints, decks, rngs)
 
     # ----- what only Knockout Whist asks ------------------------------------------------------------------
-    phase = ints_column(I_PHASE, "``int64[B]``: each game's ``Phase`` (choose, exchange, play, over).")
-    hand_no = ints_column(I_HAND_NO, "``int64[B]``: the hand being played, 1..7 (the hands played, once over).")
-    winner = ints_column(I_WINNER, "``int64[B]``: each game's winner (-1 while playing).")
+    phase = ints_column(state.I_PHASE, "``int64[B]``: each game's ``Phase`` (choose, exchange, play, over).")
+    hand_no = ints_column(state.I_HAND_NO, "``int64[B]``: the hand being played, 1..7 (the hands played, once over).")
+    winner = ints_column(state.I_WINNER, "``int64[B]``: each game's winner (-1 while playing).")
 
     def results(self) -> BatchResults:
         """The per-game results so far, in the form ``play_batch`` returns (seeds are not kept: zeros)."""
         return results_from_rows(self.options, np.zeros(len(self), dtype=np.uint64), self._ints)
-
-    def _fresh(self, seeds: np.ndarray) -> KnockoutWhistBatch:
-        return KnockoutWhistBatch.from_seeds(seeds, self.options)
 
 
 __all__ = [

@@ -11,38 +11,9 @@ from numba import njit
 
 from sim import config
 from sim.compiled_bits import mark_cards, popcount
+from sim.knockout_whist.compiled import state
 from sim.knockout_whist.compiled.kernels import apply_action, is_legal, legal_actions
 from sim.knockout_whist.compiled.policies import policy_choice
-from sim.knockout_whist.compiled.state import (
-    C_HAND,
-    C_PICKED,
-    C_PLAYED,
-    C_THROWN,
-    I_CHOOSER,
-    I_CUT,
-    I_DEALER,
-    I_DOGS_LIFE_USED,
-    I_END_REASON,
-    I_EXCHANGED,
-    I_FLAGS,
-    I_HAND_NO,
-    I_LAST_TRICK,
-    I_LEADER,
-    I_LED_SUIT,
-    I_N_SEATS,
-    I_OUT_HAND,
-    I_PHASE,
-    I_STATUS,
-    I_STOCK_POS,
-    I_TO_MOVE,
-    I_TRICK_ACTION,
-    I_TRICK_LEADER,
-    I_TRICKS,
-    I_TRUMPS,
-    I_TURNED,
-    S_DOG,
-    S_IN,
-)
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.tensor import (
     O_CHOOSER,
@@ -92,7 +63,7 @@ def batch_legal_mask(cards, ints, mask, legal):
 def batch_first_illegal(cards, ints, actions):
     """The first game (not over) whose action is not legal, or -1 when every action is."""
     for g in range(ints.shape[0]):
-        if ints[g, I_END_REASON] < 0 and not is_legal(cards[g], ints[g], actions[g]):
+        if ints[g, state.I_END_REASON] < 0 and not is_legal(cards[g], ints[g], actions[g]):
             return g
     return -1
 
@@ -101,7 +72,7 @@ def batch_first_illegal(cards, ints, actions):
 def batch_step(cards, ints, decks, rngs, actions):
     """Apply ``actions[g]`` to every game g not yet over (the caller has checked them all)."""
     for g in range(ints.shape[0]):
-        if ints[g, I_END_REASON] < 0:
+        if ints[g, state.I_END_REASON] < 0:
             apply_action(cards[g], ints[g], decks[g], rngs[g], actions[g])
 
 
@@ -111,8 +82,8 @@ def batch_decide(cards, ints, rngs, policies, out):
     game g for its seat to move; -1 where the game is over or that seat's entry is -1 (no policy: an agent plays it)."""
     for g in range(ints.shape[0]):
         out[g] = -1
-        seat = ints[g, I_TO_MOVE]
-        if ints[g, I_END_REASON] < 0 and seat >= 0 and policies[g, seat] >= 0:
+        seat = ints[g, state.I_TO_MOVE]
+        if ints[g, state.I_END_REASON] < 0 and seat >= 0 and policies[g, seat] >= 0:
             out[g] = policy_choice(policies[g, seat], cards[g], ints[g], rngs[g])
 
 
@@ -121,8 +92,8 @@ def batch_play_others(cards, ints, decks, rngs, policies, seat):
     """In every game, let each seat but ``seat`` take compiled policy ``policies[s]``'s choices until ``seat`` is to
     move or the game is over (a ``seat`` knocked out never moves again: its game is played to the end)."""
     for g in range(ints.shape[0]):
-        while ints[g, I_END_REASON] < 0 and ints[g, I_TO_MOVE] != seat:
-            action = policy_choice(policies[ints[g, I_TO_MOVE]], cards[g], ints[g], rngs[g])
+        while ints[g, state.I_END_REASON] < 0 and ints[g, state.I_TO_MOVE] != seat:
+            action = policy_choice(policies[ints[g, state.I_TO_MOVE]], cards[g], ints[g], rngs[g])
             apply_action(cards[g], ints[g], decks[g], rngs[g], action)
 
 
@@ -133,48 +104,48 @@ def batch_observe(cards, ints, out):
     for g in range(ints.shape[0]):
         row_c = cards[g]
         row_i = ints[g]
-        seat = row_i[I_TO_MOVE]
-        if row_i[I_END_REASON] >= 0 or seat < 0:
+        seat = row_i[state.I_TO_MOVE]
+        if row_i[state.I_END_REASON] >= 0 or seat < 0:
             continue
         o = out[g]
-        n = row_i[I_N_SEATS]
-        mark_cards(o, O_OWN, row_c[C_HAND + seat])
-        mark_cards(o, O_PICKED, row_c[C_PICKED])
-        mark_cards(o, O_THROWN, row_c[C_THROWN + seat])
-        mark_cards(o, O_PLAYED, row_c[C_PLAYED])
-        if row_i[I_TURNED] >= 0:
-            o[O_TURNED + row_i[I_TURNED]] = 1.0
-        if row_i[I_TRICK_LEADER] >= 0:
-            o[O_TRICK_LEADER + (row_i[I_TRICK_LEADER] - seat) % n] = 1.0
-        if row_i[I_LED_SUIT] >= 0:
-            o[O_LED + row_i[I_LED_SUIT]] = 1.0
-        if row_i[I_TRUMPS] >= 0:
-            o[O_TRUMPS + row_i[I_TRUMPS]] = 1.0
-        hand_no = row_i[I_HAND_NO]
+        n = row_i[state.I_N_SEATS]
+        mark_cards(o, O_OWN, row_c[state.C_HAND + seat])
+        mark_cards(o, O_PICKED, row_c[state.C_PICKED])
+        mark_cards(o, O_THROWN, row_c[state.C_THROWN + seat])
+        mark_cards(o, O_PLAYED, row_c[state.C_PLAYED])
+        if row_i[state.I_TURNED] >= 0:
+            o[O_TURNED + row_i[state.I_TURNED]] = 1.0
+        if row_i[state.I_TRICK_LEADER] >= 0:
+            o[O_TRICK_LEADER + (row_i[state.I_TRICK_LEADER] - seat) % n] = 1.0
+        if row_i[state.I_LED_SUIT] >= 0:
+            o[O_LED + row_i[state.I_LED_SUIT]] = 1.0
+        if row_i[state.I_TRUMPS] >= 0:
+            o[O_TRUMPS + row_i[state.I_TRUMPS]] = 1.0
+        hand_no = row_i[state.I_HAND_NO]
         o[O_HAND_NO + hand_no - 1] = 1.0
-        o[O_PHASE + row_i[I_PHASE]] = 1.0
-        o[O_DEALER + (row_i[I_DEALER] - seat) % n] = 1.0
-        o[O_FIRST_LEADER + (row_i[I_LEADER] - seat) % n] = 1.0
-        if row_i[I_CHOOSER] >= 0:
-            o[O_CHOOSER + (row_i[I_CHOOSER] - seat) % n] = 1.0
+        o[O_PHASE + row_i[state.I_PHASE]] = 1.0
+        o[O_DEALER + (row_i[state.I_DEALER] - seat) % n] = 1.0
+        o[O_FIRST_LEADER + (row_i[state.I_LEADER] - seat) % n] = 1.0
+        if row_i[state.I_CHOOSER] >= 0:
+            o[O_CHOOSER + (row_i[state.I_CHOOSER] - seat) % n] = 1.0
         for other in range(n):
             k = (other - seat) % n
-            action = row_i[I_TRICK_ACTION + other]
+            action = row_i[state.I_TRICK_ACTION + other]
             if action >= 0:
                 o[O_TRICK + k * 53 + action] = 1.0
-            status = row_i[I_STATUS + other]
+            status = row_i[state.I_STATUS + other]
             o[O_PRESENT + k] = 1.0
-            o[(O_IN if status == S_IN else O_DOG if status == S_DOG else O_OUT) + k] = 1.0
-            o[O_OUT_HAND + k] = row_i[I_OUT_HAND + other]
-            o[O_TRICKS + k] = row_i[I_TRICKS + other]
-            o[O_COUNTS + k] = popcount(row_c[C_HAND + other])
-            if row_i[I_EXCHANGED + other] >= 0:
-                o[O_EXCHANGED + k] = row_i[I_EXCHANGED + other]
+            o[(O_IN if status == state.S_IN else O_DOG if status == state.S_DOG else O_OUT) + k] = 1.0
+            o[O_OUT_HAND + k] = row_i[state.I_OUT_HAND + other]
+            o[O_TRICKS + k] = row_i[state.I_TRICKS + other]
+            o[O_COUNTS + k] = popcount(row_c[state.C_HAND + other])
+            if row_i[state.I_EXCHANGED + other] >= 0:
+                o[O_EXCHANGED + k] = row_i[state.I_EXCHANGED + other]
                 o[O_HAS_EXCHANGED + k] = 1.0
-            o[O_CUT + k] = row_i[I_CUT + other] + 1
-        o[O_DOGS_LIFE_USED] = row_i[I_DOGS_LIFE_USED]
-        o[O_LAST_TRICK] = row_i[I_LAST_TRICK]
-        o[O_STOCK_LEFT] = 52 - row_i[I_STOCK_POS]
-        flags = row_i[I_FLAGS]
+            o[O_CUT + k] = row_i[state.I_CUT + other] + 1
+        o[O_DOGS_LIFE_USED] = row_i[state.I_DOGS_LIFE_USED]
+        o[O_LAST_TRICK] = row_i[state.I_LAST_TRICK]
+        o[O_STOCK_LEFT] = 52 - row_i[state.I_STOCK_POS]
+        flags = row_i[state.I_FLAGS]
         for i in range(NUM_FLAGS):
             o[O_OPTIONS + i] = (flags >> i) & 1

@@ -20,8 +20,8 @@ from sim import config
 from sim.compiled_bits import (
     CRC_START,
     U64,
-    agent_seed,
     among_choices,
+    clear_rows,
     crc_byte,
     draw_choice,
     popcount,
@@ -77,13 +77,11 @@ from sim.knockout_whist.compiled.state import (
     I_TRUMPS,
     I_TURNED,
     I_WINNER,
-    NUM_RNG,
     P_CHOOSE,
     P_EXCHANGE,
     P_OVER,
     P_PLAY,
     RNG_DEAL,
-    RNG_SEAT,
     S_DOG,
     S_IN,
     S_OUT,
@@ -160,20 +158,10 @@ def uniform_action(cards, ints, rng, stream):
 
 # ----- starting a game and a hand -------------------------------------------------------------------
 @njit(**config.STEP_KERNEL)
-def seed_streams(rng, seed, n_seats):
-    """Start a game's streams: its own at ``seed``, seat s's at ``agent_seed(seed, s)``."""
-    rng[RNG_DEAL] = U64(seed)
-    for s in range(NUM_RNG - 1):
-        rng[RNG_SEAT + s] = agent_seed(U64(seed), s) if s < n_seats else U64(0)
-
-
-@njit(**config.STEP_KERNEL)
 def init_game(cards, ints, deck, rng, n_seats, flags):
-    """Start a game (``rng`` must already hold its streams) and deal hand 1, up to the first decision."""
-    for i in range(cards.shape[0]):
-        cards[i] = U64(0)
-    for i in range(ints.shape[0]):
-        ints[i] = 0
+    """Start a game (``rng`` must already hold its streams: ``seed_streams``) and deal hand 1, up to the first
+    decision."""
+    clear_rows(cards, ints)
     ints[I_N_SEATS] = n_seats
     ints[I_FLAGS] = flags
     ints[I_CRC] = CRC_START

@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.knockout_whist.compiled.kernels import apply_action, init_game, seed_streams, uniform_action
+from sim.compiled_bits import seed_streams
+from sim.knockout_whist.compiled.kernels import apply_action, init_game, uniform_action
 from sim.knockout_whist.compiled.state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
 from sim.policy_ids import PROTOCOL, RANDOM
 

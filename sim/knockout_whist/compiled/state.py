@@ -24,7 +24,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
-from sim.compiled_bits import U64
+from sim.compiled_bits import DEAL_STREAM, SEAT_STREAMS, U64
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, EndReason, Phase, Status
 from sim.knockout_whist.rules import CUT_SUIT_STRENGTH
 
@@ -89,8 +89,8 @@ P_CHOOSE, P_EXCHANGE, P_PLAY, P_OVER = int(Phase.CHOOSE), int(Phase.EXCHANGE), i
 S_IN, S_DOG, S_OUT = int(Status.IN), int(Status.DOG), int(Status.OUT)
 
 # ----- random streams -----------------------------------------------------------------------------
-RNG_DEAL = 0  # rngs[g, RNG_DEAL]: the game's own stream (permutations, and the protocol's decisions)
-RNG_SEAT = 1  # rngs[g, RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
+RNG_DEAL = DEAL_STREAM  # rngs[g, RNG_DEAL]: the game's own stream (permutations, and the protocol's decisions)
+RNG_SEAT = SEAT_STREAMS  # rngs[g, RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + MAX_SEATS
 
 # ----- tables ---------------------------------------------------------------------------------------

@@ -11,31 +11,9 @@ from numba import njit
 
 from sim import config
 from sim.compiled_bits import U64, agent_seed, mark_cards, popcount
+from sim.knorri.compiled import state
 from sim.knorri.compiled.kernels import apply_action, init_hand, is_legal, legal_actions
 from sim.knorri.compiled.policies import decide
-from sim.knorri.compiled.state import (
-    C_CANDIDATES,
-    C_HAND,
-    C_TABLE,
-    I_END_REASON,
-    I_HIST_LEN,
-    I_HOLDING,
-    I_N_SEATS,
-    I_NEEDED,
-    I_OPENING,
-    I_PHASE,
-    I_PHASE2_ACTIONS,
-    I_RUN_LEFT,
-    I_SCORE,
-    I_TO_MOVE,
-    I_TRICK_LEN,
-    I_TURN,
-    I_TURNED,
-    RNG_DEAL,
-    RNG_SEAT,
-    plays_in_trick,
-    trick_card,
-)
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
 from sim.tensor_layout import layout
 
@@ -99,7 +77,7 @@ def batch_legal_mask(cards, ints, mask, legal):
 def batch_first_illegal(cards, ints, actions, scratch):
     """The first hand (not done) whose action is not legal, or -1 when every action is; ``scratch``: int64[65]."""
     for b in range(ints.shape[0]):
-        if ints[b, I_END_REASON] >= 0:
+        if ints[b, state.I_END_REASON] >= 0:
             continue
         if not is_legal(cards[b], ints[b], actions[b], scratch):
             return b
@@ -120,7 +98,7 @@ def _history(keys, records, spill, spill_keys, spill_records, b):
 def batch_step(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, actions):
     """Apply ``actions[b]`` to every hand b not yet done (the caller has checked them all)."""
     for b in range(ints.shape[0]):
-        if ints[b, I_END_REASON] < 0:
+        if ints[b, state.I_END_REASON] < 0:
             hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
             apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], actions[b])
 
@@ -132,8 +110,8 @@ def batch_decide(cards, ints, rngs, policies, out):
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     for b in range(ints.shape[0]):
         out[b] = -1
-        seat = ints[b, I_TO_MOVE]
-        if ints[b, I_END_REASON] < 0 and seat >= 0 and policies[b, seat] >= 0:
+        seat = ints[b, state.I_TO_MOVE]
+        if ints[b, state.I_END_REASON] < 0 and seat >= 0 and policies[b, seat] >= 0:
             out[b] = decide(policies[b, seat], seat, cards[b], ints[b], rngs[b], legal)
 
 
@@ -154,11 +132,12 @@ def _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, 
     """``batch_play_others`` in hand b alone; whether the hand is left short of room for one more position."""
     hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
     capacity = hand_keys.shape[0]
-    while ints[b, I_END_REASON] < 0 and ints[b, I_TO_MOVE] != seat and ints[b, I_HIST_LEN] + 1 < capacity:
-        mover = ints[b, I_TO_MOVE]
+    while (ints[b, state.I_END_REASON] < 0 and ints[b, state.I_TO_MOVE] != seat
+           and ints[b, state.I_HIST_LEN] + 1 < capacity):
+        mover = ints[b, state.I_TO_MOVE]
         action = decide(policies[mover], mover, cards[b], ints[b], rngs[b], legal)
         apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], action)
-    return ints[b, I_END_REASON] < 0 and ints[b, I_HIST_LEN] + 1 >= capacity
+    return ints[b, state.I_END_REASON] < 0 and ints[b, state.I_HIST_LEN] + 1 >= capacity
 
 
 @njit(**config.STEP_KERNEL)
@@ -174,14 +153,14 @@ def batch_advance_learner(cards, ints, decks, rngs, keys, records, spill, spill_
     count = 0
     for i in range(rows.shape[0]):
         b = rows[i]
-        if actions.shape[0] > 0 and ints[b, I_END_REASON] < 0:
+        if actions.shape[0] > 0 and ints[b, state.I_END_REASON] < 0:
             hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
             apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], actions[b])
         if _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots,
                            policies, seat, legal, b):
             short[count] = b
             count += 1
-        done[b] = ints[b, I_END_REASON] >= 0
+        done[b] = ints[b, state.I_END_REASON] >= 0
         _observe_row(cards[b], ints[b], observations[b])
         _mask_row(cards[b], ints[b], masks[b], legal)
     return count
@@ -197,9 +176,9 @@ def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, firs
         b = rows[i]
         for k in range(rngs.shape[1]):
             rngs[b, k] = U64(0)
-        rngs[b, RNG_DEAL] = seeds[i]
+        rngs[b, state.RNG_DEAL] = seeds[i]
         for s in range(n_seats):
-            rngs[b, RNG_SEAT + s] = agent_seed(seeds[i], s)
+            rngs[b, state.RNG_SEAT + s] = agent_seed(seeds[i], s)
         for k in range(decks.shape[1]):
             decks[b, k] = 0
         init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], n_seats, first_seats[i])
@@ -217,19 +196,19 @@ def _observe_row(row_c, row_i, o):
     """Write one hand's observation into ``o`` (every entry: zeros once done), seats counted from the acting one."""
     for i in range(o.shape[0]):
         o[i] = 0.0
-    seat = row_i[I_TO_MOVE]
-    if row_i[I_END_REASON] < 0 and seat >= 0:
+    seat = row_i[state.I_TO_MOVE]
+    if row_i[state.I_END_REASON] < 0 and seat >= 0:
         _observe_playing(row_c, row_i, o, seat)
 
 
 @njit(**config.INLINED_KERNEL)
 def _observe_playing(row_c, row_i, o, seat):
     """The non-zero entries of a hand's observation while it is playing (``o`` is zero)."""
-    n = row_i[I_N_SEATS]
-    phase = row_i[I_PHASE]
+    n = row_i[state.I_N_SEATS]
+    phase = row_i[state.I_PHASE]
     for k in range(n):
         other = (seat + k) % n
-        hand = row_c[C_HAND + other]
+        hand = row_c[state.C_HAND + other]
         if k == 0:
             mark_cards(o, O_OWN, hand)
         else:
@@ -237,27 +216,27 @@ def _observe_playing(row_c, row_i, o, seat):
         o[O_COUNTS + k] = popcount(hand)
         o[O_OUT + k] = 1.0 if phase == 2 and hand == 0 else 0.0
         o[O_PRESENT + k] = 1.0
-        o[O_SCORES + k] = row_i[I_SCORE + other]
+        o[O_SCORES + k] = row_i[state.I_SCORE + other]
     o[O_PHASE + phase - 1] = 1.0
     if phase == 1:
-        mark_cards(o, O_TABLE, row_c[C_TABLE])
-        if row_c[C_CANDIDATES] != U64(0):
-            o[O_TURNED + row_i[I_TURNED]] = 1.0
-        o[O_STOCK] = STOCK_SIZE - row_i[I_TURN]
+        mark_cards(o, O_TABLE, row_c[state.C_TABLE])
+        if row_c[state.C_CANDIDATES] != U64(0):
+            o[O_TURNED + row_i[state.I_TURNED]] = 1.0
+        o[O_STOCK] = STOCK_SIZE - row_i[state.I_TURN]
         o[O_NEEDED] = n
         return
-    length = row_i[I_TRICK_LEN]
+    length = row_i[state.I_TRICK_LEN]
     for i in range(length):
-        card = trick_card(row_c, i)
+        card = state.trick_card(row_c, i)
         o[O_TRICK + card] = 1.0
         o[O_ORDER + i] = card + 1
     if length > 0:
-        o[O_TOP + trick_card(row_c, length - 1)] = 1.0
-        o[O_BOTTOM + trick_card(row_c, 0)] = 1.0
-        o[O_NEEDED] = row_i[I_NEEDED]
+        o[O_TOP + state.trick_card(row_c, length - 1)] = 1.0
+        o[O_BOTTOM + state.trick_card(row_c, 0)] = 1.0
+        o[O_NEEDED] = row_i[state.I_NEEDED]
     else:
-        o[O_NEEDED] = row_i[I_HOLDING]
-    o[O_OPENING] = row_i[I_OPENING]
-    o[O_PLAYS] = plays_in_trick(row_i)
-    o[O_RUN] = row_i[I_RUN_LEFT]
-    o[O_ACTIONS] = row_i[I_PHASE2_ACTIONS]
+        o[O_NEEDED] = row_i[state.I_HOLDING]
+    o[O_OPENING] = row_i[state.I_OPENING]
+    o[O_PLAYS] = state.plays_in_trick(row_i)
+    o[O_RUN] = row_i[state.I_RUN_LEFT]
+    o[O_ACTIONS] = row_i[state.I_PHASE2_ACTIONS]

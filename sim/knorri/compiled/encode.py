@@ -14,52 +14,7 @@ import numpy as np
 
 from sim.compiled_bits import CRC_START
 from sim.errors import GameInputError
-from sim.knorri.compiled.state import (
-    C_CANDIDATES,
-    C_HAND,
-    C_HANDS_HASH,
-    C_TABLE,
-    C_TRICK_HI,
-    C_TRICK_LO,
-    I_CRC,
-    I_CYCLE,
-    I_DECISIONS,
-    I_END_REASON,
-    I_FIRST_SEAT,
-    I_HIST_BASE,
-    I_HIST_LEN,
-    I_HOLDING,
-    I_LAST_CAPTURER,
-    I_LOSER,
-    I_N_SEATS,
-    I_NEEDED,
-    I_OPENING,
-    I_PHASE,
-    I_PHASE2_ACTIONS,
-    I_PILE,
-    I_REDEALS,
-    I_RUN_LEFT,
-    I_SCORE,
-    I_TO_MOVE,
-    I_TRICK_LEN,
-    I_TRICKS_COMPLETED,
-    I_TURN,
-    I_TURNED,
-    META_NEEDED,
-    META_OPENING,
-    META_RUN_LEFT,
-    META_TRICK_LEN,
-    MOVER_KEY,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    R_META,
-    R_TRICK_HI,
-    R_TRICK_LO,
-    RECORD_SIZE,
-    RNG_DEAL,
-    ZOBRIST,
-)
+from sim.knorri.compiled import state
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
@@ -81,8 +36,8 @@ def _pack_trick(trick: Sequence[Sequence[int]]) -> tuple[int, int, int, int]:
     return lo, hi, len(flat), run_left
 
 
-_MOVER_KEYS = MOVER_KEY.tolist()
-_ZOBRIST_ROWS = ZOBRIST.tolist()  # Python ints: indexing the NumPy table per card is what made encoding slow
+_MOVER_KEYS = state.MOVER_KEY.tolist()
+_ZOBRIST_ROWS = state.ZOBRIST.tolist()  # Python ints: indexing the NumPy table per card is what made encoding slow
 
 
 @lru_cache(maxsize=1 << 14)
@@ -103,11 +58,11 @@ def _hands_hash(hands: tuple[int, ...]) -> int:
 def _record(hands: tuple[int, ...], trick, needed: int, to_move: int, opening: bool) -> tuple[tuple[int, ...], int]:
     """The history record of a position and its key, exactly as the kernels compute them (remembered, as above)."""
     lo, hi, length, run_left = _pack_trick(trick)
-    meta = (to_move | (int(opening) << META_OPENING) | (needed << META_NEEDED) | (run_left << META_RUN_LEFT)
-            | (length << META_TRICK_LEN))
-    record = [0] * RECORD_SIZE
+    meta = (to_move | (int(opening) << state.META_OPENING) | (needed << state.META_NEEDED)
+            | (run_left << state.META_RUN_LEFT) | (length << state.META_TRICK_LEN))
+    record = [0] * state.RECORD_SIZE
     record[:len(hands)] = hands
-    record[R_TRICK_LO], record[R_TRICK_HI], record[R_META] = lo, hi, meta
+    record[state.R_TRICK_LO], record[state.R_TRICK_HI], record[state.R_META] = lo, hi, meta
     return tuple(record), _hands_hash(tuple(hands)) ^ _MOVER_KEYS[to_move]
 
 
@@ -118,51 +73,51 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     with room for at least ``history_capacity`` (and two more than it holds).
     """
     n = hand.n_seats
-    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
-    ints = np.zeros(NUM_INT_FIELDS, dtype=np.int64)
-    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
+    ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
+    rng = np.zeros(state.NUM_RNG, dtype=np.uint64)
     source = getattr(hand._redeal_source, "__self__", None)
     if isinstance(source, SplitMix64):
-        rng[RNG_DEAL] = source.state
+        rng[state.RNG_DEAL] = source.state
     elif hand.phase == 1 and not hand.done:
         raise GameInputError("a phase-1 hand can be encoded only if it was dealt by KnorriHand.from_seed "
                              "(its redeals must come from a splitmix64 stream)")
     for seat in range(n):
-        cards[C_HAND + seat] = hand.hands[seat]
-    cards[C_TABLE] = hand.table
-    cards[C_CANDIDATES] = hand._choice_candidates if hand.phase == 1 and not hand.done else 0
+        cards[state.C_HAND + seat] = hand.hands[seat]
+    cards[state.C_TABLE] = hand.table
+    cards[state.C_CANDIDATES] = hand._choice_candidates if hand.phase == 1 and not hand.done else 0
     lo, hi, length, run_left = _pack_trick(hand.trick)
-    cards[C_TRICK_LO], cards[C_TRICK_HI] = lo, hi
-    cards[C_HANDS_HASH] = _hands_hash(tuple(hand.hands))
-    ints[I_N_SEATS], ints[I_FIRST_SEAT], ints[I_PHASE] = n, hand.first_seat, hand.phase
-    ints[I_TO_MOVE] = hand.to_move
-    ints[I_TURN] = hand._turn
-    ints[I_TURNED] = hand._turned if cards[C_CANDIDATES] else -1
-    ints[I_LAST_CAPTURER] = -1 if hand._last_capturer is None else hand._last_capturer
-    ints[I_REDEALS] = hand.redeals
-    ints[I_TRICK_LEN], ints[I_RUN_LEFT] = length, run_left
-    ints[I_NEEDED] = hand.trick_needed
-    ints[I_OPENING] = int(hand.opening)
-    ints[I_HOLDING] = sum(1 for h in hand.hands if h) if hand.phase == 2 else 0
-    ints[I_PHASE2_ACTIONS] = hand.phase2_actions
-    ints[I_DECISIONS] = len(hand.decisions)
-    ints[I_CRC] = zlib.crc32(bytes(hand.decisions)) ^ CRC_START
-    ints[I_TRICKS_COMPLETED] = hand.tricks_completed
-    ints[I_END_REASON] = -1 if hand.end_reason is None else END_REASONS.index(hand.end_reason.value)
-    ints[I_LOSER] = -1 if hand.loser is None else hand.loser
-    ints[I_CYCLE] = -1 if hand.cycle_length is None else hand.cycle_length
-    ints[I_SCORE:I_SCORE + n] = hand.scores
+    cards[state.C_TRICK_LO], cards[state.C_TRICK_HI] = lo, hi
+    cards[state.C_HANDS_HASH] = _hands_hash(tuple(hand.hands))
+    ints[state.I_N_SEATS], ints[state.I_FIRST_SEAT], ints[state.I_PHASE] = n, hand.first_seat, hand.phase
+    ints[state.I_TO_MOVE] = hand.to_move
+    ints[state.I_TURN] = hand._turn
+    ints[state.I_TURNED] = hand._turned if cards[state.C_CANDIDATES] else -1
+    ints[state.I_LAST_CAPTURER] = -1 if hand._last_capturer is None else hand._last_capturer
+    ints[state.I_REDEALS] = hand.redeals
+    ints[state.I_TRICK_LEN], ints[state.I_RUN_LEFT] = length, run_left
+    ints[state.I_NEEDED] = hand.trick_needed
+    ints[state.I_OPENING] = int(hand.opening)
+    ints[state.I_HOLDING] = sum(1 for h in hand.hands if h) if hand.phase == 2 else 0
+    ints[state.I_PHASE2_ACTIONS] = hand.phase2_actions
+    ints[state.I_DECISIONS] = len(hand.decisions)
+    ints[state.I_CRC] = zlib.crc32(bytes(hand.decisions)) ^ CRC_START
+    ints[state.I_TRICKS_COMPLETED] = hand.tricks_completed
+    ints[state.I_END_REASON] = -1 if hand.end_reason is None else END_REASONS.index(hand.end_reason.value)
+    ints[state.I_LOSER] = -1 if hand.loser is None else hand.loser
+    ints[state.I_CYCLE] = -1 if hand.cycle_length is None else hand.cycle_length
+    ints[state.I_SCORE:state.I_SCORE + n] = hand.scores
     if hand.phase == 2:
-        ints[I_PILE:I_PILE + n] = hand.piles_after_phase1
+        ints[state.I_PILE:state.I_PILE + n] = hand.piles_after_phase1
     entries = sorted(hand._history.items(), key=lambda item: item[1])
     capacity = max(history_capacity, len(entries) + 2)
     keys = np.zeros(capacity, dtype=np.uint64)
-    records = np.zeros((capacity, RECORD_SIZE), dtype=np.uint64)
+    records = np.zeros((capacity, state.RECORD_SIZE), dtype=np.uint64)
     for index, ((hands, trick, needed, to_move, opening), seen) in enumerate(entries):
         if seen != entries[0][1] + index:
             raise GameInputError("the hand's position history is not one unbroken stretch of actions")
         records[index], keys[index] = _record(hands, trick, needed, to_move, opening)
-    ints[I_HIST_LEN] = len(entries)
-    ints[I_HIST_BASE] = entries[0][1] if entries else hand.phase2_actions
+    ints[state.I_HIST_LEN] = len(entries)
+    ints[state.I_HIST_BASE] = entries[0][1] if entries else hand.phase2_actions
     deck = np.asarray(hand.deck, dtype=np.int64)
     return cards, ints, deck, rng, keys[:capacity], records[:capacity]

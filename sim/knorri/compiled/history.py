@@ -13,32 +13,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim import config
 from sim.compiled_bits import U64
+from sim.knorri.compiled import state
 from sim.knorri.compiled.moves import move
-from sim.knorri.compiled.state import (
-    C_HAND,
-    C_HANDS_HASH,
-    C_TRICK_HI,
-    C_TRICK_LO,
-    I_HIST_BASE,
-    I_HIST_LEN,
-    I_HOLDING,
-    I_N_SEATS,
-    I_NEEDED,
-    I_OPENING,
-    I_PHASE2_ACTIONS,
-    I_RUN_LEFT,
-    I_TO_MOVE,
-    I_TRICK_LEN,
-    META_NEEDED,
-    META_OPENING,
-    META_RUN_LEFT,
-    META_TRICK_LEN,
-    MOVER_KEY,
-    R_META,
-    R_TRICK_HI,
-    R_TRICK_LO,
-    STEP_ROW,
-)
 from sim.knorri.encoding import MAX_PHASE2_ACTIONS
 
 HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
@@ -50,14 +26,15 @@ FREE_SLOT = np.int16(HISTORY_CAPACITY)  # a slot entry no stretch of history rea
 def meta_word(to_move, opening, needed, run_left, trick_len):
     """A full history row's ``R_META``: the small fields of a position packed (``needed``: for an empty trick,
     the seats holding cards, what the next lead will need)."""
-    return (to_move | (opening << META_OPENING) | (needed << META_NEEDED) | (run_left << META_RUN_LEFT)
-            | (trick_len << META_TRICK_LEN))
+    return (to_move | (opening << state.META_OPENING) | (needed << state.META_NEEDED)
+            | (run_left << state.META_RUN_LEFT) | (trick_len << state.META_TRICK_LEN))
 
 
 @njit(**config.INLINED_KERNEL)
 def _position_meta(ints):
-    needed = ints[I_NEEDED] if ints[I_TRICK_LEN] > 0 else ints[I_HOLDING]
-    return meta_word(ints[I_TO_MOVE], ints[I_OPENING], needed, ints[I_RUN_LEFT], ints[I_TRICK_LEN])
+    needed = ints[state.I_NEEDED] if ints[state.I_TRICK_LEN] > 0 else ints[state.I_HOLDING]
+    return meta_word(ints[state.I_TO_MOVE], ints[state.I_OPENING], needed, ints[state.I_RUN_LEFT],
+                     ints[state.I_TRICK_LEN])
 
 
 @njit(**config.INLINED_KERNEL)
@@ -70,7 +47,7 @@ def position_key(cards, ints):
     seldom differs between positions with equal hands, and ``find_position`` confirms every
     key match field by field. One XOR per action keeps the hands' hash, so the key is cheap.
     """
-    return cards[C_HANDS_HASH] ^ MOVER_KEY[ints[I_TO_MOVE]]
+    return cards[state.C_HANDS_HASH] ^ state.MOVER_KEY[ints[state.I_TO_MOVE]]
 
 
 @njit(**config.INLINED_KERNEL)
@@ -82,42 +59,44 @@ def home_slot(slots, key):
 @njit(**config.INLINED_KERNEL)
 def _write_row(cards, ints, records, row):
     """The current position as a full history row."""
-    write_row(cards, ints[I_N_SEATS], records, row, cards[C_TRICK_LO], cards[C_TRICK_HI], _position_meta(ints))
+    write_row(cards, ints[state.I_N_SEATS], records, row, cards[state.C_TRICK_LO], cards[state.C_TRICK_HI],
+              _position_meta(ints))
 
 
 @njit(**config.INLINED_KERNEL)
 def write_row(cards, n_seats, records, row, trick_lo, trick_hi, meta):
     """A full history row: every seat's hand from ``cards``, the trick words and the meta word."""
     for s in range(n_seats):  # records[row, ...] rather than a row view: a view costs a refcount
-        records[row, s] = cards[C_HAND + s]
-    records[row, R_TRICK_LO] = trick_lo
-    records[row, R_TRICK_HI] = trick_hi
-    records[row, R_META] = U64(meta)
+        records[row, s] = cards[state.C_HAND + s]
+    records[row, state.R_TRICK_LO] = trick_lo
+    records[row, state.R_TRICK_HI] = trick_hi
+    records[row, state.R_META] = U64(meta)
 
 
 @njit(**config.INLINED_KERNEL)
 def _load_row(cards, ints, records, row):
     """Set the live position to full history row ``row`` (the hands hash and a stale I_NEEDED are left alone)."""
-    for s in range(ints[I_N_SEATS]):
-        cards[C_HAND + s] = records[row, s]
-    cards[C_TRICK_LO] = records[row, R_TRICK_LO]
-    cards[C_TRICK_HI] = records[row, R_TRICK_HI]
-    meta = np.int64(records[row, R_META])
-    ints[I_TO_MOVE] = meta & 7
-    ints[I_OPENING] = (meta >> META_OPENING) & 1
-    ints[I_NEEDED] = (meta >> META_NEEDED) & 15
-    ints[I_RUN_LEFT] = (meta >> META_RUN_LEFT) & 15
-    ints[I_TRICK_LEN] = meta >> META_TRICK_LEN
+    for s in range(ints[state.I_N_SEATS]):
+        cards[state.C_HAND + s] = records[row, s]
+    cards[state.C_TRICK_LO] = records[row, state.R_TRICK_LO]
+    cards[state.C_TRICK_HI] = records[row, state.R_TRICK_HI]
+    meta = np.int64(records[row, state.R_META])
+    ints[state.I_TO_MOVE] = meta & 7
+    ints[state.I_OPENING] = (meta >> state.META_OPENING) & 1
+    ints[state.I_NEEDED] = (meta >> state.META_NEEDED) & 15
+    ints[state.I_RUN_LEFT] = (meta >> state.META_RUN_LEFT) & 15
+    ints[state.I_TRICK_LEN] = meta >> state.META_TRICK_LEN
 
 
 @njit(**config.INLINED_KERNEL)
 def _equals_row(cards, ints, records, row):
     """Whether full history row ``row`` holds the current position, field by field."""
-    if (records[row, R_META] != U64(_position_meta(ints)) or records[row, R_TRICK_LO] != cards[C_TRICK_LO]
-            or records[row, R_TRICK_HI] != cards[C_TRICK_HI]):
+    if (records[row, state.R_META] != U64(_position_meta(ints))
+            or records[row, state.R_TRICK_LO] != cards[state.C_TRICK_LO]
+            or records[row, state.R_TRICK_HI] != cards[state.C_TRICK_HI]):
         return False
-    for s in range(ints[I_N_SEATS]):
-        if records[row, s] != cards[C_HAND + s]:
+    for s in range(ints[state.I_N_SEATS]):
+        if records[row, s] != cards[state.C_HAND + s]:
             return False
     return True
 
@@ -132,20 +111,20 @@ def is_remembered(cards, ints, records, index):
     new stretch with a full row), the result compared with the parked position, and the
     current position put back.
     """
-    if records[index, R_META] & STEP_ROW == 0:
+    if records[index, state.R_META] & state.STEP_ROW == 0:
         return _equals_row(cards, ints, records, index)
-    spare = ints[I_HIST_LEN]
-    hands_hash, needed = cards[C_HANDS_HASH], ints[I_NEEDED]
+    spare = ints[state.I_HIST_LEN]
+    hands_hash, needed = cards[state.C_HANDS_HASH], ints[state.I_NEEDED]
     _write_row(cards, ints, records, spare)
     start = index - 1
-    while records[start, R_META] & STEP_ROW:
+    while records[start, state.R_META] & state.STEP_ROW:
         start -= 1
     _load_row(cards, ints, records, start)
     for row in range(start + 1, index + 1):
-        move(cards, ints, ints[I_TO_MOVE], np.int64(records[row, R_META] & ~STEP_ROW))
+        move(cards, ints, ints[state.I_TO_MOVE], np.int64(records[row, state.R_META] & ~state.STEP_ROW))
     same = _equals_row(cards, ints, records, spare)
     _load_row(cards, ints, records, spare)
-    cards[C_HANDS_HASH], ints[I_NEEDED] = hands_hash, needed
+    cards[state.C_HANDS_HASH], ints[state.I_NEEDED] = hands_hash, needed
     return same
 
 
@@ -156,16 +135,16 @@ def remember(cards, ints, keys, records, slots, key, slot, action):
     The first position of a stretch gets a full row; every later one a step row (one word
     instead of a whole position: most positions are never looked at again).
     """
-    index = ints[I_HIST_LEN]
+    index = ints[state.I_HIST_LEN]
     keys[index] = key
     if slots.shape[0] > 0:
-        slots[slot] = ints[I_PHASE2_ACTIONS]  # when the position was reached (see find_position)
+        slots[slot] = ints[state.I_PHASE2_ACTIONS]  # when the position was reached (see find_position)
     if index == 0:
-        ints[I_HIST_BASE] = ints[I_PHASE2_ACTIONS]
+        ints[state.I_HIST_BASE] = ints[state.I_PHASE2_ACTIONS]
         _write_row(cards, ints, records, index)
     else:
-        records[index, R_META] = STEP_ROW | U64(action)
-    ints[I_HIST_LEN] = index + 1
+        records[index, state.R_META] = state.STEP_ROW | U64(action)
+    ints[state.I_HIST_LEN] = index + 1
 
 
 @njit(**config.STEP_KERNEL)
@@ -175,8 +154,8 @@ def reset_slots(ints, keys, slots, free):
     if slots.shape[0] == 0:
         return
     mask = slots.shape[0] - 1
-    base = ints[I_HIST_BASE]
-    for index in range(ints[I_HIST_LEN]):
+    base = ints[state.I_HIST_BASE]
+    for index in range(ints[state.I_HIST_LEN]):
         slot = home_slot(slots, keys[index])
         while 0 <= slots[slot] - base < index:
             slot = (slot + 1) & mask
@@ -197,10 +176,10 @@ def find_position(cards, ints, keys, records, slots, key):
     probe chains stay intact. The caller fills ``slots`` once per hand with a value no
     stretch reaches (``HISTORY_CAPACITY``).
     """
-    length = ints[I_HIST_LEN]
+    length = ints[state.I_HIST_LEN]
     if slots.shape[0] > 0:
         mask = slots.shape[0] - 1
-        base = ints[I_HIST_BASE]
+        base = ints[state.I_HIST_BASE]
         slot = home_slot(slots, key)
         while True:
             seen = np.int64(slots[slot])
@@ -212,5 +191,5 @@ def find_position(cards, ints, keys, records, slots, key):
             slot = (slot + 1) & mask
     for index in range(length):
         if keys[index] == key and is_remembered(cards, ints, records, index):
-            return ints[I_HIST_BASE] + index, np.int64(0)
+            return ints[state.I_HIST_BASE] + index, np.int64(0)
     return -1, np.int64(0)

@@ -41,9 +41,8 @@ Results are per team, as a seat of a partnership maximises its team's: ``team_re
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
 ``tricks`` give the score and the current round's tricks per team.
 
-Every function but the Python ones (``new_position``, ``position_rows``) is compiled with
-numba and can be called from Python or from an agent's own compiled code (an edit to the
-engine recompiles the agent's kernels too: ``sim.compile_cache`` keys them by every source file).
+Every function but the Python ones (``new_position``, ``position_rows``) is compiled, as are the
+helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
 """
 
 from __future__ import annotations
@@ -54,25 +53,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
-from sim.compiled_bits import (
-    CRC_START,
-    agent_seed,
-    below,
-    copy_position,
-    derive_seed1,
-    lowest_card,
-    next_u64,
-    popcount,
-    refill,
-    row_field,
-    row_field_at,
-    row_flag,
-    take_within_suits,
-    uniform_float,
-)
+from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag
 from sim.errors import GameInputError
+from sim.kort.compiled import state
 from sim.kort.compiled.kernels import apply_action, init_match, is_legal, legal_actions, seed_streams, uniform_action
 from sim.kort.compiled.playout import copy_round_record
 from sim.kort.compiled.policies import (
@@ -98,55 +84,6 @@ from sim.kort.compiled.policies import (
     greedy_choice,
     side_lead,
 )
-from sim.kort.compiled.state import (
-    C_HAND,
-    C_PLAYED,
-    I_BAVAN_TEAM,
-    I_BEST_CARD,
-    I_BEST_SEAT,
-    I_CHOICES,
-    I_CRC,
-    I_DEAL_NO,
-    I_DECISIONS,
-    I_DECLARED,
-    I_END_REASON,
-    I_FIRST_HOLDER,
-    I_FIRST_VOTER,
-    I_HOLDER,
-    I_LAST_ROUND,
-    I_LEAD_STATE,
-    I_LEADER,
-    I_LED_SUIT,
-    I_PHASE,
-    I_REDEALS,
-    I_ROUND_NO,
-    I_ROUNDS_PLAYED,
-    I_SCORE,
-    I_TARGET,
-    I_THIRTEENTH,
-    I_TO_MOVE,
-    I_TRICK_CARD,
-    I_TRICK_NO,
-    I_TRICK_PLAYS,
-    I_TRICKS,
-    I_TRUMP,
-    I_TRUMP_CHOICE,
-    I_VOTE,
-    I_VOTES_CAST,
-    I_WINNER_TEAM,
-    I_WINS,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    P_DECLARE,
-    P_TRUMP,
-    P_VOTE,
-    RNG_DEAL,
-    RNG_SEAT,
-    ROUND_FIELDS,
-    max_rounds,
-    state_kind,
-)
 from sim.kort.compiled.trop_chance import trop_to_end_chance
 from sim.kort.encoding import (
     BAVAN_YES,
@@ -161,14 +98,8 @@ from sim.kort.encoding import (
 )
 from sim.kort.rules import card_beats
 
-DEAL_STREAM = RNG_DEAL
-"""``rng[DEAL_STREAM]``: the stream that deals redeals and later rounds."""
-SEAT_STREAMS = RNG_SEAT
-"""``rng[SEAT_STREAMS + s]``: seat s's own stream (what ``random_action`` draws for seat s)."""
-
 __all__ = [
     "ACE",
-    "DEAL_STREAM",
     "DRAW_TRUMPS_FROM",
     "GREEDY",
     "KING",
@@ -177,7 +108,6 @@ __all__ = [
     "RANDOM",
     "REDEAL_UNLESS_ACES",
     "REDEAL_UNLESS_TRUMPS",
-    "SEAT_STREAMS",
     "SUITS",
     "TRICK_FIELDS",
     "TROP_FROM",
@@ -192,13 +122,9 @@ __all__ = [
     "greedy_choice",
     "side_lead",
     "trop_to_end_chance",
-    "agent_seed",
     "apply_action",
-    "below",
     "card_count",
-    "copy_position",
     "deal_hidden",
-    "derive_seed1",
     "declared",
     "holder",
     "is_legal",
@@ -206,16 +132,13 @@ __all__ = [
     "lead_kind",
     "leader",
     "legal_actions",
-    "lowest_card",
     "new_match",
     "new_position",
     "new_results",
-    "next_u64",
     "own_hand",
     "phase",
     "play_out",
     "played",
-    "popcount",
     "position_rows",
     "random_action",
     "record_round",
@@ -234,17 +157,15 @@ __all__ = [
     "trump",
     "winner_team",
     "wins",
-    "refill",
-    "take_within_suits",
-    "uniform_float",
+    *compiled_api.__all__,
 ]
 
 
 # ----- Python side -----------------------------------------------------------------------------------
 def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Empty working arrays ``cards, ints, deck, rng`` for one position."""
-    return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
-            np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64))
+    return (np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
+            np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
 
 
 def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[int] = (), deal_seed: int = 0,
@@ -282,8 +203,8 @@ def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[
 
     cards, ints, deck, rng = new_position()
     for s in range(NUM_SEATS):
-        cards[C_HAND + s] = held[s]
-    cards[C_PLAYED] = played
+        cards[state.C_HAND + s] = held[s]
+    cards[state.C_PLAYED] = played
     deck[:] = card_list(held[obs.holder]) + list(undealt) if choosing else card_list(FULL_DECK)
     _write_public(ints, obs, held, this_deal, first_vote)
     seed_streams(rng, np.uint64(deal_seed))
@@ -294,94 +215,95 @@ def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Se
                   first_vote: int) -> None:
     """Every public field of the ints row, from the observation and its log (the last round's record stays -1)."""
     ints[:] = 0
-    ints[I_LAST_ROUND:] = -1
-    ints[I_TARGET] = obs.options["target_wins"]
-    ints[I_FIRST_HOLDER] = obs.options["first_holder"]
-    ints[I_ROUND_NO], ints[I_DEAL_NO], ints[I_HOLDER] = obs.round_no, obs.deal_no, obs.holder
-    ints[I_REDEALS] = sum(1 for event in obs.log if event["kind"] == "redeal")
-    ints[I_ROUNDS_PLAYED] = sum(1 for event in obs.log if event["kind"] == "round_end")
-    ints[I_PHASE], ints[I_TO_MOVE] = obs.phase, obs.to_move
-    ints[I_TRUMP] = -1 if obs.trump is None else obs.trump
+    ints[state.I_LAST_ROUND:] = -1
+    ints[state.I_TARGET] = obs.options["target_wins"]
+    ints[state.I_FIRST_HOLDER] = obs.options["first_holder"]
+    ints[state.I_ROUND_NO], ints[state.I_DEAL_NO], ints[state.I_HOLDER] = obs.round_no, obs.deal_no, obs.holder
+    ints[state.I_REDEALS] = sum(1 for event in obs.log if event["kind"] == "redeal")
+    ints[state.I_ROUNDS_PLAYED] = sum(1 for event in obs.log if event["kind"] == "round_end")
+    ints[state.I_PHASE], ints[state.I_TO_MOVE] = obs.phase, obs.to_move
+    ints[state.I_TRUMP] = -1 if obs.trump is None else obs.trump
     choice = [event["action"] for event in this_deal if event["kind"] == "trump"]
-    ints[I_TRUMP_CHOICE] = choice[0] if choice else -1
-    ints[I_THIRTEENTH] = -1 if obs.thirteenth is None else obs.thirteenth
-    ints[I_LEADER], ints[I_TRICK_NO], ints[I_TRICK_PLAYS] = obs.leader, obs.trick_no, len(obs.trick)
-    ints[I_LED_SUIT] = ints[I_BEST_CARD] = ints[I_BEST_SEAT] = -1
-    ints[I_TRICK_CARD:I_TRICK_CARD + NUM_SEATS] = -1
+    ints[state.I_TRUMP_CHOICE] = choice[0] if choice else -1
+    ints[state.I_THIRTEENTH] = -1 if obs.thirteenth is None else obs.thirteenth
+    ints[state.I_LEADER], ints[state.I_TRICK_NO], ints[state.I_TRICK_PLAYS] = obs.leader, obs.trick_no, len(obs.trick)
+    ints[state.I_LED_SUIT] = ints[state.I_BEST_CARD] = ints[state.I_BEST_SEAT] = -1
+    ints[state.I_TRICK_CARD:state.I_TRICK_CARD + NUM_SEATS] = -1
     for seat, card in obs.trick:
-        ints[I_TRICK_CARD + seat] = card
-        if ints[I_BEST_CARD] < 0:
-            ints[I_LED_SUIT] = suit_of(card)
-        if ints[I_BEST_CARD] < 0 or card_beats(card, int(ints[I_BEST_CARD]), obs.trump):
-            ints[I_BEST_CARD], ints[I_BEST_SEAT] = card, seat
+        ints[state.I_TRICK_CARD + seat] = card
+        if ints[state.I_BEST_CARD] < 0:
+            ints[state.I_LED_SUIT] = suit_of(card)
+        if ints[state.I_BEST_CARD] < 0 or card_beats(card, int(ints[state.I_BEST_CARD]), obs.trump):
+            ints[state.I_BEST_CARD], ints[state.I_BEST_SEAT] = card, seat
     if obs.phase == Phase.DECLARE:
         leader_before = held[obs.to_move] | bit(obs.trick[0][1])
         trumps = sum(1 for card in card_list(leader_before) if suit_of(card) == obs.trump)
-        ints[I_CHOICES] = 3 if obs.trick_no == 0 and trumps >= TROP_TO_END_TRUMPS else 2
-    ints[I_BAVAN_TEAM] = -1 if obs.bavan_team is None else obs.bavan_team
-    ints[I_VOTE:I_VOTE + NUM_SEATS] = -1
-    ints[I_FIRST_VOTER] = -1
+        ints[state.I_CHOICES] = 3 if obs.trick_no == 0 and trumps >= TROP_TO_END_TRUMPS else 2
+    ints[state.I_BAVAN_TEAM] = -1 if obs.bavan_team is None else obs.bavan_team
+    ints[state.I_VOTE:state.I_VOTE + NUM_SEATS] = -1
+    ints[state.I_FIRST_VOTER] = -1
     votes_cast = 0
     for event in this_deal:
         if event["kind"] == "bavan_vote":
             for seat, vote in event["votes"]:
-                ints[I_VOTE + seat] = vote
+                ints[state.I_VOTE + seat] = vote
     if obs.phase == Phase.VOTE:
         first = [event["winner"] for event in this_deal if event["kind"] == "trick"][-1]
-        ints[I_FIRST_VOTER] = first
+        ints[state.I_FIRST_VOTER] = first
         if obs.to_move != first:  # the first vote is cast: the observer's own, or the one given
             votes_cast = 1
-            ints[I_VOTE + first] = obs.own_vote if obs.seat == first else first_vote
-            if ints[I_VOTE + first] not in VOTE_ACTIONS:
+            ints[state.I_VOTE + first] = obs.own_vote if obs.seat == first else first_vote
+            if ints[state.I_VOTE + first] not in VOTE_ACTIONS:
                 raise GameInputError(f"a Bavan vote is {VOTE_ACTIONS[0]} or {VOTE_ACTIONS[1]}, not {first_vote}")
-    ints[I_VOTES_CAST] = votes_cast
-    ints[I_DECISIONS] = votes_cast + sum(
+    ints[state.I_VOTES_CAST] = votes_cast
+    ints[state.I_DECISIONS] = votes_cast + sum(
         1 if event["kind"] in ("trump", "play", "redeal") else 2 if event["kind"] == "bavan_vote" else
         int(event["kind"] == "declare" and not event["automatic"]) for event in obs.log)
-    ints[I_CRC] = CRC_START
-    ints[I_WINNER_TEAM] = ints[I_END_REASON] = -1
-    ints[I_SCORE:I_SCORE + NUM_SEATS] = 0
+    ints[state.I_CRC] = CRC_START
+    ints[state.I_WINNER_TEAM] = ints[state.I_END_REASON] = -1
+    ints[state.I_SCORE:state.I_SCORE + NUM_SEATS] = 0
     for team in range(2):
-        ints[I_TRICKS + team] = obs.tricks[team]
-        ints[I_LEAD_STATE + team] = LeadState.from_text(obs.lead_states[team]).code
-        ints[I_WINS + team] = obs.wins[team]
-    ints[I_DECLARED:I_DECLARED + 13] = -1
+        ints[state.I_TRICKS + team] = obs.tricks[team]
+        ints[state.I_LEAD_STATE + team] = LeadState.from_text(obs.lead_states[team]).code
+        ints[state.I_WINS + team] = obs.wins[team]
+    ints[state.I_DECLARED:state.I_DECLARED + 13] = -1
     for event in this_deal:
         if event["kind"] == "declare":
             kind = DECLARATION_KINDS.index(event["declaration"])
-            ints[I_DECLARED + event["trick"]] = kind * NUM_SEATS + event["seat"]
+            ints[state.I_DECLARED + event["trick"]] = kind * NUM_SEATS + event["seat"]
 
 
 def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed result rows for ``count`` matches to ``target_wins``: each match's final ints row, and its rounds'
     records (``record_round`` fills them; ``sim.kort.compiled.batch.results_of_rows`` reads both)."""
-    return (np.zeros((count, NUM_INT_FIELDS), dtype=np.int64),
-            np.zeros((count, max_rounds(target_wins), ROUND_FIELDS), dtype=np.int16))
+    return (np.zeros((count, state.NUM_INT_FIELDS), dtype=np.int64),
+            np.zeros((count, state.max_rounds(target_wins), state.ROUND_FIELDS), dtype=np.int16))
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the match is over).")
-is_over = row_flag(I_END_REASON, "Whether the match has ended.")
+to_move = row_field(state.I_TO_MOVE, "The seat whose decision it is (-1 once the match is over).")
+is_over = row_flag(state.I_END_REASON, "Whether the match has ended.")
 phase = row_field(
-    I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
-winner_team = row_field(I_WINNER_TEAM, "The team that won the match (-1 while it goes on).")
+    state.I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
+winner_team = row_field(state.I_WINNER_TEAM, "The team that won the match (-1 while it goes on).")
 
 
 @njit(**config.INLINED_KERNEL)
 def team_result(ints: np.ndarray, team: int) -> int:
     """``team``'s match result: +1 if it won, -1 if it lost, 0 while the match goes on (each seat scores its team's)."""
-    if ints[I_WINNER_TEAM] < 0:
+    if ints[state.I_WINNER_TEAM] < 0:
         return 0
-    return 1 if ints[I_WINNER_TEAM] == team else -1
+    return 1 if ints[state.I_WINNER_TEAM] == team else -1
 
 
-wins = row_field_at(I_WINS, "``team``'s match wins so far.")
-tricks = row_field_at(I_TRICKS, "Tricks ``team`` has taken in the current round.")
-holder = row_field(I_HOLDER, "The current round's trump holder.")
-trump = row_field(I_TRUMP, "The trump suit 0..3, -1 before the holder's choice.")
-round_no = row_field(I_ROUND_NO, "The round being played, from 0.")
+wins = row_field_at(state.I_WINS, "``team``'s match wins so far.")
+tricks = row_field_at(state.I_TRICKS, "Tricks ``team`` has taken in the current round.")
+holder = row_field(state.I_HOLDER, "The current round's trump holder.")
+trump = row_field(state.I_TRUMP, "The trump suit 0..3, -1 before the holder's choice.")
+round_no = row_field(state.I_ROUND_NO, "The round being played, from 0.")
 rounds_played = row_field(
-    I_ROUNDS_PLAYED, "Rounds finished in the match so far (it grows by one as a round ends: a search can stop there).")
+    state.I_ROUNDS_PLAYED,
+    "Rounds finished in the match so far (it grows by one as a round ends: a search can stop there).")
 
 
 @njit(**config.INLINED_KERNEL)
@@ -393,20 +315,20 @@ def deal_hidden(cards: np.ndarray, hands: np.ndarray, seat: int) -> None:
     """
     for s in range(NUM_SEATS):
         if s != seat:
-            cards[C_HAND + s] = hands[s]
+            cards[state.C_HAND + s] = hands[s]
 
 
 @njit(**config.INLINED_KERNEL)
 def random_action(cards: np.ndarray, ints: np.ndarray, rng: np.ndarray) -> int:
     """A uniform legal action from the seat to move's own stream, as ``RandomAgent`` picks (the match not over)."""
-    return uniform_action(cards, ints, rng, RNG_SEAT + ints[I_TO_MOVE])
+    return uniform_action(cards, ints, rng, state.RNG_SEAT + ints[state.I_TO_MOVE])
 
 
 @njit(**config.STEP_KERNEL)
 def play_out(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, round_only: bool) -> None:
     """Play on with ``random_action`` at every seat: to the match's end, or with ``round_only`` to the round's."""
-    start = ints[I_ROUNDS_PLAYED]
-    while ints[I_END_REASON] < 0 and not (round_only and ints[I_ROUNDS_PLAYED] > start):
+    start = ints[state.I_ROUNDS_PLAYED]
+    while ints[state.I_END_REASON] < 0 and not (round_only and ints[state.I_ROUNDS_PLAYED] > start):
         apply_action(cards, ints, deck, rng, random_action(cards, ints, rng))
 
 
@@ -428,25 +350,26 @@ def record_round(ints: np.ndarray, rounds: np.ndarray, recorded: int) -> int:
 
 # ----- what a seat sees of a live match ------------------------------------------------------------
 own_hand = row_field_at(
-    C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
+    state.C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
 
 
 @njit(**config.INLINED_KERNEL)
 def card_count(cards: np.ndarray, seat: int) -> int:
     """How many cards ``seat`` holds (public)."""
-    return popcount(cards[C_HAND + seat])
+    return popcount(cards[state.C_HAND + seat])
 
 
-played = row_field(C_PLAYED, "The cards played in this deal, the current trick's included (public).")
-target_wins = row_field(I_TARGET, "The match's target in wins.")
-trick_no = row_field(I_TRICK_NO, "Tricks completed in this round.")
-leader = row_field(I_LEADER, "The seat that led (or leads) the current trick.")
+played = row_field(state.C_PLAYED, "The cards played in this deal, the current trick's included (public).")
+target_wins = row_field(state.I_TARGET, "The match's target in wins.")
+trick_no = row_field(state.I_TRICK_NO, "Tricks completed in this round.")
+leader = row_field(state.I_LEADER, "The seat that led (or leads) the current trick.")
 trick_plays = row_field(
-    I_TRICK_PLAYS, "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
-trick_card = row_field_at(I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
-thirteenth = row_field(I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
+    state.I_TRICK_PLAYS,
+    "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
+trick_card = row_field_at(state.I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
+thirteenth = row_field(state.I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
 declared = row_field_at(
-    I_DECLARED,
+    state.I_DECLARED,
     "The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes "
     "``DECLARATION_KINDS``), -1 for none.")
 
@@ -454,7 +377,7 @@ declared = row_field_at(
 @njit(**config.INLINED_KERNEL)
 def lead_kind(ints: np.ndarray, team: int) -> int:
     """``team``'s lead state as a ``LeadKind`` (free, sar, sar_next, trop, trop_done)."""
-    return state_kind(ints[I_LEAD_STATE + team])
+    return state.state_kind(ints[state.I_LEAD_STATE + team])
 
 
 @njit(**config.STEP_KERNEL)
@@ -470,29 +393,29 @@ def seat_position(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndar
     ``deal_seed``; the CRC of decisions starts afresh. Nothing hidden from the seat is read.
     """
     for s in range(NUM_SEATS):
-        cards2[C_HAND + s] = cards[C_HAND + s] if s == seat else hands[s]
-    cards2[C_PLAYED] = cards[C_PLAYED]
+        cards2[state.C_HAND + s] = cards[state.C_HAND + s] if s == seat else hands[s]
+    cards2[state.C_PLAYED] = cards[state.C_PLAYED]
     for i in range(ints.shape[0]):
         ints2[i] = ints[i]
-    for i in range(I_LAST_ROUND, ints2.shape[0]):
+    for i in range(state.I_LAST_ROUND, ints2.shape[0]):
         ints2[i] = -1
-    ints2[I_CRC] = CRC_START
-    stage = ints[I_PHASE]
-    if stage != P_DECLARE:
-        ints2[I_CHOICES] = 0
-    ints2[I_VOTES_CAST] = 0
-    ints2[I_FIRST_VOTER] = -1
-    if stage == P_VOTE:
-        first = ints[I_FIRST_VOTER]
-        ints2[I_FIRST_VOTER] = first
-        if ints[I_TO_MOVE] != first:  # the first vote is cast, by the partner: unseen, taken as yes
-            ints2[I_VOTES_CAST] = 1
+    ints2[state.I_CRC] = CRC_START
+    stage = ints[state.I_PHASE]
+    if stage != state.P_DECLARE:
+        ints2[state.I_CHOICES] = 0
+    ints2[state.I_VOTES_CAST] = 0
+    ints2[state.I_FIRST_VOTER] = -1
+    if stage == state.P_VOTE:
+        first = ints[state.I_FIRST_VOTER]
+        ints2[state.I_FIRST_VOTER] = first
+        if ints[state.I_TO_MOVE] != first:  # the first vote is cast, by the partner: unseen, taken as yes
+            ints2[state.I_VOTES_CAST] = 1
             if first != seat:
-                ints2[I_VOTE + first] = BAVAN_YES
-    if stage == P_TRUMP:
+                ints2[state.I_VOTE + first] = BAVAN_YES
+    if stage == state.P_TRUMP:
         k = 0
         for card in range(52):
-            if cards2[C_HAND + ints[I_HOLDER]] >> np.uint64(card) & np.uint64(1):
+            if cards2[state.C_HAND + ints[state.I_HOLDER]] >> np.uint64(card) & np.uint64(1):
                 deck2[k] = card
                 k += 1
         for i in range(undealt.shape[0]):

@@ -21,55 +21,20 @@ import numpy as np
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
-    check_seeds,
     chunk_count,
     code_names,
-    empty_state,
     ints_column,
     ints_columns,
     numba_threads,
     playout_request,
     protocol_rows,
+    seeded_state,
 )
 from sim.compiled_bits import crc_final
-from sim.kort.compiled import batch_kernels
+from sim.kort.compiled import batch_kernels, state
 from sim.kort.compiled.kernels import init_match, seed_streams
 from sim.kort.compiled.playout import POLICY_NAMES, PROTOCOL, RANDOM, play_matches
-from sim.kort.compiled.state import (
-    C_HAND,
-    END_REASONS,
-    I_CRC,
-    I_DECISIONS,
-    I_END_REASON,
-    I_HOLDER,
-    I_LEAD_STATE,
-    I_PHASE,
-    I_REDEALS,
-    I_ROUND_NO,
-    I_ROUNDS_PLAYED,
-    I_SCORE,
-    I_TO_MOVE,
-    I_TRICKS,
-    I_TRUMP,
-    I_WINNER_TEAM,
-    I_WINS,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    R_BAVAN,
-    R_DECLARED,
-    R_HOLDER,
-    R_REDEALS,
-    R_RESULT,
-    R_SCORE,
-    R_TEAM,
-    R_TRICKS,
-    R_TRUMP,
-    R_TRUMP_13,
-    R_WINS,
-    ROUND_FIELDS,
-    max_rounds,
-)
+from sim.kort.compiled.state import END_REASONS
 from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, OptionsLike, Result
 from sim.kort.reference import as_options
 from sim.kort.tensor import OBSERVATION_MEANINGS, OBSERVATION_SIZE, OBSERVATION_SLICES
@@ -153,28 +118,28 @@ def _declaration(trick: int, code: int) -> dict[str, Any]:
 
 def _results(options: Options, seeds: np.ndarray, ints: np.ndarray, rounds: np.ndarray) -> BatchResults:
     kept = rounds.shape[1]
-    played = np.arange(kept)[None, :] < ints[:, I_ROUNDS_PLAYED, None]
+    played = np.arange(kept)[None, :] < ints[:, state.I_ROUNDS_PLAYED, None]
     return BatchResults(
         seed=seeds,
         options=options,
-        rounds_played=ints[:, I_ROUNDS_PLAYED].copy(),
-        redeals=ints[:, I_REDEALS].copy(),
-        wins=ints[:, I_WINS:I_WINS + 2].copy(),
-        winner_team=ints[:, I_WINNER_TEAM].copy(),
-        decisions=ints[:, I_DECISIONS].copy(),
-        crc32=crc_final(ints[:, I_CRC]).astype(np.uint32),
-        scores=ints[:, I_SCORE:I_SCORE + NUM_SEATS].copy(),
-        round_result=np.where(played, rounds[:, :, R_RESULT], -1).astype(np.int8),
-        round_team=rounds[:, :, R_TEAM].astype(np.int8),
-        round_wins=rounds[:, :, R_WINS].astype(np.int8),
-        round_tricks=rounds[:, :, R_TRICKS:R_TRICKS + 2].astype(np.int8),
-        round_holder=rounds[:, :, R_HOLDER].astype(np.int8),
-        round_trump=rounds[:, :, R_TRUMP].astype(np.int8),
-        round_trump_13=rounds[:, :, R_TRUMP_13] == 1,
-        round_redeals=rounds[:, :, R_REDEALS].copy(),
-        round_bavan=rounds[:, :, R_BAVAN] == 1,
-        round_score=rounds[:, :, R_SCORE:R_SCORE + 2].copy(),
-        round_declarations=rounds[:, :, R_DECLARED:R_DECLARED + 13].astype(np.int8),
+        rounds_played=ints[:, state.I_ROUNDS_PLAYED].copy(),
+        redeals=ints[:, state.I_REDEALS].copy(),
+        wins=ints[:, state.I_WINS:state.I_WINS + 2].copy(),
+        winner_team=ints[:, state.I_WINNER_TEAM].copy(),
+        decisions=ints[:, state.I_DECISIONS].copy(),
+        crc32=crc_final(ints[:, state.I_CRC]).astype(np.uint32),
+        scores=ints[:, state.I_SCORE:state.I_SCORE + NUM_SEATS].copy(),
+        round_result=np.where(played, rounds[:, :, state.R_RESULT], -1).astype(np.int8),
+        round_team=rounds[:, :, state.R_TEAM].astype(np.int8),
+        round_wins=rounds[:, :, state.R_WINS].astype(np.int8),
+        round_tricks=rounds[:, :, state.R_TRICKS:state.R_TRICKS + 2].astype(np.int8),
+        round_holder=rounds[:, :, state.R_HOLDER].astype(np.int8),
+        round_trump=rounds[:, :, state.R_TRUMP].astype(np.int8),
+        round_trump_13=rounds[:, :, state.R_TRUMP_13] == 1,
+        round_redeals=rounds[:, :, state.R_REDEALS].copy(),
+        round_bavan=rounds[:, :, state.R_BAVAN] == 1,
+        round_score=rounds[:, :, state.R_SCORE:state.R_SCORE + 2].copy(),
+        round_declarations=rounds[:, :, state.R_DECLARED:state.R_DECLARED + 13].astype(np.int8),
     )
 
 
@@ -186,7 +151,7 @@ def results_of_rows(options: Options, seeds: np.ndarray, ints: np.ndarray, round
 
 def _round_arrays(count: int, options: Options, keep: bool) -> np.ndarray:
     """Zeroed ``int16[count, R, ROUND_FIELDS]`` for the rounds' records (R = 0 when they are not kept)."""
-    return np.zeros((count, max_rounds(options.target_wins) if keep else 0, ROUND_FIELDS), dtype=np.int16)
+    return np.zeros((count, state.max_rounds(options.target_wins) if keep else 0, state.ROUND_FIELDS), dtype=np.int16)
 
 
 def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: int | str = PROTOCOL,
@@ -202,7 +167,7 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     """
     options = as_options(options)
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
-    ints = np.zeros((len(seeds), NUM_INT_FIELDS), dtype=np.int64)
+    ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
     rounds = _round_arrays(len(seeds), options, keep_rounds)
     with numba_threads(workers):
         play_matches(options.target_wins, options.first_holder, seeds, policy, chunk_count(len(seeds), workers),
@@ -226,8 +191,7 @@ class KortBatch(CompiledBatch):
     UNIT = "match"
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
-    END_REASONS = tuple(reason.value for reason in END_REASONS)
-    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
+    LAYOUT = state
     KERNELS = batch_kernels
     n_seats = NUM_SEATS
     POLICIES = {"random": RANDOM}
@@ -243,30 +207,26 @@ class KortBatch(CompiledBatch):
     def from_seeds(cls, seeds: Sequence[int] | np.ndarray, options: OptionsLike = None) -> KortBatch:
         """One match per seed, dealt as ``KortMatch(options, seed=seed)`` deals it (default options: to 7 wins)."""
         options = as_options(options)
-        seeds = check_seeds(seeds)
-        total = len(seeds)
-        cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
+        seeds, (cards, ints, decks, rngs) = seeded_state(seeds, state)
         for g, seed in enumerate(seeds.tolist()):
             seed_streams(rngs[g], np.uint64(seed))
             init_match(cards[g], ints[g], decks[g], rngs[g], options.target_wins, options.first_holder)
-        return cls(options, cards, ints, decks, rngs, _round_arrays(total, options, True))
+        return cls(options, cards, ints, decks, rngs, _round_arrays(len(seeds), options, True))
 
     # ----- what only Kort asks ------------------------------------------------------------------------
-    phase = ints_column(I_PHASE, "``int64[B]``: each match's ``Phase`` (trump, lead, declare, follow, vote, over).")
-    round_no = ints_column(I_ROUND_NO, "``int64[B]``: the round being played, from 0 (the last one's once over).")
-    holder = ints_column(I_HOLDER, "``int64[B]``: this round's trump holder.")
-    trump = ints_column(I_TRUMP, "``int64[B]``: the trump suit 0..3, -1 before the holder's choice.")
-    tricks = ints_columns(I_TRICKS, 2, "``int64[B, 2]``: tricks per team this round.")
-    lead_states = ints_columns(I_LEAD_STATE, 2, "``int64[B, 2]``: each team's lead state as ``LeadState.code``.")
-    wins = ints_columns(I_WINS, 2, "``int64[B, 2]``: match wins per team.")
-    winner_team = ints_column(I_WINNER_TEAM, "``int64[B]``: each match's winning team (-1 while playing).")
+    phase = ints_column(
+        state.I_PHASE, "``int64[B]``: each match's ``Phase`` (trump, lead, declare, follow, vote, over).")
+    round_no = ints_column(state.I_ROUND_NO, "``int64[B]``: the round being played, from 0 (the last one's once over).")
+    holder = ints_column(state.I_HOLDER, "``int64[B]``: this round's trump holder.")
+    trump = ints_column(state.I_TRUMP, "``int64[B]``: the trump suit 0..3, -1 before the holder's choice.")
+    tricks = ints_columns(state.I_TRICKS, 2, "``int64[B, 2]``: tricks per team this round.")
+    lead_states = ints_columns(state.I_LEAD_STATE, 2, "``int64[B, 2]``: each team's lead state as ``LeadState.code``.")
+    wins = ints_columns(state.I_WINS, 2, "``int64[B, 2]``: match wins per team.")
+    winner_team = ints_column(state.I_WINNER_TEAM, "``int64[B]``: each match's winning team (-1 while playing).")
 
     def results(self) -> BatchResults:
         """The per-match and per-round results so far, as ``play_batch`` returns them (seeds are not kept: zeros)."""
         return _results(self.options, np.zeros(len(self), dtype=np.uint64), self._ints, self._rounds)
-
-    def _fresh(self, seeds: np.ndarray) -> KortBatch:
-        return KortBatch.from_seeds(seeds, self.options)
 
 
 __all__ = [

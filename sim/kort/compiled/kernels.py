@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import config
+from sim import compiled_bits, config
 from sim.compiled_bits import (
     CRC_START,
     U64,
-    agent_seed,
     among_choices,
+    clear_rows,
     crc_byte,
     draw_choice,
     popcount,
@@ -72,7 +72,6 @@ from sim.kort.compiled.state import (
     K_SAR_NEXT,
     K_TROP,
     K_TROP_DONE,
-    NUM_RNG,
     P_DECLARE,
     P_FOLLOW,
     P_LEAD,
@@ -80,7 +79,6 @@ from sim.kort.compiled.state import (
     P_TRUMP,
     P_VOTE,
     RNG_DEAL,
-    RNG_SEAT,
     SUITS,
     card_bit,
     state_kind,
@@ -178,19 +176,14 @@ def uniform_action(cards, ints, rng, stream):
 # ----- starting a match, a round, a deal ----------------------------------------------------------
 @njit(**config.STEP_KERNEL)
 def seed_streams(rng, seed):
-    """Start a match's streams: its own at ``seed``, seat s's at ``agent_seed(seed, s)``."""
-    rng[RNG_DEAL] = U64(seed)
-    for s in range(NUM_RNG - 1):
-        rng[RNG_SEAT + s] = agent_seed(U64(seed), s)
+    """Start a match's streams: its own at ``seed``, seat s's at ``agent_seed(seed, s)`` for the four seats."""
+    compiled_bits.seed_streams(rng, seed, NUM_SEATS)
 
 
 @njit(**config.STEP_KERNEL)
 def init_match(cards, ints, deck, rng, target_wins, first_holder):
     """Start a match (``rng`` must already hold its streams): the first deal, up to the holder's trump choice."""
-    for i in range(cards.shape[0]):
-        cards[i] = NO_CARDS
-    for i in range(ints.shape[0]):
-        ints[i] = 0
+    clear_rows(cards, ints)
     ints[I_TARGET] = target_wins
     ints[I_FIRST_HOLDER] = first_holder
     ints[I_CRC] = CRC_START

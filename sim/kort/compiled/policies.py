@@ -17,21 +17,9 @@ from numba import njit
 from sim import config
 from sim.cards import SUIT_MASK
 from sim.compiled_bits import lowest_card, popcount
+from sim.kort import encoding
 from sim.kort.compiled.state import I_HOLDER, I_PHASE, I_TO_MOVE, I_TRUMP, I_WINS
 from sim.kort.compiled.trop_chance import count_cards, trop_to_end_chance
-from sim.kort.encoding import (
-    BAVAN_NO,
-    BAVAN_YES,
-    NUM_SEATS,
-    REDEAL,
-    RESULT_WINS,
-    SAR,
-    TROP,
-    TROP_TO_END,
-    TRUMP_BASE,
-    Phase,
-    Result,
-)
 from sim.kort.rules import FACE_CARDS
 from sim.policy_ids import GREEDY, RANDOM
 
@@ -49,8 +37,8 @@ TROP_FROM = 4  # trumps (the led card included) with the ace or king that make i
 T_SEAT, T_CARD, T_LEN, T_TARGET = 0, 4, 8, 9
 TRICK_FIELDS = 10
 P_TRUMP, P_LEAD, P_DECLARE, P_FOLLOW, P_VOTE = (int(p) for p in (
-    Phase.TRUMP, Phase.LEAD, Phase.DECLARE, Phase.FOLLOW, Phase.VOTE))
-KORT_WINS = RESULT_WINS[Result.KORT]
+    encoding.Phase.TRUMP, encoding.Phase.LEAD, encoding.Phase.DECLARE, encoding.Phase.FOLLOW, encoding.Phase.VOTE))
+KORT_WINS = encoding.RESULT_WINS[encoding.Result.KORT]
 SUITS = np.array(SUIT_MASK, dtype=np.uint64)
 FACES = np.uint64(FACE_CARDS)
 ONE = np.uint64(1)
@@ -122,7 +110,7 @@ def _choose_trump(five):
             rest &= rest - ONE
         if count > best_count or (count == best_count and rank_sum >= best_sum):
             best, best_count, best_sum = suit, count, rank_sum
-    return TRUMP_BASE + best
+    return encoding.TRUMP_BASE + best
 
 
 @njit(**config.INLINED_KERNEL)
@@ -140,10 +128,10 @@ def _declaration(hand, led, trump_suit, offered_to_end):
             if _has(held, card):
                 ranks |= 1 << _rank(card)
         if trop_to_end_chance(ranks) >= TROP_TO_END_CHANCE:
-            return TROP_TO_END
+            return encoding.TROP_TO_END
     if count_cards(held) >= TROP_FROM and _top_trump(held, trump_suit):
-        return TROP
-    return SAR
+        return encoding.TROP
+    return encoding.SAR
 
 
 @njit(**config.INLINED_KERNEL)
@@ -205,7 +193,7 @@ def _follow(trick, cards, trump_suit, seat):
         if beats(trick[T_CARD + k], best, trump_suit):
             best_seat, best = trick[T_SEAT + k], trick[T_CARD + k]
     chosen = NONE
-    partner_takes = best_seat == (seat + 2) % NUM_SEATS
+    partner_takes = best_seat == (seat + 2) % encoding.NUM_SEATS
     rest = cards
     while rest != NONE:
         card = lowest_card(rest)
@@ -219,11 +207,11 @@ def _follow(trick, cards, trump_suit, seat):
 def _bavan_vote(ints, hand, trump_suit, seat, target):
     team = seat % 2
     if ints[I_HOLDER] % 2 != team or ints[I_WINS + team] + KORT_WINS >= target:
-        return BAVAN_NO
+        return encoding.BAVAN_NO
     for card in range(52):
         if _has(hand, card) and _suit(card) != trump_suit and _rank(card) != ACE:
-            return BAVAN_NO
-    return BAVAN_YES
+            return encoding.BAVAN_NO
+    return encoding.BAVAN_YES
 
 
 @njit(**config.INLINED_KERNEL)
@@ -249,18 +237,18 @@ def greedy_choice(ints, hand, trick, legal, n_legal, redeal_auto):
     if stage == P_TRUMP:
         return _choose_trump(hand)
     if stage == P_DECLARE:
-        return _declaration(hand, trick[T_CARD], trump_suit, legal[n_legal - 1] == TROP_TO_END)
+        return _declaration(hand, trick[T_CARD], trump_suit, legal[n_legal - 1] == encoding.TROP_TO_END)
     if stage == P_VOTE:
         return _bavan_vote(ints, hand, trump_suit, seat, trick[T_TARGET])
-    if redeal_auto and legal[n_legal - 1] == REDEAL:
+    if redeal_auto and legal[n_legal - 1] == encoding.REDEAL:
         aces = 0
         for suit in range(4):
             aces += 1 if _has(hand, suit * 13 + ACE) else 0
         if popcount(hand & SUITS[trump_suit]) < REDEAL_UNLESS_TRUMPS and aces < REDEAL_UNLESS_ACES:
-            return REDEAL
+            return encoding.REDEAL
     cards = NONE
     for k in range(n_legal):
-        if legal[k] < TRUMP_BASE:
+        if legal[k] < encoding.TRUMP_BASE:
             cards |= ONE << np.uint64(legal[k])
     if stage == P_LEAD:
         return _lead(hand, cards, trump_suit)

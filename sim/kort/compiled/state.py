@@ -26,7 +26,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
-from sim.compiled_bits import U64
+from sim.compiled_bits import DEAL_STREAM, SEAT_STREAMS, U64
 from sim.kort.encoding import NUM_SEATS, NUM_TEAMS, TRICKS_IN_ROUND, TRUMP_13, LeadKind, MatchEnd, Phase
 from sim.kort.rules import FACE_CARDS
 
@@ -96,8 +96,8 @@ P_TRUMP, P_LEAD, P_DECLARE, P_FOLLOW, P_VOTE, P_OVER = (int(p) for p in (
 K_FREE, K_SAR, K_SAR_NEXT, K_TROP, K_TROP_DONE = (int(k) for k in LeadKind)
 
 # ----- random streams -----------------------------------------------------------------------------
-RNG_DEAL = 0  # rngs[g, RNG_DEAL]: the match's own stream (the decks, and the protocol's decisions)
-RNG_SEAT = 1  # rngs[g, RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
+RNG_DEAL = DEAL_STREAM  # rngs[g, RNG_DEAL]: the match's own stream (the decks, and the protocol's decisions)
+RNG_SEAT = SEAT_STREAMS  # rngs[g, RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + NUM_SEATS
 
 # ----- tables ---------------------------------------------------------------------------------------
