@@ -79,51 +79,71 @@ class LearningFacts:
     max_decisions: Callable[[int, Mapping[str, Any]], int]
 
 
-@runtime_checkable
-class GameAdapter(Protocol):
-    """Every name a game's adapter module provides (a module satisfies a Protocol by its attributes).
-
-    Identity and shape:
-    ``TITLE`` (for people), ``MIN_SEATS``/``MAX_SEATS``/``DEFAULT_SEATS``, ``ROW`` (what one row of the hands
-    table is: ``hand``, ``game`` or ``match``), ``MATCH_HANDS`` (the rows a runner match may hold), ``OPTIONS``.
-
-    The runner's tables: ``HAND_COLUMNS``, ``ACTION_COLUMNS`` (``ColumnSpec`` tuples), ``ID_DOCS``,
-    ``SEED_DERIVATION``, ``OUTCOME`` (the summary's counted column and its rate's name), ``SUMMARY_REASONS``,
-    ``PLACE_COLUMNS`` with ``finishing_places``; optionally ``EXTRA_TABLES``.
-
-    Playing: ``deal`` makes reference deals (``play``, ``bench``, the RL interfaces);
-    ``conformance_lines`` is ``traj``; ``describe_event``/``describe_end`` print a deal for people;
-    ``play_matches`` plays a runner chunk; ``BENCH`` is what ``bench`` times; ``LEARNING`` (or None) is what the
-    RL interfaces need.
-
-    The compiled engine, as the runner's routes (``experiments.runner.routes``) use it: ``ENGINE_POLICIES``, the
-    bare specs ``play_matches`` plays on the engine's own policies (empty without a compiled engine);
-    ``COMPILED_CODE``, its modules with the CPU seconds compiling them takes on first use; ``COMPILED_LOGS_ACTIONS``,
-    whether it keeps an action log; ``BATCH_POLICIES`` (None without a batch engine) with ``start_batch`` and
-    ``batch_columns``, the hook vectorised agents (``act_batch``) step the batch engine through; optionally
-    ``lineup_columns``, which a compiled lineup player of the game's agents builds its columns with.
-    """
+class GameIdentity(Protocol):
+    """Who the game is: its title, the seat counts it is played with, its options."""
 
     TITLE: str
+    """The game's name for people."""
     MIN_SEATS: int
     MAX_SEATS: int
     DEFAULT_SEATS: int
-    ROW: str
-    MATCH_HANDS: tuple[int, ...]
+    """The seat counts it is played with, and the one a command uses when none is given."""
     OPTIONS: tuple[OptionSpec, ...]
+
+
+class GameRows(Protocol):
+    """What the runner writes: a row per deal and, with ``--log-actions``, one per decision."""
+
+    ROW: str
+    """What one row of the hands table is: ``hand``, ``game`` or ``match``."""
+    MATCH_HANDS: tuple[int, ...]
+    """The rows a runner match may hold (``(1,)`` for a game whose match is one row)."""
     HAND_COLUMNS: tuple[ColumnSpec, ...]
     ACTION_COLUMNS: tuple[ColumnSpec, ...]
+
+
+class GameSummary(Protocol):
+    """What the manifest and the summary say of a run, in the game's words."""
+
     ID_DOCS: Mapping[str, str]
+    """The runner's identifier columns explained in this game's words, where they differ."""
     SEED_DERIVATION: str
+    """How a row's seed comes from its match seed (the manifest quotes it)."""
     OUTCOME: tuple[str, str]
+    """The column the summary's rate counts and the rate's name, e.g. ``("loser", "loss rate")``."""
     SUMMARY_REASONS: tuple[str, ...]
+    """The ``end_reason`` values whose shares the summary shows."""
     PLACE_COLUMNS: tuple[str, ...]
-    BENCH: Bench
-    LEARNING: LearningFacts | None
+    """The per-seat columns ``finishing_places`` reads."""
+
+
+class GameEngines(Protocol):
+    """The compiled engine, as the runner's routes (``experiments.runner.routes``) use it."""
+
     ENGINE_POLICIES: tuple[str, ...]
+    """The bare specs ``play_matches`` plays on the engine's own compiled policies (empty without an engine)."""
     COMPILED_CODE: Mapping[str, float]
+    """The compiled engine's modules, each with the CPU seconds compiling it takes on first use."""
     COMPILED_LOGS_ACTIONS: bool
+    """Whether the compiled engine keeps an action log."""
     BATCH_POLICIES: Mapping[str, int] | None
+    """The specs a batch engine's policies play beside vectorised agents (None: no batch engine)."""
+
+
+@runtime_checkable
+class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
+    """Every name a game's adapter module provides (a module satisfies a Protocol by its attributes): the facets
+    above, what ``bench`` times and what the RL interfaces need, and the functions below.
+
+    Optionally also ``EXTRA_TABLES`` (tables beside the hands table, name -> ``ColumnSpec`` tuple, filled in
+    ``ChunkColumns.tables``), ``start_batch``/``batch_columns`` (with ``BATCH_POLICIES``) and ``lineup_columns``
+    (the columns a compiled lineup player of the game's agents builds).
+    """
+
+    BENCH: Bench
+    """What ``knorri-sim bench`` times."""
+    LEARNING: LearningFacts | None
+    """What the RL interfaces need (None: the game is not offered there)."""
 
     def check_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The options (values may be strings, as typed), checked and completed with defaults; else one line."""
@@ -208,7 +228,9 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
 
 
 def _contract_names() -> list[str]:
-    return [*GameAdapter.__annotations__, *_contract_functions()]
+    facets = [cls for cls in GameAdapter.__mro__ if cls.__module__ == __name__]  # GameAdapter, then its facets
+    return [name for facet in [*facets[1:], facets[0]] for name in vars(facet).get("__annotations__", {})] + \
+        _contract_functions()
 
 
 def _contract_functions() -> list[str]:
@@ -231,6 +253,12 @@ def option_specs(options_class: type, docs: Mapping[str, str], skip: Sequence[st
 
     return tuple(OptionSpec(field.name, type(field.default), field.default, docs[field.name])
                  for field in fields(options_class) if field.name not in skip and field.default is not MISSING)
+
+
+def no_first_seat(title: str, who_opens: str, first: int | None) -> None:
+    """Refuse ``first`` (``--first``) for a game whose opening seat is fixed by its rules; ``who_opens`` says who."""
+    if first is not None:
+        raise GameInputError(f"{title} has no choice of first seat: {who_opens}")
 
 
 def has_compiled_engine(adapter: GameAdapter | ModuleType) -> bool:

@@ -34,16 +34,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
+from sim.contract import Bench, LearningFacts, OptionSpec, no_first_seat, option_specs
 from sim.errors import GameInputError
-from sim.games import (
-    ChunkColumns,
-    ColumnSpec,
-    decision_columns,
-    derive_seeds,
-    nullable,
-    places_from_values,
-)
+from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds, nullable, places_from_values
 from sim.knockout_whist import tensor
 from sim.knockout_whist.conformance import reference_line
 from sim.knockout_whist.encoding import (
@@ -61,13 +54,7 @@ from sim.knockout_whist.encoding import (
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import GREEDY, RANDOM
-from sim.seating import (
-    DecisionLog,
-    check_one_per_match,
-    play_one_per_seed,
-    plays_on_engine,
-    replay_command,
-)
+from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
 
 if TYPE_CHECKING:
     from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
@@ -329,14 +316,14 @@ def options_for(n_seats: int, options: Mapping[str, Any] | None) -> Options:
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KnockoutWhistGame | None = None) -> KnockoutWhistGame:
     """The game dealt from ``seed``."""
-    _refuse_first(first)
+    no_first_seat(TITLE, "seat 0 deals the first hand and seat 1 leads", first)
     return KnockoutWhistGame(options_for(n_seats, options), seed=seed)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's game."""
-    _refuse_first(first)
+    no_first_seat(TITLE, "seat 0 deals the first hand and seat 1 leads", first)
     rules = options_for(n_seats, options)
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
@@ -348,10 +335,6 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
 describe_event = describe_logged_event
 describe_end = describe_scores
 
-
-def _refuse_first(first: int | None) -> None:
-    if first is not None:
-        raise GameInputError("Knockout Whist has no choice of first seat: seat 0 deals the first hand and seat 1 leads")
 
 
 def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:

@@ -35,14 +35,7 @@ import numpy as np
 from sim.agent import AgentMaker
 from sim.contract import Bench, LearningFacts, OptionSpec
 from sim.errors import GameInputError
-from sim.games import (
-    ChunkColumns,
-    ColumnSpec,
-    decision_columns,
-    derive_seeds,
-    nullable,
-    places_from_values,
-)
+from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds, nullable, places_from_values
 from sim.knorri import encoding
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
 from sim.knorri.compiled.encode import END_REASONS

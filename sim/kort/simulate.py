@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, LearningFacts, OptionSpec, option_specs
+from sim.contract import Bench, LearningFacts, OptionSpec, no_first_seat, option_specs
 from sim.errors import GameInputError
 from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds
 from sim.kort import tensor
@@ -59,13 +59,7 @@ from sim.kort.encoding import (
 from sim.kort.reference import KortMatch, as_options
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import RANDOM
-from sim.seating import (
-    DecisionLog,
-    check_one_per_match,
-    play_one_per_seed,
-    plays_on_engine,
-    replay_command,
-)
+from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
 
 if TYPE_CHECKING:
     from sim.kort.compiled.batch import BatchResults, KortBatch
@@ -413,14 +407,14 @@ OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KortMatch | None = None) -> KortMatch:
     """The match dealt from ``seed``."""
-    _refuse_first(first)
+    no_first_seat(TITLE, "the first trump holder is option first_holder", first)
     return KortMatch(parse_options(dict(options)), seed=seed)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's match."""
-    _refuse_first(first)
+    no_first_seat(TITLE, "the first trump holder is option first_holder", first)
     rules = parse_options(dict(options))
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
@@ -432,10 +426,6 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
 describe_event = describe_logged_event
 describe_end = describe_scores
 
-
-def _refuse_first(first: int | None) -> None:
-    if first is not None:
-        raise GameInputError("Kort has no choice of first seat: the first trump holder is option first_holder")
 
 
 def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, OptionSpec
+from sim.contract import Bench, OptionSpec, no_first_seat
 from sim.errors import GameInputError
 from sim.games import ChunkColumns, ColumnSpec, decision_columns, places_from_values
 from sim.reference_base import play_by_protocol, protocol_fields
@@ -71,8 +71,7 @@ def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None 
          previous: TenGame | None = None) -> TenGame:
     """The game dealt from ``seed``; seat 0 always leads."""
     check_options(options)
-    if first is not None:
-        raise GameInputError("Ten has no choice of first seat: seat 0 leads")
+    no_first_seat(TITLE, "seat 0 leads", first)
     return TenGame(_check_seats(n_seats), seed)
 
 
@@ -80,8 +79,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
                       engine: str) -> list[str]:
     """``seed winner tricks... decisions crc32`` for each seed's protocol game (one stream: shuffle, then choices)."""
     check_options(options)
-    if first is not None:
-        raise GameInputError("Ten has no choice of first seat: seat 0 leads")
+    no_first_seat(TITLE, "seat 0 leads", first)
     n_seats = _check_seats(n_seats)
     games = (play_by_protocol(lambda source: TenGame(n_seats, deck_source=source), int(seed)) for seed in seeds)
     return [protocol_fields(int(seed), [game.winner, *game.tricks], game.decisions)

@@ -1,9 +1,5 @@
-"""Compiled kernels behind ``KortBatch``: legal masks, checking and stepping a batch, observations (private).
-
-The observation layout is ``tensor.OBSERVATION_FIELDS``; the kernel here writes by
-the offsets derived from it, the same numbers ``tensor.encode_observation`` writes
-from a reference observation.
-"""
+"""Compiled kernels behind ``KortBatch`` (private): legal masks, checking and stepping a batch, and observations
+written at the offsets of ``tensor.OBSERVATION_FIELDS``, the numbers ``tensor.encode_observation`` gives."""
 
 from __future__ import annotations
 
