@@ -39,6 +39,7 @@ def _crc_table() -> np.ndarray:
 
 CRC_TABLE = _crc_table()
 CRC_START = 0xFFFFFFFF
+CRC_XOR_OUT = 0xFFFFFFFF  # what a finished register is XORed with (``crc_final``; compiled code uses it directly)
 
 DEAL_STREAM = 0
 """``rng[DEAL_STREAM]``: a game's own stream (its decks and draws, and the conformance protocol's choices)."""
@@ -348,4 +349,4 @@ def crc_byte(register: int, byte: int) -> int:
 
 def crc_final(register: np.ndarray | int) -> np.ndarray | int:
     """The CRC-32 value of a running register (as ``zlib.crc32`` reports it)."""
-    return register ^ 0xFFFFFFFF
+    return register ^ CRC_XOR_OUT

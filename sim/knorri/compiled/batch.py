@@ -31,7 +31,6 @@ from sim.batch_base import (
     numba_threads,
     policy_id,
 )
-from sim.compiled_bits import crc_final
 from sim.errors import GameInputError
 from sim.knorri.compiled import batch_kernels, position_rows
 from sim.knorri.compiled.batch_kernels import (
@@ -46,11 +45,10 @@ from sim.knorri.compiled.batch_kernels import (
 )
 from sim.knorri.compiled.encode import END_REASONS, encode_hand
 from sim.knorri.compiled.history import HISTORY_CAPACITY
-from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_COLUMNS, play_hands
+from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_hands
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.compiled.state import (
     C_HAND,
-    I_DECISIONS,
     I_END_REASON,
     I_FIRST_SEAT,
     I_HIST_LEN,
@@ -64,7 +62,7 @@ from sim.knorri.compiled.state import (
     NUM_RNG,
     RECORD_SIZE,
 )
-from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS
+from sim.knorri.encoding import NUM_ACTIONS
 from sim.knorri.reference import EndReason, KnorriHand, check_seats
 from sim.rng import GOLDEN_GAMMA
 
@@ -74,6 +72,7 @@ _OWN_HISTORY = 128
 with random play) moves to the batch's spill pool, whose rows hold every position a hand can remember."""
 _SPILL_HISTORY = HISTORY_CAPACITY + 1
 _NO_LOG = np.zeros((0, LOG_FIELDS), dtype=np.int64)
+_SCORES = [name for name, _, _ in RESULT_FIELDS].index("scores")
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
 _NO_POSITION = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                 np.zeros(0, dtype=np.uint64), np.zeros((0, RECORD_SIZE), dtype=np.uint64))
@@ -138,40 +137,38 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     table = _policy_table(policies, len(seeds), n_seats)
     workers = check_workers(workers)
     total = len(seeds)
-    ints = np.zeros((total, NUM_INT_FIELDS), dtype=np.int64)
-    held = np.zeros((total, MAX_SEATS), dtype=np.uint64)
+    columns = _result_arrays(total, n_seats)
     no_log = np.zeros((0, LOG_FIELDS), dtype=np.int64)
     offsets = np.zeros(total, dtype=np.int64)
-    _run_play_hands(workers, n_seats, seeds, first, table, ints, held, no_log, offsets)
-    log = None
+    _run_play_hands(workers, n_seats, seeds, first, table, columns, no_log, offsets)
+    results = _batch_results(seeds, first, columns, None)
     if log_actions:
-        counts = ints[:, I_DECISIONS]
+        counts = results.decisions
         offsets[1:] = np.cumsum(counts)[:-1]
-        log = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
-        _run_play_hands(workers, n_seats, seeds, first, table, ints, held, log, offsets)
-    return results_from_rows(n_seats, seeds, first, ints, held, log)
+        results.actions = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
+        _run_play_hands(workers, n_seats, seeds, first, table, columns, results.actions, offsets)
+    return results
 
 
 def results_from_rows(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarray, held: np.ndarray,
-                      log: np.ndarray | None) -> BatchResults:
-    """The results of hands from their final ``ints`` rows and held cards (also ``agents.compiled_lineup``'s rows)."""
-    column = RESULT_COLUMNS
-    return BatchResults(
-        seed=seeds,
-        first_seat=first,
-        redeals=ints[:, column["redeals"]].copy(),
-        reason=ints[:, column["reason"]].astype(np.int8),
-        phase2_actions=ints[:, column["phase2_actions"]].copy(),
-        decisions=ints[:, column["decisions"]].copy(),
-        crc32=crc_final(ints[:, column["crc_register"]]).astype(np.uint32),
-        scores=ints[:, column["score"]:column["score"] + n_seats].copy(),
-        loser=ints[:, column["loser"]].copy(),
-        tricks_completed=ints[:, column["tricks_completed"]].copy(),
-        piles_after_phase1=ints[:, column["pile"]:column["pile"] + n_seats].copy(),
-        held_at_end=held[:, :n_seats].copy(),
-        cycle_length=ints[:, column["cycle_length"]].copy(),
-        actions=log,
-    )
+                      log: np.ndarray | None, held_start: int = 0) -> BatchResults:
+    """The results of hands from their final ``ints`` rows and held cards (``held[h, held_start + s]``: seat s's), as
+    ``agents.compiled_lineup`` returns them (and ``KnorriBatch.results`` holds them), in one compiled pass."""
+    columns = _result_arrays(len(ints), n_seats)
+    gather_results(np.ascontiguousarray(ints), np.ascontiguousarray(held), np.int64(held_start), np.int64(n_seats),
+                   columns)
+    return _batch_results(seeds, first, columns, log)
+
+
+def _result_arrays(total: int, n_seats: int) -> tuple[np.ndarray, ...]:
+    """Uninitialised arrays for ``total`` hands' results, one per ``RESULT_FIELDS`` entry (every entry is written)."""
+    return tuple(np.empty((total, n_seats) if per_seat else total, dtype=dtype) for _, dtype, per_seat in RESULT_FIELDS)
+
+
+def _batch_results(seeds: np.ndarray, first: np.ndarray, columns: tuple[np.ndarray, ...],
+                   log: np.ndarray | None) -> BatchResults:
+    fields = {name: column for (name, _, _), column in zip(RESULT_FIELDS, columns, strict=True)}
+    return BatchResults(seed=seeds, first_seat=first, **fields, actions=log)
 
 
 def _policy_table(policies: int | str | Sequence[int] | np.ndarray, total: int, n_seats: int) -> np.ndarray:
@@ -210,12 +207,11 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
     n_seats = hand.n_seats
     streams = _derive_seeds(seed, n_rollouts)
     table = np.full((n_rollouts, n_seats), policy_id(policy, POLICY_NAMES), dtype=np.int8)
-    ints_out = np.zeros((n_rollouts, NUM_INT_FIELDS), dtype=np.int64)
-    held = np.zeros((n_rollouts, MAX_SEATS), dtype=np.uint64)
+    columns = _result_arrays(n_rollouts, n_seats)
     workers = check_workers(workers)
-    _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, ints_out, held,
+    _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, columns,
                     _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), rows)
-    return ints_out[:, I_SCORE:I_SCORE + n_seats].copy()
+    return columns[_SCORES]
 
 
 def _derive_seeds(seed: int, count: int) -> np.ndarray:
@@ -227,12 +223,12 @@ def _derive_seeds(seed: int, count: int) -> np.ndarray:
 
 
 def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.ndarray, table: np.ndarray,
-                    ints: np.ndarray, held: np.ndarray, log: np.ndarray, offsets: np.ndarray,
+                    columns: tuple[np.ndarray, ...], log: np.ndarray, offsets: np.ndarray,
                     start_position: tuple[np.ndarray, ...] | None = None) -> None:
-    """Call the parallel playout kernel on ``workers`` threads."""
+    """Call the parallel playout kernel on ``workers`` threads; it writes each hand's results into ``columns``."""
     position = start_position or _NO_POSITION
     with numba_threads(workers):
-        play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), ints, held, log, offsets, *position)
+        play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), columns, log, offsets, *position)
 
 
 # ----- the batch ------------------------------------------------------------------------------------
@@ -312,9 +308,7 @@ class KnorriBatch(CompiledBatch):
         """The per-hand results so far, in the same form as ``play_batch`` returns."""
         seeds = np.zeros(len(self), dtype=np.uint64)
         first = self._ints[:, I_FIRST_SEAT].copy()
-        held = np.zeros((len(self), MAX_SEATS), dtype=np.uint64)
-        held[:, :self.n_seats] = self._cards[:, C_HAND:C_HAND + self.n_seats]
-        return results_from_rows(self.n_seats, seeds, first, self._ints, held, None)
+        return results_from_rows(self.n_seats, seeds, first, self._ints, self._cards, None, C_HAND)
 
     # ----- the step's two kernels --------------------------------------------------------------------------
     def _first_illegal(self, ids: np.ndarray) -> int:

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.compiled_bits import U64, agent_seed
+from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed
 from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, init_hand_uniform
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
@@ -30,6 +30,7 @@ from sim.knorri.compiled.state import (
     I_TO_MOVE,
     I_TRICKS_COMPLETED,
     NUM_CARD_FIELDS,
+    NUM_INT_FIELDS,
     NUM_RNG,
     RECORD_SIZE,
     RNG_DEAL,
@@ -39,6 +40,50 @@ from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, ready
 from sim.knorri.encoding import NUM_ACTIONS
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
+
+RESULT_FIELDS = (
+    ("redeals", np.int64, False),
+    ("reason", np.int8, False),
+    ("phase2_actions", np.int64, False),
+    ("decisions", np.int64, False),
+    ("crc32", np.uint32, False),
+    ("scores", np.int64, True),
+    ("loser", np.int64, False),
+    ("tricks_completed", np.int64, False),
+    ("piles_after_phase1", np.int64, True),
+    ("held_at_end", np.uint64, True),
+    ("cycle_length", np.int64, False),
+)
+"""The per-hand results a playout writes, in the order of ``store_result``'s arrays: (name, dtype, one column per
+seat); the names are ``batch.BatchResults``' fields."""
+
+
+@njit(**config.INLINED_KERNEL)
+def store_result(results, h, ints, hands, hands_start, n_seats):
+    """Write entry ``h`` of every array of ``results`` (``RESULT_FIELDS``) from a hand's ints row and the cards each
+    seat holds (``hands[hands_start + s]``): one pass over a hand's fields while they are in cache, instead of one
+    pass over every hand per field afterwards."""
+    redeals, reason, phase2_actions, decisions, crc32, scores, loser, tricks, piles, held, cycle = results
+    redeals[h] = ints[I_REDEALS]
+    reason[h] = ints[I_END_REASON]
+    phase2_actions[h] = ints[I_PHASE2_ACTIONS]
+    decisions[h] = ints[I_DECISIONS]
+    crc32[h] = ints[I_CRC] ^ CRC_XOR_OUT
+    loser[h] = ints[I_LOSER]
+    tricks[h] = ints[I_TRICKS_COMPLETED]
+    cycle[h] = ints[I_CYCLE]
+    for s in range(n_seats):
+        scores[h, s] = ints[I_SCORE + s]
+        piles[h, s] = ints[I_PILE + s]
+        held[h, s] = hands[hands_start + s]
+
+
+@njit(**config.KERNEL)
+def gather_results(ints, hands, hands_start, n_seats, results):
+    """``store_result`` for every row of ``ints`` (final or current ints rows), ``hands[h, hands_start + s]`` the
+    cards seat s of hand h holds."""
+    for h in range(ints.shape[0]):
+        store_result(results, h, ints[h], hands[h], hands_start, n_seats)
 
 
 @njit(**config.STEP_KERNEL)
@@ -72,10 +117,11 @@ def _uniform_streams(policies, n_seats):
 
 
 @njit(**config.KERNEL)
-def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, held_out, log, log_offsets,
+def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets,
                 cards0, ints0, deck0, keys0, records0):
     """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
     cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
+    ints = np.zeros(NUM_INT_FIELDS, dtype=np.int64)
     deck = np.zeros(52, dtype=np.int64)
     rng = np.zeros(NUM_RNG, dtype=np.uint64)
     keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
@@ -90,7 +136,6 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
         rng[RNG_DEAL] = seed
         for s in range(n_seats):
             rng[RNG_SEAT + s] = agent_seed(seed, s)
-        ints = ints_out[h]
         streams, uniform = _uniform_streams(policies[h], n_seats)
         uniform = uniform and not logging
         if from_position:
@@ -105,14 +150,14 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, ints_out, he
                  log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
         if ints[I_END_REASON] < 0:
             play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
-        for s in range(n_seats):
-            held_out[h, s] = cards[C_HAND + s]
+        store_result(results, h, ints, cards, C_HAND, n_seats)
 
 
 @njit(**config.PARALLEL_KERNEL)
-def play_hands(n_seats, seeds, first_seats, policies, n_chunks, ints_out, held_out, log, log_offsets,
+def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, log_offsets,
                cards0, ints0, deck0, keys0, records0):
-    """Play ``len(seeds)`` hands to the end; ``ints_out[h]`` gets hand h's final ints row, ``held_out[h]`` its hands.
+    """Play ``len(seeds)`` hands to the end; entry h of each of ``results``' arrays (``RESULT_FIELDS``) gets hand
+    h's result.
 
     Hand h's own stream starts at ``seeds[h]`` and seat s's at ``agent_seed(seeds[h], s)``;
     ``policies[h, s]`` is seat s's policy. With an empty ``cards0`` each hand is dealt
@@ -127,20 +172,5 @@ def play_hands(n_seats, seeds, first_seats, policies, n_chunks, ints_out, held_o
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
         _play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
-                    (chunk + 1) * total // n_chunks, ints_out, held_out, log, log_offsets,
+                    (chunk + 1) * total // n_chunks, results, log, log_offsets,
                     cards0, ints0, deck0, keys0, records0)
-
-
-RESULT_COLUMNS = {
-    "redeals": I_REDEALS,
-    "reason": I_END_REASON,
-    "phase2_actions": I_PHASE2_ACTIONS,
-    "decisions": I_DECISIONS,
-    "crc_register": I_CRC,
-    "loser": I_LOSER,
-    "tricks_completed": I_TRICKS_COMPLETED,
-    "cycle_length": I_CYCLE,
-    "score": I_SCORE,
-    "pile": I_PILE,
-}
-"""Where each per-hand result sits in a final ints row (``score`` and ``pile`` start a per-seat block)."""
