@@ -12,6 +12,7 @@ from numba import njit, prange
 
 from sim import config
 from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed
+from sim.knorri.compiled import state
 from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, init_hand_uniform
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
@@ -29,12 +30,6 @@ from sim.knorri.compiled.state import (
     I_SCORE,
     I_TO_MOVE,
     I_TRICKS_COMPLETED,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    RECORD_SIZE,
-    RNG_DEAL,
-    RNG_SEAT,
 )
 from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, ready
 from sim.knorri.encoding import NUM_ACTIONS
@@ -120,12 +115,12 @@ def _uniform_streams(policies, n_seats):
 def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets,
                 cards0, ints0, deck0, keys0, records0):
     """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
-    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
-    ints = np.zeros(NUM_INT_FIELDS, dtype=np.int64)
+    cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
+    ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
     deck = np.zeros(52, dtype=np.int64)
-    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    rng = np.zeros(state.NUM_RNG, dtype=np.uint64)
     keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
-    records = np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64)
+    records = np.zeros((HISTORY_CAPACITY, state.RECORD_SIZE), dtype=np.uint64)
     slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     trick = np.zeros(TRICK_SCRATCH, dtype=np.uint8)
@@ -133,9 +128,9 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log
     from_position = cards0.shape[0] > 0
     for h in range(start, stop):
         seed = U64(seeds[h])
-        rng[RNG_DEAL] = seed
+        rng[state.RNG_DEAL] = seed
         for s in range(n_seats):
-            rng[RNG_SEAT + s] = agent_seed(seed, s)
+            rng[state.RNG_SEAT + s] = agent_seed(seed, s)
         streams, uniform = _uniform_streams(policies[h], n_seats)
         uniform = uniform and not logging
         if from_position:
