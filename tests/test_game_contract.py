@@ -93,6 +93,13 @@ def test_league_rates_two_agents(name, tmp_path, capsys):
     assert "random" in out and "LowestCard" in out
 
 
+def test_a_game_whose_scores_do_not_sum_to_zero_shows_its_mean(tmp_path, capsys):
+    assert main(["run", "--game", tiny_game.NAME, "--seats", "2", "--agents", "random", "--hands", "10",
+                 "--workers", "1", "--no-progress", "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "+1.500" in out and "sums to zero" not in out  # three tricks between two seats
+
+
 def test_ten_plays_its_own_registered_bot(capsys):
     assert main(["play", "--game", tiny_game.NAME, "--seed", "4", "--agents", "lowest;random"]) == 0
     assert "Ten, seed 4, agents: lowest; random" in capsys.readouterr().out

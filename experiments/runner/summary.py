@@ -36,7 +36,7 @@ class SummaryRow:
     ci95: float
     outcome_rate: float  # share of its seat-rows where the agent is the game's outcome seat (loser, winner)
     reason_shares: dict[str, float]
-    every_seat: bool = False  # the agent held every seat of every row it played in: its mean is 0 (zero-sum)
+    every_seat: bool = False  # the agent held every seat of every row it played in, scoring 0 on average (zero-sum)
 
 
 def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> list[SummaryRow]:
@@ -91,7 +91,10 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> li
         row = _row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
                    hand_row[mask], reason_codes, reason_names)
         hands_held = np.count_nonzero(np.bincount(hand_row[mask]))  # it holds each seat of a row at most once
-        result.append(replace(row, every_seat=row.seat_hands == seats * hands_held))
+        # an agent at every seat of a zero-sum game scores 0 on average, which says nothing; a game whose scores
+        # do not sum to zero (Ten's tricks) still shows its mean
+        every_seat = row.seat_hands == seats * hands_held and row.mean_score == 0.0
+        result.append(replace(row, every_seat=every_seat))
     return result
 
 
