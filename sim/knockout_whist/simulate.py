@@ -148,9 +148,6 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
     return {name: getattr(parsed, name) for name in FLAG_OPTIONS}
 
 
-
-
-
 def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
                  log_actions: bool = False, options: Mapping[str, Any] | None = None,
                  make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
@@ -302,28 +299,26 @@ def _game_columns(played: list[tuple[int, KnockoutWhistGame]], options: Options)
 
 
 # ----- the commands' and the RL interfaces' hooks: deals by seed, conformance lines, text, the bench ----------
+OPENING = "seat 0 deals the first hand and seat 1 leads"  # who opens: fixed by the rules, so --first is refused
 DEFAULT_SEATS = 4
 
 
 def options_for(n_seats: int, options: Mapping[str, Any] | None) -> Options:
     """The rules' options for a table of ``n_seats``: the seat count sets ``players``, which no option may."""
-    options = dict(options or {})
-    if "players" in options:
-        raise GameInputError("the number of players is set by the seat count (seats, --seats), not an option")
-    return parse_options({"players": n_seats, **options})
+    return parse_options({"players": n_seats, **check_options(options)})
 
 
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KnockoutWhistGame | None = None) -> KnockoutWhistGame:
     """The game dealt from ``seed``."""
-    no_first_seat(TITLE, "seat 0 deals the first hand and seat 1 leads", first)
+    no_first_seat(TITLE, OPENING, first)
     return KnockoutWhistGame(options_for(n_seats, options), seed=seed)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's game."""
-    no_first_seat(TITLE, "seat 0 deals the first hand and seat 1 leads", first)
+    no_first_seat(TITLE, OPENING, first)
     rules = options_for(n_seats, options)
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
@@ -334,7 +329,6 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
 
 describe_event = describe_logged_event
 describe_end = describe_scores
-
 
 
 def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:

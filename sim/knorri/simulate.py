@@ -347,9 +347,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
     return play_batch(n_seats, seeds, first, PROTOCOL).protocol_lines()
 
 
-def describe_end(hand: KnorriHand) -> str:
-    """How the hand ended, the loser, its length and every seat's score."""
-    return describe_result(hand)
+describe_end = describe_result  # how the hand ended, the loser, its length and every seat's score
 
 
 def _first_seat(n_seats: int, first: int | None) -> int:

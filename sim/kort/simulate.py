@@ -397,6 +397,7 @@ def _round_columns(seeds: np.ndarray, options: Options, rounds: _Rounds) -> dict
 
 
 # ----- the commands' and the RL interfaces' hooks: deals by seed, conformance lines, text, the bench ----------
+OPENING = "the first trump holder is option first_holder"  # who opens: fixed by the rules, so --first is refused
 DEFAULT_SEATS = NUM_SEATS
 OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
     "target_wins": "the wins that end the match (7 in Practice and rooms, 3 in ranked play)",
@@ -407,14 +408,14 @@ OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KortMatch | None = None) -> KortMatch:
     """The match dealt from ``seed``."""
-    no_first_seat(TITLE, "the first trump holder is option first_holder", first)
+    no_first_seat(TITLE, OPENING, first)
     return KortMatch(parse_options(dict(options)), seed=seed)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's match."""
-    no_first_seat(TITLE, "the first trump holder is option first_holder", first)
+    no_first_seat(TITLE, OPENING, first)
     rules = parse_options(dict(options))
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
