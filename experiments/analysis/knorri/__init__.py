@@ -1,0 +1,1 @@
+"""Knorri's own analysis: its report, figures and the cut-off study."""
