@@ -28,6 +28,8 @@ COMMANDS = {
     "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
               "Knockout Whist: wins by seat, game length, dog's lives, agents; Kort: round results, the trump "
               "holder's value, redeals, match length, the ladder of teams).",
+    "replay": "Write one deal (a run's row, or a new one) as a self-contained HTML page that steps through it, "
+              "each position drawn as SVG.",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 

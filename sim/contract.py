@@ -264,3 +264,31 @@ def no_first_seat(title: str, who_opens: str, first: int | None) -> None:
 def has_compiled_engine(adapter: GameAdapter | ModuleType) -> bool:
     """Whether the game has a compiled engine (its ``BENCH`` says how to play on it)."""
     return adapter.BENCH.play_compiled is not None
+
+
+# ----- the render facet (issue #25): a position drawn as SVG, for notebooks and the replay page ---------------------
+
+
+class GameRender(Protocol):
+    """How a game draws a position: what a notebook shows (each engine's ``_repr_svg_``) and ``knorri-sim replay``
+    puts in its page, one frame a decision. Optional in an adapter (``renderer`` names a game that lacks it)."""
+
+    def render_svg(self, deal: ReferenceGame, seat: int | None = None) -> str:
+        """The deal's position as one SVG document drawn in SVG itself (no image files, generic fonts only): the
+        whole deal for an analyst, or with ``seat`` only what that seat may know."""
+
+    def repeat_span(self, deal: ReferenceGame, row: Mapping[str, Any] | None = None) -> tuple[int, int] | None:
+        """For a finished deal cut off by a repeated position, the two equal positions as decisions taken (0 is
+        the deal), read from the run's ``row`` where given; None for any other deal."""
+
+
+RENDER_FUNCTIONS = ("render_svg", "repeat_span")
+
+
+def renderer(adapter: GameAdapter | ModuleType) -> GameRender:
+    """The adapter as a ``GameRender``; one ``GameInputError`` line for a game that draws no positions."""
+    missing = [name for name in RENDER_FUNCTIONS if not callable(getattr(adapter, name, None))]
+    if missing:
+        raise GameInputError(f"{adapter.TITLE} draws no positions: its adapter lacks {', '.join(missing)} "
+                             "(see sim.contract.GameRender)")
+    return adapter  # type: ignore[return-value]  # a module meets the Protocol by its attributes

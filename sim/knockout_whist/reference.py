@@ -125,6 +125,12 @@ class KnockoutWhistGame(ReferenceGame):
         self.end_reason: EndReason | None = None
         self.scores = [0] * n
 
+    def _repr_svg_(self) -> str:
+        """The position drawn as SVG, the whole deal face up: a notebook shows the game as it stands."""
+        from sim.knockout_whist.render import render_svg  # the drawing imports this engine
+
+        return render_svg(self)
+
     # ----- what anyone may ask -----------------------------------------------------------
 
     @property

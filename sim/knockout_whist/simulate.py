@@ -52,6 +52,8 @@ from sim.knockout_whist.encoding import (
     parse_options,
 )
 from sim.knockout_whist.reference import KnockoutWhistGame
+from sim.knockout_whist.render import render_svg as render_svg  # the contract's render facet
+from sim.knockout_whist.render import repeat_span as repeat_span
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import GREEDY, RANDOM
 from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command

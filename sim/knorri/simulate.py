@@ -48,6 +48,8 @@ from sim.knorri.match import hand_seed
 from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knorri.reference import MIN_SEATS as MIN_SEATS
 from sim.knorri.reference import KnorriHand, check_seats
+from sim.knorri.render import render_svg as render_svg  # the contract's render facet
+from sim.knorri.render import repeat_span as repeat_span
 from sim.seating import (
     AgentPool,
     DecisionLog,

@@ -110,6 +110,12 @@ class KortMatch(ReferenceGame):
         self.end_reason: MatchEnd | None = None
         self.scores = [0] * NUM_SEATS
 
+    def _repr_svg_(self) -> str:
+        """The position drawn as SVG, the whole deal face up: a notebook shows the match as it stands."""
+        from sim.kort.render import render_svg  # the drawing imports this engine
+
+        return render_svg(self)
+
     # ----- what anyone may ask -----------------------------------------------------------
 
     @property
