@@ -19,8 +19,9 @@ body{font-family:sans-serif;margin:16px;color:#1d2330;background:#fff}
 h1{font-size:18px;margin:0 0 8px}
 #controls{display:flex;gap:6px;align-items:center;flex-wrap:wrap;margin:8px 0}
 #controls button{font-size:14px;padding:4px 10px}
-#slider{width:420px}
-#strip{position:relative;height:8px;width:420px;background:#e6e9ef;margin:0 0 8px 0;border-radius:4px}
+.track{display:inline-flex;flex-direction:column;width:440px}
+#slider{width:100%;margin:0}
+#strip{position:relative;height:8px;background:#e6e9ef;margin:2px 8px 0;border-radius:4px}
 #strip .cycle{position:absolute;top:0;height:8px;background:#f3c27a}
 #strip .equal{position:absolute;top:-3px;width:3px;height:14px;background:#c0262d}
 .frame{display:none}
@@ -69,8 +70,8 @@ def page_html(replay: Replay) -> str:
              '<button id="play" title="play or pause (space)">play</button>'
              '<button id="next" title="next (right arrow)">next</button>'
              '<button id="last" title="last (End)">last</button>'
-             f'<input type="range" id="slider" min="0" max="{last}" value="0" aria-label="step">'
-             f'<span id="counter">step 0 / {last}</span></div>', _strip(replay)]
+             f'<span class="track"><input type="range" id="slider" min="0" max="{last}" value="0" '
+             f'aria-label="step">{_strip(replay)}</span><span id="counter">step 0 / {last}</span></div>']
     parts.append('<div id="frames">')
     for step, (svg, lines) in enumerate(zip(replay.frames, replay.lines, strict=True)):
         css, note = _cycle_class(replay, step)
