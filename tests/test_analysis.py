@@ -214,13 +214,17 @@ def test_only_complete_chunks_are_read(run_dir, tmp_path):
 def test_report_command_writes_every_figure_and_the_summary(run_dir, tmp_path, capsys):
     out = tmp_path / "report"
     assert main(["report", str(run_dir), "--out", str(out)]) == 0
-    assert "9 figures and report.md" in capsys.readouterr().out
+    reasons = sorted(set(load_run(run_dir).hands["end_reason"].astype(str)))
+    assert f"9 figures, {len(reasons)} replays and report.md" in capsys.readouterr().out
     for spec in FIGURES:
         png = (out / f"{spec.name}.png").read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 10_000
     summary = (out / "report.md").read_text()
     assert "all 480 hands sum to zero" in summary
     assert "## Cut-offs" in summary and "## Bot ladder" in summary and "Plackett-Luce rating" in summary
+    for reason in reasons:  # one example hand of each end reason, replayed beside the figures and linked
+        assert f"- {reason}: [hand " in summary and f"](replay-{reason}.html)" in summary
+        assert "step 0 / " in (out / f"replay-{reason}.html").read_text()
 
 
 def test_report_command_refuses_a_bad_folder_in_one_line(tmp_path, capsys):

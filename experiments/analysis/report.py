@@ -14,6 +14,7 @@ import pandas as pd
 from experiments.analysis import figures, ladder, reports, stats
 from experiments.analysis.load import CUTOFF_REASONS, PHASE2_CAP, Run, load_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
+from experiments.replay.examples import end_reason_examples
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("cutoff_rates", "Hands ended by a repeat or by the cap, per table, with 95% CIs",
@@ -109,4 +110,5 @@ def _with_interval(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame
     return shown
 
 
-REPORT = reports.register_report("knorri", load_run, FIGURES, summary_markdown)
+REPORT = reports.register_report("knorri", load_run, FIGURES, summary_markdown,
+                                 extras=end_reason_examples)  # a replay of one hand per end reason

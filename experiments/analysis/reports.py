@@ -67,20 +67,29 @@ class GameReport:
     load_run: Callable[[str | Path], Any]
     figures: tuple[FigureSpec, ...]
     summary: Callable[[Any], str]
+    extras: Callable[[Any, Path], tuple[list[Path], list[str]]] | None = None
+    """Files written beside the figures (Knorri's example replays), with the Markdown lines that link them."""
 
     def write(self, run: Any, out: Path) -> list[Path]:
-        """Draw every figure into ``out`` as PNG and write ``report.md``; return the files written."""
-        return write_report_files(run, out, self.figures, self.summary(run))
+        """Draw every figure into ``out`` as PNG, write any extras, then ``report.md``; return the files written."""
+        summary = self.summary(run)
+        extra_files: list[Path] = []
+        if self.extras is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            extra_files, lines = self.extras(run, out)
+            summary = summary.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
+        return extra_files + write_report_files(run, out, self.figures, summary)
 
 
 _REPORTS: dict[str, GameReport] = {}
 
 
 def register_report(game: str, load_run: Callable[[str | Path], Any], figure_specs: Sequence[FigureSpec],
-                    summary: Callable[[Any], str]) -> GameReport:
+                    summary: Callable[[Any], str],
+                    extras: Callable[[Any, Path], tuple[list[Path], list[str]]] | None = None) -> GameReport:
     """Make ``game``'s own report (replacing one registered before) and return it: ``knorri-sim report`` uses it
-    for the game's runs instead of the generic report."""
-    report = GameReport(load_run, tuple(figure_specs), summary)
+    for the game's runs instead of the generic report; ``extras`` writes files beside the figures and links them."""
+    report = GameReport(load_run, tuple(figure_specs), summary, extras)
     _REPORTS[game] = report
     return report
 

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise RunFolderError(f"cannot write the report into {str(out)!r}: {error.strerror or error}") from None
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
-    print(f"{len(loaded.rows):,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "
+    pages = sum(1 for path in written if path.suffix == ".html")
+    shown = f"{sum(1 for path in written if path.suffix == '.png')} figures" + (f", {pages} replays" if pages else "")
+    print(f"{len(loaded.rows):,} {plural(loaded.row)}{partial}: {shown} and report.md "
           f"written to {out} in {time.perf_counter() - started:.1f} s")
     return 0
