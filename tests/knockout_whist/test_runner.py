@@ -3,7 +3,7 @@
 Rows follow the documented seeds and equal games played directly; the action log
 replays them; options reach the rows; a lineup of ``random`` plays on the compiled
 engine and writes the rows the reference engine writes (other built-in lineups:
-``test_knockout_whist_compiled_agents.py``); the worker count, a
+``tests/knockout_whist/test_compiled_agents.py``); the worker count, a
 killed and resumed run and a Dask cluster never change a row; the schema is
 documented; bad input is one line.
 """
