@@ -38,13 +38,12 @@ WALL_CLOCK_KEYS = ("time",)  # agent parameters that budget by the clock: their 
 @dataclass(frozen=True)
 class Replay:
     """A played deal step by step: ``frames[k]`` is the position after ``k`` decisions (0: as dealt), ``lines[k]``
-    what decision ``k`` caused (step 0: the deal), ``movers[k]`` the seat that took it; ``repeat`` the two equal
-    positions of a deal cut off by a repeat (step numbers), and ``result`` how it ended."""
+    what decision ``k`` caused (step 0: the deal); ``repeat`` the two equal positions of a deal cut off by a repeat
+    (step numbers), and ``result`` how it ended."""
 
     title: str
     frames: list[str]
     lines: list[list[str]]
-    movers: list[int | None]
     result: str
     repeat: tuple[int, int] | None
 
@@ -63,11 +62,9 @@ def replay_decisions(game: str, fresh: ReferenceGame, decisions: Sequence[int], 
     seen = len(fresh.log)
     frames = [draw.render_svg(fresh, seat)]
     lines = [[adapter.describe_event(event) for event in fresh.log]]
-    movers: list[int | None] = [None]
     for action in decisions:
         mover = fresh.to_move
         fresh.apply(int(action))
-        movers.append(mover)
         caused = [adapter.describe_event(event) for event in fresh.log[seen:]]
         lines.append(caused or [f"seat {mover}: {adapter.action_text(int(action))}"])  # a choice not yet logged
         seen = len(fresh.log)
@@ -77,7 +74,7 @@ def replay_decisions(game: str, fresh: ReferenceGame, decisions: Sequence[int], 
                          "incomplete")
     result = adapter.describe_end(fresh)
     lines[-1] += result.splitlines()
-    return Replay(title, frames, lines, movers, result, draw.repeat_span(fresh, row))
+    return Replay(title, frames, lines, result, draw.repeat_span(fresh, row))
 
 
 def check_replayable(game: str, specs: Sequence[str], what: str) -> list[SeatedAgent]:
