@@ -124,6 +124,16 @@ def test_rl_quickstart_trains_through_the_vector_env_and_plots_its_curve_beside_
     assert images(notebook) == 1
 
 
+def test_see_a_hand_notebook_draws_the_reference_hand_and_steps_through_a_deal(kernel_dir):
+    notebook = execute("see_a_hand", kernel_dir)
+    outputs = [o for c in notebook.cells for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    drawn = [o["data"]["image/svg+xml"] for o in outputs if "image/svg+xml" in o.get("data", {})]
+    assert len(drawn) == 2 and "phase 1" in drawn[0] and "phase 2" in drawn[1]
+    assert sum("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs) == 1
+    assert "Knorri, 4 seats, seed 7" in "".join(o.get("text", "") for o in outputs)
+
+
 def test_notebooks_are_committed_without_outputs():
     for path in NOTEBOOKS.glob("*.ipynb"):
         notebook = nbformat.read(path, as_version=4)
