@@ -33,9 +33,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, LearningFacts, OptionSpec
+from sim.contract import (
+    Bench,
+    ChunkColumns,
+    ColumnSpec,
+    LearningFacts,
+    OptionSpec,
+    decision_columns,
+    nullable,
+    places_from_values,
+)
 from sim.errors import GameInputError
-from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds, nullable, places_from_values
 from sim.knorri import encoding
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
 from sim.knorri.compiled.encode import END_REASONS
@@ -50,6 +58,7 @@ from sim.knorri.reference import MIN_SEATS as MIN_SEATS
 from sim.knorri.reference import KnorriHand, check_seats
 from sim.knorri.render import render_svg as render_svg  # the contract's render facet
 from sim.knorri.render import repeat_span as repeat_span
+from sim.rng import derive_seeds
 from sim.seating import (
     AgentPool,
     DecisionLog,
