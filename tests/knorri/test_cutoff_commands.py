@@ -132,7 +132,8 @@ def test_bench_plays_its_reference_deals_under_the_options(capsys):
     argv = ["bench", "--engine", "reference", "--seats", "4", "--hands", "4", "--repeat", "1", "--json"]
     assert main(argv + ["--option", "cap=10"]) == 0
     case = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert case["actions_per_s"] / case["hands_per_s"] <= 10  # every hand stopped at ten actions at most
+    # every hand stopped at ten actions at most (the rates are rounded to a tenth, hence the margin)
+    assert case["actions_per_s"] / case["hands_per_s"] <= 10.5
 
 
 def test_bench_of_a_lineup_passes_the_options_to_the_route(capsys, monkeypatch):
