@@ -44,16 +44,17 @@ class Bench:
     """What ``knorri-sim bench`` times for a game under uniform random play.
 
     ``steps`` names the per-step rate's unit (``"actions"``, ``"decisions"``) and ``steps_of`` counts them in a
-    played reference deal; ``play_compiled(n_seats, seeds, workers) -> steps`` plays the seeds' deals on the
-    compiled engine (``None``: the game has no compiled engine), whose measured rows per second on one core at
-    its slowest seat count, ``compiled_rows_per_s``, the runner's estimate of a run's time uses.
+    played reference deal; ``play_compiled(n_seats, seeds, workers, options) -> steps`` plays the seeds' deals
+    on the compiled engine under the game's checked ``options`` (``None``: the game has no compiled engine),
+    whose measured rows per second on one core at its slowest seat count, ``compiled_rows_per_s``, the runner's
+    estimate of a run's time uses.
     """
 
     seats: tuple[int, ...]
     steps: str
     steps_of: Callable[[ReferenceGame], int]
     default_counts: Mapping[str, int]
-    play_compiled: Callable[[int, np.ndarray, int], int] | None = None
+    play_compiled: Callable[[int, np.ndarray, int, Mapping[str, Any]], int] | None = None
     compiled_rows_per_s: float | None = None
 
 
@@ -292,11 +293,13 @@ class ChunkColumns:
     tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
-def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None) -> tuple[ColumnSpec, ...]:
+def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None,
+                     step_dtype: str = "uint16") -> tuple[ColumnSpec, ...]:
     """A game's ``ACTION_COLUMNS``: every decision's step in its ``row``, seat, ``period`` (the part of the row it
-    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range)."""
+    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range).
+    ``step_dtype`` is wider for a game whose rows can run past 65,535 decisions (Knorri under a raised cap)."""
     return (
-        ColumnSpec("step", "uint16", f"the decision's place in the {row}, from 0"),
+        ColumnSpec("step", step_dtype, f"the decision's place in the {row}, from 0"),
         ColumnSpec("seat", "uint8", "the seat that decided"),
         *((period,) if period else ()),
         ColumnSpec("phase", "uint8", phases),
