@@ -33,7 +33,7 @@ def _json_line(stdout: str) -> dict:
     return json.loads(last)
 
 
-def _differences(folder: Path, seats: int, design) -> pd.Series:
+def _differences(folder: Path, design) -> pd.Series:
     """Each deal's paired difference straight from the hands table, with pandas: A's mean score per row at the
     tested seats over the rotations, less B's."""
     hands = pd.read_parquet(folder / "hands")
@@ -132,7 +132,7 @@ def test_the_mean_difference_is_the_mean_of_each_deals_paired_difference(knorri_
     assert main(_duel(knorri_duel, *KNORRI_DUEL)) == 0
     line = _json_line(capsys.readouterr().out)
     design = duel_design(("greedy", "random", "random", "random"), (0, 1, 2))
-    per_deal = _differences(knorri_duel, 3, design)
+    per_deal = _differences(knorri_duel, design)
     assert line["mean_diff"] == pytest.approx(per_deal.iloc[:line["deals"]].mean())
 
 
@@ -194,6 +194,22 @@ def test_a_decided_duel_run_again_plays_nothing_and_says_the_same(knorri_duel, c
     assert line["decision"] == "H1" and sorted(p.name for p in (knorri_duel / "hands").iterdir()) == before
 
 
+def test_the_duel_is_the_run_that_run_plays_with_assign_duel(tmp_path, capsys):
+    duel = ("greedy", "random", "--seats", "3", "--max-deals", "40", "--seed", "5")
+    assert main(_duel(tmp_path / "duel", *duel)) == 0
+    run = ["run", "--assign", "duel", "--seats", "3", "--agents", "greedy;random;random", "--hands", str(40 * 6),
+           "--chunk-hands", str(BATCH_DEALS * 6), "--seed", "5", "--workers", "1", "--no-progress"]
+    assert main([*run, "--out", str(tmp_path / "run")]) == 0
+    capsys.readouterr()
+    manifests = [json.loads((tmp_path / name / "manifest.json").read_text()) for name in ("duel", "run")]
+    assert manifests[0]["run_id"] == manifests[1]["run_id"]
+    assert main(["run", "--resume", str(tmp_path / "duel"), "--workers", "1", "--no-progress"]) == 0
+    hands = [pd.read_parquet(tmp_path / name / "hands") for name in ("duel", "run")]
+    pd.testing.assert_frame_equal(*hands)
+    design = duel_design(("greedy", "random", "random", "random"), (0, 1, 2))
+    assert np.allclose(play.folder_differences(tmp_path / "run"), _differences(tmp_path / "run", design).to_numpy())
+
+
 def test_a_folder_holding_another_duel_is_refused(knorri_duel, capsys):
     assert main(_duel(knorri_duel, "greedy", "random", "--seats", "4", "--max-deals", "200")) == 2
     err = capsys.readouterr().err
@@ -212,7 +228,9 @@ def test_a_kort_duel_seats_a_and_b_as_partners_and_decides(tmp_path, capsys):
     design = duel_design(("greedy", "random", "random", "random"), games.adapter("kort").seat_teams(4))
     seatings = hands[[f"agent_{s}" for s in range(4)]].astype(str).apply(tuple, axis=1)
     assert set(seatings) == {s.seating for s in design}
-    assert line["mean_diff"] == pytest.approx(_differences(out, 4, design).iloc[:line["deals"]].mean())
+    assert line["mean_diff"] == pytest.approx(_differences(out, design).iloc[:line["deals"]].mean())
+    assert main(["report", str(out)]) == 0
+    assert "duel: greedy vs random, others random" in (out / "report" / "report.md").read_text()
 
 
 # ----- refusals ------------------------------------------------------------------------------------------------

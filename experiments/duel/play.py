@@ -109,22 +109,39 @@ def looks(max_deals: int) -> list[int]:
     return [end for end in ends if end >= MIN_DEALS or end == max_deals]
 
 
-def chunk_differences(folder: RunFolder, chunk_id: int, setup: DuelSetup) -> np.ndarray:
+def chunk_differences(folder: RunFolder, chunk_id: int, design: tuple[DuelSeating, ...]) -> np.ndarray:
     """The paired differences of one chunk's deals, in deal order: A's mean score per row at the tested seat over
     the deal's rotations, less B's."""
-    seats = setup.seats
+    seats = len(design[0].seating)
     columns = ["deal_group", "arrangement", *(f"score_{s}" for s in range(seats))]
     data = pq.read_table(folder.path(storage.HANDS_DIR, storage.shard_name(chunk_id)), columns=columns,
                          filesystem=folder.filesystem)
     scores = np.stack([data.column(f"score_{s}").to_numpy() for s in range(seats)], axis=1).astype(np.float64)
-    weight = np.zeros((len(setup.design), seats))
-    for index, seating in enumerate(setup.design):
+    weight = np.zeros((len(design), seats))
+    for index, seating in enumerate(design):
         weight[index, list(seating.tested)] = (1.0 if seating.side == 0 else -1.0) / len(seating.tested)
     arrangement = data.column("arrangement").to_numpy().astype(np.int64)
     group = data.column("deal_group").to_numpy().astype(np.int64)
     deal = group - group.min()
     signed = (scores * weight[arrangement]).sum(axis=1)
-    return np.bincount(deal, weights=signed, minlength=int(deal.max()) + 1) / setup.rotations
+    return np.bincount(deal, weights=signed, minlength=int(deal.max()) + 1) / (len(design) // 2)
+
+
+def folder_differences(folder: str | RunFolder) -> np.ndarray:
+    """Every deal's paired difference in a run folder of a duel table (``knorri-sim duel``'s, or ``knorri-sim run
+    --assign duel``'s), in deal order, over its finished chunks."""
+    folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    manifest = folder.read_manifest() if folder.is_dir() else None
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{str(folder)!r} holds no knorri-sim run (no readable manifest.json)")
+    tables = manifest["config"]["tables"]
+    if len(tables) != 1 or tables[0].get("assign") != "duel":
+        raise ConfigError(f"{str(folder)!r} is not a duel: its run has no single table with assign = duel")
+    teams = games.adapter(manifest.get("game", games.DEFAULT_GAME)).seat_teams(int(tables[0]["seats"]))
+    design = duel_design(tuple(tables[0]["agents"]), teams)
+    chunks = sorted(int(chunk) for chunk in storage.finished_chunks(folder.location, manifest))
+    parts = [chunk_differences(folder, chunk, design) for chunk in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 @dataclass
@@ -159,7 +176,7 @@ class DuelState:
         """``execute``'s stop: read the newly finished chunks, look again, and say whether the test has decided."""
         new = sorted(set(finished) - set(self.differences))
         for chunk in new:
-            self.differences[chunk] = chunk_differences(self.folder, chunk, self.setup)
+            self.differences[chunk] = chunk_differences(self.folder, chunk, self.setup.design)
         self.verdict = sequential_test(self.deals_in_order(), self.test, looks(self.setup.max_deals))
         if self.report is not None and new:
             self.report(self)
