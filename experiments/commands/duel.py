@@ -22,6 +22,7 @@ from experiments.runner.config import option_settings, split_agent_specs
 from experiments.runner.execute import RunStopped
 from experiments.runner.plan import table_plans
 from sim import games
+from sim.contract import plural
 
 DEFAULT_MAX_DEALS = 2000
 PROGRESS_SECONDS = 10.0  # off a terminal, a progress line at most this often
@@ -164,7 +165,7 @@ def format_result(result: DuelResult, test: Sprt) -> str:
             H0: f"H0: A ({a}) is better than B ({b}) by at most {test.delta0:g} {unit}",
             UNDECIDED: f"undecided: no bound crossed in {setup.max_deals:,} deals"}[decision]
     rows = verdict.deals * len(setup.design)
-    lines.append(f"decision: {said}, after {verdict.deals:,} deals ({rows:,} {games.plural(row)})")
+    lines.append(f"decision: {said}, after {verdict.deals:,} deals ({rows:,} {plural(row)})")
     low, high = verdict.ci95
     lines.append(f"mean difference A - B: {verdict.mean:+.4f} {unit}, 95% CI {low:+.4f} to {high:+.4f} "
                  f"(sd of a deal's difference {verdict.sd:.3f})")
