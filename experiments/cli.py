@@ -24,6 +24,8 @@ COMMANDS = {
     "run": "Play a configured experiment in parallel into a parquet dataset (resumable).",
     "league": "Play a pool of agents in a balanced design on duplicate deals at each seat count (one run each, "
               "resumable); print mean scores, finishing places and openskill ratings, and draw the ratings.",
+    "duel": "Play agent A against agent B on duplicate deals, each in the tested seat at every rotation, until a "
+            "sequential probability ratio test decides whether A is better by at least delta1 (resumable).",
     "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
               "Knockout Whist: wins by seat, game length, dog's lives, agents; Kort: round results, the trump "
               "holder's value, redeals, match length, the ladder of teams).",

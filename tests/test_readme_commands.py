@@ -14,7 +14,8 @@ default experiment, which the "Running experiments" block runs as a command of i
 Sizes are cut by ``SIZES`` below (the README says so where it lists the commands): a run plays a few hands,
 matches or games per table instead of thousands (``--hands 1000000`` becomes ``--hands 8``, ``--matches 600``
 ``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5 seeds, ``bench`` one short timing
-per case (``--hands 200``, ``--games 200`` or ``--matches 20`` when none is given), and every command one worker
+per case (``--hands 200``, ``--games 200`` or ``--matches 20`` when none is given), a duel at most 4 deals
+(``--max-deals 4``), and every command one worker
 in this process (``--workers 1``); a ``--config`` path is taken from the repository's root. ``RUN_DIR`` stands
 for the run the block wrote last; a run without ``--out`` is given one so its manifest can be read.
 
@@ -44,11 +45,13 @@ SIZES: dict[str, dict[str, int]] = {
     "run": {"--hands": 8, "--matches": 2},
     "bench": {"--hands": 200, "--games": 200, "--matches": 20, "--repeat": 1},
     "league": {"--deals": 1},
+    "duel": {"--max-deals": 4},
 }
 DEFAULT_RUN_SIZE = ("--hands", "8")  # added to a run that names no size (a config's thousands of rows)
+DEFAULT_DUEL_SIZE = ("--max-deals", "4")  # added to a duel that names no size: one look, at its fourth deal
 DEFAULT_BENCH_SIZE = {"knorri": ("--hands", "200"), "knockout-whist": ("--games", "200"), "kort": ("--matches", "20")}
 TRAJ_SEEDS = 5  # traj --seeds A B plays at most A .. A+5
-ONE_WORKER = {"run", "bench", "league"}  # commands given --workers 1 (in this process: nothing to spawn, compiled once)
+ONE_WORKER = {"run", "bench", "league", "duel"}  # given --workers 1 (in this process: nothing to spawn, compiled once)
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         if "--out" not in words:
             words += ["--out", f"runs/example-{index}"]
         run_dirs.append(words[words.index("--out") + 1])
+    if name == "duel" and "--max-deals" not in words:
+        words += DEFAULT_DUEL_SIZE
     if "--config" in words:  # README paths are from the repository's root; the command runs in a scratch folder
         at = words.index("--config") + 1
         words[at] = str(README.parent / words[at])
@@ -168,7 +173,7 @@ EXAMPLES = readme_examples(README.read_text(encoding="utf-8"))
 
 def test_the_readme_has_checked_examples_of_every_command():
     names = {shlex.split(command, comments=True)[1] for example in EXAMPLES for command in example.commands}
-    assert {"run", "report", "traj", "bench"} <= names
+    assert {"run", "report", "traj", "bench", "duel"} <= names
     assert len(EXAMPLES) >= 10
 
 

@@ -135,12 +135,24 @@ def balanced_label(pool: list[str] | tuple[str, ...]) -> str:
     return "balanced: " + ", ".join(sorted(pool))
 
 
+def duel_label(agents: list[str] | tuple[str, ...]) -> str:
+    """A duel table's lineup (``assign = duel``: A, B, then the other seats): ``duel: a vs b, others c``."""
+    return f"duel: {agents[0]} vs {agents[1]}, others " + ", ".join(dict.fromkeys(agents[2:]))
+
+
+def table_label(table: dict[str, Any]) -> str:
+    """A config table's lineup as a label: its agents with counts, or its pool (balanced), or its duel."""
+    assign = table.get("assign")
+    if assign == "balanced":
+        return balanced_label(table["agents"])
+    return duel_label(table["agents"]) if assign == "duel" else lineup_label(table["agents"])
+
+
 def lineup_table(manifest: dict[str, Any]) -> pd.DataFrame:
     """One row per table of the run's config: its index, seat count, lineup and a short label."""
     rows = []
     for index, table in enumerate(manifest["config"]["tables"]):
-        lineup = (lineup_label(table["agents"]) if table.get("assign") != "balanced"
-                  else balanced_label(table["agents"]))
+        lineup = table_label(table)
         rows.append({"table": index, "seats": int(table["seats"]), "lineup": lineup,
                      "label": f"{table['seats']} seats: {lineup}", "assign": table.get("assign", "fixed")})
     return pd.DataFrame(rows)

@@ -79,8 +79,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assign", choices=ASSIGN_MODES,
                         help="seat the lineup as given, in every rotation, in every permutation, or (balanced) "
                              "read it as a pool of agents, any number, and seat every ordering of them one per "
-                             "seat (team), wrapping round when there are more seats than agents; each on the "
-                             "same deals (duplicate deals)")
+                             "seat (team), wrapping round when there are more seats than agents, or (duel) read it "
+                             "as A, B and the other seats' specs and play every rotation of the tested seat (team) "
+                             "once with A and once with B, as knorri-sim duel does; each on the same deals "
+                             "(duplicate deals)")
     parser.add_argument("--hands", type=int, metavar="H", help="hands per table, or games for Knockout Whist, "
                         "matches for Kort (rounded up to whole duplicate sets)")
     parser.add_argument("--matches", type=int, metavar="M",

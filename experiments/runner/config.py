@@ -21,7 +21,7 @@ from sim import games
 from sim.contract import check_seats
 from sim.errors import GameInputError
 
-ASSIGN_MODES = ("fixed", "rotate", "permute", "balanced")
+ASSIGN_MODES = ("fixed", "rotate", "permute", "balanced", "duel")
 MATCH_HANDS = (1, 3, 5)  # the most any game allows; each game's adapter says which it takes
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
@@ -48,7 +48,9 @@ class TableConfig:
     """One table of the experiment: a seat count, a lineup (a spec per seat) and how seats are assigned.
 
     With ``assign = "balanced"`` the lineup is a pool of different specs, any number of them, that
-    ``experiments.runner.plan.balanced_seatings`` seats (as ``knorri-sim league`` does).
+    ``experiments.runner.plan.balanced_seatings`` seats (as ``knorri-sim league`` does); with ``assign = "duel"``
+    it is A, B and a spec for each seat outside seat 0's team, that ``experiments.runner.plan.duel_design`` seats
+    (as ``knorri-sim duel`` does).
     """
 
     seats: int
@@ -304,6 +306,9 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
                                   f"{next(s for s in specs if specs.count(s) > 1)!r} is given twice")
             tables.append(TableConfig(seats, tuple(specs), table_assign))
             continue
+        if table_assign == "duel":
+            tables.append(TableConfig(seats, duel_lineup(specs, seats, adapter, label), table_assign))
+            continue
         if len(specs) == 1:
             specs *= seats
         if len(specs) != seats:
@@ -312,6 +317,18 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
             )
         tables.append(TableConfig(seats, tuple(specs), table_assign))
     return tuple(tables)
+
+
+def duel_lineup(specs: list[str], seats: int, adapter: ModuleType, where: str) -> tuple[str, ...]:
+    """A duel table's lineup: A, B, then a spec for each seat outside seat 0's team (one given: it takes them all)."""
+    teams = adapter.seat_teams(seats)
+    others = sum(1 for team in teams if team != teams[0])
+    if len(specs) == 3:
+        specs = specs[:2] + specs[2:] * others
+    if len(specs) != 2 + others:
+        raise ConfigError(f"{where}: assign = duel takes A, B and a spec for each of the {others} other seats (or one "
+                          f"for all), not {len(specs)} specs")
+    return tuple(specs)
 
 
 def _int(value: Any, key: str, where: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Generator, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -100,12 +100,16 @@ def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
 
 
 def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
-            resumed: bool = False, compile_first: bool = False, notebook: bool = False) -> dict[str, Any]:
+            resumed: bool = False, compile_first: bool = False, notebook: bool = False,
+            stop: Callable[[Collection[int]], bool] | None = None) -> dict[str, Any]:
     """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
     workers wait for this process to compile it. ``progress`` shows a bar on a terminal; with ``notebook`` it is
-    ``tqdm.auto``'s (a widget in Jupyter), shown whatever the output is. Returns the final manifest. Raises
+    ``tqdm.auto``'s (a widget in Jupyter), shown whatever the output is. ``stop`` ends a run early (a sequential
+    test that has decided, ``knorri-sim duel``): it is called with the ids of the finished chunks once they are
+    checked and again after each chunk is written, and when it returns True no other chunk is started, chunks
+    still playing are abandoned, and the manifest's status is ``stopped``. Returns the final manifest. Raises
     ``RunStopped`` when an agent fails or workers are lost (every chunk
     finished by then is written), ``RunFolderBusy`` when another process writes the folder, and
     ``ConfigError`` when the manifest disagrees with the shards.
@@ -114,7 +118,7 @@ def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | 
     if resumed:
         check_schema_version(plan.manifest, folder)
     with folder.lock():
-        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook)
+        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, stop)
 
 
 def check_schema_version(manifest: dict[str, Any], folder: RunFolder) -> None:
@@ -132,7 +136,8 @@ def run_tables(config: RunConfig) -> list[str]:
 
 
 def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
-             resumed: bool, compile_first: bool, notebook: bool) -> dict[str, Any]:
+             resumed: bool, compile_first: bool, notebook: bool,
+             stop: Callable[[Collection[int]], bool] | None = None) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
     out.remove_temporary_files()
@@ -142,7 +147,8 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
             {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": package_versions(), "git": git_commit()})
     manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
     _fold(out, manifest, finished, status="running", error=None)
-    todo = [task for task in plan.tasks if task.chunk.id not in finished]
+    stopped = stop is not None and stop(sorted(finished))
+    todo = [] if stopped else [task for task in plan.tasks if task.chunk.id not in finished]
     hands_done = sum(plan.chunks[c].hands for c in finished)
     unit = games.adapter(plan.config.game).ROW
     bar_type, show = (auto_tqdm, progress) if notebook else (tqdm, None if progress else False)
@@ -151,8 +157,9 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
     journal = out.journal()
     new: dict[int, Record] = {}
     failure: ChunkFailed | None = None
+    outcomes = _run(workers, todo, compile_first)
     try:
-        for outcome in _run(workers, todo, compile_first):
+        for outcome in outcomes:
             if isinstance(outcome, ChunkFailed):
                 failure = failure or outcome
                 continue
@@ -163,6 +170,9 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
             journal.append(outcome.chunk_id, rows, seconds)
             new[outcome.chunk_id] = {"rows": rows, "seconds": seconds}
             bar.update(rows[storage.HANDS_DIR])
+            if stop is not None and failure is None and stop(sorted(set(finished) | set(new))):
+                stopped = True
+                break
     except WorkersLost as error:
         _fold(out, manifest, new, status="failed", error=str(error))
         raise RunStopped(_stopped(str(error), manifest, out)) from None
@@ -175,13 +185,15 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
         _fold(out, manifest, new, status="interrupted")
         raise
     finally:
+        if isinstance(outcomes, Generator):
+            outcomes.close()  # a stopped run abandons the chunks still playing (their workers end)
         bar.close()
         journal.close()
     if failure is not None:
         _fold(out, manifest, new, status="failed", error=failure.message)
         raise RunStopped(_stopped(failure.message, manifest, out))
     manifest["writer_cpu_seconds"] = round(manifest.get("writer_cpu_seconds", 0) + time.process_time() - cpu0, 3)
-    _fold(out, manifest, new, status="complete")
+    _fold(out, manifest, new, status="stopped" if stopped else "complete")
     return manifest
 
 

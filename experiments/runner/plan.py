@@ -86,11 +86,14 @@ def arrangements(table: TableConfig, teams: Sequence[int] | None = None) -> tupl
     come in lexicographic order of seat indices. Repeats (a lineup with the same
     spec twice) are played once. ``balanced`` reads the lineup as a pool of agents
     and seats one per team (``teams``: each seat's team, by default every seat its
-    own; see ``balanced_seatings``).
+    own; see ``balanced_seatings``); ``duel`` reads it as two agents and the other
+    seats' specs (see ``duel_design``).
     """
     n, lineup = table.seats, table.agents
     if table.assign == "balanced":
         return balanced_seatings(lineup, tuple(range(n)) if teams is None else tuple(teams))
+    if table.assign == "duel":
+        return tuple(seat.seating for seat in duel_design(lineup, tuple(range(n)) if teams is None else tuple(teams)))
     if table.assign == "fixed":
         orders = [tuple(range(n))]
     elif table.assign == "rotate":
@@ -122,6 +125,58 @@ def balanced_seatings(pool: Sequence[str], teams: Sequence[int]) -> tuple[tuple[
     for order in orders:
         seen.setdefault(tuple(pool[order[team % len(order)]] for team in teams), None)
     return tuple(seen)
+
+
+@dataclass(frozen=True)
+class DuelSeating:
+    """One seating of a duel table: the specs at the seats, the tested seats (one team) and who holds them."""
+
+    seating: tuple[str, ...]
+    tested: tuple[int, ...]  # the seats A or B holds in this seating
+    side: int  # 0: A holds the tested seats, 1: B does
+
+
+def tested_team(teams: Sequence[int]) -> tuple[int, ...]:
+    """The seats a duel's A or B holds before any rotation: seat 0's team (seat 0 alone without partners)."""
+    return tuple(seat for seat, team in enumerate(teams) if team == teams[0])
+
+
+def duel_design(lineup: Sequence[str], teams: Sequence[int]) -> tuple[DuelSeating, ...]:
+    """The seatings of a duel: ``lineup`` is A, B, then one spec per seat outside seat 0's team, in seat order.
+
+    Rotation ``r`` of the table puts at seat ``s`` what seat ``(s + r) % n`` holds unrotated: A (or B) at seat 0's
+    team, the other specs at the other seats in order. Each rotation is played twice, once with A at the tested
+    seats and once with B, the others unchanged, so the pair differs only in who holds the tested seats; over the
+    rotations the tested seats turn over every seat. A rotation whose A-seating an earlier one already gave (Kort
+    with one spec at both other seats: rotating by two seats swaps nothing) is played once. The seatings come in
+    pairs: ``A`` at rotation 0, ``B`` at rotation 0, ``A`` at the next rotation, and so on. A rotation that would
+    split the tested seats over several teams is refused: the games' teams (Kort's seats 0 and 2 against 1 and 3)
+    all turn into teams.
+    """
+    n = len(teams)
+    tested = tested_team(teams)
+    others = [seat for seat in range(n) if seat not in tested]
+    if len(lineup) != 2 + len(others):
+        raise ConfigError(f"a duel lineup is A, B and one spec for each of the {len(others)} other seats, "
+                          f"not {len(lineup)} specs")
+    design: list[DuelSeating] = []
+    seen: set[tuple[tuple[str, ...], tuple[int, ...]]] = set()
+    for r in range(n):
+        seats = tuple(sorted((seat - r) % n for seat in tested))
+        if len({teams[seat] for seat in seats}) != 1 or len(seats) != list(teams).count(teams[seats[0]]):
+            raise ConfigError(f"rotating the table by {r} seats splits the tested team over other teams: "
+                              "a duel needs teams that turn into teams")
+        pair = []
+        for agent in lineup[:2]:
+            unrotated = [agent] * n
+            for seat, spec in zip(others, lineup[2:], strict=True):
+                unrotated[seat] = spec
+            pair.append(tuple(unrotated[(seat + r) % n] for seat in range(n)))
+        if (pair[0], seats) in seen:
+            continue
+        seen.add((pair[0], seats))
+        design += [DuelSeating(pair[0], seats, 0), DuelSeating(pair[1], seats, 1)]
+    return tuple(design)
 
 
 def table_plans(config: RunConfig) -> list[TablePlan]:

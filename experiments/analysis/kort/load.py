@@ -32,7 +32,6 @@ from experiments.analysis.load import (
     LoadedRun,
     RunFolderError,
     RunPart,
-    balanced_label,
     chunks_total,
     cluster_ids,
     lineup_label,
@@ -40,6 +39,7 @@ from experiments.analysis.load import (
     open_run,
     read_shards,
     stack_runs,
+    table_label,
 )
 from sim.kort.adapter import DECLARATIONS, GAME, RESULTS
 from sim.kort.encoding import DEFAULT_OPTIONS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES
@@ -127,7 +127,7 @@ def _load_one(folder: Path) -> RunPart:
     tables = lineup_table(manifest)
     options = options_label(manifest["config"].get("options") or {})
     tables["options"] = options
-    tables["label"] = [(table_pairing(t["agents"]) if t.get("assign") != "balanced" else balanced_label(t["agents"]))
+    tables["label"] = [(table_pairing(t["agents"]) if t.get("assign") not in ("balanced", "duel") else table_label(t))
                        + (f" ({options})" if options else "") for t in manifest["config"]["tables"]]
     matches = _matches_frame(hands)
     rounds = _rounds_frame(round_data, matches)

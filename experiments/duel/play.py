@@ -1,0 +1,231 @@
+"""A duel: agents A and B on duplicate deals, played by the runner until a sequential test decides.
+
+**A deal.** One deal group of the runner: one match seed, so the same cards, played ``2 R`` times. The tested seat
+(in Kort, the tested team of two partners) takes each of its ``R`` rotations round the table, and at each rotation
+the deal is played once with A there and once with B, the same ``others`` specs at the other seats and the same
+seeds (``experiments.runner.plan.duel_design``; at 4 seats of Knorri, ``R = 4`` and a deal is 8 hands; in Kort
+with one spec at both other seats, ``R = 2`` and a deal is 4 matches). Over a deal A and B each hold every seat
+position once, against the same others, on the same cards: seat advantage and the luck of the cards cancel in
+their difference.
+
+**The statistic.** A deal's paired difference is A's mean score per row (hand, game or match) at the tested seat
+over the ``R`` rotations minus B's (at a team, the mean over its seats). Deals are independent, so their
+differences are the independent steps of ``experiments.duel.sprt``'s test.
+
+**Batches.** The run is planned for ``max_deals`` deals cut into chunks of ``BATCH_DEALS`` deals (the last may be
+shorter); the workers play chunks in order, two in flight per worker, and after each chunk is written the test
+looks at every batch boundary the finished chunks now reach without a gap, in deal order, from ``MIN_DEALS`` on,
+and at ``max_deals``. The first look past a bound decides and the run stops, abandoning the chunks still playing;
+chunks finished after the deciding batch while it was being played stay in the folder (they are ordinary rows) but
+do not count. So the verdict depends only on the deals' results, never on the worker count or the order chunks
+finish in, and running the same duel again on its folder resumes it, or finds it already decided.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from experiments.duel.sprt import CONTINUE, Sprt, Verdict, sequential_test
+from experiments.runner import storage
+from experiments.runner.compiling import code_to_compile
+from experiments.runner.config import ConfigError, RunConfig, build_config
+from experiments.runner.execute import execute, plan_run, workers_for
+from experiments.runner.plan import DuelSeating, check_lineups, duel_design
+from experiments.runner.storage import RunFolder
+from sim import games
+from sim.contract import check_seats
+from sim.errors import GameInputError
+
+BATCH_DEALS = 4  # deals per chunk: the test looks after each; see the module docstring and sprt's on overshoot
+MIN_DEALS = 32  # no look before this many deals, where the variance estimate is still rough
+UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True)
+class DuelSetup:
+    """What a duel plays: the run's config and its seatings (each with its tested seats and side)."""
+
+    config: RunConfig
+    design: tuple[DuelSeating, ...]
+    max_deals: int
+
+    @property
+    def seats(self) -> int:
+        """Seats at the table."""
+        return self.config.tables[0].seats
+
+    @property
+    def rotations(self) -> int:
+        """Rotations of the tested seat a deal plays, each twice (A, then B)."""
+        return len(self.design) // 2
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """A, B, then the other seats' specs in seat order."""
+        return self.config.tables[0].agents
+
+
+def duel_setup(game: str, seats: int, a: str, b: str, others: list[str], max_deals: int, seed: int = 0,
+               options: dict[str, Any] | None = None, workers: int | None = None,
+               out: str | None = None) -> DuelSetup:
+    """The duel's run: one table of ``assign = duel`` (A, B, ``others``: one spec for every other seat, or one per
+    seat), ``max_deals`` deal groups, ``BATCH_DEALS`` deals a chunk; every spec checked (one line if one is bad)."""
+    if isinstance(max_deals, bool) or not isinstance(max_deals, int) or max_deals < 1:
+        raise ConfigError(f"--max-deals must be at least 1, not {max_deals}")
+    adapter = games.adapter(game)
+    try:
+        check_seats(adapter, seats)
+    except GameInputError as error:
+        raise ConfigError(f"--seats: {error}") from None
+    teams = adapter.seat_teams(seats)
+    other_seats = sum(1 for team in teams if team != teams[0])
+    if len(others) not in (1, other_seats):
+        raise ConfigError(f"--others takes one spec for all {other_seats} other seats or one for each, "
+                          f"not {len(others)}")
+    raw: dict[str, Any] = {"game": game, "name": "duel", "options": options or {}, "seed": seed,
+                           "tables": [{"seats": seats, "agents": [a, b, *others], "assign": "duel"}], "hands": 1}
+    if workers is not None:
+        raw["workers"] = workers
+    if out is not None:
+        raw["out"] = out
+    config = build_config(raw, "duel")
+    table = config.tables[0]
+    design = duel_design(table.agents, teams)
+    config = replace(config, hands=max_deals * len(design), chunk_hands=BATCH_DEALS * len(design))
+    check_lineups(config)
+    return DuelSetup(config, design, max_deals)
+
+
+def looks(max_deals: int) -> list[int]:
+    """The deal counts the test looks at: every batch boundary from ``MIN_DEALS`` on, and ``max_deals``."""
+    ends = list(range(BATCH_DEALS, max_deals, BATCH_DEALS)) + [max_deals]
+    return [end for end in ends if end >= MIN_DEALS or end == max_deals]
+
+
+def chunk_differences(folder: RunFolder, chunk_id: int, design: tuple[DuelSeating, ...]) -> np.ndarray:
+    """The paired differences of one chunk's deals, in deal order: A's mean score per row at the tested seat over
+    the deal's rotations, less B's."""
+    seats = len(design[0].seating)
+    columns = ["deal_group", "arrangement", *(f"score_{s}" for s in range(seats))]
+    data = pq.read_table(folder.path(storage.HANDS_DIR, storage.shard_name(chunk_id)), columns=columns,
+                         filesystem=folder.filesystem)
+    scores = np.stack([data.column(f"score_{s}").to_numpy() for s in range(seats)], axis=1).astype(np.float64)
+    weight = np.zeros((len(design), seats))
+    for index, seating in enumerate(design):
+        weight[index, list(seating.tested)] = (1.0 if seating.side == 0 else -1.0) / len(seating.tested)
+    arrangement = data.column("arrangement").to_numpy().astype(np.int64)
+    group = data.column("deal_group").to_numpy().astype(np.int64)
+    deal = group - group.min()
+    signed = (scores * weight[arrangement]).sum(axis=1)
+    return np.bincount(deal, weights=signed, minlength=int(deal.max()) + 1) / (len(design) // 2)
+
+
+def folder_differences(folder: str | RunFolder) -> np.ndarray:
+    """Every deal's paired difference in a run folder of a duel table (``knorri-sim duel``'s, or ``knorri-sim run
+    --assign duel``'s), in deal order, over its finished chunks."""
+    folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    manifest = folder.read_manifest() if folder.is_dir() else None
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{str(folder)!r} holds no knorri-sim run (no readable manifest.json)")
+    tables = manifest["config"]["tables"]
+    if len(tables) != 1 or tables[0].get("assign") != "duel":
+        raise ConfigError(f"{str(folder)!r} is not a duel: its run has no single table with assign = duel")
+    teams = games.adapter(manifest.get("game", games.DEFAULT_GAME)).seat_teams(int(tables[0]["seats"]))
+    design = duel_design(tuple(tables[0]["agents"]), teams)
+    chunks = sorted(int(chunk) for chunk in storage.finished_chunks(folder.location, manifest))
+    parts = [chunk_differences(folder, chunk, design) for chunk in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+@dataclass
+class DuelState:
+    """The test as the chunks come in: each finished chunk's differences, and the verdict at the latest look."""
+
+    setup: DuelSetup
+    test: Sprt
+    folder: RunFolder
+    report: Callable[[DuelState], None] | None = None  # called whenever the test has looked again
+    differences: dict[int, np.ndarray] = field(default_factory=dict)
+    verdict: Verdict = field(default_factory=lambda: Verdict(CONTINUE, 0, math.nan, (math.nan, math.nan), 0.0,
+                                                             math.nan))
+
+    @property
+    def decision(self) -> str:
+        """``H1``, ``H0``, ``undecided`` (no bound crossed by ``max_deals``) or ``continue`` (still playing)."""
+        if self.verdict.decision == CONTINUE and self.verdict.deals == self.setup.max_deals:
+            return UNDECIDED
+        return self.verdict.decision
+
+    def deals_in_order(self) -> np.ndarray:
+        """The differences of the finished chunks from the first up to the first one missing."""
+        parts = []
+        for chunk in range(len(self.differences) + 1):
+            if chunk not in self.differences:
+                break
+            parts.append(self.differences[chunk])
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def stop(self, finished: Collection[int]) -> bool:
+        """``execute``'s stop: read the newly finished chunks, look again, and say whether the test has decided."""
+        new = sorted(set(finished) - set(self.differences))
+        for chunk in new:
+            self.differences[chunk] = chunk_differences(self.folder, chunk, self.setup.design)
+        self.verdict = sequential_test(self.deals_in_order(), self.test, looks(self.setup.max_deals))
+        if self.report is not None and new:
+            self.report(self)
+        return self.verdict.decision != CONTINUE
+
+
+@dataclass(frozen=True)
+class DuelResult:
+    """A finished (or resumed) duel: the test's verdict, the run folder, and this command's times."""
+
+    state: DuelState
+    deals_in_folder: int
+    seconds: float
+    cpu_seconds: float  # CPU the batches written by this command took, as their workers measured it
+
+
+def check_folder(folder: RunFolder, config: RunConfig) -> dict[str, Any] | None:
+    """The manifest of the duel already in ``folder`` (None for a new or empty folder); one line for a file, a
+    folder of other things, or another run."""
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"--out {str(folder)!r} is a file: give a new folder, or the duel's folder to resume it")
+        if not folder.exists() or all(storage.is_bookkeeping(name) for name in folder.names()):
+            return None
+        manifest = folder.read_manifest()
+    except OSError as error:
+        raise ConfigError(f"--out {str(folder)!r} cannot be read: {error.strerror or error}") from None
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"--out {str(folder)!r} is not empty and holds no knorri-sim run: give a new folder")
+    if manifest.get("run_id") != config.run_id():
+        raise ConfigError(f"--out {str(folder)!r} holds another run (run {manifest.get('run_id')}: other agents, "
+                          "seats, options, seed or --max-deals): give a new folder, or the options it was played with")
+    return manifest
+
+
+def play_duel(setup: DuelSetup, test: Sprt, report: Callable[[DuelState], None] | None = None) -> DuelResult:
+    """Play (or resume) the duel into ``setup.config.out`` until the test decides or ``max_deals`` are played."""
+    started = time.perf_counter()
+    config = setup.config
+    folder = RunFolder(config.out or "")
+    manifest = check_folder(folder, config)
+    plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
+    if manifest is not None:
+        plan.manifest = manifest
+    state = DuelState(setup, test, folder, report)
+    with workers_for(config) as workers:
+        final = execute(plan, folder, workers, progress=False, resumed=manifest is not None,
+                        compile_first=bool(code_to_compile(config, plan.tables)), stop=state.stop)
+    before = set((manifest or {}).get("chunks_complete", []))
+    cpu = sum(seconds[3] for chunk, seconds in final.get("chunk_seconds", {}).items() if int(chunk) not in before)
+    in_folder = sum(len(state.differences.get(chunk, ())) for chunk in final["chunks_complete"])
+    return DuelResult(state, in_folder, time.perf_counter() - started, cpu)

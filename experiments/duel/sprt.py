@@ -1,0 +1,201 @@
+"""A sequential probability ratio test on paired differences: Wald's SPRT under a normal approximation, with the
+variance estimated as it goes (a generalised SPRT).
+
+**The data.** A duel plays duplicate deals; deal ``i`` gives one number ``x_i``, the paired difference: agent A's
+mean score per hand in the tested seat minus B's, on the same cards (``experiments.duel.play`` says how a deal is
+played). The question is the mean ``mu`` of the ``x_i``:
+
+- H0: ``mu <= delta0`` (A better by at most ``delta0``, 0 by default: not better);
+- H1: ``mu >= delta1`` (A better by at least ``delta1``, ``delta1 > delta0``).
+
+**The test.** Model the ``x_i`` as independent draws of a normal ``N(mu, sigma^2)`` and compare the two simple
+hypotheses at the edges, ``mu = delta0`` against ``mu = delta1``. After ``n`` deals, with mean ``m``, the log of the
+likelihood ratio is
+
+    LLR_n = sum_i [(x_i - delta0)^2 - (x_i - delta1)^2] / (2 sigma^2)
+          = n (delta1 - delta0) (2 m - delta0 - delta1) / (2 sigma^2).
+
+``sigma^2`` is not known: it is replaced at every look by the sample variance ``s^2`` of the differences so far
+(divisor ``n - 1``). That plug-in is the generalised SPRT; fishtest and OpenBench do the same for chess engines,
+with the variance of their game pairs under the pentanomial model. Wald's bounds stop the test:
+
+- ``LLR_n >= log((1 - beta) / alpha)``: accept H1 (``+2.944`` at ``alpha = beta = 0.05``);
+- ``LLR_n <= log(beta / (1 - alpha))``: accept H0 (``-2.944``);
+- otherwise play more deals.
+
+Wald's bounds give error rates of about ``alpha`` (H1 accepted when ``mu = delta0``) and ``beta`` (H0 accepted when
+``mu = delta1``), a little less in practice, since the LLR stops past its bound rather than on it. Further from the
+edges the errors are rarer still: the chance of accepting H1 falls as ``mu`` falls.
+
+**Why the normal approximation holds here.** Only the partial sums of the ``x_i`` enter the LLR, so the test is a
+random walk with one step per deal. The steps are independent and alike (every deal has its own seed), and each is
+bounded: a deal's difference is a mean of bounded scores (a Knorri seat scores from ``-(n - 1) n / 2`` to
+``n - 1``; Kort's is +1 or -1), so it has every moment. By the central limit theorem (in its functional form:
+the walk of partial sums, rescaled, is a Brownian motion with drift), after a few dozen deals the walk's path is
+close to that of normal steps with the same mean and variance, and that path is all the test sees. Pairing on
+the same cards and averaging over the seat's rotations make the steps less lumpy still: most of the luck of a
+deal is common to A and B and cancels. The variance estimate converges to ``sigma^2``; with ``delta1 = 0.05`` a
+decision takes hundreds of deals, by which time ``s^2`` is within a few percent of it. To keep the first,
+noisiest estimates from deciding, the duel looks only after its first deals (``MIN_DEALS`` in
+``experiments.duel.play``).
+
+**Looks in batches.** The duel checks the test after each batch of deals, not after every deal. Between looks the
+LLR may cross a bound and come back unseen, and at the look that stops it, it may lie further past the bound
+(overshoot). Both make errors rarer than Wald's approximation says, and cost up to a batch of extra deals; neither
+raises an error rate. ``tests/test_sprt.py`` measures the rates on thousands of simulated duels at the duel's
+batches and at batches four times as long; the README gives the figures, with those of looking after every deal
+(from the 32nd: a little above ``alpha`` when a decision takes under a hundred deals, since the early looks see
+the roughest variance estimates).
+
+**Degenerate samples.** When every difference so far is the same, ``s^2 = 0`` and the LLR is infinite on the side
+of the mean (A and B played alike on every deal: the same agent twice); it is 0 if that mean is exactly halfway.
+
+**The interval.** The mean difference is reported with ``m +- 1.96 s / sqrt(n)``, the fixed-sample 95% interval.
+After a sequential stop it is a guide, not an exact 95%: the test tends to stop when ``m`` has strayed towards the
+bound it crossed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959964
+H0, H1, CONTINUE = "H0", "H1", "continue"
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """The test's parameters: H0 ``mu <= delta0``, H1 ``mu >= delta1``, error rates ``alpha`` and ``beta``.
+
+    A bad parameter is one ``ValueError`` line that starts with the parameter's name.
+    """
+
+    delta0: float = 0.0
+    delta1: float = 0.05
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("delta0", "delta1", "alpha", "beta"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, not {value!r}")
+        for name in ("alpha", "beta"):
+            if not 0 < getattr(self, name) < 0.5:
+                raise ValueError(f"{name} must be above 0 and below 0.5, not {getattr(self, name)}")
+        if self.delta1 <= self.delta0:
+            raise ValueError(f"delta1 must be above delta0 (H1: A better by at least delta1; H0: by at most delta0), "
+                             f"not {self.delta1} with delta0 {self.delta0}")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """Wald's bounds on the LLR: below the first accept H0, above the second accept H1."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, n: np.ndarray | float, mean: np.ndarray | float, variance: np.ndarray | float) -> np.ndarray:
+        """The LLR after ``n`` deals with this mean and sample variance (element-wise; infinite at variance 0 from
+        two deals on, 0 for a single deal, which says nothing of the spread)."""
+        n, mean, variance = np.asarray(n, float), np.asarray(mean, float), np.asarray(variance, float)
+        drift = n * (self.delta1 - self.delta0) * (2 * mean - self.delta0 - self.delta1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = drift / (2 * variance)
+        value = np.where(variance > 0, value, np.where(drift == 0, 0.0, np.copysign(np.inf, drift)))
+        return np.where(n >= 2, value, 0.0)
+
+    def decision(self, llr: float) -> str:
+        """``H1``, ``H0`` or ``continue`` for an LLR."""
+        lower, upper = self.bounds
+        return H1 if llr >= upper else H0 if llr <= lower else CONTINUE
+
+    def expected_deals(self, mu: float, sigma: float) -> float:
+        """Wald's approximation of the deals the test takes when the differences have mean ``mu`` and standard
+        deviation ``sigma`` (looking after every deal, the overshoot ignored).
+
+        Each deal adds ``z = (delta1 - delta0) (2 x - delta0 - delta1) / (2 sigma^2)`` to the LLR, of mean ``d`` and
+        variance ``v = (delta1 - delta0)^2 / sigma^2``; the test accepts H0 with probability
+        ``L = (e^(h B) - 1) / (e^(h B) - e^(h A))``, ``h = -2 d / v``, and takes ``(L A + (1 - L) B) / d`` deals
+        (``-A B / v`` where ``d = 0``, halfway between the hypotheses).
+        """
+        if not sigma > 0:
+            raise ValueError(f"sigma must be above 0, not {sigma}")
+        lower, upper = self.bounds
+        width = self.delta1 - self.delta0
+        d = width * (2 * mu - self.delta0 - self.delta1) / (2 * sigma**2)
+        v = width**2 / sigma**2
+        if abs(d) < 1e-12 * v:
+            return -lower * upper / v
+        h = -2 * d / v
+        accept_h0 = math.expm1(h * upper) / (math.exp(h * upper) - math.exp(h * lower))
+        return (accept_h0 * lower + (1 - accept_h0) * upper) / d
+
+
+def running_moments(diffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Deals, mean and sample variance (divisor ``n - 1``; 0 for one deal) of every prefix along the last axis.
+
+    Sums are taken of the differences less the first one, so equal differences give a variance of exactly 0.
+    """
+    diffs = np.asarray(diffs, dtype=np.float64)
+    shifted = diffs - diffs[..., :1]
+    n = np.arange(1, diffs.shape[-1] + 1, dtype=np.float64)
+    total = np.cumsum(shifted, axis=-1)
+    squares = np.cumsum(shifted**2, axis=-1)
+    mean = total / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variance = np.where(n > 1, (squares - total * mean) / (n - 1), 0.0)
+    return n, mean + diffs[..., :1], np.maximum(variance, 0.0)
+
+
+def first_crossings(llr: np.ndarray, bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Where each row of LLRs (one per look, along the last axis) first leaves the bounds, and which way.
+
+    Returns the look's index (-1 if none) and the decision there: 1 for H1, -1 for H0, 0 for none.
+    """
+    lower, upper = bounds
+    crossed = (llr >= upper) | (llr <= lower)
+    hit = crossed.any(axis=-1)
+    index = np.where(hit, crossed.argmax(axis=-1), -1)
+    at = np.take_along_axis(llr, np.maximum(index, 0)[..., None], axis=-1)[..., 0]
+    return index, np.where(hit, np.where(at >= upper, 1, -1), 0)
+
+
+def interval(n: float, mean: float, variance: float) -> tuple[float, float]:
+    """The mean's fixed-sample 95% interval, ``mean +- 1.96 s / sqrt(n)`` (nan for a single deal)."""
+    if n < 2:
+        return math.nan, math.nan
+    half = Z95 * math.sqrt(variance / n)
+    return mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where a sequence of paired differences leaves the test."""
+
+    decision: str  # H0, H1, or continue (no bound crossed at any look so far)
+    deals: int  # deals up to the look that decided, or up to the last look
+    mean: float
+    ci95: tuple[float, float]
+    llr: float
+    sd: float  # the differences' sample standard deviation
+
+
+def sequential_test(diffs: Sequence[float] | np.ndarray, test: Sprt, looks: Sequence[int]) -> Verdict:
+    """Run ``test`` over ``diffs`` (one per deal, in deal order), looking after each count of deals in ``looks``
+    (increasing) that the differences reach: the first look past a bound decides; with none, the last look counts.
+
+    Before the first look the verdict is ``continue`` at 0 deals.
+    """
+    diffs = np.asarray(diffs, dtype=np.float64)
+    reached = np.asarray([look for look in looks if 0 < look <= len(diffs)], dtype=np.int64)
+    if len(reached) == 0:
+        return Verdict(CONTINUE, 0, math.nan, (math.nan, math.nan), 0.0, math.nan)
+    n, mean, variance = (values[reached - 1] for values in running_moments(diffs))
+    llr = test.llr(n, mean, variance)
+    index, way = first_crossings(llr[None, :], test.bounds)
+    at = int(index[0]) if index[0] >= 0 else len(reached) - 1
+    decision = {1: H1, -1: H0, 0: CONTINUE}[int(way[0])]
+    return Verdict(decision, int(n[at]), float(mean[at]), interval(n[at], mean[at], variance[at]), float(llr[at]),
+                   math.sqrt(variance[at]))
