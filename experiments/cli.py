@@ -28,6 +28,9 @@ COMMANDS = {
     "report": "Draw a run's analysis figures as PNG with a Markdown summary (Knorri: cut-offs, scores, bot ladder; "
               "Knockout Whist: wins by seat, game length, dog's lives, agents; Kort: round results, the trump "
               "holder's value, redeals, match length, the ladder of teams).",
+    "cutoffs": "How a run's hands are cut off (Knorri: repeat and cap): shares per table, the anatomy of every loop, "
+               "hand length as a survival curve, and with --counterfactual what the cut-off changes; figures and a "
+               "Markdown page.",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 
