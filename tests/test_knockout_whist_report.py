@@ -13,9 +13,9 @@ from experiments.analysis import ladder
 from experiments.analysis.knockout_whist import load_run, load_runs, sample, stats
 from experiments.analysis.knockout_whist.load import variant_label
 from experiments.analysis.knockout_whist.report import FIGURES
+from experiments.analysis.knorri.load import load_run as load_knorri_run
+from experiments.analysis.knorri.sample import make_small_run as make_knorri_run
 from experiments.analysis.load import RunFolderError
-from experiments.analysis.load import load_run as load_knorri_run
-from experiments.analysis.sample import make_small_run as make_knorri_run
 from experiments.cli import main
 
 
@@ -159,7 +159,7 @@ def test_report_command_reads_the_manifests_game_and_writes_every_figure_and_the
 def test_knorri_report_still_draws_knorri_figures(tmp_path, capsys):
     folder = make_knorri_run(tmp_path / "knorri", hands=30, seed=2)
     assert main(["report", str(folder)]) == 0
-    assert " hands: 9 figures" in capsys.readouterr().out and (folder / "report" / "cutoff_rates.png").is_file()
+    assert " hands: 13 figures" in capsys.readouterr().out and (folder / "report" / "cutoff_rates.png").is_file()
 
 
 def test_each_games_loader_refuses_the_other_games_run_in_one_line(run_dir, tmp_path):

@@ -17,7 +17,6 @@ from matplotlib.figure import Figure
 from experiments.analysis.figures import (
     AGENT_PALETTE,
     FONT,
-    REASON_COLOURS,
     SEAT_COLOURS,
     error_bars,
     label_axes,
@@ -26,6 +25,7 @@ from experiments.analysis.figures import (
 )
 from experiments.analysis.knorri.counterfactual import Counterfactual
 from experiments.analysis.knorri.cutoffs import ANY, FIT_QUANTILE, Anatomy, Survival, options_text
+from experiments.analysis.knorri.figures import REASON_COLOURS
 
 TABLE_COLOURS = AGENT_PALETTE  # one colour per table, in table order
 

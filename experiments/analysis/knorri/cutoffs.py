@@ -299,7 +299,7 @@ def run_cap(run: CutoffRun) -> int | None:
     spec = next((option for option in games.adapter(run.game).OPTIONS if option.name == "cap"), None)
     if spec is not None:
         return int(spec.default)
-    from experiments.analysis.load import PHASE2_CAP  # the rulings' cap, before the option existed
+    from experiments.analysis.knorri.load import PHASE2_CAP  # the rulings' cap, before the option existed
 
     return PHASE2_CAP if run.game == "knorri" else None
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis import figures, ladder, reports, stats
-from experiments.analysis.knorri import cutoff_page, cutoffs
-from experiments.analysis.load import PHASE2_CAP, Run, load_run
+from experiments.analysis import ladder, reports
+from experiments.analysis.knorri import cutoff_page, cutoffs, figures, stats
+from experiments.analysis.knorri.load import PHASE2_CAP, Run, load_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 
 FIGURES: tuple[FigureSpec, ...] = (
