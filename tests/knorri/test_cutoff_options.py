@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.loginf import LogInfAgent
-from agents.playout import PythonPlayout
-from agents.tracker import KnorriTracker
+from agents.knorri.loginf import LogInfAgent
+from agents.knorri.playout import PythonPlayout
+from agents.knorri.tracker import KnorriTracker
 from experiments.runner.seating import agent_maker
 from sim.errors import GameInputError
 from sim.knorri import simulate
@@ -203,7 +203,7 @@ def test_loginf_plays_out_under_the_tables_rules(monkeypatch):
         playouts.append(RecordingPlayout())
         return playouts[-1]
 
-    monkeypatch.setattr("agents.loginf.make_playout", recording)
+    monkeypatch.setattr("agents.knorri.loginf.make_playout", recording)
     hand = play_with_agents(KnorriHand.from_seed(3, 2, cap=25, repeat=3), [LogInfAgent() for _ in range(3)], 2)
     seen = [entry for playout in playouts for entry in playout.seen]
     assert seen and all((cap, repeat) == (25, 3) and actions <= 25 for cap, repeat, actions in seen)

@@ -12,7 +12,10 @@ bounded however large the runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -27,8 +30,9 @@ from experiments.analysis.knorri.cutoffs import (
     sql_list,
 )
 from experiments.analysis.ladder import RatingTally
-from experiments.analysis.load import RunFolderError
-from experiments.runner.config import PLACE_KEYS
+from experiments.analysis.load import RunFolderError, read_manifest
+from experiments.runner.config import PLACE_KEYS, build_config
+from experiments.runner.execute import run_experiment
 from sim.games import places_from_values
 
 PAIR_KEYS = ("table", "arrangement", "seed", "first_seat")  # the same deal, seated the same way
@@ -56,6 +60,17 @@ class Counterfactual:
         if len(orders) < 2 or not orders[0]:
             return None
         return orders[0] != orders[1]
+
+
+def replay_with_options(run_dir: str | Path, options: Mapping[str, Any], folder: str | Path, engine: str = "auto",
+                        progress: bool = False) -> Path:
+    """Play the config and master seed of the run in ``run_dir`` again under ``options`` into ``folder``: the
+    counterfactual run ``compare_runs`` pairs with it (``engine``: which engine plays; ``reference`` takes any)."""
+    config = dict(read_manifest(Path(run_dir))["config"])
+    config.update(options=dict(options), out=str(folder), engine=engine)
+    run_experiment(build_config(config, f"the run in {str(run_dir)!r} under other options"), Path(folder),
+                   progress=progress)
+    return Path(folder)
 
 
 def check_pairable(first: CutoffRun, second: CutoffRun) -> None:

@@ -71,7 +71,7 @@ def anatomy_figure(anatomy: Anatomy) -> Figure:
     axes[0].set_title("Cycle length", fontsize=FONT["title"])
     _distribution(axes[1], anatomy.choices, "decisions in the cycle with more than one legal action")
     axes[1].set_title("Choices per cycle (0 would be a forced loop)", fontsize=FONT["title"])
-    _distribution(axes[2], anatomy.paths, "cycle_log2_paths (sum of log2 legal actions; bins of 1)", steps=True)
+    _distribution(axes[2], anatomy.paths, "cycle_log2_paths (sum of log2 legal actions; bins of 1)")
     axes[2].set_title("Paths through the cycle", fontsize=FONT["title"])
     top = axes[2].secondary_xaxis("top", functions=(lambda x: x, lambda x: x))
     ticks = [t for t in (0, 5, 10, 15, 20, 30, 40, 60) if t <= max(1, float(anatomy.paths["value"].max()) + 1)]
@@ -85,7 +85,7 @@ def _chance(bits: float) -> str:
     return "1" if bits == 0 else f"1/{2 ** bits:,.0f}" if bits < 20 else f"2^-{bits:g}"
 
 
-def _distribution(ax, counts: pd.DataFrame, xlabel: str, steps: bool = False) -> None:
+def _distribution(ax, counts: pd.DataFrame, xlabel: str) -> None:
     """The share of each seat count's repeats at each value, a line per seat count with its n in the legend."""
     if counts.empty:
         ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes)
@@ -94,12 +94,8 @@ def _distribution(ax, counts: pd.DataFrame, xlabel: str, steps: bool = False) ->
     for seats, part in counts.groupby("seats", sort=True):
         total = int(part["hands"].sum())
         share = 100 * part["hands"] / total
-        colour = SEAT_COLOURS.get(int(seats))
-        if steps:
-            ax.step(part["value"], share, where="post", color=colour, label=f"{seats} seats (n = {total:,})")
-        else:
-            ax.plot(part["value"], share, "o-", markersize=4, linewidth=0.9, color=colour,
-                    label=f"{seats} seats (n = {total:,})")
+        ax.plot(part["value"], share, "o-", markersize=4, linewidth=0.9, color=SEAT_COLOURS.get(int(seats)),
+                label=f"{seats} seats (n = {total:,})")
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     label_axes(ax, xlabel, "repeat-ended hands (% of the seat count's repeats)", "")
@@ -113,9 +109,10 @@ def _seat_bars(ax, seats: pd.DataFrame) -> None:
         part = seats[seats["label"] == label]
         ax.bar(part["seat"] + side_offset(i, len(tables), width), 100 * part["share"], width, color=table_colour(i),
                label=f"{label} (n = {int(part['repeats'].iloc[0]):,} repeats)")
-    ax.set_ylim(0, 105)
-    label_axes(ax, "seat", "repeats in which the seat acted in the cycle (%)", "Which seats loop",
-               legend=bool(tables))
+    ax.set_ylim(0, 100 + 12 * len(tables))  # room above the bars for the legend
+    label_axes(ax, "seat", "repeats in which the seat acted in the cycle (%)", "Which seats loop", legend=False)
+    if tables:
+        ax.legend(fontsize=FONT["tick"] - 1, loc="upper center", ncol=2)
 
 
 def survival_figure(survival: Survival) -> Figure:

@@ -146,10 +146,12 @@ def anatomy_lines(analysis: CutoffAnalysis) -> list[str]:
     checks = ("every repeat hand keeps the columns' rules (cycle_start + cycle_length = phase2_actions, "
               "cycle_choices >= 1, cycle_log2_paths >= cycle_choices, null off repeats)" if not broken else
               "RULES BROKEN: " + ", ".join(f"{name}: {count:,} hands" for name, count in broken.items()))
-    seats = anatomy.seats.assign(**{"acted in the cycle": [f"{100 * s:.1f}%" for s in anatomy.seats["share"]]})
+    seats = anatomy.seats.assign(text=[f"{100 * s:.1f}%" for s in anatomy.seats["share"]])
+    wide = seats.pivot(index=["label", "repeats"], columns="seat", values="text").fillna("")
+    wide.columns = [f"seat {seat}" for seat in wide.columns]
     return [markdown_table(shown), "", f"Consistency: {checks}.", "",
             "Which seats loop (share of the table's repeats in which the seat acted inside the cycle):", "",
-            markdown_table(seats[["label", "seat", "repeats", "acted in the cycle"]])]
+            markdown_table(wide.reset_index().rename(columns={"label": "table"}))]
 
 
 def _top_length(part: pd.DataFrame) -> str:

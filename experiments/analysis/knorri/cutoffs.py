@@ -207,8 +207,8 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
         SELECT count(*) FILTER (WHERE cycle_start + cycle_length <> phase2_actions) AS start_plus_length,
                count(*) FILTER (WHERE cycle_choices < 1) AS choices_at_least_one,
                count(*) FILTER (WHERE cycle_log2_paths < cycle_choices - 1e-3) AS paths_at_least_choices,
-               count(*) FILTER (WHERE cycle_start IS NULL OR cycle_choices IS NULL OR cycle_log2_paths IS NULL
-                                OR cycle_seats IS NULL) AS repeat_has_anatomy,
+               count(*) FILTER (WHERE end_reason = '{LOOP_REASON}' AND (cycle_start IS NULL OR cycle_choices IS NULL
+                                OR cycle_log2_paths IS NULL OR cycle_seats IS NULL)) AS repeat_has_anatomy,
                count(*) FILTER (WHERE end_reason <> '{LOOP_REASON}' AND (cycle_start IS NOT NULL
                                 OR cycle_choices IS NOT NULL OR cycle_seats IS NOT NULL)) AS others_null
         FROM {view}""").df().iloc[0]
