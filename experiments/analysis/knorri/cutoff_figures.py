@@ -169,7 +169,8 @@ def tail_figure(survival: Survival) -> Figure:
                        label=str(part["label"].iloc[0]) if len(part) else None)
     rates.set_ylim(bottom=0)
     label_axes(rates, "fit starts where this % of hands has ended (0: the whole curve)",
-               "decay rate (per 100 phase-2 actions; bars: 95% interval)", "Decay rate by where the fit starts")
+               "decay rate (per 100 phase-2 actions; bars: 95% interval)", "Decay rate by where the fit starts",
+               legend=bool(tails["rate"].notna().any()) if len(tails) else False)
     return figure
 
 

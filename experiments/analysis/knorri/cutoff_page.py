@@ -196,7 +196,7 @@ def counterfactual_lines(cf: Counterfactual) -> list[str]:
     lines = [f"The first run ({first}) paired by table, seating, seed and first seat with the second ({second}): "
              f"{cf.paired:,} of its {cf.hands:,} hands paired.", ""]
     if cf.outcomes.empty:
-        lines.append("The first run cut no hand off.")
+        lines += ["The first run cut no hand off.", ""]
     else:
         out = cf.outcomes
         ended = [f"{100 * e / p:.1f}%" if p else "n/a" for e, p in zip(out["ended"], out["paired"], strict=True)]
