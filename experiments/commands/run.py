@@ -45,10 +45,12 @@ from experiments.runner.execute import (
     workers_for,
 )
 from experiments.runner.plan import check_lineups
+from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
-from sim.games import AgentFailure
+from sim.contract import plural
+from sim.errors import AgentFailure
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
@@ -144,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     print(format_summary(summarise(out, config.game), config.game))
     adapter = games.adapter(config.game)
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
-    print(f"{final['hands_total']:,} {games.plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
+    print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0
@@ -218,6 +220,9 @@ def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
         raise ConfigError(f"--out {str(out)!r} cannot be read: {error.strerror or error}") from None
     if not isinstance(manifest, dict):
         raise ConfigError(f"--out {str(out)!r} is not empty and holds no knorri-sim run: give a new or empty folder")
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        raise ConfigError(f"--out {str(out)!r} holds a run written with schema version {manifest.get('schema_version')}"
+                          f" (this knorri-sim writes {SCHEMA_VERSION}): give a new or empty folder")
     if manifest.get("run_id") != config.run_id():
         raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
                           "give a new or empty folder, or --resume it")

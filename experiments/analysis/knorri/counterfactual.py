@@ -33,7 +33,7 @@ from experiments.analysis.ladder import RatingTally
 from experiments.analysis.load import RunFolderError, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
 from experiments.runner.execute import run_experiment
-from sim.games import places_from_values
+from sim.contract import places_from_values
 
 PAIR_KEYS = ("table", "arrangement", "seed", "first_seat")  # the same deal, seated the same way
 NOT_COMPARED = (*PLACE_KEYS, "options", "log_actions", "chunk_hands")  # config keys that do not change the deals
