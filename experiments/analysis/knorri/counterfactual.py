@@ -124,21 +124,26 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: CutoffRun, second: Cutof
     outcomes = outcomes.rename(columns={"t": "table"})
     extra = con.execute(f"""SELECT reason, extra, count(*) AS hands FROM cut
                             WHERE paired AND other_reason NOT IN {cut_offs} GROUP BY ALL ORDER BY reason, extra""").df()
-    totals = con.execute(f"""SELECT (SELECT count(*) FROM hands) AS hands,
-                                    (SELECT count(*) FROM hands a JOIN other b USING ({keys})) AS paired""").df()
+    # every paired hand's seats, joined once into a temporary table (which DuckDB keeps on disk past its limit)
+    seat_columns = ", ".join(f"a.agent_{s}::VARCHAR AS agent_{s}, a.score_{s}::BIGINT AS first_{s}, "
+                             f"b.score_{s}::BIGINT AS second_{s}" for s in range(width))
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE pairs AS
+                    SELECT a.n_seats::INTEGER AS seats, a."table" AS t, a.deal_group AS g, {seat_columns}
+                    FROM hands a JOIN other b USING ({keys})""")
+    totals = con.execute("SELECT (SELECT count(*) FROM hands) AS hands, (SELECT count(*) FROM pairs) AS paired").df()
     return Counterfactual(first_options=first.options, second_options=second.options,
                           hands=int(totals["hands"].iloc[0]), paired=int(totals["paired"].iloc[0]),
-                          outcomes=outcomes, extra=extra, agents=agent_effects(con, width, keys),
+                          outcomes=outcomes, extra=extra, agents=agent_effects(con, width),
                           ratings=_both_ratings(first, second))
 
 
-def agent_effects(con: duckdb.DuckDBPyConnection, width: int, keys: str) -> pd.DataFrame:
-    """Per seat count and agent, over every paired seat-hand: the mean score in each run and the paired difference
-    (second minus first), each with its 95% half-width over deal groups (``ClusterMoments``)."""
+def agent_effects(con: duckdb.DuckDBPyConnection, width: int) -> pd.DataFrame:
+    """Per seat count and agent, over every paired seat-hand (the temporary table ``pairs``): the mean score in each
+    run and the paired difference (second minus first), each with its 95% half-width over deal groups
+    (``ClusterMoments``)."""
     seats = " UNION ALL ".join(
-        f"""SELECT a.n_seats::INTEGER AS seats, a.agent_{s}::VARCHAR AS agent, a."table" AS t, a.deal_group AS g,
-                   a.score_{s}::BIGINT AS first, b.score_{s}::BIGINT AS second
-            FROM hands a JOIN other b USING ({keys}) WHERE a.agent_{s} IS NOT NULL""" for s in range(width))
+        f"""SELECT seats, agent_{s} AS agent, t, g, first_{s} AS first, second_{s} AS second
+            FROM pairs WHERE agent_{s} IS NOT NULL""" for s in range(width))
     frame = con.execute(f"""
         WITH per AS (SELECT seats, agent, t, g, count(*) AS n, sum(first) AS first, sum(second) AS second,
                             sum(second - first) AS diff FROM ({seats}) GROUP BY ALL)

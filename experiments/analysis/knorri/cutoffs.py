@@ -89,6 +89,7 @@ def connect() -> Iterator[duckdb.DuckDBPyConnection]:
     spill = tempfile.mkdtemp(prefix="knorri-cutoffs-")
     con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 2, "preserve_insertion_order": False,
                                  "temp_directory": spill})
+    con.execute("SET enable_progress_bar = false")  # a library's queries print nothing
     try:
         yield con
     finally:
