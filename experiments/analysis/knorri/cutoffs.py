@@ -37,7 +37,7 @@ ANY = "any cut-off"
 TAIL_QUANTILES = (0.0, 0.5, 0.75, 0.9, 0.97)  # survival drops to 1 - q: the tail fits start there
 FIT_QUANTILE = 0.75  # the fit the summary quotes: beyond the length a quarter of hands outlast
 MIN_TAIL_EVENTS = 10  # fewer hands ending beyond a threshold give no rate worth quoting
-MEMORY_LIMIT = "1GB"  # DuckDB's limit before it spills to its temporary folder
+MEMORY_LIMIT = "512MB"  # DuckDB's limit before it spills to its temporary folder (peak RSS about 0.4 GB above it)
 
 
 @dataclass
