@@ -31,6 +31,9 @@ COMMANDS = {
               "holder's value, redeals, match length, the ladder of teams).",
     "replay": "Write one deal (a run's row, or a new one) as a self-contained HTML page that steps through it, "
               "each position drawn as SVG.",
+    "cutoffs": "How a run's hands are cut off (Knorri: repeat and cap): shares per table, the anatomy of every loop, "
+               "hand length as a survival curve, and with --counterfactual what the cut-off changes; figures and a "
+               "Markdown page.",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 

@@ -113,6 +113,9 @@ class GameSummary(Protocol):
     """The column the summary's rate counts and the rate's name, e.g. ``("loser", "loss rate")``."""
     SUMMARY_REASONS: tuple[str, ...]
     """The ``end_reason`` values whose shares the summary shows."""
+    CUT_OFFS: tuple[str, ...]
+    """The ``end_reason`` values that cut a row off (a table rule stopped it) rather than end it by the game's own
+    rules: the RL interfaces' truncations and what ``knorri-sim cutoffs`` studies (empty: the game never cuts off)."""
     PLACE_COLUMNS: tuple[str, ...]
     """The per-seat columns ``finishing_places`` reads."""
 

@@ -217,7 +217,7 @@ def test_report_command_writes_every_figure_and_the_summary(run_dir, tmp_path, c
     out = tmp_path / "report"
     assert main(["report", str(run_dir), "--out", str(out)]) == 0
     reasons = sorted(set(load_run(run_dir).hands["end_reason"].astype(str)))
-    assert f"9 figures, {len(reasons)} replays and report.md" in capsys.readouterr().out
+    assert f"13 figures, {len(reasons)} replays and report.md" in capsys.readouterr().out
     for spec in FIGURES:
         png = (out / f"{spec.name}.png").read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 10_000

@@ -79,7 +79,7 @@ def images(notebook: nbformat.NotebookNode) -> int:
     return sum("image/png" in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
 
 
-@pytest.mark.parametrize("name, figures", [("cutoffs", 3), ("scores", 3), ("ladder", 3)])
+@pytest.mark.parametrize("name, figures", [("cutoffs", 9), ("scores", 3), ("ladder", 3)])
 def test_notebook_runs_on_a_given_run_and_draws_its_figures(name, figures, kernel_dir, run_dir):
     notebook = execute(name, kernel_dir, run_dir)
     assert images(notebook) == figures
@@ -88,10 +88,11 @@ def test_notebook_runs_on_a_given_run_and_draws_its_figures(name, figures, kerne
 
 
 def test_notebook_makes_its_own_small_run_when_given_none(kernel_dir):
-    notebook = execute("cutoffs", kernel_dir)
+    notebook = execute("cutoffs", kernel_dir, SAMPLE_HANDS=60)
     printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-    assert "knorri-sample-" in printed and "hands from" in printed
-    assert images(notebook) == 3
+    assert "knorri-sample-" in printed and "240 hands from" in printed
+    assert "counterfactual: cap=20000, repeat=0 in" in printed and "Ratings: the ranking" in printed
+    assert images(notebook) == 9
 
 
 def test_knockout_whist_notebook_draws_seats_lengths_dogs_variants_and_the_ladder(kernel_dir, knockout_whist_run_dir):

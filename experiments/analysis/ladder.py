@@ -127,33 +127,51 @@ def rate_finishing_orders(agents: Sequence[str], agent: np.ndarray, team: np.nda
     ``agents``; -1 for a seat the row does not have), the seat's team and its place (1 first; equal
     places tie). Returns ``RATING_COLUMNS``: rows rated, mu, sigma and mu ± 2 sigma, best first.
     """
-    model = rating_model()
-    n = len(agents)
-    mu = np.full(n, model.mu)
-    sigma = np.full(n, model.sigma)
-    rated = np.zeros(n, dtype=np.int64)
-    for codes, teams, places in zip(np.asarray(agent).tolist(), np.asarray(team).tolist(),
-                                    np.asarray(place).tolist(), strict=True):
-        members: dict[int, list[int]] = {}
-        rank: dict[int, int] = {}
-        for code, side, at in zip(codes, teams, places, strict=True):
-            if code < 0:
-                continue
-            if code not in members.setdefault(side, []):
-                members[side].append(code)
-            rank[side] = min(rank.get(side, at), at)
-        present = {code for codes_of_team in members.values() for code in codes_of_team}
-        if len(members) < 2 or len(present) < 2:
-            continue  # one team, or one agent against itself: nothing to learn
-        sides = sorted(members)
-        _rate_row(model, mu, sigma, [members[side] for side in sides], [rank[side] for side in sides])
-        rated[list(present)] += 1
-    frame = pd.DataFrame({"agent": list(agents), "rated": rated, "rating": mu, "sigma": sigma,
-                          "low": mu - INTERVAL_SIGMAS * sigma, "high": mu + INTERVAL_SIGMAS * sigma},
-                         columns=RATING_COLUMNS)
-    unrated = frame["rated"] == 0
-    frame.loc[unrated, ["rating", "sigma", "low", "high"]] = math.nan
-    return frame.sort_values("rating", ascending=False, ignore_index=True, na_position="last")
+    tally = RatingTally(agents)
+    tally.add(agent, team, place)
+    return tally.frame()
+
+
+class RatingTally:
+    """Ratings rated so far: rows added batch by batch (in row order) rate exactly as one call over them all, so a
+    run too large to hold is rated from a stream of its rows."""
+
+    def __init__(self, agents: Sequence[str]) -> None:
+        self.agents = list(agents)
+        self.model = rating_model()
+        self.mu = np.full(len(self.agents), self.model.mu)
+        self.sigma = np.full(len(self.agents), self.model.sigma)
+        self.rated = np.zeros(len(self.agents), dtype=np.int64)
+
+    def add(self, agent: np.ndarray, team: np.ndarray, place: np.ndarray) -> None:
+        """Rate these rows after those added before (``rate_finishing_orders``'s arrays)."""
+        for codes, teams, places in zip(np.asarray(agent).tolist(), np.asarray(team).tolist(),
+                                        np.asarray(place).tolist(), strict=True):
+            members: dict[int, list[int]] = {}
+            rank: dict[int, int] = {}
+            for code, side, at in zip(codes, teams, places, strict=True):
+                if code < 0:
+                    continue
+                if code not in members.setdefault(side, []):
+                    members[side].append(code)
+                rank[side] = min(rank.get(side, at), at)
+            present = {code for codes_of_team in members.values() for code in codes_of_team}
+            if len(members) < 2 or len(present) < 2:
+                continue  # one team, or one agent against itself: nothing to learn
+            sides = sorted(members)
+            _rate_row(self.model, self.mu, self.sigma, [members[side] for side in sides],
+                      [rank[side] for side in sides])
+            self.rated[list(present)] += 1
+
+    def frame(self) -> pd.DataFrame:
+        """``RATING_COLUMNS`` of every agent, best first; an agent never rated has NaN ratings."""
+        mu, sigma = self.mu, self.sigma
+        frame = pd.DataFrame({"agent": self.agents, "rated": self.rated, "rating": mu, "sigma": sigma,
+                              "low": mu - INTERVAL_SIGMAS * sigma, "high": mu + INTERVAL_SIGMAS * sigma},
+                             columns=RATING_COLUMNS)
+        unrated = frame["rated"] == 0
+        frame.loc[unrated, ["rating", "sigma", "low", "high"]] = math.nan
+        return frame.sort_values("rating", ascending=False, ignore_index=True, na_position="last")
 
 
 def _rate_row(model: PlackettLuce, mu: np.ndarray, sigma: np.ndarray, teams: list[list[int]],

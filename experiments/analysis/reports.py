@@ -28,6 +28,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis import figures, ladder
+from experiments.errors import UsageError
 from sim.contract import plural
 
 BUILT_IN_REPORTS: tuple[str, ...] = (
@@ -100,6 +101,35 @@ def registered_reports() -> dict[str, GameReport]:
     for module in BUILT_IN_REPORTS:
         importlib.import_module(module)
     return _REPORTS
+
+
+@dataclass(frozen=True)
+class CutoffReport:
+    """A game's cut-off analysis (``knorri-sim cutoffs``): ``analyse(run_dir, counterfactual_dir)`` computes it,
+    ``write(result, out)`` draws its figures and page (the page last), ``summary(result)`` is what is printed."""
+
+    analyse: Callable[[str | Path, str | Path | None], Any]
+    write: Callable[[Any, Path], list[Path]]
+    summary: Callable[[Any], str]
+
+
+_CUTOFF_ANALYSES: dict[str, CutoffReport] = {}
+
+
+def register_cutoff_analysis(game: str, analysis: CutoffReport) -> CutoffReport:
+    """Make ``analysis`` the cut-off analysis of ``game``'s runs (a game whose adapter lists ``CUT_OFFS``)."""
+    _CUTOFF_ANALYSES[game] = analysis
+    return analysis
+
+
+def cutoff_analysis_for(game: str) -> CutoffReport:
+    """The cut-off analysis registered for ``game`` (the built-in games' imported first); else one line."""
+    registered_reports()
+    found = _CUTOFF_ANALYSES.get(game)
+    if found is None:
+        raise UsageError(f"game {game!r} has cut-offs but no cut-off analysis: register one with "
+                         "experiments.analysis.reports.register_cutoff_analysis")
+    return found
 
 
 def write_report_files(run: Any, out: Path, specs: Sequence[FigureSpec], summary: str) -> list[Path]:

@@ -80,6 +80,7 @@ MATCH_HANDS = (1,)  # a match is one game
 SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
+CUT_OFFS: tuple[str, ...] = ()  # every game ends by the rules
 END_REASONS = tuple(reason.value for reason in EndReason)
 ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own policy
 COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
@@ -366,6 +367,6 @@ def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> A
 LEARNING = LearningFacts(
     num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=lambda game: tensor.encode_observation(game.observation(game.to_move)), board=board_text,
-    cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, n - 1.0),
+    cut_offs=CUT_OFFS, cut_off_codes=(), score_range=lambda n: (-1.0, n - 1.0),
     # per hand of 7 - h + 1 cards: a trump choice, each seat's exchange picks (3 and an end) and plays, a knock
     max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)))

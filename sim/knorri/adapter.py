@@ -86,6 +86,7 @@ ID_DOCS: dict[str, str] = {}  # the runner's identifier columns were worded for 
 SEED_DERIVATION = "hand seed = derive_seed(match_seed, hand_in_match)"
 OUTCOME = ("loser", "loss rate")
 SUMMARY_REASONS = ("repeat", "cap")
+CUT_OFFS = ("repeat", "cap")  # the table's repeat rule and action cap stop a hand the rules have not ended
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 ENGINE_POLICIES = tuple(COMPILED_AGENTS)  # the bare specs play_matches plays on the engine's own policies
@@ -464,8 +465,8 @@ def _board(hand: KnorriHand) -> str:
 
 LEARNING = LearningFacts(
     num_actions=encoding.NUM_ACTIONS, observation_size=OBSERVATION_SIZE, new_batch=_new_batch,
-    acting_tensor=_acting_tensor, board=_board, cut_offs=("repeat", "cap"),
-    cut_off_codes=(END_REASONS.index("repeat"), END_REASONS.index("cap")),
+    acting_tensor=_acting_tensor, board=_board, cut_offs=CUT_OFFS,
+    cut_off_codes=tuple(END_REASONS.index(reason) for reason in CUT_OFFS),
     score_range=lambda n: (-n * (n - 1) / 2, n - 1.0),
     # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the table's phase-2 cap
     max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"])

@@ -84,6 +84,7 @@ MATCH_HANDS = (1,)  # a runner match is one Kort match (its rounds are the round
 SEED_DERIVATION = "match's engine seed = derive_seed(match_seed, 0); its rounds are in the rounds table"
 OUTCOME = ("won", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
+CUT_OFFS: tuple[str, ...] = ()  # every match ends by the rules
 RESULTS: tuple[str, ...] = tuple(result.word for result in Result)
 DECLARATIONS = ("sar", "sar_auto", "trop", "trop_to_end")
 """The declarations a round's row counts per team; ``sar`` counts every Sar, ``sar_auto`` the automatic ones."""
@@ -461,6 +462,6 @@ def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> A
 LEARNING = LearningFacts(
     num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=lambda match: tensor.encode_observation(match.observation(match.to_move)), board=board_text,
-    cut_offs=(), cut_off_codes=(), score_range=lambda n: (-1.0, 1.0),
+    cut_offs=CUT_OFFS, cut_off_codes=(), score_range=lambda n: (-1.0, 1.0),
     # per round: a trump choice, 13 tricks of 4 plays, a declaration per trick and a vote per seat
     max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4))

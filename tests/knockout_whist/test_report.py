@@ -159,7 +159,7 @@ def test_report_command_reads_the_manifests_game_and_writes_every_figure_and_the
 def test_knorri_report_still_draws_knorri_figures(tmp_path, capsys):
     folder = make_knorri_run(tmp_path / "knorri", hands=30, seed=2)
     assert main(["report", str(folder)]) == 0
-    assert " hands: 9 figures" in capsys.readouterr().out and (folder / "report" / "cutoff_rates.png").is_file()
+    assert " hands: 13 figures" in capsys.readouterr().out and (folder / "report" / "cutoff_rates.png").is_file()
 
 
 def test_each_games_loader_refuses_the_other_games_run_in_one_line(run_dir, tmp_path):

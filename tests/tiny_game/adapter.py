@@ -31,6 +31,7 @@ OPTIONS: tuple[OptionSpec, ...] = ()
 SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
+CUT_OFFS: tuple[str, ...] = ()  # three tricks always end
 PLACE_COLUMNS = ("score",)
 ID_DOCS: dict[str, str] = {}
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.analysis import ladder, reports
-from experiments.analysis.knorri import figures, stats
-from experiments.analysis.knorri.load import CUTOFF_REASONS, PHASE2_CAP, Run, load_run
+from experiments.analysis.knorri import cutoff_page, cutoffs, figures, stats
+from experiments.analysis.knorri.load import PHASE2_CAP, Run, load_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 from experiments.replay.examples import end_reason_examples
 
@@ -32,7 +32,14 @@ FIGURES: tuple[FigureSpec, ...] = (
                lambda run: figures.agent_score_distribution_figure(
                    stats.score_distribution(run, ("n_seats", "agent")))),
     *reports.ladder_figure_specs("hand", lambda run: stats.agent_scores(run, per_table=True), "finished ahead of"),
+    *(FigureSpec(spec.name, spec.caption, spec.draw, lambda run: cutoff_analysis(run))
+      for spec in cutoff_page.FIGURES if spec.applies(None)),  # knorri-sim cutoffs' figures of one run
 )
+
+
+def cutoff_analysis(run: Run) -> cutoffs.CutoffAnalysis:
+    """``knorri-sim cutoffs``' statistics of the run (shares, loop anatomy, survival), computed once per run."""
+    return run.memo("cutoffs", lambda: cutoffs.analyse(run.folder))
 
 
 def write_report(run: Run, out: Path) -> list[Path]:
@@ -51,7 +58,8 @@ def summary_markdown(run: Run) -> str:
               "- Tables: " + "; ".join(run.tables["label"]) + ".",
               f"- Zero sum: {_zero_sum(run)}.",
               reports.INTERVAL_SENTENCE, ""]
-    lines += ["## Cut-offs", "", _cutoff_table(run), "", "Phase-2 length (plays and pick-ups per hand):", "",
+    lines += ["## Cut-offs", "", *cutoff_page.section_lines(cutoff_analysis(run), level=3),
+              "### Phase-2 length and the loopiest lineups", "", "Phase-2 length (plays and pick-ups per hand):", "",
               markdown_table(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {PHASE2_CAP:,} cap"})),
               "", _cycle_sentence(run), "", "Lineups that loop most (repeat or cap):", "",
               markdown_table(_with_interval(stats.loopiest_lineups(run), "share", "cut-off share")), ""]
@@ -74,15 +82,6 @@ def summary_markdown(run: Run) -> str:
 def _zero_sum(run: Run) -> str:
     bad = stats.zero_sum_violations(run)
     return f"all {len(run.hands):,} hands sum to zero" if bad == 0 else f"{bad:,} hands do NOT sum to zero"
-
-
-def _cutoff_table(run: Run) -> str:
-    rates = stats.cutoff_rates(run)
-    wide = rates.drop_duplicates("table")[["seats", "lineup", "hands"]].reset_index(drop=True)
-    for reason in CUTOFF_REASONS:
-        part = rates[rates["reason"] == reason].reset_index(drop=True)
-        wide[f"{reason} %"] = percent_intervals(part, "share", "low", "high")
-    return markdown_table(wide)
 
 
 def _cycle_sentence(run: Run) -> str:

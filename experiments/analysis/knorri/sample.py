@@ -10,6 +10,7 @@ compiled engine is cached (the first run on a machine compiles it first).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
@@ -23,10 +24,15 @@ SMALL_RUN_TABLES = (
 
 
 def make_small_run(folder: str | Path, hands: int = 600, seed: int = 2025, workers: int = 1,
-                   progress: bool = False) -> Path:
-    """Play the small sample run (``hands`` per table) into ``folder`` and return the folder (``progress``: a bar)."""
+                   progress: bool = False, options: dict[str, Any] | None = None, engine: str = "auto") -> Path:
+    """Play the small sample run (``hands`` per table) into ``folder`` and return the folder (``progress``: a bar).
+
+    ``options`` are the rules' options (``{"repeat": 0, "cap": 20000}``: the same deals under other cut-offs) and
+    ``engine`` the engine that plays them (``reference`` plays any options).
+    """
     folder = Path(folder)
     raw = {"name": "small-sample", "seed": seed, "hands": hands, "assign": "rotate",
-           "tables": [dict(table) for table in SMALL_RUN_TABLES], "workers": workers, "out": str(folder)}
+           "tables": [dict(table) for table in SMALL_RUN_TABLES], "workers": workers, "out": str(folder),
+           "options": dict(options or {}), "engine": engine}
     run_experiment(build_config(raw, "the small sample run"), folder, progress=progress)
     return folder

@@ -1,0 +1,233 @@
+"""The figures of ``knorri-sim cutoffs``: shares, loop anatomy, survival, the exponential tail and the counterfactual.
+
+Each function takes the small tables of ``experiments.analysis.knorri.cutoffs`` (or ``counterfactual``) and
+returns a ``matplotlib.figure.Figure`` in the house style (``experiments.analysis.figures``): a title, axes
+named with their units, the number of hands behind every series, intervals named, and zero on every axis
+that counts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis.figures import (
+    AGENT_PALETTE,
+    FONT,
+    SEAT_COLOURS,
+    error_bars,
+    label_axes,
+    new_figure,
+    side_offset,
+)
+from experiments.analysis.knorri.counterfactual import Counterfactual
+from experiments.analysis.knorri.cutoffs import ANY, FIT_QUANTILE, Anatomy, Survival, options_text
+from experiments.analysis.knorri.figures import REASON_COLOURS
+
+TABLE_COLOURS = AGENT_PALETTE  # one colour per table, in table order
+
+
+def table_colour(index: int) -> str:
+    """The colour of the ``index``-th table drawn."""
+    return TABLE_COLOURS[index % len(TABLE_COLOURS)]
+
+
+def shares_figure(shares: pd.DataFrame) -> Figure:
+    """Share of each table's hands cut off by each reason, with 95% intervals over deal groups."""
+    reasons = [reason for reason in shares["reason"].unique() if reason != ANY]
+    tables = shares.drop_duplicates("table").sort_values(["seats", "table"])
+    labels = [f"{label} (n = {hands:,})" for label, hands in zip(tables["label"], tables["hands"], strict=True)]
+    figure, (ax,) = new_figure(9.5, max(3.5, 0.6 * len(labels) + 2.0))
+    positions = np.arange(len(labels))
+    height = 0.8 / max(1, len(reasons))
+    for i, reason in enumerate(reasons):
+        part = shares[shares["reason"] == reason].set_index("table").loc[tables["table"]].reset_index()
+        ax.barh(positions + side_offset(i, len(reasons), height), 100 * part["share"], height,
+                xerr=error_bars(part, "share", "low", "high", 100), capsize=3,
+                color=REASON_COLOURS.get(reason, AGENT_PALETTE[i]), label=f"cut off by {reason}")
+    ax.set_yticks(positions, labels, fontsize=FONT["tick"])
+    ax.invert_yaxis()
+    ax.set_xlim(left=0)
+    ax.set_xlabel("hands cut off (% of the table's hands; bars: 95% interval over deal groups)",
+                  fontsize=FONT["label"])
+    ax.set_title("How often each table cuts hands off", fontsize=FONT["title"])
+    figure.legend(fontsize=FONT["tick"], loc="outside lower center", ncol=max(1, len(reasons)))
+    return figure
+
+
+def anatomy_figure(anatomy: Anatomy) -> Figure:
+    """The loops of repeat-ended hands: cycle lengths, choices per cycle, log2 paths (with the chance uniform random
+    play goes round again) and the share of loops each seat acts in."""
+    if not anatomy.present:
+        figure, (ax,) = new_figure(9.0, 5.0)
+        _distribution(ax, anatomy.lengths, "cycle length (phase-2 actions from the earlier position to the repeat)")
+        ax.set_title("Cycle lengths of repeats (this run has no other loop-anatomy columns)", fontsize=FONT["title"])
+        return figure
+    figure, axes = new_figure(13.0, 9.5, rows=2, cols=2)
+    _distribution(axes[0], anatomy.lengths, "cycle length (phase-2 actions in the cycle)")
+    axes[0].set_title("Cycle length", fontsize=FONT["title"])
+    _distribution(axes[1], anatomy.choices, "decisions in the cycle with more than one legal action")
+    axes[1].set_title("Choices per cycle (0 would be a forced loop)", fontsize=FONT["title"])
+    _distribution(axes[2], anatomy.paths, "cycle_log2_paths (sum of log2 legal actions; bins of 1)")
+    axes[2].set_title("Paths through the cycle", fontsize=FONT["title"])
+    top = axes[2].secondary_xaxis("top", functions=(lambda x: x, lambda x: x))
+    ticks = [t for t in (0, 5, 10, 15, 20, 30, 40, 60) if t <= max(1, float(anatomy.paths["value"].max()) + 1)]
+    top.set_xticks(ticks, [_chance(t) for t in ticks], fontsize=FONT["tick"] - 1)
+    top.set_xlabel("chance uniform random play goes round the same cycle again (2^-x)", fontsize=FONT["tick"])
+    _seat_bars(axes[3], anatomy.seats)
+    return figure
+
+
+def _chance(bits: float) -> str:
+    return "1" if bits == 0 else f"1/{2 ** bits:,.0f}" if bits < 20 else f"2^-{bits:g}"
+
+
+def _distribution(ax, counts: pd.DataFrame, xlabel: str) -> None:
+    """The share of each seat count's repeats at each value, a line per seat count with its n in the legend."""
+    if counts.empty:
+        ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes)
+        label_axes(ax, xlabel, "repeat-ended hands (%)", "", legend=False)
+        return
+    for seats, part in counts.groupby("seats", sort=True):
+        total = int(part["hands"].sum())
+        share = 100 * part["hands"] / total
+        ax.plot(part["value"], share, "o-", markersize=4, linewidth=0.9, color=SEAT_COLOURS.get(int(seats)),
+                label=f"{seats} seats (n = {total:,})")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    label_axes(ax, xlabel, "repeat-ended hands (% of the seat count's repeats)", "")
+
+
+def _seat_bars(ax, seats: pd.DataFrame) -> None:
+    """Per table, the share of its repeats in which each seat acted inside the cycle."""
+    tables = list(dict.fromkeys(seats["label"])) if not seats.empty else []
+    width = 0.8 / max(1, len(tables))
+    for i, label in enumerate(tables):
+        part = seats[seats["label"] == label]
+        ax.bar(part["seat"] + side_offset(i, len(tables), width), 100 * part["share"], width, color=table_colour(i),
+               label=f"{label} (n = {int(part['repeats'].iloc[0]):,} repeats)")
+    ax.set_ylim(0, 100 + 12 * len(tables))  # room above the bars for the legend
+    label_axes(ax, "seat", "repeats in which the seat acted in the cycle (%)", "Which seats loop", legend=False)
+    if tables:
+        ax.legend(fontsize=FONT["tick"] - 1, loc="upper center", ncol=2)
+
+
+def survival_figure(survival: Survival) -> Figure:
+    """Kaplan-Meier curves of phase-2 length per table, cut-off hands censored, with lifelines' 95% bands."""
+    figure, (ax,) = new_figure(10.0, 5.8)
+    for i, (table, part) in enumerate(survival.curves.groupby("table", sort=True)):
+        row = survival.medians.set_index("table").loc[table]
+        colour = table_colour(i)
+        ax.step(part["time"], 100 * part["survival"], where="post", color=colour, linewidth=1.4,
+                label=f"{row['label']} (n = {int(row['hands']):,}, {int(row['cut off']):,} censored)")
+        ax.fill_between(part["time"], 100 * part["low"], 100 * part["high"], step="post", color=colour, alpha=0.2)
+    if survival.cap is not None:
+        ax.axvline(survival.cap, color="black", linestyle="--", linewidth=1.0, label=f"cap: {survival.cap:,} actions")
+    ax.set_xlim(left=0)
+    ax.set_ylim(0, 102)
+    label_axes(ax, "phase-2 actions (plays and pick-ups)", "hands still playing (%, Kaplan-Meier)",
+               "Hand length as a survival curve (cut-offs censored; shaded: 95% interval)")
+    ax.legend(fontsize=FONT["tick"] - 1)
+    return figure
+
+
+def tail_figure(survival: Survival) -> Figure:
+    """Where an exponential tail fits: the Kaplan-Meier curve on a log scale beside the exponential fitted beyond
+    the length a quarter of hands outlast (solid where fitted, dashed where extrapolated back), and the fitted
+    decay rate per 100 actions as the fit's threshold moves out (a flat line is an exponential tail)."""
+    figure, (ax, rates) = new_figure(14.0, 5.8, cols=2)
+    tails = survival.tails
+    for i, (table, part) in enumerate(survival.curves.groupby("table", sort=True)):
+        colour = table_colour(i)
+        positive = part[part["survival"] > 0]
+        ax.step(positive["time"], positive["survival"], where="post", color=colour, linewidth=1.3,
+                label=str(survival.medians.set_index("table").loc[table, "label"]))
+        fit = tails[(tails["table"] == table) & (tails["quantile"] == FIT_QUANTILE)].iloc[0]
+        if math.isnan(fit["rate"]) or math.isinf(fit["threshold"]):
+            continue
+        start, end = float(fit["threshold"]), float(part["time"].max())
+        at_start = float(part[part["time"] <= start]["survival"].iloc[-1])
+        hazard = fit["rate"] / 100
+        fitted = np.linspace(start, end, 50)
+        ax.plot(fitted, at_start * np.exp(-hazard * (fitted - start)), color=colour, linewidth=2.2, alpha=0.6)
+        back = np.linspace(0, start, 50)
+        ax.plot(back, at_start * np.exp(-hazard * (back - start)), color=colour, linewidth=1.2, linestyle="--")
+    ax.set_yscale("log")
+    ax.set_xlim(left=0)
+    ax.set_ylim(top=1.5)  # the extrapolation back to 0 would climb past 1, which no survival curve does
+    label_axes(ax, "phase-2 actions", "hands still playing (share, log scale)",
+               f"Exponential fitted beyond the {FIT_QUANTILE:.0%} point (solid), extrapolated (dashed)")
+    ax.legend(fontsize=FONT["tick"] - 1)
+    for i, (_, part) in enumerate(tails.groupby("table", sort=True)):
+        part = part[part["rate"].notna()]
+        offset = side_offset(i, tails["table"].nunique(), 1.2)
+        rates.errorbar(100 * part["quantile"] + offset, part["rate"], yerr=error_bars(part, "rate", "low", "high"),
+                       fmt="o-", capsize=3, color=table_colour(i),
+                       label=str(part["label"].iloc[0]) if len(part) else None)
+    rates.set_ylim(bottom=0)
+    label_axes(rates, "fit starts where this % of hands has ended (0: the whole curve)",
+               "decay rate (per 100 phase-2 actions; bars: 95% interval)", "Decay rate by where the fit starts",
+               legend=bool(tails["rate"].notna().any()) if len(tails) else False)
+    return figure
+
+
+def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
+    """For the first run's cut-off hands under the second run's options: how many more actions the ones that ended
+    took, and per table and reason how many ended with the same result, a changed one, or never ended."""
+    figure, (ax, bars) = new_figure(14.0, 5.8, cols=2)
+    extra = counterfactual.extra
+    for reason, part in extra.groupby("reason", sort=True):
+        total = int(part["hands"].sum())
+        ordered = part.sort_values("extra")
+        ax.step(ordered["extra"], 100 * ordered["hands"].cumsum() / total, where="post",
+                color=REASON_COLOURS.get(reason), label=f"cut off by {reason} (n = {total:,} that ended)")
+    if extra.empty:
+        ax.text(0.5, 0.5, "no cut-off hand ended in the second run", ha="center", va="center",
+                transform=ax.transAxes)
+    ax.set_xlim(left=0)
+    ax.set_ylim(0, 102)
+    label_axes(ax, "more phase-2 actions the second run took to end the hand",
+               "cut-off hands that ended (cumulative %)", "How much longer the cut-off hands ran",
+               legend=not extra.empty)
+    outcomes = counterfactual.outcomes
+    labels = [f"{label}: {reason} (n = {cut:,})" for label, reason, cut in
+              zip(outcomes["label"], outcomes["reason"], outcomes["cut"], strict=True)]
+    paired = outcomes["paired"].clip(lower=1)
+    same = outcomes["ended"] - outcomes["scores_changed"].clip(upper=outcomes["ended"])
+    changed = outcomes["ended"] - same
+    left = np.zeros(len(outcomes))
+    for values, name, colour in ((same, "ended, same result", "#2e8b57"), (changed, "ended, result changed", "#e07b00"),
+                                 (outcomes["never_ended"], "never ended", "#b03a48")):
+        share = 100 * values.to_numpy() / paired.to_numpy()
+        bars.barh(np.arange(len(labels)), share, left=left, color=colour, label=name)
+        left += share
+    bars.set_yticks(np.arange(len(labels)), labels, fontsize=FONT["tick"] - 1)
+    bars.invert_yaxis()
+    bars.set_xlim(0, 100)
+    label_axes(bars, "% of the table's paired cut-off hands", "", "What the second run made of them")
+    bars.legend(fontsize=FONT["tick"] - 1, loc="lower right")
+    figure.suptitle(f"Cut-off hands of the first run ({options_text(counterfactual.first_options)}) replayed under "
+                    f"{options_text(counterfactual.second_options)}", fontsize=FONT["title"])
+    return figure
+
+
+def agent_effect_figure(counterfactual: Counterfactual) -> Figure:
+    """Each agent's mean score per seat-hand in both runs and the paired difference, with 95% intervals."""
+    agents = counterfactual.agents
+    labels = [f"{seats} seats: {agent} (n = {n:,})" for seats, agent, n in
+              zip(agents["seats"], agents["agent"], agents["seat_hands"], strict=True)]
+    figure, (ax,) = new_figure(10.0, max(3.5, 0.55 * len(labels) + 2.2))
+    positions = np.arange(len(labels))
+    ax.errorbar(agents["diff"], positions, xerr=agents["diff_ci95"], fmt="o", capsize=4, color="#1b6ca8",
+                label="second run minus first (95% interval over deal groups)")
+    ax.axvline(0, color="black", linewidth=1.0)
+    ax.set_yticks(positions, labels, fontsize=FONT["tick"])
+    ax.invert_yaxis()
+    span = float(np.nanmax(np.abs(agents["diff"]) + agents["diff_ci95"].fillna(0))) if len(agents) else 0.0
+    ax.set_xlim(-max(span, 0.05) * 1.2, max(span, 0.05) * 1.2)
+    label_axes(ax, "change in mean score (points per seat-hand)", "",
+               "The cut-off rule's effect on each agent's mean score")
+    return figure

@@ -1,0 +1,250 @@
+"""The Markdown page (and printed summary) of ``knorri-sim cutoffs``, and the figures it links, written to a folder.
+
+``knorri-sim report`` on a Knorri run includes the same section (``section_lines``) and figures (``FIGURES``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from experiments.analysis.knorri import cutoff_figures
+from experiments.analysis.knorri.counterfactual import Counterfactual
+from experiments.analysis.knorri.cutoffs import ANY, FIT_QUANTILE, CutoffAnalysis, analyse, options_text
+from experiments.analysis.ladder import INTERVAL_SIGMAS
+from experiments.analysis.reports import (
+    INTERVAL_SENTENCE,
+    CutoffReport,
+    markdown_table,
+    mean_intervals,
+    percent_intervals,
+    register_cutoff_analysis,
+)
+
+PAGE = "cutoffs.md"
+TAIL_METHOD = (
+    "The exponential tail is lifelines' `ExponentialFitter` (maximum likelihood, cut-off hands censored) of how "
+    "far hands outlast a threshold, over the hands still playing there: the exponential is memoryless, so that is "
+    "its fit to the tail. It was chosen over a straight line through the Kaplan-Meier log-survival because it "
+    "weighs censored hands properly and gives a likelihood interval, where neighbouring Kaplan-Meier points are "
+    "correlated and a regression's interval would be too narrow. Where the rate stays put as the threshold moves "
+    "out, the tail is exponential; where it drifts, it is not.")
+
+
+@dataclass(frozen=True)
+class CutoffFigure:
+    """One figure of the page: its file stem, caption, how to draw it, and whether the analysis has it."""
+
+    name: str
+    caption: str
+    draw: Callable[[CutoffAnalysis], Figure]
+    counterfactual: bool = False  # drawn only with a counterfactual run
+
+    def applies(self, analysis: CutoffAnalysis | None) -> bool:
+        """Whether ``analysis`` has this figure (``None``: a run alone, as ``knorri-sim report`` has)."""
+        cf = analysis.counterfactual if analysis is not None else None
+        return not self.counterfactual or (cf is not None and not (self.name == "cutoff_agent_effect"
+                                                                    and cf.agents.empty))
+
+
+FIGURES: tuple[CutoffFigure, ...] = (
+    CutoffFigure("cutoff_shares", "Share of each table's hands cut off, by reason, with 95% intervals over deal groups",
+                 lambda a: cutoff_figures.shares_figure(a.shares)),
+    CutoffFigure("cutoff_anatomy", "The loops of repeat-ended hands: cycle length, choices, log2 paths, seats",
+                 lambda a: cutoff_figures.anatomy_figure(a.anatomy)),
+    CutoffFigure("cutoff_survival", "Phase-2 length per table as a Kaplan-Meier curve, cut-offs censored, 95% bands",
+                 lambda a: cutoff_figures.survival_figure(a.survival)),
+    CutoffFigure("cutoff_tail", "Where an exponential tail fits: log survival with the fit, decay rate by threshold",
+                 lambda a: cutoff_figures.tail_figure(a.survival)),
+    CutoffFigure("cutoff_counterfactual", "The cut-off hands replayed under the second run's options",
+                 lambda a: cutoff_figures.counterfactual_figure(a.counterfactual), counterfactual=True),
+    CutoffFigure("cutoff_agent_effect", "Each agent's change in mean score under the second run's options",
+                 lambda a: cutoff_figures.agent_effect_figure(a.counterfactual), counterfactual=True),
+)
+
+
+def write_page(analysis: CutoffAnalysis, out: Path) -> list[Path]:
+    """Draw every figure that applies into ``out`` as PNG and write ``cutoffs.md``; return the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for spec in FIGURES:
+        if spec.applies(analysis):
+            path = out / f"{spec.name}.png"
+            spec.draw(analysis).savefig(path)
+            written.append(path)
+    page = out / PAGE
+    page.write_text(page_markdown(analysis))
+    written.append(page)
+    return written
+
+
+def page_markdown(analysis: CutoffAnalysis) -> str:
+    """The whole page: the run, its cut-off section and the figures linked."""
+    run = analysis.run
+    lines = [f"# Cut-offs of {run.title} run {run.manifest.get('run_id', '?')}", "", *run_lines(analysis), "",
+             *section_lines(analysis, level=2), "## Figures", ""]
+    lines += [f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in FIGURES if spec.applies(analysis)]
+    return "\n".join(lines) + "\n"
+
+
+def run_lines(analysis: CutoffAnalysis) -> list[str]:
+    """What the run is: hands read, the game's cut-off reasons, its options."""
+    run = analysis.run
+    hands = int(analysis.shares.drop_duplicates("table")["hands"].sum())
+    state = "complete" if run.complete else f"PARTIAL: {len(run.paths)} of {run.chunks_total} chunks read"
+    return [f"- Hands: {hands:,} ({state}), folder `{run.folder}`; options: {options_text(run.options)}.",
+            f"- Cut-offs (the game's own list): {', '.join(run.cut_offs)}; a cut-off hand ends with the scores the "
+            "rules give it, and counts as censored in the survival curves.",
+            INTERVAL_SENTENCE]
+
+
+def section_lines(analysis: CutoffAnalysis, level: int = 2) -> list[str]:
+    """The cut-off section (shares, anatomy, survival, counterfactual) with headings at ``level``."""
+    head = "#" * level
+    lines = [f"{head} Cut-off shares by table", "", markdown_table(shares_table(analysis.shares)), ""]
+    lines += [f"{head} Loop anatomy", "", *anatomy_lines(analysis), ""]
+    lines += [f"{head} Hand length as a survival curve", "", *survival_lines(analysis), ""]
+    if analysis.counterfactual is not None:
+        lines += [f"{head} Counterfactual", "", *counterfactual_lines(analysis.counterfactual), ""]
+    return lines
+
+
+def shares_table(shares: pd.DataFrame) -> pd.DataFrame:
+    """One row per table: hands and each reason's share (%) with its interval."""
+    wide = shares.drop_duplicates("table")[["seats", "lineup", "hands"]].reset_index(drop=True)
+    for reason in shares["reason"].unique():
+        part = shares[shares["reason"] == reason].reset_index(drop=True)
+        wide[f"{reason} %" if reason != ANY else "any cut-off %"] = percent_intervals(part, "share", "low", "high")
+    return wide
+
+
+def anatomy_lines(analysis: CutoffAnalysis) -> list[str]:
+    """The loops in numbers: per seat count, and the columns' consistency; one line for a run without them."""
+    anatomy = analysis.anatomy
+    if anatomy.lengths.empty:
+        return ["No hand ended by a repeat."]
+    if not anatomy.present:
+        per = anatomy.lengths.groupby("seats").apply(_top_length, include_groups=False)
+        return ["This run has no loop-anatomy columns (cycle_start, cycle_choices, cycle_log2_paths, cycle_seats: "
+                "made before they existed), so only cycle lengths are shown: " + "; ".join(per) + "."]
+    summary = anatomy.summary
+    shown = pd.DataFrame({
+        "seats": summary["seats"], "repeats": summary["repeats"],
+        "median cycle length": summary["length_median"], "median choices": summary["choices_median"],
+        "fewest choices": summary["choices_min"],
+        "log2 paths: median (10th–90th pct)": [f"{m:.1f} ({lo:.1f}–{hi:.1f})" for m, lo, hi in
+                                               zip(summary["paths_median"], summary["paths_p10"], summary["paths_p90"],
+                                                   strict=True)],
+        "chance of going round again at the median": [f"1 in {1 / p:,.0f}" for p in summary["again_median"]],
+        "seats acting in the cycle (mean)": [f"{m:.2f}" for m in summary["seats_mean"]]})
+    broken = {name: count for name, count in anatomy.violations.items() if count}
+    checks = ("every repeat hand keeps the columns' rules (cycle_start + cycle_length = phase2_actions, "
+              "cycle_choices >= 1, cycle_log2_paths >= cycle_choices, null off repeats)" if not broken else
+              "RULES BROKEN: " + ", ".join(f"{name}: {count:,} hands" for name, count in broken.items()))
+    seats = anatomy.seats.assign(text=[f"{100 * s:.1f}%" for s in anatomy.seats["share"]])
+    wide = seats.pivot(index=["label", "repeats"], columns="seat", values="text").fillna("")
+    wide.columns = [f"seat {seat}" for seat in wide.columns]
+    return [markdown_table(shown), "", f"Consistency: {checks}.", "",
+            "Which seats loop (share of the table's repeats in which the seat acted inside the cycle):", "",
+            markdown_table(wide.reset_index().rename(columns={"label": "table"}))]
+
+
+def _top_length(part: pd.DataFrame) -> str:
+    top = part.sort_values("hands", ascending=False).iloc[0]
+    return (f"{int(part.name)} seats {int(part['hands'].sum()):,} repeats, most often {int(top['value'])} actions, "
+            f"longest {int(part['value'].max())}")
+
+
+def survival_lines(analysis: CutoffAnalysis) -> list[str]:
+    """Medians with intervals and the tail's decay rates per table, and how the tail was fitted."""
+    survival = analysis.survival
+    rows = []
+    for _, median in survival.medians.iterrows():
+        tails = survival.tails[survival.tails["table"] == median["table"]].set_index("quantile")
+        fit = tails.loc[FIT_QUANTILE]
+        rows.append({"table": median["label"], "hands": int(median["hands"]), "censored": int(median["cut off"]),
+                     "median length (95% CI)": f"{_number(median['median'])} ({_number(median['median_low'])}–"
+                                               f"{_number(median['median_high'])})",
+                     f"tail from ({FIT_QUANTILE:.0%} ended)": _number(fit["threshold"]),
+                     "decay per 100 actions (95% CI)": _rate(fit),
+                     "rate by start (0/50/75/90/97% ended)": " / ".join(
+                         "n/a" if math.isnan(r) else f"{r:.2f}" for r in tails["rate"])})
+    cap = f" Hands run to the {survival.cap:,}-action cap at most." if survival.cap else ""
+    return [markdown_table(pd.DataFrame(rows)), "", "Kaplan-Meier (lifelines) of phase-2 actions per table, "
+            "cut-off hands censored at their length; its 95% band is lifelines' (exponential Greenwood), not widened "
+            "for duplicate deals." + cap, "", TAIL_METHOD]
+
+
+def _number(value: float) -> str:
+    return "never" if math.isinf(value) else "n/a" if math.isnan(value) else f"{value:,.0f}"
+
+
+def _rate(fit: pd.Series) -> str:
+    if math.isnan(fit["rate"]):
+        return "n/a (too few hands end there)"
+    return f"{fit['rate']:.3f} ({fit['low']:.3f}–{fit['high']:.3f})"
+
+
+def counterfactual_lines(cf: Counterfactual) -> list[str]:
+    """The cut-off hands under the second run's options, the agents' mean scores and ratings in both runs."""
+    first, second = options_text(cf.first_options), options_text(cf.second_options)
+    lines = [f"The first run ({first}) paired by table, seating, seed and first seat with the second ({second}): "
+             f"{cf.paired:,} of its {cf.hands:,} hands paired.", ""]
+    if cf.outcomes.empty:
+        lines += ["The first run cut no hand off.", ""]
+    else:
+        out = cf.outcomes
+        ended = [f"{100 * e / p:.1f}%" if p else "n/a" for e, p in zip(out["ended"], out["paired"], strict=True)]
+        shown = pd.DataFrame({
+            "table": out["label"], "cut off by": out["reason"], "hands": out["cut"], "paired": out["paired"],
+            "ended": [f"{e:,} ({s})" for e, s in zip(out["ended"], ended, strict=True)],
+            "never ended": out["never_ended"], "loser changed": out["loser_changed"],
+            "any score changed": out["scores_changed"],
+            "more actions: median / 90th pct / max": [
+                "n/a" if pd.isna(m) else f"{m:,.0f} / {p:,.0f} / {x:,.0f}"
+                for m, p, x in zip(out["extra_median"], out["extra_p90"], out["extra_max"], strict=True)]})
+        lines += [markdown_table(shown), ""]
+    if not cf.agents.empty:
+        agents = cf.agents
+        shown = pd.DataFrame({"seats": agents["seats"], "agent": agents["agent"], "seat-hands": agents["seat_hands"],
+                              "first run": mean_intervals(agents, "first", "first_ci95"),
+                              "second run": mean_intervals(agents, "second", "second_ci95"),
+                              "change": mean_intervals(agents, "diff", "diff_ci95")})
+        lines += ["Mean score per seat-hand (points, 95% interval over deal groups; the change is paired):", "",
+                  markdown_table(shown), ""]
+    lines += ratings_lines(cf)
+    return lines
+
+
+def ratings_lines(cf: Counterfactual) -> list[str]:
+    """Both runs' openskill ratings side by side and whether the ranking changed."""
+    if not cf.ratings:
+        return ["No two different agents met at a table: no ratings to compare."]
+    a, b = (cf.ratings[key].set_index("agent") for key in ("first", "second"))
+    shown = pd.DataFrame({"agent": a.index,
+                          "first run": [_rating(a, name) for name in a.index],
+                          "second run": [_rating(b, name) for name in a.index]})
+    order = [" > ".join(frame.dropna(subset=["rating"]).index) for frame in (a, b)]
+    verdict = ("the ranking is the same in both runs: " + order[0] if cf.ranking_changed is False else
+               f"the ranking CHANGES: {order[0]} in the first run, {order[1]} in the second")
+    return [f"openskill Plackett-Luce ratings over every hand (mu ± {INTERVAL_SIGMAS:g} sigma):", "",
+            markdown_table(shown), "", f"Ratings: {verdict}."]
+
+
+def _rating(frame: pd.DataFrame, name: str) -> str:
+    row = frame.loc[name]
+    return "n/a" if math.isnan(row["rating"]) else f"{row['rating']:.2f} ± {INTERVAL_SIGMAS * row['sigma']:.2f}"
+
+
+def printed_summary(analysis: CutoffAnalysis) -> str:
+    """What the command prints: the page without its figure links."""
+    text = page_markdown(analysis)
+    return text.split("\n## Figures")[0].rstrip() + "\n"
+
+
+CUTOFF_REPORT = register_cutoff_analysis("knorri", CutoffReport(analyse, write_page, printed_summary))
