@@ -42,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise RunFolderError(f"cannot write the report into {str(out)!r}: {error.strerror or error}") from None
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
-    print(f"{len(loaded.rows):,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "
+    print(f"{loaded.row_count:,} {plural(loaded.row)}{partial}: {len(written) - 1} figures and report.md "
           f"written to {out} in {time.perf_counter() - started:.1f} s")
     return 0
