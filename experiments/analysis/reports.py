@@ -30,7 +30,7 @@ from experiments.analysis import figures, ladder
 from sim.games import plural
 
 BUILT_IN_REPORTS: tuple[str, ...] = (
-    "experiments.analysis.report",  # Knorri
+    "experiments.analysis.knorri.report",
     "experiments.analysis.knockout_whist.report",
     "experiments.analysis.kort.report",
 )

@@ -18,7 +18,7 @@ caller gives; a lineup of bare ``random`` and ``greedy`` also plays on the batch
 engine's own compiled policies (``sim.knorri.compiled.batch.play_batch``), hand ``k`` of every
 match in one call, with the same rows. Compiled agents with state of their own
 (``loginf``, ``mcts``) are no part of the engine: their lineup player
-(``agents.compiled_lineup``) builds the same columns with ``lineup_columns``. Vectorised
+(``agents.knorri.lineup``) builds the same columns with ``lineup_columns``. Vectorised
 agents (``act_batch``) step ``KnorriBatch`` through the hook ``BATCH_POLICIES``,
 ``start_batch``, ``batch_columns``. Which of these plays a lineup is the runner's
 choice (``experiments.runner.routes``).
