@@ -161,8 +161,12 @@ class Rater:
 
     def rate(self, agent: np.ndarray, team: np.ndarray, place: np.ndarray) -> None:
         """Rate rows of finishing orders (``rate_finishing_orders``' arrays), one after another."""
-        for codes, teams, places in zip(np.asarray(agent).tolist(), np.asarray(team).tolist(),
-                                        np.asarray(place).tolist(), strict=True):
+        agent, team, place = np.asarray(agent), np.asarray(team), np.asarray(place)
+        seated = np.where(agent >= 0, agent, np.iinfo(np.int64).max)
+        mixed = np.flatnonzero(seated.min(axis=1, initial=np.iinfo(np.int64).max)
+                               != agent.max(axis=1, initial=-1))  # rows of one agent teach nothing: skipped at once
+        for codes, teams, places in zip(agent[mixed].tolist(), team[mixed].tolist(), place[mixed].tolist(),
+                                        strict=True):
             members: dict[int, list[int]] = {}
             rank: dict[int, int] = {}
             for code, side, at in zip(codes, teams, places, strict=True):

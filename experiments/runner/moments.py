@@ -42,20 +42,41 @@ def cluster_moments(values: np.ndarray, clusters: np.ndarray) -> dict[str, int]:
 
 
 def grouped_moments(frame: pd.DataFrame, keys: Sequence[str], value: str, cluster: str = "cluster") -> pd.DataFrame:
-    """``cluster_moments`` of ``frame[value]`` for every group of ``keys``: one row per group, keys as columns."""
+    """``cluster_moments`` of ``frame[value]`` for every group of ``keys``: one row per group, keys as columns,
+    groups in sorted order."""
     keys = list(keys)
     if frame.empty:
         return pd.DataFrame(columns=[*keys, *MOMENTS])
-    work = pd.DataFrame({**{k: frame[k].to_numpy() for k in keys}, "_c": frame[cluster].to_numpy(),
-                         "_v": frame[value].to_numpy().astype(np.int64)})
-    per = work.groupby([*keys, "_c"], sort=False, observed=True)["_v"].agg(["sum", "size"])
-    per["sq"] = per["sum"] * per["sum"]
-    per["cross"] = per["sum"] * per["size"]
-    per["nsq"] = per["size"] * per["size"]
-    out = per.groupby(level=list(range(len(keys))), sort=True).agg(
-        n=("size", "sum"), total=("sum", "sum"), clusters=("size", "size"), cluster_sq=("sq", "sum"),
-        cluster_cross=("cross", "sum"), cluster_n_sq=("nsq", "sum"))
-    return out.reset_index().rename(columns=dict(enumerate(keys)))
+    codes, uniques = [], []
+    for key in keys:
+        code, unique = pd.factorize(frame[key].to_numpy(), sort=True)
+        codes.append(code.astype(np.int64))
+        uniques.append(unique)
+    group = np.zeros(len(frame), dtype=np.int64)
+    for code, unique in zip(codes, uniques, strict=True):
+        group = group * len(unique) + code
+    clusters = frame[cluster].to_numpy().astype(np.int64)
+    pair = group * (int(clusters.max()) + 1) + clusters
+    pairs, dense = np.unique(pair, return_inverse=True)
+    values = frame[value].to_numpy().astype(np.int64)
+    sums = np.bincount(dense, weights=values, minlength=len(pairs)).astype(np.int64)
+    sizes = np.bincount(dense, minlength=len(pairs)).astype(np.int64)
+    pair_group = pairs // (int(clusters.max()) + 1)
+    groups, at = np.unique(pair_group, return_inverse=True)
+
+    def per_group(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(at, weights=weights, minlength=len(groups)).astype(np.int64)
+
+    out = {}
+    rest = groups
+    for key, unique in reversed(list(zip(keys, uniques, strict=True))):
+        rest, code = np.divmod(rest, len(unique))
+        out[key] = np.asarray(unique)[code]
+    columns = {key: out[key] for key in keys}
+    columns.update(n=per_group(sizes), total=per_group(sums), clusters=np.bincount(at, minlength=len(groups)),
+                   cluster_sq=per_group(sums * sums), cluster_cross=per_group(sums * sizes),
+                   cluster_n_sq=per_group(sizes * sizes))
+    return pd.DataFrame(columns)
 
 
 def add_moments(frames: Sequence[pd.DataFrame], keys: Sequence[str]) -> pd.DataFrame:

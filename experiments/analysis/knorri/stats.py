@@ -152,7 +152,7 @@ def score_distribution(run: Run, by: tuple[str, ...] = ("n_seats",)) -> pd.DataF
     keys = list(by)
     partial = SCORE_COUNTS.get(tuple(by)) or _score_counts(tuple(by))
     counts = run.partial(partial).astype({"seat_hands": np.int64, "score": np.int64})
-    totals = counts.groupby(keys)["seat_hands"].transform("sum")
+    totals = counts.groupby(keys, observed=True)["seat_hands"].transform("sum")
     counts["share"] = counts["seat_hands"] / totals
     return counts.rename(columns={"n_seats": "seats"})
 
