@@ -32,7 +32,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
-from sim.games import DEFAULT_GAME, ChunkColumns
+from sim.contract import ChunkColumns
+from sim.games import DEFAULT_GAME
 from sim.rng import SplitMix64
 
 __all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpecError", "LineupPlayer", "RandomAgent", "compiled_code",

@@ -25,7 +25,7 @@ from experiments.runner.chunk import ChunkTask, run_chunk
 from experiments.runner.config import build_config
 from experiments.runner.execute import plan_run, scaled_counts
 from experiments.runner.summary import format_summary, summarise
-from sim.games import AgentFailure
+from sim.errors import AgentFailure
 
 
 def _run(tmp_path, *words: str) -> str:

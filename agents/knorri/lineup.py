@@ -56,7 +56,8 @@ from agents.knorri.search import (
     uct_iterations,
 )
 from sim import config
-from sim.games import ChunkColumns, derive_seeds
+from sim.contract import ChunkColumns
+from sim.knorri.adapter import check_options, lineup_columns
 from sim.knorri.compiled import (
     GREEDY,
     RANDOM,
@@ -76,8 +77,7 @@ from sim.knorri.compiled import (
     unseen_cards,
 )
 from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
-from sim.knorri.simulate import check_options, lineup_columns
-from sim.rng import AGENT_STREAM
+from sim.rng import AGENT_STREAM, derive_seeds
 
 LOGINF, MCTS = 3, 4
 """Agent kinds beside the engine's own policies ``RANDOM`` and ``GREEDY`` (whose ids they keep)."""
@@ -462,7 +462,7 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
 class KnorriLineups:
     """Knorri's compiled lineup player, registered on import (``agents`` imports it): every seat
     ``random``, ``greedy``, ``loginf`` or ``mcts`` (not ``time=``), hand k of every match in one ``play_lineup``
-    call, the columns built by the engine's ``sim.knorri.simulate.lineup_columns``."""
+    call, the columns built by the engine's ``sim.knorri.adapter.lineup_columns``."""
 
     names = BUILT_IN
     logs_actions = True

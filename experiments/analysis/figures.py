@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from sim.games import plural
+from sim.contract import plural
 
 SEAT_COLOURS = {3: "#1b6ca8", 4: "#e07b00", 5: "#2e8b57", 6: "#b03a48"}
 AGENT_PALETTE = ("#1b6ca8", "#e07b00", "#2e8b57", "#b03a48", "#6a51a3", "#8c6d31", "#636363", "#17becf")

@@ -34,7 +34,7 @@ from experiments.runner.moments import add_moments
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import HANDS_DIR, MANIFEST, finished_chunks, shard_name
 from sim import games
-from sim.games import plural
+from sim.contract import plural
 
 SEAT_AGENT = re.compile(r"agent_\d+")  # the runner's per-seat agent columns: one per seat of the widest table
 

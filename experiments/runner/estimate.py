@@ -19,7 +19,7 @@ from experiments.runner import routes
 from experiments.runner.chunk import ChunkTask, chunk_matches
 from experiments.runner.routes import play_route
 from sim import games
-from sim.games import ChunkColumns
+from sim.contract import ChunkColumns, plural
 
 LONG_RUN_SECONDS = 180.0  # say how long a run will take when it is longer than this
 LARGE_LOG_BYTES = 1e9  # say how large the action log will be when it is larger than this
@@ -75,7 +75,7 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
         seconds_per_row, decisions_per_row, sampled = _sample(task, game, log_actions, engine)
         seconds += table_rows[index] * seconds_per_row
         size += table_rows[index] * decisions_per_row * ACTION_ROW_BYTES
-        what = f"{sampled:,} {games.plural(row) if sampled != 1 else row} at {task.table.seats} seats"
+        what = f"{sampled:,} {plural(row) if sampled != 1 else row} at {task.table.seats} seats"
         bases.append(f"{what} ({1 / seconds_per_row:,.0f} a CPU second)" if engine else what)
     basis = "the CPU time of a sample of " + ", ".join(bases) + (" on the compiled engine" if engine_speed else "")
     return Estimate(seconds / parallel, size if log_actions else None, basis)

@@ -34,8 +34,8 @@ from experiments.analysis.load import (
     read_shards,
     stack_runs,
 )
+from sim.knockout_whist.adapter import END_REASONS, GAME
 from sim.knockout_whist.encoding import DEFAULT_OPTIONS, FLAG_OPTIONS
-from sim.knockout_whist.simulate import END_REASONS, GAME
 
 DEFAULT_VARIANT = "default"
 

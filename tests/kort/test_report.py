@@ -17,7 +17,7 @@ from experiments.analysis.kort.report import FIGURES
 from experiments.analysis.load import RunFolderError
 from experiments.cli import main
 from experiments.runner.config import build_config, load_file
-from sim.kort.simulate import RESULTS
+from sim.kort.adapter import RESULTS
 
 
 @pytest.fixture(scope="module")
