@@ -56,7 +56,7 @@ def rows_summary(out, game):
 def test_the_summary_from_chunk_statistics_equals_the_summary_from_the_rows(tmp_path, capsys, game):
     out = tmp_path / "run"
     play(out, game, capsys)
-    assert len(RunFolder(out).shard_ids(HANDS_DIR)) > 3
+    assert len(RunFolder(out).shard_ids(HANDS_DIR)) >= 3
     expected = rows_summary(out, game)
     rows = summarise(out)
     assert {(r.seats, r.agent) for r in rows} == set(expected)

@@ -59,7 +59,8 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
     rows = sum(task.chunk.hands for task in tasks)
     parallel = max(1, min(len(tasks), workers if workers else len(tasks)))
     rate = games.adapter(game).BENCH.compiled_rows_per_s
-    if engine_speed and rate and not log_actions and rows / rate / parallel < LONG_RUN_SECONDS / ENGINE_MARGIN:
+    quick = rows < MIN_SAMPLED_ROWS or rows / rate / parallel < LONG_RUN_SECONDS / ENGINE_MARGIN if rate else False
+    if engine_speed and rate and not log_actions and quick:
         return Estimate(rows / rate / parallel, None, f"the compiled engine's measured {rate:,} rows/s a core")
     if rows < MIN_SAMPLED_ROWS:
         return Estimate(0.0, None, "its size")
