@@ -19,6 +19,7 @@ played. What a row's finishing order is comes from the game's adapter (``finishi
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,33 +106,36 @@ class SeatCountResult:
     seconds: float | None = None  # wall time of playing (or resuming) it and reading it back in this command
 
 
-def read_finishing_orders(folder: Path, game: str) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """A run's rows in run order as (agent names, agent codes, deal groups, finishing places).
+def read_finishing_orders(folder: Path, game: str) -> Iterator[tuple[list[str], np.ndarray, np.ndarray, np.ndarray]]:
+    """A run's rows in run order, shard by shard (only the columns a finishing order needs), each as (agent names,
+    agent codes, deal groups, finishing places): memory stays one chunk's whatever the run's size.
 
     Codes and places are ``[rows, seats]`` (seats being the table's); the places come from the game
     adapter's ``finishing_places`` over its ``PLACE_COLUMNS``.
     """
     adapter = games.adapter(game)
     hands = folder / storage.HANDS_DIR
-    names = pq.read_schema(next(iter(sorted(hands.glob("part-*.parquet"))))).names
+    paths = sorted(hands.glob("part-*.parquet"))
+    names = pq.read_schema(paths[0]).names
     seats = int((storage.read_manifest(folder) or {})["tables"][0]["seats"])
     wanted = ["hand_index", "deal_group"] + [f"agent_{s}" for s in range(seats)]
     wanted += [f"{column}_{s}" for column in adapter.PLACE_COLUMNS for s in range(seats)]
     missing = [name for name in wanted if name not in names]
     if missing:
         raise ConfigError(f"{str(folder)!r} has no column {missing[0]!r}: not a {adapter.TITLE} run of this version")
-    data = pq.read_table(hands, columns=wanted).sort_by("hand_index")
-    agent_names = sorted({name for s in range(seats)
-                          for name in data.column(f"agent_{s}").combine_chunks().dictionary.to_pylist()})
-    codes = np.empty((data.num_rows, seats), dtype=np.int64)
-    for s in range(seats):
-        column = data.column(f"agent_{s}").combine_chunks()
-        to_ours = np.asarray([agent_names.index(name) for name in column.dictionary.to_pylist()], dtype=np.int64)
-        codes[:, s] = to_ours[pc.fill_null(column.indices, 0).to_numpy()]
-    per_seat = {column: np.stack([data.column(f"{column}_{s}").to_numpy(zero_copy_only=False)
-                                  for s in range(seats)], axis=1) for column in adapter.PLACE_COLUMNS}
-    places = np.asarray(adapter.finishing_places(per_seat), dtype=np.int64)
-    return agent_names, codes, data.column("deal_group").to_numpy().astype(np.int64), places
+    for path in paths:  # a shard is a chunk, and chunks in id order are the rows in run order
+        data = pq.read_table(path, columns=wanted).sort_by("hand_index")
+        agent_names = sorted({name for s in range(seats)
+                              for name in data.column(f"agent_{s}").combine_chunks().dictionary.to_pylist()})
+        codes = np.empty((data.num_rows, seats), dtype=np.int64)
+        for s in range(seats):
+            column = data.column(f"agent_{s}").combine_chunks()
+            to_ours = np.asarray([agent_names.index(name) for name in column.dictionary.to_pylist()], dtype=np.int64)
+            codes[:, s] = to_ours[pc.fill_null(column.indices, 0).to_numpy()]
+        per_seat = {column: np.stack([data.column(f"{column}_{s}").to_numpy(zero_copy_only=False)
+                                      for s in range(seats)], axis=1) for column in adapter.PLACE_COLUMNS}
+        places = np.asarray(adapter.finishing_places(per_seat), dtype=np.int64)
+        yield agent_names, codes, data.column("deal_group").to_numpy().astype(np.int64), places
 
 
 def place_shares(agent_names: list[str], codes: np.ndarray, places: np.ndarray, width: int) -> pd.DataFrame:
@@ -139,13 +143,28 @@ def place_shares(agent_names: list[str], codes: np.ndarray, places: np.ndarray, 
 
     ``width`` is the number of places there are: the seats, or the teams of a partnership game.
     """
+    return shares_of(agent_names, place_counts(agent_names, codes, places, width), width)
+
+
+def place_counts(agent_names: list[str], codes: np.ndarray, places: np.ndarray, width: int) -> np.ndarray:
+    """``[agents, width + 1]``: each agent's seat-rows at each place 1 to ``width`` and the sum of their places (the
+    last column): counts that add up chunk by chunk."""
+    counts = np.zeros((len(agent_names), width + 1), dtype=np.int64)
+    for code in range(len(agent_names)):
+        held = places[codes == code]
+        counts[code, :width] = np.bincount(held, minlength=width + 1)[1:width + 1]
+        counts[code, width] = int(held.sum())
+    return counts
+
+
+def shares_of(agent_names: list[str], counts: np.ndarray, width: int) -> pd.DataFrame:
+    """``place_shares`` from ``place_counts``."""
     rows = []
     for code, name in enumerate(agent_names):
-        held = places[codes == code]
-        counts = np.bincount(held, minlength=width + 1)[1:width + 1]
-        shares = counts / max(len(held), 1)
+        held = int(counts[code, :width].sum())
+        shares = counts[code, :width] / max(held, 1)
         rows.append({"agent": name, **{place_label(p + 1): float(shares[p]) for p in range(width)},
-                     "mean place": float(held.mean()) if len(held) else float("nan")})
+                     "mean place": counts[code, width] / held if held else float("nan")})
     return pd.DataFrame(rows)
 
 
@@ -155,16 +174,24 @@ def place_label(place: int) -> str:
 
 
 def results(folder: Path, game: str) -> SeatCountResult:
-    """Mean scores, finishing places and ratings of the run in ``folder`` (its complete chunks)."""
+    """Mean scores, finishing places and ratings of the run in ``folder`` (its complete chunks), read chunk by
+    chunk: the scores from the chunks' summary statistics, places counted and ratings carried over in run order."""
     manifest = storage.read_manifest(folder) or {}
     table = (manifest.get("tables") or [{}])[0]
-    agent_names, codes, deal_group, places = read_finishing_orders(folder, game)
-    seat_teams = np.asarray(games.adapter(game).seat_teams(codes.shape[1]))
-    teams = np.tile(seat_teams, (len(codes), 1))
+    rater = counts = seat_teams = None
+    rows = deals = 0
+    for agent_names, codes, deal_group, places in read_finishing_orders(folder, game):
+        if rater is None:
+            seat_teams = np.asarray(games.adapter(game).seat_teams(codes.shape[1]))
+            rater = ladder.Rater(agent_names)
+            counts = np.zeros((len(agent_names), int(seat_teams.max()) + 2), dtype=np.int64)
+        rater.rate(codes, np.tile(seat_teams, (len(codes), 1)), places)
+        counts += place_counts(agent_names, codes, places, int(seat_teams.max()) + 1)
+        rows += len(codes)
+        deals += len(np.unique(deal_group))  # a chunk holds whole deal groups
     scores = sorted(summarise(folder, game), key=lambda row: -row.mean_score)
-    return SeatCountResult(codes.shape[1], len(codes), len(np.unique(deal_group)), len(table.get("seatings", [])),
-                           scores, place_shares(agent_names, codes, places, int(seat_teams.max()) + 1),
-                           ladder.rate_finishing_orders(agent_names, codes, teams, places))
+    return SeatCountResult(len(seat_teams), rows, deals, len(table.get("seatings", [])), scores,
+                           shares_of(rater.agents, counts, int(seat_teams.max()) + 1), rater.frame())
 
 
 def format_result(result: SeatCountResult, game: str) -> str:

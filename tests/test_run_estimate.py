@@ -3,6 +3,8 @@ engine's measured rate or the CPU time of a short sample; a short run says nothi
 
 from __future__ import annotations
 
+import pytest
+
 from experiments.cli import main
 from experiments.runner import estimate
 from experiments.runner.config import build_config
@@ -15,13 +17,23 @@ def _tasks(**raw):
     return plan_run(build_config({"out": "unused", **raw})).tasks
 
 
-def test_a_long_compiled_run_is_estimated_from_the_engines_rate():
-    tasks = _tasks(seats=[6], agents=["random"], hands=50_000_000)
+def test_a_long_compiled_run_is_estimated_from_the_engines_rate_at_its_seat_count_measured_now():
+    tasks = _tasks(seats=[4], agents=["random"], hands=50_000_000)
     guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
-    rate = games.adapter("knorri").BENCH.compiled_rows_per_s
-    assert guess.seconds == 50_000_000 / rate / 2 and guess.action_bytes is None
+    assert "hands at 4 seats" in guess.basis and "on the compiled engine" in guess.basis
+    rate = float(guess.basis.split("(")[1].split(" a CPU second")[0].replace(",", ""))
+    assert guess.seconds == pytest.approx(50_000_000 / rate / 2, rel=1e-3) and guess.action_bytes is None
+    # the engine's sampled rate, not the adapter's slowest-seat-count figure: 4 seats play far faster than 6
+    assert rate > games.adapter("knorri").BENCH.compiled_rows_per_s
     line = estimate.warning(guess, 2)
-    assert line.startswith("knorri-sim: this run will take about 10 min on 2 workers") and "\n" not in line
+    assert line.startswith("knorri-sim: this run will take about") and "\n" not in line
+
+
+def test_every_table_of_a_run_is_timed_at_its_own_seat_count():
+    tasks = _tasks(tables=[{"seats": 3, "agents": ["random"]}, {"seats": 6, "agents": ["random"]}],
+                   hands=20_000_000)
+    guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
+    assert "at 3 seats" in guess.basis and "at 6 seats" in guess.basis
 
 
 def test_a_short_run_says_nothing():

@@ -34,7 +34,9 @@ import numpy as np
 import pandas as pd
 from openskill.models import PlackettLuce
 
-from experiments.analysis.stats import cluster_mean_ci, proportion_ci
+from experiments.analysis.load import Partial, additive
+from experiments.analysis.stats import proportion_from_moments
+from experiments.runner.moments import grouped_moments, mean_ci
 from sim.contract import places_from_values
 
 INTERVAL_SIGMAS = 2.0  # the rating's interval: mu ± 2 sigma
@@ -51,6 +53,8 @@ class Run(Protocol):
     rank_by: str
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any: ...
+
+    def partial(self, partial: Partial) -> Any: ...
 
 
 def pair_games(run: Run) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -92,6 +96,18 @@ def pair_games(run: Run) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray,
     return agents, a, b, result, cluster
 
 
+def _pair_moments(run: Run) -> pd.DataFrame:
+    """The cluster moments of every pair of agents' games, results doubled (0, 1, 2) so they are integers."""
+    agents, a, b, result, cluster = pair_games(run)
+    names = np.asarray(agents, dtype=object)
+    games = pd.DataFrame({"agent_a": names[a], "agent_b": names[b], "result": np.rint(2 * result).astype(np.int64),
+                          "cluster": cluster})
+    return grouped_moments(games, ["agent_a", "agent_b"], "result")
+
+
+PAIR_MOMENTS = additive("pair games", ["agent_a", "agent_b"], _pair_moments)
+
+
 def pairwise_results(run: Run) -> pd.DataFrame:
     """For every ordered pair of agents that met: games, share won by ``agent``, both directions.
 
@@ -99,17 +115,17 @@ def pairwise_results(run: Run) -> pd.DataFrame:
     ``stats.proportion_ci``), which stays inside 0 to 1 and is not empty at a share of 0 or 1;
     ``ci95`` is the normal approximation's half-width.
     """
-    agents, a, b, result, cluster = run.memo("pair_games", lambda: pair_games(run))
+    moments = run.partial(PAIR_MOMENTS)
     rows = []
-    for first, second in itertools.combinations(range(len(agents)), 2):
-        mask = (a == first) & (b == second)
-        if not mask.any():
-            continue
-        share, half = cluster_mean_ci(result[mask], cluster[mask])
-        _, low, high = proportion_ci(result[mask], cluster[mask])
+    order = {name: i for i, name in enumerate(run.agents)}
+    records = sorted(moments.to_dict("records"), key=lambda m: (order[m["agent_a"]], order[m["agent_b"]]))
+    for m in records:
+        share, half = mean_ci(m, scale=2)
+        _, low, high = proportion_from_moments(m, scale=2)
+        first, second = m["agent_a"], m["agent_b"]
         for hero, villain, hero_share, hero_low, hero_high in ((first, second, share, low, high),
                                                                (second, first, 1.0 - share, 1.0 - high, 1.0 - low)):
-            rows.append({"agent": agents[hero], "opponent": agents[villain], "games": int(mask.sum()),
+            rows.append({"agent": hero, "opponent": villain, "games": int(m["n"]),
                          "win_share": hero_share, "ci95": half, "low": hero_low, "high": hero_high})
     return pd.DataFrame(rows, columns=["agent", "opponent", "games", "win_share", "ci95", "low", "high"])
 
@@ -127,14 +143,14 @@ def rate_finishing_orders(agents: Sequence[str], agent: np.ndarray, team: np.nda
     ``agents``; -1 for a seat the row does not have), the seat's team and its place (1 first; equal
     places tie). Returns ``RATING_COLUMNS``: rows rated, mu, sigma and mu ± 2 sigma, best first.
     """
-    tally = RatingTally(agents)
-    tally.add(agent, team, place)
-    return tally.frame()
+    rater = Rater(agents)
+    rater.rate(agent, team, place)
+    return rater.frame()
 
 
-class RatingTally:
-    """Ratings rated so far: rows added batch by batch (in row order) rate exactly as one call over them all, so a
-    run too large to hold is rated from a stream of its rows."""
+class Rater:
+    """openskill ratings carried from batch to batch of rows: rating a run chunk by chunk, in run order, gives
+    exactly the ratings of all its rows at once."""
 
     def __init__(self, agents: Sequence[str]) -> None:
         self.agents = list(agents)
@@ -143,10 +159,14 @@ class RatingTally:
         self.sigma = np.full(len(self.agents), self.model.sigma)
         self.rated = np.zeros(len(self.agents), dtype=np.int64)
 
-    def add(self, agent: np.ndarray, team: np.ndarray, place: np.ndarray) -> None:
-        """Rate these rows after those added before (``rate_finishing_orders``'s arrays)."""
-        for codes, teams, places in zip(np.asarray(agent).tolist(), np.asarray(team).tolist(),
-                                        np.asarray(place).tolist(), strict=True):
+    def rate(self, agent: np.ndarray, team: np.ndarray, place: np.ndarray) -> None:
+        """Rate rows of finishing orders (``rate_finishing_orders``' arrays), one after another."""
+        agent, team, place = np.asarray(agent), np.asarray(team), np.asarray(place)
+        seated = np.where(agent >= 0, agent, np.iinfo(np.int64).max)
+        mixed = np.flatnonzero(seated.min(axis=1, initial=np.iinfo(np.int64).max)
+                               != agent.max(axis=1, initial=-1))  # rows of one agent teach nothing: skipped at once
+        for codes, teams, places in zip(agent[mixed].tolist(), team[mixed].tolist(), place[mixed].tolist(),
+                                        strict=True):
             members: dict[int, list[int]] = {}
             rank: dict[int, int] = {}
             for code, side, at in zip(codes, teams, places, strict=True):
@@ -164,11 +184,11 @@ class RatingTally:
             self.rated[list(present)] += 1
 
     def frame(self) -> pd.DataFrame:
-        """``RATING_COLUMNS`` of every agent, best first; an agent never rated has NaN ratings."""
+        """The ratings so far: ``RATING_COLUMNS``, best first, NaN for an agent never rated."""
         mu, sigma = self.mu, self.sigma
-        frame = pd.DataFrame({"agent": self.agents, "rated": self.rated, "rating": mu, "sigma": sigma,
-                              "low": mu - INTERVAL_SIGMAS * sigma, "high": mu + INTERVAL_SIGMAS * sigma},
-                             columns=RATING_COLUMNS)
+        frame = pd.DataFrame({"agent": self.agents, "rated": self.rated.copy(), "rating": mu.copy(),
+                              "sigma": sigma.copy(), "low": mu - INTERVAL_SIGMAS * sigma,
+                              "high": mu + INTERVAL_SIGMAS * sigma}, columns=RATING_COLUMNS)
         unrated = frame["rated"] == 0
         frame.loc[unrated, ["rating", "sigma", "low", "high"]] = math.nan
         return frame.sort_values("rating", ascending=False, ignore_index=True, na_position="last")
@@ -196,12 +216,13 @@ def ratings(run: Run) -> pd.DataFrame:
     Seats are ranked by ``run.rank_by`` (higher finished ahead); a ``team`` column of ``run.seats``,
     if there is one, groups partners into one team.
     """
-    return run.memo("ratings", lambda: _ratings(run))
+    return run.partial(RATINGS)
 
 
-def _ratings(run: Run) -> pd.DataFrame:
+def _rate_chunk(rater: Rater, run: Run) -> Rater:
+    """Rate a run's (or a chunk's) rows, in order, into ``rater``."""
     seats = run.seats
-    code = {name: i for i, name in enumerate(run.agents)}
+    code = {name: i for i, name in enumerate(rater.agents)}
     width = int(seats["seat"].max()) + 1 if len(seats) else 0
     rows = int(seats[run.row].max()) + 1 if len(seats) else 0
     agent = np.full((rows, width), -1, dtype=np.int64)
@@ -212,4 +233,8 @@ def _ratings(run: Run) -> pd.DataFrame:
     value[row, seat] = seats[run.rank_by].to_numpy()
     if "team" in seats.columns:
         team[row, seat] = seats["team"].to_numpy()
-    return rate_finishing_orders(run.agents, agent, team, places_from_values(value))
+    rater.rate(agent, team, places_from_values(value))
+    return rater
+
+
+RATINGS = Partial("ratings", lambda run: Rater(run.agents), _rate_chunk, lambda rater: rater.frame())

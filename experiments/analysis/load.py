@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from experiments.errors import UsageError
+from experiments.runner.moments import add_moments
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import HANDS_DIR, MANIFEST, finished_chunks, shard_name
 from sim import games
@@ -51,10 +52,12 @@ class LoadedRun:
     """
 
     tables: pd.DataFrame
-    seats: pd.DataFrame
+    seats: pd.DataFrame | None  # None for a streamed run (``stream_run``): its statistics, no rows
     chunks_read: int
     chunks_total: int
     agents: list[str] = field(default_factory=list)
+    partials: dict[str, Any] | None = None  # a streamed run's statistics, added up chunk by chunk
+    rows_read: int = 0  # a streamed run's row count
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
@@ -63,10 +66,76 @@ class LoadedRun:
             self._memo[key] = compute()
         return self._memo[key]
 
+    def partial(self, partial: Partial) -> Any:
+        """A statistic's sufficient statistics (``Partial``): a streamed run's, summed over its chunks; a loaded
+        run's, computed once from its rows as if they were one chunk. Both give the same numbers."""
+        if self.partials is not None:
+            if partial.name not in self.partials:
+                raise RunFolderError(f"a streamed run keeps no {partial.name!r}: load the run with its rows "
+                                     "(load_run) for that statistic")
+            return self.partials[partial.name]
+        return self.memo("partial " + partial.name, lambda: partial.finish(partial.step(partial.start(self), self)))
+
+    @property
+    def row_count(self) -> int:
+        """How many rows (hands, games, matches) were read."""
+        return self.rows_read if self.partials is not None else len(self.rows)  # type: ignore[attr-defined]
+
     @property
     def complete(self) -> bool:
         """Whether every planned chunk (of every run loaded together) was read."""
         return self.chunks_read == self.chunks_total
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A statistic's sufficient statistics, gathered chunk by chunk: ``start(run)`` a state, ``step(state,
+    chunk)`` adds a chunk (a loaded run of one shard), ``finish(state)`` the value the statistic reads.
+
+    A chunk is whole deal groups (clusters), so additive counts and cluster moments add up exactly
+    (``experiments.runner.moments``); the ratings carry their state from chunk to chunk in run order.
+    """
+
+    name: str
+    start: Callable[[Any], Any]
+    step: Callable[[Any, Any], Any]
+    finish: Callable[[Any], Any]
+
+
+def additive(name: str, keys: Sequence[str], compute: Callable[[Any], pd.DataFrame]) -> Partial:
+    """A partial that is a frame of counts and moments per ``keys``, summed over chunks (``add_moments``)."""
+    def step(state: list, chunk: Any) -> list:
+        state.append(compute(chunk))
+        if len(state) >= ADD_EVERY:
+            state[:] = [add_moments(state, keys)]
+        return state
+
+    return Partial(name, lambda run: [], step, lambda state: add_moments(state, keys))
+
+
+ADD_EVERY = 64  # a streamed run's partial frames are summed every this many chunks, so they never pile up
+
+
+def stream_paths(folder: Path, manifest: dict[str, Any], paths: list[Path], load: Callable[[list[Path]], LoadedRun],
+                 partials: Sequence[Partial], kind: type, **rows: Any) -> Any:
+    """Any game's streamed run: ``load([shard])`` each shard as a small run, add its ``partials``, keep none of its
+    rows; ``kind(**rows, ...)`` the run it returns (its row frames ``rows`` set to None)."""
+    agents = sorted({str(spec) for table in manifest["config"]["tables"] for spec in table["agents"]})
+    first = load(paths[:1])
+    first.agents = agents
+    states = {p.name: p.start(first) for p in partials}
+    count = 0
+    for index, path in enumerate(paths):
+        chunk = first if index == 0 else load([path])
+        chunk.agents = agents
+        count += len(chunk.rows)
+        for p in partials:
+            states[p.name] = p.step(states[p.name], chunk)
+        del chunk
+    first = None
+    return kind(folder=folder, manifest=manifest, tables=lineup_table(manifest), seats=None,
+                chunks_read=len(paths), chunks_total=chunks_total(manifest, paths), agents=agents,
+                partials={p.name: p.finish(states[p.name]) for p in partials}, rows_read=count, **rows)
 
 
 def open_run(folder: Path, game: str) -> tuple[dict[str, Any], list[Path]]:

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
+
+from experiments.runner.moments import mean_ci
 
 Z95 = 1.959964
 
@@ -122,3 +126,26 @@ def wilson_interval(share: float, n: float, z: float = Z95) -> tuple[float, floa
     centre = (share + z * z / (2 * n)) / denominator
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def proportion_from_moments(m: dict | pd.Series, scale: int = 1) -> tuple[float, float, float]:
+    """``proportion_ci`` from a share's cluster moments (``experiments.runner.moments``): the same interval,
+    computed from the six totals that add up chunk by chunk."""
+    n = int(m["n"])
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    share, half = mean_ci(m, scale)
+    variance = (half / Z95) ** 2 if not math.isnan(half) else math.nan
+    if 0 < share < 1 and variance > 0:
+        effective = min(float(n), share * (1 - share) / variance)
+    else:
+        effective = float(int(m["clusters"]))
+    low, high = wilson_interval(share, effective)
+    return share, low, high
+
+
+def counts_frame(frame: pd.DataFrame, keys: Sequence[str], name: str) -> pd.DataFrame:
+    """How many rows of ``frame`` have each combination of ``keys``: an additive partial's frame."""
+    if frame.empty:
+        return pd.DataFrame(columns=[*keys, name])
+    return frame.groupby(list(keys), sort=True, observed=True).size().rename(name).reset_index()

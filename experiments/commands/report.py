@@ -44,6 +44,6 @@ def run(args: argparse.Namespace) -> int:
     partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
     pages = sum(1 for path in written if path.suffix == ".html")
     shown = f"{sum(1 for path in written if path.suffix == '.png')} figures" + (f", {pages} replays" if pages else "")
-    print(f"{len(loaded.rows):,} {plural(loaded.row)}{partial}: {shown} and report.md "
+    print(f"{loaded.row_count:,} {plural(loaded.row)}{partial}: {shown} and report.md "
           f"written to {out} in {time.perf_counter() - started:.1f} s")
     return 0

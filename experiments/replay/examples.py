@@ -12,23 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pyarrow.dataset as ds
+
+from experiments.analysis.load import complete_shards
 from experiments.errors import UsageError
 from experiments.replay.build import run_replay
 from experiments.replay.page import write_page
 
 
 def end_reason_examples(run: Any, out: Path) -> tuple[list[Path], list[str]]:
-    """Write a replay of the first hand of each end reason of ``run`` (a loaded run) into ``out``; return the
-    pages and the summary's Markdown lines linking them."""
-    hands = run.hands
+    """Write a replay of the first hand of each end reason of ``run`` (a loaded or streamed run) into ``out``;
+    return the pages and the summary's Markdown lines linking them."""
     lines = ["## Example hands", "", "A replay of the first hand of each end reason (open it in a browser; it "
              "works offline):", ""]
     written = []
-    for reason in hands["end_reason"].cat.categories:
-        chosen = hands[hands["end_reason"] == reason]
-        if chosen.empty:
-            continue
-        index = int(chosen["hand_index"].min())
+    for reason, index in first_hand_of_each_reason(run).items():
         try:
             replay = run_replay(run.folder, index)
         except UsageError as error:
@@ -38,3 +36,17 @@ def end_reason_examples(run: Any, out: Path) -> tuple[list[Path], list[str]]:
         written.append(path)
         lines.append(f"- {reason}: [hand {index}]({path.name}), {replay.steps} steps")
     return written, lines + [""]
+
+
+def first_hand_of_each_reason(run: Any) -> dict[str, int]:
+    """Each end reason's lowest ``hand_index``, in the reasons' own order, read two columns at a time from the
+    run's complete shards (a run of any size)."""
+    first: dict[str, int] = {}
+    order: list[str] = []
+    shards = [str(path) for path in complete_shards(run.folder, run.manifest)]
+    for batch in ds.dataset(shards, format="parquet").to_batches(columns=["hand_index", "end_reason"]):
+        frame = batch.to_pandas()
+        order += [str(reason) for reason in frame["end_reason"].cat.categories if str(reason) not in order]
+        for reason, index in frame.groupby("end_reason", observed=True)["hand_index"].min().items():
+            first[str(reason)] = min(int(index), first.get(str(reason), int(index)))
+    return {reason: first[reason] for reason in order if reason in first}

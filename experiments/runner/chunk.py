@@ -23,6 +23,7 @@ from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from experiments.runner.seating import agent_maker
+from experiments.runner.summary import with_summary
 from sim import games
 from sim.decision_limit import limit_decisions
 from sim.errors import AgentFailure
@@ -135,6 +136,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
     columns = {**ids, **played.hands}
     hands = _build_table(columns, hands_schema(task.width, task.categories, task.game), task, chunk.hands)
+    hands = with_summary(hands, task.game)  # the summary's statistics travel in the shard's footer
     extras = {}
     for name, table_columns in played.tables.items():
         rows = table_columns.pop("hand_row")

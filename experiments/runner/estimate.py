@@ -1,11 +1,12 @@
 """How long a run will take and how large its action log will be, said before it starts when either is large.
 
-A lineup the engine plays by itself, without an action log, plays at the engine's measured speed (the adapter's
-``BENCH.compiled_rows_per_s``, one core, the slowest seat count); any other lineup (search agents, compiled or not) is
-timed on a short sample of its first chunk played here as the run will play it (after one untimed row that loads
-the compiled code, a row at a time, doubling, for about ``SAMPLE_SECONDS``; the rows are played again by the run,
-identically). With an action log the sample also counts decisions per row, which times ``ACTION_ROW_BYTES`` gives
-the log's size.
+Every table of the run (a seat count and the route its lineup takes) is timed on a sample of its first chunk played
+here as the run will play it (after one untimed row that loads the compiled code, a row at a time, doubling, for
+about ``SAMPLE_SECONDS``; the engine's own lineups up to the whole chunk, so the kernel is timed rather than the
+calls around it; the rows are played again by the run, identically): the engine's rate at that seat count, measured
+on this machine now. Only a run of the engine's own lineups so small that the adapter's slowest-seat-count rate
+(``BENCH.compiled_rows_per_s``) finishes it well inside ``LONG_RUN_SECONDS`` is not timed, and starts at once.
+With an action log the sample also counts decisions per row, which times ``ACTION_ROW_BYTES`` gives the log's size.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from experiments.runner import routes
 from experiments.runner.chunk import ChunkTask, chunk_matches
 from experiments.runner.routes import play_route
 from sim import games
@@ -27,12 +29,12 @@ SAMPLE_SECONDS = 0.5  # time the sample for about this long (one row at least)
 # take minutes unannounced; the progress bar's rate shows it.)
 MIN_SAMPLED_ROWS = 200
 MAX_SAMPLE_ROWS = 64
+# A run of the engine's own lineups that its slowest measured rate plays in under LONG_RUN_SECONDS / ENGINE_MARGIN
+# is not timed: it cannot be long.
+ENGINE_MARGIN = 4
 # Parquet bytes per decision in actions/: 1.13 measured on 20,000 random 4-seat Knorri hands (8.1 M decisions,
 # zstd), rounded up for the games whose rows carry one more column.
 ACTION_ROW_BYTES = 1.3
-# CPU seconds per logged decision beyond the play: 1.7 s over 16.2 M decisions (40,000 random 4-seat Knorri hands
-# with and without --log-actions, one worker: 4.47 and 2.75 s of CPU).
-ACTION_ROW_SECONDS = 1.1e-7
 
 
 @dataclass(frozen=True)
@@ -49,23 +51,35 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
     """Estimate the wall time of ``tasks`` (the chunks still to play) on ``workers`` local processes (None: Dask,
     one chunk per worker at a time, taken as the chunk count) and the size of their action log.
 
-    ``engine_speed``: every lineup plays on the engine's own kernels (``plan.plays_at_engine_speed``)."""
+    ``engine_speed``: every lineup plays on the engine's own kernels (``plan.plays_at_engine_speed``). Every
+    table (its seat count and route) is timed on its own first chunk's rows, played here as the run plays them:
+    the engine's rate is that seat count's, measured now, never a figure kept from another count or machine. A
+    run the adapter's slowest-seat-count rate (``BENCH.compiled_rows_per_s``) finishes well inside
+    ``LONG_RUN_SECONDS`` is not timed, so that it starts at once."""
     rows = sum(task.chunk.hands for task in tasks)
     parallel = max(1, min(len(tasks), workers if workers else len(tasks)))
     rate = games.adapter(game).BENCH.compiled_rows_per_s
-    engine = f"the compiled engine's measured {rate:,} rows/s a core" if rate else ""
-    if engine_speed and rate and not log_actions:
-        return Estimate(rows / rate / parallel, None, engine)
+    quick = rows < MIN_SAMPLED_ROWS or rows / rate / parallel < LONG_RUN_SECONDS / ENGINE_MARGIN if rate else False
+    if engine_speed and rate and not log_actions and quick:
+        return Estimate(rows / rate / parallel, None, f"the compiled engine's measured {rate:,} rows/s a core")
     if rows < MIN_SAMPLED_ROWS:
         return Estimate(0.0, None, "its size")
-    seconds_per_row, decisions_per_row, sampled = _sample(tasks, game, log_actions)
+    first_task: dict[int, ChunkTask] = {}
+    table_rows: dict[int, int] = {}
+    for task in tasks:
+        first_task.setdefault(task.table.index, task)
+        table_rows[task.table.index] = table_rows.get(task.table.index, 0) + task.chunk.hands
+    seconds, size, bases = 0.0, 0.0, []
     row = games.adapter(game).ROW
-    basis = f"the CPU time of a sample of {sampled} {plural(row) if sampled != 1 else row}"
-    size = rows * decisions_per_row * ACTION_ROW_BYTES if log_actions else None
-    if engine_speed and rate:  # the sample's few rows are all call overhead: the engine's rate and the log's writing
-        seconds_per_row = 1 / rate + decisions_per_row * ACTION_ROW_SECONDS
-        basis = f"{engine} and {decisions_per_row:.0f} decisions a {row} to log"
-    return Estimate(rows * max(seconds_per_row, 1 / rate if rate else 0.0) / parallel, size, basis)
+    for index, task in first_task.items():
+        engine = task.table.route == routes.ENGINE
+        seconds_per_row, decisions_per_row, sampled = _sample(task, game, log_actions, engine)
+        seconds += table_rows[index] * seconds_per_row
+        size += table_rows[index] * decisions_per_row * ACTION_ROW_BYTES
+        what = f"{sampled:,} {plural(row) if sampled != 1 else row} at {task.table.seats} seats"
+        bases.append(f"{what} ({1 / seconds_per_row:,.0f} a CPU second)" if engine else what)
+    basis = "the CPU time of a sample of " + ", ".join(bases) + (" on the compiled engine" if engine_speed else "")
+    return Estimate(seconds / parallel, size if log_actions else None, basis)
 
 
 def warning(estimate: Estimate, workers: int | None) -> str | None:
@@ -86,10 +100,10 @@ def local_workers(workers: int | None) -> int:
     return workers or os.cpu_count() or 1
 
 
-def _sample(tasks: list[ChunkTask], game: str, log_actions: bool) -> tuple[float, float, int]:
-    """CPU seconds per row of the first chunk's first rows, played here as the run plays them, and, with
-    ``log_actions``, their decisions per row (else 0)."""
-    task = tasks[0]
+def _sample(task: ChunkTask, game: str, log_actions: bool, engine: bool = False) -> tuple[float, float, int]:
+    """CPU seconds per row of a chunk's first rows, played here as the run plays them, and, with
+    ``log_actions``, their decisions per row (else 0). ``engine``: the engine's own kernels, timed on up to the
+    whole chunk (a few rows would time the calls around the kernel, not the kernel)."""
     seeds, seatings = chunk_matches(task)
     table = task.table
 
@@ -98,17 +112,18 @@ def _sample(tasks: list[ChunkTask], game: str, log_actions: bool) -> tuple[float
                           log_actions, task.options)
 
     play(1)  # an untimed first row: loading or compiling the engine and agents is no part of the rate
+    largest = len(seeds) if engine else min(len(seeds), MAX_SAMPLE_ROWS)
     rows, count, spent, decisions = 0, 1, 0.0, 0
     while True:
-        count = min(count, len(seeds))
+        count = min(count, largest)
         started = time.process_time()  # CPU, not wall: on a busy machine the wall time says little
         played = play(count)
         elapsed = time.process_time() - started
         rows = count * task.table.match_hands
         decisions = len(played.actions["hand_row"]) if played.actions is not None else 0
         spent += elapsed
-        if spent >= SAMPLE_SECONDS or count >= min(len(seeds), MAX_SAMPLE_ROWS):
-            return elapsed / rows, decisions / rows, rows
+        if spent >= SAMPLE_SECONDS or count >= largest:
+            return max(elapsed, 1e-9) / rows, decisions / rows, rows
         count *= 2
 
 

@@ -8,22 +8,34 @@ a win rate) and which end reasons get a share column (Knorri: ``repeat`` and
 Hands of one deal group share their cards (duplicate deals) and an agent may
 hold several seats of a hand, so they are not independent draws: the CI is a
 cluster-robust one over deal groups (ratio estimator, normal approximation).
+
+The table is built from each chunk's sufficient statistics (``chunk_summary``: per
+seat count and agent, the cluster moments of its scores, its outcome hits, the
+rows it sat in and their end reasons), which the worker computes as it builds
+the chunk and stores in the hands shard's footer (``SUMMARY_KEY``). Summing them
+costs a few numbers per chunk, so the summary of any run fits in a few megabytes;
+a shard without them (an older run) is read for its columns alone, one at a time.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from experiments.runner.moments import MOMENTS, cluster_moments, mean_ci
 from experiments.runner.storage import HANDS_DIR, RunFolder, shard_name
 from sim import games
 from sim.contract import plural
 
 Z95 = 1.959964
+SUMMARY_KEY = b"knorri_sim_summary"  # the hands shard's footer key holding its chunk's summary statistics
+ChunkSummary = dict  # {"rows": [[seats, agent, n, total, clusters, sq, cross, n_sq, hits, held, {reason: n}], ...]}
 
 
 @dataclass(frozen=True)
@@ -40,93 +52,118 @@ class SummaryRow:
     every_seat: bool = False  # the agent held every seat of every row it played in, scoring 0 on average (zero-sum)
 
 
-def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> list[SummaryRow]:
-    """Read the run's rows and compute the summary rows, sorted by seat count then agent.
+def summary_columns(game: str, width: int) -> list[str]:
+    """The hands columns the summary reads (``width``: the run's widest table)."""
+    adapter = games.adapter(game)
+    outcome = adapter.OUTCOME[0]
+    per_seat_outcome = any(spec.name == outcome and spec.per_seat for spec in adapter.HAND_COLUMNS)
+    has_reasons = any(spec.name == "end_reason" for spec in adapter.HAND_COLUMNS)
+    columns = ["table", "deal_group", "n_seats"] + (["end_reason"] if has_reasons else [])
+    columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
+    columns += [f"{outcome}_{i}" for i in range(width)] if per_seat_outcome else [outcome]
+    return columns
 
+
+def chunk_summary(data: pa.Table, game: str) -> ChunkSummary:
+    """The summary's sufficient statistics of some rows (a chunk's): JSON-able, and added chunk to chunk.
+
+    Clusters are (table, deal group); a chunk holds whole deal groups, so chunks' statistics add up exactly.
+    """
+    adapter = games.adapter(game)
+    outcome = adapter.OUTCOME[0]
+    per_seat_outcome = f"{outcome}_0" in data.column_names
+    width = sum(1 for name in data.column_names if name.startswith("score_"))
+    if "end_reason" in data.column_names:
+        reasons = data.column("end_reason").combine_chunks()
+        reason_names, reason_codes = reasons.dictionary.to_pylist(), reasons.indices.to_numpy()
+    else:
+        reason_names, reason_codes = [], np.zeros(data.num_rows, dtype=np.int64)
+    table = data.column("table").to_numpy().astype(np.int64)
+    cluster = table * (1 << 32) + data.column("deal_group").to_numpy().astype(np.int64)
+    n_seats = data.column("n_seats").to_numpy().astype(np.int64)
+    keys: dict[tuple[int, str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for seat in range(width):
+        agents = data.column(f"agent_{seat}").combine_chunks()
+        names = agents.dictionary.to_pylist()
+        present = agents.is_valid().to_numpy(zero_copy_only=False)
+        codes = pc.fill_null(agents.indices, 0).to_numpy().astype(np.int64)
+        scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy().astype(np.int64)
+        if per_seat_outcome:
+            hits = pc.fill_null(data.column(f"{outcome}_{seat}"), False).to_numpy(zero_copy_only=False)
+        else:
+            hits = data.column(outcome).to_numpy() == seat
+        combined = n_seats * len(names) + codes
+        for key in np.unique(combined[present]):
+            rows = np.flatnonzero(present & (combined == key))
+            seats, code = divmod(int(key), len(names))
+            keys.setdefault((seats, names[code]), []).append((rows, scores[rows], hits[rows]))
+    out = []
+    for (seats, agent), parts in sorted(keys.items()):
+        rows = np.concatenate([p[0] for p in parts])
+        score = np.concatenate([p[1] for p in parts])
+        moments = cluster_moments(score, cluster[rows])
+        held = np.unique(rows)  # it holds each seat of a row at most once; a row counts once for the reasons
+        counts = np.bincount(reason_codes[held], minlength=len(reason_names))[:len(reason_names)]
+        out.append([seats, agent, *(moments[m] for m in MOMENTS),
+                    int(sum(int(p[2].sum()) for p in parts)), len(held),
+                    {name: int(c) for name, c in zip(reason_names, counts, strict=True) if c}])
+    return {"rows": out, "reasons": reason_names}
+
+
+def with_summary(table: pa.Table, game: str) -> pa.Table:
+    """The hands table with its ``chunk_summary`` in its schema's metadata, so the shard's footer carries it."""
+    columns = [name for name in summary_columns(game, _width(table.schema.names)) if name in table.column_names]
+    summary = json.dumps(chunk_summary(table.select(columns), game), separators=(",", ":"))
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), SUMMARY_KEY: summary.encode()})
+
+
+def shard_summary(out: RunFolder, chunk_id: int, game: str) -> ChunkSummary:
+    """A chunk's summary statistics: from its shard's footer, or (an older shard) from its columns."""
+    metadata = out._metadata(HANDS_DIR, chunk_id)
+    stored = (metadata.metadata or {}).get(SUMMARY_KEY) if metadata is not None else None
+    if stored is not None:
+        return json.loads(stored)
+    path = out.path(HANDS_DIR, shard_name(chunk_id))
+    names = pq.read_schema(path, filesystem=out.filesystem).names
+    table = pq.read_table(path, columns=summary_columns(game, _width(names)), filesystem=out.filesystem)
+    return chunk_summary(table, game)
+
+
+def summarise(out: RunFolder | str | os.PathLike, game: str | None = None,
+              known: dict[int, ChunkSummary] | None = None) -> list[SummaryRow]:
+    """The summary rows of the run's finished shards, sorted by seat count then agent.
+
+    ``known``: chunks' statistics already in hand (the chunks this process just ran), read from no shard.
     ``game`` defaults to the one the run's manifest records (Knorri for a manifest without one).
     """
     out = out if isinstance(out, RunFolder) else RunFolder(out)
     if game is None:
         manifest = out.read_manifest()
         game = manifest.get("game", games.DEFAULT_GAME) if isinstance(manifest, dict) else games.DEFAULT_GAME
-    adapter = games.adapter(game)
-    outcome = adapter.OUTCOME[0]
-    per_seat_outcome = any(spec.name == outcome and spec.per_seat for spec in adapter.HAND_COLUMNS)
-    has_reasons = any(spec.name == "end_reason" for spec in adapter.HAND_COLUMNS)
-    width = _width(out)
-    columns = ["table", "deal_group", "n_seats"] + (["end_reason"] if has_reasons else [])
-    columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
-    columns += [f"{outcome}_{i}" for i in range(width)] if per_seat_outcome else [outcome]
-    data = pq.read_table(out.path(HANDS_DIR), columns=columns, filesystem=out.filesystem, partitioning=None)
-    if has_reasons:
-        reasons = data.column("end_reason").combine_chunks()
-        reason_names, reason_codes = reasons.dictionary.to_pylist(), reasons.indices.to_numpy()
-    else:
-        reason_names, reason_codes = [], np.zeros(data.num_rows, dtype=np.int64)
-    cluster = _dense_clusters(data.column("table").to_numpy(), data.column("deal_group").to_numpy())
-    n_seats = data.column("n_seats").to_numpy().astype(np.int64)
-
-    def outcome_hits(seat: int) -> np.ndarray:
-        if per_seat_outcome:
-            return pc.fill_null(data.column(f"{outcome}_{seat}"), False).to_numpy(zero_copy_only=False)
-        return data.column(outcome).to_numpy() == seat
-
-    parts = []
-    agent_names: list[str] = []
-    for seat in range(width):
-        agents = data.column(f"agent_{seat}").combine_chunks()
-        agent_names = agents.dictionary.to_pylist()
-        present = agents.is_valid().to_numpy(zero_copy_only=False)
-        codes = pc.fill_null(agents.indices, 0).to_numpy().astype(np.int64)
-        scores = pc.fill_null(data.column(f"score_{seat}"), 0).to_numpy()
-        rows = np.flatnonzero(present)
-        parts.append((rows, n_seats[rows] * len(agent_names) + codes[rows], scores[rows], outcome_hits(seat)[rows]))
-    hand_row = np.concatenate([p[0] for p in parts])
-    group = np.concatenate([p[1] for p in parts])
-    score = np.concatenate([p[2] for p in parts]).astype(np.float64)
-    hit = np.concatenate([p[3] for p in parts])
-    result = []
-    for key in np.flatnonzero(np.bincount(group)):
-        mask = group == key
-        seats, agent = divmod(int(key), len(agent_names))
-        row = _row(seats, agent_names[agent], score[mask], hit[mask], cluster[hand_row[mask]],
-                   hand_row[mask], reason_codes, reason_names)
-        hands_held = np.count_nonzero(np.bincount(hand_row[mask]))  # it holds each seat of a row at most once
-        # an agent at every seat of a zero-sum game scores 0 on average, which says nothing; a game whose scores
-        # do not sum to zero (Ten's tricks) still shows its mean
-        every_seat = row.seat_hands == seats * hands_held and row.mean_score == 0.0
-        result.append(replace(row, every_seat=every_seat))
-    return result
+    totals: dict[tuple[int, str], list] = {}
+    reason_names: list[str] = []
+    for chunk_id in out.shard_ids(HANDS_DIR):
+        summary = (known or {}).get(chunk_id) or shard_summary(out, chunk_id, game)
+        reason_names = reason_names or summary["reasons"]
+        for seats, agent, *numbers, reasons in summary["rows"]:
+            entry = totals.setdefault((seats, agent), [[0] * len(numbers), {}])
+            entry[0] = [a + b for a, b in zip(entry[0], numbers, strict=True)]
+            for name, count in reasons.items():
+                entry[1][name] = entry[1].get(name, 0) + count
+    return [_row(seats, agent, numbers, reasons, reason_names)
+            for (seats, agent), (numbers, reasons) in sorted(totals.items())]
 
 
-def _dense_clusters(table: np.ndarray, deal_group: np.ndarray) -> np.ndarray:
-    """A dense index of (table, deal group): the clusters of the CI."""
-    table = table.astype(np.int64)
-    sizes = np.zeros(int(table.max()) + 1, dtype=np.int64)
-    np.maximum.at(sizes, table, deal_group.astype(np.int64) + 1)
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return offsets[table] + deal_group.astype(np.int64)
-
-
-def _row(seats: int, agent: str, score: np.ndarray, hit: np.ndarray, cluster: np.ndarray,
-         hand_row: np.ndarray, reason_codes: np.ndarray, reason_names: list[str]) -> SummaryRow:
-    mean = float(score.mean())
-    sums = np.bincount(cluster, weights=score)
-    counts = np.bincount(cluster).astype(np.float64)
-    used = counts > 0
-    sums, counts = sums[used], counts[used]
-    groups = len(sums)
-    if groups > 1:
-        residual = sums - mean * counts
-        variance = groups / (groups - 1) * float(np.sum(residual**2)) / float(counts.sum()) ** 2
-        half_width = Z95 * variance**0.5
-    else:
-        half_width = float("nan")
-    in_hand = np.zeros(len(reason_codes), dtype=bool)
-    in_hand[hand_row] = True  # a hand counts once even when the agent holds several seats
-    per_reason = np.bincount(reason_codes[in_hand], minlength=len(reason_names))[:len(reason_names)] / in_hand.sum()
-    shares = {name: float(share) for name, share in zip(reason_names, per_reason, strict=True)}
-    return SummaryRow(seats, agent, len(score), mean, half_width, float(hit.mean()), shares)
+def _row(seats: int, agent: str, numbers: list[int], reasons: dict[str, int], reason_names: list[str]) -> SummaryRow:
+    moments = dict(zip(MOMENTS, numbers[:len(MOMENTS)], strict=True))
+    hits, held = numbers[len(MOMENTS):]
+    mean, half = mean_ci(moments)
+    n = moments["n"]
+    shares = {name: reasons.get(name, 0) / held for name in reason_names}
+    # an agent at every seat of a zero-sum game scores 0 on average, which says nothing; a game whose scores do not
+    # sum to zero (Ten's tricks) still shows its mean
+    every_seat = n == seats * held and moments["total"] == 0
+    return SummaryRow(seats, agent, n, mean, half, hits / n, shares, every_seat)
 
 
 def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> str:
@@ -150,7 +187,5 @@ def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> st
     return "\n".join(lines)
 
 
-def _width(out: RunFolder) -> int:
-    first = out.path(HANDS_DIR, shard_name(out.shard_ids(HANDS_DIR)[0]))
-    names = pq.read_schema(first, filesystem=out.filesystem).names
+def _width(names: list[str]) -> int:
     return sum(1 for name in names if name.startswith("score_"))

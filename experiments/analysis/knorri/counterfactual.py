@@ -29,7 +29,7 @@ from experiments.analysis.knorri.cutoffs import (
     register_hands,
     sql_list,
 )
-from experiments.analysis.ladder import RatingTally
+from experiments.analysis.ladder import Rater
 from experiments.analysis.load import RunFolderError, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
 from experiments.runner.execute import run_experiment
@@ -169,7 +169,7 @@ def stream_ratings(run: CutoffRun) -> pd.DataFrame:
     names = sorted({spec for table in run.manifest["config"]["tables"] for spec in table["agents"]})
     code = {name: i for i, name in enumerate(names)}  # the shards' dictionary is these specs (runner.schema)
     dataset = ds.dataset([str(path) for path in run.paths], format="parquet", partitioning=None)
-    tally = RatingTally(names)
+    tally = Rater(names)
     for batch in dataset.to_batches(columns=agents_col + scores_col, batch_size=RATING_BATCH):
         rows = batch.num_rows
         agent = np.full((rows, run.width), -1, dtype=np.int64)
@@ -185,7 +185,7 @@ def stream_ratings(run: CutoffRun) -> pd.DataFrame:
         mixed = agent.max(axis=1) > lowest  # two different agents at the table: a row alone tells nothing else
         if mixed.any():
             team = np.tile(np.arange(run.width), (int(mixed.sum()), 1))
-            tally.add(agent[mixed], team, places_from_values(value[mixed]))
+            tally.rate(agent[mixed], team, places_from_values(value[mixed]))
     return tally.frame()
 
 

@@ -46,17 +46,21 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     return figure
 
 
-def phase2_length_figure(hands: pd.DataFrame, bin_width: int = 10) -> Figure:
-    """Histogram of phase-2 actions per hand, one line per seat count, with the 1,500-action cap marked."""
+def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure:
+    """Histogram of phase-2 actions per hand, one line per seat count, with the 1,500-action cap marked.
+
+    ``histogram`` counts the hands of each seat count and length (``stats.phase2_histogram``: ``seats``,
+    ``phase2_actions``, ``hands``, and ``capped``, the seat count's hands cut off at the cap)."""
     figure, (ax,) = new_figure()
-    top = max(PHASE2_CAP, int(hands["phase2_actions"].max())) + bin_width
+    top = max(PHASE2_CAP, int(histogram["phase2_actions"].max())) + bin_width
     bins = np.arange(0, top + bin_width, bin_width)
-    for seats, group in hands.groupby("n_seats", sort=True):
-        counts, edges = np.histogram(group["phase2_actions"], bins=bins)
-        share = 100 * counts / len(group)
-        capped = 100 * float((group["end_reason"] == "cap").mean())
+    for seats, group in histogram.groupby("seats", sort=True):
+        counts, edges = np.histogram(group["phase2_actions"], bins=bins, weights=group["hands"])
+        hands = int(group["hands"].sum())
+        share = 100 * counts / hands
+        capped = 100 * float(group["capped"].iloc[0]) / hands
         ax.stairs(share, edges, color=SEAT_COLOURS.get(int(seats)), linewidth=1.6,
-                  label=f"{seats} seats ({len(group):,} hands, {capped:.1f}% cut at the cap)")
+                  label=f"{seats} seats ({hands:,} hands, {capped:.1f}% cut at the cap)")
     ax.axvline(PHASE2_CAP, color="black", linestyle="--", linewidth=1.2, label=f"cap: {PHASE2_CAP:,} actions")
     ax.set_yscale("log")
     ax.set_xlim(0, top + 4 * bin_width)

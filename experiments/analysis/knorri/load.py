@@ -11,6 +11,7 @@ statistic treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,7 +21,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from experiments.analysis.load import LoadedRun, chunks_total, cluster_ids, lineup_table, open_run, read_shards
+from experiments.analysis.load import (
+    LoadedRun,
+    Partial,
+    chunks_total,
+    cluster_ids,
+    lineup_table,
+    open_run,
+    read_shards,
+    stream_paths,
+)
 
 END_REASONS = ("out", "repeat", "cap")
 CUTOFF_REASONS = ("repeat", "cap")
@@ -36,7 +46,7 @@ class Run(LoadedRun):
 
     folder: Path
     manifest: dict[str, Any]
-    hands: pd.DataFrame
+    hands: pd.DataFrame | None  # None for a streamed run
     row: ClassVar[str] = "hand"  # one row of ``hands`` is a hand; ``seats["hand"]`` indexes it
     rank_by: ClassVar[str] = "score"  # the seat column the ladder ranks by: higher finished ahead
 
@@ -47,9 +57,30 @@ class Run(LoadedRun):
 
 
 def load_run(folder: str | Path) -> Run:
-    """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line."""
+    """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line.
+
+    Every row is held in memory (about 360 bytes a hand): for a run of millions of hands use ``stream_run``,
+    which keeps the statistics alone.
+    """
     folder = Path(folder)
     manifest, paths = open_run(folder, "knorri")
+    return _load_paths(folder, manifest, paths)
+
+
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> Run:
+    """The run in ``folder`` as its statistics alone: each shard read in turn (only the columns they need), its
+    ``partials`` (by default every one ``stats`` and the ladder define) added up, and its rows let go. Memory
+    stays that of one chunk, whatever the run's size; every statistic equals ``load_run``'s."""
+    from experiments.analysis.knorri.stats import knorri_partials
+
+    folder = Path(folder)
+    manifest, paths = open_run(folder, "knorri")
+    return stream_paths(folder, manifest, paths, lambda chunk_paths: _load_paths(folder, manifest, chunk_paths),
+                        knorri_partials() if partials is None else partials, Run, hands=None)
+
+
+def _load_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> Run:
+    """The run's rows in ``paths`` (all its complete shards, or one chunk's)."""
     data = read_shards(folder, paths, _shard_columns)
     tables = lineup_table(manifest)
     hands = _hands_frame(data, tables)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from experiments.analysis import ladder, reports
 from experiments.analysis.knorri import cutoff_page, cutoffs, figures, stats
-from experiments.analysis.knorri.load import PHASE2_CAP, Run, load_run
+from experiments.analysis.knorri.load import PHASE2_CAP, Run, stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 from experiments.replay.examples import end_reason_examples
 
@@ -21,7 +21,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("cutoff_rates", "Hands ended by a repeat or by the cap, per table, with 95% CIs",
                figures.cutoff_rates_figure, stats.cutoff_rates),
     FigureSpec("phase2_length", "Phase-2 actions per hand by seat count, the 1,500 cap marked",
-               lambda run: figures.phase2_length_figure(run.hands)),
+               figures.phase2_length_figure, stats.phase2_histogram),
     FigureSpec("cycle_lengths", "Cycle lengths of hands ended by a repeat",
                figures.cycle_length_figure, stats.cycle_length_counts),
     FigureSpec("score_distribution", "Score per seat-hand by seat count",
@@ -50,7 +50,7 @@ def write_report(run: Run, out: Path) -> list[Path]:
 def summary_markdown(run: Run) -> str:
     """The key numbers of the run as Markdown, with the figures linked beside it."""
     manifest = run.manifest
-    hands = len(run.hands)
+    hands = run.row_count
     lines = [f"# Knorri run {reports.run_names([manifest])}", ""]
     state = reports.read_state(run)
     lines += [f"- Hands: {hands:,} ({state}); master seed {manifest.get('master_seed')}; "
@@ -81,7 +81,7 @@ def summary_markdown(run: Run) -> str:
 
 def _zero_sum(run: Run) -> str:
     bad = stats.zero_sum_violations(run)
-    return f"all {len(run.hands):,} hands sum to zero" if bad == 0 else f"{bad:,} hands do NOT sum to zero"
+    return f"all {run.row_count:,} hands sum to zero" if bad == 0 else f"{bad:,} hands do NOT sum to zero"
 
 
 def _cycle_sentence(run: Run) -> str:
@@ -110,5 +110,6 @@ def _with_interval(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame
     return shown
 
 
-REPORT = reports.register_report("knorri", load_run, FIGURES, summary_markdown,
+# the report streams the run (its statistics alone, chunk by chunk): any size in the memory of one chunk
+REPORT = reports.register_report("knorri", stream_run, FIGURES, summary_markdown,
                                  extras=end_reason_examples)  # a replay of one hand per end reason
