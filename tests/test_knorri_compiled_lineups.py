@@ -80,7 +80,7 @@ def _hands_with_engine_rows(n_seats: int, seeds: range):
     """Fresh hands, each with the compiled engine's own rows for it: dealt from seeds, and one deal thrown in."""
     for seed in seeds:
         rows = compiled.new_position()
-        compiled.deal_hand(*rows, n_seats, 0, np.uint64(seed))
+        compiled.deal_hand(*rows, n_seats, 0, np.uint64(seed), np.int64(1500), np.int64(2))
         yield KnorriHand.from_seed(n_seats, seed), rows
     hand = KnorriHand(n_seats, deck_nobody_captures())
     assert hand.redeals >= 1
