@@ -5,7 +5,8 @@ second phase is a game of complete information. ``loginf`` uses that the
 simplest way that pays: for each legal action it plays the known position out
 to the end with every seat following ``greedy``, and takes the action that
 leaves it the best score (ties go to greedy's own choice). It is greedy that
-looks one decision ahead through the others' exact hands.
+looks one decision ahead through the others' exact hands. The playouts run under
+the table's cut-off options (``cap``, ``repeat``): the tracker's position carries them.
 
 In phase 1 the stock order is unknown, and it takes what greedy takes.
 

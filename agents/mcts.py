@@ -1,7 +1,8 @@
 """``mcts``: Monte Carlo tree search over the position the log reveals, compiled end to end.
 
 Phase 2 is a game of complete information once the tracker has read the log,
-so the search is UCT over the exact position, scores normalised to [0, 1],
+so the search is UCT over the exact position (under the table's cut-off options,
+which the tracker reads off the observation and the compiled rows carry), scores normalised to [0, 1],
 greedy playouts from each new leaf. Only the searching seat's nodes branch: the
 other seats play ``loginf``'s choice inside the tree (greedy with a
 one-decision look-ahead, computed in compiled code when their node is made).
@@ -154,7 +155,8 @@ class MCTSAgent:
         deal = None
         if self.tracker.phase == 2:  # the whole deal is public: score every decision taken in it
             t = self.tracker
-            deal = position_rows(KnorriHand(self.n_seats, t.deal_table + t.turned_order, t.first_seat))
+            deal = position_rows(KnorriHand(self.n_seats, t.deal_table + t.turned_order, t.first_seat, cap=t.cap,
+                                            repeat=t.repeat))
         self._belief.observe(deal, self.tracker.decisions)
         return self._belief.current_models().copy()
 

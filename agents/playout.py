@@ -1,7 +1,9 @@
 """Playouts: finish a full-information Knorri position with a simple policy and read the scores.
 
 Search agents (``loginf``'s look-ahead, ``mcts``'s leaf values) only need
-``evaluate(hand) -> scores``. Two evaluators offer it:
+``evaluate(hand) -> scores``. A playout finishes the hand under its own cut-off
+options (``hand.cap``, ``hand.repeat``: the table's, as the tracker rebuilt it).
+Two evaluators offer it:
 
 - ``PythonPlayout`` clones the reference hand and plays it out in Python;
 - ``CompiledPlayout`` reads the position into the compiled engine's rows and plays

@@ -9,7 +9,9 @@ Every card that goes into a pile is seen going in, so the log is enough:
 
 It is fed observations and reads only the log events it has not read yet, so
 following a whole hand costs one pass over the log. ``MCTS`` and ``loginf``
-both build on it.
+both build on it. The table's cut-off options (``cap``, ``repeat``) are public
+rules that every observation carries: the tracker keeps them, and the positions
+it rebuilds play under them, so a search plays out under the table's rules.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from agents.log_reader import LogReader
 from sim.cards import FULL_DECK, CardSet, bit, card_list, to_set
-from sim.knorri.encoding import PICK_UP, TABLE_SIZE, run_action
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, PICK_UP, TABLE_SIZE, run_action
 from sim.knorri.reference import KnorriHand
 
 
@@ -33,12 +35,14 @@ class KnorriTracker(LogReader):
     turned it), ``first_seat`` (the seat that turned first), ``trick`` (list
     of plays, each a list of cards), ``gone`` (cards set aside in completed
     tricks), ``deal_table`` and ``turned_order`` (the current deal's table and the
-    stock cards in the order they were turned) and ``decisions`` (every action id
-    taken so far in this deal, in order, as the log shows them).
+    stock cards in the order they were turned), ``decisions`` (every action id
+    taken so far in this deal, in order, as the log shows them) and ``cap`` and
+    ``repeat`` (the table's cut-off options, from the observations).
     """
 
-    def __init__(self, n_seats: int) -> None:
+    def __init__(self, n_seats: int, cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) -> None:
         self.n_seats = n_seats
+        self.cap, self.repeat = cap, repeat
         self._read = 0
         self._start_deal([])
 
@@ -59,12 +63,17 @@ class KnorriTracker(LogReader):
         self._mirror: KnorriHand | None = None
 
     def update(self, observation: Any) -> None:
-        """Read the log events of ``observation`` not read yet (a new hand's log starts over)."""
+        """Read the log events of ``observation`` not read yet (a new hand's log starts over), and the table's
+        cut-off options it carries."""
+        rules = (getattr(observation, "cap", self.cap), getattr(observation, "repeat", self.repeat))
+        if rules != (self.cap, self.repeat):
+            self.cap, self.repeat = rules
+            self._mirror = None  # rebuilt under the table's rules
         self.read_log(observation.log)
 
     def _restart(self) -> None:
-        """A new hand: start over."""
-        self.__init__(self.n_seats)
+        """A new hand: start over (under the same table's rules)."""
+        self.__init__(self.n_seats, self.cap, self.repeat)
 
     # ----- one event at a time -----------------------------------------------------------
 
@@ -129,12 +138,13 @@ class KnorriTracker(LogReader):
         The deal is the logged table, then the stock in the order it was turned,
         then ``stock_rest`` (an order for the unseen cards; in phase 2 there are
         none). Replaying the logged decisions reaches the current position, so
-        the result can be searched with ``clone()`` and ``apply()``.
+        the result can be searched with ``clone()`` and ``apply()``; it plays under
+        the table's cut-off options, its repeat history included.
         """
         deck = self.deal_table + self.turned_order + list(stock_rest)
         if len(self.deal_table) != TABLE_SIZE or len(deck) != 52:
             raise ValueError("rebuild needs the whole deal: the log's table and an order for every unseen card")
-        hand = KnorriHand(self.n_seats, deck, self.first_seat)
+        hand = KnorriHand(self.n_seats, deck, self.first_seat, cap=self.cap, repeat=self.repeat)
         for action in self.decisions:
             hand.apply(action)
         return hand

@@ -45,16 +45,17 @@ class Bench:
     """What ``knorri-sim bench`` times for a game under uniform random play.
 
     ``steps`` names the per-step rate's unit (``"actions"``, ``"decisions"``) and ``steps_of`` counts them in a
-    played reference deal; ``play_compiled(n_seats, seeds, workers) -> steps`` plays the seeds' deals on the
-    compiled engine (``None``: the game has no compiled engine), whose measured rows per second on one core at
-    its slowest seat count, ``compiled_rows_per_s``, the runner's estimate of a run's time uses.
+    played reference deal; ``play_compiled(n_seats, seeds, workers, options) -> steps`` plays the seeds' deals
+    on the compiled engine under the game's checked ``options`` (``None``: the game has no compiled engine),
+    whose measured rows per second on one core at its slowest seat count, ``compiled_rows_per_s``, the runner's
+    estimate of a run's time uses.
     """
 
     seats: tuple[int, ...]
     steps: str
     steps_of: Callable[[ReferenceGame], int]
     default_counts: Mapping[str, int]
-    play_compiled: Callable[[int, np.ndarray, int], int] | None = None
+    play_compiled: Callable[[int, np.ndarray, int, Mapping[str, Any]], int] | None = None
     compiled_rows_per_s: float | None = None
 
 

@@ -99,11 +99,13 @@ class ChunkColumns:
     tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
-def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None) -> tuple[ColumnSpec, ...]:
+def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None,
+                     step_dtype: str = "uint16") -> tuple[ColumnSpec, ...]:
     """A game's ``ACTION_COLUMNS``: every decision's step in its ``row``, seat, ``period`` (the part of the row it
-    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range)."""
+    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range).
+    ``step_dtype`` is wider for a game whose rows can run past 65,535 decisions (Knorri under a raised cap)."""
     return (
-        ColumnSpec("step", "uint16", f"the decision's place in the {row}, from 0"),
+        ColumnSpec("step", step_dtype, f"the decision's place in the {row}, from 0"),
         ColumnSpec("seat", "uint8", "the seat that decided"),
         *((period,) if period else ()),
         ColumnSpec("phase", "uint8", phases),

@@ -88,7 +88,7 @@ def test_play_refuses_a_seed_outside_64_bits_naming_the_seed(seed, capsys):
 
 def test_play_refuses_options_of_another_game_in_one_line(capsys):
     assert main(["play", "--option", "rainbow=true"]) == 2
-    assert "Knorri has no options" in capsys.readouterr().err
+    assert "unknown option 'rainbow': Knorri's options are cap, repeat" in capsys.readouterr().err
 
 
 # ----- the command line ---------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
 
 def test_options_are_for_knockout_whist_and_the_default_game_is_knorri(capsys):
     assert main(["traj", "--seats", "4", "--option", "rainbow=true", "--seeds", "0", "1"]) == 2
-    assert "Knorri has no options" in capsys.readouterr().err
+    assert "unknown option 'rainbow': Knorri's options are cap, repeat" in capsys.readouterr().err
     with pytest.raises(SystemExit) as leaving:
         main(["traj", "--game", "whist", "--seats", "4", "--seeds", "0", "1"])
     assert leaving.value.code == 2 and "invalid choice: 'whist'" in capsys.readouterr().err

@@ -249,7 +249,7 @@ def test_a_dask_cluster_writes_the_local_runs_rows(tmp_path):
     (["--game", GAME, "--option", "rainbow"], "--option is written name=value"),
     (["--game", GAME, "--matches", "4", "--match-hands", "3"], "match_hands (--match-hands) is not for Knockout"),
     (["--game", GAME, "--agents", "loginf"], "unknown agent 'loginf' for knockout-whist: known agents are"),
-    (["--seats", "4", "--option", "rainbow=true"], "Knorri has no options"),
+    (["--seats", "4", "--option", "rainbow=true"], "unknown option 'rainbow': Knorri's options are cap, repeat"),
 ])
 def test_bad_options_exit_2_with_one_line_and_write_nothing(tmp_path, capsys, options, words):
     out = tmp_path / "out"

@@ -42,12 +42,13 @@ MAX_COUNT = 10_000_000  # rows per timing
 COUNT_UNITS = ("hands", "games", "matches")  # one count option per row unit; a game takes its own
 
 
-def _reference_deals(game: str, n_seats: int, seeds: list[int]) -> int:
-    """Play the seeds' deals on the reference engine with the RANDOM policy's choices; return their steps."""
+def _reference_deals(game: str, options: dict, n_seats: int, seeds: list[int]) -> int:
+    """Play the seeds' deals on the reference engine under ``options`` with the RANDOM policy's choices; return
+    their steps."""
     adapter = games.adapter(game)
     total = 0
     for seed in seeds:
-        deal = adapter.deal(n_seats, seed, {})
+        deal = adapter.deal(n_seats, seed, options)
         streams = [SplitMix64(agent_seed(seed, seat)) for seat in range(n_seats)]
         while not deal.done:
             deal.apply(streams[deal.to_move].choice(deal.legal_actions()))
@@ -67,6 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(f"--{unit}", type=int,
                             help=f"{unit} per timing, for a game that counts {unit} (defaults: Knorri 50,000 "
                                  "compiled and 200 reference, Knockout Whist 100,000 and 300, Kort 50,000 and 200)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a game option the deals are played under, e.g. cap=20000 or repeat=3 (Knorri's "
+                             "cut-offs); repeatable")
     parser.add_argument("--workers", type=int,
                         help="measure with this many cores only (default: one core, then every core)")
     parser.add_argument("--repeat", type=int, default=3, help="timings per case; the median is reported (default 3)")
@@ -82,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     counts = {unit: getattr(args, unit) for unit in COUNT_UNITS}
     if args.agents is not None:
         return _run_lineup(args, counts)
-    adapter, _, _ = game_settings(args.game, None, [])
+    adapter, _, options = game_settings(args.game, None, args.option)
     unit = games.plural(adapter.ROW)
     for other, value in counts.items():
         if value is not None and other != unit:
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         engines = ENGINES if has_compiled_engine(adapter) else ("reference",)
     worker_counts = (args.workers,) if args.workers else tuple(sorted({1, cores}))
     _measure(args.game, adapter, engines, adapter.BENCH.seats if seats is None else (seats,), worker_counts, count,
-             args.repeat, args.json)
+             args.repeat, args.json, options)
     return 0
 
 
@@ -124,12 +128,13 @@ def _run_lineup(args: argparse.Namespace, counts: dict[str, int | None]) -> int:
 
 
 def _measure(game: str, adapter: ModuleType, engines: tuple[str, ...], seats: tuple[int, ...],
-             worker_counts: tuple[int, ...], count: int | None, repeat: int, as_json: bool) -> None:
-    """Time every case and print it as it finishes (the medians of ``repeat`` timings)."""
+             worker_counts: tuple[int, ...], count: int | None, repeat: int, as_json: bool, options: dict) -> None:
+    """Time every case under the game's ``options`` and print it as it finishes (the medians of ``repeat``
+    timings)."""
     bench: Bench = adapter.BENCH
     unit, steps_unit = games.plural(adapter.ROW), bench.steps
     tag = None if game == games.DEFAULT_GAME else game  # the JSON rows name any game but the default one
-    compile_s = _warm_up(bench) if "compiled" in engines else None
+    compile_s = _warm_up(bench, options) if "compiled" in engines else None
     if not as_json:
         print(f"{adapter.TITLE}, uniform random {unit}; median of {repeat} timings; rates exclude compile time.")
         if compile_s is not None:
@@ -140,7 +145,8 @@ def _measure(game: str, adapter: ModuleType, engines: tuple[str, ...], seats: tu
     reference_rates: dict[tuple[int, int], float] = {}
     for engine in engines:
         units = count or bench.default_counts[engine]
-        play = bench.play_compiled if engine == "compiled" else partial(_reference_deals, game)
+        play = (partial(_compiled_deals, bench.play_compiled, options) if engine == "compiled"
+                else partial(_reference_deals, game, options))
         for n_seats in seats:
             for workers in worker_counts:
                 timings = [_time_case(play, engine, n_seats, units, workers, r) for r in range(repeat)]
@@ -167,10 +173,16 @@ def _measure(game: str, adapter: ModuleType, engines: tuple[str, ...], seats: tu
                       f"{case[steps_unit + '_per_s']:>14,.0f} {seconds:>8.2f} {cpu:>8.2f}{shown}", flush=True)
 
 
-def _warm_up(bench: Bench) -> float:
+def _compiled_deals(play_compiled: Callable[..., int], options: dict, n_seats: int, seeds: np.ndarray,
+                    workers: int) -> int:
+    """The seeds' deals on the compiled engine under ``options``; their steps."""
+    return play_compiled(n_seats, seeds, workers, options)
+
+
+def _warm_up(bench: Bench, options: dict) -> float:
     """Compile (or load) the compiled engine's kernels; return the seconds it took."""
     start = time.perf_counter()
-    bench.play_compiled(bench.seats[0], np.arange(8, dtype=np.uint64), 1)
+    bench.play_compiled(bench.seats[0], np.arange(8, dtype=np.uint64), 1, options)
     return time.perf_counter() - start
 
 

@@ -17,8 +17,10 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from experiments.commands.common import game_settings
 from experiments.errors import UsageError
 from experiments.runner import routes
 from experiments.runner.seating import check_specs
@@ -50,6 +52,7 @@ def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     if args.workers is not None:
         raise UsageError("--workers is not for --agents: a lineup is timed on one core, as the runner plays a chunk")
     specs = lineup(args.agents, args.seats, args.game)
+    options = game_settings(args.game, len(specs), args.option)[2]
     count = count or DEFAULT_COUNT
     paths = PATHS if args.engine is None else (_path_of(args.engine),)
     unit = games.plural(games.adapter(args.game).ROW)
@@ -60,7 +63,7 @@ def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     rates: dict[str, float] = {}
     for path in paths:
         units = count if path == "compiled" else max(1, count // REFERENCE_SHARE)
-        case = time_path(args.game, specs, path, units, args.repeat)
+        case = time_path(args.game, specs, path, units, args.repeat, options)
         if "rate" in case:
             rates[path] = case["rate"]
         if args.json:
@@ -77,14 +80,16 @@ def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     return 0
 
 
-def time_path(game: str, specs: Sequence[str], path: str, units: int, repeat: int) -> dict:
-    """The median rate (deals per CPU second) of ``units`` deals on ``path``, or why the path is not available."""
+def time_path(game: str, specs: Sequence[str], path: str, units: int, repeat: int,
+              options: Mapping[str, Any] | None = None) -> dict:
+    """The median rate (deals per CPU second) of ``units`` deals on ``path`` under the game's ``options``, or why
+    the path is not available."""
     n_seats = len(specs)
 
     def played(first: int, count: int) -> float:
         seeds = list(range(first, first + count))
         start = time.process_time()
-        routes.play_matches(game, n_seats, seeds, [list(specs)] * count, 1, engine=path)
+        routes.play_matches(game, n_seats, seeds, [list(specs)] * count, 1, options=options, engine=path)
         return time.process_time() - start
 
     start = time.perf_counter()

@@ -28,7 +28,8 @@ def add_deal_arguments(parser: argparse.ArgumentParser, seats_help: str) -> None
                         help="the opening seat, where the game lets one choose (Knorri: the seat that turns first, "
                              "default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a game option, e.g. rainbow=true (Knockout Whist) or target_wins=3 (Kort); repeatable")
+                        help="a game option, e.g. cap=20000 or repeat=3 (Knorri), rainbow=true (Knockout Whist) or "
+                             "target_wins=3 (Kort); repeatable")
 
 
 def game_settings(name: str, seats: int | None, settings: list[str],

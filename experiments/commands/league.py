@@ -55,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=int, default=100, metavar="N",
                         help="duplicate deals per seat count, each played by every seating (default 100)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="the master seed (default 0)")
-    parser.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (repeatable)")
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE",
+                        help="a game option, e.g. cap=20000 or repeat=3 for Knorri (repeatable)")
     parser.add_argument("--out", metavar="DIR", help="the league's folder (default runs/league-<game>-<time>); "
                         "give an existing one with the same options to resume it")
     parser.add_argument("--workers", type=int, metavar="W", help="local worker processes (default: every core)")

@@ -35,7 +35,15 @@ from experiments.runner.config import (
     option_settings,
     split_agent_specs,
 )
-from experiments.runner.execute import RunPlan, RunStopped, execute, plan_run, run_tables, workers_for
+from experiments.runner.execute import (
+    RunPlan,
+    RunStopped,
+    check_schema_version,
+    execute,
+    plan_run,
+    run_tables,
+    workers_for,
+)
 from experiments.runner.plan import check_lineups
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
@@ -58,8 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", metavar="|".join(games.GAMES),
                         help="which game (default: the config's, else knorri)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE",
-                        help="a game option, e.g. dogs_life=false or target_wins=3 (repeatable; Knockout Whist "
-                             "and Kort have options, Knorri none)")
+                        help="a game option, e.g. dogs_life=false or target_wins=3 (repeatable; Knorri's are its "
+                             "cut-offs, cap=N and repeat=K)")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
                         "Knockout Whist, 4 for Kort; one table per count")
     parser.add_argument("--agents", metavar="SPECS",
@@ -256,6 +264,7 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, 
     if manifest is None:
         raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
     _check_manifest(out, manifest)
+    check_schema_version(manifest, out)
     stored = from_json(manifest["config"])
     raw = stored.to_json()
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]

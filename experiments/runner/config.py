@@ -61,7 +61,7 @@ class RunConfig:
     """A whole experiment. ``hands`` or ``matches`` counts per table, before rounding to whole duplicate sets.
 
     ``hands`` counts rows: Knorri hands, or whole games for a game whose row is a game.
-    ``options`` are the game's options, checked and complete (empty for Knorri).
+    ``options`` are the game's options, checked and complete (for Knorri its cut-offs, ``cap`` and ``repeat``).
     """
 
     tables: tuple[TableConfig, ...]
@@ -85,9 +85,9 @@ class RunConfig:
         data = asdict(self)
         for key in PLACE_KEYS:
             data.pop(key)
-        if self.game == games.DEFAULT_GAME and not self.options:  # Knorri's run ids predate the game key
-            data.pop("game")
-            data.pop("options")
+        if self.game == games.DEFAULT_GAME and self.options in ({}, default_options(self.game)):
+            data.pop("game")  # Knorri's run ids predate the game key and its options: at the default rules they
+            data.pop("options")  # stay as they were; other options give other ids
         return data
 
     def run_id(self) -> str:
@@ -98,6 +98,11 @@ class RunConfig:
     def to_json(self) -> dict[str, Any]:
         """The config as plain JSON data (as the manifest stores it)."""
         return asdict(self)
+
+
+def default_options(game: str) -> dict[str, Any]:
+    """The options a game plays with when none are given (its ``check_options({})``)."""
+    return games.adapter(game).check_options({})
 
 
 def split_agent_specs(text: str) -> list[str]:

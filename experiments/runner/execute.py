@@ -23,7 +23,7 @@ from tqdm.auto import tqdm as auto_tqdm
 from experiments.runner import routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
-from experiments.runner.config import RunConfig
+from experiments.runner.config import ConfigError, RunConfig
 from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
@@ -35,7 +35,7 @@ from experiments.runner.plan import (
     make_chunks,
     table_plans,
 )
-from experiments.runner.schema import run_categories
+from experiments.runner.schema import SCHEMA_VERSION, run_categories
 from experiments.runner.storage import RunFolder, is_url
 from experiments.runner.verify import Record, finished_chunks
 from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
@@ -110,8 +110,18 @@ def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | 
     ``ConfigError`` when the manifest disagrees with the shards.
     """
     folder = out if isinstance(out, RunFolder) else RunFolder(out)
+    if resumed:
+        check_schema_version(plan.manifest, folder)
     with folder.lock():
         return _execute(plan, folder, workers, progress, resumed, compile_first, notebook)
+
+
+def check_schema_version(manifest: dict[str, Any], folder: RunFolder) -> None:
+    """Refuse, in one line, to add shards of this schema to a run written with another (its shards would not mix)."""
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ConfigError(f"{str(folder)!r} was written with schema version {version} and this knorri-sim writes "
+                          f"version {SCHEMA_VERSION}, so it cannot be resumed: play it again in a new folder")
 
 
 def run_tables(config: RunConfig) -> list[str]:

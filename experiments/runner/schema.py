@@ -21,7 +21,7 @@ import pyarrow as pa
 from sim import games
 from sim.games import ColumnSpec
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: Knorri's phase-2 counts widened to uint32, its loop-anatomy columns added
 
 ID_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("run_id", "int8", "the run: a hash of the config and master seed", categories=()),

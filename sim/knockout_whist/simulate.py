@@ -331,10 +331,11 @@ describe_event = describe_logged_event
 describe_end = describe_scores
 
 
-def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int, options: Mapping[str, Any]) -> int:
     from sim.knockout_whist.compiled.batch import play_batch
 
-    return int(play_batch(Options(players=n_seats), seeds, "random", workers=workers).decisions.sum())
+    return int(play_batch(Options(players=n_seats, **check_options(options)), seeds, "random",
+                          workers=workers).decisions.sum())
 
 
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knockout Whist at 7 seats (README).

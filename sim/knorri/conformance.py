@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import zlib
 
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
 
-def play_protocol_hand(n_seats: int, seed: int, first_seat: int) -> KnorriHand:
-    """The hand for ``seed`` with every decision taken as ``legal[next() % len(legal)]``."""
+def play_protocol_hand(n_seats: int, seed: int, first_seat: int, *, cap: int = MAX_PHASE2_ACTIONS,
+                       repeat: int = DEFAULT_REPEAT) -> KnorriHand:
+    """The hand for ``seed`` with every decision taken as ``legal[next() % len(legal)]``, under the cut-off
+    options ``cap`` and ``repeat``."""
     rng = SplitMix64(seed)
-    hand = KnorriHand(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck)
+    hand = KnorriHand(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck, cap=cap, repeat=repeat)
     while not hand.done:
         hand.apply(rng.choice(hand.legal_actions()))
     return hand
@@ -29,8 +32,9 @@ def protocol_line(seed: int, redeals: int, reason: str, phase2_actions: int,
     return " ".join(str(f) for f in fields)
 
 
-def reference_line(n_seats: int, seed: int, first_seat: int) -> str:
-    """The protocol line of the reference engine for one seed."""
-    hand = play_protocol_hand(n_seats, seed, first_seat)
+def reference_line(n_seats: int, seed: int, first_seat: int, *, cap: int = MAX_PHASE2_ACTIONS,
+                   repeat: int = DEFAULT_REPEAT) -> str:
+    """The protocol line of the reference engine for one seed (under the cut-off options, if given)."""
+    hand = play_protocol_hand(n_seats, seed, first_seat, cap=cap, repeat=repeat)
     return protocol_line(seed, hand.redeals, hand.end_reason.value, hand.phase2_actions,
                          hand.scores, hand.decisions)

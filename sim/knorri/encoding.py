@@ -15,8 +15,8 @@ TWO_OF_CLUBS = 0
 TABLE_SIZE = 9
 STOCK_SIZE = 43
 MIN_SEATS, MAX_SEATS = 3, 6
-MAX_PHASE2_ACTIONS = 1500
-DEFAULT_REPEAT = 2
+MAX_PHASE2_ACTIONS = 1500  # the default cap (option ``cap``)
+DEFAULT_REPEAT = 2  # the default repeat rule: the first return to a position (option ``repeat``)
 MAX_CAP = 1_000_000
 MAX_REPEAT = 10
 

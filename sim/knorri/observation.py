@@ -3,6 +3,8 @@
 An observation holds the seat's own cards, the table, the trick, every seat's
 card count, who is out, the scores so far and the public log. It never holds
 the stock order or another seat's hand as such: those can only be deduced.
+The table's cut-off options (``cap``, ``repeat``) are public rules, so they are
+in every view too: a searching agent plays out under them.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
 from sim.reference_base import Observation
 
 
@@ -39,6 +42,8 @@ class KnorriObservation(Observation):
     legal: tuple[int, ...]
     done: bool
     log: tuple[dict[str, Any], ...]
+    cap: int = MAX_PHASE2_ACTIONS
+    repeat: int = DEFAULT_REPEAT
 
     @property
     def top_card(self) -> int | None:
@@ -64,9 +69,12 @@ FIELD_DOCS: dict[str, str] = {
     "card_counts": "cards each seat holds, by seat",
     "out": "by seat: True once the seat has played its last card in phase 2",
     "scores": "each seat's score so far (final once done)",
-    "phase2_actions": "plays and pick-ups so far in phase 2 (a hand is cut off at 1,500)",
+    "phase2_actions": "plays and pick-ups so far in phase 2 (a hand is cut off at `cap`, 1,500 by default)",
     "legal": "the legal action ids, ascending, when this seat is to move; () otherwise",
     "done": "True once the hand has ended",
     "log": "the public log: the engine's event dicts in order (read-only); deal, captures, plays, pick-ups, "
            "tricks, seats going out",
+    "cap": "the table's cut-off option: phase-2 actions after which the hand ends with reason cap (default 1,500)",
+    "repeat": "the table's repeat option: the hand ends with reason repeat when a position has been reached this "
+              "many times in phase 2 (2, the default: the first return; 3: threefold; 0: no check)",
 }

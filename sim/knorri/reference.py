@@ -3,11 +3,14 @@
 A hand is built from a deal (a permutation of the 52 card ids), plays phase 1
 by itself up to each real choice, then hands every phase-2 decision to the seat
 to move. It keeps the public event log, detects a repeated position exactly and
-stops at the cap, all as ``seeds/knorri.md`` describes.
+stops at the cap, all as ``seeds/knorri.md`` describes, under the table's cut-off
+options ``cap`` and ``repeat`` (the rulings' "Cut-off options"). A hand cut off by
+a repeat also reports the anatomy of its loop (``cycle_start`` .. ``cycle_seats``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any
@@ -18,7 +21,10 @@ from sim.cards import FULL_DECK, NUM_CARDS, CardSet, bit, card_list, cards_text,
 from sim.errors import GameInputError, check_deck
 from sim.knorri import rules
 from sim.knorri.encoding import (
+    DEFAULT_REPEAT,
+    MAX_CAP,
     MAX_PHASE2_ACTIONS,
+    MAX_REPEAT,
     MAX_SEATS,
     MIN_SEATS,
     NUM_ACTIONS,
@@ -43,6 +49,16 @@ class EndReason(StrEnum):
     CAP = "cap"
 
 
+def check_cut_offs(cap: int, repeat: int) -> tuple[int, int]:
+    """The cut-off options ``(cap, repeat)`` if the rulings allow them; otherwise one line naming the range."""
+    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or not 1 <= cap <= MAX_CAP:
+        raise GameInputError(f"cap must be a whole number of phase-2 actions from 1 to {MAX_CAP:,}, not {cap!r}")
+    if (isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer))
+            or not (repeat == 0 or 2 <= repeat <= MAX_REPEAT)):
+        raise GameInputError(f"repeat must be 0 (no repeat check) or a count from 2 to {MAX_REPEAT}, not {repeat!r}")
+    return int(cap), int(repeat)
+
+
 def check_seats(n_seats: int) -> int:
     """The seat count, if Knorri allows it (3 to 6); otherwise a clear error."""
     if not isinstance(n_seats, (int, np.integer)) or not MIN_SEATS <= n_seats <= MAX_SEATS:
@@ -63,14 +79,19 @@ class KnorriHand(ReferenceGame):
         deck: Sequence[int],
         first_seat: int = 0,
         redeal: DeckSource | None = None,
+        *,
+        cap: int = MAX_PHASE2_ACTIONS,
+        repeat: int = DEFAULT_REPEAT,
     ) -> None:
-        """Deal ``deck`` for ``n_seats`` with ``first_seat`` turning first.
+        """Deal ``deck`` for ``n_seats`` with ``first_seat`` turning first, under the cut-off options.
 
         ``redeal`` gives the next deck when nobody captures in phase 1; by default
         it is a splitmix64 stream seeded from the deck, so a hand is a function of
-        its arguments.
+        its arguments. ``cap`` and ``repeat`` are the table's cut-off rules (the
+        rulings' "Cut-off options"; the defaults are the rules as written).
         """
         self.n_seats = check_seats(n_seats)
+        self.cap, self.repeat = check_cut_offs(cap, repeat)
         if not isinstance(first_seat, (int, np.integer)) or not 0 <= first_seat < self.n_seats:
             raise GameInputError(f"the first seat must be 0 to {self.n_seats - 1}, not {first_seat}")
         self.first_seat = int(first_seat)
@@ -86,14 +107,15 @@ class KnorriHand(ReferenceGame):
         self.scores = [0] * self.n_seats
         self.end_reason: EndReason | None = None
         self.loser: int | None = None
-        self.cycle_length: int | None = None
+        self._no_cycle()
         self._deal(deck)
 
     @classmethod
-    def from_seed(cls, n_seats: int, seed: int, first_seat: int = 0) -> KnorriHand:
+    def from_seed(cls, n_seats: int, seed: int, first_seat: int = 0, *, cap: int = MAX_PHASE2_ACTIONS,
+                  repeat: int = DEFAULT_REPEAT) -> KnorriHand:
         """The hand the conformance protocol deals for ``seed`` (redeals from the same stream)."""
         rng = SplitMix64(seed)
-        return cls(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck)
+        return cls(n_seats, rng.shuffled_deck(), first_seat, redeal=rng.shuffled_deck, cap=cap, repeat=repeat)
 
     @classmethod
     def from_position(
@@ -104,6 +126,9 @@ class KnorriHand(ReferenceGame):
         plays_needed: int | None = None,
         opening: bool = False,
         scores: Sequence[int] | None = None,
+        *,
+        cap: int = MAX_PHASE2_ACTIONS,
+        repeat: int = DEFAULT_REPEAT,
     ) -> KnorriHand:
         """A hand that starts in phase 2 at a given position, so a rule can be shown without a whole deal.
 
@@ -111,7 +136,8 @@ class KnorriHand(ReferenceGame):
         plays still in the trick, oldest first, each play's cards lowest first;
         ``plays_needed`` is what the trick needs (default: the seats holding cards);
         ``opening`` says the 2C holder's opening play is still to be made; ``scores``
-        are the points already earned. Cards in no hand and not in the trick count
+        are the points already earned; ``cap`` and ``repeat`` the cut-off options,
+        counted from this position as phase 2's start. Cards in no hand and not in the trick count
         as set aside in earlier tricks. The position is checked against the rules
         and refused with a one-line ``GameInputError`` if it could not occur. The
         log opens with the whole position, hands included: piles are public.
@@ -126,9 +152,11 @@ class KnorriHand(ReferenceGame):
             raise GameInputError(f"a {n_seats}-seat position needs {n_seats} scores, not {len(scores)}")
         hand = object.__new__(cls)
         hand.n_seats, hand.first_seat = n_seats, int(to_move)
+        hand.cap, hand.repeat = check_cut_offs(cap, repeat)
         hand._redeal_source = None
         hand.redeals, hand.decisions, hand.phase2_actions, hand.tricks_completed = 0, [], 0, 0
-        hand.scores, hand.end_reason, hand.loser, hand.cycle_length = scores, None, None, None
+        hand.scores, hand.end_reason, hand.loser = scores, None, None
+        hand._no_cycle()
         hand.deck, hand._phase, hand.table, hand._stock, hand._turn = [], 2, 0, [], 0
         hand._turned, hand._choice_candidates, hand._last_capturer = -1, 0, None
         hand.hands, hand.trick, hand.opening = hand_sets, plays, bool(opening)
@@ -138,7 +166,7 @@ class KnorriHand(ReferenceGame):
             in_play |= cards
         hand.set_aside = FULL_DECK & ~in_play
         hand.piles_after_phase1 = hand.card_counts()
-        hand._history = {}
+        hand._history, hand._times, hand._steps = {}, {}, []
         hand._to_move = int(to_move)
         hand.log = [{
             "kind": "phase2", "card_counts": hand.card_counts(), "from_position": True,
@@ -198,11 +226,15 @@ class KnorriHand(ReferenceGame):
             legal=tuple(self.legal_actions()) if seat == self.to_move else (),
             done=self.done,
             log=tuple(self.log),
+            cap=self.cap,
+            repeat=self.repeat,
         )
 
     def _finish_clone(self, twin: KnorriHand) -> None:
         twin.trick = [list(play) for play in self.trick]
         twin._history = dict(self._history)
+        twin._times = dict(self._times)
+        twin._steps = list(self._steps)
 
     # ----- the one verb (``apply``, checked by ReferenceGame) ------------------------------
 
@@ -230,7 +262,12 @@ class KnorriHand(ReferenceGame):
         self.trick_needed = 0
         self.opening = False
         self.set_aside: CardSet = 0  # the cards of completed tricks
+        # Since the last irreversible event: position -> the phase-2 action count at its latest occurrence, and,
+        # for a position reached more than once (only when repeat > 2), how many times it has been reached.
         self._history: dict[Position, int] = {}
+        self._times: dict[Position, int] = {}
+        # (legal actions, seat) of each phase-2 action since the last irreversible event: the loop anatomy's input
+        self._steps: list[tuple[int, int]] = []
         self._to_move = self.first_seat
         self.log.append({"kind": "deal", "redeal": self.redeals, "table": card_list(self.table)})
         self._run_phase1()
@@ -289,6 +326,8 @@ class KnorriHand(ReferenceGame):
 
     def _phase2_action(self, action: int) -> None:
         seat = self._to_move
+        if self.repeat:  # before the action: an irreversible one clears this with the history
+            self._steps.append((rules.phase2_legal_count(self.hands[seat], self.top_card, self.opening), seat))
         if action == PICK_UP:
             self._pick_up(seat)
         else:
@@ -296,15 +335,42 @@ class KnorriHand(ReferenceGame):
         self.phase2_actions += 1
         if self.done:
             return
-        position = self._position()
-        first_seen = self._history.get(position)
-        if first_seen is not None:
-            self.cycle_length = self.phase2_actions - first_seen
-            self._cut_off(EndReason.REPEAT)
-        elif self.phase2_actions >= MAX_PHASE2_ACTIONS:
+        if self.repeat:
+            position = self._position()
+            latest = self._history.get(position)
+            times = 0 if latest is None else self._times.get(position, 1)
+            if rules.repeat_ends_hand(times + 1, self.repeat):
+                self._measure_cycle(latest)
+                self._cut_off(EndReason.REPEAT)
+                return
+        if self.phase2_actions >= self.cap:
             self._cut_off(EndReason.CAP)
-        else:
+        elif self.repeat:
             self._history[position] = self.phase2_actions
+            if times:
+                self._times[position] = times + 1
+
+    def _measure_cycle(self, cycle_start: int) -> None:
+        """The anatomy of the loop just closed: the actions from the latest earlier occurrence up to the repeat."""
+        self.cycle_start = cycle_start
+        self.cycle_length = self.phase2_actions - cycle_start
+        steps = self._steps[len(self._steps) - self.cycle_length:]
+        self.cycle_choices = sum(1 for legal, _ in steps if legal > 1)
+        self.cycle_log2_paths = sum(math.log2(legal) for legal, _ in steps)  # in action order, float64
+        self.cycle_seats = sum({1 << seat for _, seat in steps})
+
+    def _no_cycle(self) -> None:
+        self.cycle_start: int | None = None
+        self.cycle_length: int | None = None
+        self.cycle_choices: int | None = None
+        self.cycle_log2_paths: float | None = None
+        self.cycle_seats: int | None = None
+
+    def _forget_positions(self) -> None:
+        """An irreversible event: no position before it can come back."""
+        self._history.clear()
+        self._times.clear()
+        self._steps.clear()
 
     def _pick_up(self, seat: int) -> None:
         bottom_play = self.trick[0]
@@ -320,7 +386,7 @@ class KnorriHand(ReferenceGame):
             self.trick_needed = rules.plays_needed(self.seats_holding)
         if self.opening:
             self.opening = False
-            self._history.clear()  # the opening can never be undone
+            self._forget_positions()  # the opening can never be undone
         self.trick.append(cards)
         self.hands[seat] &= ~to_set(cards)
         self.log.append({"kind": "play", "seat": seat, "cards": list(cards)})
@@ -332,7 +398,7 @@ class KnorriHand(ReferenceGame):
             self.log.append({"kind": "trick", "seat": seat, "cards": [c for play in self.trick for c in play]})
             self.set_aside |= to_set(c for play in self.trick for c in play)
             self.trick = []
-            self._history.clear()  # cards set aside never come back
+            self._forget_positions()  # cards set aside never come back
         if self.seats_holding == 1:
             self._finish(EndReason.OUT, rules.next_seat_holding(self.hands, seat))
         elif trick_complete and self.hands[seat]:
@@ -342,7 +408,7 @@ class KnorriHand(ReferenceGame):
 
     def _go_out(self, seat: int, others_holding: int) -> None:
         self.scores[seat] = rules.going_out_score(others_holding)
-        self._history.clear()  # a seat out never comes back
+        self._forget_positions()  # a seat out never comes back
         self.log.append({"kind": "out", "seat": seat, "score": self.scores[seat]})
 
     def _cut_off(self, reason: EndReason) -> None:
@@ -375,7 +441,8 @@ class KnorriHand(ReferenceGame):
         )
 
     def _remember_position(self) -> None:
-        self._history[self._position()] = self.phase2_actions
+        if self.repeat:
+            self._history[self._position()] = self.phase2_actions
 
 
 def _position_cards(cards: Iterable[int], where: str) -> CardSet:

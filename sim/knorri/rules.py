@@ -116,3 +116,20 @@ def next_seat_holding(hands: Sequence[CardSet], seat: int) -> int:
         if hands[candidate]:
             return candidate
     return seat
+
+
+def phase2_legal_count(hand: CardSet, top: Card | None, opening: bool) -> int:
+    """How many actions ``phase2_legal`` offers, without listing them (the loop anatomy counts them every action)."""
+    if opening:
+        return max(club_run_length(hand), 1)
+    if top is None:
+        return hand.bit_count()
+    return (hand & beaters(top)).bit_count() + 1
+
+
+def repeat_ends_hand(times_reached: int, repeat: int) -> bool:
+    """Whether a position reached ``times_reached`` times in phase 2 ends the hand under the option ``repeat``.
+
+    ``repeat`` is 2 (the first return to a position), 3 (a threefold repetition) up to 10, or 0: no check.
+    """
+    return repeat > 0 and times_reached >= repeat

@@ -68,8 +68,10 @@ def build_hand(start: Mapping[str, Any]) -> KnorriHand:
     - ``seed``: the conformance protocol's hand for that seed.
     - ``deck``, or ``table`` and ``stock``: that deal, with optional ``redeal_decks``
       used in order if nobody captures.
-    Phase-1 starts take ``seats`` and ``first_seat`` (default 0).
+    Phase-1 starts take ``seats`` and ``first_seat`` (default 0). Any start may set the
+    cut-off options ``cap`` and ``repeat`` (default: the rules as written).
     """
+    rules = {name: start[name] for name in ("cap", "repeat") if name in start}
     if "hands" in start:
         return KnorriHand.from_position(
             [cards_from(cards) for cards in start["hands"]],
@@ -78,15 +80,16 @@ def build_hand(start: Mapping[str, Any]) -> KnorriHand:
             plays_needed=start.get("plays_needed"),
             opening=start.get("opening", False),
             scores=start.get("scores"),
+            **rules,
         )
     seats, first_seat = start["seats"], start.get("first_seat", 0)
     if "seed" in start:
-        return KnorriHand.from_seed(seats, start["seed"], first_seat)
+        return KnorriHand.from_seed(seats, start["seed"], first_seat, **rules)
     redeal = None
     if "redeal_decks" in start:
         decks: Iterator[list[int]] = iter([cards_from(d) for d in start["redeal_decks"]])
         redeal = decks.__next__
-    return KnorriHand(seats, deck_from(start), first_seat, redeal=redeal)
+    return KnorriHand(seats, deck_from(start), first_seat, redeal=redeal, **rules)
 
 
 def load_scenario(name: str) -> list[dict[str, Any]]:
@@ -133,6 +136,10 @@ def observed(hand: KnorriHand) -> dict[str, Any]:
         "end_reason": hand.end_reason.value if hand.end_reason else None,
         "loser": hand.loser,
         "cycle_length": hand.cycle_length,
+        "cycle_start": hand.cycle_start,
+        "cycle_choices": hand.cycle_choices,
+        "cycle_log2_paths": hand.cycle_log2_paths,
+        "cycle_seats": hand.cycle_seats,
         "phase2_actions": hand.phase2_actions,
         "redeals": hand.redeals,
         "tricks_completed": hand.tricks_completed,

@@ -7,6 +7,10 @@ hands in each match; it gets back one value per hand for every column named in
 ``HAND_COLUMNS`` (per-seat columns as ``[hands, seats]`` arrays), in match
 order, hand in match within it. Optionally it also gets every decision.
 
+Every function takes the table's ``options``: Knorri's two cut-off options ``cap`` and
+``repeat`` (the rulings' "Cut-off options"), checked by ``check_options``, which fills in
+the defaults (the rules as written).
+
 Within a match, hand ``k`` is dealt from ``hand_seed(match_seed, k)`` and the
 first hand opens at seat 0, each later one at the seat after the last loser,
 exactly as ``sim.knorri.match.play_match`` plays it. Every agent is reset per
@@ -43,11 +47,12 @@ from sim.knorri.compiled.policies import POLICY_NAMES
 from sim.knorri.conformance import reference_line
 from sim.knorri.describe import describe_board, describe_result
 from sim.knorri.describe import describe_event as describe_event  # the contract's name, as is
-from sim.knorri.encoding import action_text
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_CAP, MAX_PHASE2_ACTIONS, MAX_REPEAT, action_text
 from sim.knorri.match import hand_seed
 from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knorri.reference import MIN_SEATS as MIN_SEATS
-from sim.knorri.reference import KnorriHand, check_seats
+from sim.knorri.reference import KnorriHand, check_cut_offs, check_seats
+from sim.options import option_pairs
 from sim.seating import (
     AgentPool,
     DecisionLog,
@@ -85,21 +90,35 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("score", "int8", "the seat's score in this hand (a hand sums to zero)", per_seat=True),
     ColumnSpec("loser", "uint8", "the seat left holding cards (or ranked last at a cut-off)"),
     ColumnSpec("end_reason", "int8", "why the hand ended: out, repeat or cap", categories=END_REASONS),
-    ColumnSpec("phase2_actions", "uint16", "plays and pick-ups in phase 2"),
-    ColumnSpec("tricks_completed", "uint16", "tricks completed and set aside"),
+    ColumnSpec("phase2_actions", "uint32", "plays and pick-ups in phase 2"),
+    ColumnSpec("tricks_completed", "uint32", "tricks completed and set aside"),
     ColumnSpec("redeals", "uint8", "deals thrown in because nobody captured in phase 1"),
     ColumnSpec("seats_out_after_phase1", "uint8", "seats that took nothing in phase 1"),
     ColumnSpec("pile", "uint8", "the seat's pile size after phase 1 (its hand for phase 2)", per_seat=True),
     ColumnSpec("held", "uint64", "cards the seat held at the end, as a bitset (bit id = card id); "
                "at an `out` end only the loser holds cards", per_seat=True),
-    ColumnSpec("cycle_length", "uint16", "for a `repeat` end, phase-2 actions between the two equal positions; "
-               "null otherwise", nullable=True),
-    ColumnSpec("decisions", "uint16", "decisions taken (phase-1 choices and phase-2 actions)"),
+    ColumnSpec("cycle_length", "uint32", "for a `repeat` end, phase-2 actions between the two equal positions "
+               "(the repeat and its latest earlier occurrence): `phase2_actions - cycle_start`; null otherwise",
+               nullable=True),
+    ColumnSpec("decisions", "uint32", "decisions taken (phase-1 choices and phase-2 actions)"),
     ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order"),
+    # The loop's anatomy, for a hand ended by `repeat` (null otherwise): the cycle is the phase-2 actions
+    # cycle_start + 1 .. phase2_actions, from the latest earlier occurrence of the repeated position to the repeat.
+    ColumnSpec("cycle_start", "uint32", "for a `repeat` end, the phase-2 action count at the latest earlier "
+               "occurrence of the repeated position; null otherwise", nullable=True),
+    ColumnSpec("cycle_choices", "uint32", "for a `repeat` end, the cycle's decisions where the seat to move had "
+               "more than one legal action (at least 1: no loop is forced); null otherwise", nullable=True),
+    ColumnSpec("cycle_log2_paths", "float32", "for a `repeat` end, the sum of log2(legal actions) over the "
+               "cycle's decisions: uniform random play goes round the same cycle again with chance 2 to the minus "
+               "this; null otherwise", nullable=True),
+    ColumnSpec("cycle_seats", "uint8", "for a `repeat` end, the seats that acted in the cycle as a bitmask "
+               "(bit s = seat s); null otherwise", nullable=True),
 )
+ANATOMY = ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths", "cycle_seats")
+"""The loop-anatomy columns: a value for a hand ended by ``repeat``, null for any other."""
 
 ACTION_COLUMNS = decision_columns("hand", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up",
-                                  "the action id (0..64, see the rulings' action table)")
+                                  "the action id (0..64, see the rulings' action table)", step_dtype="uint32")
 
 
 PLACE_COLUMNS = ("score",)  # a seat's score is the seats still holding cards when it went out: its place
@@ -125,16 +144,18 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises
     ``AgentFailure`` if an agent fails. The reference engine plays the agents ``make_agent`` builds;
     ``engine`` is ``auto`` (the engine's own policies when every spec is one of ``ENGINE_POLICIES``),
-    ``compiled`` (those policies, refused for any other spec) or ``reference``. Knorri has no ``options``.
+    ``compiled`` (those policies, refused for any other spec) or ``reference``. ``options`` are the cut-off
+    options ``cap`` and ``repeat`` (``check_options``); every hand is played under them.
     """
-    check_options(options)
+    rules = check_options(options)
     n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
     distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once
     if plays_on_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
-        return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions)
-    recorder = DecisionLog() if log_actions else None
+        return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions,
+                               rules)
+    recorder = DecisionLog(step_dtype="uint32") if log_actions else None
     pool = AgentPool(n_seats, recorder, make_agent)
     played: list[tuple[int, KnorriHand]] = []
     for match_seed, seating in zip(match_seeds, seatings, strict=True):
@@ -142,7 +163,7 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
         first_seat = 0
         for k in range(match_hands):
             seed = hand_seed(int(match_seed), k)
-            hand = KnorriHand.from_seed(n_seats, seed, first_seat)
+            hand = KnorriHand.from_seed(n_seats, seed, first_seat, **rules)
             if recorder is not None:
                 recorder.start_row(len(played))
             _play_guarded(hand, agents, seed, len(played), seating)
@@ -152,9 +173,10 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     return ChunkColumns(hands=_hand_columns(played, n_seats), actions=actions)
 
 
-def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> KnorriHand:
-    """The hand dealt from ``seed`` with ``actions`` applied in order (from the action log)."""
-    hand = KnorriHand.from_seed(n_seats, seed, first_seat)
+def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int],
+           options: Mapping[str, Any] | None = None) -> KnorriHand:
+    """The hand dealt from ``seed`` with ``actions`` applied in order (from the action log), under ``options``."""
+    hand = KnorriHand.from_seed(n_seats, seed, first_seat, **check_options(options))
     for action in actions:
         hand.apply(int(action))
     return hand
@@ -165,8 +187,15 @@ def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int]) -> 
 _MASK64 = (1 << 64) - 1
 
 
+def engine_rules(options: Mapping[str, Any] | None) -> dict[str, int]:
+    """The cut-off options as the compiled engine's keywords (``cap=``, ``repeat=``); none at the defaults, so the
+    default rules call the engine exactly as before the options existed."""
+    rules = check_options(options)
+    return {} if rules == DEFAULT_OPTIONS else rules
+
+
 def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
-                    log_actions: bool) -> ChunkColumns:
+                    log_actions: bool, rules: Mapping[str, int]) -> ChunkColumns:
     """A lineup of bare ``random`` and ``greedy`` on the batch engine's own policies: one policy row per distinct
     seating, then one index per match."""
     from sim.knorri.compiled.batch import play_batch
@@ -177,7 +206,7 @@ def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Se
     policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=len(seatings))]
     return _hand_by_hand(n_seats, match_seeds, match_hands, log_actions,
                          lambda seeds, first_seats: play_batch(n_seats, seeds, first_seats, policies, workers=1,
-                                                               log_actions=log_actions))
+                                                               log_actions=log_actions, **engine_rules(rules)))
 
 
 def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, log_actions: bool,
@@ -220,7 +249,7 @@ def start_batch(n_seats: int, seeds: np.ndarray, previous: KnorriBatch | None,
     from sim.knorri.compiled.batch import KnorriBatch
 
     first = np.zeros(len(seeds), dtype=np.int64) if previous is None else (previous.results().loser + 1) % n_seats
-    return KnorriBatch.from_seeds(n_seats, seeds, first)
+    return KnorriBatch.from_seeds(n_seats, seeds, first, **engine_rules(options))
 
 
 def batch_columns(n_seats: int, seeds: Sequence[np.ndarray], batches: Sequence[KnorriBatch],
@@ -241,23 +270,28 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
         return stacked.reshape((matches * match_hands,) + stacked.shape[2:])
 
     piles = rows("piles_after_phase1")
-    cycle = rows("cycle_length")
+    reason = rows("reason")
     hands = {
         "seed": rows("seed").astype(np.uint64),
         "first_seat": rows("first_seat").astype(np.uint8),
         "score": rows("scores").astype(np.int8),
         "loser": rows("loser").astype(np.uint8),
         "end_reason": rows("reason").astype(np.int8),
-        "phase2_actions": rows("phase2_actions").astype(np.uint16),
-        "tricks_completed": rows("tricks_completed").astype(np.uint16),
+        "phase2_actions": rows("phase2_actions").astype(np.uint32),
+        "tricks_completed": rows("tricks_completed").astype(np.uint32),
         "redeals": rows("redeals").astype(np.uint8),
         "seats_out_after_phase1": (piles == 0).sum(axis=1).astype(np.uint8),
         "pile": piles.astype(np.uint8),
         "held": rows("held_at_end").astype(np.uint64),
-        "cycle_length": np.ma.array(np.maximum(cycle, 0).astype(np.uint16), mask=cycle < 0),
-        "decisions": rows("decisions").astype(np.uint16),
+        "decisions": rows("decisions").astype(np.uint32),
         "decisions_crc32": rows("crc32").astype(np.uint32),
     }
+    not_repeat = reason != END_REASONS.index("repeat")
+    for spec in HAND_COLUMNS:
+        if spec.name in ANATOMY:
+            # TODO(merge): the compiled results' anatomy arrays (h-cutcomp); an engine without them reports nulls
+            values = rows(spec.name) if hasattr(batches[0], spec.name) else np.zeros(len(reason))
+            hands[spec.name] = np.ma.array(np.where(not_repeat, 0, values).astype(spec.dtype), mask=not_repeat)
     actions = None
     if log_actions:
         logs = [np.column_stack([b.actions[:, 0] * match_hands + k, b.actions[:, 1:]])
@@ -265,7 +299,7 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
         log = np.concatenate(logs)
         if match_hands > 1:
             log = log[np.lexsort((log[:, 1], log[:, 0]))]
-        actions = {"hand_row": log[:, 0].astype(np.int64), "step": log[:, 1].astype(np.uint16),
+        actions = {"hand_row": log[:, 0].astype(np.int64), "step": log[:, 1].astype(np.uint32),
                    "seat": log[:, 2].astype(np.uint8), "phase": log[:, 3].astype(np.uint8),
                    "action": log[:, 4].astype(np.uint8)}
     return ChunkColumns(hands=hands, actions=actions)
@@ -286,7 +320,7 @@ def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str
         spec.name: np.zeros((count, n_seats) if spec.per_seat else count, dtype=spec.dtype)
         for spec in HAND_COLUMNS
     }
-    cycle = np.zeros(count, dtype="float64")
+    anatomy = {name: np.full(count, np.nan) for name in ANATOMY}
     for row, (seed, hand) in enumerate(hands):
         piles = hand.piles_after_phase1
         columns["seed"][row] = seed
@@ -300,51 +334,79 @@ def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str
         columns["seats_out_after_phase1"][row] = sum(1 for size in piles if size == 0)
         columns["pile"][row] = piles
         columns["held"][row] = hand.hands
-        cycle[row] = np.nan if hand.cycle_length is None else hand.cycle_length
+        if hand.end_reason == "repeat":
+            for name in ANATOMY:
+                anatomy[name][row] = getattr(hand, name)
         columns["decisions"][row] = len(hand.decisions)
         columns["decisions_crc32"][row] = zlib.crc32(bytes(hand.decisions))
-    columns["cycle_length"] = nullable(cycle, "uint16")
+    for spec in HAND_COLUMNS:
+        if spec.name in ANATOMY:
+            columns[spec.name] = nullable(anatomy[spec.name], spec.dtype)
     return columns
 
 
 # ----- the commands' and the RL interfaces' hooks: deals by seed, conformance lines, text, the bench ----------
 DEFAULT_SEATS = 4
-OPTIONS: tuple[OptionSpec, ...] = ()
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("cap", int, MAX_PHASE2_ACTIONS, f"phase-2 actions after which a hand ends with reason cap "
+               f"(1 to {MAX_CAP:,})"),
+    OptionSpec("repeat", int, DEFAULT_REPEAT, "a hand ends with reason repeat when one position has been reached "
+               f"this many times in phase 2, its start counted (2: the first return; 3: threefold; up to "
+               f"{MAX_REPEAT}; 0: no check)"),
+)
+DEFAULT_OPTIONS: dict[str, int] = {spec.name: spec.default for spec in OPTIONS}
 
 
-def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Knorri has no options: ``{}``, or one line refusing any given."""
-    if options:
-        raise GameInputError(f"Knorri has no options, so not {', '.join(sorted(options))}")
-    return {}
+def check_options(options: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Knorri's cut-off options ``cap`` and ``repeat``, checked, with the defaults filled in; one line refusing an
+    unknown name or a value out of its range. Values may be ints or their text (``--option cap=20000``)."""
+    values = dict(DEFAULT_OPTIONS)
+    for name, value in option_pairs(options or {}):
+        if name not in values:
+            raise GameInputError(f"unknown option {name!r}: Knorri's options are {', '.join(values)}")
+        values[name] = _whole_number(value)
+    cap, repeat = check_cut_offs(values["cap"], values["repeat"])
+    return {"cap": cap, "repeat": repeat}
+
+
+def _whole_number(value: Any) -> Any:
+    """A whole number written as text read as an int; anything else as given, for the range check to refuse."""
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KnorriHand | None = None) -> KnorriHand:
-    """The hand dealt from ``seed``: ``first`` (default 0) turns first, or in a match the seat after ``previous``'s
-    loser."""
-    check_options(options)
+    """The hand dealt from ``seed`` under ``options``: ``first`` (default 0) turns first, or in a match the seat
+    after ``previous``'s loser."""
+    rules = check_options(options)
     n_seats = check_seats(n_seats)
     if previous is not None:
         if first is not None:
             raise GameInputError("the first seat is chosen for a single hand: a match's later hands open at the "
                                  "seat after the last loser")
         first = (previous.loser + 1) % n_seats
-    return KnorriHand.from_seed(n_seats, seed, _first_seat(n_seats, first))
+    return KnorriHand.from_seed(n_seats, seed, _first_seat(n_seats, first), **rules)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
-    """The protocol line of each seed's hand, ``first`` (default 0) turning first."""
-    check_options(options)
+    """The protocol line of each seed's hand under ``options``, ``first`` (default 0) turning first."""
+    rules = check_options(options)
     n_seats = check_seats(n_seats)
     first = _first_seat(n_seats, first)
     if engine == "reference":
-        return [reference_line(n_seats, int(seed), first) for seed in seeds]
+        return [reference_line(n_seats, int(seed), first, **rules) for seed in seeds]
     from sim.knorri.compiled.batch import play_batch
     from sim.knorri.compiled.policies import PROTOCOL
 
-    return play_batch(n_seats, seeds, first, PROTOCOL).protocol_lines()
+    return play_batch(n_seats, seeds, first, PROTOCOL, **engine_rules(rules)).protocol_lines()
 
 
 describe_end = describe_result  # how the hand ended, the loser, its length and every seat's score
@@ -358,10 +420,10 @@ def _first_seat(n_seats: int, first: int | None) -> int:
     return first
 
 
-def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int, options: Mapping[str, Any]) -> int:
     from sim.knorri.compiled.batch import play_batch
 
-    return int(play_batch(n_seats, seeds, 0, "random", workers=workers).phase2_actions.sum())
+    return int(play_batch(n_seats, seeds, 0, "random", workers=workers, **engine_rules(options)).phase2_actions.sum())
 
 
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knorri at 6 seats, its slowest (README).
@@ -380,7 +442,7 @@ def _acting_tensor(hand: KnorriHand) -> np.ndarray:
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
     from sim.knorri.compiled.batch import KnorriBatch
 
-    return KnorriBatch.from_seeds(n_seats, seeds)
+    return KnorriBatch.from_seeds(n_seats, seeds, **engine_rules(options))
 
 
 def _board(hand: KnorriHand) -> str:
@@ -392,5 +454,5 @@ LEARNING = LearningFacts(
     acting_tensor=_acting_tensor, board=_board, cut_offs=("repeat", "cap"),
     cut_off_codes=(END_REASONS.index("repeat"), END_REASONS.index("cap")),
     score_range=lambda n: (-n * (n - 1) / 2, n - 1.0),
-    # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the phase-2 cap
-    max_decisions=lambda n, options: encoding.STOCK_SIZE + encoding.MAX_PHASE2_ACTIONS)
+    # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the table's phase-2 cap
+    max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"])

@@ -429,10 +429,10 @@ describe_end = describe_scores
 
 
 
-def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int) -> int:
+def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int, options: Mapping[str, Any]) -> int:
     from sim.kort.compiled.batch import play_batch
 
-    return int(play_batch(None, seeds, "random", workers=workers).decisions.sum())
+    return int(play_batch(check_options(options), seeds, "random", workers=workers).decisions.sum())
 
 
 # compiled_rows_per_s: `knorri-sim bench`, one core, Kort matches to 7 wins (README).
