@@ -289,8 +289,7 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
     not_repeat = reason != END_REASONS.index("repeat")
     for spec in HAND_COLUMNS:
         if spec.name in ANATOMY:
-            # TODO(merge): the compiled results' anatomy arrays (h-cutcomp); an engine without them reports nulls
-            values = rows(spec.name) if hasattr(batches[0], spec.name) else np.zeros(len(reason))
+            values = rows(spec.name)  # the engine's -1 off a repeat is masked
             hands[spec.name] = np.ma.array(np.where(not_repeat, 0, values).astype(spec.dtype), mask=not_repeat)
     actions = None
     if log_actions:

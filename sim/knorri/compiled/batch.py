@@ -64,8 +64,8 @@ from sim.knorri.compiled.state import (
     NUM_RNG,
     RECORD_SIZE,
 )
-from sim.knorri.encoding import DEFAULT_REPEAT, MAX_CAP, MAX_PHASE2_ACTIONS, MAX_REPEAT, NUM_ACTIONS
-from sim.knorri.reference import EndReason, KnorriHand, check_seats
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
+from sim.knorri.reference import EndReason, KnorriHand, check_cut_offs, check_seats
 from sim.rng import GOLDEN_GAMMA
 
 _MASK64 = (1 << 64) - 1
@@ -129,14 +129,10 @@ class BatchResults(BatchResultsBase):
         ]
 
 
-def check_cut_off_rules(cap: int, repeat: int) -> tuple[np.int64, np.int64]:
-    """The cut-off rules as the kernels take them, if the rulings allow them (``cap`` 1 to 1,000,000, ``repeat`` 0
-    or 2 to 10); otherwise one line naming the range."""
-    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or not 1 <= cap <= MAX_CAP:
-        raise GameInputError(f"cap must be a whole number of phase-2 actions from 1 to {MAX_CAP:,}, not {cap!r}")
-    if (isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer))
-            or not (repeat == 0 or 2 <= repeat <= MAX_REPEAT)):
-        raise GameInputError(f"repeat must be 0 (no repeat check) or a count from 2 to {MAX_REPEAT}, not {repeat!r}")
+def _cut_off_rules(cap: int, repeat: int) -> tuple[np.int64, np.int64]:
+    """The cut-off rules as the kernels take them, checked as the reference engine checks them (one line naming the
+    range if the rulings do not allow them)."""
+    cap, repeat = check_cut_offs(cap, repeat)
     return np.int64(cap), np.int64(repeat)
 
 
@@ -154,7 +150,7 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     it plays the hands twice (once to size the log).
     """
     n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
-    rules = check_cut_off_rules(cap, repeat)
+    rules = _cut_off_rules(cap, repeat)
     table = _policy_table(policies, len(seeds), n_seats)
     workers = check_workers(workers)
     total = len(seeds)
@@ -308,7 +304,7 @@ class KnorriBatch(CompiledBatch):
         """One hand per seed, dealt as ``KnorriHand.from_seed`` deals it (redeals from the same stream), every hand
         under the cut-off rules ``cap`` and ``repeat``."""
         n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
-        cap, repeat = check_cut_off_rules(cap, repeat)
+        cap, repeat = _cut_off_rules(cap, repeat)
         total = len(seeds)
         cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
         keys = np.zeros((total, _OWN_HISTORY), dtype=np.uint64)

@@ -15,7 +15,6 @@ import numpy as np
 from sim.compiled_bits import CRC_START
 from sim.errors import GameInputError
 from sim.knorri.compiled import state
-from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
@@ -78,9 +77,8 @@ def _history_rows(hand: KnorriHand) -> tuple[list[tuple], int]:
     exactly and finds its latest one where the reference engine would.
     """
     entries = []
-    for position, seen in hand._history.items():
-        times, latest = (1, seen) if isinstance(seen, int) else seen  # an int: the first-return rule's history
-        entries.append((latest, times, position))
+    for position, latest in hand._history.items():
+        entries.append((latest, hand._times.get(position, 1), position))
     if not entries:
         return [], hand.phase2_actions
     length = sum(times for _, times, _ in entries)
@@ -144,14 +142,11 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     ints[state.I_SCORE:state.I_SCORE + n] = hand.scores
     if hand.phase == 2:
         ints[state.I_PILE:state.I_PILE + n] = hand.piles_after_phase1
-    cap = getattr(hand, "cap", MAX_PHASE2_ACTIONS)
-    repeat = getattr(hand, "repeat", DEFAULT_REPEAT)
-    ints[state.I_CAP], ints[state.I_REPEAT] = cap, repeat
-    for field, name in ((state.I_CYCLE_START, "cycle_start"), (state.I_CYCLE_CHOICES, "cycle_choices"),
-                        (state.I_CYCLE_SEATS, "cycle_seats")):
-        value = getattr(hand, name, None)
+    ints[state.I_CAP], ints[state.I_REPEAT] = hand.cap, hand.repeat  # the table's rules travel with the position
+    for field, value in ((state.I_CYCLE_START, hand.cycle_start), (state.I_CYCLE_CHOICES, hand.cycle_choices),
+                         (state.I_CYCLE_SEATS, hand.cycle_seats)):
         ints[field] = -1 if value is None else value
-    log2_paths = getattr(hand, "cycle_log2_paths", None)
+    log2_paths = hand.cycle_log2_paths
     ints[state.I_CYCLE_LOG2] = -1 if log2_paths is None else np.float64(log2_paths).view(np.int64)
     rows, base = _history_rows(hand)
     capacity = max(history_capacity, len(rows) + 2)
