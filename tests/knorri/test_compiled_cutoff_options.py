@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import DATA
 
-from agents.compiled_search import Scratch
+from agents.knorri.search import Scratch
 from experiments.cli import main
 from sim.errors import GameInputError
 from sim.knorri import compiled

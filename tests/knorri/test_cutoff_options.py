@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.loginf import LogInfAgent
-from agents.playout import PythonPlayout
-from agents.tracker import KnorriTracker
+from agents.knorri.loginf import LogInfAgent
+from agents.knorri.playout import PythonPlayout
+from agents.knorri.tracker import KnorriTracker
 from experiments.runner.seating import agent_maker
 from sim.errors import GameInputError
-from sim.knorri import simulate
+from sim.knorri import adapter
 from sim.knorri.conformance import play_protocol_hand, reference_line
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_CAP, MAX_PHASE2_ACTIONS, MAX_REPEAT
 from sim.knorri.reference import KnorriHand
@@ -33,7 +33,7 @@ def played(name: str, case_prefix: str) -> KnorriHand:
 
 def test_without_the_options_the_rules_hold_exactly():
     assert (MAX_PHASE2_ACTIONS, DEFAULT_REPEAT) == (1500, 2)
-    assert simulate.check_options({}) == simulate.check_options(None) == {"cap": 1500, "repeat": 2}
+    assert adapter.check_options({}) == adapter.check_options(None) == {"cap": 1500, "repeat": 2}
     plain, explicit = KnorriHand.from_seed(4, 51), KnorriHand.from_seed(4, 51, cap=1500, repeat=2)
     assert (plain.cap, plain.repeat) == (1500, 2)
     assert reference_line(4, 51, 0) == reference_line(4, 51, 0, cap=1500, repeat=2)
@@ -50,15 +50,15 @@ def test_cap_ends_the_hand_after_that_many_phase2_actions_with_reason_cap():
 
 @pytest.mark.parametrize("cap", [1, 200, MAX_CAP])
 def test_cap_is_a_whole_number_from_1_to_1000000(cap):
-    assert simulate.check_options({"cap": cap})["cap"] == cap
-    assert simulate.check_options({"cap": str(cap)})["cap"] == cap
+    assert adapter.check_options({"cap": cap})["cap"] == cap
+    assert adapter.check_options({"cap": str(cap)})["cap"] == cap
 
 
 @pytest.mark.parametrize("cap", [0, -5, MAX_CAP + 1, 2.5, "many", True])
 def test_cap_out_of_range_is_refused_in_one_line_naming_the_range(cap):
     with pytest.raises(GameInputError, match=r"^cap must be a whole number of phase-2 actions from 1 to 1,000,000, "
                                              r"not .+$"):
-        simulate.check_options({"cap": cap})
+        adapter.check_options({"cap": cap})
     with pytest.raises(GameInputError, match="from 1 to 1,000,000"):
         KnorriHand.from_seed(4, 0, cap=cap)
 
@@ -87,19 +87,19 @@ def test_repeat_zero_turns_the_check_off_so_only_the_cap_cuts_a_hand_off():
 
 @pytest.mark.parametrize("repeat", [0, 2, 3, MAX_REPEAT])
 def test_repeat_is_0_or_a_count_from_2_to_10(repeat):
-    assert simulate.check_options({"repeat": repeat})["repeat"] == repeat
+    assert adapter.check_options({"repeat": repeat})["repeat"] == repeat
 
 
 @pytest.mark.parametrize("repeat", [1, -1, MAX_REPEAT + 1, "twice", False])
 def test_repeat_out_of_range_is_refused_in_one_line_naming_the_range(repeat):
     with pytest.raises(GameInputError, match=r"^repeat must be 0 \(no repeat check\) or a count from 2 to 10, "
                                              r"not .+$"):
-        simulate.check_options({"repeat": repeat})
+        adapter.check_options({"repeat": repeat})
 
 
 def test_an_unknown_option_is_refused_naming_the_options():
     with pytest.raises(GameInputError, match=r"^unknown option 'rainbow': Knorri's options are cap, repeat$"):
-        simulate.check_options({"rainbow": "true"})
+        adapter.check_options({"rainbow": "true"})
 
 
 def test_the_order_of_precedence_is_unchanged_normal_end_then_repeat_then_cap():
@@ -127,7 +127,7 @@ def test_every_constructor_takes_the_options_and_a_clone_keeps_them():
     hands = [KnorriHand.from_seed(4, 3, cap=77, repeat=4),
              KnorriHand(4, list(range(52)), 0, cap=77, repeat=4),
              build_hand({"hands": ["5H 9C", "TC", "7S JC"], "to_move": 0, "cap": 77, "repeat": 4}),
-             simulate.deal(4, 3, {"cap": "77", "repeat": "4"})]
+             adapter.deal(4, 3, {"cap": "77", "repeat": "4"})]
     for hand in hands:
         assert (hand.cap, hand.repeat) == (77, 4)
         assert (hand.clone().cap, hand.clone().repeat) == (77, 4)
@@ -142,29 +142,29 @@ def test_the_observation_carries_the_tables_rules():
 
 def test_play_matches_reference_route_plays_every_hand_under_the_options():
     seeds = list(range(6))
-    columns = simulate.play_matches(5, seeds, [["random"] * 5] * 6, match_hands=3, options={"cap": 40},
+    columns = adapter.play_matches(5, seeds, [["random"] * 5] * 6, match_hands=3, options={"cap": 40},
                                     make_agent=agent_maker("knorri"), engine="reference")
     hands = columns.hands
     assert hands["phase2_actions"].max() <= 40 and hands["phase2_actions"].dtype == np.uint32
-    assert (hands["end_reason"] == simulate.END_REASONS.index("cap")).sum() > 0
-    default = simulate.play_matches(5, seeds, [["random"] * 5] * 6, match_hands=3,
+    assert (hands["end_reason"] == adapter.END_REASONS.index("cap")).sum() > 0
+    default = adapter.play_matches(5, seeds, [["random"] * 5] * 6, match_hands=3,
                                     make_agent=agent_maker("knorri"), engine="reference")
     assert np.array_equal(hands["seed"], default.hands["seed"])  # the options change the play, never the seeds
 
 
 def test_replay_reaches_the_same_hand_under_the_options():
     hand = play_protocol_hand(4, 11, 0, cap=60, repeat=3)
-    again = simulate.replay(4, 11, 0, hand.decisions[:], {"cap": 60, "repeat": 3})
+    again = adapter.replay(4, 11, 0, hand.decisions[:], {"cap": 60, "repeat": 3})
     assert again.done and again.scores == hand.scores and again.end_reason == hand.end_reason
 
 
 def test_engine_rules_pass_no_keywords_at_the_defaults_so_default_calls_are_unchanged():
-    assert simulate.engine_rules({}) == {} and simulate.engine_rules({"cap": 1500}) == {}
-    assert simulate.engine_rules({"repeat": 3}) == {"cap": 1500, "repeat": 3}
+    assert adapter.engine_rules({}) == {} and adapter.engine_rules({"cap": 1500}) == {}
+    assert adapter.engine_rules({"repeat": 3}) == {"cap": 1500, "repeat": 3}
 
 
 def test_options_are_declared_with_their_defaults():
-    assert [(o.name, o.kind, o.default) for o in simulate.OPTIONS] == [("cap", int, 1500), ("repeat", int, 2)]
+    assert [(o.name, o.kind, o.default) for o in adapter.OPTIONS] == [("cap", int, 1500), ("repeat", int, 2)]
 
 
 # ----- the searching agents play out under the table's rules ---------------------------------------------------
@@ -203,7 +203,7 @@ def test_loginf_plays_out_under_the_tables_rules(monkeypatch):
         playouts.append(RecordingPlayout())
         return playouts[-1]
 
-    monkeypatch.setattr("agents.loginf.make_playout", recording)
+    monkeypatch.setattr("agents.knorri.loginf.make_playout", recording)
     hand = play_with_agents(KnorriHand.from_seed(3, 2, cap=25, repeat=3), [LogInfAgent() for _ in range(3)], 2)
     seen = [entry for playout in playouts for entry in playout.seen]
     assert seen and all((cap, repeat) == (25, 3) and actions <= 25 for cap, repeat, actions in seen)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from experiments.runner.seating import agent_maker
-from sim.knorri import simulate
+from sim.knorri import adapter
 from sim.knorri.conformance import play_protocol_hand
 from sim.knorri.reference import KnorriHand
 from sim.knorri.scenario import load_scenario, play_case
@@ -91,11 +91,11 @@ def test_hands_that_do_not_repeat_have_no_anatomy():
 
 def test_the_anatomy_columns_are_null_exactly_when_the_hand_did_not_repeat():
     n = 120
-    columns = simulate.play_matches(4, list(range(n)), [["random"] * 4] * n, make_agent=agent_maker("knorri"),
+    columns = adapter.play_matches(4, list(range(n)), [["random"] * 4] * n, make_agent=agent_maker("knorri"),
                                     engine="reference").hands
-    repeat = columns["end_reason"] == simulate.END_REASONS.index("repeat")
+    repeat = columns["end_reason"] == adapter.END_REASONS.index("repeat")
     assert repeat.any() and not repeat.all()
-    for spec in simulate.HAND_COLUMNS:
+    for spec in adapter.HAND_COLUMNS:
         if spec.name in ANATOMY:
             assert spec.nullable and columns[spec.name].dtype == np.dtype(spec.dtype)
             assert np.array_equal(np.ma.getmaskarray(columns[spec.name]), ~repeat)
@@ -108,10 +108,10 @@ def test_the_anatomy_columns_are_null_exactly_when_the_hand_did_not_repeat():
 
 
 def test_the_widened_columns_are_uint32():
-    kinds = {spec.name: spec.dtype for spec in simulate.HAND_COLUMNS}
+    kinds = {spec.name: spec.dtype for spec in adapter.HAND_COLUMNS}
     assert all(kinds[name] == "uint32" for name in ("phase2_actions", "cycle_length", "tricks_completed",
                                                    "decisions"))
-    assert {spec.name: spec.dtype for spec in simulate.ACTION_COLUMNS}["step"] == "uint32"
+    assert {spec.name: spec.dtype for spec in adapter.ACTION_COLUMNS}["step"] == "uint32"
 
 
 LINEUP_AGENTS = ("random", "greedy", "loginf", "mcts:iters=8")
@@ -123,9 +123,9 @@ LINEUP_AGENTS = ("random", "greedy", "loginf", "mcts:iters=8")
 def test_no_repeat_hand_is_a_forced_loop_whatever_the_lineup(seed, n_seats, picks):
     """Property: in every hand (a match of five from ``seed``) that ends by repeat, the cycle holds a choice."""
     lineup = picks[:n_seats]
-    columns = simulate.play_matches(n_seats, [seed], [lineup], match_hands=5, make_agent=agent_maker("knorri"),
+    columns = adapter.play_matches(n_seats, [seed], [lineup], match_hands=5, make_agent=agent_maker("knorri"),
                                     engine="reference").hands
-    repeat = columns["end_reason"] == simulate.END_REASONS.index("repeat")
+    repeat = columns["end_reason"] == adapter.END_REASONS.index("repeat")
     assert (columns["cycle_choices"][repeat] >= 1).all()
     assert (columns["cycle_log2_paths"][repeat] >= columns["cycle_choices"][repeat]).all()
     assert np.array_equal(columns["cycle_start"][repeat] + columns["cycle_length"][repeat],
