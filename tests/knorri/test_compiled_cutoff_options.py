@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from conftest import DATA
 
+from agents.base import RandomAgent
 from agents.knorri.search import Scratch
 from experiments.cli import main
 from sim.errors import GameInputError
@@ -18,6 +19,7 @@ from sim.knorri.compiled.policies import GREEDY, PROTOCOL, RANDOM
 from sim.knorri.compiled.state import I_CAP, I_REPEAT, RNG_DEAL
 from sim.knorri.reference import KnorriHand
 from sim.rng import GOLDEN_GAMMA, SplitMix64
+from sim.seating import play_with_agents
 
 VARIANTS = {"cap200": {"cap": 200}, "norepeat": {"repeat": 0, "cap": 20000}, "threefold": {"repeat": 3}}
 VECTORS = sorted((DATA / "conformance" / "knorri" / "variants").glob("traj_*_seats*_first*.txt"))
@@ -179,6 +181,25 @@ def test_the_loop_anatomy_equals_the_reference_engines(n_seats, rules):
         for name in ("cycle_start", "cycle_length", "cycle_choices", "cycle_seats"):
             assert getattr(results, name)[b] == getattr(hand, name), (b, name)
         assert np.float32(results.cycle_log2_paths[b]) == np.float32(hand.cycle_log2_paths), b
+    assert repeats > 0
+
+
+@pytest.mark.parametrize("n_seats", [4, 6])
+def test_the_uniform_loops_anatomy_equals_random_agents_on_the_reference_engine(n_seats):
+    """``play_batch``'s uniform random loop (the default rules' fast path) measures each loop as the reference
+    engine does with ``RandomAgent`` at every seat (the same draws)."""
+    seeds = np.arange(600, dtype=np.uint64)
+    fast = play_batch(n_seats, seeds, 0, RANDOM, workers=1)
+    repeats = 0
+    for i, seed in enumerate(seeds.tolist()):
+        if fast.reason[i] != REPEAT:
+            continue
+        hand = play_with_agents(KnorriHand.from_seed(n_seats, seed), [RandomAgent() for _ in range(n_seats)], seed)
+        assert hand.end_reason.value == "repeat"
+        for name in ("cycle_start", "cycle_length", "cycle_choices", "cycle_seats"):
+            assert getattr(fast, name)[i] == getattr(hand, name), (seed, name)
+        assert np.float32(fast.cycle_log2_paths[i]) == np.float32(hand.cycle_log2_paths), seed
+        repeats += 1
     assert repeats > 0
 
 
