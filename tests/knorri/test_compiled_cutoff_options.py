@@ -155,7 +155,7 @@ def _reference_hands(n_seats, seeds, **rules):
     return hands
 
 
-@pytest.mark.parametrize(("n_seats", "rules"), [(4, {}), (5, {}), (4, {"repeat": 3}), (3, {"repeat": 3, "cap": 400}),
+@pytest.mark.parametrize(("n_seats", "rules"), [(4, {}), (5, {}), (4, {"repeat": 3}), (3, {"cap": 400}),
                                                  (6, {"cap": 300})])
 def test_the_loop_anatomy_equals_the_reference_engines(n_seats, rules):
     """Hands stepped with the same choices on both engines (through ``KnorriBatch``) end the same way, and a repeat
