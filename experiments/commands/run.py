@@ -45,6 +45,7 @@ from experiments.runner.execute import (
     workers_for,
 )
 from experiments.runner.plan import check_lineups
+from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
@@ -219,6 +220,9 @@ def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
         raise ConfigError(f"--out {str(out)!r} cannot be read: {error.strerror or error}") from None
     if not isinstance(manifest, dict):
         raise ConfigError(f"--out {str(out)!r} is not empty and holds no knorri-sim run: give a new or empty folder")
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        raise ConfigError(f"--out {str(out)!r} holds a run written with schema version {manifest.get('schema_version')}"
+                          f" (this knorri-sim writes {SCHEMA_VERSION}): give a new or empty folder")
     if manifest.get("run_id") != config.run_id():
         raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
                           "give a new or empty folder, or --resume it")

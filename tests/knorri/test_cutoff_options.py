@@ -208,3 +208,20 @@ def test_loginf_plays_out_under_the_tables_rules(monkeypatch):
     seen = [entry for playout in playouts for entry in playout.seen]
     assert seen and all((cap, repeat) == (25, 3) and actions <= 25 for cap, repeat, actions in seen)
     assert hand.phase2_actions <= 25
+
+
+def test_mcts_hands_the_compiled_search_positions_under_the_tables_rules(monkeypatch):
+    import agents.knorri.mcts as mcts_module
+    from agents.knorri.greedy import GreedyAgent
+
+    real, seen = mcts_module.position_rows, []
+
+    def spy(hand: KnorriHand):
+        seen.append((hand.cap, hand.repeat))
+        return real(hand)
+
+    monkeypatch.setattr(mcts_module, "position_rows", spy)
+    table = [mcts_module.MCTSAgent(iters=4), GreedyAgent(), GreedyAgent()]
+    hand = play_with_agents(KnorriHand.from_seed(3, 4, cap=30, repeat=3), table, 4)
+    assert seen and set(seen) == {(30, 3)}
+    assert hand.phase2_actions <= 30
