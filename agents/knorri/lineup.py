@@ -63,6 +63,7 @@ from sim.knorri.compiled import (
     RANDOM,
     apply_action,
     copy_position,
+    cut_off_rules,
     deal_hand,
     held,
     is_over,
@@ -76,7 +77,7 @@ from sim.knorri.compiled import (
     to_move,
     unseen_cards,
 )
-from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS, TABLE_SIZE
 from sim.rng import AGENT_STREAM, derive_seeds
 
 LOGINF, MCTS = 3, 4
@@ -143,8 +144,11 @@ class LineupRows:
 
 
 def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats: Sequence[Sequence[CompiledSeat]],
-                log_actions: bool = False) -> LineupRows:
-    """Play hand h from ``seeds[h]`` (first seat ``first_seats[h]``) with ``seats[h][s]`` at seat s, to the end."""
+                log_actions: bool = False, *, cap: int = MAX_PHASE2_ACTIONS,
+                repeat: int = DEFAULT_REPEAT) -> LineupRows:
+    """Play hand h from ``seeds[h]`` (first seat ``first_seats[h]``) with ``seats[h][s]`` at seat s, to the end,
+    under the table's cut-off rules ``cap`` and ``repeat`` (the searches and playouts too: they step the
+    engine's rows, which carry the rules)."""
     total = len(seeds)
     seeds = np.asarray(seeds, dtype=np.uint64)
     kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
@@ -154,15 +158,15 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     models = _model_plan(seats, total, n_seats)
     streams = _seat_streams(seeds, seats, n_seats)
     capacity = 1 + NODES_PER_ITERATION * int(iters.max(initial=0))
-    template = new_position()
+    template = new_position(cap, repeat)
     ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
     held_out = np.zeros((total, n_seats), dtype=np.uint64)
     log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
     start, rows = 0, 0
     while start < total:
         start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
-                                        iters, cs, streams, *models, capacity, ints, held_out, log, start, rows,
-                                        *template)
+                                        iters, cs, streams, *models, capacity, np.int64(cap), np.int64(repeat),
+                                        ints, held_out, log, start, rows, *template)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
     return LineupRows(ints, held_out, log[:rows] if log_actions else None)
@@ -378,14 +382,15 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
 
 @njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
-                      others, counts, candidates, log_prior, eps, auto_pick, capacity,
+                      others, counts, candidates, log_prior, eps, auto_pick, capacity, cap, repeat,
                       ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
     rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
-    stream; ``others`` … ``auto_pick`` say how an ``mcts`` seat models the others (``_model_plan``). The
-    position rows given are the hand's working rows; the searches' rows are made like them. With a ``log``
+    stream; ``others`` … ``auto_pick`` say how an ``mcts`` seat models the others (``_model_plan``). Every hand
+    plays under the cut-off rules ``cap`` and ``repeat``. The position rows given are the hand's working rows
+    (``new_position(cap, repeat)``'s); the searches' rows are made like them. With a ``log``
     that fills up, it stops before the hand that does not fit.
     """
     work = _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity)
@@ -393,7 +398,7 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
     logging = log.shape[0] > 0
     for h in range(start, seeds.shape[0]):
-        deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h])
+        deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h], cap, repeat)
         for s in range(n_seats):
             seat_streams[s] = streams[h, s]
         known[0] = 0.0
@@ -448,7 +453,7 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     plan = compiled_seat(spec)
     if plan is None:
         raise ValueError(f"{spec!r} has no compiled agent")
-    position = new_position()
+    position = new_position(*cut_off_rules(rows[1]))
     cards, ints, deck, rng, keys, records, slots = position
     copy_position(*rows, cards, ints, deck, keys, records, slots)
     streams = np.zeros(seat_count(ints), dtype=np.uint64)
@@ -480,12 +485,14 @@ class KnorriLineups:
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
-        """Play one match of ``match_hands`` hands per seed, ``seatings[i]`` at the table (Knorri has no options)."""
-        check_options(options)
+        """Play one match of ``match_hands`` hands per seed, ``seatings[i]`` at the table, under the table's cut-off
+        options (``cap``, ``repeat``)."""
+        rules = check_options(options)
+        cap, repeat = rules.get("cap", MAX_PHASE2_ACTIONS), rules.get("repeat", DEFAULT_REPEAT)
         seats = [[compiled_seat(spec.strip()) for spec in seating] for seating in seatings]
 
         def rows(seeds: np.ndarray, first_seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-            played = play_lineup(n_seats, seeds, first_seats, seats, log_actions)
+            played = play_lineup(n_seats, seeds, first_seats, seats, log_actions, cap=cap, repeat=repeat)
             return played.ints, played.held, played.log
 
         return lineup_columns(n_seats, match_seeds, match_hands, log_actions, rows)

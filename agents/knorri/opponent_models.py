@@ -177,6 +177,8 @@ class Belief:
         if self._seen < 0:
             if deal_rows is None:
                 return
+            self._mirror.fit(deal_rows)  # the table's cut-off rules, which the deal's rows carry
+            self._look.fit(deal_rows)
             start_mirror(*deal_rows, *self._mirror.state_rows())
             self._seen = 0
         if len(decisions) > self._seen:

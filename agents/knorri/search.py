@@ -47,6 +47,7 @@ from sim.knorri.compiled import (
     apply_action,
     below,
     copy_position,
+    fit_position,
     is_over,
     legal_actions,
     new_position,
@@ -81,12 +82,19 @@ action, one drawn at random per visit). Under ``greedy`` and ``loginf`` its node
 
 
 class Scratch:
-    """One set of rows the search steps (a position copied from the root each iteration)."""
+    """One set of rows the search steps (a position copied from the root each iteration), sized for the table's
+    cut-off rules: ``fit`` resizes them for a root whose rules differ."""
 
     def __init__(self) -> None:
         self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots = new_position()
         self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
         self.values = np.zeros(8, dtype=np.float64)
+
+    def fit(self, rows: tuple[np.ndarray, ...]) -> Scratch:
+        """Make the history rows the size the root ``rows`` (``compiled.position_rows``) needs under its rules."""
+        self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots = fit_position(
+            self.state_rows(), rows[1])
+        return self
 
     def rows(self) -> tuple[np.ndarray, ...]:
         """The scratch rows in the order the kernels take them."""
@@ -353,6 +361,8 @@ class TreeSearch:
     def start(self, rows: tuple[np.ndarray, ...]) -> None:
         """Forget the last tree and root the next one at ``rows`` (from ``compiled.position_rows``)."""
         self.rows = rows
+        self.scratch.fit(rows)
+        self.lookahead.fit(rows)
         used = int(self.used[0])
         self.visits[:used] = 0
         self.totals[:used] = 0.0
@@ -384,13 +394,14 @@ class TreeSearch:
 
 def play_out(rows: tuple[np.ndarray, ...], policy: int, seed: int, scratch: Scratch) -> list[float]:
     """Every seat's final score after one compiled playout of a position (from ``compiled.position_rows``)."""
-    play_out_root(*rows, *scratch.rows(), policy, np.uint64(seed))
+    play_out_root(*rows, *scratch.fit(rows).rows(), policy, np.uint64(seed))
     return [float(points) for points in scores(scratch.ints)]
 
 
 def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: Scratch) -> int:
     """The ``loginf`` opponent model's choice at a phase-2 position (compiled ``loginf``)."""
-    return int(lookahead_from_root(*rows, *scratch.rows(), *lookahead.state_rows(), lookahead.legal))
+    return int(lookahead_from_root(*rows, *scratch.fit(rows).rows(), *lookahead.fit(rows).state_rows(),
+                                   lookahead.legal))
 
 
 def most_visited(children: list[tuple[int, int, float, float]]) -> int:
@@ -422,7 +433,7 @@ def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat:
     (seat s playing ``policies[s]`` in the playouts: one id for every seat, or one per seat)."""
     totals = np.zeros(len(choices), dtype=np.float64)
     cards, ints, deck, keys, records = rows
-    sampled_stock_iterations(cards, ints, deck.copy(), keys, records, *scratch.rows(),
+    sampled_stock_iterations(cards, ints, deck.copy(), keys, records, *scratch.fit(rows).rows(),
                              np.asarray(choices, dtype=np.int64), seat, n_samples, per_seat(policies, seat_count(ints)),
                              search_rng, totals)
     return (totals / max(1, n_samples)).tolist()

@@ -301,11 +301,8 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
     not_repeat = reason != END_REASONS.index("repeat")
     for spec in HAND_COLUMNS:
         if spec.name in ANATOMY:
-            # TODO(merge): the compiled results' anatomy arrays (h-cutcomp); an engine without them reports nulls
-            known = hasattr(batches[0], spec.name)
-            values = rows(spec.name) if known else np.zeros(len(reason))
-            missing = not_repeat if known else np.ones(len(reason), dtype=bool)
-            hands[spec.name] = np.ma.array(np.where(missing, 0, values).astype(spec.dtype), mask=missing)
+            values = rows(spec.name)  # the engine's -1 off a repeat is masked
+            hands[spec.name] = np.ma.array(np.where(not_repeat, 0, values).astype(spec.dtype), mask=not_repeat)
     actions = None
     if log_actions:
         logs = [np.column_stack([b.actions[:, 0] * match_hands + k, b.actions[:, 1:]])

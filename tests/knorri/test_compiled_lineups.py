@@ -25,17 +25,26 @@ def _rotations(lineup: list[str], matches: int) -> list[list[str]]:
     return [lineup[i % len(lineup):] + lineup[:i % len(lineup)] for i in range(matches)]
 
 
-def play_matches(n_seats, seeds, seatings, match_hands, log_actions=False, engine="auto"):
+def play_matches(n_seats, seeds, seatings, match_hands, log_actions=False, engine="auto", options=None):
     """Knorri matches played as a run plays them (the route chosen, then followed)."""
-    return routes.play_matches("knorri", n_seats, seeds, seatings, match_hands, log_actions, engine=engine)
+    return routes.play_matches("knorri", n_seats, seeds, seatings, match_hands, log_actions, options, engine=engine)
 
 
-def _both_paths(n_seats: int, lineup: str, matches: int, match_hands: int = 1):
+def _both_paths(n_seats: int, lineup: str, matches: int, match_hands: int = 1, options=None):
     specs = lineup.split(";")
     seeds = [7_000 + 13 * i for i in range(matches)]
     seatings = _rotations(specs, matches)
-    return [play_matches(n_seats, seeds, seatings, match_hands, log_actions=True, engine=engine)
+    return [play_matches(n_seats, seeds, seatings, match_hands, log_actions=True, engine=engine, options=options)
             for engine in ("compiled", "reference")]
+
+
+def _assert_same_rows(fast, reference):
+    for name, column in reference.hands.items():
+        np.testing.assert_array_equal(np.ma.getmaskarray(fast.hands[name]), np.ma.getmaskarray(column), err_msg=name)
+        np.testing.assert_array_equal(np.ma.filled(fast.hands[name], 0), np.ma.filled(column, 0), err_msg=name)
+        assert fast.hands[name].dtype == column.dtype, name
+    for name, column in reference.actions.items():
+        np.testing.assert_array_equal(fast.actions[name], column, err_msg=name)
 
 
 COVERING = "random;greedy;loginf;mcts:iters=30,others=loginf,pick=visits"  # the earlier mcts lets hands repeat
@@ -54,13 +63,28 @@ def test_a_built_in_lineup_writes_the_reference_paths_rows(n_seats, lineup, matc
     """Every hand column and every logged decision, compiled against the Python agents on the reference engine."""
     fast, reference = _both_paths(n_seats, lineup, matches, match_hands)
     assert len(fast.hands["seed"]) == matches * match_hands
-    for name, column in reference.hands.items():
-        np.testing.assert_array_equal(np.ma.getmaskarray(fast.hands[name]), np.ma.getmaskarray(column), err_msg=name)
-        np.testing.assert_array_equal(np.ma.filled(fast.hands[name], 0), np.ma.filled(column, 0), err_msg=name)
-    for name, column in reference.actions.items():
-        np.testing.assert_array_equal(fast.actions[name], column, err_msg=name)
+    _assert_same_rows(fast, reference)
     if lineup == COVERING:  # the repeat cut-off, where remembered positions matter, is among the lines compared
         assert (reference.hands["end_reason"] == 1).any()
+
+
+@pytest.mark.parametrize(("n_seats", "lineup", "matches", "options", "reasons"), [
+    (4, "loginf;greedy;loginf;greedy", 40, {"repeat": 3}, {"repeat"}),
+    (4, "random;greedy;loginf;mcts:iters=20,others=loginf,pick=visits", 40, {"repeat": 3}, set()),
+    (5, "greedy;mcts:iters=15;loginf:rollout=random;greedy;random", 30, {"repeat": 3, "cap": 300}, set()),
+    (4, "random;greedy;loginf:rollout=random;mcts:iters=10,rollout=random", 30, {"repeat": 0, "cap": 20000},
+     set()),
+])
+def test_a_built_in_lineup_writes_the_reference_paths_rows_under_the_cut_off_options(n_seats, lineup, matches,
+                                                                                      options, reasons):
+    """The same, every seat's search and playouts under the table's options (a threefold repetition, a cap, no
+    repeat check with a cap of 20,000), the loop anatomy columns included."""
+    fast, reference = _both_paths(n_seats, lineup, matches, 1, options)
+    _assert_same_rows(fast, reference)
+    ended = {("out", "repeat", "cap")[code] for code in reference.hands["end_reason"].tolist()}
+    assert reasons <= ended
+    if options.get("repeat") == 0:
+        assert "repeat" not in ended
 
 
 def test_a_log_that_runs_out_of_room_grows_and_replays_the_hand(monkeypatch):
@@ -80,7 +104,7 @@ def _hands_with_engine_rows(n_seats: int, seeds: range):
     """Fresh hands, each with the compiled engine's own rows for it: dealt from seeds, and one deal thrown in."""
     for seed in seeds:
         rows = compiled.new_position()
-        compiled.deal_hand(*rows, n_seats, 0, np.uint64(seed))
+        compiled.deal_hand(*rows, n_seats, 0, np.uint64(seed), np.int64(1500), np.int64(2))
         yield KnorriHand.from_seed(n_seats, seed), rows
     hand = KnorriHand(n_seats, deck_nobody_captures())
     assert hand.redeals >= 1

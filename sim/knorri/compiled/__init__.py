@@ -6,7 +6,8 @@ lays out a position stays private to ``sim.knorri``.
 A position is seven arrays, ``cards, ints, deck, rng, keys, records, slots``, always passed in
 that order (a function that never needs some of them leaves them out, keeping the order):
 
-- ``new_position()`` makes empty working arrays, with room for the longest hand's history;
+- ``new_position(cap, repeat)`` makes empty working arrays, with room for the longest history a hand under
+  those cut-off rules can keep (``fit_position`` for a position's own rules);
 - ``position_rows(hand)`` reads a reference ``KnorriHand`` (such as the one a tracker deduces)
   as ``cards, ints, deck, keys, records``: the position and the positions it remembers, so
   lines stepped from it end on a repeat exactly as the reference engine's would;
@@ -35,17 +36,19 @@ from numba import njit
 from sim import config
 from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64, row_field, row_field_at, row_flag
 from sim.knorri.compiled.encode import encode_hand
-from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.compiled.history import FREE_SLOT, history_capacity, slot_table_size
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, legal_actions
 from sim.knorri.compiled.policies import GREEDY, RANDOM, decide
 from sim.knorri.compiled.policies import choose as policy_action
 from sim.knorri.compiled.state import (
     C_HAND,
     C_TABLE,
+    I_CAP,
     I_END_REASON,
     I_HIST_LEN,
     I_N_SEATS,
     I_PHASE,
+    I_REPEAT,
     I_SCORE,
     I_TO_MOVE,
     I_TURN,
@@ -57,7 +60,7 @@ from sim.knorri.compiled.state import (
     RNG_DEAL,
     RNG_SEAT,
 )
-from sim.knorri.encoding import NUM_ACTIONS
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
 
 DEAL_STREAM = RNG_DEAL
@@ -74,7 +77,10 @@ __all__ = [
     "apply_action",
     "below",
     "copy_position",
+    "cut_off_rules",
     "deal_hand",
+    "fit_position",
+    "fits_position",
     "held",
     "is_over",
     "legal_actions",
@@ -95,12 +101,36 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-def new_position() -> tuple[np.ndarray, ...]:
-    """Empty working arrays ``cards, ints, deck, rng, keys, records, slots`` for one position and its history."""
+def new_position(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) -> tuple[np.ndarray, ...]:
+    """Empty working arrays ``cards, ints, deck, rng, keys, records, slots`` for one position and its history,
+    sized for a table with the cut-off rules ``cap`` and ``repeat`` (the history holds up to ``cap + 1``
+    positions, none with the repeat check off; the slot table exists only under the default repeat rule and a
+    cap of at most 1,500)."""
+    rows = history_capacity(cap, repeat)
     return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
             np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64),
-            np.zeros(HISTORY_CAPACITY, dtype=np.uint64), np.zeros((HISTORY_CAPACITY, RECORD_SIZE), dtype=np.uint64),
-            np.empty(SLOT_TABLE_SIZE, dtype=np.int16))
+            np.zeros(rows, dtype=np.uint64), np.zeros((rows, RECORD_SIZE), dtype=np.uint64),
+            np.empty(slot_table_size(cap, repeat), dtype=np.int16))
+
+
+def cut_off_rules(ints: np.ndarray) -> tuple[int, int]:
+    """The cut-off rules ``(cap, repeat)`` a position's ``ints`` row plays under (set when it was dealt or read)."""
+    return int(ints[I_CAP]), int(ints[I_REPEAT])
+
+
+def fits_position(position: tuple[np.ndarray, ...], ints: np.ndarray) -> bool:
+    """Whether working arrays (``new_position``'s) are the size a position with this ``ints`` row needs."""
+    cap, repeat = cut_off_rules(ints)
+    return (position[4].shape[0] == history_capacity(cap, repeat)
+            and position[6].shape[0] == slot_table_size(cap, repeat))
+
+
+def fit_position(position: tuple[np.ndarray, ...] | None, ints: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``position`` if its arrays fit the rules in ``ints`` (``cut_off_rules``), else new ones that do: a
+    search's scratch follows the table it is asked about."""
+    if position is not None and fits_position(position, ints):
+        return position
+    return new_position(*cut_off_rules(ints))
 
 
 def position_rows(hand: KnorriHand) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -164,18 +194,21 @@ def unseen_cards(cards: np.ndarray, ints: np.ndarray) -> np.uint64:
 
 @njit(**config.STEP_KERNEL)
 def deal_hand(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
-              records: np.ndarray, slots: np.ndarray, n_seats: int, first_seat: int, seed: np.uint64) -> None:
-    """Deal the hand of ``seed`` as the batch engine does, and play phase 1 up to the first choice.
+              records: np.ndarray, slots: np.ndarray, n_seats: int, first_seat: int, seed: np.uint64, cap: int,
+              repeat: int) -> None:
+    """Deal the hand of ``seed`` as the batch engine does, under the cut-off rules ``cap`` and ``repeat``, and play
+    phase 1 up to the first choice.
 
     The hand's own stream starts at ``seed`` and seat s's at ``agent_seed(seed, s)`` (what a
-    ``RANDOM`` seat draws from); ``slots`` is emptied for a new history.
+    ``RANDOM`` seat draws from); ``slots`` is emptied for a new history. The arrays are
+    ``new_position(cap, repeat)``'s; the rules stay in ``ints``, where every step reads them.
     """
     rng[DEAL_STREAM] = seed
     for s in range(n_seats):
         rng[SEAT_STREAMS + s] = agent_seed(seed, s)
     for i in range(slots.shape[0]):
         slots[i] = FREE_SLOT
-    init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat)
+    init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, cap, repeat)
 
 
 @njit(**config.PASTED_KERNEL)

@@ -44,17 +44,19 @@ from sim.knorri.compiled.batch_kernels import (
     batch_step,
 )
 from sim.knorri.compiled.encode import END_REASONS, encode_hand
-from sim.knorri.compiled.history import HISTORY_CAPACITY
+from sim.knorri.compiled.history import history_capacity
 from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_hands
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.compiled.state import (
     C_HAND,
+    I_CAP,
     I_END_REASON,
     I_FIRST_SEAT,
     I_HIST_LEN,
     I_N_SEATS,
     I_PHASE,
     I_PHASE2_ACTIONS,
+    I_REPEAT,
     I_SCORE,
     I_TO_MOVE,
     NUM_CARD_FIELDS,
@@ -62,15 +64,15 @@ from sim.knorri.compiled.state import (
     NUM_RNG,
     RECORD_SIZE,
 )
-from sim.knorri.encoding import NUM_ACTIONS
-from sim.knorri.reference import EndReason, KnorriHand, check_seats
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
+from sim.knorri.reference import EndReason, KnorriHand, check_cut_offs, check_seats
 from sim.rng import GOLDEN_GAMMA
 
 _MASK64 = (1 << 64) - 1
 _OWN_HISTORY = 128
 """Positions each hand of a batch remembers in its own rows; a hand that needs more (a few in a thousand at a time,
-with random play) moves to the batch's spill pool, whose rows hold every position a hand can remember."""
-_SPILL_HISTORY = HISTORY_CAPACITY + 1
+with random play) moves to the batch's spill pool, whose rows hold every position a hand can remember under the
+batch's cut-off rules."""
 _NO_LOG = np.zeros((0, LOG_FIELDS), dtype=np.int64)
 _SCORES = [name for name, _, _ in RESULT_FIELDS].index("scores")
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
@@ -105,7 +107,12 @@ class BatchResults(BatchResultsBase):
     tricks_completed: np.ndarray  # int64[H]
     piles_after_phase1: np.ndarray  # int64[H, n]: cards per seat at the start of phase 2 (0: out)
     held_at_end: np.ndarray  # uint64[H, n]: card sets (bit = card id) each seat still held at the end
-    cycle_length: np.ndarray  # int64[H]: actions since the repeated position first occurred (-1 unless repeat)
+    cycle_length: np.ndarray  # int64[H]: actions since the latest earlier occurrence of the repeated position
+    # The loop's anatomy (each -1 unless the hand ended by repeat; the rulings' definitions):
+    cycle_start: np.ndarray  # int64[H]: the phase-2 action count at the latest earlier occurrence
+    cycle_choices: np.ndarray  # int64[H]: the loop's decisions with more than one legal action
+    cycle_log2_paths: np.ndarray  # float64[H]: the sum of log2(legal actions) over the loop's decisions
+    cycle_seats: np.ndarray  # int64[H]: bit s set if seat s took one of them
     actions: np.ndarray | None = None  # int64[D, 5] (hand index, step, seat, phase, action) if logged
 
     def end_reasons(self) -> list[EndReason]:
@@ -122,10 +129,19 @@ class BatchResults(BatchResultsBase):
         ]
 
 
+def _cut_off_rules(cap: int, repeat: int) -> tuple[np.int64, np.int64]:
+    """The cut-off rules as the kernels take them, checked as the reference engine checks them (one line naming the
+    range if the rulings do not allow them)."""
+    cap, repeat = check_cut_offs(cap, repeat)
+    return np.int64(cap), np.int64(repeat)
+
+
 def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int | Sequence[int] | np.ndarray = 0,
                policies: int | str | Sequence[int] | np.ndarray = RANDOM, workers: int | None = None,
-               log_actions: bool = False) -> BatchResults:
-    """Play one hand per seed to its end in compiled code, spread over ``workers`` cores.
+               log_actions: bool = False, *, cap: int = MAX_PHASE2_ACTIONS,
+               repeat: int = DEFAULT_REPEAT) -> BatchResults:
+    """Play one hand per seed to its end in compiled code, spread over ``workers`` cores, under the cut-off rules
+    ``cap`` and ``repeat`` (the rulings' "Cut-off options").
 
     ``policies`` is one policy for every seat, one per seat (``int[n_seats]``) or one per
     hand and seat (``int[H, n_seats]``), as ids from ``policies`` (or names). A hand's
@@ -134,19 +150,20 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     it plays the hands twice (once to size the log).
     """
     n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
+    rules = _cut_off_rules(cap, repeat)
     table = _policy_table(policies, len(seeds), n_seats)
     workers = check_workers(workers)
     total = len(seeds)
     columns = _result_arrays(total, n_seats)
     no_log = np.zeros((0, LOG_FIELDS), dtype=np.int64)
     offsets = np.zeros(total, dtype=np.int64)
-    _run_play_hands(workers, n_seats, seeds, first, table, columns, no_log, offsets)
+    _run_play_hands(workers, n_seats, seeds, first, table, columns, no_log, offsets, rules)
     results = _batch_results(seeds, first, columns, None)
     if log_actions:
         counts = results.decisions
         offsets[1:] = np.cumsum(counts)[:-1]
         results.actions = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
-        _run_play_hands(workers, n_seats, seeds, first, table, columns, results.actions, offsets)
+        _run_play_hands(workers, n_seats, seeds, first, table, columns, results.actions, offsets, rules)
     return results
 
 
@@ -210,7 +227,7 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
     columns = _result_arrays(n_rollouts, n_seats)
     workers = check_workers(workers)
     _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, columns,
-                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), rows)
+                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), (rows[1][I_CAP], rows[1][I_REPEAT]), rows)
     return columns[_SCORES]
 
 
@@ -224,11 +241,13 @@ def _derive_seeds(seed: int, count: int) -> np.ndarray:
 
 def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.ndarray, table: np.ndarray,
                     columns: tuple[np.ndarray, ...], log: np.ndarray, offsets: np.ndarray,
-                    start_position: tuple[np.ndarray, ...] | None = None) -> None:
-    """Call the parallel playout kernel on ``workers`` threads; it writes each hand's results into ``columns``."""
+                    rules: tuple[np.int64, np.int64], start_position: tuple[np.ndarray, ...] | None = None) -> None:
+    """Call the parallel playout kernel on ``workers`` threads; it writes each hand's results into ``columns``
+    (``rules``: the cut-off rules ``(cap, repeat)`` of hands dealt from seeds)."""
     position = start_position or _NO_POSITION
     with numba_threads(workers):
-        play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), columns, log, offsets, *position)
+        play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), columns, log, offsets,
+                   np.int64(rules[0]), np.int64(rules[1]), *position)
 
 
 # ----- the batch ------------------------------------------------------------------------------------
@@ -261,10 +280,16 @@ class KnorriBatch(CompiledBatch):
         """Wrap state arrays; use ``from_seeds`` or ``from_hands`` to make a batch."""
         self._cards, self._ints, self._decks, self._rngs = cards, ints, decks, rngs
         self._keys, self._records = keys, records
+        rules = set(zip(ints[:, I_CAP].tolist(), ints[:, I_REPEAT].tolist(), strict=True))
+        if len(rules) > 1:
+            raise GameInputError(f"every hand of a batch needs the same cut-off rules (cap, repeat), "
+                                 f"not {sorted(rules)}")
+        self.cap, self.repeat = rules.pop() if rules else (MAX_PHASE2_ACTIONS, DEFAULT_REPEAT)
+        self._spill_history = history_capacity(self.cap, self.repeat) + 1  # rows for every position a hand keeps
         self._slots = np.zeros((len(ints), 0), dtype=np.int16)  # no slot table: a batch scans its history
         self._spill = np.full(len(ints), -1, dtype=np.int64)  # each hand's row of the spill pool, -1: its own rows
-        self._spill_keys = np.zeros((0, _SPILL_HISTORY), dtype=np.uint64)
-        self._spill_records = np.zeros((0, _SPILL_HISTORY, RECORD_SIZE), dtype=np.uint64)
+        self._spill_keys = np.zeros((0, self._spill_history), dtype=np.uint64)
+        self._spill_records = np.zeros((0, self._spill_history, RECORD_SIZE), dtype=np.uint64)
         self._free_spill: list[int] = []  # rows of the spill pool no hand holds
         self._short = np.zeros(len(ints), dtype=np.int64)  # batch_advance_learner's list of hands short of room
         seats = set(ints[:, I_N_SEATS].tolist())
@@ -274,16 +299,21 @@ class KnorriBatch(CompiledBatch):
 
     @classmethod
     def from_seeds(cls, n_seats: int, seeds: Sequence[int] | np.ndarray,
-                   first_seats: int | Sequence[int] | np.ndarray = 0) -> KnorriBatch:
-        """One hand per seed, dealt as ``KnorriHand.from_seed`` deals it (redeals from the same stream)."""
+                   first_seats: int | Sequence[int] | np.ndarray = 0, *, cap: int = MAX_PHASE2_ACTIONS,
+                   repeat: int = DEFAULT_REPEAT) -> KnorriBatch:
+        """One hand per seed, dealt as ``KnorriHand.from_seed`` deals it (redeals from the same stream), every hand
+        under the cut-off rules ``cap`` and ``repeat``."""
         n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
+        cap, repeat = _cut_off_rules(cap, repeat)
         total = len(seeds)
         cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
         keys = np.zeros((total, _OWN_HISTORY), dtype=np.uint64)
         records = np.zeros((total, _OWN_HISTORY, RECORD_SIZE), dtype=np.uint64)
         batch_deal(cards, ints, decks, rngs, keys, records, np.zeros((total, 0), dtype=np.int16),
-                   np.arange(total, dtype=np.int64), seeds, first, n_seats)
-        return cls(cards, ints, decks, rngs, keys, records)
+                   np.arange(total, dtype=np.int64), seeds, first, n_seats, cap, repeat)
+        batch = cls(cards, ints, decks, rngs, keys, records)
+        batch.cap, batch.repeat = int(cap), int(repeat)  # an empty batch keeps the rules it was asked for
+        return batch
 
     @classmethod
     def from_hands(cls, hands: Sequence[KnorriHand]) -> KnorriBatch:
@@ -333,7 +363,8 @@ class KnorriBatch(CompiledBatch):
         self._free_spill.extend(spilled[spilled >= 0].tolist())
         self._spill[where] = -1
         batch_deal(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, where,
-                   seeds, np.zeros(len(where), dtype=np.int64), self.n_seats)
+                   seeds, np.zeros(len(where), dtype=np.int64), self.n_seats, np.int64(self.cap),
+                   np.int64(self.repeat))
 
     def advance_learner(self, rows: np.ndarray, ids: np.ndarray | None, policies: np.ndarray, seat: int,
                         observations: np.ndarray, masks: np.ndarray, done: np.ndarray) -> None:
@@ -367,8 +398,8 @@ class KnorriBatch(CompiledBatch):
         if needed > 0:  # grow the pool to at least twice its size
             size = len(self._spill_keys)
             grown = max(2 * size, size + needed, 8)
-            keys = np.zeros((grown, _SPILL_HISTORY), dtype=np.uint64)
-            records = np.zeros((grown, _SPILL_HISTORY, RECORD_SIZE), dtype=np.uint64)
+            keys = np.zeros((grown, self._spill_history), dtype=np.uint64)
+            records = np.zeros((grown, self._spill_history, RECORD_SIZE), dtype=np.uint64)
             keys[:size], records[:size] = self._spill_keys, self._spill_records
             self._spill_keys, self._spill_records = keys, records
             self._free_spill.extend(range(size, grown))

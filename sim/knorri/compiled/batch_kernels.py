@@ -40,7 +40,7 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, str], ...] = (
     ("plays_needed", 1, "plays the trick needs (for an empty trick, what the next lead will need)"),
     ("run_cards_in_trick", 1, "cards of the opening run still at the bottom of the trick, when two or more"),
     ("stock_left", 1, "stock cards not yet turned"),
-    ("phase2_actions", 1, "plays and pick-ups so far (the hand is cut off at 1,500)"),
+    ("phase2_actions", 1, "plays and pick-ups so far (the hand is cut off at the table's cap, 1,500 by default)"),
 )
 """The observation tensor's layout: (name, width, meaning), in order."""
 
@@ -167,11 +167,12 @@ def batch_advance_learner(cards, ints, decks, rngs, keys, records, spill, spill_
 
 
 @njit(**config.STEP_KERNEL)
-def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, first_seats, n_seats):
+def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, first_seats, n_seats, cap, repeat):
     """Deal hand ``rows[i]`` afresh from ``seeds[i]`` with first seat ``first_seats[i]``, as ``KnorriHand.from_seed``
-    deals it, into its own history rows (the caller has taken it out of the spill pool): its streams reseeded (seat
-    s's is ``agent_seed(seed, s)``, as ``RandomAgent``'s), phase 1 played up to the first choice. Remembered
-    positions past the history's new length are left as they were: they are never read."""
+    deals it under the cut-off rules ``cap`` and ``repeat``, into its own history rows (the caller has taken it out
+    of the spill pool): its streams reseeded (seat s's is ``agent_seed(seed, s)``, as ``RandomAgent``'s), phase 1
+    played up to the first choice. Remembered positions past the history's new length are left as they were: they
+    are never read."""
     for i in range(rows.shape[0]):
         b = rows[i]
         for k in range(rngs.shape[1]):
@@ -181,7 +182,8 @@ def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, firs
             rngs[b, state.RNG_SEAT + s] = agent_seed(seeds[i], s)
         for k in range(decks.shape[1]):
             decks[b, k] = 0
-        init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], n_seats, first_seats[i])
+        init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], n_seats, first_seats[i], cap,
+                  repeat)
 
 
 @njit(**config.STEP_KERNEL)

@@ -66,6 +66,39 @@ def _record(hands: tuple[int, ...], trick, needed: int, to_move: int, opening: b
     return tuple(record), _hands_hash(tuple(hands)) ^ _MOVER_KEYS[to_move]
 
 
+def _history_rows(hand: KnorriHand) -> tuple[list[tuple], int]:
+    """The positions the hand remembers as the compiled engine's history rows: one per phase-2 action since the
+    last irreversible event, the stretch's first position first, and the phase-2 action count of that first one.
+
+    The reference hand keeps each position once, with how many times it was reached and when
+    last. Each position's latest occurrence takes its own row; a position reached more than once
+    fills its other occurrences into the free rows before that one, earliest deadline first (an
+    order the true history proves possible). So a scan counts every position's occurrences
+    exactly and finds its latest one where the reference engine would.
+    """
+    entries = []
+    for position, latest in hand._history.items():
+        entries.append((latest, hand._times.get(position, 1), position))
+    if not entries:
+        return [], hand.phase2_actions
+    length = sum(times for _, times, _ in entries)
+    base = max(latest for latest, _, _ in entries) - length + 1  # the newest position closes the stretch
+    rows: list[tuple | None] = [None] * length
+    for latest, _, position in entries:
+        index = latest - base
+        if not 0 <= index < length or rows[index] is not None:
+            raise GameInputError("the hand's position history is not one unbroken stretch of actions")
+        rows[index] = position
+    free = iter([index for index, row in enumerate(rows) if row is None])
+    for latest, times, position in sorted(entries, key=lambda entry: entry[0]):
+        for _ in range(times - 1):
+            index = next(free, length)
+            if index >= latest - base:
+                raise GameInputError("the hand's position history is not one unbroken stretch of actions")
+            rows[index] = position
+    return rows, base
+
+
 def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ...]:
     """One reference hand as the compiled engine's rows: cards, ints, deck, rng, keys, records.
 
@@ -109,15 +142,19 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     ints[state.I_SCORE:state.I_SCORE + n] = hand.scores
     if hand.phase == 2:
         ints[state.I_PILE:state.I_PILE + n] = hand.piles_after_phase1
-    entries = sorted(hand._history.items(), key=lambda item: item[1])
-    capacity = max(history_capacity, len(entries) + 2)
+    ints[state.I_CAP], ints[state.I_REPEAT] = hand.cap, hand.repeat  # the table's rules travel with the position
+    for field, value in ((state.I_CYCLE_START, hand.cycle_start), (state.I_CYCLE_CHOICES, hand.cycle_choices),
+                         (state.I_CYCLE_SEATS, hand.cycle_seats)):
+        ints[field] = -1 if value is None else value
+    log2_paths = hand.cycle_log2_paths
+    ints[state.I_CYCLE_LOG2] = -1 if log2_paths is None else np.float64(log2_paths).view(np.int64)
+    rows, base = _history_rows(hand)
+    capacity = max(history_capacity, len(rows) + 2)
     keys = np.zeros(capacity, dtype=np.uint64)
     records = np.zeros((capacity, state.RECORD_SIZE), dtype=np.uint64)
-    for index, ((hands, trick, needed, to_move, opening), seen) in enumerate(entries):
-        if seen != entries[0][1] + index:
-            raise GameInputError("the hand's position history is not one unbroken stretch of actions")
-        records[index], keys[index] = _record(hands, trick, needed, to_move, opening)
-    ints[state.I_HIST_LEN] = len(entries)
-    ints[state.I_HIST_BASE] = entries[0][1] if entries else hand.phase2_actions
+    for index, position in enumerate(rows):
+        records[index], keys[index] = _record(*position)
+    ints[state.I_HIST_LEN] = len(rows)
+    ints[state.I_HIST_BASE] = base
     deck = np.asarray(hand.deck, dtype=np.int64)
     return cards, ints, deck, rng, keys[:capacity], records[:capacity]

@@ -7,19 +7,36 @@ and an optional ``slots`` table that finds a key in one probe.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim import config
-from sim.compiled_bits import U64
+from sim.compiled_bits import U64, popcount
 from sim.knorri.compiled import state
 from sim.knorri.compiled.moves import move
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
 
-HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember: the start and one per action
+HISTORY_CAPACITY = MAX_PHASE2_ACTIONS + 1  # positions a hand can remember under the default cap: the start and one
+# per action
 SLOT_TABLE_SIZE = 4096  # a power of two, over twice HISTORY_CAPACITY: every probe chain stays short
 FREE_SLOT = np.int16(HISTORY_CAPACITY)  # a slot entry no stretch of history reaches
+
+
+@njit(**config.INLINED_KERNEL)
+def history_capacity(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) -> int:
+    """Rows a hand's history needs under the table's rules: the start and one per action up to the cap, or two
+    (the start of phase 2 and a spare row) with the repeat check off, when nothing is ever looked up."""
+    return cap + 1 if repeat != 0 else 2
+
+
+@njit(**config.INLINED_KERNEL)
+def slot_table_size(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) -> int:
+    """Entries of a hand's slot table: ``SLOT_TABLE_SIZE`` under the first-return rule with a cap of at most 1,500
+    (its int16 entries hold an action count), otherwise none (the history is scanned, counting occurrences)."""
+    return SLOT_TABLE_SIZE if repeat == DEFAULT_REPEAT and cap <= MAX_PHASE2_ACTIONS else 0
 
 
 @njit(**config.INLINED_KERNEL)
@@ -177,7 +194,7 @@ def find_position(cards, ints, keys, records, slots, key):
     stretch reaches (``HISTORY_CAPACITY``).
     """
     length = ints[state.I_HIST_LEN]
-    if slots.shape[0] > 0:
+    if slots.shape[0] > 0 and ints[state.I_CAP] < HISTORY_CAPACITY:  # a table's int16 entries hold counts to 1,501
         mask = slots.shape[0] - 1
         base = ints[state.I_HIST_BASE]
         slot = home_slot(slots, key)
@@ -193,3 +210,62 @@ def find_position(cards, ints, keys, records, slots, key):
         if keys[index] == key and is_remembered(cards, ints, records, index):
             return ints[state.I_HIST_BASE] + index, np.int64(0)
     return -1, np.int64(0)
+
+
+@njit(**config.STEP_KERNEL)
+def count_position(cards, ints, keys, records, key):
+    """(the phase-2 action count at the latest earlier occurrence of the current position since the last
+    irreversible event, or -1; how many times it occurred there): a scan of the history, every key match
+    confirmed field by field, for a repeat rule that counts past the first return."""
+    latest, count = np.int64(-1), np.int64(0)
+    for index in range(ints[state.I_HIST_LEN]):
+        if keys[index] == key and is_remembered(cards, ints, records, index):
+            latest = np.int64(index)
+            count += 1
+    return (ints[state.I_HIST_BASE] + latest if latest >= 0 else np.int64(-1)), count
+
+
+@njit(**config.INLINED_KERNEL)
+def _legal_count(cards, ints):
+    """How many legal actions the seat to move has at an ordinary phase-2 turn (every turn inside a loop)."""
+    hand = cards[state.C_HAND + ints[state.I_TO_MOVE]]
+    if ints[state.I_TRICK_LEN] == 0:
+        return popcount(hand)
+    return popcount(hand & state.BEATERS[state.top_card(cards, ints)]) + 1
+
+
+@njit(**config.STEP_KERNEL)
+def record_cycle(cards, ints, records, first_seen):
+    """Write the anatomy of the loop the last action closed into ``ints`` (``I_CYCLE`` .. ``I_CYCLE_SEATS``).
+
+    The current position (not yet remembered) is the one reached at ``first_seen``; the loop's
+    decisions are those taken at the positions remembered from there on. They are rebuilt from
+    the current position by replaying the logged actions (a full row is loaded as it is), the
+    seat to move and its legal actions read at each, and the current position put back, as
+    ``is_remembered`` does. No action of a loop is irreversible, so every one is an ordinary turn.
+    """
+    base = ints[state.I_HIST_BASE]
+    start = first_seen - base
+    stop = ints[state.I_PHASE2_ACTIONS] - base
+    spare = ints[state.I_HIST_LEN]
+    hands_hash, needed = cards[state.C_HANDS_HASH], ints[state.I_NEEDED]
+    _write_row(cards, ints, records, spare)
+    choices, seats, log2_paths = np.int64(0), np.int64(0), 0.0
+    for index in range(start, stop):
+        if index > start:
+            meta = records[index, state.R_META]
+            if meta & state.STEP_ROW:
+                move(cards, ints, ints[state.I_TO_MOVE], np.int64(meta & ~state.STEP_ROW))
+            else:
+                _load_row(cards, ints, records, index)
+        legal = _legal_count(cards, ints)
+        choices += np.int64(legal > 1)
+        log2_paths += math.log2(legal)
+        seats |= np.int64(1) << ints[state.I_TO_MOVE]
+    _load_row(cards, ints, records, spare)
+    cards[state.C_HANDS_HASH], ints[state.I_NEEDED] = hands_hash, needed
+    ints[state.I_CYCLE] = stop - start
+    ints[state.I_CYCLE_START] = first_seen
+    ints[state.I_CYCLE_CHOICES] = choices
+    ints[state.I_CYCLE_LOG2] = np.float64(log2_paths).view(np.int64)
+    ints[state.I_CYCLE_SEATS] = seats

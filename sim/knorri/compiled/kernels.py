@@ -29,7 +29,16 @@ from sim.compiled_bits import (
     popcount,
     remainder_small,
 )
-from sim.knorri.compiled.history import FREE_SLOT, find_position, home_slot, position_key, remember, reset_slots
+from sim.knorri.compiled.history import (
+    FREE_SLOT,
+    count_position,
+    find_position,
+    home_slot,
+    position_key,
+    record_cycle,
+    remember,
+    reset_slots,
+)
 from sim.knorri.compiled.moves import cut_off, finish, move, next_holding
 from sim.knorri.compiled.state import (
     BEATERS,
@@ -41,8 +50,13 @@ from sim.knorri.compiled.state import (
     END_OUT,
     END_REPEAT,
     FALLBACK_TARGETS,
+    I_CAP,
     I_CRC,
     I_CYCLE,
+    I_CYCLE_CHOICES,
+    I_CYCLE_LOG2,
+    I_CYCLE_SEATS,
+    I_CYCLE_START,
     I_DECISIONS,
     I_END_REASON,
     I_FIRST_SEAT,
@@ -56,6 +70,7 @@ from sim.knorri.compiled.state import (
     I_PHASE2_ACTIONS,
     I_PILE,
     I_REDEALS,
+    I_REPEAT,
     I_RUN_LEFT,
     I_SCORE,
     I_TO_MOVE,
@@ -70,7 +85,7 @@ from sim.knorri.compiled.state import (
     club_run_length,
     top_card,
 )
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
+from sim.knorri.encoding import PICK_UP, RUN_BASE, STOCK_SIZE, TABLE_SIZE
 
 # ----- phase 1 ----------------------------------------------------------------------------------
 DEAL_WORDS = 7  # words of the cards row that hold the deal's 51 swap positions, a byte each
@@ -117,31 +132,39 @@ def _deal(cards, ints, deck, rng):
 
 
 @njit(**config.STEP_KERNEL)
-def init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat):
-    """Start a hand: ``rng`` must already hold its streams; plays phase 1 up to the first choice."""
-    _start(cards, ints, deck, rng, n_seats, first_seat)
+def init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, cap, repeat):
+    """Start a hand under the table's cut-off rules ``cap`` and ``repeat`` (kept in its ``ints`` row, where every
+    step reads them): ``rng`` must already hold its streams; plays phase 1 up to the first choice. ``keys`` and
+    ``records`` hold ``history.history_capacity(cap, repeat)`` rows, ``slots`` is ``slot_table_size`` long."""
+    _start(cards, ints, deck, rng, n_seats, first_seat, cap, repeat)
     _run_phase1(cards, ints, deck, rng, keys, records, slots, False, U64(0))
 
 
 @njit(**config.STEP_KERNEL)
-def init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, streams):
+def init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, cap, repeat, streams):
     """``init_hand``, then the whole of phase 1 with every seat choosing its capture uniformly: from its own stream
     (``streams`` all ones: ``policies.RANDOM``) or the hand's (zero: ``PROTOCOL``), the same draws and
     choices as those policies make through ``apply_action``."""
-    _start(cards, ints, deck, rng, n_seats, first_seat)
+    _start(cards, ints, deck, rng, n_seats, first_seat, cap, repeat)
     _run_phase1(cards, ints, deck, rng, keys, records, slots, True, streams)
 
 
 @njit(**config.INLINED_KERNEL)
-def _start(cards, ints, deck, rng, n_seats, first_seat):
+def _start(cards, ints, deck, rng, n_seats, first_seat, cap, repeat):
     for i in range(ints.shape[0]):
         ints[i] = 0
     ints[I_N_SEATS] = n_seats
     ints[I_FIRST_SEAT] = first_seat
+    ints[I_CAP] = cap
+    ints[I_REPEAT] = repeat
     ints[I_CRC] = CRC_START
     ints[I_END_REASON] = -1
     ints[I_LOSER] = -1
     ints[I_CYCLE] = -1
+    ints[I_CYCLE_START] = -1
+    ints[I_CYCLE_CHOICES] = -1
+    ints[I_CYCLE_LOG2] = -1
+    ints[I_CYCLE_SEATS] = -1
     _deal(cards, ints, deck, rng)
 
 
@@ -248,18 +271,29 @@ def _start_phase2(cards, ints, keys, records, slots):
 
 @njit(**config.INLINED_KERNEL)
 def _phase2_action(cards, ints, keys, records, slots, action):
+    """A phase-2 action, then the table's cut-offs: a normal end first, then a repeat (the ``repeat``-th time one
+    position is reached since the last irreversible event, the first return by default), then the cap."""
     move(cards, ints, ints[I_TO_MOVE], action)
     ints[I_PHASE2_ACTIONS] += 1
     if ints[I_END_REASON] >= 0:
         return
-    key = position_key(cards, ints)
-    first_seen, slot = find_position(cards, ints, keys, records, slots, key)
-    if first_seen >= 0:
-        ints[I_CYCLE] = ints[I_PHASE2_ACTIONS] - first_seen
-        cut_off(cards, ints, END_REPEAT)
-    elif ints[I_PHASE2_ACTIONS] >= MAX_PHASE2_ACTIONS:
+    repeat = ints[I_REPEAT]
+    key, slot = position_key(cards, ints), np.int64(0)
+    if repeat == 2:
+        first_seen, slot = find_position(cards, ints, keys, records, slots, key)
+        if first_seen >= 0:
+            record_cycle(cards, ints, records, first_seen)
+            cut_off(cards, ints, END_REPEAT)
+            return
+    elif repeat > 2:
+        latest, times = count_position(cards, ints, keys, records, key)
+        if times + 1 >= repeat:
+            record_cycle(cards, ints, records, latest)
+            cut_off(cards, ints, END_REPEAT)
+            return
+    if ints[I_PHASE2_ACTIONS] >= ints[I_CAP]:
         cut_off(cards, ints, END_CAP)
-    else:
+    elif repeat > 0:
         remember(cards, ints, keys, records, slots, key, slot, action)
 
 

@@ -13,13 +13,18 @@ from numba import njit, prange
 from sim import config
 from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed
 from sim.knorri.compiled import state
-from sim.knorri.compiled.history import FREE_SLOT, HISTORY_CAPACITY, SLOT_TABLE_SIZE
+from sim.knorri.compiled.history import FREE_SLOT, history_capacity, slot_table_size
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, init_hand_uniform
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
 from sim.knorri.compiled.state import (
     C_HAND,
+    I_CAP,
     I_CRC,
     I_CYCLE,
+    I_CYCLE_CHOICES,
+    I_CYCLE_LOG2,
+    I_CYCLE_SEATS,
+    I_CYCLE_START,
     I_DECISIONS,
     I_END_REASON,
     I_LOSER,
@@ -27,11 +32,12 @@ from sim.knorri.compiled.state import (
     I_PHASE2_ACTIONS,
     I_PILE,
     I_REDEALS,
+    I_REPEAT,
     I_SCORE,
     I_TO_MOVE,
     I_TRICKS_COMPLETED,
 )
-from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, ready
+from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, plays_the_rules, ready
 from sim.knorri.encoding import NUM_ACTIONS
 
 LOG_FIELDS = 5  # hand index, step, seat, phase, action
@@ -48,6 +54,10 @@ RESULT_FIELDS = (
     ("piles_after_phase1", np.int64, True),
     ("held_at_end", np.uint64, True),
     ("cycle_length", np.int64, False),
+    ("cycle_start", np.int64, False),
+    ("cycle_choices", np.int64, False),
+    ("cycle_log2_paths", np.float64, False),
+    ("cycle_seats", np.int64, False),
 )
 """The per-hand results a playout writes, in the order of ``store_result``'s arrays: (name, dtype, one column per
 seat); the names are ``batch.BatchResults``' fields."""
@@ -58,7 +68,8 @@ def store_result(results, h, ints, hands, hands_start, n_seats):
     """Write entry ``h`` of every array of ``results`` (``RESULT_FIELDS``) from a hand's ints row and the cards each
     seat holds (``hands[hands_start + s]``): one pass over a hand's fields while they are in cache, instead of one
     pass over every hand per field afterwards."""
-    redeals, reason, phase2_actions, decisions, crc32, scores, loser, tricks, piles, held, cycle = results
+    (redeals, reason, phase2_actions, decisions, crc32, scores, loser, tricks, piles, held, cycle, cycle_start,
+     cycle_choices, cycle_log2, cycle_seats) = results
     redeals[h] = ints[I_REDEALS]
     reason[h] = ints[I_END_REASON]
     phase2_actions[h] = ints[I_PHASE2_ACTIONS]
@@ -67,6 +78,10 @@ def store_result(results, h, ints, hands, hands_start, n_seats):
     loser[h] = ints[I_LOSER]
     tricks[h] = ints[I_TRICKS_COMPLETED]
     cycle[h] = ints[I_CYCLE]
+    cycle_start[h] = ints[I_CYCLE_START]
+    cycle_choices[h] = ints[I_CYCLE_CHOICES]
+    cycle_log2[h] = np.int64(ints[I_CYCLE_LOG2]).view(np.float64) if ints[I_CYCLE] >= 0 else -1.0
+    cycle_seats[h] = ints[I_CYCLE_SEATS]
     for s in range(n_seats):
         scores[h, s] = ints[I_SCORE + s]
         piles[h, s] = ints[I_PILE + s]
@@ -112,35 +127,39 @@ def _uniform_streams(policies, n_seats):
 
 
 @njit(**config.KERNEL)
-def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets,
+def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets, cap, repeat,
                 cards0, ints0, deck0, keys0, records0):
     """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
+    from_position = cards0.shape[0] > 0
+    if from_position:  # the position's own rules
+        cap, repeat = ints0[I_CAP], ints0[I_REPEAT]
     cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
     ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
     deck = np.zeros(52, dtype=np.int64)
     rng = np.zeros(state.NUM_RNG, dtype=np.uint64)
-    keys = np.zeros(HISTORY_CAPACITY, dtype=np.uint64)
-    records = np.zeros((HISTORY_CAPACITY, state.RECORD_SIZE), dtype=np.uint64)
-    slots = np.empty(SLOT_TABLE_SIZE, dtype=np.int16)
+    keys = np.zeros(history_capacity(cap, repeat), dtype=np.uint64)
+    records = np.zeros((history_capacity(cap, repeat), state.RECORD_SIZE), dtype=np.uint64)
+    slots = np.empty(slot_table_size(cap, repeat), dtype=np.int16)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     trick = np.zeros(TRICK_SCRATCH, dtype=np.uint8)
     logging = log.shape[0] > 0
-    from_position = cards0.shape[0] > 0
+    fast = plays_the_rules(cap, repeat)
     for h in range(start, stop):
         seed = U64(seeds[h])
         rng[state.RNG_DEAL] = seed
         for s in range(n_seats):
             rng[state.RNG_SEAT + s] = agent_seed(seed, s)
         streams, uniform = _uniform_streams(policies[h], n_seats)
-        uniform = uniform and not logging
+        uniform = uniform and not logging and fast
         if from_position:
             copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
         else:
             slots[:] = FREE_SLOT
             if uniform:
-                init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], U64(streams))
+                init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], cap, repeat,
+                                  U64(streams))
             else:
-                init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h])
+                init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], cap, repeat)
         _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
                  log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
         if ints[I_END_REASON] < 0:
@@ -149,7 +168,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log
 
 
 @njit(**config.PARALLEL_KERNEL)
-def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, log_offsets,
+def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, log_offsets, cap, repeat,
                cards0, ints0, deck0, keys0, records0):
     """Play ``len(seeds)`` hands to the end; entry h of each of ``results``' arrays (``RESULT_FIELDS``) gets hand
     h's result.
@@ -158,7 +177,8 @@ def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, lo
     ``policies[h, s]`` is seat s's policy. With an empty ``cards0`` each hand is dealt
     from its seed (first seat ``first_seats[h]``); otherwise every hand starts from the
     one position ``cards0, ints0, deck0`` with the history ``keys0, records0`` (rollouts).
-    ``log`` has one row per decision (``log_offsets[h]`` is hand h's first) or no rows.
+    ``log`` has one row per decision (``log_offsets[h]`` is hand h's first) or no rows. Hands dealt from seeds
+    play under the cut-off rules ``cap`` and ``repeat``; from a position, under the position's own.
 
     The parallel kernel only splits the work: numba's prange pass is slow to compile
     over anything more, and every compiled entry point re-optimises the whole engine
@@ -167,5 +187,5 @@ def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, lo
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
         _play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
-                    (chunk + 1) * total // n_chunks, results, log, log_offsets,
+                    (chunk + 1) * total // n_chunks, results, log, log_offsets, cap, repeat,
                     cards0, ints0, deck0, keys0, records0)

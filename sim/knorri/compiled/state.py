@@ -64,7 +64,15 @@ I_HIST_LEN = 20  # positions remembered since the last irreversible event
 I_HIST_BASE = 21  # the phase-2 action count at which the first remembered position was reached
 I_SCORE = 22  # I_SCORE + s: seat s's score
 I_PILE = I_SCORE + MAX_SEATS  # I_PILE + s: seat s's card count at the start of phase 2
-NUM_INT_FIELDS = I_PILE + MAX_SEATS
+# The table's cut-off rules travel with the position, so every step and playout from it plays under them.
+I_CAP = I_PILE + MAX_SEATS  # phase-2 actions after which the hand ends by ``cap`` (the ``cap`` option)
+I_REPEAT = I_CAP + 1  # times one position may be reached before the hand ends by ``repeat`` (0: never)
+# The anatomy of a repeat's loop (each -1 unless the hand ended by ``repeat``; I_CYCLE is its length):
+I_CYCLE_START = I_REPEAT + 1  # the phase-2 action count at the latest earlier occurrence of the position
+I_CYCLE_CHOICES = I_CYCLE_START + 1  # the cycle's decisions with more than one legal action
+I_CYCLE_LOG2 = I_CYCLE_CHOICES + 1  # the float64 bits of the sum of log2(legal actions) over them
+I_CYCLE_SEATS = I_CYCLE_LOG2 + 1  # bit s: seat s took one of them
+NUM_INT_FIELDS = I_CYCLE_SEATS + 1
 
 # int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
 END_OUT, END_REPEAT, END_CAP = np.int64(0), np.int64(1), np.int64(2)

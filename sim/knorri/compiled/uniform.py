@@ -30,7 +30,7 @@ from numba import njit
 
 from sim import config
 from sim.compiled_bits import ONE, U64, below, crc_byte, nth_card, popcount
-from sim.knorri.compiled.history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, write_row
+from sim.knorri.compiled.history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, record_cycle, write_row
 from sim.knorri.compiled.kernels import apply_action
 from sim.knorri.compiled.moves import cut_off, next_holding
 from sim.knorri.compiled.state import (
@@ -42,7 +42,6 @@ from sim.knorri.compiled.state import (
     END_CAP,
     END_REPEAT,
     I_CRC,
-    I_CYCLE,
     I_DECISIONS,
     I_END_REASON,
     I_HIST_BASE,
@@ -67,7 +66,7 @@ from sim.knorri.compiled.state import (
     top_card,
     trick_card,
 )
-from sim.knorri.encoding import MAX_PHASE2_ACTIONS, PICK_UP
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, PICK_UP
 
 EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
@@ -86,6 +85,13 @@ def _mask(flag):
 def ready(ints):
     """Whether ``play_one`` can take the hand on: phase 2, the opening made, no opening run left in the trick."""
     return ints[I_END_REASON] < 0 and ints[I_PHASE] == 2 and ints[I_OPENING] == 0 and ints[I_RUN_LEFT] == 0
+
+
+@njit(**config.INLINED_KERNEL)
+def plays_the_rules(cap, repeat):
+    """Whether ``play_one`` plays a table with these cut-off rules: the rules as written (cap 1,500, the first
+    return a repeat), which its loop holds as constants; any other table plays through ``apply_action``."""
+    return cap == MAX_PHASE2_ACTIONS and repeat == DEFAULT_REPEAT
 
 
 @njit(**config.INLINED_KERNEL)
@@ -269,7 +275,7 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
     while U64(slots[slot] - base) < U64(actions - base):  # the probe of history.find_position
         seen = np.int64(slots[slot])
         if keys[seen - base] == key and is_remembered(cards, ints, records, seen - base):
-            ints[I_CYCLE] = actions - seen
+            record_cycle(cards, ints, records, seen)
             cut_off(cards, ints, END_REPEAT)
             return True
         slot = (slot + 1) & mask
