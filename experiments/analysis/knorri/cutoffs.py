@@ -193,7 +193,7 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
                quantile_cont(cycle_length, 0.5) AS length_median, avg(bit_count(cycle_seats::INTEGER)) AS seats_mean
         FROM {view} {where} GROUP BY ALL ORDER BY seats""").df()
     summary["again_median"] = np.exp2(-summary["paths_median"].astype(float))
-    seat_sums = ", ".join(f"sum((cycle_seats::INTEGER >> {s}) & 1) AS in_{s}" for s in range(run.width))
+    seat_sums = ", ".join(f"coalesce(sum((cycle_seats::INTEGER >> {s}) & 1), 0) AS in_{s}" for s in range(run.width))
     by_seat = con.execute(f"""SELECT "table" AS t, count(*) AS repeats, {seat_sums}
                               FROM {view} {where} GROUP BY ALL ORDER BY t""").df()
     info = run.tables.set_index("table")
