@@ -20,11 +20,11 @@ from typing import Any
 from tqdm import tqdm
 from tqdm.auto import tqdm as auto_tqdm
 
-from experiments.runner import routes, storage
+from experiments.runner import fingerprint, routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
-from experiments.runner.config import RunConfig
-from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
+from experiments.runner.config import ConfigError, RunConfig
+from experiments.runner.manifest import git_commit, mark, new_manifest, now, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
     PYTHON_CHUNK_HANDS,
@@ -41,8 +41,8 @@ from experiments.runner.verify import Record, finished_chunks
 from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
 from sim import games
 
-__all__ = ["DaskWorkers", "LocalWorkers", "RunPlan", "RunStopped", "execute", "plan_run", "run_experiment",
-           "workers_for"]
+__all__ = ["CodeChanged", "DaskWorkers", "LocalWorkers", "RunInterrupted", "RunPlan", "RunStopped", "check_code",
+           "execute", "plan_run", "run_experiment", "workers_for"]
 
 
 SCALED_TOTAL = 100_000  # a progress bar counts in k or M from this many rows
@@ -58,6 +58,14 @@ class RunStopped(RuntimeError):
     """An agent failed or workers were lost: the run stopped, finished chunks are kept, ``--resume`` ends it."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped the run: its message says the finished chunks are kept and how to resume."""
+
+
+class CodeChanged(ConfigError):
+    """A resume would play the remaining chunks with other code than the finished ones; one line, exit code 2."""
+
+
 @dataclass
 class RunPlan:
     """A config cut into chunks, with the tasks a worker needs."""
@@ -70,6 +78,7 @@ class RunPlan:
     tables: list[TablePlan] = field(default_factory=list)  # each table's seatings, size and route
     engine_speed: bool = False  # every table's route is the engine's own policies (routes.ENGINE)
     manifest: dict[str, Any] = field(default_factory=dict)
+    code: dict[str, Any] = field(default_factory=dict)  # the code that plays it now (fingerprint.run_code)
 
 
 def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
@@ -86,8 +95,9 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
                        config.out if config.out and is_url(config.out) else None) for c in chunks]
-    plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed)
-    plan.manifest = new_manifest(config, plans, chunks, size)
+    code = fingerprint.run_code([spec for t in config.tables for spec in t.agents], config.game)
+    plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed, code=code)
+    plan.manifest = new_manifest(config, plans, chunks, size, code)
     return plan
 
 
@@ -99,19 +109,38 @@ def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
 
 
 def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
-            resumed: bool = False, compile_first: bool = False, notebook: bool = False) -> dict[str, Any]:
+            resumed: bool = False, compile_first: bool = False, notebook: bool = False,
+            accept_changes: bool = False) -> dict[str, Any]:
     """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
     workers wait for this process to compile it. ``progress`` shows a bar on a terminal; with ``notebook`` it is
     ``tqdm.auto``'s (a widget in Jupyter), shown whatever the output is. Returns the final manifest. Raises
     ``RunStopped`` when an agent fails or workers are lost (every chunk
-    finished by then is written), ``RunFolderBusy`` when another process writes the folder, and
-    ``ConfigError`` when the manifest disagrees with the shards.
+    finished by then is written), ``RunInterrupted`` on Ctrl-C (likewise), ``RunFolderBusy`` when another
+    process writes the folder, ``ConfigError`` when the manifest disagrees with the shards, and
+    ``CodeChanged`` when a resume would mix chunks of other code (``check_code``) unless ``accept_changes``,
+    which goes on and records the change in the manifest's ``code_changes``.
     """
     folder = out if isinstance(out, RunFolder) else RunFolder(out)
     with folder.lock():
-        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook)
+        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, accept_changes)
+
+
+def check_code(plan: RunPlan, manifest: dict[str, Any], finished: set[int] | dict[int, Any], accept_changes: bool,
+               out: RunFolder) -> list[str]:
+    """What changed in the code (``fingerprint.changes``) since the ``finished`` chunks were made, when a resume
+    would play others beside them; empty when nothing would be mixed. A change raises ``CodeChanged`` naming it,
+    unless ``accept_changes``."""
+    if not finished or all(chunk.id in finished for chunk in plan.chunks):
+        return []
+    changed = fingerprint.changes(manifest.get("code"), plan.code)
+    if changed and not accept_changes:
+        raise CodeChanged(f"--resume {str(out)!r}: the code that plays this run changed since its {len(finished)} "
+                          f"finished chunks were made: {'; '.join(changed)}. Resuming would mix rows of both in one "
+                          f"run: start a new run, or go on with knorri-sim run --resume {out} --accept-changes "
+                          "(the change is recorded in the manifest)")
+    return changed
 
 
 def run_tables(config: RunConfig) -> list[str]:
@@ -121,17 +150,24 @@ def run_tables(config: RunConfig) -> list[str]:
 
 
 def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
-             resumed: bool, compile_first: bool, notebook: bool) -> dict[str, Any]:
+             resumed: bool, compile_first: bool, notebook: bool, accept_changes: bool) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
     out.remove_temporary_files()
     finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
+    todo = [task for task in plan.tasks if task.chunk.id not in finished]
     if resumed:
+        changed = check_code(plan, manifest, finished, accept_changes, out)
+        if changed:
+            manifest.setdefault("code_changes", []).append(
+                {"time": now(), "changes": changed, "chunks_made_before": chunk_ranges(finished),
+                 "code_before": manifest.get("code")})
         manifest.setdefault("resumes", []).append(
-            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": package_versions(), "git": git_commit()})
+            {"time": now(), "versions": package_versions(), "git": git_commit()})
+    if todo:
+        manifest["code"] = plan.code  # what makes the chunks still to play
     manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
     _fold(out, manifest, finished, status="running", error=None)
-    todo = [task for task in plan.tasks if task.chunk.id not in finished]
     hands_done = sum(plan.chunks[c].hands for c in finished)
     unit = games.adapter(plan.config.game).ROW
     bar_type, show = (auto_tqdm, progress) if notebook else (tqdm, None if progress else False)
@@ -160,6 +196,10 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
         with contextlib.suppress(OSError):
             _fold(out, manifest, new, status="failed", error=reason)
         raise RunStopped(_stopped(reason, manifest, out)) from None
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError):
+            _fold(out, manifest, new, status="interrupted", error="interrupted (Ctrl-C)")
+        raise RunInterrupted(_stopped("interrupted", manifest, out)) from None
     except BaseException:
         _fold(out, manifest, new, status="interrupted")
         raise
@@ -183,6 +223,17 @@ def _fold(out: RunFolder, manifest: dict[str, Any], records: dict[int, Record], 
     manifest["chunks_complete"] = sorted(set(manifest["chunks_complete"]) | set(records))
     out.write_manifest(mark(manifest, **changes))
     out.clear_journal()
+
+
+def chunk_ranges(chunks: Iterable[int]) -> list[list[int]]:
+    """Chunk ids as ``[first, last]`` runs of consecutive ids: a short record of which chunks came before."""
+    ranges: list[list[int]] = []
+    for chunk in sorted(chunks):
+        if ranges and chunk == ranges[-1][1] + 1:
+            ranges[-1][1] = chunk
+        else:
+            ranges.append([chunk, chunk])
+    return ranges
 
 
 def _stopped(reason: str, manifest: dict[str, Any], out: RunFolder) -> str:

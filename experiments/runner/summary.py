@@ -17,9 +17,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from experiments.runner.storage import HANDS_DIR, RunFolder, shard_name
+from experiments.runner.storage import HANDS_DIR, RunFolder
 from sim import games
 
 Z95 = 1.959964
@@ -56,7 +55,7 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None) -> li
     columns = ["table", "deal_group", "n_seats"] + (["end_reason"] if has_reasons else [])
     columns += [f"agent_{i}" for i in range(width)] + [f"score_{i}" for i in range(width)]
     columns += [f"{outcome}_{i}" for i in range(width)] if per_seat_outcome else [outcome]
-    data = pq.read_table(out.path(HANDS_DIR), columns=columns, filesystem=out.filesystem, partitioning=None)
+    data = out.read_table(HANDS_DIR, columns)
     if has_reasons:
         reasons = data.column("end_reason").combine_chunks()
         reason_names, reason_codes = reasons.dictionary.to_pylist(), reasons.indices.to_numpy()
@@ -150,6 +149,5 @@ def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> st
 
 
 def _width(out: RunFolder) -> int:
-    first = out.path(HANDS_DIR, shard_name(out.shard_ids(HANDS_DIR)[0]))
-    names = pq.read_schema(first, filesystem=out.filesystem).names
+    names = out.read_schema(HANDS_DIR, out.shard_ids(HANDS_DIR)[0]).names
     return sum(1 for name in names if name.startswith("score_"))
