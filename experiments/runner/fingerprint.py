@@ -94,7 +94,7 @@ def module_record(module: str) -> dict[str, Any]:
 
 def changes(before: dict[str, Any] | None, now: dict[str, Any]) -> list[str]:
     """Each difference between two ``run_code`` records, in words (empty: the same code)."""
-    if not isinstance(before, dict):
+    if not isinstance(before, dict) or not before:
         return ["the manifest records no code fingerprint (a run started before knorri-sim recorded one)"]
     found = [f"{name} {before.get(name)} -> {now.get(name)}" for name in ("python", *ROW_PACKAGES)
              if before.get(name) != now.get(name)]
