@@ -2,12 +2,12 @@
 
 Importing this package registers every game's built-in agents: ``random`` (every
 game), Knorri's ``greedy``, ``loginf`` and ``mcts`` and their compiled lineup player
-(``agents.compiled_lineup``), and Knockout Whist's and Kort's own (``agents.knockout_whist``,
+(``agents.knorri.lineup``), and Knockout Whist's and Kort's own (``agents.knockout_whist``,
 ``agents.kort``).
 """
 
 # registering the built-in agents and their compiled lineup players
-from agents import compiled_lineup, greedy, knockout_whist, kort, loginf, mcts  # noqa: F401
+from agents import knockout_whist, knorri, kort  # noqa: F401
 from agents.base import (
     Agent,
     AgentSpecError,

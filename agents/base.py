@@ -32,7 +32,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
-from sim.games import DEFAULT_GAME, ChunkColumns
+from sim.contract import ChunkColumns
+from sim.games import DEFAULT_GAME
 from sim.rng import SplitMix64
 
 __all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpecError", "LineupPlayer", "RandomAgent", "compiled_code",
@@ -109,7 +110,7 @@ def make_agent(spec: str, seed: int = 0, game: str = DEFAULT_GAME) -> Agent:
 def compiled_code(spec: str, game: str = DEFAULT_GAME) -> dict[str, float]:
     """The modules of compiled code the agent a spec names runs, each with its measured compile seconds.
 
-    Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.compiled_search": 33.0}``); ``{}`` for an
+    Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.knorri.search": 33.0}``); ``{}`` for an
     agent in plain Python (a bad spec raises ``AgentSpecError``, as ``make_agent`` would).
     """
     name, _ = parse_spec(spec)

@@ -2,7 +2,7 @@
 
     python -m experiments.bench_knockout_whist_lineups --repeat 3
 
-Each lineup's games are played by ``sim.knockout_whist.simulate.play_matches`` (what ``knorri-sim run`` calls
+Each lineup's games are played by ``sim.knockout_whist.adapter.play_matches`` (what ``knorri-sim run`` calls
 for a chunk, columns included, parquet writing not) with ``engine="compiled"`` and ``engine="reference"``,
 from the same seeds. The time is the process's CPU time (``time.process_time``: the machine is shared), the
 figure the median over ``--repeat`` runs after one warm-up run (compiling or loading the kernels); the script

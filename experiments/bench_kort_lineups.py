@@ -3,7 +3,7 @@
     python experiments/bench_kort_lineups.py --lineup "tracker;tracker;tracker;tracker" --matches 20000 \
         --reference-matches 200 --repeat 3
 
-Each repeat plays the same seeds through ``sim.kort.simulate.play_matches`` (what a runner
+Each repeat plays the same seeds through ``sim.kort.adapter.play_matches`` (what a runner
 chunk calls) with ``engine="compiled"`` and ``engine="reference"``, on one core, and counts
 the process's CPU time (``time.process_time``), which the machine's other load changes
 little. The medians are printed as matches per CPU second. A first small call is made

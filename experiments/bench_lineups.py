@@ -79,7 +79,8 @@ def lineup_rate(game: str, n_seats: int, specs: Sequence[str], hands: int, engin
 
 def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) -> float:
     """CPU seconds per Knorri hand spent inside the ``mcts`` seats' compiled searches (reference path, timed)."""
-    from agents import compiled_search, mcts
+    from agents.knorri import mcts
+    from agents.knorri import search as compiled_search
 
     spent = [0.0]
 

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from agents.base import AgentSpecError
 from experiments.errors import UsageError
 from sim.cards import CardParseError
-from sim.errors import GameInputError
-from sim.games import AgentFailure
+from sim.errors import AgentFailure, GameInputError
 
 # Subcommand name -> module under experiments.commands with add_arguments(parser) and run(args) -> int.
 COMMANDS = {

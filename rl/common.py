@@ -11,9 +11,9 @@ from gymnasium import spaces
 from agents.base import Agent, make_agent
 from rl.games import GameFacts, deal_seed, facts
 from sim.errors import GameInputError
-from sim.games import adapter, derive_seeds
+from sim.games import adapter
 from sim.reference_base import ReferenceGame
-from sim.rng import agent_seed
+from sim.rng import agent_seed, derive_seeds
 
 
 class Setup:

@@ -28,7 +28,7 @@ from gymnasium.vector.utils import batch_space
 
 from rl.common import EpisodeSeeds, Setup, lineup
 from sim.errors import GameInputError
-from sim.games import derive_seeds
+from sim.rng import derive_seeds
 
 
 class BatchVectorEnv(VectorEnv):

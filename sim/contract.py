@@ -14,7 +14,7 @@ one line naming what is missing, rather than halfway through a run.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -24,7 +24,6 @@ from sim.errors import GameInputError
 
 if TYPE_CHECKING:
     from sim.agent import AgentMaker
-    from sim.games import ChunkColumns, ColumnSpec
     from sim.reference_base import ReferenceGame
 
 ROW_UNITS = ("hand", "game", "match")
@@ -190,8 +189,6 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
     Checked: every name ``GameAdapter`` lists is there and callable where it is a function; the seat range,
     row unit, match lengths, options and columns are well formed.
     """
-    from sim.games import ColumnSpec
-
     missing = [attribute for attribute in _contract_names() if not hasattr(adapter, attribute)]
     if missing:
         raise GameInputError(f"game {name!r}: its adapter lacks {', '.join(missing)} (see sim.contract.GameAdapter)")
@@ -264,3 +261,69 @@ def no_first_seat(title: str, who_opens: str, first: int | None) -> None:
 def has_compiled_engine(adapter: GameAdapter | ModuleType) -> bool:
     """Whether the game has a compiled engine (its ``BENCH`` says how to play on it)."""
     return adapter.BENCH.play_compiled is not None
+
+
+# ----- the columns an adapter writes, and the helpers every adapter uses to fill them ---------------------
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """One column an adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning."""
+
+    name: str
+    dtype: str
+    doc: str
+    per_seat: bool = False
+    nullable: bool = False
+    categories: tuple[str, ...] | None = None
+
+
+@dataclass
+class ChunkColumns:
+    """What one ``play_matches`` call produced: per-row columns, the extra tables' columns and, if asked,
+    per-decision columns.
+
+    ``actions["hand_row"]`` (and ``tables[name]["hand_row"]``) is the row (0-based, within this call)
+    each decision (each extra row) belongs to. Masked arrays are written as nulls.
+    """
+
+    hands: dict[str, np.ndarray]
+    actions: dict[str, np.ndarray] | None = None
+    tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+
+def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None) -> tuple[ColumnSpec, ...]:
+    """A game's ``ACTION_COLUMNS``: every decision's step in its ``row``, seat, ``period`` (the part of the row it
+    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range)."""
+    return (
+        ColumnSpec("step", "uint16", f"the decision's place in the {row}, from 0"),
+        ColumnSpec("seat", "uint8", "the seat that decided"),
+        *((period,) if period else ()),
+        ColumnSpec("phase", "uint8", phases),
+        ColumnSpec("action", "uint8", actions),
+    )
+
+
+def plural(word: str) -> str:
+    """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``."""
+    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+def extra_tables(adapter_module: ModuleType) -> dict[str, tuple[ColumnSpec, ...]]:
+    """The tables a game's adapter writes beside the hands table (name -> columns); ``{}`` for most games."""
+    return dict(getattr(adapter_module, "EXTRA_TABLES", {}))
+
+
+def nullable(values: np.ndarray, dtype: str) -> np.ndarray:
+    """A masked array of ``dtype`` from floats with NaN for missing: the runner writes masked entries as nulls."""
+    missing = np.isnan(values)
+    return np.ma.array(np.where(missing, 0, values).astype(dtype), mask=missing)
+
+
+def places_from_values(values: np.ndarray) -> np.ndarray:
+    """Finishing places from a ``[rows, seats]`` array where higher finished ahead: 1 + the seats strictly higher.
+
+    Equal values share a place (the best of those they span), so the places of one row need not be 1..n.
+    """
+    values = np.asarray(values)
+    return 1 + (values[:, None, :] > values[:, :, None]).sum(axis=2)

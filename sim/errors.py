@@ -40,3 +40,21 @@ def check_deck(deck: Sequence[int], size: int = 52) -> list[int]:
             f"a deck must be a permutation of the {size} card ids 0 to {size - 1}; got {detail}"
         )
     return cards
+
+
+class AgentFailure(RuntimeError):
+    """An agent raised or chose an illegal action: the message names the agent, seat, seed and action.
+
+    ``row`` is the failing row's place among those played (the runner turns it into ``hand_index``), and
+    ``replay`` the ``knorri-sim play`` command that plays the same deal with the same agents; both
+    are added to the message when known.
+    """
+
+    def __init__(self, message: str, row: int | None = None, replay: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.row, self.replay = message, row, replay
+        self.hand_index: int | None = None
+
+    def __str__(self) -> str:
+        where = "" if self.hand_index is None else f" (hand_index {self.hand_index})"
+        return self.message + where + (f"; replay it with: {self.replay}" if self.replay else "")

@@ -20,8 +20,7 @@ import numpy as np
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
-from sim.errors import GameInputError, IllegalActionError
-from sim.games import AgentFailure
+from sim.errors import AgentFailure, GameInputError, IllegalActionError
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seed
 

@@ -17,8 +17,8 @@ from experiments import observation_docs
 from experiments.cli import main
 from experiments.runner.seating import agent_maker
 from experiments.runner.storage import read_manifest
-from sim.games import AgentFailure
-from sim.knorri import simulate as knorri_simulate
+from sim.errors import AgentFailure
+from sim.knorri import adapter as knorri_adapter
 from sim.knorri.reference import KnorriHand
 from sim.seating import ActionTypeError, action_id, play_with_agents
 
@@ -119,7 +119,7 @@ class StrBot(_Returns):
 def test_a_non_integer_action_stops_a_run_naming_spec_seat_and_type():
     spec = f"{__name__}:StrBot"
     with pytest.raises(AgentFailure) as error:
-        knorri_simulate.play_matches(4, [7], [(spec, "random", "random", "random")], 1,
+        knorri_adapter.play_matches(4, [7], [(spec, "random", "random", "random")], 1,
                                      make_agent=agent_maker("knorri"))
     text = str(error.value)
     assert f"agent {spec!r} at seat 0" in text and "act() returned str '" in text and "illegal" not in text

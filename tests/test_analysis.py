@@ -13,9 +13,11 @@ import pytest
 from conftest import ROOT
 
 from experiments.analysis import ladder, stats
-from experiments.analysis.load import RunFolderError, load_run
-from experiments.analysis.report import FIGURES
-from experiments.analysis.sample import make_small_run
+from experiments.analysis.knorri import stats as knorri_stats
+from experiments.analysis.knorri.load import load_run
+from experiments.analysis.knorri.report import FIGURES
+from experiments.analysis.knorri.sample import make_small_run
+from experiments.analysis.load import RunFolderError
 from experiments.cli import main
 from experiments.runner.config import build_config, load_file
 from experiments.runner.plan import table_plans
@@ -125,11 +127,11 @@ def test_loading_reads_every_hand_and_seat_of_the_run(run, run_dir):
     assert len(run.hands) == len(raw) == run.manifest["hands_total"]
     assert len(run.seats) == int(raw["n_seats"].astype(int).sum())
     assert run.complete and run.agents == ["greedy", "random"]
-    assert stats.zero_sum_violations(run) == 0
+    assert knorri_stats.zero_sum_violations(run) == 0
 
 
 def test_cutoff_shares_equal_direct_counts(run):
-    rates = stats.cutoff_rates(run)
+    rates = knorri_stats.cutoff_rates(run)
     for row in rates.itertuples():
         hands = run.hands[run.hands["table"] == row.table]
         assert row.share == pytest.approx((hands["end_reason"] == row.reason).mean())
@@ -141,7 +143,7 @@ def test_positions_count_from_the_first_seat_and_every_hand_has_one_loser(run):
     first = run.hands["first_seat"].to_numpy()[seats["hand"].to_numpy()]
     assert ((seats["seat"] - first) % seats["n_seats"] == seats["position"]).all()
     assert seats.groupby("hand")["lost"].sum().eq(1).all()
-    positions = stats.position_scores(run)
+    positions = knorri_stats.position_scores(run)
     assert positions.groupby("seats")["seat_hands"].sum().to_dict() == run.seats.groupby("n_seats").size().to_dict()
 
 
@@ -230,7 +232,7 @@ def test_report_command_refuses_a_bad_folder_in_one_line(tmp_path, capsys):
 
 
 def test_the_readme_figures_config_plays_every_seat_count_and_over_100k_hands():
-    config = build_config(load_file(ROOT / "experiments" / "analysis" / "readme_figures.toml"))
+    config = build_config(load_file(ROOT / "experiments" / "analysis" / "knorri" / "readme_figures.toml"))
     plans = table_plans(config)
     assert sum(plan.hands for plan in plans) >= 100_000
     assert {plan.seats for plan in plans} == {3, 4, 5, 6}

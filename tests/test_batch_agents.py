@@ -16,7 +16,8 @@ from runner_fixtures.batch_agents import CountingBatchRandom, Resets
 from experiments.cli import main
 from experiments.runner import batch_agents, routes
 from sim import games
-from sim.games import AgentFailure
+from sim.contract import extra_tables
+from sim.errors import AgentFailure
 from sim.rng import agent_seed, derive_seed
 
 BATCH_RANDOM = "agents.examples.batch_random:BatchRandom"
@@ -55,7 +56,7 @@ def test_an_agent_mirroring_random_in_act_batch_writes_randoms_rows_through_run(
     run(PYTHON_RANDOM, "random", 50)  # random under another name: the reference path, and rotations stay apart
     moves = sum(CountingBatchRandom.calls)
     assert moves > 1.5 * len(CountingBatchRandom.calls)  # many deals a call, not one
-    tables = ["hands", *games.extra_tables(games.adapter(game))]
+    tables = ["hands", *extra_tables(games.adapter(game))]
     for table in tables:
         want = _rows(tmp_path / "random", table)
         pd.testing.assert_frame_equal(_rows(tmp_path / "batch", table), want)

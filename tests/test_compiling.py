@@ -19,16 +19,16 @@ TESTS = Path(__file__).resolve().parent
 
 def test_the_default_run_compiles_only_its_lineup_kernel():
     config = build_config(load_file(default_config("knorri")))
-    assert list(lineup_code(config)) == ["agents.compiled_lineup"]
+    assert list(lineup_code(config)) == ["agents.knorri.lineup"]
 
 
 def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agents_their_own():
     compiled = build_config({"seats": 4, "agents": ["random", "greedy"] * 2, "hands": 8})
     assert list(lineup_code(compiled)) == ["sim.knorri.compiled.playout"]
     assert list(lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3}))) == [
-        "agents.compiled_lineup"]
-    python = build_config({"seats": 3, "agents": ["agents.loginf:LogInfAgent", "random", "mcts"], "hands": 3})
-    assert list(lineup_code(python)) == ["agents.compiled_search"]  # the reference path: each agent's own kernels
+        "agents.knorri.lineup"]
+    python = build_config({"seats": 3, "agents": ["agents.knorri.loginf:LogInfAgent", "random", "mcts"], "hands": 3})
+    assert list(lineup_code(python)) == ["agents.knorri.search"]  # the reference path: each agent's own kernels
     kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
     assert lineup_code(kort) == {"sim.kort.compiled.playout": 7.5}
     assert list(lineup_code(build_config({"game": "kort", "seats": 4, "agents": ["tracker"], "matches": 4}))) == [

@@ -13,17 +13,19 @@ import pyarrow.parquet as pq
 import pytest
 from tqdm import tqdm
 
-from experiments.analysis import figures, report, reports
+from experiments.analysis import figures, reports
+from experiments.analysis.knorri import figures as knorri_figures
+from experiments.analysis.knorri import report
+from experiments.analysis.knorri.load import load_run
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats as kort_stats
 from experiments.analysis.kort.load import load_run as load_kort_run
-from experiments.analysis.load import load_run
 from experiments.cli import main
 from experiments.runner.chunk import ChunkTask, run_chunk
 from experiments.runner.config import build_config
 from experiments.runner.execute import plan_run, scaled_counts
 from experiments.runner.summary import format_summary, summarise
-from sim.games import AgentFailure
+from sim.errors import AgentFailure
 
 
 def _run(tmp_path, *words: str) -> str:
@@ -177,9 +179,9 @@ def test_figure_numbers_never_show_minus_zero(value, text):
 
 
 def test_the_cutoff_legend_sits_below_the_bars_not_over_them(one_agent_run):
-    from experiments.analysis import stats
+    from experiments.analysis.knorri import stats
 
-    figure = figures.cutoff_rates_figure(stats.cutoff_rates(load_run(one_agent_run)))
+    figure = knorri_figures.cutoff_rates_figure(stats.cutoff_rates(load_run(one_agent_run)))
     assert figure.axes[0].get_legend() is None and len(figure.legends) == 1
 
 

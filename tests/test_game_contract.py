@@ -17,7 +17,7 @@ from tiny_game.engine import TenGame
 
 from experiments.cli import main
 from sim import games
-from sim.contract import GameAdapter, check_adapter, has_compiled_engine
+from sim.contract import GameAdapter, check_adapter, has_compiled_engine, plural
 from sim.errors import GameInputError
 from sim.reference_base import ReferenceGame
 
@@ -63,7 +63,7 @@ def test_play_prints_the_log_and_the_end(name, capsys):
 
 @pytest.mark.parametrize("name", EVERY_GAME)
 def test_bench_times_the_reference_engine(name, capsys):
-    unit = games.plural(games.adapter(name).ROW)
+    unit = plural(games.adapter(name).ROW)
     assert main(["bench", "--game", name, "--engine", "reference", f"--{unit}", "5", "--repeat", "1",
                  "--workers", "1", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 
 from experiments.analysis import generic, ladder
-from experiments.analysis import sample as knorri_sample
 from experiments.analysis.figures import signed
+from experiments.analysis.generic import report_for
+from experiments.analysis.knorri import sample as knorri_sample
 from experiments.analysis.kort import sample as kort_sample
-from experiments.analysis.reports import GameReport, registered_reports, report_for
+from experiments.analysis.reports import GameReport, registered_reports
 from experiments.cli import main
 
 

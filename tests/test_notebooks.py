@@ -16,8 +16,8 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 from experiments.analysis.knockout_whist import sample as knockout_whist_sample
+from experiments.analysis.knorri.sample import make_small_run
 from experiments.analysis.kort import sample as kort_sample
-from experiments.analysis.sample import make_small_run
 
 NOTEBOOKS = ROOT / "notebooks"
 KERNEL = "knorri-sim-test"

@@ -52,7 +52,8 @@ from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
 from agents.knockout_whist.tracker import TrackerAgent
 from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
 from sim import config
-from sim.games import ChunkColumns
+from sim.contract import ChunkColumns
+from sim.knockout_whist.adapter import lineup_columns
 from sim.knockout_whist.compiled import (
     GREEDY,
     NUM_ACTIONS,
@@ -78,7 +79,6 @@ from sim.knockout_whist.compiled import (
     to_move,
 )
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, RAINBOW_HAND, Options, Status
-from sim.knockout_whist.simulate import lineup_columns
 from sim.rng import MASK64
 
 GAME = "knockout-whist"
@@ -316,7 +316,7 @@ def suits_held(card_set):
 class KnockoutWhistLineups:
     """Knockout Whist's compiled lineup player (registered on import; ``agents.knockout_whist``
     imports it): every seat ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one game per seed
-    in ``play_lineups``, the columns built by the engine's ``sim.knockout_whist.simulate.lineup_columns``."""
+    in ``play_lineups``, the columns built by the engine's ``sim.knockout_whist.adapter.lineup_columns``."""
 
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log

@@ -39,7 +39,8 @@ from agents.kort.search import Scratch, Tree
 from agents.kort.values import match_win_chance
 from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
 from sim import config
-from sim.games import ChunkColumns
+from sim.contract import ChunkColumns
+from sim.kort.adapter import lineup_columns
 from sim.kort.compiled import (
     NUM_ACTIONS,
     POLICY_IDS,
@@ -65,7 +66,6 @@ from sim.kort.compiled import (
 )
 from sim.kort.encoding import NUM_SEATS
 from sim.kort.reference import as_options
-from sim.kort.simulate import lineup_columns
 from sim.rng import MASK64
 
 RANDOM, GREEDY, TRACKER, MCTS = range(4)
@@ -222,7 +222,7 @@ def search_decision(cards, ints, seat, agent, c, win_chance, binomial, root, kno
 class KortLineups:
     """Kort's compiled lineup player (registered on import; ``agents.kort`` imports it): every seat
     ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one match per seed in ``play_lineups``, the
-    columns built by the engine's ``sim.kort.simulate.lineup_columns``."""
+    columns built by the engine's ``sim.kort.adapter.lineup_columns``."""
 
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log

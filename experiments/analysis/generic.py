@@ -41,7 +41,7 @@ from experiments.analysis.load import (
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 from experiments.analysis.stats import cluster_mean_ci, proportion_ci
 from sim import games
-from sim.games import plural
+from sim.contract import plural
 
 ROW_COLUMNS = ("table", "deal_group", "hand_index", "n_seats")  # the runner's identifier columns a row needs
 
@@ -274,4 +274,10 @@ def _end_reason_table(run: GenericRun) -> pd.DataFrame:
 
 
 GENERIC_REPORT = reports.GameReport(load_run, FIGURES, summary_markdown)
-"""The report of a game without one of its own (``reports.report_for`` picks it)."""
+"""The report of a game without one of its own (``report_for`` picks it)."""
+
+
+def report_for(game: str) -> reports.GameReport:
+    """The report of ``game``'s runs: its own if registered (``reports.registered_reports``), else the generic one
+    from its adapter's metadata."""
+    return reports.registered_reports().get(game, GENERIC_REPORT)

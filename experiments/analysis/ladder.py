@@ -12,7 +12,7 @@ method for online ranking"), which rates a whole finishing order at once rather 
 of seats. Every row (a hand, a game, a match) is one ranked game between its teams: a seat
 is its own team unless the run's ``seats`` table has a ``team`` column (Kort's partners), a
 team is the different agents holding its seats, and its place is 1 + the seats that finished
-strictly ahead (``sim.games.places_from_values`` of ``rank_by``): seats that finished together
+strictly ahead (``sim.contract.places_from_values`` of ``rank_by``): seats that finished together
 tie. Rows are rated one after another in run order, from openskill's prior (mu 25, sigma
 25/3), with no drift between rows (``tau = 0``: an agent does not change while a run
 plays). An agent holding several teams of one row (more seats than agents) gets the sum of
@@ -35,7 +35,7 @@ import pandas as pd
 from openskill.models import PlackettLuce
 
 from experiments.analysis.stats import cluster_mean_ci, proportion_ci
-from sim.games import places_from_values
+from sim.contract import places_from_values
 
 INTERVAL_SIGMAS = 2.0  # the rating's interval: mu ± 2 sigma
 RATING_NAME = "openskill Plackett-Luce rating (mu ± 2 sigma)"

@@ -2,10 +2,11 @@
 
 A game's analysis registers its report once, at the end of its ``report`` module:
 ``register_report(game, load_run, FIGURES, summary_markdown)``. ``knorri-sim
-report RUN_DIR`` reads the game the run's manifest names and asks ``report_for``:
-the game's own report if one is registered, else the generic one
-(``experiments.analysis.generic``), which any game gets from what its adapter
-declares (``sim.games``). The built-in games' reports are imported from one
+report RUN_DIR`` reads the game the run's manifest names and asks
+``experiments.analysis.generic.report_for``: the game's own report if one is
+registered here, else the generic one, which any game gets from what its adapter
+declares (``sim.contract``). This module never imports the generic report (which
+is built from the pieces below). The built-in games' reports are imported from one
 place, ``BUILT_IN_REPORTS``, one line a game; a game added elsewhere (a test's)
 registers its own, or gets the generic report with nothing to write.
 
@@ -27,10 +28,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis import figures, ladder
-from sim.games import plural
+from sim.contract import plural
 
 BUILT_IN_REPORTS: tuple[str, ...] = (
-    "experiments.analysis.report",  # Knorri
+    "experiments.analysis.knorri.report",
     "experiments.analysis.knockout_whist.report",
     "experiments.analysis.kort.report",
 )
@@ -90,16 +91,6 @@ def registered_reports() -> dict[str, GameReport]:
     for module in BUILT_IN_REPORTS:
         importlib.import_module(module)
     return _REPORTS
-
-
-def report_for(game: str) -> GameReport:
-    """The report of ``game``'s runs: its own if registered, else the generic one from its adapter's metadata."""
-    own = registered_reports().get(game)
-    if own is not None:
-        return own
-    from experiments.analysis.generic import GENERIC_REPORT  # it imports this module: import it when needed
-
-    return GENERIC_REPORT
 
 
 def write_report_files(run: Any, out: Path, specs: Sequence[FigureSpec], summary: str) -> list[Path]:

@@ -34,7 +34,7 @@ import numpy as np
 from experiments.commands.common import ENGINE_CHOICES, add_game_argument, engine_name, game_settings
 from experiments.errors import UsageError
 from sim import games
-from sim.contract import Bench, has_compiled_engine
+from sim.contract import Bench, has_compiled_engine, plural
 from sim.rng import SplitMix64, agent_seed
 
 ENGINES = ("reference", "compiled")
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.agents is not None:
         return _run_lineup(args, counts)
     adapter, _, _ = game_settings(args.game, None, [])
-    unit = games.plural(adapter.ROW)
+    unit = plural(adapter.ROW)
     for other, value in counts.items():
         if value is not None and other != unit:
             raise UsageError(f"--{other} counts another game's rows; a {adapter.TITLE} timing counts {unit}: "
@@ -127,7 +127,7 @@ def _measure(game: str, adapter: ModuleType, engines: tuple[str, ...], seats: tu
              worker_counts: tuple[int, ...], count: int | None, repeat: int, as_json: bool) -> None:
     """Time every case and print it as it finishes (the medians of ``repeat`` timings)."""
     bench: Bench = adapter.BENCH
-    unit, steps_unit = games.plural(adapter.ROW), bench.steps
+    unit, steps_unit = plural(adapter.ROW), bench.steps
     tag = None if game == games.DEFAULT_GAME else game  # the JSON rows name any game but the default one
     compile_s = _warm_up(bench) if "compiled" in engines else None
     if not as_json:

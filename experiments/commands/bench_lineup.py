@@ -23,7 +23,7 @@ from experiments.errors import UsageError
 from experiments.runner import routes
 from experiments.runner.seating import check_specs
 from sim import games
-from sim.contract import check_seats
+from sim.contract import check_seats, plural
 
 PATHS = ("compiled", "reference")
 DEFAULT_COUNT = 2_000
@@ -52,7 +52,7 @@ def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     specs = lineup(args.agents, args.seats, args.game)
     count = count or DEFAULT_COUNT
     paths = PATHS if args.engine is None else (_path_of(args.engine),)
-    unit = games.plural(games.adapter(args.game).ROW)
+    unit = plural(games.adapter(args.game).ROW)
     if not args.json:
         print(f"{games.game(args.game).title}, lineup {';'.join(specs)}: {unit} per CPU second (one core), "
               f"median of {args.repeat} timings after a warm-up.")

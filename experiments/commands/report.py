@@ -1,6 +1,6 @@
 """``knorri-sim report RUN_DIR``: draw every analysis figure of a run as PNG, with a Markdown summary.
 
-The run's manifest names its game, and ``experiments.analysis.reports.report_for``
+The run's manifest names its game, and ``experiments.analysis.generic.report_for``
 gives that game's report: its own, registered by its analysis (Knorri's cut-offs
 and scores, Knockout Whist's seats and dog's lives, Kort's rounds and trump
 holder, each with the bot ladder), or the generic one any game gets from its
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import matplotlib
 
+from experiments.analysis.generic import report_for
 from experiments.analysis.load import RunFolderError, read_manifest, run_game
-from experiments.analysis.reports import report_for
-from sim.games import plural
+from sim.contract import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

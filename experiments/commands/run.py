@@ -42,7 +42,8 @@ from experiments.runner.plan import check_lineups
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
-from sim.games import AgentFailure
+from sim.contract import plural
+from sim.errors import AgentFailure
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
@@ -147,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     print(format_summary(summarise(out, config.game), config.game))
     adapter = games.adapter(config.game)
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
-    print(f"{final['hands_total']:,} {games.plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
+    print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0

@@ -44,8 +44,9 @@ import numpy as np
 from agents.base import Agent, make_agent
 from experiments.runner.seating import checked_agent
 from sim.batch_base import CompiledBatch
-from sim.games import AgentFailure, ChunkColumns, derive_seeds, plural
-from sim.rng import AGENT_STREAM
+from sim.contract import ChunkColumns, plural
+from sim.errors import AgentFailure
+from sim.rng import AGENT_STREAM, derive_seeds
 
 
 def has_act_batch(spec: str, game: str) -> bool:

@@ -25,7 +25,7 @@ from experiments.runner.schema import actions_schema, hand_fields, hands_schema
 from experiments.runner.seating import agent_maker
 from sim import games
 from sim.decision_limit import limit_decisions
-from sim.games import AgentFailure
+from sim.errors import AgentFailure
 
 STUCK_EXIT_CODE = 75  # a Dask worker ended because an agent's decision could not be interrupted
 
@@ -106,7 +106,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
             played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
                                 task.log_actions, task.options, _worker_maker(task.game))
-    except games.AgentFailure as failure:
+    except AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
         raise
@@ -165,10 +165,10 @@ def _worker_maker(game: str) -> AgentMaker:
     return made
 
 
-def _cannot_make(error: AgentSpecError) -> games.AgentFailure:
+def _cannot_make(error: AgentSpecError) -> AgentFailure:
     """The client made every agent of the run before it started (``plan.check_lineups``): a spec a worker cannot
     make is that worker's difference from the client."""
-    return games.AgentFailure(f"worker {socket.gethostname()} (pid {os.getpid()}) cannot make an agent the client "
+    return AgentFailure(f"worker {socket.gethostname()} (pid {os.getpid()}) cannot make an agent the client "
                               f"could: {error}; install the same agent modules on every worker")
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from experiments.runner.chunk import ChunkTask, chunk_matches
 from experiments.runner.routes import play_route
 from sim import games
-from sim.games import ChunkColumns
+from sim.contract import ChunkColumns, plural
 
 LONG_RUN_SECONDS = 180.0  # say how long a run will take when it is longer than this
 LARGE_LOG_BYTES = 1e9  # say how large the action log will be when it is larger than this
@@ -60,7 +60,7 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
         return Estimate(0.0, None, "its size")
     seconds_per_row, decisions_per_row, sampled = _sample(tasks, game, log_actions)
     row = games.adapter(game).ROW
-    basis = f"the CPU time of a sample of {sampled} {games.plural(row) if sampled != 1 else row}"
+    basis = f"the CPU time of a sample of {sampled} {plural(row) if sampled != 1 else row}"
     size = rows * decisions_per_row * ACTION_ROW_BYTES if log_actions else None
     if engine_speed and rate:  # the sample's few rows are all call overhead: the engine's rate and the log's writing
         seconds_per_row = 1 / rate + decisions_per_row * ACTION_ROW_SECONDS

@@ -40,6 +40,7 @@ from experiments.runner.storage import RunFolder, is_url
 from experiments.runner.verify import Record, finished_chunks
 from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
 from sim import games
+from sim.contract import extra_tables
 
 __all__ = ["CodeChanged", "DaskWorkers", "LocalWorkers", "RunInterrupted", "RunPlan", "RunStopped", "check_code",
            "execute", "plan_run", "run_experiment", "workers_for"]
@@ -145,7 +146,7 @@ def check_code(plan: RunPlan, manifest: dict[str, Any], finished: set[int] | dic
 
 def run_tables(config: RunConfig) -> list[str]:
     """The folders a run writes a shard in for every chunk: hands, the game's extra tables, actions if logged."""
-    extras = list(games.extra_tables(games.adapter(config.game)))
+    extras = list(extra_tables(games.adapter(config.game)))
     return [storage.HANDS_DIR, *extras, *([storage.ACTIONS_DIR] if config.log_actions else [])]
 
 

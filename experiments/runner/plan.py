@@ -27,8 +27,7 @@ from experiments.runner import routes
 from experiments.runner.config import ConfigError, RunConfig, TableConfig
 from experiments.runner.seating import check_specs
 from sim import games
-from sim.games import derive_seeds
-from sim.rng import derive_seed
+from sim.rng import derive_seed, derive_seeds
 
 # Hands per chunk when the config does not say: about 1/64 of the run, so small runs
 # still spread over the cores, capped so that a kill loses little and the progress

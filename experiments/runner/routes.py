@@ -25,7 +25,7 @@ from experiments.runner import batch_agents
 from experiments.runner.config import ENGINE_ALIASES, ENGINE_CHOICES
 from experiments.runner.seating import agent_maker
 from sim import games
-from sim.games import ChunkColumns
+from sim.contract import ChunkColumns
 from sim.seating import is_engine_lineup
 
 ENGINE, LINEUP, BATCH, REFERENCE = "engine", "lineup", "batch", "reference"

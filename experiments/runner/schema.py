@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim import games
-from sim.games import ColumnSpec
+from sim.contract import ColumnSpec, extra_tables
 
 SCHEMA_VERSION = 1
 
@@ -65,7 +65,7 @@ def game_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
 
 def extra_columns(game: str = games.DEFAULT_GAME) -> dict[str, tuple[ColumnSpec, ...]]:
     """The game's extra tables (name -> the columns its adapter fills); ``{}`` for a game without any."""
-    return games.extra_tables(games.adapter(game))
+    return extra_tables(games.adapter(game))
 
 
 def run_categories(run_id: str, agent_specs: Sequence[str], game: str = games.DEFAULT_GAME) -> dict[str, list[str]]:

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from experiments.runner.storage import HANDS_DIR, RunFolder
 from sim import games
+from sim.contract import plural
 
 Z95 = 1.959964
 
@@ -132,7 +133,7 @@ def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> st
     adapter = games.adapter(game)
     rate_name, reasons = adapter.OUTCOME[1], adapter.SUMMARY_REASONS
     name_width = max([len("agent")] + [len(r.agent) for r in rows])
-    rows_name = "seat-" + games.plural(adapter.ROW)
+    rows_name = "seat-" + plural(adapter.ROW)
     count_width = max(11, len(rows_name))
     header = (f"{'seats':>5}  {'agent':<{name_width}}  {rows_name:>{count_width}}  {'mean score':>10}  "
               f"{'95% CI':>8}  {rate_name:>9}" + "".join(f"  {name:>7}" for name in reasons))

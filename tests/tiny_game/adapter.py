@@ -9,9 +9,16 @@ from typing import Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, OptionSpec, no_first_seat
+from sim.contract import (
+    Bench,
+    ChunkColumns,
+    ColumnSpec,
+    OptionSpec,
+    decision_columns,
+    no_first_seat,
+    places_from_values,
+)
 from sim.errors import GameInputError
-from sim.games import ChunkColumns, ColumnSpec, decision_columns, places_from_values
 from sim.reference_base import play_by_protocol, protocol_fields
 from sim.seating import DecisionLog, play_one_per_seed
 from tiny_game.engine import MAX_SEATS, MIN_SEATS, EndReason, TenGame

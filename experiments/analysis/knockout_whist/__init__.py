@@ -5,7 +5,7 @@ row is a whole game: ``load`` (one or several run folders as two tidy tables),
 ``stats`` (every number with a 95% interval over duplicate deals), ``figures``,
 ``report`` (``knorri-sim report RUN_DIR`` on a Knockout Whist run) and ``sample``
 (the small runs the notebook and the tests play). The head-to-head results and
-the openskill ratings are Knorri's (``experiments.analysis.ladder``), ranking
+the openskill ratings are the shared ones (``experiments.analysis.ladder``), ranking
 the seats by when they went out.
 """
 

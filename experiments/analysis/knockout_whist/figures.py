@@ -4,7 +4,7 @@ Each function returns a ``matplotlib.figure.Figure`` made without pyplot (the sa
 headless and in a notebook), with a title, axes labelled with their units and a
 legend. ``group`` is the column whose values get one colour each: ``seats`` for
 a run's tables, ``variant`` for runs of several variants. The ladder's figures
-are Knorri's (``experiments.analysis.figures``), called with ``row="game"``.
+are the shared ones (``experiments.analysis.figures``), called with ``row="game"``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Loading Knockout Whist run folders for analysis: the complete shards, as a games table and a seats table.
 
 A run folder is what ``knorri-sim run --game knockout-whist`` writes; the checks
-are Knorri's (``experiments.analysis.load``): a missing, empty or foreign folder,
+are every game's (``experiments.analysis.load``): a missing, empty or foreign folder,
 another schema version or no complete chunk is one line. Several folders (one run
 per variant, say) load as one ``GameRun``, their tables numbered one after the other:
 
@@ -34,8 +34,8 @@ from experiments.analysis.load import (
     read_shards,
     stack_runs,
 )
+from sim.knockout_whist.adapter import END_REASONS, GAME
 from sim.knockout_whist.encoding import DEFAULT_OPTIONS, FLAG_OPTIONS
-from sim.knockout_whist.simulate import END_REASONS, GAME
 
 DEFAULT_VARIANT = "default"
 

@@ -16,7 +16,7 @@ from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
 from experiments.analysis.knockout_whist.load import GameRun, load_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
-from sim.knockout_whist.simulate import END_REASONS, GAME
+from sim.knockout_whist.adapter import END_REASONS, GAME
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("seat_wins", "Win rate by seat, per seat count, with 95% CIs",

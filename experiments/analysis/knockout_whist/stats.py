@@ -14,8 +14,8 @@ import pandas as pd
 
 from experiments.analysis.knockout_whist.load import GameRun
 from experiments.analysis.stats import cluster_mean_ci, proportion_ci
+from sim.knockout_whist.adapter import END_REASONS
 from sim.knockout_whist.encoding import LAST_HAND
-from sim.knockout_whist.simulate import END_REASONS
 
 BY = ("n_seats",)
 

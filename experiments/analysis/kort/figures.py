@@ -22,7 +22,7 @@ from experiments.analysis.figures import (
     side_offset,
 )
 from experiments.analysis.kort.stats import HOLDER_SPLITS
-from sim.kort.simulate import RESULTS
+from sim.kort.adapter import RESULTS
 
 RESULT_NAMES = {"ordinary": "ordinary (1 win)", "kort": "Kort (5)", "at_kort": "At-kort (7)",
                 "bavan_made": "Bavan made (7)", "bavan_failed": "Bavan failed (1)", "trop_failed": "TROP FAILED (1)"}

@@ -41,8 +41,8 @@ from experiments.analysis.load import (
     read_shards,
     stack_runs,
 )
+from sim.kort.adapter import DECLARATIONS, GAME, RESULTS
 from sim.kort.encoding import DEFAULT_OPTIONS, NUM_SEATS, NUM_TEAMS, OPTION_NAMES
-from sim.kort.simulate import DECLARATIONS, GAME, RESULTS
 
 ROUNDS_DIR = "rounds"
 _MATCH_COLUMNS = ("table", "deal_group", "arrangement", "hand_index", *OPTION_NAMES, "rounds", "redeals",

@@ -14,7 +14,7 @@ from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats
 from experiments.analysis.kort.load import KortRun, load_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
-from sim.kort.simulate import GAME, RESULTS
+from sim.kort.adapter import GAME, RESULTS
 
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("round_results", "How rounds end, per table, with 95% CIs (log scale)",

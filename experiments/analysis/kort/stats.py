@@ -14,7 +14,7 @@ import pandas as pd
 
 from experiments.analysis.kort.load import KortRun
 from experiments.analysis.stats import cluster_mean_ci, proportion_ci
-from sim.kort.simulate import RESULTS
+from sim.kort.adapter import RESULTS
 
 BY = ("label",)
 HOLDER_SPLITS: dict[str, tuple[str, str]] = {

@@ -19,7 +19,7 @@ streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's cho
 ``rng[SEAT_STREAMS + s]`` seat s's own, for random playouts), drawn with ``next_u64`` and
 ``below``. Everything else is read through the functions below.
 
-A driver that plays whole hands (``agents.compiled_lineup``) deals with ``deal_hand`` and reads
+A driver that plays whole hands (``agents.knorri.lineup``) deals with ``deal_hand`` and reads
 a finished hand's results as its whole ``ints`` row, which the engine's batch API decodes.
 
 Every function here is compiled with numba and can be called from Python or from an agent's

@@ -153,7 +153,7 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
 def results_from_rows(n_seats: int, seeds: np.ndarray, first: np.ndarray, ints: np.ndarray, held: np.ndarray,
                       log: np.ndarray | None, held_start: int = 0) -> BatchResults:
     """The results of hands from their final ``ints`` rows and held cards (``held[h, held_start + s]``: seat s's), as
-    ``agents.compiled_lineup`` returns them (and ``KnorriBatch.results`` holds them), in one compiled pass."""
+    ``agents.knorri.lineup`` returns them (and ``KnorriBatch.results`` holds them), in one compiled pass."""
     columns = _result_arrays(len(ints), n_seats)
     gather_results(np.ascontiguousarray(ints), np.ascontiguousarray(held), np.int64(held_start), np.int64(n_seats),
                    columns)

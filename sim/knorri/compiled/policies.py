@@ -54,7 +54,7 @@ def random_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndar
 @njit(**config.KERNEL)
 def greedy_policy(seat: int, legal: np.ndarray, n_legal: int, cards_row: np.ndarray,
                   ints_row: np.ndarray, rng: np.ndarray) -> int:
-    """``agents.greedy.greedy_action`` compiled: see that module for the heuristic and its reasons."""
+    """``agents.knorri.greedy.greedy_action`` compiled: see that module for the heuristic and its reasons."""
     if ints_row[I_PHASE] == 1:  # the highest-ranked capture, ties to the higher id
         best = legal[0]
         for i in range(1, n_legal):

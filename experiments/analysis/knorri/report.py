@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis import figures, ladder, reports, stats
-from experiments.analysis.load import CUTOFF_REASONS, PHASE2_CAP, Run, load_run
+from experiments.analysis import ladder, reports
+from experiments.analysis.knorri import figures, stats
+from experiments.analysis.knorri.load import CUTOFF_REASONS, PHASE2_CAP, Run, load_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 
 FIGURES: tuple[FigureSpec, ...] = (

@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 from conftest import DATA, assert_step_refused
-from test_knockout_whist_conformance import vector_options
 
 from experiments.cli import main
+from knockout_whist.test_conformance import vector_options
 from sim.errors import GameInputError, IllegalActionError
 from sim.knockout_whist.compiled.batch import END_REASONS, OBSERVATION_SLICES, KnockoutWhistBatch, play_batch
 from sim.knockout_whist.compiled.state import C_HAND, C_THROWN

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
-from agents.compiled_search import (
+from agents.knorri.loginf import LogInfAgent
+from agents.knorri.playout import CompiledPlayout, PythonPlayout, finish_in_place
+from agents.knorri.search import (
     POLICY_IDS,
     Scratch,
     TreeSearch,
@@ -15,9 +17,7 @@ from agents.compiled_search import (
     most_visited,
     sampled_stock_search,
 )
-from agents.loginf import LogInfAgent
-from agents.playout import CompiledPlayout, PythonPlayout, finish_in_place
-from agents.tracker import KnorriTracker
+from agents.knorri.tracker import KnorriTracker
 from sim.knorri.compiled import position_rows
 from sim.knorri.encoding import TABLE_SIZE
 from sim.knorri.reference import KnorriHand
@@ -149,8 +149,8 @@ def test_phase1_choice_ignores_the_true_stock_order():
 @pytest.mark.parametrize(("n_seats", "spec"), [
     (3, "mcts:iters=40"),
     (5, "mcts:iters=15,rollout=random"),
-    (6, "agents.mcts:MaxnMCTSAgent:iters=40"),
-    (4, "agents.mcts:GreedyOthersMCTSAgent:iters=40,c=1.0"),
+    (6, "agents.knorri.mcts:MaxnMCTSAgent:iters=40"),
+    (4, "agents.knorri.mcts:GreedyOthersMCTSAgent:iters=40,c=1.0"),
 ])
 def test_mcts_plays_only_legal_ids_at_every_seat_count(n_seats, spec):
     """play_hand raises on any illegal id; every seat is MCTS (each opponent model, both playout policies)."""

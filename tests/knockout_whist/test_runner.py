@@ -3,7 +3,7 @@
 Rows follow the documented seeds and equal games played directly; the action log
 replays them; options reach the rows; a lineup of ``random`` plays on the compiled
 engine and writes the rows the reference engine writes (other built-in lineups:
-``test_knockout_whist_compiled_agents.py``); the worker count, a
+``tests/knockout_whist/test_compiled_agents.py``); the worker count, a
 killed and resumed run and a Dask cluster never change a row; the schema is
 documented; bad input is one line.
 """
@@ -27,11 +27,11 @@ from experiments.runner.config import ConfigError, build_config, load_file
 from experiments.runner.execute import run_experiment
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.summary import summarise
-from sim.knockout_whist import simulate
+from sim.knockout_whist import adapter
+from sim.knockout_whist.adapter import HAND_COLUMNS, replay
 from sim.knockout_whist.compiled import batch
 from sim.knockout_whist.encoding import FLAG_OPTIONS
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.knockout_whist.simulate import HAND_COLUMNS, replay
 from sim.rng import derive_seed
 from sim.seating import play_with_agents
 
@@ -186,7 +186,7 @@ def test_only_built_in_seats_make_a_compiled_lineup():
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
         routes.play_matches(GAME, 2, [1], [["runner_fixtures.agents:PythonRandom", "random"]], engine="compiled")
     with pytest.raises(ValueError, match="the engine's own policies play only lineups of random"):
-        simulate.play_matches(2, [1], [["greedy", "random"]], engine="compiled")
+        adapter.play_matches(2, [1], [["greedy", "random"]], engine="compiled")
 
 
 # ----- reproducibility and faults ---------------------------------------------------------------

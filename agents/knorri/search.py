@@ -22,7 +22,7 @@ Two searches, one per phase:
   sample (common random numbers), and the choice with the best mean wins.
 
 ``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
-``loginf`` opponent model, and ``agents.compiled_lineup``'s ``loginf`` seats). Kernels
+``loginf`` opponent model, and ``agents.knorri.lineup``'s ``loginf`` seats). Kernels
 that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
 with it, passing arrays between kernels cost more than the playouts' own work.
 
@@ -144,7 +144,7 @@ def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pref
 
     ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does. With a
     ``RANDOM`` playout, each candidate that does not end the hand draws its playout's seed from
-    ``streams[stream]`` (``local`` is a one-slot scratch), as ``agents.playout.CompiledPlayout`` does.
+    ``streams[stream]`` (``local`` is a one-slot scratch), as ``agents.knorri.playout.CompiledPlayout`` does.
 
     ``known`` (float64[1 + seats]) carries greedy playouts' values from one decision to the next:
     a greedy playout is a function of its position, and the greedy playout from the current

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 from conftest import DATA
-from test_knockout_whist_conformance import first_difference
+from knockout_whist.test_conformance import first_difference
 
 from sim.kort.conformance import play_protocol_match, protocol_line, protocol_trace, reference_line
 from sim.kort.encoding import Options

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
-from agents.compiled_search import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPONENT_MODELS, RANDOM_MODEL
-from agents.opponent_models import Belief, add_choice_evidence, parse_models, parse_prior
-from agents.tracker import KnorriTracker
+from agents.knorri.opponent_models import Belief, add_choice_evidence, parse_models, parse_prior
+from agents.knorri.search import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPONENT_MODELS, RANDOM_MODEL
+from agents.knorri.tracker import KnorriTracker
 from sim.knorri.compiled import position_rows
 from sim.knorri.reference import KnorriHand
 from sim.seating import play_with_agents

@@ -18,7 +18,7 @@ so there is no tree: each sample is an order of the unseen cards (known as a
 set), every capture choice is played out on that same order, and the choice
 with the best mean wins (ties to greedy's choice).
 
-The search runs in compiled code (``agents.compiled_search``) on the compiled engine's
+The search runs in compiled code (``agents.knorri.search``) on the compiled engine's
 rows: the position is read once per decision and every iteration steps a copy
 of it, so 1,000 iterations cost milliseconds.
 
@@ -31,7 +31,7 @@ given), so a hand with its agents is a function of its seed and the specs.
 
 Through ``knorri-sim run`` a lineup of built-in specs (this agent with any
 ``iters``, ``c``, ``rollout`` and ``seed``) plays whole hands in compiled code
-(``agents.compiled_lineup``) with the same searches, budgets, tree capacity, ties and
+(``agents.knorri.lineup``) with the same searches, budgets, tree capacity, ties and
 streams, so it writes this agent's rows, row for row. Phase 1 there searches a deck
 whose face-down part is the unseen cards ascending, as ``_search_phase1`` rebuilds it;
 the engine's true order is never read. A ``time`` budget is spent by the clock, so no
@@ -47,7 +47,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import register
-from agents.compiled_search import (
+from agents.knorri.greedy import greedy_action
+from agents.knorri.opponent_models import DEFAULT_EPS, Belief, parse_models, parse_prior
+from agents.knorri.playout import PLAYOUT_POLICIES
+from agents.knorri.search import (
     OPPONENT_MODELS,
     POLICY_IDS,
     RANDOM_MODEL,
@@ -58,11 +61,8 @@ from agents.compiled_search import (
     most_visited,
     sampled_stock_search,
 )
-from agents.greedy import greedy_action
-from agents.opponent_models import DEFAULT_EPS, Belief, parse_models, parse_prior
-from agents.playout import PLAYOUT_POLICIES
+from agents.knorri.tracker import KnorriTracker
 from agents.sampled_search import CHUNK, check_budget, check_choice
-from agents.tracker import KnorriTracker
 from sim.cards import card_list
 from sim.knorri.compiled import RANDOM, position_rows
 from sim.knorri.reference import KnorriHand
@@ -86,7 +86,7 @@ class MCTSAgent:
                                    "others": str, "models": str, "prior": str, "eps": float, "pick": str}
     # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use:
     # measured 33 s, a cold match of random;greedy;loginf;mcts:iters=10 (numba's compile events summed).
-    COMPILED_CODE: dict[str, float] = {"agents.compiled_search": 33.0}
+    COMPILED_CODE: dict[str, float] = {"agents.knorri.search": 33.0}
 
     def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0,
@@ -209,7 +209,7 @@ register("mcts")(MCTSAgent)
 class MaxnMCTSAgent(MCTSAgent):
     """``mcts`` with every seat searching for itself in the tree (max-n): the opponent model's ablation.
 
-    Not registered; name it by import path, e.g. ``agents.mcts:MaxnMCTSAgent:iters=1000``.
+    Not registered; name it by import path, e.g. ``agents.knorri.mcts:MaxnMCTSAgent:iters=1000``.
     """
 
     def __init__(self, seed: int = 0, **parameters: Any) -> None:
@@ -217,7 +217,7 @@ class MaxnMCTSAgent(MCTSAgent):
 
 
 class GreedyOthersMCTSAgent(MCTSAgent):
-    """``mcts`` with the other seats playing greedy inside the tree (spec ``agents.mcts:GreedyOthersMCTSAgent``)."""
+    """``mcts`` with the other seats playing greedy inside the tree (``agents.knorri.mcts:GreedyOthersMCTSAgent``)."""
 
     def __init__(self, seed: int = 0, **parameters: Any) -> None:
         super().__init__(seed, others="greedy", **parameters)

@@ -18,7 +18,7 @@ caller gives; a lineup of bare ``random`` and ``greedy`` also plays on the batch
 engine's own compiled policies (``sim.knorri.compiled.batch.play_batch``), hand ``k`` of every
 match in one call, with the same rows. Compiled agents with state of their own
 (``loginf``, ``mcts``) are no part of the engine: their lineup player
-(``agents.compiled_lineup``) builds the same columns with ``lineup_columns``. Vectorised
+(``agents.knorri.lineup``) builds the same columns with ``lineup_columns``. Vectorised
 agents (``act_batch``) step ``KnorriBatch`` through the hook ``BATCH_POLICIES``,
 ``start_batch``, ``batch_columns``. Which of these plays a lineup is the runner's
 choice (``experiments.runner.routes``).
@@ -33,9 +33,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, LearningFacts, OptionSpec
+from sim.contract import (
+    Bench,
+    ChunkColumns,
+    ColumnSpec,
+    LearningFacts,
+    OptionSpec,
+    decision_columns,
+    nullable,
+    places_from_values,
+)
 from sim.errors import GameInputError
-from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds, nullable, places_from_values
 from sim.knorri import encoding
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
 from sim.knorri.compiled.encode import END_REASONS
@@ -48,6 +56,7 @@ from sim.knorri.match import hand_seed
 from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knorri.reference import MIN_SEATS as MIN_SEATS
 from sim.knorri.reference import KnorriHand, check_seats
+from sim.rng import derive_seeds
 from sim.seating import (
     AgentPool,
     DecisionLog,

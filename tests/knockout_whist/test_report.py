@@ -13,9 +13,9 @@ from experiments.analysis import ladder
 from experiments.analysis.knockout_whist import load_run, load_runs, sample, stats
 from experiments.analysis.knockout_whist.load import variant_label
 from experiments.analysis.knockout_whist.report import FIGURES
+from experiments.analysis.knorri.load import load_run as load_knorri_run
+from experiments.analysis.knorri.sample import make_small_run as make_knorri_run
 from experiments.analysis.load import RunFolderError
-from experiments.analysis.load import load_run as load_knorri_run
-from experiments.analysis.sample import make_small_run as make_knorri_run
 from experiments.cli import main
 
 

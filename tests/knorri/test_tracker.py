@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import deck_nobody_captures
 
-from agents.greedy import greedy_action
-from agents.tracker import KnorriTracker
+from agents.knorri.greedy import greedy_action
+from agents.knorri.tracker import KnorriTracker
 from sim.cards import to_set
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64

@@ -8,7 +8,7 @@ is asked through its agent's compiled code:
 
 - ``random`` and ``greedy``: the engine's compiled policies (``RandomAgent``'s stream, greedy's rules);
 - ``loginf``: greedy's choice, then in phase 2 every legal action played out with the
-  rollout policy (``agents.compiled_search.lookahead_choice``), exactly as ``LogInfAgent``;
+  rollout policy (``agents.knorri.search.lookahead_choice``), exactly as ``LogInfAgent``;
 - ``mcts``: ``MCTSAgent``'s two searches, ``uct_iterations`` (phase 2) and
   ``sampled_stock_iterations`` (phase 1), with the same budgets, tree capacity and ties.
 
@@ -41,7 +41,9 @@ import numpy as np
 from numba import njit
 
 from agents.base import make_agent, parse_spec, register_lineup
-from agents.compiled_search import (
+from agents.knorri.mcts import NODES_PER_ITERATION
+from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
+from agents.knorri.search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
     ONE_SLOT,
@@ -53,10 +55,9 @@ from agents.compiled_search import (
     sampled_stock_iterations,
     uct_iterations,
 )
-from agents.mcts import NODES_PER_ITERATION
-from agents.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from sim import config
-from sim.games import ChunkColumns, derive_seeds
+from sim.contract import ChunkColumns
+from sim.knorri.adapter import check_options, lineup_columns
 from sim.knorri.compiled import (
     GREEDY,
     RANDOM,
@@ -76,8 +77,7 @@ from sim.knorri.compiled import (
     unseen_cards,
 )
 from sim.knorri.encoding import NUM_ACTIONS, TABLE_SIZE
-from sim.knorri.simulate import check_options, lineup_columns
-from sim.rng import AGENT_STREAM
+from sim.rng import AGENT_STREAM, derive_seeds
 
 LOGINF, MCTS = 3, 4
 """Agent kinds beside the engine's own policies ``RANDOM`` and ``GREEDY`` (whose ids they keep)."""
@@ -205,7 +205,7 @@ def _log_room(hands: int) -> int:
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.PASTED_KERNEL)
 def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_line):
-    """``MCTSAgent``'s pick at the root (``agents.compiled_search.most_visited`` or ``best_line``): most visits, then
+    """``MCTSAgent``'s pick at the root (``agents.knorri.search.most_visited`` or ``best_line``): most visits, then
     the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
     first = child_start[0]
     seat = mover[0]
@@ -354,7 +354,8 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
 @njit(**config.PASTED_KERNEL)
 def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, ints, deck, rng, keys, records, work):
     """Add ``seat``'s choice of ``action`` (before it is applied) to the evidence of every ``mcts`` seat with a
-    posterior (``agents.opponent_models``); the acting greedy or ``loginf`` seat's own choice is the comparison."""
+    posterior (``agents.knorri.opponent_models``); the acting greedy or ``loginf`` seat's own choice is the
+    comparison."""
     (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, _, _, _, _, _, _, _, _,
      _, _, _, _, _, _, _, legal, loglik, _, _, _, look_known) = work
     n_legal = legal_actions(cards, ints, legal)
@@ -461,13 +462,13 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
 class KnorriLineups:
     """Knorri's compiled lineup player, registered on import (``agents`` imports it): every seat
     ``random``, ``greedy``, ``loginf`` or ``mcts`` (not ``time=``), hand k of every match in one ``play_lineup``
-    call, the columns built by the engine's ``sim.knorri.simulate.lineup_columns``."""
+    call, the columns built by the engine's ``sim.knorri.adapter.lineup_columns``."""
 
     names = BUILT_IN
     logs_actions = True
     # The lineup kernel, with the CPU seconds compiling it takes on first use (measured: a cold `knorri-sim run
     # --agents 'random;greedy;loginf;mcts:iters=10' --hands 8 --workers 1` took 24.5 s of CPU, 1.7 s once cached).
-    CODE: dict[str, float] = {"agents.compiled_lineup": 23.0}
+    CODE: dict[str, float] = {"agents.knorri.lineup": 23.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec has a compiled seat (``compiled_seat``)."""

@@ -18,8 +18,8 @@ from experiments.runner.execute import run_experiment
 from experiments.runner.plan import arrangements, check_lineups, table_plans
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.seating import agent_maker
+from sim.knorri.adapter import HAND_COLUMNS, replay
 from sim.knorri.match import play_match
-from sim.knorri.simulate import HAND_COLUMNS, replay
 from sim.rng import derive_seed
 
 
@@ -268,7 +268,7 @@ def test_half_written_files_and_damaged_shards_never_count_as_complete(tmp_path)
 @pytest.mark.parametrize("lineup, match_hands", [(("random",) * 4, 1), (("random", "greedy", "greedy"), 3),
                                                  (("greedy", "random", "random", "random", "random"), 1)])
 def test_compiled_and_reference_engines_give_identical_columns(lineup, match_hands):
-    from sim.knorri.simulate import play_matches
+    from sim.knorri.adapter import play_matches
 
     seeds = [derive_seed(2024, m) for m in range(12)]
     make_agent = agent_maker("knorri")
@@ -300,7 +300,7 @@ def test_the_engine_is_chosen_per_run_changing_no_row_and_no_run_id(tmp_path):
 
 def test_vectorised_seeds_equal_the_scalar_derivation():
     from experiments.runner.plan import match_seeds
-    from sim.games import derive_seeds
+    from sim.rng import derive_seeds
 
     seeds = np.array([0, 1, 2**63 + 5, 2**64 - 1], dtype=np.uint64)
     assert derive_seeds(seeds, 3).tolist() == [derive_seed(int(s), 3) for s in seeds]

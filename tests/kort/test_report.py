@@ -10,14 +10,14 @@ import pytest
 from conftest import ROOT
 
 from experiments.analysis import ladder
+from experiments.analysis.knorri.load import load_run as load_knorri_run
 from experiments.analysis.kort import load_run, load_runs, sample, stats
 from experiments.analysis.kort.load import options_label, team_label
 from experiments.analysis.kort.report import FIGURES
 from experiments.analysis.load import RunFolderError
-from experiments.analysis.load import load_run as load_knorri_run
 from experiments.cli import main
 from experiments.runner.config import build_config, load_file
-from sim.kort.simulate import RESULTS
+from sim.kort.adapter import RESULTS
 
 
 @pytest.fixture(scope="module")

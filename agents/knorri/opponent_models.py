@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from agents.compiled_search import (
+from agents.knorri.search import (
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
     MAXN,

@@ -39,9 +39,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, LearningFacts, OptionSpec, no_first_seat, option_specs
+from sim.contract import (
+    Bench,
+    ChunkColumns,
+    ColumnSpec,
+    LearningFacts,
+    OptionSpec,
+    decision_columns,
+    no_first_seat,
+    option_specs,
+)
 from sim.errors import GameInputError
-from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds
 from sim.kort import tensor
 from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
@@ -59,6 +67,7 @@ from sim.kort.encoding import (
 from sim.kort.reference import KortMatch, as_options
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import RANDOM
+from sim.rng import derive_seeds
 from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
 
 if TYPE_CHECKING:
@@ -98,7 +107,7 @@ ID_DOCS = {
 }
 
 _SEED_DOC = ("the match's seed: KortMatch(options, seed=SEED) deals it, every agent reset with agent_seed(SEED, seat); "
-             "sim.kort.simulate.replay(options, SEED, actions) replays it from the actions table")
+             "sim.kort.adapter.replay(options, SEED, actions) replays it from the actions table")
 _OPTION_COLUMNS = (
     ColumnSpec("target_wins", "uint8", "option target_wins: the wins that end the match (7, or 3 in ranked play)"),
     ColumnSpec("first_holder", "uint8", "option first_holder: the seat holding the trump in the first round"),

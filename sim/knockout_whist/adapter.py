@@ -34,9 +34,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim.agent import AgentMaker
-from sim.contract import Bench, LearningFacts, OptionSpec, no_first_seat, option_specs
+from sim.contract import (
+    Bench,
+    ChunkColumns,
+    ColumnSpec,
+    LearningFacts,
+    OptionSpec,
+    decision_columns,
+    no_first_seat,
+    nullable,
+    option_specs,
+    places_from_values,
+)
 from sim.errors import GameInputError
-from sim.games import ChunkColumns, ColumnSpec, decision_columns, derive_seeds, nullable, places_from_values
 from sim.knockout_whist import tensor
 from sim.knockout_whist.conformance import reference_line
 from sim.knockout_whist.encoding import (
@@ -54,6 +64,7 @@ from sim.knockout_whist.encoding import (
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import GREEDY, RANDOM
+from sim.rng import derive_seeds
 from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
 
 if TYPE_CHECKING:
@@ -94,7 +105,7 @@ OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, OPTION_DOCS, skip=("play
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the game's seed: KnockoutWhistGame(options, seed=SEED) deals it, every agent "
-               "reset with agent_seed(SEED, seat); sim.knockout_whist.simulate.replay(options, SEED, actions) "
+               "reset with agent_seed(SEED, seat); sim.knockout_whist.adapter.replay(options, SEED, actions) "
                "replays it from the actions table"),
     *(ColumnSpec(option.name, "bool", f"option {option.name}: {option.doc}") for option in OPTIONS),
     ColumnSpec("hands_played", "uint8", "hands dealt, 1 to 7 (a rainbow end counts 4)"),

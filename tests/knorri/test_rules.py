@@ -1,6 +1,6 @@
 """Knorri's rules, one test per rule or ruling, each on a scenario fixture from seeds/scenarios/.
 
-Every scenario is also run whole by test_knorri_scenarios.py; here each test
+Every scenario is also run whole by tests/knorri/test_scenarios.py; here each test
 names the rule and asserts the fact that rule is about.
 """
 

@@ -28,10 +28,10 @@ from experiments.runner.execute import run_experiment
 from experiments.runner.plan import arrangements
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.summary import summarise
-from sim.kort import simulate
+from sim.kort import adapter
+from sim.kort.adapter import DECLARATIONS, HAND_COLUMNS, ROUND_COLUMNS, replay
 from sim.kort.compiled import batch
 from sim.kort.reference import KortMatch
-from sim.kort.simulate import DECLARATIONS, HAND_COLUMNS, ROUND_COLUMNS, replay
 from sim.rng import derive_seed
 from sim.seating import play_with_agents
 
@@ -135,7 +135,7 @@ def test_options_reach_the_matches_and_their_rounds(tmp_path):
 def test_the_rounds_record_every_kind_of_result_over_enough_random_matches(tmp_path):
     run_experiment(config(agents=["random"], matches=600), tmp_path / "run")
     rounds = read(tmp_path / "run", "rounds")
-    assert set(rounds.result.astype(str)) == set(simulate.RESULTS)
+    assert set(rounds.result.astype(str)) == set(adapter.RESULTS)
     holder_team = rounds.holder % 2
     kort = rounds[rounds.result == "kort"]
     assert (kort.result_team == kort.holder % 2).all() and (kort.wins == 5).all()
@@ -164,7 +164,7 @@ def test_the_schema_is_typed_and_documented(tmp_path):
                 assert frame[name].dtype == "category", name
             elif not (spec.nullable or spec.per_seat):
                 assert frame[name].dtype == np.dtype(spec.dtype), name
-    assert list(read(tmp_path / "run", "rounds").result.cat.categories) == list(simulate.RESULTS)
+    assert list(read(tmp_path / "run", "rounds").result.cat.categories) == list(adapter.RESULTS)
     doc = markdown_table(game=GAME)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS + ROUND_COLUMNS)
     assert "Table `rounds`" in doc and "`round` | uint8" in doc and "a whole Kort match" in doc

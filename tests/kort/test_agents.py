@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from agents.base import AgentSpecError, RandomAgent, known_agents, make_agent
-from agents.greedy import GreedyAgent as KnorriGreedy
+from agents.knorri.greedy import GreedyAgent as KnorriGreedy
 from agents.kort.greedy import GreedyAgent, greedy_choice
 from agents.kort.tracker import TrackerAgent
 from agents.kort.view import Table

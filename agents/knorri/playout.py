@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agents.greedy import greedy_action
+from agents.knorri.greedy import greedy_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
@@ -64,7 +64,7 @@ def finish_in_place(game: KnorriHand, policy: str, stream: SplitMix64) -> None:
 
 
 class CompiledPlayout:
-    """One compiled playout per call (``agents.compiled_search``) from a phase-2 position (Python for a phase-1 one).
+    """One compiled playout per call (``agents.knorri.search``) from a phase-2 position (Python for a phase-1 one).
 
     The position is read into the compiled engine's rows and played out in one compiled call
     with the same policy; greedy draws nothing at random, so its scores equal
@@ -72,7 +72,7 @@ class CompiledPlayout:
     """
 
     def __init__(self, policy: str = "greedy", seed: int = 0) -> None:
-        from agents import compiled_search  # imported here: the compiled engine is optional
+        from agents.knorri import search as compiled_search  # imported here: the compiled engine is optional
         from sim.knorri.compiled import position_rows
 
         self.policy = _check_policy(policy)

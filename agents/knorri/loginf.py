@@ -15,7 +15,7 @@ cheapest card", because it spends the strong cards a seat needs to follow;
 the look-ahead finds the exceptions instead of a fixed rule.
 
 Through ``knorri-sim run`` a lineup of built-in specs plays in compiled code
-(``agents.compiled_lineup``): the same look-ahead (``agents.compiled_search.lookahead_choice``)
+(``agents.knorri.lineup``): the same look-ahead (``agents.knorri.search.lookahead_choice``)
 on the engine's phase-2 position, which the log makes public, with the playout
 seeds drawn from the same stream (``agent_seed(hand seed, seat)``), so the rows
 are this agent's, row for row. There a greedy playout's result is carried to the
@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.base import register
-from agents.greedy import greedy_action
-from agents.playout import PLAYOUT_POLICIES, make_playout
-from agents.tracker import KnorriTracker
+from agents.knorri.greedy import greedy_action
+from agents.knorri.playout import PLAYOUT_POLICIES, make_playout
+from agents.knorri.tracker import KnorriTracker
 
 
 class LogInfAgent:

@@ -14,7 +14,6 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from test_kort_runner import config, read
 
 from agents.deal_sampling import BINOMIAL
 from agents.kort import lineup
@@ -35,6 +34,7 @@ from agents.kort.values import match_win_chance
 from agents.kort.view import Table
 from experiments.runner import routes
 from experiments.runner.execute import run_experiment
+from kort.test_runner import config, read
 from sim.kort import compiled
 from sim.kort.compiled.state import I_FIRST_VOTER, I_VOTE
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from agents.base import AgentSpecError, RandomAgent, known_agents, make_agent
-from agents.greedy import GreedyAgent as KnorriGreedy
 from agents.knockout_whist.greedy import GreedyAgent, best_card, greedy_action
 from agents.knockout_whist.tracker import KnockoutWhistTracker, TrackerAgent
+from agents.knorri.greedy import GreedyAgent as KnorriGreedy
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
 from experiments.runner.summary import summarise

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import RandomAgent
-from agents.greedy import GreedyAgent, greedy_action
+from agents.knorri.greedy import GreedyAgent, greedy_action
 from sim.knorri.compiled import policies
 from sim.knorri.compiled.state import I_OPENING, I_PHASE, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG
 from sim.knorri.reference import KnorriHand

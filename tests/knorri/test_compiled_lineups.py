@@ -1,4 +1,4 @@
-"""Built-in Knorri lineups on the compiled path (``agents.compiled_lineup``): the reference path's rows, row for row,
+"""Built-in Knorri lineups on the compiled path (``agents.knorri.lineup``): the reference path's rows, row for row,
 searches handed only what the seat may know, and agents by import path kept on the reference path."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from conftest import deck_nobody_captures
 
-import agents.compiled_lineup as compiled_lineup
+import agents.knorri.lineup as compiled_lineup
 from agents.base import make_agent
-from agents.compiled_lineup import decide_at
-from agents.tracker import KnorriTracker
+from agents.knorri.lineup import decide_at
+from agents.knorri.tracker import KnorriTracker
 from experiments.runner import routes
 from sim.cards import card_list
 from sim.knorri import compiled
@@ -167,8 +167,8 @@ def test_every_built_in_lineup_is_compiled(specs):
 
 
 @pytest.mark.parametrize("specs", [
-    ["agents.mcts:MaxnMCTSAgent:iters=20", "loginf", "greedy"],
-    ["agents.loginf:LogInfAgent", "greedy", "greedy"],
+    ["agents.knorri.mcts:MaxnMCTSAgent:iters=20", "loginf", "greedy"],
+    ["agents.knorri.loginf:LogInfAgent", "greedy", "greedy"],
     ["mcts:time=0.01", "greedy", "greedy"],
 ])
 def test_an_import_path_or_a_time_budget_keeps_the_reference_path(specs, monkeypatch):
