@@ -72,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        print("knorri-sim: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:  # a run's says what it kept and how to resume (execute.RunInterrupted)
+        print(f"knorri-sim: {interrupt or 'interrupted'}", file=sys.stderr)
         return 130
 
 

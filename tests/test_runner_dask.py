@@ -117,3 +117,42 @@ def test_a_lost_scheduler_is_one_line_and_the_finished_chunks_are_kept(tmp_path)
     ours = [line for line in stderr.splitlines() if line.startswith("knorri-sim")]
     assert run.returncode == 1 and len(ours) == 1, stderr
     assert "lost the Dask scheduler" in ours[0] and "no data lost" in ours[0] and "--resume" in ours[0]
+
+
+KILLS = 3  # worker processes killed, one at a time, during the run
+
+
+def test_worker_processes_killed_repeatedly_on_a_cluster_still_give_the_local_runs_rows(tmp_path):
+    import threading
+
+    options = {"seats": 3, "hands": 160, "chunk_hands": 8, "seed": 31, "workers": 1}
+    config = build_config({**options, "agents": ["runner_fixtures.agents:Slow"]})
+    out = tmp_path / "dask"
+    killed: list[int] = []
+    done = threading.Event()
+
+    def kill_workers(client) -> None:
+        """SIGKILL one worker process each time two more shards are written, while the run lasts."""
+        while not done.is_set() and len(killed) < KILLS:
+            if len(list((out / "hands").glob("part-*.parquet"))) >= 2 * (len(killed) + 1):
+                pids = sorted(client.run(os.getpid).values())
+                os.kill(pids[len(killed) % len(pids)], signal.SIGKILL)
+                killed.append(pids[len(killed) % len(pids)])
+                client.wait_for_workers(len(pids), timeout=120)  # the nanny has started a new one
+            time.sleep(0.02)
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 2 * KILLS}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        killer = threading.Thread(target=kill_workers, args=(client,), daemon=True)
+        killer.start()
+        try:
+            run_experiment(dataclasses.replace(config, scheduler=cluster.scheduler_address), out)
+        finally:
+            done.set()
+            killer.join(timeout=150)
+    assert len(killed) == KILLS and len(set(killed)) == KILLS
+    run_experiment(build_config({**options, "agents": ["runner_fixtures.agents:PythonRandom"]}), tmp_path / "local")
+    agents = ["run_id", "agent_0", "agent_1", "agent_2"]  # the same play under two names
+    pd.testing.assert_frame_equal(read_hands(out).drop(columns=agents),
+                                  read_hands(tmp_path / "local").drop(columns=agents))

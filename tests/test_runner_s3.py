@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from test_runner_resume import knorri_sim
 
+from experiments.runner.storage import RunFolder
+
 moto_server = pytest.importorskip("moto.server")
 s3fs = pytest.importorskip("s3fs")
 
@@ -35,13 +37,16 @@ def s3():
     server.stop()
 
 
-def read(fs, path, keys):
-    frame = pd.read_parquet(path, filesystem=fs)
+def read(location, table, keys):
+    """A table of a run folder, local or on the store, through the runner's reader (never pyarrow over fsspec)."""
+    frame = RunFolder(location).read_table(table).to_pandas()
     return frame.sort_values(keys).reset_index(drop=True)
 
 
-def test_a_run_on_s3_killed_midway_resumes_to_the_local_runs_rows(tmp_path, s3):
+def test_a_run_on_s3_killed_midway_resumes_to_the_local_runs_rows(tmp_path, s3, monkeypatch):
     env, fs = s3
+    for name, value in env.items():  # this process reads the store too
+        monkeypatch.setenv(name, value)
     url = "s3://runs/first"
     process = knorri_sim("run", *OPTIONS, "--workers", "2", "--out", url, env_extra=env, start_new_session=True)
     deadline = time.monotonic() + 120
@@ -57,13 +62,7 @@ def test_a_run_on_s3_killed_midway_resumes_to_the_local_runs_rows(tmp_path, s3):
 
     resumed = knorri_sim("run", "--resume", url, "--workers", "2", "--no-progress", env_extra=env)
     stdout, stderr = resumed.communicate(timeout=300)
-    if resumed.returncode == -signal.SIGABRT and "terminate called" in stderr:
-        # Seen once in about ten runs on a loaded machine: the resume's process aborted in C++ code as it
-        # exited ("terminate called without an active exception"), not yet understood. A second resume must
-        # then find the run whole or finish it; the rows are checked below either way.
-        resumed = knorri_sim("run", "--resume", url, "--workers", "2", "--no-progress", env_extra=env)
-        stdout, stderr = resumed.communicate(timeout=300)
-    assert resumed.returncode == 0, stderr
+    assert resumed.returncode == 0, stderr  # once in about ten, an abort as it exited (see RunFolder.read_table)
     assert "s3://runs/first/hands" in stdout
 
     local = tmp_path / "local"
@@ -72,7 +71,6 @@ def test_a_run_on_s3_killed_midway_resumes_to_the_local_runs_rows(tmp_path, s3):
     assert whole.returncode == 0, stderr
     fs.invalidate_cache()
     for table, keys in (("hands", ["hand_index"]), ("actions", ["hand_index", "step"])):
-        remote = read(fs, f"runs/first/{table}", keys)
-        pd.testing.assert_frame_equal(remote, read(None, str(local / table), keys))
-    assert list(read(fs, "runs/first/hands", ["hand_index"]).hand_index) == list(range(90))
+        pd.testing.assert_frame_equal(read(url, table, keys), read(local, table, keys))
+    assert list(read(url, "hands", ["hand_index"]).hand_index) == list(range(90))
     assert not fs.exists("runs/first/journal") and not fs.exists("runs/first/.lock")

@@ -263,7 +263,8 @@ def complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
     paths = [path for path in paths if path.is_file()]
     if not paths:
         raise RunFolderError(f"run folder {str(folder)!r} has no complete chunk yet "
-                             f"(0 of {manifest.get('chunks_total', '?')}): let the run finish or resume it")
+                             f"(0 of {manifest.get('chunks_total', '?')}): let the run finish, or resume it with "
+                             f"knorri-sim run --resume {folder}")
     return paths
 
 

@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
     """Load the run's complete chunks, write its game's figures and the summary, and say where they are."""
     matplotlib.use("Agg")
     started = time.perf_counter()
-    game = run_game(read_manifest(Path(args.run_dir)))
+    manifest = read_manifest(Path(args.run_dir))
+    game = run_game(manifest)
     out = Path(args.out) if args.out else Path(args.run_dir) / "report"
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"--out {str(out)!r} is a file: give a folder for the figures and report.md")
@@ -46,4 +47,17 @@ def run(args: argparse.Namespace) -> int:
     shown = f"{sum(1 for path in written if path.suffix == '.png')} figures" + (f", {pages} replays" if pages else "")
     print(f"{loaded.row_count:,} {plural(loaded.row)}{partial}: {shown} and report.md "
           f"written to {out} in {time.perf_counter() - started:.1f} s")
+    if not loaded.complete:
+        print(partial_note(args.run_dir, manifest))
     return 0
+
+
+STOPPED = {"failed": "stopped on an error", "interrupted": "was interrupted",
+           "running": "is still being written, or was killed"}
+
+
+def partial_note(run_dir: str, manifest: dict) -> str:
+    """What to do about a run that is not finished: its chunks are kept, and the command that finishes it."""
+    state = STOPPED.get(str(manifest.get("status")), "is not finished")
+    return (f"this run {state}; its finished chunks are kept: knorri-sim run --resume {run_dir} plays the rest, "
+            "then report again for the whole run")

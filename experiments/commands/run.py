@@ -4,8 +4,10 @@ With no options it runs ``experiments/configs/default.toml`` (Knorri); with only
 ``--game knockout-whist`` or ``--game kort``, ``experiments/configs/knockout_whist.toml``
 or ``kort.toml``. Options
 override the config file's keys; ``--resume DIR`` takes everything from DIR's
-manifest, its game included (only ``--workers``, ``--scheduler`` and
-``--no-progress`` may change).
+manifest, its game included (only ``--workers``, ``--scheduler``,
+``--decision-timeout`` and ``--no-progress`` may change), and refuses to play
+the rest of a run with other code than its finished chunks were made with
+unless ``--accept-changes`` says to (``execute.check_code``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from experiments.runner.config import (
 from experiments.runner.execute import (
     RunPlan,
     RunStopped,
+    check_code,
     check_schema_version,
     execute,
     plan_run,
@@ -95,6 +98,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "or an fsspec URL such as s3://bucket/run, where the workers write their own shards")
     parser.add_argument("--resume", metavar="DIR|URL", help="finish the run in DIR: every table of every chunk is "
                         "checked, and only missing or damaged chunks are played")
+    parser.add_argument("--accept-changes", action="store_true",
+                        help="with --resume: go on although the agents' code, the project's code or numpy, numba "
+                             "or Python changed since the finished chunks were made (refused otherwise), and "
+                             "record the change in the manifest")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the chunks on an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--log-actions", action="store_true", default=None,
@@ -116,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
     """Plan, check, run and summarise. Bad input is exit code 2 with nothing written; a run stopped part-way
     (an agent failed or hung, a worker or the scheduler was lost) is exit code 1, its finished chunks kept."""
     started = time.perf_counter()
+    if args.accept_changes and not args.resume:
+        raise ConfigError("--accept-changes goes with --resume DIR: a new run has no earlier chunks to differ from")
     if args.resume:
         config, out, manifest = _resumed(args)
     else:
@@ -132,15 +141,18 @@ def run(args: argparse.Namespace) -> int:
                               f"config and chunk_hands make {len(plan.chunks)}: the manifest disagrees with itself "
                               "(was it edited?)")
         plan.manifest = manifest
+    done = storage.complete_chunks(out.location, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
+    if manifest is not None:
+        check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
     to_compile = code_to_compile(config, plan.tables)
     notice = compile_notice(to_compile)
     if notice:
         print(notice, file=sys.stderr, flush=True)
-    _say_estimate(plan, out)
+    _say_estimate(plan, done)
     with workers_for(config) as workers:
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
-                            compile_first=bool(to_compile))
+                            compile_first=bool(to_compile), accept_changes=args.accept_changes)
         except RunStopped as error:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
@@ -154,10 +166,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_estimate(plan: RunPlan, out: RunFolder) -> None:
-    """Before a long run, or one writing a large action log, print the estimate on stderr (``estimate.warning``)."""
+def _say_estimate(plan: RunPlan, done: set[int]) -> None:
+    """Before a long run, or one writing a large action log, print the estimate on stderr (``estimate.warning``);
+    ``done``: the chunks already in the folder."""
     config = plan.config
-    done = storage.complete_chunks(out.location, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     if not todo:
         return
@@ -262,7 +274,7 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, 
     clashing = [f"--{opt.replace('_', '-')}" for opt in EXPERIMENT_OPTIONS if getattr(args, opt) is not None]
     if clashing:
         raise ConfigError(f"--resume takes the experiment from its manifest; {clashing[0]} cannot be given with it "
-                          "(only --workers, --scheduler, --decision-timeout and --no-progress can)")
+                          "(only --workers, --scheduler, --decision-timeout, --accept-changes and --no-progress can)")
     out = RunFolder(args.resume)
     try:
         manifest = out.read_manifest() if out.is_dir() else None

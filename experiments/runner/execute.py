@@ -20,11 +20,11 @@ from typing import Any
 from tqdm import tqdm
 from tqdm.auto import tqdm as auto_tqdm
 
-from experiments.runner import routes, storage
+from experiments.runner import fingerprint, routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig
-from experiments.runner.manifest import git_commit, mark, new_manifest, package_versions
+from experiments.runner.manifest import git_commit, mark, new_manifest, now, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
     PYTHON_CHUNK_HANDS,
@@ -42,8 +42,8 @@ from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, Worke
 from sim import games
 from sim.contract import extra_tables
 
-__all__ = ["DaskWorkers", "LocalWorkers", "RunPlan", "RunStopped", "execute", "plan_run", "run_experiment",
-           "workers_for"]
+__all__ = ["CodeChanged", "DaskWorkers", "LocalWorkers", "RunInterrupted", "RunPlan", "RunStopped", "check_code",
+           "execute", "plan_run", "run_experiment", "workers_for"]
 
 
 SCALED_TOTAL = 100_000  # a progress bar counts in k or M from this many rows
@@ -59,6 +59,14 @@ class RunStopped(RuntimeError):
     """An agent failed or workers were lost: the run stopped, finished chunks are kept, ``--resume`` ends it."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped the run: its message says the finished chunks are kept and how to resume."""
+
+
+class CodeChanged(ConfigError):
+    """A resume would play the remaining chunks with other code than the finished ones; one line, exit code 2."""
+
+
 @dataclass
 class RunPlan:
     """A config cut into chunks, with the tasks a worker needs."""
@@ -71,6 +79,7 @@ class RunPlan:
     tables: list[TablePlan] = field(default_factory=list)  # each table's seatings, size and route
     engine_speed: bool = False  # every table's route is the engine's own policies (routes.ENGINE)
     manifest: dict[str, Any] = field(default_factory=dict)
+    code: dict[str, Any] = field(default_factory=dict)  # the code that plays it now (fingerprint.run_code)
 
 
 def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
@@ -87,8 +96,9 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
                        config.out if config.out and is_url(config.out) else None) for c in chunks]
-    plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed)
-    plan.manifest = new_manifest(config, plans, chunks, size)
+    code = fingerprint.run_code([spec for t in config.tables for spec in t.agents], config.game)
+    plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed, code=code)
+    plan.manifest = new_manifest(config, plans, chunks, size, code)
     return plan
 
 
@@ -101,7 +111,7 @@ def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
 
 def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
             resumed: bool = False, compile_first: bool = False, notebook: bool = False,
-            stop: Callable[[Collection[int]], bool] | None = None) -> dict[str, Any]:
+            stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False) -> dict[str, Any]:
     """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
@@ -111,14 +121,16 @@ def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | 
     checked and again after each chunk is written, and when it returns True no other chunk is started, chunks
     still playing are abandoned, and the manifest's status is ``stopped``. Returns the final manifest. Raises
     ``RunStopped`` when an agent fails or workers are lost (every chunk
-    finished by then is written), ``RunFolderBusy`` when another process writes the folder, and
-    ``ConfigError`` when the manifest disagrees with the shards.
+    finished by then is written), ``RunInterrupted`` on Ctrl-C (likewise), ``RunFolderBusy`` when another
+    process writes the folder, ``ConfigError`` when the manifest disagrees with the shards, and
+    ``CodeChanged`` when a resume would mix chunks of other code (``check_code``) unless ``accept_changes``,
+    which goes on and records the change in the manifest's ``code_changes``.
     """
     folder = out if isinstance(out, RunFolder) else RunFolder(out)
     if resumed:
         check_schema_version(plan.manifest, folder)
     with folder.lock():
-        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, stop)
+        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, stop, accept_changes)
 
 
 def check_schema_version(manifest: dict[str, Any], folder: RunFolder) -> None:
@@ -129,6 +141,22 @@ def check_schema_version(manifest: dict[str, Any], folder: RunFolder) -> None:
                           f"version {SCHEMA_VERSION}, so it cannot be resumed: play it again in a new folder")
 
 
+def check_code(plan: RunPlan, manifest: dict[str, Any], finished: set[int] | dict[int, Any], accept_changes: bool,
+               out: RunFolder) -> list[str]:
+    """What changed in the code (``fingerprint.changes``) since the ``finished`` chunks were made, when a resume
+    would play others beside them; empty when nothing would be mixed. A change raises ``CodeChanged`` naming it,
+    unless ``accept_changes``."""
+    if not finished or all(chunk.id in finished for chunk in plan.chunks):
+        return []
+    changed = fingerprint.changes(manifest.get("code"), plan.code)
+    if changed and not accept_changes:
+        raise CodeChanged(f"--resume {str(out)!r}: the code that plays this run changed since its {len(finished)} "
+                          f"finished chunks were made: {'; '.join(changed)}. Resuming would mix rows of both in one "
+                          f"run: start a new run, or go on with knorri-sim run --resume {out} --accept-changes "
+                          "(the change is recorded in the manifest)")
+    return changed
+
+
 def run_tables(config: RunConfig) -> list[str]:
     """The folders a run writes a shard in for every chunk: hands, the game's extra tables, actions if logged."""
     extras = list(extra_tables(games.adapter(config.game)))
@@ -137,14 +165,22 @@ def run_tables(config: RunConfig) -> list[str]:
 
 def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
              resumed: bool, compile_first: bool, notebook: bool,
-             stop: Callable[[Collection[int]], bool] | None = None) -> dict[str, Any]:
+             stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
     out.remove_temporary_files()
     finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
+    todo = [task for task in plan.tasks if task.chunk.id not in finished]
     if resumed:
+        changed = check_code(plan, manifest, finished, accept_changes, out)
+        if changed:
+            manifest.setdefault("code_changes", []).append(
+                {"time": now(), "changes": changed, "chunks_made_before": chunk_ranges(finished),
+                 "code_before": manifest.get("code")})
         manifest.setdefault("resumes", []).append(
-            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": package_versions(), "git": git_commit()})
+            {"time": now(), "versions": package_versions(), "git": git_commit()})
+    if todo:
+        manifest["code"] = plan.code  # what makes the chunks still to play
     manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
     _fold(out, manifest, finished, status="running", error=None)
     stopped = stop is not None and stop(sorted(finished))
@@ -181,6 +217,10 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
         with contextlib.suppress(OSError):
             _fold(out, manifest, new, status="failed", error=reason)
         raise RunStopped(_stopped(reason, manifest, out)) from None
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError):
+            _fold(out, manifest, new, status="interrupted", error="interrupted (Ctrl-C)")
+        raise RunInterrupted(_stopped("interrupted", manifest, out)) from None
     except BaseException:
         _fold(out, manifest, new, status="interrupted")
         raise
@@ -206,6 +246,17 @@ def _fold(out: RunFolder, manifest: dict[str, Any], records: dict[int, Record], 
     manifest["chunks_complete"] = sorted(set(manifest["chunks_complete"]) | set(records))
     out.write_manifest(mark(manifest, **changes))
     out.clear_journal()
+
+
+def chunk_ranges(chunks: Iterable[int]) -> list[list[int]]:
+    """Chunk ids as ``[first, last]`` runs of consecutive ids: a short record of which chunks came before."""
+    ranges: list[list[int]] = []
+    for chunk in sorted(chunks):
+        if ranges and chunk == ranges[-1][1] + 1:
+            ranges[-1][1] = chunk
+        else:
+            ranges.append([chunk, chunk])
+    return ranges
 
 
 def _stopped(reason: str, manifest: dict[str, Any], out: RunFolder) -> str:

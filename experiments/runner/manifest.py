@@ -41,8 +41,9 @@ def git_commit() -> dict[str, Any]:
     return {"commit": commit, "dirty": bool(status.strip())}
 
 
-def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk], chunk_hands: int) -> dict[str, Any]:
-    """The manifest written before the first shard."""
+def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk], chunk_hands: int,
+                 code: dict[str, Any]) -> dict[str, Any]:
+    """The manifest written before the first shard; ``code`` is what plays it (``fingerprint.run_code``)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "game": config.game,
@@ -66,8 +67,10 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "error": None,
         "versions": package_versions(),
         "git": git_commit(),
-        "created": _now(),
-        "updated": _now(),
+        # the code that makes the rows (fingerprint.run_code); --resume refuses to mix chunks of another
+        "code": code,
+        "created": now(),
+        "updated": now(),
         "schema": markdown_table(game=config.game),
     }
 
@@ -75,9 +78,9 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
 def mark(manifest: dict[str, Any], **changes: Any) -> dict[str, Any]:
     """The manifest with ``changes`` applied and its ``updated`` time refreshed."""
     manifest.update(changes)
-    manifest["updated"] = _now()
+    manifest["updated"] = now()
     return manifest
 
 
-def _now() -> str:
+def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")

@@ -4,7 +4,7 @@ Layout of a run folder::
 
     manifest.json            the config, seeds, versions, git commit, schema version, chunks done and their rows
     journal.jsonl            one line per chunk finished since the manifest was last written (folded in later)
-    .lock                    held by the one process writing the run
+    .lock                    held by the one process writing the run (removed when it ends in order)
     hands/part-000042.parquet   the hands of chunk 42 (zstd)
     actions/part-000042.parquet every decision of chunk 42 (only with --log-actions)
     rounds/part-000042.parquet  the rows of a game's extra table, named after it (Kort: its rounds)
@@ -93,7 +93,8 @@ class RunFolder:
 
     @property
     def filesystem(self) -> Any:
-        """The pyarrow/fsspec file system to read the folder's parquet with (None: the local disk)."""
+        """The ``fsspec`` file system of the folder (None: the local disk). Read parquet with ``read_table`` or
+        ``read_shard``, not by passing it to pyarrow (see ``read_table``)."""
         return self.fs
 
     # ----- the folder -----------------------------------------------------------------------------------------
@@ -191,6 +192,39 @@ class RunFolder:
                 return pq.ParquetFile(handle).metadata
         except (OSError, pa.ArrowException):
             return None
+
+    def read_shard(self, table: str, chunk_id: int, columns: list[str] | None = None) -> pa.Table:
+        """One shard's rows (only ``columns``, if given)."""
+        path = self.path(table, shard_name(chunk_id))
+        if self.local:
+            return pq.read_table(path, columns=columns)
+        return pq.read_table(arrow_owned(self.fs.cat_file(path)), columns=columns)
+
+    def read_table(self, table: str, columns: list[str] | None = None) -> pa.Table:
+        """Every finished shard of a table, in chunk order (only ``columns``, if given).
+
+        A folder on an object store is read through ``fsspec`` here, its bytes copied into memory
+        Arrow owns, never by handing the ``fsspec`` file system to pyarrow: a pyarrow scan of Python
+        files leaves buffers that its own threads release after the read returns, and a release
+        that comes as the interpreter exits aborts the process ("terminate called without an
+        active exception"). The same holds for any reader of a run on a store: use this, or
+        ``read_shard`` one chunk at a time.
+        """
+        if self.local:
+            return pq.read_table(self.path(table), columns=columns, partitioning=None)
+        paths = [self.path(table, shard_name(chunk)) for chunk in self.shard_ids(table)]
+        found = self.fs.cat(paths, on_error="raise") if paths else {}
+        shards = [pq.read_table(arrow_owned(found[path]), columns=columns) for path in paths]
+        if not shards:
+            raise FileNotFoundError(f"{self.path(table)} holds no shards")
+        return pa.concat_tables(shards)
+
+    def read_schema(self, table: str, chunk_id: int) -> pa.Schema:
+        """The schema of one shard."""
+        path = self.path(table, shard_name(chunk_id))
+        if self.local:
+            return pq.read_schema(path)
+        return pq.read_schema(arrow_owned(self.fs.cat_file(path)))
 
     def shard_rows(self, table: str, chunk_id: int) -> int:
         """A shard's row count from its footer, or -1 when it is missing or unreadable."""
@@ -318,25 +352,51 @@ class Journal:
 def _file_lock(root: Path, holder: str) -> Iterator[None]:
     try:
         root.mkdir(parents=True, exist_ok=True)
-        handle = open(root / LOCK, "a+", encoding="utf-8")  # noqa: SIM115
     except OSError as error:
-        raise UsageError(f"cannot write the run folder {str(root)!r}: {error.strerror or error} "
-                         f"({error.filename or root}): give a folder you can write") from None
+        raise _unwritable(root, error) from None
+    handle = _locked(root / LOCK, root)
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            other = handle.read().strip() or "another process"
-            raise RunFolderBusy(f"run folder {str(root)!r} is being written by {other}: wait for it to finish "
-                                "or stop it, then --resume") from None
         handle.seek(0)
         handle.truncate()
         handle.write(holder)
         handle.flush()
         yield
     finally:
-        handle.close()  # closing drops the flock; the file stays, so no second writer can lock a twin of it
+        # A run that ends in order (finished, stopped or interrupted) takes its lock file away, still holding
+        # the lock; a killed one leaves it, and the next writer locks it again (the system dropped the lock).
+        with contextlib.suppress(OSError):
+            (root / LOCK).unlink()
+        handle.close()  # closing drops the flock
+
+
+def _locked(path: Path, root: Path) -> Any:
+    """``path`` opened and flocked. A lock file its holder removed as this process opened it is tried again:
+    only the file that the name still names counts, so no two writers can hold twins of it."""
+    while True:
+        try:
+            handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115
+        except OSError as error:
+            raise _unwritable(root, error) from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            other = handle.read().strip() or "another process"
+            handle.close()
+            raise RunFolderBusy(f"run folder {str(root)!r} is being written by {other}: wait for it to finish "
+                                "or stop it, then --resume") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return handle
+        handle.close()
+
+
+def _unwritable(root: Path, error: OSError) -> UsageError:
+    return UsageError(f"cannot write the run folder {str(root)!r}: {error.strerror or error} "
+                      f"({error.filename or root}): give a folder you can write")
 
 
 @contextlib.contextmanager
@@ -376,6 +436,14 @@ def _lease(folder: RunFolder, holder: str) -> Iterator[None]:
         stop.set()
         thread.join()
         folder._remove(LOCK)
+
+
+def arrow_owned(data: bytes) -> pa.BufferReader:
+    """A reader over a copy of ``data`` in memory that Arrow owns: Arrow's threads can drop it at any time, where a
+    buffer over Python bytes must take the interpreter's lock to be released (see ``RunFolder.read_table``)."""
+    buffer = pa.allocate_buffer(len(data))
+    pa.FixedSizeBufferWriter(buffer).write(data)
+    return pa.BufferReader(buffer)
 
 
 def _alive(pid: Any) -> bool:

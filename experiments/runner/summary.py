@@ -26,10 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from experiments.runner.moments import MOMENTS, cluster_moments, mean_ci
-from experiments.runner.storage import HANDS_DIR, RunFolder, shard_name
+from experiments.runner.storage import HANDS_DIR, RunFolder
 from sim import games
 from sim.contract import plural
 
@@ -123,9 +122,8 @@ def shard_summary(out: RunFolder, chunk_id: int, game: str) -> ChunkSummary:
     stored = (metadata.metadata or {}).get(SUMMARY_KEY) if metadata is not None else None
     if stored is not None:
         return json.loads(stored)
-    path = out.path(HANDS_DIR, shard_name(chunk_id))
-    names = pq.read_schema(path, filesystem=out.filesystem).names
-    table = pq.read_table(path, columns=summary_columns(game, _width(names)), filesystem=out.filesystem)
+    names = out.read_schema(HANDS_DIR, chunk_id).names  # through the folder: never pyarrow over a Python file
+    table = out.read_shard(HANDS_DIR, chunk_id, summary_columns(game, _width(names)))
     return chunk_summary(table, game)
 
 

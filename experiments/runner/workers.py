@@ -10,7 +10,8 @@ stops with the finished chunks kept.
 
 Local worker processes end when the process that started them dies (a killed
 ``knorri-sim run`` leaves none behind): the kernel sends them SIGKILL
-(``PR_SET_PDEATHSIG`` on Linux) and a thread in each checks its parent too.
+(``PR_SET_PDEATHSIG`` on Linux) and a thread in each checks its parent too. They
+leave Ctrl-C to the run, which stops them.
 """
 
 from __future__ import annotations
@@ -38,7 +39,12 @@ class WorkersLost(RuntimeError):
 
 
 def end_with_parent(parent_pid: int) -> None:
-    """Run in each local worker as it starts: end this process as soon as ``parent_pid`` is gone."""
+    """Run in each local worker as it starts: end this process as soon as ``parent_pid`` is gone.
+
+    A worker ignores SIGINT: Ctrl-C reaches the terminal's whole process group, and the run, which
+    stops its workers, is the one to answer it (with one line, not a traceback from every worker).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -112,3 +112,18 @@ class Dies(RandomAgent):
 
             os.kill(os.getpid(), signal.SIGKILL)
         return super().act(observation, legal)
+
+
+SLOW_SECONDS = 0.002
+
+
+class Slow(RandomAgent):
+    """Plays like ``RandomAgent``, taking ``SLOW_SECONDS`` over each decision: a chunk lasts long enough for a
+    test to kill the worker playing it."""
+
+    def act(self, observation: Any, legal: Sequence[int]) -> int:
+        """A random legal id, after a short sleep."""
+        import time
+
+        time.sleep(SLOW_SECONDS)
+        return super().act(observation, legal)
