@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from experiments.duel.sprt import CONTINUE, Sprt, Verdict, sequential_test
 from experiments.runner import storage
@@ -114,8 +113,7 @@ def chunk_differences(folder: RunFolder, chunk_id: int, design: tuple[DuelSeatin
     the deal's rotations, less B's."""
     seats = len(design[0].seating)
     columns = ["deal_group", "arrangement", *(f"score_{s}" for s in range(seats))]
-    data = pq.read_table(folder.path(storage.HANDS_DIR, storage.shard_name(chunk_id)), columns=columns,
-                         filesystem=folder.filesystem)
+    data = folder.read_shard(storage.HANDS_DIR, chunk_id, columns)  # through the folder, never pyarrow over fsspec
     scores = np.stack([data.column(f"score_{s}").to_numpy() for s in range(seats)], axis=1).astype(np.float64)
     weight = np.zeros((len(design), seats))
     for index, seating in enumerate(design):
