@@ -10,6 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from experiments.cli import main
+from experiments.runner.config import CONFIG_DIR, config_path, config_summary, shipped_configs
+from experiments.runner.storage import read_manifest
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).parent / "knorri-sim"
 
@@ -51,3 +55,20 @@ def test_1_a_users_own_folder_never_shadows_the_harness(tmp_path):
     imported = _in(tmp_path, sys.executable, "-c", "from experiments.analysis.knorri.load import load_run")
     last = imported.stderr.strip().splitlines()[-1]
     assert imported.returncode == 1 and "HarnessShadowedError" in last and theirs in last and ours in last
+
+
+def test_2_a_shipped_config_is_run_by_its_name_and_listed(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # outside the repository: the name finds the installed file
+    assert main(["run", "--list-configs"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    shipped = shipped_configs()
+    assert {"default", "seat_counts", "kort"} <= set(shipped)
+    for name, path in shipped.items():
+        assert any(line.split()[0] == name and config_summary(path) in line for line in listed)
+    assert config_path("seat_counts") == CONFIG_DIR / "seat_counts.yaml"
+    assert main(["run", "--config", "seat_counts", "--seats", "3", "--hands", "6", "--out", "out", "--workers", "1",
+                 "--no-progress"]) == 0
+    assert read_manifest(tmp_path / "out")["config"]["name"] == "seat_counts"
+    assert main(["run", "--config", "seat_count"]) == 2
+    err = capsys.readouterr().err
+    assert "no shipped config has that name" in err and "seat_counts" in err and err.count("\n") == 1

@@ -21,6 +21,7 @@ from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
     ASSIGN_MODES,
+    CONFIG_DIR,
     DECISION_TIMEOUT,
     ENGINE_ALIASES,
     ENGINE_CHOICES,
@@ -28,11 +29,13 @@ from experiments.runner.config import (
     ConfigError,
     RunConfig,
     build_config,
+    config_summary,
     default_experiment,
     from_json,
     game_adapter,
     load_file,
     option_settings,
+    shipped_configs,
     split_agent_specs,
 )
 from experiments.runner.execute import RunPlan, RunStopped, execute, plan_run, run_tables, workers_for
@@ -52,7 +55,8 @@ EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seat
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run``; every one defaults to the config file's value."""
-    parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file (default: "
+    parser.add_argument("--config", metavar="FILE|NAME", help="a TOML or YAML experiment file, or a shipped one "
+                        "by its name, e.g. seat_counts (--list-configs lists them; default: "
                         "experiments/configs/default.toml, or <game>.toml with --game knockout-whist or kort); "
                         "options given here override its keys, the rest (e.g. assign = rotate in the default) "
                         "come from it")
@@ -99,12 +103,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "it cannot play; fast is an old name for it) or reference; every engine writes the "
                              "same rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--list-configs", action="store_true",
+                        help="list the shipped experiment configs, a line each, and exit")
 
 
 def run(args: argparse.Namespace) -> int:
     """Plan, check, run and summarise. Bad input is exit code 2 with nothing written; a run stopped part-way
     (an agent failed or hung, a worker or the scheduler was lost) is exit code 1, its finished chunks kept."""
     started = time.perf_counter()
+    if args.list_configs:
+        _list_configs()
+        return 0
     if args.resume:
         config, out, manifest = _resumed(args)
     else:
@@ -141,6 +150,15 @@ def run(args: argparse.Namespace) -> int:
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0
+
+
+def _list_configs() -> None:
+    """Print each shipped config's name and first comment line, and where it is."""
+    shipped = shipped_configs()
+    width = max(map(len, shipped))
+    for name, path in shipped.items():
+        print(f"{name:<{width}}  {config_summary(path)}")
+    print(f"(in {CONFIG_DIR}; run one with knorri-sim run --config NAME)")
 
 
 def _say_estimate(plan: RunPlan, out: RunFolder) -> None:
