@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from experiments.errors import print_trace
 from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
@@ -140,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
                             compile_first=bool(to_compile))
         except RunStopped as error:
+            print_trace(error.trace, args)
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
