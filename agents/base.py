@@ -69,6 +69,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     spec = spec.strip()
     if not spec:
         raise AgentSpecError("empty agent spec: give a name such as random, or module.path:ClassName")
+    if spec.endswith(":") or "::" in spec:
+        raise AgentSpecError(f"agent spec {spec!r}: nothing follows a ':'; write name:key=value,... or "
+                             "module.path:ClassName, or leave the ':' out")
     name, params = _split_name(spec)
     parsed: dict[str, str] = {}
     if params:

@@ -10,8 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from experiments.analysis.reports import run_names
 from experiments.cli import main
-from experiments.runner.config import CONFIG_DIR, config_path, config_summary, shipped_configs
+from experiments.runner.compiling import compile_notice
+from experiments.runner.config import CONFIG_DIR, DEFAULT_CONFIG, config_path, config_summary, shipped_configs
 from experiments.runner.storage import read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,3 +117,26 @@ def test_5_an_agents_error_names_its_file_and_line_and_debug_prints_the_tracebac
                             env={**os.environ, "PYTHONPATH": str(ROOT), "KNORRI_SIM_DEBUG": "1"})
     assert traced.returncode == 1 and "Traceback (most recent call last)" in traced.stderr
     assert "in explode" in traced.stderr
+
+
+def test_6_messages_say_where_specs_came_from_refuse_empty_pieces_and_quote_cpu_seconds(tmp_path, monkeypatch,
+                                                                                          capsys):
+    monkeypatch.chdir(tmp_path)
+    # --seats alone keeps the default config's four agents: the line names that config
+    assert main(["run", "--seats", "3", "--out", "a"]) == 2
+    err = capsys.readouterr().err
+    assert "4 agent specs for 3 seats" in err and str(DEFAULT_CONFIG) in err and err.count("\n") == 1
+    # a trailing colon, and an empty piece between separators, are refused, the piece named
+    assert main(["play", "--agents", "random:"]) == 2
+    assert "agent spec 'random:': nothing follows a ':'" in capsys.readouterr().err
+    assert main(["play", "--agents", "random;;greedy;random"]) == 2
+    assert "piece 2 of 4 (split at ';') is empty" in capsys.readouterr().err
+    # the compile notice quotes measured CPU seconds and says that load matters
+    notice = compile_notice({"agents.knorri.lineup": 23.0})
+    assert "23 s of CPU" in notice and "loaded" in notice
+    # a run configured on the command line is not called the default in its manifest or its report
+    assert main(["run", "--seats", "3", "--agents", "random", "--hands", "6", "--out", "b", "--workers", "1",
+                 "--no-progress"]) == 0
+    manifest = read_manifest(tmp_path / "b")
+    assert manifest["config"]["name"] == "command line"
+    assert "(default)" not in run_names([manifest]) and "(command line)" in run_names([manifest])

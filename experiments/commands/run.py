@@ -30,7 +30,9 @@ from experiments.runner.config import (
     ConfigError,
     RunConfig,
     build_config,
+    config_path,
     config_summary,
+    default_config,
     default_experiment,
     from_json,
     game_adapter,
@@ -184,12 +186,19 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     """The config file (or the default one) with the given options laid over it, checked."""
     given = {key: getattr(args, opt) for opt, key in EXPERIMENT_OPTIONS.items()
              if key and getattr(args, opt) is not None}
+    game = args.game or games.DEFAULT_GAME
     if args.config:
         raw: dict[str, Any] = load_file(args.config)
     else:
-        game_adapter(args.game or games.DEFAULT_GAME, "--game")
-        raw = default_experiment(args.game or games.DEFAULT_GAME)
+        game_adapter(game, "--game")
+        raw = default_experiment(game)
+        if set(given) - {"out"}:  # the experiment is the command line's, not the default's, whatever its name
+            raw["name"] = "command line"
     where = f"config {args.config!r} with options" if args.config else "options"
+    if "seats" in given and "agents" not in given and (raw.get("agents") or raw.get("tables")):
+        # the lineup is the config's: say so, since the user gave only the seat count
+        source = str(config_path(args.config)) if args.config else str(default_config(game))
+        where += f" (--seats without --agents keeps the agents of {source})"
     if "options" in given:
         given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
     if "seats" in given or "agents" in given:

@@ -107,13 +107,16 @@ def split_agent_specs(text: str) -> list[str]:
     comma-separated piece of the form ``key=value`` (an ``=`` before any ``:``)
     continues the spec before it: ``random,mcts:iters=400,c=1.4,greedy`` is three specs.
     """
-    if ";" in text:
-        return [part.strip() for part in text.split(";") if part.strip()]
-    specs: list[str] = []
-    for piece in text.split(","):
-        piece = piece.strip()
+    separator = ";" if ";" in text else ","
+    pieces = [piece.strip() for piece in text.split(separator)]
+    for number, piece in enumerate(pieces, 1):
         if not piece:
-            continue
+            raise ConfigError(f"--agents {text!r}: piece {number} of {len(pieces)} (split at {separator!r}) is empty: "
+                              f"give one spec between each two {separator!r}")
+    if separator == ";":
+        return pieces
+    specs: list[str] = []
+    for piece in pieces:
         continues = "=" in piece and ":" not in piece.split("=", 1)[0]
         if continues and specs:
             specs[-1] += "," + piece
