@@ -5,9 +5,12 @@ the data read elsewhere and a wheel holding only the current tree, and lighter i
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 from experiments.analysis.reports import run_names
@@ -140,3 +143,42 @@ def test_6_messages_say_where_specs_came_from_refuse_empty_pieces_and_quote_cpu_
     manifest = read_manifest(tmp_path / "b")
     assert manifest["config"]["name"] == "command line"
     assert "(default)" not in run_names([manifest]) and "(command line)" in run_names([manifest])
+
+
+def _build_wheel(tree: Path, into: str) -> zipfile.ZipFile:
+    """Build the tree's wheel with pip (build isolation, as ``pip install .`` does) and open it."""
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", into, "."], cwd=tree,
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    return zipfile.ZipFile(next((tree / into).glob("*.whl")))
+
+
+def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tree / name)
+    for name in ("backend", "sim", "agents", "rl", "experiments"):
+        shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+    stray = tree / "sim" / "stray_module.py"
+    stray.write_text('"""A module deleted after the first build."""\n')
+    assert "sim/stray_module.py" in _build_wheel(tree, "first").namelist()
+    stray.unlink()
+    names = _build_wheel(tree, "second").namelist()
+    assert "sim/stray_module.py" not in names and "sim/harness.py" in names
+    assert any(name.endswith("licenses/LICENSE") for name in names)
+    assert not (tree / "build").exists()  # the build happened in a scratch folder, not the source tree
+    license_text = (ROOT / "LICENSE").read_text()
+    assert "MIT License" in license_text and "the knorri-sim authors" in license_text
+
+
+def test_7_the_readmes_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypatch, capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "import duckdb" in block)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", "runs/r1", "--workers", "1",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    exec(compile(snippet, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "end_reason" in printed and "mean_phase2_actions" in printed and "out" in printed
