@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -182,3 +183,20 @@ def test_7_the_readmes_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypat
     exec(compile(snippet, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "end_reason" in printed and "mean_phase2_actions" in printed and "out" in printed
+
+
+def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite_needs():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(extra: str) -> set[str]:
+        return {re.split(r"[<>=\[]", requirement)[0].lower() for requirement in extras[extra]}
+
+    assert set(extras) == {"rl", "s3", "test", "docs", "notebooks"}
+    assert names("rl") == {"pettingzoo", "gymnasium", "open_spiel"}  # nothing for object storage
+    assert names("s3") == {"moto", "s3fs", "fsspec"}
+    assert {"ipykernel", "ipywidgets"} <= names("notebooks")
+    assert names("docs") == {"mkdocs-material", "mkdocstrings"} and "mkdocstrings[python]>=0.25" in extras["docs"]
+    assert "knorri-sim[rl,s3,notebooks]" in extras["test"]
+    assert "pip install -q -e '.[test]'" in (ROOT / ".ci" / "run").read_text()
+    notebooks_readme = (ROOT / "notebooks" / "README.md").read_text()
+    assert "pip install -e '.[notebooks]'" in notebooks_readme and "'.[test]'" not in notebooks_readme
