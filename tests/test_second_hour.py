@@ -159,7 +159,7 @@ def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
     tree.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, tree / name)
-    for name in ("backend", "sim", "agents", "rl", "experiments"):
+    for name in ("backend", "sim", "agents", "rl", "experiments", "seeds", "docs"):
         shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
     stray = tree / "sim" / "stray_module.py"
     stray.write_text('"""A module deleted after the first build."""\n')
@@ -168,6 +168,8 @@ def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
     names = _build_wheel(tree, "second").namelist()
     assert "sim/stray_module.py" not in names and "sim/harness.py" in names
     assert any(name.endswith("licenses/LICENSE") for name in names)
+    for page in ("seeds/knorri.md", "seeds/knockout_whist.md", "seeds/kort.md", "docs/observations.md"):
+        assert f"knorri_sim-0.1.0.data/data/share/knorri-sim/{page}" in names  # what the docstrings point at
     assert not (tree / "build").exists()  # the build happened in a scratch folder, not the source tree
     license_text = (ROOT / "LICENSE").read_text()
     assert "MIT License" in license_text and "the knorri-sim authors" in license_text
