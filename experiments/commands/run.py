@@ -192,7 +192,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     else:
         game_adapter(game, "--game")
         raw = default_experiment(game)
-        if set(given) - {"out"}:  # the experiment is the command line's, not the default's, whatever its name
+        if {"seats", "agents", "assign"} & set(given):  # the lineup is the command line's, not the default's
             raw["name"] = "command line"
     where = f"config {args.config!r} with options" if args.config else "options"
     if "seats" in given and "agents" not in given and (raw.get("agents") or raw.get("tables")):
