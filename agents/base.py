@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.contract import ChunkColumns
 from sim.games import DEFAULT_GAME
+from sim.harness import HARNESS_PACKAGES, put_working_directory_last, shadowing_message, working_directory_copy
 from sim.rng import SplitMix64
 
 __all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpecError", "LineupPlayer", "RandomAgent", "compiled_code",
@@ -70,6 +69,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     spec = spec.strip()
     if not spec:
         raise AgentSpecError("empty agent spec: give a name such as random, or module.path:ClassName")
+    if spec.endswith(":") or "::" in spec:
+        raise AgentSpecError(f"agent spec {spec!r}: nothing follows a ':'; write name:key=value,... or "
+                             "module.path:ClassName, or leave the ':' out")
     name, params = _split_name(spec)
     parsed: dict[str, str] = {}
     if params:
@@ -230,7 +232,8 @@ def _lookup(name: str, spec: str, game: str) -> AgentFactory:
         module_name, _, attr = name.partition(":")
         if module_name in names:  # e.g. mcts:iters, a registered name with a parameter lacking its value
             raise AgentSpecError(f"agent spec {spec!r}: parameter {attr!r} is not key=value")
-        _put_working_directory_on_path()
+        _refuse_a_harness_name(spec, module_name)
+        put_working_directory_last()
         try:
             module = importlib.import_module(module_name)
         except Exception as error:  # any import failure is the user's spec to fix
@@ -245,8 +248,10 @@ def _lookup(name: str, spec: str, game: str) -> AgentFactory:
     )
 
 
-def _put_working_directory_on_path() -> None:
-    """Let ``mybot:MyBot`` find ``./mybot.py`` under the console script too (``python -m`` already does)."""
-    cwd = os.getcwd()
-    if cwd not in sys.path and "" not in sys.path:
-        sys.path.append(cwd)
+def _refuse_a_harness_name(spec: str, module_name: str) -> None:
+    """A spec whose module starts with a harness package's name while the working directory holds a module or
+    folder of that name: the harness's package is the one imported, so refuse, naming both paths."""
+    top = module_name.partition(".")[0]
+    theirs = working_directory_copy(top) if top in HARNESS_PACKAGES else None
+    if theirs is not None:
+        raise AgentSpecError(f"agent spec {spec!r}: {shadowing_message(top, theirs)}")

@@ -1,7 +1,7 @@
 """The ``knorri-sim`` command: one entry point, one module per subcommand.
 
-Every user-facing error is one line on stderr and a non-zero exit; no tracebacks
-for bad input.
+Every user-facing error is one line on stderr and a non-zero exit: 2 for bad input, 1 when an agent
+failed while playing (its file and line named; ``--debug`` or ``KNORRI_SIM_DEBUG=1`` adds its traceback).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from agents.base import AgentSpecError
-from experiments.errors import UsageError
+from experiments.errors import DEBUG_VARIABLE, UsageError, print_trace
 from sim.cards import CardParseError
 from sim.errors import AgentFailure, GameInputError
 
@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, summary in COMMANDS.items():
         module = importlib.import_module(f"experiments.commands.{name}")
-        module.add_arguments(sub.add_parser(name, help=summary, description=summary))
+        command = sub.add_parser(name, help=summary, description=summary)
+        module.add_arguments(command)
+        command.add_argument("--debug", action="store_true",
+                             help=f"when an agent fails, print its whole traceback too (or set {DEBUG_VARIABLE}=1)")
     return parser
 
 
@@ -67,7 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"experiments.commands.{args.command}")
     try:
         return int(module.run(args) or 0)
-    except (GameInputError, AgentSpecError, CardParseError, UsageError, AgentFailure) as error:
+    except AgentFailure as error:  # the input was fine; an agent failed while playing
+        print_trace(error.trace, args)
+        print(f"knorri-sim: error: {error}", file=sys.stderr)
+        return 1
+    except (GameInputError, AgentSpecError, CardParseError, UsageError) as error:
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 
 class GameInputError(ValueError):
@@ -50,11 +54,32 @@ class AgentFailure(RuntimeError):
     are added to the message when known.
     """
 
-    def __init__(self, message: str, row: int | None = None, replay: str | None = None) -> None:
+    def __init__(self, message: str, row: int | None = None, replay: str | None = None, trace: str = "") -> None:
         super().__init__(message)
         self.message, self.row, self.replay = message, row, replay
         self.hand_index: int | None = None
+        self.trace = trace  # the agent's whole traceback, printed by the command line with --debug
 
     def __str__(self) -> str:
         where = "" if self.hand_index is None else f" (hand_index {self.hand_index})"
         return self.message + where + (f"; replay it with: {self.replay}" if self.replay else "")
+
+
+def agent_location(agent: Any, error: BaseException) -> str:
+    """Where in the agent's own module ``error`` was raised, as ``file:line`` (the innermost frame in that file),
+    or ``""`` when no frame of the traceback is in it."""
+    module = sys.modules.get(type(agent).__module__)
+    source = getattr(module, "__file__", None)
+    if not source:
+        return ""
+    source = str(Path(source).resolve())
+    where = ""
+    for frame in traceback.extract_tb(error.__traceback__):
+        if str(Path(frame.filename).resolve()) == source:
+            where = f"{frame.filename}:{frame.lineno}"
+    return where
+
+
+def full_trace(error: BaseException) -> str:
+    """The exception's whole traceback as text (for ``--debug``)."""
+    return "".join(traceback.format_exception(error))

@@ -20,7 +20,7 @@ import numpy as np
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
-from sim.errors import AgentFailure, GameInputError, IllegalActionError
+from sim.errors import AgentFailure, GameInputError, IllegalActionError, agent_location, full_trace
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seed
 
@@ -118,15 +118,17 @@ class SeatedAgent:
         except ActionTypeError as error:
             raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")) from error
         except (Exception, SystemExit) as error:  # any failure inside a user's agent stops the run, named
-            raise AgentRaised(self.spec, self.seat, f"{described(error)} in {verb}()") from error
+            where = agent_location(self.agent, error)
+            what = f"{described(error)} in {verb}()" + (f" at {where}" if where else "")
+            raise AgentRaised(self.spec, self.seat, what, full_trace(error)) from error
 
 
 class AgentRaised(Exception):
     """An agent's own exception, with the spec and seat it was seated as."""
 
-    def __init__(self, spec: str, seat: int, what: str) -> None:
+    def __init__(self, spec: str, seat: int, what: str, trace: str = "") -> None:
         super().__init__(what)
-        self.spec, self.seat, self.what = spec, seat, what
+        self.spec, self.seat, self.what, self.trace = spec, seat, what, trace
 
 
 class AgentPool:
@@ -175,7 +177,7 @@ def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: st
                            row, replay) from None
     except AgentRaised as error:
         raise AgentFailure(f"agent {error.spec!r} at seat {error.seat} failed in {where}: {error.what}",
-                           row, replay) from None
+                           row, replay, error.trace) from None
 
 
 def replay_command(game: str, n_seats: int, seed: int, seating: Sequence[str],

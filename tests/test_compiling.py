@@ -38,7 +38,9 @@ def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agent
 
 
 def test_the_notice_gives_the_measured_seconds_and_nothing_cached_means_nothing_said(monkeypatch):
-    assert compile_notice({"a": 30.2, "b": 12.5}) == "compiling the engine (first use, about 43 s)"
+    assert compile_notice({"a": 30.2, "b": 12.5}) == (
+        "compiling the engine (first use): it took 43 s of CPU when measured on a quiet machine, and takes longer on "
+        "a loaded one")
     assert compile_notice({}) is None
     config = build_config({"seats": 4, "agents": ["random"], "hands": 4})
     monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: True)
@@ -91,4 +93,5 @@ def test_a_first_run_says_it_compiles_and_a_second_does_not(tmp_path):
             env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
         notices.append(done.stderr)
-    assert notices == ["compiling the engine (first use, about 1 s)\n", ""]
+    assert notices == ["compiling the engine (first use): it took 1 s of CPU when measured on a quiet machine, and "
+                       "takes longer on a loaded one\n", ""]

@@ -7,7 +7,8 @@ Run it against the built-in agents (one line, from the repository root)::
 (``...:HighestCardAgent:low_when_ahead=true`` sets its parameter). A spec is ``module:Class[:key=value,...]``;
 the module is imported from the installed packages or the working directory, so a copy saved as
 ``./mybot.py`` runs as ``mybot:HighestCardAgent``. What each observation field means, for every game:
-``docs/observations.md``.
+``docs/observations.md`` (a wheel installs it, with the rules pages ``seeds/*.md``, under
+``<sys.prefix>/share/knorri-sim/``).
 
 The protocol: ``name``; ``reset(seat, n_seats, seed=None)`` at the start of every hand; ``act(observation,
 legal) -> int``, one of the ascending ``legal`` ids (a Python or NumPy integer; anything else stops the

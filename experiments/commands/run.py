@@ -19,10 +19,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from experiments.errors import print_trace
 from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import (
     ASSIGN_MODES,
+    CONFIG_DIR,
     DECISION_TIMEOUT,
     ENGINE_ALIASES,
     ENGINE_CHOICES,
@@ -30,11 +32,15 @@ from experiments.runner.config import (
     ConfigError,
     RunConfig,
     build_config,
+    config_path,
+    config_summary,
+    default_config,
     default_experiment,
     from_json,
     game_adapter,
     load_file,
     option_settings,
+    shipped_configs,
     split_agent_specs,
 )
 from experiments.runner.execute import (
@@ -64,7 +70,8 @@ EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seat
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run``; every one defaults to the config file's value."""
-    parser.add_argument("--config", metavar="FILE", help="a TOML or YAML experiment file (default: "
+    parser.add_argument("--config", metavar="FILE|NAME", help="a TOML or YAML experiment file, or a shipped one "
+                        "by its name, e.g. seat_counts (--list-configs lists them; default: "
                         "experiments/configs/default.toml, or <game>.toml with --game knockout-whist or kort); "
                         "options given here override its keys, the rest (e.g. assign = rotate in the default) "
                         "come from it")
@@ -117,12 +124,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "it cannot play; fast is an old name for it) or reference; every engine writes the "
                              "same rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--list-configs", action="store_true",
+                        help="list the shipped experiment configs, a line each, and exit")
 
 
 def run(args: argparse.Namespace) -> int:
     """Plan, check, run and summarise. Bad input is exit code 2 with nothing written; a run stopped part-way
     (an agent failed or hung, a worker or the scheduler was lost) is exit code 1, its finished chunks kept."""
     started = time.perf_counter()
+    if args.list_configs:
+        _list_configs()
+        return 0
     if args.accept_changes and not args.resume:
         raise ConfigError("--accept-changes goes with --resume DIR: a new run has no earlier chunks to differ from")
     if args.resume:
@@ -154,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
                             compile_first=bool(to_compile), accept_changes=args.accept_changes)
         except RunStopped as error:
+            print_trace(error.trace, args)
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
@@ -164,6 +177,15 @@ def run(args: argparse.Namespace) -> int:
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
           (" and " if len(folders) > 1 else "") + str(folders[-1]))
     return 0
+
+
+def _list_configs() -> None:
+    """Print each shipped config's name and first comment line, and where it is."""
+    shipped = shipped_configs()
+    width = max(map(len, shipped))
+    for name, path in shipped.items():
+        print(f"{name:<{width}}  {config_summary(path)}")
+    print(f"(in {CONFIG_DIR}; run one with knorri-sim run --config NAME)")
 
 
 def _say_estimate(plan: RunPlan, done: set[int]) -> None:
@@ -187,12 +209,19 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     """The config file (or the default one) with the given options laid over it, checked."""
     given = {key: getattr(args, opt) for opt, key in EXPERIMENT_OPTIONS.items()
              if key and getattr(args, opt) is not None}
+    game = args.game or games.DEFAULT_GAME
     if args.config:
         raw: dict[str, Any] = load_file(args.config)
     else:
-        game_adapter(args.game or games.DEFAULT_GAME, "--game")
-        raw = default_experiment(args.game or games.DEFAULT_GAME)
+        game_adapter(game, "--game")
+        raw = default_experiment(game)
+        if {"seats", "agents", "assign"} & set(given):  # the lineup is the command line's, not the default's
+            raw["name"] = "command line"
     where = f"config {args.config!r} with options" if args.config else "options"
+    if "seats" in given and "agents" not in given and (raw.get("agents") or raw.get("tables")):
+        # the lineup is the config's: say so, since the user gave only the seat count
+        source = str(config_path(args.config)) if args.config else str(default_config(game))
+        where += f" (--seats without --agents keeps the agents of {source})"
     if "options" in given:
         given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
     if "seats" in given or "agents" in given:

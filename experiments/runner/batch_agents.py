@@ -45,7 +45,7 @@ from agents.base import Agent, make_agent
 from experiments.runner.seating import checked_agent
 from sim.batch_base import CompiledBatch
 from sim.contract import ChunkColumns, plural
-from sim.errors import AgentFailure
+from sim.errors import AgentFailure, agent_location, full_trace
 from sim.rng import AGENT_STREAM, derive_seeds
 
 
@@ -180,5 +180,7 @@ def _guard(spec: str, seat: int, where: str, verb: str, call: Callable[..., Any]
     except AgentFailure:
         raise
     except Exception as error:  # any failure inside a user's agent stops the run, named
+        at = agent_location(getattr(call, "__self__", None), error)
         raise AgentFailure(f"agent {spec!r} at seat {seat} failed in {verb}() in {where}: "
-                           f"{type(error).__name__}: {error}") from None
+                           f"{type(error).__name__}: {error}" + (f" at {at}" if at else ""),
+                           trace=full_trace(error)) from None

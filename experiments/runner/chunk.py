@@ -54,6 +54,7 @@ class ChunkFailed:
 
     chunk_id: int
     message: str
+    trace: str = ""  # the agent's whole traceback, for --debug
 
 
 @dataclass
@@ -86,7 +87,7 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
     try:
         result = run_chunk(task)
     except AgentFailure as error:
-        return ChunkFailed(task.chunk.id, str(error))
+        return ChunkFailed(task.chunk.id, str(error), error.trace)
     if task.out is None:
         return result
     from experiments.runner.storage import RunFolder

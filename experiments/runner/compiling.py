@@ -47,4 +47,6 @@ def compile_notice(to_compile: dict[str, float]) -> str | None:
     """The line a run prints when it compiles first (``None`` when nothing is to be compiled)."""
     if not to_compile:
         return None
-    return f"compiling the engine (first use, about {max(1, round(sum(to_compile.values())))} s)"
+    seconds = max(1, round(sum(to_compile.values())))
+    return (f"compiling the engine (first use): it took {seconds} s of CPU when measured on a quiet machine, "
+            "and takes longer on a loaded one")

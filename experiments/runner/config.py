@@ -114,13 +114,16 @@ def split_agent_specs(text: str) -> list[str]:
     comma-separated piece of the form ``key=value`` (an ``=`` before any ``:``)
     continues the spec before it: ``random,mcts:iters=400,c=1.4,greedy`` is three specs.
     """
-    if ";" in text:
-        return [part.strip() for part in text.split(";") if part.strip()]
-    specs: list[str] = []
-    for piece in text.split(","):
-        piece = piece.strip()
+    separator = ";" if ";" in text else ","
+    pieces = [piece.strip() for piece in text.split(separator)]
+    for number, piece in enumerate(pieces, 1):
         if not piece:
-            continue
+            raise ConfigError(f"--agents {text!r}: piece {number} of {len(pieces)} (split at {separator!r}) is empty: "
+                              f"give one spec between each two {separator!r}")
+    if separator == ";":
+        return pieces
+    specs: list[str] = []
+    for piece in pieces:
         continues = "=" in piece and ":" not in piece.split("=", 1)[0]
         if continues and specs:
             specs[-1] += "," + piece
@@ -167,12 +170,42 @@ def game_adapter(name: Any, where: str = "config") -> ModuleType:
         raise ConfigError(f"{where}: {error}") from None
 
 
+CONFIG_SUFFIXES = (".toml", ".yaml", ".yml")
+
+
+def shipped_configs() -> dict[str, Path]:
+    """The experiment files installed with the package (``experiments/configs/``), by name (the file's stem)."""
+    return {path.stem: path for path in sorted(CONFIG_DIR.iterdir()) if path.suffix in CONFIG_SUFFIXES}
+
+
+def config_summary(path: Path) -> str:
+    """A shipped config's opening comment up to its first full stop: what the experiment plays."""
+    words = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        words.append(line.lstrip("# ").strip())
+    text = " ".join(words)
+    end = text.find(". ")
+    return text if end < 0 else text[:end + 1]
+
+
+def config_path(text: str | Path) -> Path:
+    """The config file ``--config`` names: a file's path, else a shipped config's name (``seat_counts``)."""
+    path = Path(text)
+    if path.is_file():
+        return path
+    shipped = shipped_configs()
+    if path.stem in shipped and path.name in (path.stem, shipped[path.stem].name) and len(path.parts) == 1:
+        return shipped[path.stem]
+    raise ConfigError(f"config file {str(path)!r} does not exist, and no shipped config has that name: give a file, "
+                      f"or one of {', '.join(shipped)} (knorri-sim run --list-configs)")
+
+
 def load_file(path: str | Path) -> dict[str, Any]:
-    """The raw keys of a TOML (``.toml``) or YAML (``.yaml``/``.yml``) config file."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
-    if path.suffix not in (".toml", ".yaml", ".yml"):
+    """The raw keys of a TOML (``.toml``) or YAML (``.yaml``/``.yml``) config file, by path or shipped name."""
+    path = config_path(path)
+    if path.suffix not in CONFIG_SUFFIXES:
         raise ConfigError(f"config file {str(path)!r}: use a .toml, .yaml or .yml file")
     try:
         text = path.read_text(encoding="utf-8")

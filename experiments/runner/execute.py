@@ -56,7 +56,12 @@ def scaled_counts(total: int) -> bool:
 
 
 class RunStopped(RuntimeError):
-    """An agent failed or workers were lost: the run stopped, finished chunks are kept, ``--resume`` ends it."""
+    """An agent failed or workers were lost: the run stopped, finished chunks are kept, ``--resume`` ends it.
+    ``trace`` is the failing agent's whole traceback, when an agent stopped it."""
+
+    def __init__(self, message: str, trace: str = "") -> None:
+        super().__init__(message)
+        self.trace = trace
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -231,7 +236,7 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
         journal.close()
     if failure is not None:
         _fold(out, manifest, new, status="failed", error=failure.message)
-        raise RunStopped(_stopped(failure.message, manifest, out))
+        raise RunStopped(_stopped(failure.message, manifest, out), failure.trace)
     manifest["writer_cpu_seconds"] = round(manifest.get("writer_cpu_seconds", 0) + time.process_time() - cpu0, 3)
     _fold(out, manifest, new, status="stopped" if stopped else "complete")
     return manifest

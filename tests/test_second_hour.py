@@ -1,0 +1,204 @@
+"""The second hour of a new user (issue 28), one test per point fixed: a user's own folders never shadow the
+harness, configs by name, errors in a user's agent that name its file and line, messages that do not surprise,
+the data read elsewhere and a wheel holding only the current tree, and lighter installs."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import tomllib
+import zipfile
+from pathlib import Path
+
+from experiments.analysis.reports import run_names
+from experiments.cli import main
+from experiments.runner.compiling import compile_notice
+from experiments.runner.config import CONFIG_DIR, DEFAULT_CONFIG, config_path, config_summary, shipped_configs
+from experiments.runner.storage import read_manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = Path(sys.executable).parent / "knorri-sim"
+
+LOW_BOT = '''
+class LowBot:
+    """Plays the lowest legal id."""
+
+    def __init__(self, seed=0):
+        self.name = "low"
+
+    def reset(self, seat, n_seats, seed=None):
+        pass
+
+    def act(self, observation, legal):
+        return min(legal)
+'''
+
+
+def _in(folder: Path, *argv: str) -> subprocess.CompletedProcess:
+    """Run ``argv`` as a subprocess in ``folder``, with this tree's code on PYTHONPATH as an install would be."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_1_a_users_own_folder_never_shadows_the_harness(tmp_path):
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("")
+    (tmp_path / "agents" / "lowbot.py").write_text(textwrap.dedent(LOW_BOT))
+    (tmp_path / "mybot.py").write_text(textwrap.dedent(LOW_BOT))
+    theirs, ours = str(tmp_path.resolve() / "agents"), str(ROOT / "agents")
+    # the console script: the working directory comes after the harness, so ./mybot.py is found ...
+    played = _in(tmp_path, str(CLI), "play", "--agents", "mybot:LowBot;random;random;random")
+    assert played.returncode == 0, played.stderr
+    # ... and a spec inside the user's agents/ folder is refused in one line naming both folders
+    refused = _in(tmp_path, str(CLI), "play", "--agents", "agents.lowbot:LowBot;random;random;random")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert theirs in refused.stderr and ours in refused.stderr and "rename it" in refused.stderr
+    # python in that folder puts it first on sys.path: importing the harness refuses the folder, naming both
+    imported = _in(tmp_path, sys.executable, "-c", "from experiments.analysis.knorri.load import load_run")
+    last = imported.stderr.strip().splitlines()[-1]
+    assert imported.returncode == 1 and "HarnessShadowedError" in last and theirs in last and ours in last
+
+
+def test_2_a_shipped_config_is_run_by_its_name_and_listed(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # outside the repository: the name finds the installed file
+    assert main(["run", "--list-configs"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    shipped = shipped_configs()
+    assert {"default", "seat_counts", "kort"} <= set(shipped)
+    for name, path in shipped.items():
+        assert any(line.split()[0] == name and config_summary(path) in line for line in listed)
+    assert config_path("seat_counts") == CONFIG_DIR / "seat_counts.yaml"
+    assert main(["run", "--config", "seat_counts", "--seats", "3", "--hands", "6", "--out", "out", "--workers", "1",
+                 "--no-progress"]) == 0
+    assert read_manifest(tmp_path / "out")["config"]["name"] == "seat_counts"
+    assert main(["run", "--config", "seat_count"]) == 2
+    err = capsys.readouterr().err
+    assert "no shipped config has that name" in err and "seat_counts" in err and err.count("\n") == 1
+
+
+BOOM_BOT = '''
+def explode():
+    raise RuntimeError("boom inside act")
+
+
+class Boom:
+    """Raises from a helper of its own module at its third decision."""
+
+    def __init__(self, seed=0):
+        self.name, self.decisions = "boom", 0
+
+    def reset(self, seat, n_seats, seed=None):
+        pass
+
+    def act(self, observation, legal):
+        self.decisions += 1
+        if self.decisions == 3:
+            explode()
+        return legal[0]
+'''
+
+
+def test_5_an_agents_error_names_its_file_and_line_and_debug_prints_the_traceback(tmp_path):
+    bot = tmp_path / "boombot.py"
+    bot.write_text(textwrap.dedent(BOOM_BOT))
+    line = 1 + textwrap.dedent(BOOM_BOT).splitlines().index('    raise RuntimeError("boom inside act")')
+    play = [str(CLI), "play", "--agents", "boombot:Boom;random;random;random"]
+    failed = _in(tmp_path, *play)
+    assert failed.returncode == 1, failed.stderr  # an agent failing is not bad input (2)
+    assert failed.stderr.count("\n") == 1 and f"boom inside act in act() at {bot}:{line}" in failed.stderr
+    debug = _in(tmp_path, *play, "--debug")
+    assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
+    assert "in explode" in debug.stderr and debug.stderr.strip().splitlines()[-1] == failed.stderr.strip()
+    run = [str(CLI), "run", "--seats", "4", "--agents", "boombot:Boom;random;random;random", "--hands", "4",
+           "--workers", "1", "--no-progress"]
+    stopped = _in(tmp_path, *run, "--out", "one")
+    assert stopped.returncode == 1 and f"at {bot}:{line}" in stopped.stderr and "Traceback" not in stopped.stderr
+    traced = subprocess.run([*run, "--out", "two"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "KNORRI_SIM_DEBUG": "1"})
+    assert traced.returncode == 1 and "Traceback (most recent call last)" in traced.stderr
+    assert "in explode" in traced.stderr
+
+
+def test_6_messages_say_where_specs_came_from_refuse_empty_pieces_and_quote_cpu_seconds(tmp_path, monkeypatch,
+                                                                                          capsys):
+    monkeypatch.chdir(tmp_path)
+    # --seats alone keeps the default config's four agents: the line names that config
+    assert main(["run", "--seats", "3", "--out", "a"]) == 2
+    err = capsys.readouterr().err
+    assert "4 agent specs for 3 seats" in err and str(DEFAULT_CONFIG) in err and err.count("\n") == 1
+    # a trailing colon, and an empty piece between separators, are refused, the piece named
+    assert main(["play", "--agents", "random:"]) == 2
+    assert "agent spec 'random:': nothing follows a ':'" in capsys.readouterr().err
+    assert main(["play", "--agents", "random;;greedy;random"]) == 2
+    assert "piece 2 of 4 (split at ';') is empty" in capsys.readouterr().err
+    # the compile notice quotes measured CPU seconds and says that load matters
+    notice = compile_notice({"agents.knorri.lineup": 23.0})
+    assert "23 s of CPU" in notice and "loaded" in notice
+    # a run configured on the command line is not called the default in its manifest or its report
+    assert main(["run", "--seats", "3", "--agents", "random", "--hands", "6", "--out", "b", "--workers", "1",
+                 "--no-progress"]) == 0
+    manifest = read_manifest(tmp_path / "b")
+    assert manifest["config"]["name"] == "command line"
+    assert "(default)" not in run_names([manifest]) and "(command line)" in run_names([manifest])
+
+
+def _build_wheel(tree: Path, into: str) -> zipfile.ZipFile:
+    """Build the tree's wheel with pip (build isolation, as ``pip install .`` does) and open it."""
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", into, "."], cwd=tree,
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    return zipfile.ZipFile(next((tree / into).glob("*.whl")))
+
+
+def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tree / name)
+    for name in ("backend", "sim", "agents", "rl", "experiments", "seeds", "docs"):
+        shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
+    stray = tree / "sim" / "stray_module.py"
+    stray.write_text('"""A module deleted after the first build."""\n')
+    assert "sim/stray_module.py" in _build_wheel(tree, "first").namelist()
+    stray.unlink()
+    names = _build_wheel(tree, "second").namelist()
+    assert "sim/stray_module.py" not in names and "sim/harness.py" in names
+    assert any(name.endswith("licenses/LICENSE") for name in names)
+    for page in ("seeds/knorri.md", "seeds/knockout_whist.md", "seeds/kort.md", "docs/observations.md"):
+        assert f"knorri_sim-0.1.0.data/data/share/knorri-sim/{page}" in names  # what the docstrings point at
+    assert not (tree / "build").exists()  # the build happened in a scratch folder, not the source tree
+    license_text = (ROOT / "LICENSE").read_text()
+    assert "MIT License" in license_text and "the knorri-sim authors" in license_text
+
+
+def test_7_the_readmes_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypatch, capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "import duckdb" in block)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", "runs/r1", "--workers", "1",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    exec(compile(snippet, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "end_reason" in printed and "mean_phase2_actions" in printed and "out" in printed
+
+
+def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite_needs():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(extra: str) -> set[str]:
+        return {re.split(r"[<>=\[]", requirement)[0].lower() for requirement in extras[extra]}
+
+    assert set(extras) == {"rl", "s3", "test", "docs", "notebooks"}
+    assert names("rl") == {"pettingzoo", "gymnasium", "open_spiel"}  # nothing for object storage
+    assert names("s3") == {"moto", "s3fs", "fsspec"}
+    assert {"ipykernel", "ipywidgets"} <= names("notebooks")
+    assert names("docs") == {"mkdocs-material", "mkdocstrings"} and "mkdocstrings[python]>=0.25" in extras["docs"]
+    assert "knorri-sim[rl,s3,notebooks]" in extras["test"]
+    assert "pip install -q -e '.[test]'" in (ROOT / ".ci" / "run").read_text()
+    notebooks_readme = (ROOT / "notebooks" / "README.md").read_text()
+    assert "pip install -e '.[notebooks]'" in notebooks_readme and "'.[test]'" not in notebooks_readme
