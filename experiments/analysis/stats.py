@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -81,43 +80,6 @@ def clustered_wilson(share: float, half: float, rows: int, clusters: int) -> tup
     return share, low, high
 
 
-@dataclass(frozen=True)
-class ClusterMoments:
-    """The sums over clusters that ``cluster_mean_ci`` needs, so a mean and its interval come from an aggregate.
-
-    With ``S_g`` a cluster's sum of values and ``n_g`` its rows: ``total = sum S_g``, ``rows = sum n_g``,
-    ``total_sq = sum S_g^2``, ``cross = sum S_g n_g``, ``rows_sq = sum n_g^2`` over the ``groups`` clusters. A
-    database (DuckDB) computes them over a run too large to hold; with integer values the variance is exact.
-    """
-
-    total: int | float
-    rows: int
-    total_sq: int | float
-    cross: int | float
-    rows_sq: int | float
-    groups: int
-
-    def mean_ci(self) -> tuple[float, float]:
-        """The mean and its 95% half-width, as ``cluster_mean_ci`` gives them (NaN with fewer than two clusters)."""
-        if self.rows == 0:
-            return math.nan, math.nan
-        mean = self.total / self.rows
-        if self.groups < 2:
-            return float(mean), math.nan
-        n = self.rows
-        # sum_g (S_g - mean n_g)^2 * N^2, exact in integers: S2 N^2 - 2 S X N + S^2 R
-        residual = self.total_sq * n * n - 2 * self.total * self.cross * n + self.total * self.total * self.rows_sq
-        variance = self.groups / (self.groups - 1) * max(float(residual / n**4), 0.0)
-        return float(mean), Z95 * math.sqrt(variance)
-
-    def proportion_ci(self) -> tuple[float, float, float]:
-        """The share of hits (values 0 or 1) with its clustered 95% Wilson interval, as ``proportion_ci`` gives it."""
-        if self.rows == 0:
-            return math.nan, math.nan, math.nan
-        share, half = self.mean_ci()
-        return clustered_wilson(share, half, self.rows, self.groups)
-
-
 def wilson_interval(share: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Wilson's score interval for a share observed on ``n`` trials (n may be an effective, fractional size)."""
     if n <= 0:
@@ -135,13 +97,7 @@ def proportion_from_moments(m: dict | pd.Series, scale: int = 1) -> tuple[float,
     if n == 0:
         return math.nan, math.nan, math.nan
     share, half = mean_ci(m, scale)
-    variance = (half / Z95) ** 2 if not math.isnan(half) else math.nan
-    if 0 < share < 1 and variance > 0:
-        effective = min(float(n), share * (1 - share) / variance)
-    else:
-        effective = float(int(m["clusters"]))
-    low, high = wilson_interval(share, effective)
-    return share, low, high
+    return clustered_wilson(share, half, n, int(m["clusters"]))
 
 
 def counts_frame(frame: pd.DataFrame, keys: Sequence[str], name: str) -> pd.DataFrame:

@@ -33,6 +33,7 @@ from experiments.analysis.ladder import Rater
 from experiments.analysis.load import RunFolderError, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
 from experiments.runner.execute import run_experiment
+from experiments.runner.moments import mean_ci
 from sim.contract import places_from_values
 
 PAIR_KEYS = ("table", "arrangement", "seed", "first_seat")  # the same deal, seated the same way
@@ -140,7 +141,7 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: CutoffRun, second: Cutof
 def agent_effects(con: duckdb.DuckDBPyConnection, width: int) -> pd.DataFrame:
     """Per seat count and agent, over every paired seat-hand (the temporary table ``pairs``): the mean score in each
     run and the paired difference (second minus first), each with its 95% half-width over deal groups
-    (``ClusterMoments``)."""
+    (cluster moments, ``experiments.runner.moments``)."""
     seats = " UNION ALL ".join(
         f"""SELECT seats, agent_{s} AS agent, t, g, first_{s} AS first, second_{s} AS second
             FROM pairs WHERE agent_{s} IS NOT NULL""" for s in range(width))
@@ -154,7 +155,7 @@ def agent_effects(con: duckdb.DuckDBPyConnection, width: int) -> pd.DataFrame:
     for _, row in frame.iterrows():
         entry = {"seats": int(row["seats"]), "agent": row["agent"], "seat_hands": int(row["rows"])}
         for key in ("first", "second", "diff"):
-            mean, half = moments_of(row, key).mean_ci()
+            mean, half = mean_ci(moments_of(row, key))
             entry[key], entry[f"{key}_ci95"] = mean, half
         rows.append(entry)
     return pd.DataFrame(rows, columns=["seats", "agent", "seat_hands", "first", "first_ci95", "second", "second_ci95",

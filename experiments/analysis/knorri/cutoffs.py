@@ -5,9 +5,10 @@ Nothing here reads a run into memory: DuckDB aggregates the run's complete shard
 (``RUN/hands/part-*.parquet``, only the columns a query names) down to small tables, spilling to a temporary
 folder if it must (``connect``), so a 100M-hand run is read as well as a small one. Every share's 95% interval
 is the project's (``experiments.analysis.stats``): Wilson's on the effective size a cluster-robust variance over
-deal groups gives, from the clusters' sums (``ClusterMoments``). The survival curves and the exponential tail
-fits are ``lifelines``', fed one weighted row per (length, ended or cut off) so their size does not grow with
-the run. The counterfactual (a second run under other options) is ``experiments.analysis.knorri.counterfactual``.
+deal groups gives, from the clusters' sums (the cluster moments of ``experiments.runner.moments``). The
+survival curves and the exponential tail fits are ``lifelines``', fed one weighted row per (length, ended or
+cut off) so their size does not grow with the run. The counterfactual (a second run under other options) is
+``experiments.analysis.knorri.counterfactual``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pyarrow.parquet as pq
 from lifelines import ExponentialFitter, KaplanMeierFitter
 
 from experiments.analysis.load import SEAT_AGENT, chunks_total, complete_shards, lineup_table, read_manifest, run_game
-from experiments.analysis.stats import ClusterMoments
+from experiments.analysis.stats import proportion_from_moments
 from sim import games
 
 ANATOMY_COLUMNS = ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths", "cycle_seats")
@@ -115,15 +116,17 @@ def sql_list(values: tuple[str, ...] | list[str]) -> str:
 
 
 def moments_sql(value: str, key: str) -> str:
-    """The SELECT list of ``ClusterMoments`` of per-cluster columns ``{value}`` (S_g) and ``n`` (n_g), as ``key_*``."""
+    """The SELECT list of the cluster moments of per-cluster columns ``{value}`` (S_g) and ``n`` (n_g), as ``key_*``."""
     return (f"sum({value})::HUGEINT AS {key}_total, sum({value} * {value})::HUGEINT AS {key}_total_sq, "
             f"sum({value} * n)::HUGEINT AS {key}_cross")
 
 
-def moments_of(row: pd.Series, key: str) -> ClusterMoments:
-    """``ClusterMoments`` from a row of a query built with ``moments_sql`` (and ``rows``, ``rows_sq``, ``groups``)."""
-    return ClusterMoments(total=int(row[f"{key}_total"]), rows=int(row["rows"]), total_sq=int(row[f"{key}_total_sq"]),
-                          cross=int(row[f"{key}_cross"]), rows_sq=int(row["rows_sq"]), groups=int(row["groups"]))
+def moments_of(row: pd.Series, key: str) -> dict[str, int]:
+    """The cluster moments (``experiments.runner.moments.MOMENTS``) in a row of a query built with ``moments_sql``
+    (and ``rows``, ``rows_sq``, ``groups``): the six totals the runner's chunk summaries add up too."""
+    return {"n": int(row["rows"]), "total": int(row[f"{key}_total"]), "clusters": int(row["groups"]),
+            "cluster_sq": int(row[f"{key}_total_sq"]), "cluster_cross": int(row[f"{key}_cross"]),
+            "cluster_n_sq": int(row["rows_sq"])}
 
 
 # ----- shares by table --------------------------------------------------------------------------------
@@ -146,10 +149,10 @@ def cutoff_shares(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "h
         table = int(row["t"])
         for i, reason in enumerate(reasons):
             moments_row = moments_of(row, f"h{i}")
-            share, low, high = moments_row.proportion_ci()
+            share, low, high = proportion_from_moments(moments_row)
             rows.append({"table": table, "seats": int(info.loc[table, "seats"]), "lineup": info.loc[table, "lineup"],
-                         "label": info.loc[table, "label"], "reason": reason, "hands": moments_row.rows,
-                         "cutoffs": int(moments_row.total), "share": share, "low": low, "high": high})
+                         "label": info.loc[table, "label"], "reason": reason, "hands": moments_row["n"],
+                         "cutoffs": moments_row["total"], "share": share, "low": low, "high": high})
     return pd.DataFrame(rows, columns=["table", "seats", "lineup", "label", "reason", "hands", "cutoffs", "share",
                                        "low", "high"])
 
