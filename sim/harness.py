@@ -52,6 +52,8 @@ def shadowing_message(name: str, theirs: Path) -> str:
 def refuse_shadowing() -> None:
     """Raise ``HarnessShadowedError`` if any harness package name would import something other than the harness's."""
     for name in HARNESS_PACKAGES:
+        if not harness_path(name).is_dir():
+            continue  # a harness tree without this package (a copy of its engines alone) shadows nothing
         found = found_path(name)
         if found is not None and found != harness_path(name):
             raise HarnessShadowedError(shadowing_message(name, found))
