@@ -12,7 +12,6 @@ import pytest
 
 from experiments.analysis.stats import cluster_mean_ci
 from experiments.cli import main
-from experiments.runner import summary as summary_module
 from experiments.runner.storage import HANDS_DIR, RunFolder
 from experiments.runner.summary import SUMMARY_KEY, chunk_summary, summarise, summary_columns
 from sim import games
@@ -89,7 +88,7 @@ def test_the_summary_reads_footers_only_and_falls_back_to_columns_for_older_shar
     def no_rows(*args, **kwargs):
         raise AssertionError("the summary read rows although every footer holds its statistics")
 
-    monkeypatch.setattr(summary_module.pq, "read_table", no_rows)
+    monkeypatch.setattr(RunFolder, "read_shard", no_rows)
     assert summarise(out) == with_footers
     monkeypatch.undo()
     for path in sorted((out / HANDS_DIR).glob("part-*.parquet")):  # shards as an older run wrote them
@@ -97,8 +96,9 @@ def test_the_summary_reads_footers_only_and_falls_back_to_columns_for_older_shar
         metadata = {k: v for k, v in table.schema.metadata.items() if k != SUMMARY_KEY}
         pq.write_table(table.replace_schema_metadata(metadata), path)
     read = []
-    real = pq.read_table
-    monkeypatch.setattr(summary_module.pq, "read_table", lambda *a, **k: read.append(k["columns"]) or real(*a, **k))
+    real = RunFolder.read_shard
+    monkeypatch.setattr(RunFolder, "read_shard", lambda self, table, chunk, columns=None: read.append(columns)
+                        or real(self, table, chunk, columns))
     assert summarise(out) == with_footers
     assert read and all(columns == summary_columns("knorri", 3) for columns in read)  # its columns alone
 

@@ -117,11 +117,9 @@ def bad_config(tmp_path, name, content: bytes):
     (["run", "--hands", str(10**9), "--chunk-hands", "100"], "at most 1,000,000"),
     (["bench", "--hands", str(10**12)], "at most 10,000,000 per timing"),
     (["play", "--hands", str(10**12)], "at most 10,000 deals"),
-    (["play", "--agents", "runner_fixtures.agents:Raises"], "RuntimeError: this agent always fails in act()"),
-    (["play", "--agents", "runner_fixtures.agents:Exits", "--hands", "3"], "SystemExit: 3 in act()"),
     (["play", "--agents", "runner_fixtures.agents:StartFails"], "failed to start"),
 ])
-def test_bad_input_and_failing_agents_are_one_line_with_exit_2(tmp_path, capsys, argv, says):
+def test_bad_input_and_agents_that_cannot_start_are_one_line_with_exit_2(tmp_path, capsys, argv, says):
     files = {"agents5": bad_config(tmp_path, "a.toml", b"seats = 4\nagents = 5\nhands = 10\n"),
              "latin1": bad_config(tmp_path, "b.toml", 'name = "caf\u00e9"\nhands = 10\n'.encode("latin-1")),
              "file": bad_config(tmp_path, "plain", b"")}
@@ -198,3 +196,13 @@ def test_worker_processes_end_when_the_run_that_started_them_is_killed(tmp_path)
             time.sleep(0.1)
     finally:
         kill_group(run)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["play", "--agents", "runner_fixtures.agents:Raises"], "RuntimeError: this agent always fails in act()"),
+    (["play", "--agents", "runner_fixtures.agents:Exits", "--hands", "3"], "SystemExit: 3 in act()"),
+])
+def test_an_agent_failing_in_play_is_one_line_with_exit_1(capsys, argv, says):
+    assert main(argv) == 1  # as run does; 2 is kept for bad input
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("knorri-sim: error:") and says in err, err
