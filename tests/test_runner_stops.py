@@ -67,3 +67,22 @@ def test_the_report_of_a_failed_run_says_its_chunks_are_kept_and_gives_the_resum
     assert (f"this run stopped on an error; its finished chunks are kept: knorri-sim run --resume {out} plays "
             "the rest") in printed
 
+
+
+def test_an_abandoned_pools_manager_thread_does_not_print_over_the_stop_message(capsys, monkeypatch):
+    import threading
+    from types import SimpleNamespace
+
+    from experiments.runner import workers
+
+    def fails() -> None:
+        raise KeyError(5)  # what loky's manager thread raises when a kill removed a queued work item
+
+    manager, other = threading.Thread(target=fails), threading.Thread(target=fails)
+    seen: list[threading.Thread] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: seen.append(args.thread))
+    workers._silence_manager_thread(SimpleNamespace(_executor_manager_thread=manager))
+    for thread in (manager, other):
+        thread.start()
+        thread.join()
+    assert seen == [other]

@@ -132,7 +132,28 @@ class LocalWorkers:
         except (TerminatedWorkerError, BrokenProcessPool) as error:
             raise WorkersLost(f"a worker process died ({_first_line(error)})") from None
         finally:
+            if not finished:
+                _silence_manager_thread(executor)
             executor.shutdown(wait=finished, kill_workers=not finished)
+
+
+def _silence_manager_thread(executor: Any) -> None:
+    """Keep an abandoned pool's last words off the terminal.
+
+    When a run stops early (Ctrl-C, a failed chunk) the pool is killed with work still queued, and loky's manager
+    thread can then trip over a queue entry the kill removed (a ``KeyError``). The run has already said what it kept,
+    so that thread's exception is not news; every other thread's still reaches the previous hook.
+    """
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is None:
+        return
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if args.thread is not manager:
+            previous(args)
+
+    threading.excepthook = hook
 
 
 class DaskWorkers:
