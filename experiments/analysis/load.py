@@ -20,7 +20,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +116,13 @@ def additive(name: str, keys: Sequence[str], compute: Callable[[Any], pd.DataFra
 ADD_EVERY = 64  # a streamed run's partial frames are summed every this many chunks, so they never pile up
 
 
-def stream_paths(folder: Path, manifest: dict[str, Any], paths: list[Path], load: Callable[[list[Path]], LoadedRun],
-                 partials: Sequence[Partial], kind: type, **rows: Any) -> Any:
+def stream_paths(manifests: Sequence[dict[str, Any]], paths: list[Path], load: Callable[[list[Path]], LoadedRun],
+                 partials: Sequence[Partial], let_go: Sequence[str]) -> Any:
     """Any game's streamed run: ``load([shard])`` each shard as a small run, add its ``partials``, keep none of its
-    rows; ``kind(**rows, ...)`` the run it returns (its row frames ``rows`` set to None)."""
-    agents = sorted({str(spec) for table in manifest["config"]["tables"] for spec in table["agents"]})
+    rows. The run returned is the first chunk's with its row frames (``let_go``, and ``seats``) set to None, its
+    statistics summed over every chunk, and the counts of the whole run: memory stays that of one chunk."""
+    agents = sorted({str(spec) for manifest in manifests for table in manifest["config"]["tables"]
+                     for spec in table["agents"]})
     first = load(paths[:1])
     first.agents = agents
     states = {p.name: p.start(first) for p in partials}
@@ -132,10 +134,10 @@ def stream_paths(folder: Path, manifest: dict[str, Any], paths: list[Path], load
         for p in partials:
             states[p.name] = p.step(states[p.name], chunk)
         del chunk
-    first = None
-    return kind(folder=folder, manifest=manifest, tables=lineup_table(manifest), seats=None,
-                chunks_read=len(paths), chunks_total=chunks_total(manifest, paths), agents=agents,
-                partials={p.name: p.finish(states[p.name]) for p in partials}, rows_read=count, **rows)
+    total = sum(chunks_total(manifest, paths) for manifest in manifests)
+    return replace(first, **dict.fromkeys(let_go), seats=None, chunks_read=len(paths), chunks_total=total,
+                   agents=agents, partials={p.name: p.finish(states[p.name]) for p in partials}, rows_read=count,
+                   _memo={})
 
 
 def open_run(folder: Path, game: str) -> tuple[dict[str, Any], list[Path]]:

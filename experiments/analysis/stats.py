@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from experiments.runner.moments import mean_ci
+from experiments.runner.moments import MOMENTS, grouped_moments, mean_ci
 
 Z95 = 1.959964
 
@@ -105,3 +105,62 @@ def counts_frame(frame: pd.DataFrame, keys: Sequence[str], name: str) -> pd.Data
     if frame.empty:
         return pd.DataFrame(columns=[*keys, name])
     return frame.groupby(list(keys), sort=True, observed=True).size().rename(name).reset_index()
+
+
+ZERO_MOMENTS = dict.fromkeys(MOMENTS, 0)
+"""The cluster moments of no values: what a group without rows of some kind gets."""
+
+
+def histogram_percentile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """``np.percentile(rows, q)`` (linear interpolation) of the rows a histogram counts: ``counts[i]`` rows of
+    ``values[i]`` (ascending), without making the rows."""
+    cumulative = np.cumsum(counts)
+    position = (int(cumulative[-1]) - 1) * q / 100
+    below = math.floor(position)
+    fraction = position - below
+
+    def at(k: int) -> float:
+        return float(values[np.searchsorted(cumulative, min(k, int(cumulative[-1]) - 1), side="right")])
+
+    a, b = at(below), at(below + 1)
+    return a + (b - a) * fraction if fraction < 0.5 else b - (b - a) * (1 - fraction)
+
+
+def tagged_moments(frame: pd.DataFrame, keys: Sequence[str], values: dict[str, np.ndarray], tag: str) -> pd.DataFrame:
+    """``grouped_moments`` per ``keys`` of each named array of ``values`` (one value per row of ``frame``), stacked
+    with the name in column ``tag``: several shares or means over the same rows in one additive frame."""
+    plain = plain_keys(frame, keys)
+    parts = [grouped_moments(plain.assign(_value=np.asarray(value).astype(np.int64)), keys, "_value").assign(
+        **{tag: name}) for name, value in values.items() if len(plain)]
+    parts = [part for part in parts if not part.empty]
+    if not parts:
+        return pd.DataFrame({name: pd.Series(dtype=object) for name in [*keys, tag]}
+                            | {name: pd.Series(dtype=np.int64) for name in MOMENTS})
+    return stacked(parts).astype(dict.fromkeys(MOMENTS, np.int64))
+
+
+def stacked(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Additive frames one under the other, empty ones left out (so they never change a column's type)."""
+    kept = [frame for frame in frames if not frame.empty]
+    return pd.concat(kept, ignore_index=True) if kept else (frames[0] if frames else pd.DataFrame())
+
+
+def grouped_sums(frame: pd.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+    """The sums of ``columns`` per group of ``keys`` (keys as plain values, as ``grouped_moments`` gives them)."""
+    plain = plain_keys(frame, keys, cluster=False)
+    for name in columns:
+        plain[name] = frame[name].to_numpy().astype(np.int64)
+    if plain.empty:
+        return pd.DataFrame(columns=[*keys, *columns])
+    return plain.groupby(list(keys), sort=True).sum().reset_index()
+
+
+def plain_keys(frame: pd.DataFrame, keys: Sequence[str], cluster: bool = True) -> pd.DataFrame:
+    """``frame``'s ``keys`` columns as plain NumPy values (a category as its value), with its clusters."""
+    names = dict.fromkeys([*keys, *(["cluster"] if cluster else [])])
+    return pd.DataFrame({name: frame[name].to_numpy() for name in names}, index=frame.index)
+
+
+def by_keys(frame: pd.DataFrame, keys: Sequence[str]) -> dict[tuple, pd.Series]:
+    """A partial's rows by the tuple of their ``keys``' values."""
+    return {tuple(row[key] for key in keys): row for _, row in frame.iterrows()}

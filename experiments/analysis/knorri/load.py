@@ -75,8 +75,8 @@ def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) ->
 
     folder = Path(folder)
     manifest, paths = open_run(folder, "knorri")
-    return stream_paths(folder, manifest, paths, lambda chunk_paths: _load_paths(folder, manifest, chunk_paths),
-                        knorri_partials() if partials is None else partials, Run, hands=None)
+    return stream_paths([manifest], paths, lambda chunk_paths: _load_paths(folder, manifest, chunk_paths),
+                        knorri_partials() if partials is None else partials, ["hands"])
 
 
 def _load_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> Run:

@@ -6,7 +6,6 @@ same cards (one ``cluster``) are not independent.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,7 +13,7 @@ import pandas as pd
 
 from experiments.analysis.knorri.load import CUTOFF_REASONS, Run
 from experiments.analysis.load import Partial, additive
-from experiments.analysis.stats import counts_frame, proportion_from_moments
+from experiments.analysis.stats import counts_frame, histogram_percentile, proportion_from_moments
 from experiments.runner.moments import MOMENTS, grouped_moments, mean_ci
 
 # ----- cut-offs ---------------------------------------------------------------------------------------
@@ -91,21 +90,6 @@ def phase2_histogram(run: Run) -> pd.DataFrame:
     capped = caps[caps["reason"] == "cap"].set_index("n_seats")["total"].astype(np.int64)
     counts["capped"] = counts["n_seats"].map(capped).fillna(0).astype(np.int64)
     return counts.rename(columns={"n_seats": "seats"})
-
-
-def histogram_percentile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
-    """``np.percentile(rows, q)`` (linear interpolation) of the rows a histogram counts: ``counts[i]`` rows of
-    ``values[i]`` (ascending), without making the rows."""
-    cumulative = np.cumsum(counts)
-    position = (int(cumulative[-1]) - 1) * q / 100
-    below = math.floor(position)
-    fraction = position - below
-
-    def at(k: int) -> float:
-        return float(values[np.searchsorted(cumulative, min(k, int(cumulative[-1]) - 1), side="right")])
-
-    a, b = at(below), at(below + 1)
-    return a + (b - a) * fraction if fraction < 0.5 else b - (b - a) * (1 - fraction)
 
 
 def phase2_length_summary(run: Run) -> pd.DataFrame:
