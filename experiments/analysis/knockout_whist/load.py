@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from experiments.analysis.load import (
     LoadedRun,
+    Partial,
     RunPart,
     chunks_total,
     cluster_ids,
@@ -33,6 +34,7 @@ from experiments.analysis.load import (
     open_run,
     read_shards,
     stack_runs,
+    stream_paths,
 )
 from sim.knockout_whist.adapter import END_REASONS, GAME
 from sim.knockout_whist.encoding import DEFAULT_OPTIONS, FLAG_OPTIONS
@@ -50,7 +52,7 @@ class GameRun(LoadedRun):
 
     folders: list[Path]
     manifests: list[dict[str, Any]]
-    games: pd.DataFrame
+    games: pd.DataFrame | None  # None for a streamed run (``stream_run``)
     row: ClassVar[str] = "game"  # one row of ``games`` is a game; ``seats["game"]`` indexes it
     rank_by: ClassVar[str] = "beaten"  # the ladder ranks seats by the seats they outlasted
 
@@ -79,7 +81,23 @@ def load_run(folder: str | Path) -> GameRun:
 
 def load_runs(folders: Sequence[str | Path]) -> GameRun:
     """Several Knockout Whist runs as one: tables numbered on from run to run, deal groups kept apart."""
-    parts = [_load_one(Path(folder)) for folder in folders]
+    return _combine([_load_one(Path(folder)) for folder in folders])
+
+
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> GameRun:
+    """The run in ``folder`` as its statistics alone: each shard read in turn, its ``partials`` (by default every one
+    the report reads, ``stats.report_partials``) added up, its rows let go; memory stays that of one chunk whatever
+    the run's size, and every statistic equals ``load_run``'s."""
+    from experiments.analysis.knockout_whist.stats import report_partials
+
+    folder = Path(folder)
+    manifest, paths = open_run(folder, GAME)
+    return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
+                        report_partials() if partials is None else partials, ["games"])
+
+
+def _combine(parts: Sequence[RunPart]) -> GameRun:
+    """Loaded parts (runs, or one chunk of a run) as one run."""
     frames = stack_runs([part.frames for part in parts], GameRun.row)
     tables_frame, games_frame = frames["tables"], frames["games"]
     games_frame["lineup"] = games_frame["table"].map(tables_frame.set_index("table")["lineup"])
@@ -99,6 +117,11 @@ def load_runs(folders: Sequence[str | Path]) -> GameRun:
 
 def _load_one(folder: Path) -> RunPart:
     manifest, paths = open_run(folder, GAME)
+    return _read_part(folder, manifest, paths)
+
+
+def _read_part(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> RunPart:
+    """The shards ``paths`` of the run in ``folder`` (all its complete ones, or one chunk's) as a part's frames."""
     data = read_shards(folder, paths, _shard_columns)
     games = _games_frame(data)
     variant = games["variant"].iloc[0]

@@ -14,7 +14,7 @@ import pandas as pd
 from experiments.analysis import ladder, reports
 from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
-from experiments.analysis.knockout_whist.load import GameRun, load_run
+from experiments.analysis.knockout_whist.load import GameRun, stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
 from sim.knockout_whist.adapter import END_REASONS, GAME
 
@@ -32,7 +32,7 @@ FIGURES: tuple[FigureSpec, ...] = (
 def summary_markdown(run: GameRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
     lines = [f"# Knockout Whist run {reports.run_names(run.manifests)}", "",
-             f"- Games: {len(run.games):,} ({reports.read_state(run)}); variant(s): {', '.join(run.variants)}.",
+             f"- Games: {run.row_count:,} ({reports.read_state(run)}); variant(s): {', '.join(run.variants)}.",
              "- Tables: " + "; ".join(run.tables["label"]) + ".",
              reports.zero_sum_line(stats.zero_sum_violations(run), run.row), reports.INTERVAL_SENTENCE, ""]
     by = ("variant", "n_seats") if len(run.variants) > 1 else ("n_seats",)
@@ -96,4 +96,5 @@ def _ladder_lines(run: GameRun) -> list[str]:
     return lines + reports.ratings_lines(run, "each game's placing")
 
 
-REPORT = reports.register_report(GAME, load_run, FIGURES, summary_markdown)
+# the report streams the run (its statistics alone, chunk by chunk): any size in the memory of one chunk
+REPORT = reports.register_report(GAME, stream_run, FIGURES, summary_markdown)

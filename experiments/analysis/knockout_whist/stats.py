@@ -5,57 +5,140 @@ Every interval is a 95% one over deal groups, as for Knorri
 are one cluster. ``by`` names the game columns that split a table of results:
 ``("n_seats",)`` for one run of several tables, ``("variant",)`` or
 ``("variant", "n_seats")`` for runs of several variants loaded together.
+
+Each statistic is read from sufficient statistics (``experiments.analysis.load.Partial``: counts, histograms and
+cluster moments) that add up chunk by chunk, so a streamed run (``load.stream_run``) and a loaded one give the
+same numbers; ``report_partials`` lists those the report reads.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from experiments.analysis.knockout_whist.load import GameRun
-from experiments.analysis.stats import cluster_mean_ci, proportion_ci
+from experiments.analysis.load import Partial, additive
+from experiments.analysis.stats import (
+    ZERO_MOMENTS,
+    by_keys,
+    counts_frame,
+    grouped_sums,
+    histogram_percentile,
+    plain_keys,
+    proportion_from_moments,
+    stacked,
+    tagged_moments,
+)
+from experiments.runner.moments import MOMENTS, grouped_moments, mean_ci
 from sim.knockout_whist.adapter import END_REASONS
 from sim.knockout_whist.encoding import LAST_HAND
 
 BY = ("n_seats",)
+_PARTIALS: dict[tuple[str, tuple[str, ...]], Partial] = {}
+
+
+def _partial(kind: str, by: tuple[str, ...], make: Callable[[tuple[str, ...]], Partial]) -> Partial:
+    """The one partial of ``kind`` split by ``by`` (made once, so a loaded run computes it once)."""
+    key = (kind, tuple(by))
+    if key not in _PARTIALS:
+        _PARTIALS[key] = make(tuple(by))
+    return _PARTIALS[key]
+
+
+def _zero_sum(run: GameRun) -> pd.DataFrame:
+    bad = run.seats.groupby("game")["score"].sum() != 0
+    return pd.DataFrame({"bad": [int(bad.sum())]})
+
+
+ZERO_SUM = additive("zero sum", [], _zero_sum)
 
 
 def zero_sum_violations(run: GameRun) -> int:
     """How many games' scores do not add up to zero (the rulings make every game zero-sum)."""
-    return int((run.seats.groupby("game")["score"].sum() != 0).sum())
+    frame = run.partial(ZERO_SUM)
+    return int(frame["bad"].sum()) if not frame.empty else 0
+
+
+def _seat_wins(by: tuple[str, ...]) -> Partial:
+    keys = list(dict.fromkeys([*by, "seat", "n_seats"]))
+    return additive(f"seat wins by {', '.join(by)}", keys, lambda run: grouped_moments(
+        plain_keys(run.seats, keys).assign(won=run.seats["won"].to_numpy()), keys, "won"))
 
 
 def seat_win_rates(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and seat (0 deals hand 1, 1 leads it): games, wins, win rate with 95% CI, and 1/seats."""
+    moments = run.partial(_partial("seat wins", by, _seat_wins))
     rows = []
-    for key, group in run.seats.groupby([*by, "seat"], sort=True, observed=True):
-        share, low, high = proportion_ci(group["won"].to_numpy(), group["cluster"].to_numpy())
-        rows.append({**dict(zip([*by, "seat"], key, strict=True)), "games": len(group), "wins": int(group["won"].sum()),
+    for key, group in moments.groupby([*by, "seat"], sort=True):
+        m = group[list(MOMENTS)].sum()
+        share, low, high = proportion_from_moments(m)
+        rows.append({**dict(zip([*by, "seat"], key, strict=True)), "games": int(m["n"]), "wins": int(m["total"]),
                      "win_rate": share, "low": low, "high": high, "fair": 1.0 / group["n_seats"].iloc[0]})
-    return _renamed(pd.DataFrame(rows), run)
+    return _renamed(pd.DataFrame(rows), run, [*by, "seat"])
+
+
+def _length_counts(by: tuple[str, ...]) -> Partial:
+    keys = [*by, "hands_played"]
+    return additive(f"game lengths by {', '.join(by)}", keys,
+                    lambda run: counts_frame(plain_keys(run.games, keys, cluster=False), keys, "games"))
 
 
 def game_lengths(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and hands played (1 to 7): games and their share of the group's games."""
-    counts = run.games.groupby([*by, "hands_played"], observed=True).size().rename("games").reset_index()
-    counts["share"] = counts["games"] / counts.groupby(list(by), observed=True)["games"].transform("sum")
-    return _renamed(counts, run)
+    counts = run.partial(_partial("game lengths", by, _length_counts)).astype({"hands_played": np.int64,
+                                                                               "games": np.int64})
+    counts = counts[[*by, "hands_played", "games"]].reset_index(drop=True)
+    counts["share"] = counts["games"] / counts.groupby(list(by))["games"].transform("sum")
+    return _renamed(counts, run, [*by, "hands_played"])
+
+
+def _length_moments(by: tuple[str, ...]) -> Partial:
+    def compute(run: GameRun) -> pd.DataFrame:
+        games = run.games
+        values = {"hands": games["hands_played"].to_numpy()}
+        values |= {reason: (games["end_reason"] == reason).to_numpy() for reason in END_REASONS}
+        return tagged_moments(games, by, values, "measure")
+
+    return additive(f"game length moments by {', '.join(by)}", [*by, "measure"], compute)
 
 
 def game_length_summary(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group: games, hands played (mean with 95% CI, median) and the share of each way a game ends."""
+    moments = by_keys(run.partial(_partial("game length moments", by, _length_moments)), [*by, "measure"])
+    counts = run.partial(_partial("game lengths", by, _length_counts))
     rows = []
-    for key, group in run.games.groupby(list(by), sort=True, observed=True):
-        clusters = group["cluster"].to_numpy()
-        mean, half = cluster_mean_ci(group["hands_played"].to_numpy(), clusters)
-        row = {**_key(by, key), "games": len(group), "mean_hands": mean, "ci95": half,
-               "median_hands": float(group["hands_played"].median()),
-               "all_7_hands": float((group["hands_played"] == LAST_HAND).mean())}
+    for key, group in counts.groupby(list(by), sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        group = group.sort_values("hands_played")
+        lengths, games = group["hands_played"].to_numpy(np.int64), group["games"].to_numpy(np.int64)
+        mean, half = mean_ci(moments[(*key, "hands")])
+        row = {**dict(zip(by, key, strict=True)), "games": int(games.sum()), "mean_hands": mean, "ci95": half,
+               "median_hands": histogram_percentile(lengths, games, 50),
+               "all_7_hands": float(games[lengths == LAST_HAND].sum() / games.sum())}
         for reason in END_REASONS:
-            share, low, high = proportion_ci((group["end_reason"] == reason).to_numpy(), clusters)
+            share, low, high = proportion_from_moments(moments[(*key, reason)])
             row |= {reason: share, f"{reason}_low": low, f"{reason}_high": high}
         rows.append(row)
-    return _renamed(pd.DataFrame(rows), run)
+    return _renamed(pd.DataFrame(rows), run, list(by))
+
+
+def _dog_moments(by: tuple[str, ...]) -> Partial:
+    def compute(run: GameRun) -> pd.DataFrame:
+        games = run.games
+        count = games["dogs_given"].to_numpy().astype(np.int64)
+        parts = [tagged_moments(games, by, {"given": count > 0, "per_game": count}, "measure")]
+        # one row per dog: saved or not, from each game's counts (the games table says how many were saved)
+        saved = np.concatenate([np.arange(n) < s for n, s in zip(count, games["dogs_saved"], strict=True)]
+                               or [np.zeros(0, dtype=bool)])
+        dogs = plain_keys(games, by).loc[games.index.repeat(count)]
+        parts.append(tagged_moments(dogs, by, {"saved": saved}, "measure"))
+        mine = run.seats[run.seats["dog"]]
+        parts.append(tagged_moments(mine, by, {"won": mine["won"].to_numpy()}, "measure"))
+        return stacked(parts)
+
+    return additive(f"dog moments by {', '.join(by)}", [*by, "measure"], compute)
 
 
 def dog_summary(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
@@ -65,24 +148,37 @@ def dog_summary(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     share of dogs whose one card took a trick (so they played on). ``won``:
     share of dogs that won the game. Each with its 95% CI; NaN where no dog was given.
     """
+    moments = run.partial(_partial("dog moments", by, _dog_moments))
+    found = by_keys(moments, [*by, "measure"])
     rows = []
-    dogs = run.seats[run.seats["dog"]]
-    for key, group in run.games.groupby(list(by), sort=True, observed=True):
-        clusters = group["cluster"].to_numpy()
-        given, given_low, given_high = proportion_ci((group["dogs_given"] > 0).to_numpy(), clusters)
-        per_game, per_game_half = cluster_mean_ci(group["dogs_given"].to_numpy(), clusters)
-        # one row per dog: saved or not, from each game's counts (the games table says how many were saved)
-        count = group["dogs_given"].to_numpy()
-        saved_flags = np.concatenate([np.arange(n) < s for n, s in zip(count, group["dogs_saved"], strict=True)]
-                                     or [np.zeros(0, dtype=bool)])
-        saved = proportion_ci(saved_flags, np.repeat(clusters, count))
-        mine = dogs[dogs["game"].isin(group.index)]
-        won = proportion_ci(mine["won"].to_numpy(), mine["cluster"].to_numpy())
-        rows.append({**_key(by, key), "games": len(group), "given": given, "given_low": given_low,
-                     "given_high": given_high, "dogs_per_game": per_game, "dogs_per_game_ci95": per_game_half,
-                     "dogs": int(count.sum()), "saved": saved[0], "saved_low": saved[1], "saved_high": saved[2],
+    for _, group in moments[moments["measure"] == "given"].iterrows():
+        key = tuple(group[name] for name in by)
+        given = proportion_from_moments(group)
+        per_game, per_game_half = mean_ci(found[(*key, "per_game")])
+        saved = proportion_from_moments(found.get((*key, "saved"), ZERO_MOMENTS))
+        won = proportion_from_moments(found.get((*key, "won"), ZERO_MOMENTS))
+        rows.append({**dict(zip(by, key, strict=True)), "games": int(group["n"]), "given": given[0],
+                     "given_low": given[1], "given_high": given[2], "dogs_per_game": per_game,
+                     "dogs_per_game_ci95": per_game_half, "dogs": int(found[(*key, "per_game")]["total"]),
+                     "saved": saved[0], "saved_low": saved[1], "saved_high": saved[2],
                      "won": won[0], "won_low": won[1], "won_high": won[2]})
-    return _renamed(pd.DataFrame(rows), run)
+    return _renamed(pd.DataFrame(rows), run, list(by))
+
+
+def _agent_moments(keys: tuple[str, ...]) -> Partial:
+    groups = list(dict.fromkeys([*keys, "n_seats"]))
+
+    def compute(run: GameRun) -> pd.DataFrame:
+        seats = run.seats
+        frame = tagged_moments(seats, groups, {"score": seats["score"].to_numpy(), "won": seats["won"].to_numpy()},
+                               "measure")
+        places = grouped_sums(seats, groups, ["place"]).assign(measure="place")
+        joined = stacked([frame, places])
+        sums = [*MOMENTS, "place"]
+        joined[sums] = joined[sums].fillna(0).astype(np.int64)
+        return joined
+
+    return additive(f"agent results by {', '.join(keys)}", [*groups, "measure"], compute)
 
 
 def agent_results(run: GameRun, per_table: bool = True) -> pd.DataFrame:
@@ -91,30 +187,48 @@ def agent_results(run: GameRun, per_table: bool = True) -> pd.DataFrame:
     The columns ``table``, ``seats``, ``label``, ``agent``, ``mean``, ``ci95`` are those
     ``figures.ladder_means_figure`` draws (mean score: seats - 1 for a win, -1 otherwise).
     """
-    keys = ["table", "agent"] if per_table else ["n_seats", "agent"]
+    keys = ("table", "agent") if per_table else ("n_seats", "agent")
+    groups = list(dict.fromkeys([*keys, "n_seats"]))
+    moments = run.partial(_partial("agent results", keys, _agent_moments))
+    found = by_keys(moments, [*groups, "measure"])
     rows = []
-    for key, group in run.seats.groupby(keys, sort=True, observed=True):
-        clusters = group["cluster"].to_numpy()
-        mean, half = cluster_mean_ci(group["score"].to_numpy(), clusters)
-        win, win_low, win_high = proportion_ci(group["won"].to_numpy(), clusters)
-        rows.append({**dict(zip(keys, key, strict=True)), "seats": int(group["n_seats"].iloc[0]),
-                     "seat_games": len(group), "mean": mean, "ci95": half, "win_rate": win, "win_low": win_low,
-                     "win_high": win_high, "mean_place": float(group["place"].mean())})
+    for _, m in moments[moments["measure"] == "score"].sort_values(list(keys), kind="stable").iterrows():
+        key = tuple(m[name] for name in groups)
+        mean, half = mean_ci(m)
+        win, win_low, win_high = proportion_from_moments(found[(*key, "won")])
+        place = found[(*key, "place")]
+        rows.append({**{name: m[name] for name in keys}, "seats": int(m["n_seats"]), "seat_games": int(m["n"]),
+                     "mean": mean, "ci95": half, "win_rate": win, "win_low": win_low, "win_high": win_high,
+                     "mean_place": int(place["place"]) / int(m["n"])})
     frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame = frame.astype({keys[0]: np.int64})
     if per_table and not frame.empty:
         frame["label"] = frame["table"].map(run.tables.set_index("table")["label"])
     return frame.drop(columns=["n_seats"], errors="ignore")
 
 
+def report_partials() -> list[Partial]:
+    """Every partial the report reads (one run, split by seat count): what ``load.stream_run`` gathers."""
+    from experiments.analysis import ladder
+
+    return [ZERO_SUM, _partial("seat wins", BY, _seat_wins), _partial("game lengths", BY, _length_counts),
+            _partial("game length moments", BY, _length_moments), _partial("dog moments", BY, _dog_moments),
+            _partial("agent results", ("table", "agent"), _agent_moments), ladder.PAIR_MOMENTS, ladder.RATINGS]
+
+
 # ----- inside --------------------------------------------------------------------------------------
 
 
-def _key(by: tuple[str, ...], key: object) -> dict[str, object]:
-    return dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-
-
-def _renamed(frame: pd.DataFrame, run: GameRun) -> pd.DataFrame:
-    """``n_seats`` as ``seats``, and variants in the order of the runs (so colours match from figure to figure)."""
+def _renamed(frame: pd.DataFrame, run: GameRun, keys: list[str]) -> pd.DataFrame:
+    """Rows in the order of ``keys`` (variants in the order of the runs, so colours match from figure to figure),
+    ``n_seats`` as ``seats``."""
+    if frame.empty:
+        return frame
     if "variant" in frame.columns:
         frame["variant"] = pd.Categorical(frame["variant"], categories=run.variants)
+    for key in keys:
+        if key != "variant":
+            frame[key] = frame[key].astype(np.int64)
+    frame = frame.sort_values(keys, kind="stable", ignore_index=True)
     return frame.rename(columns={"n_seats": "seats"})
