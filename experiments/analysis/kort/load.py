@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from experiments.analysis.load import (
     LoadedRun,
+    Partial,
     RunFolderError,
     RunPart,
     chunks_total,
@@ -39,6 +40,7 @@ from experiments.analysis.load import (
     open_run,
     read_shards,
     stack_runs,
+    stream_paths,
     table_label,
 )
 from sim.kort.adapter import DECLARATIONS, GAME, RESULTS
@@ -58,8 +60,8 @@ class KortRun(LoadedRun):
 
     folders: list[Path]
     manifests: list[dict[str, Any]]
-    matches: pd.DataFrame
-    rounds: pd.DataFrame
+    matches: pd.DataFrame | None  # None for a streamed run (``stream_run``), as ``rounds``
+    rounds: pd.DataFrame | None
     row: ClassVar[str] = "match"  # one row of ``matches`` is a match; ``seats["match"]`` indexes it
     rank_by: ClassVar[str] = "score"  # the ladder ranks seats by the match result (partners tie)
 
@@ -92,7 +94,24 @@ def load_run(folder: str | Path) -> KortRun:
 
 def load_runs(folders: Sequence[str | Path]) -> KortRun:
     """Several Kort runs as one: tables numbered on from run to run, deal groups and matches kept apart."""
-    parts = [_load_one(Path(folder)) for folder in folders]
+    return _combine([_load_one(Path(folder)) for folder in folders])
+
+
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> KortRun:
+    """The run in ``folder`` as its statistics alone: each chunk's shards (matches and rounds) read in turn, its
+    ``partials`` (by default every one the report reads, ``stats.report_partials``) added up, its rows let go;
+    memory stays that of one chunk whatever the run's size, and every statistic equals ``load_run``'s."""
+    from experiments.analysis.kort.stats import report_partials
+
+    folder = Path(folder)
+    manifest, paths = open_run(folder, GAME)
+    _check_rounds(folder, paths)
+    return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
+                        report_partials() if partials is None else partials, ["matches", "rounds"])
+
+
+def _combine(parts: Sequence[RunPart]) -> KortRun:
+    """Loaded parts (runs, or one chunk of a run) as one run."""
     frames = stack_runs([part.frames for part in parts], KortRun.row)
     tables_frame, matches_frame, rounds_frame = frames["tables"], frames["matches"], frames["rounds"]
     labels = tables_frame.set_index("table")["label"]
@@ -116,14 +135,25 @@ def load_runs(folders: Sequence[str | Path]) -> KortRun:
 
 def _load_one(folder: Path) -> RunPart:
     manifest, paths = open_run(folder, GAME)
-    hands = read_shards(folder, paths, lambda width: [*_MATCH_COLUMNS, *(f"agent_{s}" for s in range(width)),
-                                                      *(f"score_{s}" for s in range(width))])
-    round_paths = [folder / ROUNDS_DIR / path.name for path in paths]
-    missing = [path for path in round_paths if not path.is_file()]
+    _check_rounds(folder, paths)
+    return _read_part(folder, manifest, paths)
+
+
+def _check_rounds(folder: Path, paths: list[Path]) -> None:
+    """Every complete chunk's rounds shard is there, or one line naming the first one missing."""
+    missing = [path for path in (folder / ROUNDS_DIR / path.name for path in paths) if not path.is_file()]
     if missing:
         raise RunFolderError(f"run folder {str(folder)!r} lacks {missing[0].relative_to(folder)}: the rounds of a "
                              "complete chunk are missing; the folder is damaged")
-    round_data = read_shards(folder, round_paths, lambda width: list(_ROUND_COLUMNS))
+
+
+def _read_part(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> RunPart:
+    """The shards ``paths`` of the run in ``folder`` (all its complete ones, or one chunk's), with their rounds, as a
+    part's frames."""
+    hands = read_shards(folder, paths, lambda width: [*_MATCH_COLUMNS, *(f"agent_{s}" for s in range(width)),
+                                                      *(f"score_{s}" for s in range(width))])
+    round_data = read_shards(folder, [folder / ROUNDS_DIR / path.name for path in paths],
+                             lambda width: list(_ROUND_COLUMNS))
     tables = lineup_table(manifest)
     options = options_label(manifest["config"].get("options") or {})
     tables["options"] = options

@@ -12,7 +12,7 @@ import pandas as pd
 from experiments.analysis import reports
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats
-from experiments.analysis.kort.load import KortRun, load_run
+from experiments.analysis.kort.load import KortRun, stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
 from sim.kort.adapter import GAME, RESULTS
 
@@ -32,7 +32,7 @@ FIGURES: tuple[FigureSpec, ...] = (
 def summary_markdown(run: KortRun) -> str:
     """The key numbers of the run(s) as Markdown, with the figures linked beside it."""
     lines = [f"# Kort run {reports.run_names(run.manifests)}", "",
-             f"- Matches: {len(run.matches):,} ({reports.read_state(run)}); rounds: {len(run.rounds):,}.",
+             f"- Matches: {run.row_count:,} ({reports.read_state(run)}); rounds: {stats.round_count(run):,}.",
              "- Tables (team of seats 0 and 2 vs team of seats 1 and 3, as configured): "
              + "; ".join(f"{label} ({assign})" for label, assign in zip(run.tables["label"], run.tables["assign"],
                                                                         strict=True)) + ".",
@@ -119,4 +119,5 @@ def _ladder_lines(run: KortRun) -> list[str]:
             *reports.ratings_lines(run, "each match's two teams, a team being the agents at its seats")]
 
 
-REPORT = reports.register_report(GAME, load_run, FIGURES, summary_markdown)
+# the report streams the run (its statistics alone, chunk by chunk): any size in the memory of one chunk
+REPORT = reports.register_report(GAME, stream_run, FIGURES, summary_markdown)

@@ -5,15 +5,33 @@ Every interval is a 95% one over deal groups, as for the other games
 are one cluster, and so are all their rounds. ``by`` names the columns that split
 a table of results: ``("label",)`` (the default) gives one row per table of the
 run (its lineup, and its options when they are not the rules' defaults).
+
+Each statistic is read from sufficient statistics (``experiments.analysis.load.Partial``: counts, histograms and
+cluster moments) that add up chunk by chunk, so a streamed run (``load.stream_run``) and a loaded one give the
+same numbers; ``report_partials`` lists those the report reads.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from experiments.analysis.kort.load import KortRun
-from experiments.analysis.stats import cluster_mean_ci, proportion_ci
+from experiments.analysis.load import Partial, additive
+from experiments.analysis.stats import (
+    ZERO_MOMENTS,
+    by_keys,
+    counts_frame,
+    grouped_sums,
+    histogram_percentile,
+    plain_keys,
+    proportion_from_moments,
+    stacked,
+    tagged_moments,
+)
+from experiments.runner.moments import mean_ci
 from sim.kort.adapter import RESULTS
 
 BY = ("label",)
@@ -26,23 +44,81 @@ HOLDER_SPLITS: dict[str, tuple[str, str]] = {
 }
 """The rounds ``holder_value`` splits the holder's win rate over: (column, value), or all rounds."""
 
+_PARTIALS: dict[tuple[str, tuple[str, ...]], Partial] = {}
+
+
+def _partial(kind: str, by: tuple[str, ...], make: Callable[[tuple[str, ...]], Partial]) -> Partial:
+    """The one partial of ``kind`` split by ``by`` (made once, so a loaded run computes it once)."""
+    key = (kind, tuple(by))
+    if key not in _PARTIALS:
+        _PARTIALS[key] = make(tuple(by))
+    return _PARTIALS[key]
+
+
+def _with_sums(moments: pd.DataFrame, sums: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Moments and plain sums of the same groups as one additive frame (a sum missing for a group is 0)."""
+    joined = stacked([moments, sums])
+    columns = [name for name in joined.columns if name not in keys]
+    joined[columns] = joined[columns].fillna(0).astype(np.int64)
+    return joined
+
+
+def _zero_sum(run: KortRun) -> pd.DataFrame:
+    bad = run.seats.groupby("match")["score"].sum() != 0
+    return pd.DataFrame({"bad": [int(bad.sum())]})
+
+
+ZERO_SUM = additive("zero sum", [], _zero_sum)
+ROUND_COUNT = additive("round count", [], lambda run: pd.DataFrame({"rounds": [len(run.rounds)]}))
+
 
 def zero_sum_violations(run: KortRun) -> int:
     """How many matches' seat results do not add up to zero (each seat of the winners +1, of the others -1)."""
-    return int((run.seats.groupby("match")["score"].sum() != 0).sum())
+    frame = run.partial(ZERO_SUM)
+    return int(frame["bad"].sum()) if not frame.empty else 0
+
+
+def round_count(run: KortRun) -> int:
+    """How many rounds the run's matches played."""
+    frame = run.partial(ROUND_COUNT)
+    return int(frame["rounds"].sum()) if not frame.empty else 0
+
+
+def _result_moments(by: tuple[str, ...]) -> Partial:
+    return additive(f"round results by {', '.join(by)}", [*by, "result"], lambda run: tagged_moments(
+        run.rounds, by, {result: (run.rounds["result"] == result).to_numpy() for result in RESULTS}, "result"))
 
 
 def result_shares(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and round result (ordinary, kort, at_kort, …): rounds, the share ending so, 95% CI."""
+    moments = run.partial(_partial("round results", by, _result_moments))
+    found = by_keys(moments, [*by, "result"])
     rows = []
-    for key, group in run.rounds.groupby(list(by), sort=True, observed=True):
-        clusters = group["cluster"].to_numpy()
+    for key in _groups(moments, by, run):
         for result in RESULTS:
-            hits = (group["result"] == result).to_numpy()
-            share, low, high = proportion_ci(hits, clusters)
-            rows.append({**_key(by, key), "result": result, "rounds": len(group), "count": int(hits.sum()),
-                         "share": share, "low": low, "high": high})
+            m = found[(*key, result)]
+            share, low, high = proportion_from_moments(m)
+            rows.append({**dict(zip(by, key, strict=True)), "result": result, "rounds": int(m["n"]),
+                         "count": int(m["total"]), "share": share, "low": low, "high": high})
     return _ordered(pd.DataFrame(rows), run, by)
+
+
+def _holder_moments(by: tuple[str, ...]) -> Partial:
+    keys = [*by, "split"]
+
+    def compute(run: KortRun) -> pd.DataFrame:
+        parts = []
+        for split, (column, value) in HOLDER_SPLITS.items():
+            part = run.rounds if not column else run.rounds[run.rounds[column] == (value == "true")]
+            won = part["holder_won"].to_numpy()
+            gained = part["wins"].to_numpy().astype(np.int64)
+            moments = tagged_moments(part, by, {split: won}, "split")
+            sums = grouped_sums(part.assign(holder_wins=gained * won, other_wins=gained * ~won), by,
+                                ["holder_wins", "other_wins"]).assign(split=split)
+            parts.append(_with_sums(moments, sums, keys))
+        return stacked(parts)
+
+    return additive(f"holder value by {', '.join(by)}", keys, compute)
 
 
 def holder_value(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) -> pd.DataFrame:
@@ -52,67 +128,143 @@ def holder_value(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) ->
     By default the groups are the tables and, within a table of two different teams, which team held the
     trump (``holder_agents``): there a round's result says as much about the teams as about the trump.
     """
+    moments = run.partial(_partial("holder value", by, _holder_moments))
+    found = by_keys(moments, [*by, "split"])
     rows = []
-    for key, group in run.rounds.groupby(list(by), sort=True, observed=True):
-        for split, (column, value) in HOLDER_SPLITS.items():
-            part = group if not column else group[group[column] == (value == "true")]
-            won = part["holder_won"].to_numpy()
-            share, low, high = proportion_ci(won, part["cluster"].to_numpy())
-            gained = part["wins"].to_numpy()
-            rows.append({**_key(by, key), "split": split, "rounds": len(part), "holder_won": share, "low": low,
-                         "high": high, "holder_wins_per_round": float((gained * won).mean()) if len(part) else np.nan,
-                         "other_wins_per_round": float((gained * ~won).mean()) if len(part) else np.nan})
+    for key in _groups(moments[moments["split"] == "all rounds"], by, run):
+        for split in HOLDER_SPLITS:
+            m = found.get((*key, split), {**ZERO_MOMENTS, "holder_wins": 0, "other_wins": 0})
+            share, low, high = proportion_from_moments(m)
+            n = int(m["n"])
+            rows.append({**dict(zip(by, key, strict=True)), "split": split, "rounds": n, "holder_won": share,
+                         "low": low, "high": high,
+                         "holder_wins_per_round": int(m["holder_wins"]) / n if n else np.nan,
+                         "other_wins_per_round": int(m["other_wins"]) / n if n else np.nan})
     return _ordered(pd.DataFrame(rows), run, by)
+
+
+def _first_holder_moments(by: tuple[str, ...]) -> Partial:
+    return additive(f"first holder by {', '.join(by)}", [*by, "measure"], lambda run: tagged_moments(
+        run.matches, by, {"won": (run.matches["winner_team"] == run.matches["first_holder_team"]).to_numpy()},
+        "measure"))
 
 
 def first_holder_value(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group: matches and how often the team holding the trump in round 1 won the match (95% CI)."""
+    moments = run.partial(_partial("first holder", by, _first_holder_moments))
+    found = by_keys(moments, [*by, "measure"])
     rows = []
-    for key, group in run.matches.groupby(list(by), sort=True, observed=True):
-        won = (group["winner_team"] == group["first_holder_team"]).to_numpy()
-        share, low, high = proportion_ci(won, group["cluster"].to_numpy())
-        rows.append({**_key(by, key), "matches": len(group), "first_holder_won": share, "low": low, "high": high})
+    for key in _groups(moments, by, run):
+        m = found[(*key, "won")]
+        share, low, high = proportion_from_moments(m)
+        rows.append({**dict(zip(by, key, strict=True)), "matches": int(m["n"]), "first_holder_won": share,
+                     "low": low, "high": high})
     return _ordered(pd.DataFrame(rows), run, by)
+
+
+def _redeal_moments(by: tuple[str, ...]) -> Partial:
+    def compute(run: KortRun) -> pd.DataFrame:
+        rounds = run.rounds
+        redealt = rounds["redealt"].to_numpy()
+        parts = [tagged_moments(rounds, by, {"redealt": redealt}, "measure"),
+                 tagged_moments(rounds[redealt], by, {"redeal": rounds["holder_won"].to_numpy()[redealt]}, "measure"),
+                 tagged_moments(rounds[~redealt], by, {"first_deal": rounds["holder_won"].to_numpy()[~redealt]},
+                                "measure")]
+        return stacked(parts)
+
+    return additive(f"redeals by {', '.join(by)}", [*by, "measure"], compute)
 
 
 def redeal_effect(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) -> pd.DataFrame:
     """Per ``by`` group (by default each table and, at a table of two different teams, each holding team): how
     often a round was redealt, and the holder's team's round wins after a redeal and on a first deal, with 95% CIs.
     """
+    moments = run.partial(_partial("redeals", by, _redeal_moments))
+    found = by_keys(moments, [*by, "measure"])
     rows = []
-    for key, group in run.rounds.groupby(list(by), sort=True, observed=True):
-        redealt = group["redealt"].to_numpy()
-        share, low, high = proportion_ci(redealt, group["cluster"].to_numpy())
-        row = {**_key(by, key), "rounds": len(group), "redealt_rounds": int(redealt.sum()), "redealt": share,
-               "redealt_low": low, "redealt_high": high}
-        for name, part in (("redeal", group[redealt]), ("first_deal", group[~redealt])):
-            won, won_low, won_high = proportion_ci(part["holder_won"].to_numpy(), part["cluster"].to_numpy())
+    for key in _groups(moments[moments["measure"] == "redealt"], by, run):
+        m = found[(*key, "redealt")]
+        share, low, high = proportion_from_moments(m)
+        row = {**dict(zip(by, key, strict=True)), "rounds": int(m["n"]), "redealt_rounds": int(m["total"]),
+               "redealt": share, "redealt_low": low, "redealt_high": high}
+        for name in ("redeal", "first_deal"):
+            won, won_low, won_high = proportion_from_moments(found.get((*key, name), ZERO_MOMENTS))
             row |= {f"holder_won_{name}": won, f"holder_won_{name}_low": won_low,
                     f"holder_won_{name}_high": won_high}
         rows.append(row)
     return _ordered(pd.DataFrame(rows), run, by)
 
 
+def _round_counts(by: tuple[str, ...]) -> Partial:
+    keys = [*by, "rounds"]
+    return additive(f"rounds per match by {', '.join(by)}", keys,
+                    lambda run: counts_frame(plain_keys(run.matches, keys, cluster=False), keys, "matches"))
+
+
 def rounds_per_match(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and number of rounds: matches and their share of the group's matches."""
-    counts = run.matches.groupby([*by, "rounds"], observed=True).size().rename("matches").reset_index()
-    counts["share"] = counts["matches"] / counts.groupby(list(by), observed=True)["matches"].transform("sum")
-    return _ordered(counts, run, by)
+    counts = run.partial(_partial("rounds per match", by, _round_counts))
+    counts = counts[[*by, "rounds", "matches"]].astype({"rounds": np.int64, "matches": np.int64})
+    counts["share"] = counts["matches"] / counts.groupby(list(by))["matches"].transform("sum")
+    return _ordered(counts, run, by, ["rounds"])
+
+
+def _length_moments(by: tuple[str, ...]) -> Partial:
+    def compute(run: KortRun) -> pd.DataFrame:
+        matches = run.matches
+        moments = tagged_moments(matches, by, {"rounds": matches["rounds"].to_numpy(),
+                                               "redeals": matches["redeals"].to_numpy()}, "measure")
+        sums = grouped_sums(matches, by, ["decisions"]).assign(measure="decisions")
+        return _with_sums(moments, sums, [*by, "measure"])
+
+    return additive(f"match length by {', '.join(by)}", [*by, "measure"], compute)
 
 
 def match_length_summary(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group: matches, rounds per match (mean with 95% CI, median, most), redeals per match (mean
     with 95% CI) and decisions per match."""
+    moments = run.partial(_partial("match length", by, _length_moments))
+    found = by_keys(moments, [*by, "measure"])
+    counts = run.partial(_partial("rounds per match", by, _round_counts))
+    histograms = {key if isinstance(key, tuple) else (key,): group.sort_values("rounds")
+                  for key, group in counts.groupby(list(by))}
     rows = []
-    for key, group in run.matches.groupby(list(by), sort=True, observed=True):
-        clusters = group["cluster"].to_numpy()
-        mean, half = cluster_mean_ci(group["rounds"].to_numpy(), clusters)
-        redeals, redeals_half = cluster_mean_ci(group["redeals"].to_numpy(), clusters)
-        rows.append({**_key(by, key), "matches": len(group), "mean_rounds": mean, "ci95": half,
-                     "median_rounds": float(group["rounds"].median()), "max_rounds": int(group["rounds"].max()),
+    for key in _groups(moments, by, run):
+        m = found[(*key, "rounds")]
+        mean, half = mean_ci(m)
+        redeals, redeals_half = mean_ci(found[(*key, "redeals")])
+        lengths = histograms[key]["rounds"].to_numpy(np.int64)
+        matches = histograms[key]["matches"].to_numpy(np.int64)
+        rows.append({**dict(zip(by, key, strict=True)), "matches": int(m["n"]), "mean_rounds": mean, "ci95": half,
+                     "median_rounds": histogram_percentile(lengths, matches, 50), "max_rounds": int(lengths.max()),
                      "mean_redeals": redeals, "redeals_ci95": redeals_half,
-                     "mean_decisions": float(group["decisions"].mean())})
+                     "mean_decisions": int(found[(*key, "decisions")]["decisions"]) / int(m["n"])})
     return _ordered(pd.DataFrame(rows), run, by)
+
+
+def _directed(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each row of a table of two different teams twice, once for each team: ``team``, ``opponent``, and ``side``
+    (the team's index, 0 for seats 0 and 2); rows of one team against itself are left out."""
+    mixed = frame[frame["team0"].to_numpy() != frame["team1"].to_numpy()]
+    sides = [mixed.assign(team=mixed["team0"], opponent=mixed["team1"], side=0),
+             mixed.assign(team=mixed["team1"], opponent=mixed["team0"], side=1)]
+    return pd.concat(sides, ignore_index=True)
+
+
+def _team_moments(run: KortRun) -> pd.DataFrame:
+    keys = ["table", "team", "opponent"]
+    matches = _directed(run.matches)
+    won = matches["winner_team"].to_numpy() == matches["side"].to_numpy()
+    rounds = _directed(run.rounds)
+    got = rounds["result_team"].to_numpy() == rounds["side"].to_numpy()
+    wins = rounds["wins"].to_numpy().astype(np.int64)
+    moments = tagged_moments(matches, keys, {"won": won, "result": np.where(won, 1, -1)}, "measure")
+    moments = stacked([moments, tagged_moments(rounds, keys, {"round_won": got}, "measure")])
+    sums = grouped_sums(rounds.assign(got_wins=got * wins), keys, ["got_wins", "wins"]).assign(measure="wins")
+    return _with_sums(moments, sums, [*keys, "measure"])
+
+
+TEAM_MOMENTS = additive("team results", ["table", "team", "opponent", "measure"], _team_moments)
 
 
 def team_results(run: KortRun) -> pd.DataFrame:
@@ -120,13 +272,23 @@ def team_results(run: KortRun) -> pd.DataFrame:
     in both directions, the matches they met in, ``team``'s match win rate and mean result (+1 a win, -1 a
     loss) and the share of the rounds it won, with 95% CIs, and its share of the match wins the rounds gave.
     """
+    moments = run.partial(TEAM_MOMENTS)
+    found = by_keys(moments, ["table", "team", "opponent", "measure"])
     rows = []
-    for table, group in run.matches.groupby("table", sort=True):
-        rounds = run.rounds[run.rounds["table"] == table]
-        pairs = {tuple(sorted(pair)) for pair in zip(group["team0"], group["team1"], strict=True) if pair[0] != pair[1]}
+    for table in sorted({int(t) for t in moments["table"]}):
+        pairs = {tuple(sorted((key[1], key[2]))) for key in found if key[0] == table}
         for first, second in sorted(pairs):
             for team, opponent in ((first, second), (second, first)):
-                rows.append(_pairing_row(group, rounds, team, opponent) | {"table": table})
+                key = (table, team, opponent)
+                win, win_low, win_high = proportion_from_moments(found[(*key, "won")])
+                mean, half = mean_ci(found[(*key, "result")])
+                per_round = proportion_from_moments(found.get((*key, "round_won"), ZERO_MOMENTS))
+                wins = found.get((*key, "wins"), {"got_wins": 0, "wins": 0})
+                rows.append({"table": table, "team": team, "opponent": opponent,
+                             "matches": int(found[(*key, "won")]["n"]), "win_rate": win, "win_low": win_low,
+                             "win_high": win_high, "mean": mean, "ci95": half, "round_wins": per_round[0],
+                             "round_wins_low": per_round[1], "round_wins_high": per_round[2],
+                             "wins_share": int(wins["got_wins"]) / max(1, int(wins["wins"]))})
     columns = ["table", "label", "team", "opponent", "matches", "win_rate", "win_low", "win_high", "mean", "ci95",
                "round_wins", "round_wins_low", "round_wins_high", "wins_share"]
     frame = pd.DataFrame(rows, columns=[c for c in columns if c != "label"])
@@ -134,35 +296,34 @@ def team_results(run: KortRun) -> pd.DataFrame:
     return frame
 
 
+def report_partials() -> list[Partial]:
+    """Every partial the report reads (one row per table): what ``load.stream_run`` gathers chunk by chunk."""
+    from experiments.analysis import ladder
+
+    holders = BY + ("holder_agents",)
+    return [ZERO_SUM, ROUND_COUNT, _partial("round results", BY, _result_moments),
+            _partial("holder value", holders, _holder_moments), _partial("first holder", BY, _first_holder_moments),
+            _partial("redeals", holders, _redeal_moments), _partial("rounds per match", BY, _round_counts),
+            _partial("match length", BY, _length_moments), TEAM_MOMENTS, ladder.PAIR_MOMENTS, ladder.RATINGS]
+
+
 # ----- inside --------------------------------------------------------------------------------------
 
 
-def _pairing_row(matches: pd.DataFrame, rounds: pd.DataFrame, team: str, opponent: str) -> dict[str, object]:
-    """``team`` against ``opponent`` in the matches where they sat as the two teams, either way round."""
-    side = np.where((matches["team0"] == team) & (matches["team1"] == opponent), 0,
-                    np.where((matches["team1"] == team) & (matches["team0"] == opponent), 1, -1))
-    met = matches[side >= 0]
-    side = side[side >= 0]
-    won = (met["winner_team"].to_numpy() == side)
-    clusters = met["cluster"].to_numpy()
-    win, win_low, win_high = proportion_ci(won, clusters)
-    mean, half = cluster_mean_ci(np.where(won, 1.0, -1.0), clusters)
-    side_of_match = pd.Series(side, index=met.index)
-    mine = rounds[rounds["match"].isin(met.index)]
-    got = mine["result_team"].to_numpy() == side_of_match.loc[mine["match"]].to_numpy()
-    share = (got * mine["wins"].to_numpy()).sum() / max(1, mine["wins"].sum())
-    per_round = proportion_ci(got, mine["cluster"].to_numpy())
-    return {"team": team, "opponent": opponent, "matches": len(met), "win_rate": win, "win_low": win_low,
-            "win_high": win_high, "mean": mean, "ci95": half, "round_wins": per_round[0],
-            "round_wins_low": per_round[1], "round_wins_high": per_round[2], "wins_share": share}
+def _groups(moments: pd.DataFrame, by: tuple[str, ...], run: KortRun) -> list[tuple]:
+    """The ``by`` groups a partial has rows for, in the order a groupby of the rows gives (labels in the order of
+    the run's tables, other keys sorted)."""
+    keys = moments[list(by)].drop_duplicates()
+    if "label" in by:
+        keys["label"] = pd.Categorical(keys["label"], categories=list(dict.fromkeys(run.tables["label"])))
+    keys = keys.sort_values(list(by), kind="stable")
+    return [tuple(row) for row in keys.astype(object).itertuples(index=False, name=None)]
 
 
-def _key(by: tuple[str, ...], key: object) -> dict[str, object]:
-    return dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-
-
-def _ordered(frame: pd.DataFrame, run: KortRun, by: tuple[str, ...]) -> pd.DataFrame:
-    """Labels in the order of the run's tables (so colours match from figure to figure)."""
+def _ordered(frame: pd.DataFrame, run: KortRun, by: tuple[str, ...], then: list[str] | None = None) -> pd.DataFrame:
+    """Labels in the order of the run's tables (so colours match from figure to figure), rows in that order."""
     if "label" in by and "label" in frame.columns:
         frame["label"] = pd.Categorical(frame["label"], categories=list(dict.fromkeys(run.tables["label"])))
+    if then:
+        frame = frame.sort_values([*by, *then], kind="stable", ignore_index=True)
     return frame
