@@ -18,6 +18,7 @@ games' own reports; the ratings are the shared ladder's, ranking seats by place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,9 +28,11 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-from experiments.analysis import figures, reports
+from experiments.analysis import figures, ladder, reports
 from experiments.analysis.load import (
     LoadedRun,
+    Partial,
+    additive,
     chunks_total,
     cluster_ids,
     lineup_table,
@@ -37,9 +40,11 @@ from experiments.analysis.load import (
     read_manifest,
     read_shards,
     run_game,
+    stream_paths,
 )
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
-from experiments.analysis.stats import cluster_mean_ci, proportion_ci
+from experiments.analysis.stats import by_keys, counts_frame, plain_keys, proportion_from_moments, tagged_moments
+from experiments.runner.moments import grouped_moments, mean_ci
 from sim import games
 from sim.contract import plural
 
@@ -58,16 +63,34 @@ class GenericRun(LoadedRun):
     end_reasons: tuple[str, ...]  # the ``end_reason`` categories, () for a game without the column
     folders: list[Path]
     manifests: list[dict[str, Any]]
-    rows: pd.DataFrame
+    rows: pd.DataFrame | None  # None for a streamed run (``stream_run``)
     rank_by: ClassVar[str] = "ahead"  # minus the place: the ladder ranks a higher value ahead
 
 
 def load_run(folder: str | Path) -> GenericRun:
-    """Read the complete shards of the run in ``folder``, whatever its game; refuse a bad folder in one line."""
+    """Read the complete shards of the run in ``folder``, whatever its game; refuse a bad folder in one line.
+
+    Every row is held in memory: for a run of millions of rows use ``stream_run``, which keeps the statistics alone.
+    """
     folder = Path(folder)
-    game = run_game(read_manifest(folder))
+    manifest, paths = open_run(folder, run_game(read_manifest(folder)))
+    return _read_paths(folder, manifest, paths)
+
+
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> GenericRun:
+    """The run in ``folder`` as its statistics alone: each shard read in turn, its ``partials`` (by default every one
+    the report reads) added up, its rows let go; memory stays that of one chunk whatever the run's size, and every
+    statistic equals ``load_run``'s."""
+    folder = Path(folder)
+    manifest, paths = open_run(folder, run_game(read_manifest(folder)))
+    return stream_paths([manifest], paths, lambda chunk: _read_paths(folder, manifest, chunk),
+                        REPORT_PARTIALS if partials is None else partials, ["rows"])
+
+
+def _read_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> GenericRun:
+    """The run's rows in ``paths`` (all its complete shards, or one chunk's), read through its adapter."""
+    game = run_game(manifest)
     adapter = games.adapter(game)
-    manifest, paths = open_run(folder, game)
     specs = {spec.name: spec for spec in adapter.HAND_COLUMNS}
     outcome, rate_name = adapter.OUTCOME
     per_seat = [name for name in dict.fromkeys(["score", *adapter.PLACE_COLUMNS, outcome])
@@ -133,50 +156,86 @@ def _seats_frame(data: pa.Table, rows: pd.DataFrame, adapter: Any, per_seat: lis
 
 
 # ----- statistics -------------------------------------------------------------------------------------
+# Each is read from sufficient statistics (``experiments.analysis.load.Partial``) that add up chunk by chunk, so a
+# streamed run and a loaded one give the same numbers.
+
+
+END_REASON_MOMENTS = additive("end reasons", ["table", "reason"], lambda run: tagged_moments(
+    run.rows, ["table"], {reason: (run.rows["end_reason"] == reason).to_numpy() for reason in run.end_reasons},
+    "reason"))
+SEAT_OUTCOMES = additive("outcome by seat", ["n_seats", "seat"], lambda run: grouped_moments(
+    plain_keys(run.seats, ["n_seats", "seat"]).assign(outcome=run.seats["outcome"].to_numpy()), ["n_seats", "seat"],
+    "outcome"))
+
+
+def _agent_moments(run: GenericRun) -> pd.DataFrame:
+    seats = run.seats
+    values = {"outcome": seats["outcome"].to_numpy(), "place": seats["place"].to_numpy()}
+    if run.has_score:
+        values["score"] = seats["score"].to_numpy()
+    return tagged_moments(seats, ["table", "agent"], values, "measure")
+
+
+AGENT_MOMENTS = additive("agent results", ["table", "agent", "measure"], _agent_moments)
+PLACE_COUNTS = additive("place counts", ["n_seats", "agent", "place"], lambda run: counts_frame(
+    plain_keys(run.seats, ["n_seats", "agent", "place"], cluster=False), ["n_seats", "agent", "place"], "count"))
 
 
 def end_reason_shares(run: GenericRun) -> pd.DataFrame:
     """Per table and end reason: rows, the share that ended so, and its 95% CI (empty for a game without reasons)."""
+    columns = ["table", "label", "reason", "rows", "share", "low", "high"]
+    if not run.end_reasons:
+        return pd.DataFrame(columns=columns)
+    found = by_keys(run.partial(END_REASON_MOMENTS), ["table", "reason"])
+    labels = run.tables.set_index("table")["label"]
     records = []
-    for table, group in run.rows.groupby("table", sort=True):
+    for table in sorted({int(key[0]) for key in found}):
         for reason in run.end_reasons:
-            share, low, high = proportion_ci((group["end_reason"] == reason).to_numpy(), group["cluster"].to_numpy())
-            records.append({"table": table, "label": group["label"].iloc[0], "reason": reason, "rows": len(group),
+            m = found[(table, reason)]
+            share, low, high = proportion_from_moments(m)
+            records.append({"table": table, "label": labels[table], "reason": reason, "rows": int(m["n"]),
                             "share": share, "low": low, "high": high})
-    return pd.DataFrame(records, columns=["table", "label", "reason", "rows", "share", "low", "high"])
+    return pd.DataFrame(records, columns=columns)
 
 
 def outcome_by_seat(run: GenericRun) -> pd.DataFrame:
     """Per seat count and seat: seat-rows and the outcome rate (the adapter's ``OUTCOME``) with its 95% CI."""
     records = []
-    for (n_seats, seat), group in run.seats.groupby(["n_seats", "seat"], sort=True):
-        rate, low, high = proportion_ci(group["outcome"].to_numpy(), group["cluster"].to_numpy())
-        records.append({"seats": int(n_seats), "seat": int(seat), "seat_rows": len(group), "rate": rate,
+    for m in run.partial(SEAT_OUTCOMES).to_dict("records"):
+        rate, low, high = proportion_from_moments(m)
+        records.append({"seats": int(m["n_seats"]), "seat": int(m["seat"]), "seat_rows": int(m["n"]), "rate": rate,
                         "low": low, "high": high})
     return pd.DataFrame(records)
 
 
 def agent_results(run: GenericRun) -> pd.DataFrame:
     """Per table and agent: seat-rows, mean score, outcome rate and mean place, each with its 95% CI."""
+    moments = run.partial(AGENT_MOMENTS)
+    found = by_keys(moments, ["table", "agent", "measure"])
+    labels = run.tables.set_index("table")["label"]
     records = []
-    for (table, agent), group in run.seats.groupby(["table", "agent"], sort=True, observed=True):
-        clusters = group["cluster"].to_numpy()
-        rate, low, high = proportion_ci(group["outcome"].to_numpy(), clusters)
-        mean, half = (cluster_mean_ci(group["score"].to_numpy(), clusters) if run.has_score
-                      else (np.nan, np.nan))
-        place, place_half = cluster_mean_ci(group["place"].to_numpy(), clusters)
-        records.append({"table": table, "label": group["label"].iloc[0], "agent": agent, "seat_rows": len(group),
-                        "mean": mean, "ci95": half, "rate": rate, "low": low, "high": high,
+    for _, m in moments[moments["measure"] == "outcome"].iterrows():
+        key = (m["table"], m["agent"])
+        rate, low, high = proportion_from_moments(m)
+        mean, half = mean_ci(found[(*key, "score")]) if run.has_score else (np.nan, np.nan)
+        place, place_half = mean_ci(found[(*key, "place")])
+        records.append({"table": int(m["table"]), "label": labels[int(m["table"])], "agent": m["agent"],
+                        "seat_rows": int(m["n"]), "mean": mean, "ci95": half, "rate": rate, "low": low, "high": high,
                         "mean_place": place, "place_ci95": place_half})
     return pd.DataFrame(records)
 
 
 def place_shares(run: GenericRun) -> pd.DataFrame:
     """Per seat count and agent: the share of its seat-rows at each finishing place (1 first; ties share the best)."""
-    counts = run.seats.groupby(["n_seats", "agent", "place"], observed=True).size().unstack("place", fill_value=0)
+    counts = run.partial(PLACE_COUNTS).astype({"n_seats": np.int64, "place": np.int64, "count": np.int64})
+    counts = counts.set_index(["n_seats", "agent", "place"])["count"].unstack("place", fill_value=0)
     shares = counts.div(counts.sum(axis=1), axis=0)
     shares.columns = [f"place {int(place)}" for place in shares.columns]
     return shares.reset_index().rename(columns={"n_seats": "seats"})
+
+
+REPORT_PARTIALS = (END_REASON_MOMENTS, SEAT_OUTCOMES, AGENT_MOMENTS, PLACE_COUNTS, ladder.PAIR_MOMENTS, ladder.RATINGS)
+"""Every partial the generic report reads: what ``stream_run`` gathers chunk by chunk."""
 
 
 # ----- figures ----------------------------------------------------------------------------------------
@@ -232,7 +291,8 @@ def summary_markdown(run: GenericRun) -> str:
     """The key numbers of the run as Markdown, from the adapter's metadata, with the figures linked beside it."""
     rows = plural(run.row)
     lines = [f"# {run.title} run {reports.run_names(run.manifests)}", "",
-             f"- {rows.capitalize()}: {len(run.rows):,} ({reports.read_state(run)}); seat-{rows}: {len(run.seats):,}.",
+             f"- {rows.capitalize()}: {run.row_count:,} ({reports.read_state(run)}); "
+             f"seat-{rows}: {int(outcome_by_seat(run)['seat_rows'].sum()):,}.",
              "- Tables: " + "; ".join(run.tables["label"]) + ".",
              f"- This is the generic report, from what the {run.title} adapter declares: the game has no analysis "
              "of its own.", reports.INTERVAL_SENTENCE, ""]
@@ -273,7 +333,7 @@ def _end_reason_table(run: GenericRun) -> pd.DataFrame:
     return wide
 
 
-GENERIC_REPORT = reports.GameReport(load_run, FIGURES, summary_markdown)
+GENERIC_REPORT = reports.GameReport(stream_run, FIGURES, summary_markdown)
 """The report of a game without one of its own (``report_for`` picks it)."""
 
 
