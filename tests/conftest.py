@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sim.cards import CLUBS, DIAMONDS, FULL_DECK, HEARTS, SPADES, card_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,3 +124,19 @@ def assert_step_refused(batch: Any, actions: Any, index: int, arrays: Callable[[
     for old, new in zip(before, arrays(), strict=True):
         assert np.array_equal(old, new)
 
+
+
+@pytest.fixture
+def shard_reads(monkeypatch: Any) -> list[int]:
+    """How many shards each read of an analysis loader asks for, one entry a read (``pq.read_table`` watched)."""
+    from experiments.analysis import load as shared_load
+
+    asked: list[int] = []
+    real = shared_load.pq.read_table
+
+    def watched(paths: list, columns: list[str] | None = None, **kwargs: Any) -> Any:
+        asked.append(len(paths))
+        return real(paths, columns=columns, **kwargs)
+
+    monkeypatch.setattr(shared_load.pq, "read_table", watched)
+    return asked

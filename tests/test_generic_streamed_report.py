@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from experiments.analysis import generic, ladder
-from experiments.analysis import load as shared_load
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
 
@@ -35,9 +34,10 @@ def run_dir(request, tmp_path_factory):
     return out
 
 
+@pytest.mark.parametrize("batch", [1, 50])  # one chunk at a time, or several
 @pytest.mark.parametrize("name", sorted(STATISTICS))
-def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name):
-    loaded, streamed = generic.load_run(run_dir), generic.stream_run(run_dir)
+def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name, batch):
+    loaded, streamed = generic.load_run(run_dir), generic.stream_run(run_dir, batch_rows=batch)
     assert streamed.chunks_read == loaded.chunks_read > 2 and streamed.rows is None and streamed.seats is None
     assert streamed.row_count == loaded.row_count
     pd.testing.assert_frame_equal(STATISTICS[name](streamed), STATISTICS[name](loaded))
@@ -46,7 +46,7 @@ def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name):
 def test_the_streamed_generic_report_is_the_loaded_one_to_the_byte(run_dir, tmp_path):
     report = generic.GENERIC_REPORT
     loaded = report.write(generic.load_run(run_dir), tmp_path / "loaded")
-    streamed = report.write(generic.stream_run(run_dir), tmp_path / "streamed")
+    streamed = report.write(generic.stream_run(run_dir, batch_rows=1), tmp_path / "streamed")
     assert [path.name for path in streamed] == [path.name for path in loaded]
     assert {path.name for path in streamed} == {"report.md", "outcome_by_seat.png", "outcome_by_agent.png",
                                                 "ratings.png"}
@@ -54,11 +54,8 @@ def test_the_streamed_generic_report_is_the_loaded_one_to_the_byte(run_dir, tmp_
         assert mine.read_bytes() == theirs.read_bytes(), mine.name
 
 
-def test_the_generic_report_streams_the_run_one_shard_at_a_time(run_dir, monkeypatch):
+def test_the_generic_report_streams_the_run_a_chunk_at_a_time(run_dir, shard_reads):
     assert generic.GENERIC_REPORT.load_run is generic.stream_run
-    asked = []
-    real = shared_load.pq.read_table
-    monkeypatch.setattr(shared_load.pq, "read_table",
-                        lambda paths, columns=None, **kw: asked.append(len(paths)) or real(paths, columns=columns, **kw))
-    streamed = generic.stream_run(run_dir)
+    asked = shard_reads
+    streamed = generic.stream_run(run_dir, batch_rows=1)
     assert len(asked) == streamed.chunks_read and set(asked) == {1}

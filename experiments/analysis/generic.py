@@ -30,6 +30,7 @@ from matplotlib.figure import Figure
 
 from experiments.analysis import figures, ladder, reports
 from experiments.analysis.load import (
+    BATCH_ROWS,
     LoadedRun,
     Partial,
     additive,
@@ -77,14 +78,16 @@ def load_run(folder: str | Path) -> GenericRun:
     return _read_paths(folder, manifest, paths)
 
 
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> GenericRun:
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
+               batch_rows: int = BATCH_ROWS) -> GenericRun:
     """The run in ``folder`` as its statistics alone: each shard read in turn, its ``partials`` (by default every one
     the report reads) added up, its rows let go; memory stays that of one chunk whatever the run's size, and every
     statistic equals ``load_run``'s."""
     folder = Path(folder)
     manifest, paths = open_run(folder, run_game(read_manifest(folder)))
     return stream_paths([manifest], paths, lambda chunk: _read_paths(folder, manifest, chunk),
-                        REPORT_PARTIALS if partials is None else partials, ["rows"])
+                        REPORT_PARTIALS if partials is None else partials, ["rows"],
+                        batch_rows)
 
 
 def _read_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> GenericRun:

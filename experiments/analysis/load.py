@@ -11,7 +11,9 @@ The manifest names the game (``run_game``), ``open_run`` checks the folder and
 finds its complete shards, ``read_shards`` reads them, ``lineup_table`` names the
 tables, ``stack_runs`` loads several runs as one, and ``LoadedRun`` is the base
 of every game's loaded run (``experiments.analysis.knorri``, ``knockout_whist``,
-``kort`` and the generic ``experiments.analysis.generic``).
+``kort`` and the generic ``experiments.analysis.generic``). ``stream_paths`` streams any game's run instead: its
+statistics (``Partial``: counts, histograms, cluster moments, ratings carried in run order) gathered one batch of
+whole chunks at a time (``BATCH_ROWS`` rows at most), its rows let go, which is how every report reads a run.
 """
 
 from __future__ import annotations
@@ -116,19 +118,26 @@ def additive(name: str, keys: Sequence[str], compute: Callable[[Any], pd.DataFra
 ADD_EVERY = 64  # a streamed run's partial frames are summed every this many chunks, so they never pile up
 
 
+BATCH_ROWS = 20_000
+"""A streamed run reads this many rows at a time at most (whole chunks, at least one): small chunks are read
+several together, so the cost of a step is paid per batch, not per chunk; a step holds one batch's rows."""
+
+
 def stream_paths(manifests: Sequence[dict[str, Any]], paths: list[Path], load: Callable[[list[Path]], LoadedRun],
-                 partials: Sequence[Partial], let_go: Sequence[str]) -> Any:
-    """Any game's streamed run: ``load([shard])`` each shard as a small run, add its ``partials``, keep none of its
-    rows. The run returned is the first chunk's with its row frames (``let_go``, and ``seats``) set to None, its
-    statistics summed over every chunk, and the counts of the whole run: memory stays that of one chunk."""
+                 partials: Sequence[Partial], let_go: Sequence[str], batch_rows: int = BATCH_ROWS) -> Any:
+    """Any game's streamed run: ``load(batch)`` each batch of consecutive shards (whole chunks, ``batch_rows`` rows
+    at most, ``shard_batches``) as a small run, add its ``partials``, keep none of its rows. The run returned is the
+    first batch's with its row frames (``let_go``, and ``seats``) set to None, its statistics summed over every
+    batch, and the counts of the whole run: memory stays that of one batch."""
     agents = sorted({str(spec) for manifest in manifests for table in manifest["config"]["tables"]
                      for spec in table["agents"]})
-    first = load(paths[:1])
+    batches = shard_batches(paths, manifests[0], batch_rows)
+    first = load(batches[0])
     first.agents = agents
     states = {p.name: p.start(first) for p in partials}
     count = 0
-    for index, path in enumerate(paths):
-        chunk = first if index == 0 else load([path])
+    for index, batch in enumerate(batches):
+        chunk = first if index == 0 else load(batch)
         chunk.agents = agents
         count += len(chunk.rows)
         for p in partials:
@@ -138,6 +147,14 @@ def stream_paths(manifests: Sequence[dict[str, Any]], paths: list[Path], load: C
     return replace(first, **dict.fromkeys(let_go), seats=None, chunks_read=len(paths), chunks_total=total,
                    agents=agents, partials={p.name: p.finish(states[p.name]) for p in partials}, rows_read=count,
                    _memo={})
+
+
+def shard_batches(paths: list[Path], manifest: dict[str, Any], batch_rows: int) -> list[list[Path]]:
+    """The shards in run order, cut into batches of consecutive chunks of ``batch_rows`` rows at most (by the
+    manifest's rows per chunk; one chunk a batch when it says none, or a chunk is larger)."""
+    per_chunk = int(manifest.get("chunk_hands") or batch_rows)
+    size = max(1, batch_rows // max(1, per_chunk))
+    return [paths[start:start + size] for start in range(0, len(paths), size)]
 
 
 def open_run(folder: Path, game: str) -> tuple[dict[str, Any], list[Path]]:

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from experiments.analysis import ladder
-from experiments.analysis import load as shared_load
 from experiments.analysis.knockout_whist import report, stats
 from experiments.analysis.knockout_whist.load import load_run, stream_run
 from experiments.runner.config import build_config
@@ -37,9 +36,10 @@ def run_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.parametrize("batch", [48, 150])  # one chunk at a time, or three
 @pytest.mark.parametrize("name", sorted(STATISTICS))
-def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name):
-    loaded, streamed = load_run(run_dir), stream_run(run_dir)
+def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name, batch):
+    loaded, streamed = load_run(run_dir), stream_run(run_dir, batch_rows=batch)
     assert streamed.chunks_read == loaded.chunks_read > 5 and streamed.games is None and streamed.seats is None
     assert streamed.row_count == loaded.row_count == 480
     pd.testing.assert_frame_equal(STATISTICS[name](streamed), STATISTICS[name](loaded))
@@ -47,14 +47,14 @@ def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name):
 
 def test_the_streamed_median_game_length_is_the_rows_own(run_dir):
     games = load_run(run_dir).games
-    summary = stats.game_length_summary(stream_run(run_dir)).set_index("seats")
+    summary = stats.game_length_summary(stream_run(run_dir, batch_rows=48)).set_index("seats")
     for seats, group in games.groupby("n_seats"):
         assert summary.loc[seats, "median_hands"] == group["hands_played"].median()
 
 
 def test_the_streamed_report_is_the_loaded_report_to_the_byte(run_dir, tmp_path):
     loaded = report.REPORT.write(load_run(run_dir), tmp_path / "loaded")
-    streamed = report.REPORT.write(stream_run(run_dir), tmp_path / "streamed")
+    streamed = report.REPORT.write(stream_run(run_dir, batch_rows=48), tmp_path / "streamed")
     assert [path.name for path in streamed] == [path.name for path in loaded]
     assert {path.name for path in streamed} >= {"report.md", "seat_wins.png", "dogs.png", "ratings.png"}
     for mine, theirs in zip(streamed, loaded, strict=True):
@@ -65,10 +65,8 @@ def test_the_report_command_streams_the_run(run_dir):
     assert report.REPORT.load_run is stream_run
 
 
-def test_streaming_reads_one_shard_at_a_time(run_dir, monkeypatch):
-    asked = []
-    real = shared_load.pq.read_table
-    monkeypatch.setattr(shared_load.pq, "read_table",
-                        lambda paths, columns=None, **kw: asked.append(len(paths)) or real(paths, columns=columns, **kw))
-    streamed = stream_run(run_dir)
-    assert len(asked) == streamed.chunks_read and set(asked) == {1}
+def test_streaming_reads_whole_chunks_in_batches_of_at_most_the_rows_asked(run_dir, shard_reads):
+    asked = shard_reads
+    assert stream_run(run_dir, batch_rows=48).chunks_read == len(asked) == 10 and set(asked) == {1}
+    asked.clear()
+    assert stream_run(run_dir, batch_rows=150).chunks_read == 10 and asked == [3, 3, 3, 1]  # 48 games a chunk

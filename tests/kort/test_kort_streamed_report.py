@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from experiments.analysis import ladder
-from experiments.analysis import load as shared_load
 from experiments.analysis.kort import report, stats
 from experiments.analysis.kort.load import load_run, stream_run
 from experiments.runner.config import build_config
@@ -40,9 +39,10 @@ def run_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.parametrize("batch", [24, 72])  # one chunk at a time, or three
 @pytest.mark.parametrize("name", sorted(STATISTICS))
-def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name):
-    loaded, streamed = load_run(run_dir), stream_run(run_dir)
+def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name, batch):
+    loaded, streamed = load_run(run_dir), stream_run(run_dir, batch_rows=batch)
     assert streamed.chunks_read == loaded.chunks_read > 5 and streamed.matches is None and streamed.rounds is None
     assert streamed.row_count == loaded.row_count == 288
     pd.testing.assert_frame_equal(STATISTICS[name](streamed), STATISTICS[name](loaded))
@@ -50,7 +50,7 @@ def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name):
 
 def test_the_streamed_median_and_most_rounds_are_the_rows_own(run_dir):
     matches = load_run(run_dir).matches
-    summary = stats.match_length_summary(stream_run(run_dir)).set_index("label")
+    summary = stats.match_length_summary(stream_run(run_dir, batch_rows=24)).set_index("label")
     for label, group in matches.groupby("label", observed=True):
         assert summary.loc[label, "median_rounds"] == group["rounds"].median()
         assert summary.loc[label, "max_rounds"] == group["rounds"].max()
@@ -58,7 +58,7 @@ def test_the_streamed_median_and_most_rounds_are_the_rows_own(run_dir):
 
 def test_the_streamed_report_is_the_loaded_report_to_the_byte(run_dir, tmp_path):
     loaded = report.REPORT.write(load_run(run_dir), tmp_path / "loaded")
-    streamed = report.REPORT.write(stream_run(run_dir), tmp_path / "streamed")
+    streamed = report.REPORT.write(stream_run(run_dir, batch_rows=24), tmp_path / "streamed")
     assert [path.name for path in streamed] == [path.name for path in loaded]
     assert {path.name for path in streamed} >= {"report.md", "holder_value.png", "team_ladder.png", "ratings.png"}
     for mine, theirs in zip(streamed, loaded, strict=True):
@@ -69,10 +69,9 @@ def test_the_report_command_streams_the_run():
     assert report.REPORT.load_run is stream_run
 
 
-def test_streaming_reads_one_chunks_shards_at_a_time(run_dir, monkeypatch):
-    asked = []
-    real = shared_load.pq.read_table
-    monkeypatch.setattr(shared_load.pq, "read_table",
-                        lambda paths, columns=None, **kw: asked.append(len(paths)) or real(paths, columns=columns, **kw))
-    streamed = stream_run(run_dir)
+def test_streaming_reads_whole_chunks_matches_and_rounds_in_batches(run_dir, shard_reads):
+    asked = shard_reads
+    streamed = stream_run(run_dir, batch_rows=24)
     assert len(asked) == 2 * streamed.chunks_read and set(asked) == {1}  # a chunk's matches, then its rounds
+    asked.clear()
+    assert stream_run(run_dir, batch_rows=72).chunks_read == 12 and asked == [3, 3] * 4  # 24 matches a chunk

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from experiments.analysis.load import (
+    BATCH_ROWS,
     LoadedRun,
     Partial,
     RunPart,
@@ -84,7 +85,8 @@ def load_runs(folders: Sequence[str | Path]) -> GameRun:
     return _combine([_load_one(Path(folder)) for folder in folders])
 
 
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> GameRun:
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
+               batch_rows: int = BATCH_ROWS) -> GameRun:
     """The run in ``folder`` as its statistics alone: each shard read in turn, its ``partials`` (by default every one
     the report reads, ``stats.report_partials``) added up, its rows let go; memory stays that of one chunk whatever
     the run's size, and every statistic equals ``load_run``'s."""
@@ -93,7 +95,8 @@ def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) ->
     folder = Path(folder)
     manifest, paths = open_run(folder, GAME)
     return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
-                        report_partials() if partials is None else partials, ["games"])
+                        report_partials() if partials is None else partials, ["games"],
+                        batch_rows)
 
 
 def _combine(parts: Sequence[RunPart]) -> GameRun:

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from experiments.analysis.load import (
+    BATCH_ROWS,
     LoadedRun,
     Partial,
     chunks_total,
@@ -67,7 +68,8 @@ def load_run(folder: str | Path) -> Run:
     return _load_paths(folder, manifest, paths)
 
 
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> Run:
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
+               batch_rows: int = BATCH_ROWS) -> Run:
     """The run in ``folder`` as its statistics alone: each shard read in turn (only the columns they need), its
     ``partials`` (by default every one ``stats`` and the ladder define) added up, and its rows let go. Memory
     stays that of one chunk, whatever the run's size; every statistic equals ``load_run``'s."""
@@ -76,7 +78,8 @@ def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) ->
     folder = Path(folder)
     manifest, paths = open_run(folder, "knorri")
     return stream_paths([manifest], paths, lambda chunk_paths: _load_paths(folder, manifest, chunk_paths),
-                        knorri_partials() if partials is None else partials, ["hands"])
+                        knorri_partials() if partials is None else partials, ["hands"],
+                        batch_rows)
 
 
 def _load_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> Run:

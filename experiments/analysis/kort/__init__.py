@@ -9,6 +9,6 @@ play). The seat-pair ladder and the openskill ratings are the shared ones
 ratings rate each match's two teams.
 """
 
-from experiments.analysis.kort.load import KortRun, load_run, load_runs
+from experiments.analysis.kort.load import KortRun, load_run, load_runs, stream_run
 
-__all__ = ["KortRun", "load_run", "load_runs"]
+__all__ = ["KortRun", "load_run", "load_runs", "stream_run"]

@@ -29,6 +29,7 @@ import pandas as pd
 import pyarrow as pa
 
 from experiments.analysis.load import (
+    BATCH_ROWS,
     LoadedRun,
     Partial,
     RunFolderError,
@@ -97,7 +98,8 @@ def load_runs(folders: Sequence[str | Path]) -> KortRun:
     return _combine([_load_one(Path(folder)) for folder in folders])
 
 
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) -> KortRun:
+def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
+               batch_rows: int = BATCH_ROWS) -> KortRun:
     """The run in ``folder`` as its statistics alone: each chunk's shards (matches and rounds) read in turn, its
     ``partials`` (by default every one the report reads, ``stats.report_partials``) added up, its rows let go;
     memory stays that of one chunk whatever the run's size, and every statistic equals ``load_run``'s."""
@@ -107,7 +109,8 @@ def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None) ->
     manifest, paths = open_run(folder, GAME)
     _check_rounds(folder, paths)
     return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
-                        report_partials() if partials is None else partials, ["matches", "rounds"])
+                        report_partials() if partials is None else partials, ["matches", "rounds"],
+                        batch_rows)
 
 
 def _combine(parts: Sequence[RunPart]) -> KortRun:
