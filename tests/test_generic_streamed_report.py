@@ -34,10 +34,15 @@ def run_dir(request, tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("batch", [1, 50])  # one chunk at a time, or several
+@pytest.fixture(scope="module", params=[1, 50])  # one chunk at a time, or several
+def runs(request, run_dir):
+    """The run loaded (every row) and streamed ``request.param`` rows at a time, each read once for every test."""
+    return generic.load_run(run_dir), generic.stream_run(run_dir, batch_rows=request.param)
+
+
 @pytest.mark.parametrize("name", sorted(STATISTICS))
-def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name, batch):
-    loaded, streamed = generic.load_run(run_dir), generic.stream_run(run_dir, batch_rows=batch)
+def test_a_streamed_statistic_equals_the_loaded_one(runs, name):
+    loaded, streamed = runs
     assert streamed.chunks_read == loaded.chunks_read > 2 and streamed.rows is None and streamed.seats is None
     assert streamed.row_count == loaded.row_count
     pd.testing.assert_frame_equal(STATISTICS[name](streamed), STATISTICS[name](loaded))

@@ -36,10 +36,15 @@ def run_dir(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("batch", [48, 150])  # one chunk at a time, or three
+@pytest.fixture(scope="module", params=[48, 150])  # one chunk at a time, or three
+def runs(request, run_dir):
+    """The run loaded (every row) and streamed ``request.param`` rows at a time, each read once for every test."""
+    return load_run(run_dir), stream_run(run_dir, batch_rows=request.param)
+
+
 @pytest.mark.parametrize("name", sorted(STATISTICS))
-def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name, batch):
-    loaded, streamed = load_run(run_dir), stream_run(run_dir, batch_rows=batch)
+def test_a_streamed_statistic_equals_the_loaded_one(runs, name):
+    loaded, streamed = runs
     assert streamed.chunks_read == loaded.chunks_read > 5 and streamed.games is None and streamed.seats is None
     assert streamed.row_count == loaded.row_count == 480
     pd.testing.assert_frame_equal(STATISTICS[name](streamed), STATISTICS[name](loaded))
@@ -61,7 +66,7 @@ def test_the_streamed_report_is_the_loaded_report_to_the_byte(run_dir, tmp_path)
         assert mine.read_bytes() == theirs.read_bytes(), mine.name
 
 
-def test_the_report_command_streams_the_run(run_dir):
+def test_the_report_command_streams_the_run():
     assert report.REPORT.load_run is stream_run
 
 

@@ -39,10 +39,15 @@ def run_dir(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("batch", [24, 72])  # one chunk at a time, or three
+@pytest.fixture(scope="module", params=[24, 72])  # one chunk at a time, or three
+def runs(request, run_dir):
+    """The run loaded (every row) and streamed ``request.param`` rows at a time, each read once for every test."""
+    return load_run(run_dir), stream_run(run_dir, batch_rows=request.param)
+
+
 @pytest.mark.parametrize("name", sorted(STATISTICS))
-def test_a_streamed_statistic_equals_the_loaded_one(run_dir, name, batch):
-    loaded, streamed = load_run(run_dir), stream_run(run_dir, batch_rows=batch)
+def test_a_streamed_statistic_equals_the_loaded_one(runs, name):
+    loaded, streamed = runs
     assert streamed.chunks_read == loaded.chunks_read > 5 and streamed.matches is None and streamed.rounds is None
     assert streamed.row_count == loaded.row_count == 288
     pd.testing.assert_frame_equal(STATISTICS[name](streamed), STATISTICS[name](loaded))
