@@ -20,6 +20,7 @@ import numpy as np
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
+from sim.engine_words import COMPILED, REFERENCE, engine_word
 from sim.errors import AgentFailure, GameInputError, IllegalActionError, agent_location, full_trace
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seed
@@ -220,13 +221,12 @@ def plays_on_engine(engine: str, seatings: Sequence[Sequence[str]], policies: Co
     """Whether ``play_matches`` plays on the engine's own compiled policies: ``compiled`` insists (refused for a
     spec that is not one of ``policies``, or an action log the engine cannot keep), ``reference`` never, ``auto``
     when it can (every spec one of ``policies``; an action log only where the engine ``logs_actions``)."""
-    if engine not in ("auto", "compiled", "reference"):
-        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
+    engine = engine_word(engine)
     can = is_engine_lineup(seatings, policies) and (logs_actions or not log_actions)
-    if engine == "compiled" and not can:
+    if engine == COMPILED and not can:
         raise ValueError("the engine's own policies play only lineups of " + ", ".join(policies)
                          + ("" if logs_actions else ", without an action log"))
-    return can and engine != "reference"
+    return can and engine != REFERENCE
 
 
 class DecisionLog:
