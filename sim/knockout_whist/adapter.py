@@ -67,7 +67,7 @@ from sim.knockout_whist.render import repeat_span as repeat_span
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import GREEDY, RANDOM
 from sim.rng import derive_seeds
-from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
+from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine
 
 if TYPE_CHECKING:
     from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
@@ -182,12 +182,9 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
         played = batch.play_batch(settings, seeds, policy="random", workers=1)  # the runner's processes share cores
         return ChunkColumns(hands=_result_columns(settings, seeds, played))
     log = DecisionLog(("hand", "hand_no")) if log_actions else None
-    defaults = Options(players=n_seats).to_dict()
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: KnockoutWhistGame(settings, seed=seed), "the Knockout Whist game",
-                               action_text,
-                               lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
-                                                                    defaults))
+                               action_text, check_options(options))
     return ChunkColumns(hands=_game_columns(played, settings), actions=None if log is None else log.columns())
 
 

@@ -70,7 +70,7 @@ from sim.kort.render import repeat_span as repeat_span
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import RANDOM
 from sim.rng import derive_seeds
-from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
+from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine
 
 if TYPE_CHECKING:
     from sim.kort.compiled.batch import BatchResults, KortBatch
@@ -208,11 +208,9 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
         seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)
         return _result_columns(settings, seeds, play_batch(settings, seeds, policy="random", workers=1))
     log = DecisionLog(("round", "round_no")) if log_actions else None
-    defaults = Options().to_dict()
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: KortMatch(settings, seed=seed), "the Kort match", action_text,
-                               lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
-                                                                    defaults))
+                               settings.to_dict())
     seeds = np.array([seed for seed, _ in played], dtype=np.uint64)
     summary = _MatchSummary.of_matches([match for _, match in played])
     rounds = _Rounds.of_matches([match for _, match in played])
