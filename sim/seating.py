@@ -34,12 +34,6 @@ def described(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def check_lineup_length(n_seats: int, specs: Sequence[str]) -> None:
-    """Refuse a lineup that does not give one spec per seat, in one line."""
-    if len(specs) != n_seats:
-        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
-
-
 class ActionTypeError(GameInputError):
     """An agent's ``act`` returned something that is not an integer action id (a str, bool, float, None...)."""
 

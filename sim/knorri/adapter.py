@@ -159,7 +159,6 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     options ``cap`` and ``repeat`` (``check_options``); every hand is played under them.
     """
     rules = check_options(options)
-    n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
     distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once

@@ -49,7 +49,6 @@ from sim.contract import (
     no_first_seat,
     option_specs,
 )
-from sim.errors import GameInputError
 from sim.kort import tensor
 from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
@@ -199,7 +198,6 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     ``random`` policy when every spec is a bare ``random`` and no action log is asked for), ``compiled``
     (that policy, refused otherwise) or ``reference``: the same rows.
     """
-    _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a runner match is one Kort match")
     settings = as_options(check_options(options))
     if plays_on_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
@@ -227,7 +225,6 @@ def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, l
     ``sim.kort.compiled.batch.results_of_rows`` reads them). No action log: the compiled matches keep none."""
     from sim.kort.compiled.batch import results_of_rows
 
-    _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, None, "a runner match is one Kort match")
     if log_actions:
         raise ValueError("the compiled matches keep no action log")
@@ -245,11 +242,6 @@ def replay(options: Options | Mapping[str, Any] | None, seed: int, actions: Sequ
 
 
 # ----- inside --------------------------------------------------------------------------------------
-
-
-def _check_seats(n_seats: int) -> None:
-    if isinstance(n_seats, bool) or n_seats != NUM_SEATS:
-        raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
 
 
 # ----- the batch engine, for vectorised agents (the hook the runner's batch route uses) ------------------------
