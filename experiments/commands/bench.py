@@ -43,9 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timings per case; the median is reported (default 3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per case instead of a table")
     parser.add_argument("--agents", metavar="SPECS",
-                        help="time this lineup instead (specs separated by ';', or one for every seat) on each path "
-                             "the runner can play it (compiled, reference), on one core: --hands (or --games, "
-                             "--matches) deals on the compiled path (default 2,000), a fiftieth on the reference")
+                        help="time this lineup instead (separated by ';' or commas as for run, or one spec for every "
+                             "seat) on each path the runner can play it (compiled, reference), on one core: --hands "
+                             "(or --games, --matches) deals on the compiled path (default 2,000), a fiftieth on the "
+                             "reference; each path's line says how many it timed")
 
 
 def run(args: argparse.Namespace) -> int:
