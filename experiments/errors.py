@@ -14,6 +14,10 @@ class UsageError(Exception):
     """Options that make no sense together; reported as one line, exit code 2."""
 
 
+class ConfigError(UsageError):
+    """A config file, option or lineup the runner refuses; one line, nothing written."""
+
+
 DEBUG_VARIABLE = "KNORRI_SIM_DEBUG"
 
 

@@ -36,7 +36,8 @@ from experiments.runner.execute import execute, plan_run, workers_for
 from experiments.runner.plan import balanced_seatings, check_lineups
 from experiments.runner.summary import SummaryRow, summarise
 from sim import games
-from sim.contract import plural
+from sim.contract import check_seats, plural
+from sim.errors import GameInputError
 
 
 def seats_folder(out: Path, seats: int) -> Path:
@@ -53,11 +54,10 @@ def league_config(game: str, seats: int, agents: list[str], deals: int, seed: in
                   options: dict[str, Any] | None = None, workers: int | None = None,
                   out: Path | None = None) -> RunConfig:
     """The run of one seat count: one balanced table, ``deals`` deal groups each played by every seating."""
-    adapter = games.adapter(game)
-    if not adapter.MIN_SEATS <= seats <= adapter.MAX_SEATS:
-        allowed = (f"{adapter.MIN_SEATS}" if adapter.MIN_SEATS == adapter.MAX_SEATS
-                   else f"{adapter.MIN_SEATS} to {adapter.MAX_SEATS}")
-        raise ConfigError(f"--seats: {adapter.TITLE} is for {allowed} seats, not {seats}")
+    try:
+        check_seats(games.adapter(game), seats)
+    except GameInputError as error:
+        raise ConfigError(f"--seats: {error}") from None
     if deals < 1:
         raise ConfigError(f"--deals must be at least 1, not {deals}")
     raw: dict[str, Any] = {"game": game, "name": f"league-{seats}", "options": options or {}, "seed": seed,

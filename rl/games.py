@@ -23,7 +23,7 @@ import numpy as np
 
 from sim import games
 from sim.batch_base import CompiledBatch
-from sim.contract import LearningFacts
+from sim.contract import LearningFacts, check_seats
 from sim.errors import GameInputError
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed
@@ -51,10 +51,8 @@ class GameFacts:
     max_decisions: Callable[[int, Options], int]  # an upper bound on one deal's decisions (n seats, options)
 
     def check_seats(self, n_seats: int) -> int:
-        """``n_seats`` if the game is played with it; otherwise one clear line."""
-        if n_seats not in self.seats:
-            raise GameInputError(f"{self.title} is for {self.seats[0]} to {self.seats[-1]} seats, not {n_seats}")
-        return int(n_seats)
+        """``n_seats`` if the game is played with it; otherwise one clear line (the contract's one seat check)."""
+        return check_seats(games.adapter(self.name), n_seats)
 
     def truncated(self, game: ReferenceGame) -> bool:
         """Whether a finished reference game ended by a cut-off (a truncation) rather than by the rules' end."""

@@ -184,7 +184,8 @@ class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
                      make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
         """Play one match per seed, ``seatings[i]`` at the table, returning every declared column: on the reference
         engine with the agents ``make_agent`` builds, or (``engine`` ``compiled``, or ``auto`` for a lineup of
-        ``ENGINE_POLICIES``) on the engine's own policies; an agent's failure is one ``AgentFailure``."""
+        ``ENGINE_POLICIES``) on the engine's own policies; an agent's failure is one ``AgentFailure``. ``n_seats``
+        is in the game's range: the caller checks it once (``check_seats``), the adapter does not again."""
 
 
 def check_adapter(name: str, adapter: ModuleType | Any) -> None:
@@ -240,7 +241,10 @@ def _contract_functions() -> list[str]:
 
 
 def check_seats(adapter: GameAdapter | ModuleType, n_seats: int) -> int:
-    """``n_seats`` if the game is played with that many seats; otherwise one line saying which counts it takes."""
+    """``n_seats`` if the game is played with that many seats; otherwise one line saying which counts it takes.
+
+    The one seat check of every command, config table and RL env: done once where the seat count comes in,
+    not again by the adapter's ``play_matches`` (an engine's constructor still guards itself)."""
     low, high = adapter.MIN_SEATS, adapter.MAX_SEATS
     if not isinstance(n_seats, (int, np.integer)) or isinstance(n_seats, bool) or not low <= n_seats <= high:
         allowed = f"always played by {low} seats" if low == high else f"for {low} to {high} seats"

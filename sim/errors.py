@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +47,34 @@ def check_deck(deck: Sequence[int], size: int = 52) -> list[int]:
     return cards
 
 
+@dataclass(frozen=True)
+class FailedDeal:
+    """The deal an agent failed in, as the engine played it: what a command line needs to play it again.
+
+    ``options`` are the game's checked options (the command leaves out those at their defaults);
+    ``first_seat`` is the opening seat, where the game lets one choose it.
+    """
+
+    n_seats: int
+    seed: int
+    seating: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    first_seat: int | None = None
+
+
 class AgentFailure(RuntimeError):
     """An agent raised or chose an illegal action: the message names the agent, seat, seed and action.
 
     ``row`` is the failing row's place among those played (the runner turns it into ``hand_index``), and
-    ``replay`` the ``knorri-sim play`` command that plays the same deal with the same agents; both
-    are added to the message when known.
+    ``deal`` the deal itself (the runner writes the ``knorri-sim play`` command that replays it as
+    ``replay``); both are added to the message when known.
     """
 
-    def __init__(self, message: str, row: int | None = None, replay: str | None = None, trace: str = "") -> None:
+    def __init__(self, message: str, row: int | None = None, deal: FailedDeal | None = None,
+                 trace: str = "") -> None:
         super().__init__(message)
-        self.message, self.row, self.replay = message, row, replay
+        self.message, self.row, self.deal = message, row, deal
+        self.replay: str | None = None
         self.hand_index: int | None = None
         self.trace = trace  # the agent's whole traceback, printed by the command line with --debug
 

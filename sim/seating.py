@@ -11,7 +11,6 @@ one engine deal per match (Knockout Whist, Kort) share lives here too.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -20,7 +19,8 @@ import numpy as np
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
-from sim.errors import AgentFailure, GameInputError, IllegalActionError, agent_location, full_trace
+from sim.engine_words import COMPILED, REFERENCE, engine_word
+from sim.errors import AgentFailure, FailedDeal, GameInputError, IllegalActionError, agent_location, full_trace
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seed
 
@@ -32,12 +32,6 @@ def described(error: BaseException) -> str:
     """An exception in one line: its type and its message, blanks folded."""
     text = " ".join(str(error).split())
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def check_lineup_length(n_seats: int, specs: Sequence[str]) -> None:
-    """Refuse a lineup that does not give one spec per seat, in one line."""
-    if len(specs) != n_seats:
-        raise GameInputError(f"a {n_seats}-seat table needs {n_seats} agent specs, not {len(specs)}")
 
 
 class ActionTypeError(GameInputError):
@@ -160,12 +154,12 @@ class AgentPool:
 
 
 def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: str,
-                 action_name: Callable[[int], str], row: int | None = None, replay: str | None = None) -> T:
+                 action_name: Callable[[int], str], row: int | None = None, deal: FailedDeal | None = None) -> T:
     """Run ``play()``; an illegal action or an agent's exception becomes one ``AgentFailure`` line.
 
     ``where`` names the deal (e.g. ``the hand with seed 5 (first seat 0)``); ``action_name`` turns an
-    action id into words for the message; ``row`` (the deal's row among those played) and ``replay`` (the
-    command that replays it) travel with the failure.
+    action id into words for the message; ``row`` (the deal's row among those played) and ``deal`` (what
+    replays it) travel with the failure.
     """
     try:
         return play()
@@ -174,23 +168,10 @@ def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: st
         legal = ", ".join(map(str, error.legal))
         raise AgentFailure(f"agent {spec!r} at seat {error.seat} chose illegal action "
                            f"{_named(error.action, action_name)} in {where}; legal ids were {legal}",
-                           row, replay) from None
+                           row, deal) from None
     except AgentRaised as error:
         raise AgentFailure(f"agent {error.spec!r} at seat {error.seat} failed in {where}: {error.what}",
-                           row, replay, error.trace) from None
-
-
-def replay_command(game: str, n_seats: int, seed: int, seating: Sequence[str],
-                   options: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None,
-                   first_seat: int | None = None) -> str:
-    """The ``knorri-sim play`` command that plays the deal with ``seed`` with the same agents (and options,
-    those differing from ``defaults``), as a failure message quotes it."""
-    words = ["knorri-sim play"] + ([] if game == "knorri" else [f"--game {game}"])
-    words += [f"--seats {n_seats}", f"--seed {seed}"] + ([] if not first_seat else [f"--first {first_seat}"])
-    for name, value in (options or {}).items():
-        if defaults is None or defaults.get(name) != value:
-            words.append(f"--option {name}={str(value).lower() if isinstance(value, bool) else value}")
-    return " ".join(words) + " --agents " + shlex.quote(";".join(seating))
+                           row, deal, error.trace) from None
 
 
 def _named(action: Any, action_name: Callable[[int], str]) -> str:
@@ -220,13 +201,12 @@ def plays_on_engine(engine: str, seatings: Sequence[Sequence[str]], policies: Co
     """Whether ``play_matches`` plays on the engine's own compiled policies: ``compiled`` insists (refused for a
     spec that is not one of ``policies``, or an action log the engine cannot keep), ``reference`` never, ``auto``
     when it can (every spec one of ``policies``; an action log only where the engine ``logs_actions``)."""
-    if engine not in ("auto", "compiled", "reference"):
-        raise ValueError(f"engine must be auto, compiled or reference, not {engine!r}")
+    engine = engine_word(engine)
     can = is_engine_lineup(seatings, policies) and (logs_actions or not log_actions)
-    if engine == "compiled" and not can:
+    if engine == COMPILED and not can:
         raise ValueError("the engine's own policies play only lineups of " + ", ".join(policies)
                          + ("" if logs_actions else ", without an action log"))
-    return can and engine != "reference"
+    return can and engine != REFERENCE
 
 
 class DecisionLog:
@@ -265,13 +245,13 @@ class DecisionLog:
 def play_one_per_seed(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                       log: DecisionLog | None, make_agent: AgentMaker | None, new_match: Callable[[int], G], what: str,
                       action_name: Callable[[int], str],
-                      replay: Callable[[int, Sequence[str]], str] | None = None) -> list[tuple[int, G]]:
+                      replay_options: Mapping[str, Any] | None = None) -> list[tuple[int, G]]:
     """Play one reference deal per match seed with its seating's agents (made by ``make_agent``); return (seed,
     deal) pairs.
 
     Deal ``i`` is ``new_match(derive_seed(match_seeds[i], 0))``, played by ``play_with_agents``; a failing
-    agent stops the play with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``), the seed
-    and, given ``replay(seed, seating)``, the command that replays the deal.
+    agent stops the play with one ``AgentFailure`` line naming ``what`` (e.g. ``the Kort match``) and the seed;
+    given ``replay_options`` (the game's checked options), the failure carries the ``FailedDeal`` that replays it.
     """
     pool = AgentPool(n_seats, log, make_agent)
     played: list[tuple[int, G]] = []
@@ -281,7 +261,8 @@ def play_one_per_seed(n_seats: int, match_seeds: Sequence[int], seatings: Sequen
         agents = pool.seat(seating)
         if log is not None:
             log.start_row(len(played))
+        failed = None if replay_options is None else FailedDeal(n_seats, seed, tuple(seating), replay_options)
         play_guarded(partial(play_with_agents, deal, agents, seed), agents, f"{what} with seed {seed}", action_name,
-                     len(played), replay(seed, seating) if replay else None)
+                     len(played), failed)
         played.append((seed, deal))
     return played

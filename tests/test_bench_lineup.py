@@ -37,7 +37,7 @@ def test_a_path_the_lineup_cannot_take_is_said_so_and_the_other_timed(capsys):
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["--agents", "random;random", "--seats", "4"], "--agents gives 2 specs for 4 seats"),
+    (["--agents", "random;random", "--seats", "4"], "--agents: 2 agent specs for 4 seats"),
     (["--agents", "random", "--workers", "1"], "--workers is not for --agents"),
     (["--agents", "random", "--hands", "5", "--games", "5"], "give one count with --agents"),
     (["--game", "kort", "--agents", "random;random"], "Kort is always played by 4 seats"),

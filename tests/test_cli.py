@@ -69,7 +69,7 @@ def one_line_error(capsys, argv: list[str]) -> str:
     (["play", "--agents", "random:=3"], "is not key=value"),
     (["play", "--agents", "random:depth=3"], "agent 'random' has no parameter 'depth'"),
     (["play", "--agents", "no_such_module.sub:Agent"], "cannot import 'no_such_module.sub'"),
-    (["play", "--seats", "4", "--agents", "random;random"], "--agents gives 2 specs for 4 seats"),
+    (["play", "--seats", "4", "--agents", "random;random"], "--agents: 2 agent specs for 4 seats"),
     (["play", "--hands", "0"], "at least one deal, not 0"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):

@@ -35,7 +35,7 @@ import pytest
 
 from agents.base import parse_spec
 from experiments.cli import main
-from experiments.runner.config import split_agent_specs
+from experiments.runner.lineup import split_agent_specs
 from experiments.runner.storage import read_manifest
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -6,12 +6,12 @@ import argparse
 from types import ModuleType
 
 from experiments.errors import UsageError
-from experiments.runner.config import ENGINE_ALIASES
 from sim import games
 from sim.contract import check_seats, has_compiled_engine
+from sim.engine_words import COMPILED, ENGINES, engine_word, spelled
 from sim.options import option_pairs
 
-ENGINE_CHOICES = ("reference", "compiled", *ENGINE_ALIASES)  # an alias (fast) is the compiled engine's older name
+ENGINE_CHOICES = spelled(ENGINES)  # the words --engine takes where one engine plays or is timed (no auto)
 
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +50,7 @@ def game_settings(name: str, seats: int | None, settings: list[str],
 
 def engine_name(adapter: ModuleType, engine: str) -> str:
     """``reference`` or ``compiled`` (``fast`` is read as ``compiled``); one line if the game has no compiled engine."""
-    engine = ENGINE_ALIASES.get(engine, engine)
-    if engine == "compiled" and not has_compiled_engine(adapter):
+    engine = engine_word(engine, ENGINES)
+    if engine == COMPILED and not has_compiled_engine(adapter):
         raise UsageError(f"{adapter.TITLE} has no compiled engine: use --engine reference")
     return engine

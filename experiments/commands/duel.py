@@ -18,8 +18,9 @@ from experiments.duel.play import BATCH_DEALS, MIN_DEALS, UNDECIDED, DuelResult,
 from experiments.duel.sprt import H0, H1, Sprt
 from experiments.errors import UsageError
 from experiments.runner.compiling import code_to_compile, compile_notice
-from experiments.runner.config import option_settings, split_agent_specs
+from experiments.runner.config import option_settings
 from experiments.runner.execute import RunStopped
+from experiments.runner.lineup import split_agent_specs
 from experiments.runner.plan import table_plans
 from sim import games
 from sim.contract import plural
@@ -81,9 +82,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers must be at least 1, not {args.workers}")
     adapter = games.adapter(args.game)
     seats = adapter.DEFAULT_SEATS if args.seats is None else args.seats
-    others = split_agent_specs(args.others)
-    if not others:
-        raise UsageError("--others must name at least one agent spec")
+    others = split_agent_specs(args.others, "--others")
     out = args.out or f"runs/duel-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     setup = duel_setup(args.game, seats, args.a.strip(), args.b.strip(), others, args.max_deals, args.seed,
                        option_settings(args.option), args.workers, out)

@@ -15,7 +15,7 @@ from types import ModuleType
 
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.errors import UsageError
-from experiments.runner.config import split_agent_specs
+from experiments.runner.lineup import parse_lineup
 from experiments.runner.seating import build_agent
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     adapter, n_seats, options = game_settings(args.game, args.seats, args.option)
     if args.hands > max(adapter.MATCH_HANDS):
         raise UsageError(f"--hands: {adapter.TITLE} plays one {adapter.ROW} per seed, not a match of several")
-    specs = _lineup(args.agents, n_seats)
+    specs = parse_lineup(args.agents, n_seats)
     agents = [SeatedAgent(build_agent(spec, args.game, seed=args.seed), spec, None) for spec in specs]
     if args.hands > 1:
         if args.first is not None:
@@ -89,15 +89,4 @@ def _play_match(adapter: ModuleType, n_seats: int, options: dict, agents: list[S
     best = max(totals)
     winners = ", ".join(f"seat {seat}" for seat, total in enumerate(totals) if total == best)
     print(f"totals {totals}; winner(s): {winners}")
-
-
-def _lineup(text: str, n_seats: int) -> list[str]:
-    """One spec per seat from ``--agents`` (one spec fills every seat)."""
-    specs = split_agent_specs(text)
-    if len(specs) == 1:
-        specs *= n_seats
-    if len(specs) != n_seats:
-        raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
-    return specs
-
 

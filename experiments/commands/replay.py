@@ -16,7 +16,7 @@ from experiments.commands.play import MAX_SEED
 from experiments.errors import UsageError
 from experiments.replay.build import fresh_replay, run_replay
 from experiments.replay.page import write_page
-from experiments.runner.config import split_agent_specs
+from experiments.runner.lineup import parse_lineup
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= args.seed < MAX_SEED:
             raise UsageError(f"--seed must be from 0 to 2**64 - 1 (a 64-bit seed), not {args.seed}")
         _, n_seats, options = game_settings(args.game, args.seats, args.option)
-        replay = fresh_replay(args.game, n_seats, args.seed, _specs(args.agents, n_seats), options, args.first,
+        replay = fresh_replay(args.game, n_seats, args.seed, parse_lineup(args.agents, n_seats), options, args.first,
                               args.seat)
         default = f"replay-seed-{args.seed}.html"
     out = Path(args.out or default)
@@ -73,11 +73,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"{replay.steps} steps written to {written} ({size / 1e6:.2f} MB): {replay.result.splitlines()[0]}")
     return 0
 
-
-def _specs(text: str, n_seats: int) -> list[str]:
-    """One spec per seat from ``--agents`` (one spec fills every seat), or one line."""
-    specs = split_agent_specs(text)
-    specs = specs * n_seats if len(specs) == 1 else specs
-    if len(specs) != n_seats:
-        raise UsageError(f"--agents gives {len(specs)} specs for {n_seats} seats: give one, or one per seat")
-    return specs

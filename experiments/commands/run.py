@@ -26,8 +26,6 @@ from experiments.runner.config import (
     ASSIGN_MODES,
     CONFIG_DIR,
     DECISION_TIMEOUT,
-    ENGINE_ALIASES,
-    ENGINE_CHOICES,
     MATCH_HANDS,
     ConfigError,
     RunConfig,
@@ -41,7 +39,6 @@ from experiments.runner.config import (
     load_file,
     option_settings,
     shipped_configs,
-    split_agent_specs,
 )
 from experiments.runner.execute import (
     RunPlan,
@@ -53,12 +50,14 @@ from experiments.runner.execute import (
     run_tables,
     workers_for,
 )
+from experiments.runner.lineup import split_agent_specs
 from experiments.runner.plan import check_lineups
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise
 from sim import games
 from sim.contract import plural
+from sim.engine_words import spelled
 from sim.errors import AgentFailure
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
@@ -118,7 +117,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decision-timeout", type=float, metavar="SECONDS",
                         help=f"end the run if a Python agent takes longer than this over one decision (default "
                              f"{DECISION_TIMEOUT:g}; 0: no limit); may change on --resume")
-    parser.add_argument("--engine", choices=(*ENGINE_CHOICES, *ENGINE_ALIASES),
+    parser.add_argument("--engine", choices=spelled(),
                         help="what plays the lineups: auto (default: compiled code wherever it plays the lineup "
                              "and keeps any action log, else the reference engine), compiled (refused for a lineup "
                              "it cannot play; fast is an old name for it) or reference; every engine writes the "

@@ -22,7 +22,7 @@ from agents.base import Agent, AgentMaker, AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
-from experiments.runner.seating import agent_maker
+from experiments.runner.seating import agent_maker, replay_command
 from experiments.runner.summary import with_summary
 from sim import games
 from sim.decision_limit import limit_decisions
@@ -111,6 +111,8 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     except AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
+        if failure.deal is not None:
+            failure.replay = replay_command(task.game, failure.deal)
         raise
     except AgentSpecError as error:
         raise _cannot_make(error) from None

@@ -16,9 +16,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from experiments.errors import UsageError
+from experiments.errors import ConfigError
+from experiments.runner.lineup import fill_seats, split_agent_specs
 from sim import games
 from sim.contract import check_seats
+from sim.engine_words import AUTO, engine_word
 from sim.errors import GameInputError
 
 ASSIGN_MODES = ("fixed", "rotate", "permute", "balanced", "duel")
@@ -33,14 +35,6 @@ DECISION_TIMEOUT = 60.0  # seconds a Python agent may take over one decision, un
 # Keys that say where and how a run goes, not what it plays: not in its run id, and free to change on --resume.
 PLACE_KEYS = ("workers", "out", "scheduler", "name", "decision_timeout", "engine")  # every engine gives the same rows
 TABLE_KEYS = ("seats", "agents", "assign")
-# What plays a run's lineups: compiled code where it can (auto), compiled code or a refusal, or the reference engine;
-# "fast" is the compiled engine's old name, still accepted.
-ENGINE_CHOICES = ("auto", "compiled", "reference")
-ENGINE_ALIASES = {"fast": "compiled"}
-
-
-class ConfigError(UsageError):
-    """A config file or option the runner refuses; one line, nothing written."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +74,7 @@ class RunConfig:
     out: str | None = None
     scheduler: str | None = None
     decision_timeout: float = DECISION_TIMEOUT
-    engine: str = "auto"  # auto, compiled (insisted on) or reference: the route's choice (routes.choose_route)
+    engine: str = AUTO  # a word of sim.engine_words: the route's choice (routes.choose_route)
 
     def identity(self) -> dict[str, Any]:
         """What defines the rows: everything except where and how it runs (workers, out, scheduler, ...)."""
@@ -105,31 +99,6 @@ class RunConfig:
 def default_options(game: str) -> dict[str, Any]:
     """The options a game plays with when none are given (its ``check_options({})``)."""
     return games.adapter(game).check_options({})
-
-
-def split_agent_specs(text: str) -> list[str]:
-    """Split ``--agents``: on ``;`` if there is one, else on commas that start a new spec.
-
-    Specs carry parameters after commas (``mcts:iters=400,c=1.4``), so a
-    comma-separated piece of the form ``key=value`` (an ``=`` before any ``:``)
-    continues the spec before it: ``random,mcts:iters=400,c=1.4,greedy`` is three specs.
-    """
-    separator = ";" if ";" in text else ","
-    pieces = [piece.strip() for piece in text.split(separator)]
-    for number, piece in enumerate(pieces, 1):
-        if not piece:
-            raise ConfigError(f"--agents {text!r}: piece {number} of {len(pieces)} (split at {separator!r}) is empty: "
-                              f"give one spec between each two {separator!r}")
-    if separator == ";":
-        return pieces
-    specs: list[str] = []
-    for piece in pieces:
-        continues = "=" in piece and ":" not in piece.split("=", 1)[0]
-        if continues and specs:
-            specs[-1] += "," + piece
-        else:
-            specs.append(piece)
-    return specs
 
 
 def option_settings(settings: list[str]) -> dict[str, str]:
@@ -279,9 +248,10 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     if not isinstance(log_actions, bool):
         raise ConfigError(f"{where}: log_actions must be true or false")
     decision_timeout = _seconds(raw.get("decision_timeout", DECISION_TIMEOUT), "decision_timeout", where)
-    engine = raw.get("engine", "auto")
-    engine = _choice(ENGINE_ALIASES.get(engine, engine) if isinstance(engine, str) else engine, ENGINE_CHOICES,
-                     "engine", where)
+    try:
+        engine = engine_word(raw.get("engine", AUTO))
+    except GameInputError as error:
+        raise ConfigError(f"{where}: {error}") from None
     return RunConfig(
         tables=tables, game=game, options=options, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
         log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
@@ -329,9 +299,7 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
         agents = entry.get("agents", ["random"])
         if not isinstance(agents, str | list | tuple) or not all(isinstance(a, str) for a in agents):
             raise ConfigError(f"{label}: agents must be a spec string or a list of spec strings, not {agents!r}")
-        specs = split_agent_specs(agents) if isinstance(agents, str) else [a.strip() for a in agents]
-        if not specs or not all(specs):
-            raise ConfigError(f"{label}: agents must name at least one agent spec")
+        specs = split_agent_specs(agents, label)
         table_assign = _choice(entry.get("assign", assign), ASSIGN_MODES, "assign", label)
         if table_assign == "balanced":  # the specs are a pool to seat in a balanced design, any number of them
             if len(set(specs)) != len(specs):
@@ -342,13 +310,7 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
         if table_assign == "duel":
             tables.append(TableConfig(seats, duel_lineup(specs, seats, adapter, label), table_assign))
             continue
-        if len(specs) == 1:
-            specs *= seats
-        if len(specs) != seats:
-            raise ConfigError(
-                f"{label}: {len(specs)} agent specs for {seats} seats: give one for every seat, or one for all"
-            )
-        tables.append(TableConfig(seats, tuple(specs), table_assign))
+        tables.append(TableConfig(seats, tuple(fill_seats(specs, seats, label)), table_assign))
     return tuple(tables)
 
 

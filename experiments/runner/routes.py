@@ -10,8 +10,8 @@ Four routes give the same rows (tested), from the fastest:
 - ``REFERENCE``: the reference engine, every agent built from its spec (``seating.agent_maker``).
 
 ``choose_route`` decides it from the game, the seatings, the action log and the engine asked for
-(``auto``, ``compiled`` or ``reference``; ``fast`` is an alias of ``compiled``); the plan stores it per
-table and the chunk executor only follows it (``play_route``).
+(a word of ``sim.engine_words``); the plan stores it per table and the chunk executor only follows
+it (``play_route``).
 """
 
 from __future__ import annotations
@@ -22,30 +22,23 @@ from typing import Any
 from agents.base import AgentMaker, lineup_player
 from agents.base import compiled_code as agent_code
 from experiments.runner import batch_agents
-from experiments.runner.config import ENGINE_ALIASES, ENGINE_CHOICES
 from experiments.runner.seating import agent_maker
 from sim import games
 from sim.contract import ChunkColumns
+from sim.engine_words import AUTO, COMPILED, engine_word
+from sim.engine_words import REFERENCE as REFERENCE_ENGINE
 from sim.seating import is_engine_lineup
 
 ENGINE, LINEUP, BATCH, REFERENCE = "engine", "lineup", "batch", "reference"
 
 
-def engine_choice(engine: str) -> str:
-    """``engine`` as one of ``ENGINE_CHOICES`` (``fast`` read as ``compiled``); anything else is refused."""
-    engine = ENGINE_ALIASES.get(engine, engine)
-    if engine not in ENGINE_CHOICES:
-        raise ValueError(f"engine must be {', '.join(ENGINE_CHOICES)} (or fast, for compiled), not {engine!r}")
-    return engine
-
-
-def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool, engine: str = "auto") -> str:
+def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool, engine: str = AUTO) -> str:
     """The route that plays ``seatings`` of ``game``: compiled whenever some compiled code plays every seating (and
     keeps the action log if one is asked for) unless ``engine`` is ``reference``; ``compiled`` insists on it."""
-    engine = engine_choice(engine)
+    engine = engine_word(engine)
     adapter = games.adapter(game)
     distinct = list(dict.fromkeys(tuple(seating) for seating in seatings))
-    if (engine != "reference" and adapter.BATCH_POLICIES is not None
+    if (engine != REFERENCE_ENGINE and adapter.BATCH_POLICIES is not None
             and batch_agents.takes_batch_path(log_actions, distinct, game, adapter.BATCH_POLICIES)):
         return BATCH
     player = lineup_player(game)
@@ -55,12 +48,12 @@ def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool
     elif player is not None and all(player.accepts(seating) for seating in distinct):
         compiled, logs = LINEUP, player.logs_actions
     keeps_log = logs or not log_actions
-    if engine == "compiled" and (compiled is None or not keeps_log):
+    if engine == COMPILED and (compiled is None or not keeps_log):
         names = dict.fromkeys((*adapter.ENGINE_POLICIES, *(player.names if player else ())))
         raise ValueError("the compiled engine plays only lineups of " + ", ".join(names)
                          + (" (mcts without time=)" if "mcts" in names else "")
                          + ("" if adapter.COMPILED_LOGS_ACTIONS else ", without an action log"))
-    if compiled is None or not keeps_log or engine == "reference":
+    if compiled is None or not keeps_log or engine == REFERENCE_ENGINE:
         return REFERENCE
     return compiled
 
@@ -93,14 +86,14 @@ def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], 
         return player.play(n_seats, match_seeds, seatings, match_hands, log_actions, options)
     if route == BATCH:
         return batch_agents.play_batched(adapter, game, n_seats, match_seeds, seatings, match_hands, options)
-    engine = "compiled" if route == ENGINE else "reference"
+    engine = COMPILED if route == ENGINE else REFERENCE_ENGINE
     return adapter.play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options,
                                 make_agent or agent_maker(game), engine)
 
 
 def play_matches(game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                  match_hands: int = 1, log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                 engine: str = "auto") -> ChunkColumns:
+                 engine: str = AUTO) -> ChunkColumns:
     """``choose_route`` then ``play_route``: one call that plays matches as a run would (for tests and benches)."""
     route = choose_route(game, seatings, log_actions, engine)
     return play_route(route, game, n_seats, match_seeds, seatings, match_hands, log_actions, options)

@@ -1,4 +1,5 @@
-"""Agents seated by the runner: specs checked once per run, an agent maker per game for the engines.
+"""Agents seated by the runner: specs checked once per run, an agent maker per game for the engines, and the
+command line that replays a deal an agent failed in.
 
 The engines in ``sim`` seat agents through the ``AgentMaker`` they are handed; this module is
 where specs become agents (``agents.base.make_agent``), so a constructor that fails is one
@@ -8,11 +9,13 @@ each worker.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from functools import lru_cache, partial
 
 from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
-from sim.errors import GameInputError
+from sim import games
+from sim.errors import FailedDeal, GameInputError
 from sim.seating import described
 
 
@@ -44,3 +47,16 @@ def checked_agent(spec: str, game: str) -> Agent:
     """The agent ``spec`` makes, built once per process: what the run's checks read (its spec is good, whether it
     defines ``act_batch``); the agents that play are built afresh (``agent_maker``)."""
     return build_agent(spec.strip(), game)
+
+
+def replay_command(game: str, deal: FailedDeal) -> str:
+    """The ``knorri-sim play`` command that plays ``deal`` of ``game`` again with the same agents (and the options
+    that differ from the game's defaults), as a failure message quotes it."""
+    words = ["knorri-sim play"] + ([] if game == games.DEFAULT_GAME else [f"--game {game}"])
+    words += [f"--seats {deal.n_seats}", f"--seed {deal.seed}"]
+    words += [] if not deal.first_seat else [f"--first {deal.first_seat}"]
+    defaults = games.adapter(game).check_options({})
+    for name, value in deal.options.items():
+        if defaults.get(name) != value:
+            words.append(f"--option {name}={str(value).lower() if isinstance(value, bool) else value}")
+    return " ".join(words) + " --agents " + shlex.quote(";".join(deal.seating))

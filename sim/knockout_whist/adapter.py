@@ -52,8 +52,6 @@ from sim.knockout_whist.conformance import reference_line
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
     LAST_HAND,
-    MAX_SEATS,
-    MIN_SEATS,
     NUM_ACTIONS,
     EndReason,
     Options,
@@ -61,13 +59,15 @@ from sim.knockout_whist.encoding import (
     action_text,
     parse_options,
 )
+from sim.knockout_whist.encoding import MAX_SEATS as MAX_SEATS  # the contract's seat range
+from sim.knockout_whist.encoding import MIN_SEATS as MIN_SEATS
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.render import render_svg as render_svg  # the contract's render facet
 from sim.knockout_whist.render import repeat_span as repeat_span
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import GREEDY, RANDOM
 from sim.rng import derive_seeds
-from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
+from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine
 
 if TYPE_CHECKING:
     from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
@@ -172,7 +172,6 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     ``engine`` is ``auto`` (the engine's own ``random`` policy when every spec is a bare ``random`` and no
     action log is asked for), ``compiled`` (that policy, refused otherwise) or ``reference``: the same rows.
     """
-    _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a Knockout Whist match is one game")
     settings = Options(players=n_seats, **check_options(options))
     if plays_on_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
@@ -182,12 +181,9 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
         played = batch.play_batch(settings, seeds, policy="random", workers=1)  # the runner's processes share cores
         return ChunkColumns(hands=_result_columns(settings, seeds, played))
     log = DecisionLog(("hand", "hand_no")) if log_actions else None
-    defaults = Options(players=n_seats).to_dict()
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: KnockoutWhistGame(settings, seed=seed), "the Knockout Whist game",
-                               action_text,
-                               lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
-                                                                    defaults))
+                               action_text, check_options(options))
     return ChunkColumns(hands=_game_columns(played, settings), actions=None if log is None else log.columns())
 
 
@@ -199,7 +195,6 @@ def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, l
     ``sim.knockout_whist.compiled.batch.results_from_rows`` reads them). No action log: the compiled games keep none."""
     from sim.knockout_whist.compiled import batch
 
-    _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, None, "a Knockout Whist match is one game")
     if log_actions:
         raise ValueError("the compiled games keep no action log")
@@ -229,11 +224,6 @@ def places(out_hand: np.ndarray, winner: np.ndarray) -> np.ndarray:
 
 
 # ----- inside --------------------------------------------------------------------------------------
-
-
-def _check_seats(n_seats: int) -> None:
-    if isinstance(n_seats, bool) or not isinstance(n_seats, (int, np.integer)) or not MIN_SEATS <= n_seats <= MAX_SEATS:
-        raise GameInputError(f"Knockout Whist is for {MIN_SEATS} to {MAX_SEATS} seats, not {n_seats}")
 
 
 def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -> dict[str, np.ndarray]:

@@ -47,7 +47,7 @@ from sim.contract import (
     nullable,
     places_from_values,
 )
-from sim.errors import GameInputError
+from sim.errors import FailedDeal, GameInputError
 from sim.knorri import encoding
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
 from sim.knorri.compiled.encode import END_REASONS
@@ -71,7 +71,6 @@ from sim.seating import (
     play_guarded,
     play_with_agents,
     plays_on_engine,
-    replay_command,
 )
 
 if TYPE_CHECKING:
@@ -160,7 +159,6 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     options ``cap`` and ``repeat`` (``check_options``); every hand is played under them.
     """
     rules = check_options(options)
-    n_seats = check_seats(n_seats)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
     distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once
@@ -178,7 +176,7 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
             hand = KnorriHand.from_seed(n_seats, seed, first_seat, **rules)
             if recorder is not None:
                 recorder.start_row(len(played))
-            _play_guarded(hand, agents, seed, len(played), seating)
+            _play_guarded(hand, agents, seed, len(played), seating, rules)
             played.append((seed, hand))
             first_seat = (hand.loser + 1) % n_seats
     actions = recorder.columns() if recorder is not None else None
@@ -319,10 +317,11 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
 # ----- playing with agents ----------------------------------------------------------------------
 
 
-def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int, row: int, seating: Sequence[str]) -> None:
+def _play_guarded(hand: KnorriHand, agents: list[SeatedAgent], seed: int, row: int, seating: Sequence[str],
+                  rules: Mapping[str, int]) -> None:
     play_guarded(lambda: play_with_agents(hand, agents, seed), agents,
                  f"the hand with seed {seed} (first seat {hand.first_seat})", action_text, row,
-                 replay_command("knorri", hand.n_seats, seed, seating, first_seat=hand.first_seat))
+                 FailedDeal(hand.n_seats, seed, tuple(seating), rules, hand.first_seat))
 
 
 def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str, np.ndarray]:

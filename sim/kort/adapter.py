@@ -49,7 +49,6 @@ from sim.contract import (
     no_first_seat,
     option_specs,
 )
-from sim.errors import GameInputError
 from sim.kort import tensor
 from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
@@ -70,7 +69,7 @@ from sim.kort.render import repeat_span as repeat_span
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import RANDOM
 from sim.rng import derive_seeds
-from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine, replay_command
+from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine
 
 if TYPE_CHECKING:
     from sim.kort.compiled.batch import BatchResults, KortBatch
@@ -199,7 +198,6 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     ``random`` policy when every spec is a bare ``random`` and no action log is asked for), ``compiled``
     (that policy, refused otherwise) or ``reference``: the same rows.
     """
-    _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, seatings, "a runner match is one Kort match")
     settings = as_options(check_options(options))
     if plays_on_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
@@ -208,11 +206,9 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
         seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)
         return _result_columns(settings, seeds, play_batch(settings, seeds, policy="random", workers=1))
     log = DecisionLog(("round", "round_no")) if log_actions else None
-    defaults = Options().to_dict()
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: KortMatch(settings, seed=seed), "the Kort match", action_text,
-                               lambda seed, seating: replay_command(GAME, n_seats, seed, seating, settings.to_dict(),
-                                                                    defaults))
+                               settings.to_dict())
     seeds = np.array([seed for seed, _ in played], dtype=np.uint64)
     summary = _MatchSummary.of_matches([match for _, match in played])
     rounds = _Rounds.of_matches([match for _, match in played])
@@ -229,7 +225,6 @@ def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, l
     ``sim.kort.compiled.batch.results_of_rows`` reads them). No action log: the compiled matches keep none."""
     from sim.kort.compiled.batch import results_of_rows
 
-    _check_seats(n_seats)
     check_one_per_match(match_hands, match_seeds, None, "a runner match is one Kort match")
     if log_actions:
         raise ValueError("the compiled matches keep no action log")
@@ -247,11 +242,6 @@ def replay(options: Options | Mapping[str, Any] | None, seed: int, actions: Sequ
 
 
 # ----- inside --------------------------------------------------------------------------------------
-
-
-def _check_seats(n_seats: int) -> None:
-    if isinstance(n_seats, bool) or n_seats != NUM_SEATS:
-        raise GameInputError(f"Kort is for {NUM_SEATS} seats in two teams, not {n_seats}")
 
 
 # ----- the batch engine, for vectorised agents (the hook the runner's batch route uses) ------------------------

@@ -116,7 +116,7 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     if engine == "compiled":
         raise GameInputError("Ten has no compiled engine")
     log = DecisionLog() if log_actions else None
-    played = play_one_per_seed(_check_seats(n_seats), match_seeds, seatings, log, make_agent,
+    played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: TenGame(n_seats, seed), "the Ten game", action_text)
     hands = {
         "seed": np.array([seed for seed, _ in played], dtype=np.uint64),

@@ -6,7 +6,7 @@ drawn in NumPy outside the timed ``step``. A learner step includes everything th
 does: checking and applying the actions, the opponents' moves to the learner's next
 turn, autoreset, the masks and the observation tensors.
 
-    python -m experiments.bench_rl_vector --envs 4096 --steps 200
+    python -m experiments.bench.rl_vector --envs 4096 --steps 200
 """
 
 from __future__ import annotations

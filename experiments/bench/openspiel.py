@@ -12,7 +12,7 @@ stock order in phase 1 (phase 2 is public in Knorri): it plays with perfect info
 our ``mcts`` without. The table is rewritten to ``--out`` after every deal, so a run cut
 short keeps what it played.
 
-    python -m experiments.bench_openspiel_mcts --seats 3 --sims 200 --deals 120 --budget 0 \
+    python -m experiments.bench.openspiel --seats 3 --sims 200 --deals 120 --budget 0 \
         --out experiments/results/openspiel_mcts.md
 """
 

@@ -1,0 +1,188 @@
+"""What ``knorri-sim run`` costs beyond the engine, and where its output goes: end-to-end timings of fresh runs.
+
+    python -m experiments.bench.runner overhead --hands 1000000 --agents random --workers 2 --repeat 3
+    python -m experiments.bench.runner store --hands 400000 --chunk-hands 20000 --workers 2
+
+``overhead`` times, each repeat, two fresh processes from start to exit: ``knorri-sim run``
+writing the parquet dataset, manifest and summary, and the same chunks played on their
+planned route (``routes.play_route``) on the same number of joblib workers, results thrown
+away. The difference is what the runner adds (Arrow tables, shipping them to the writer,
+zstd parquet, the manifest, the summary). Medians are printed; since the machine's other
+load makes single timings noisy, the runner's own CPU accounting (from the manifest: the
+workers' CPU inside and outside the engine, the writing process's CPU, and the summary) is
+printed too: it does not depend on what else the machine is doing.
+
+``store`` starts a moto S3 server on 127.0.0.1 (``moto[server]`` and ``s3fs``, the test
+extra), then times two fresh runs on the same config: one with ``--out s3://bench/run``
+(its workers put their own shards on the server) and one into a local temporary folder
+(the command's process writes every shard). It prints each one's wall time, rows per
+second and the CPU seconds of the command and its workers. The moto server runs in this
+process, in Python, so the S3 figure is a floor for a real store, not its speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = [sys.executable, "-m", "experiments.cli", "run"]
+
+
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall seconds of ``command`` from start to exit, and the CPU seconds of it and its workers."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def run_options(args: argparse.Namespace, hands: int | None = None) -> list[str]:
+    """The ``knorri-sim run`` options both timings of a comparison share."""
+    return ["--seats", str(args.seats), "--agents", args.agents, "--assign", args.assign,
+            "--hands", str(hands or args.hands), "--seed", str(args.seed), "--workers", str(args.workers),
+            *(["--chunk-hands", str(args.chunk_hands)] if args.chunk_hands else []), "--no-progress"]
+
+
+# ----- overhead: the runner against the engine alone ---------------------------------------------------------
+
+
+def engine_only(args: argparse.Namespace) -> int:
+    """Play the run's chunks through their routes only, on ``--workers`` processes; print the row count."""
+    from joblib import Parallel, delayed
+
+    from experiments.runner.config import build_config
+    from experiments.runner.execute import plan_run
+    from experiments.runner.lineup import split_agent_specs
+
+    config = build_config({"seats": args.seats, "agents": split_agent_specs(args.agents), "assign": args.assign,
+                           "hands": args.hands, "seed": args.seed, "workers": args.workers,
+                           **({"chunk_hands": args.chunk_hands} if args.chunk_hands else {})})
+    plan = plan_run(config)
+    if config.workers == 1:
+        rows = sum(_play_only(task) for task in plan.tasks)
+    else:
+        jobs = [delayed(_play_only)(task) for task in plan.tasks]
+        rows = sum(Parallel(n_jobs=config.workers, return_as="generator_unordered", backend="loky")(jobs))
+    print(rows)
+    return 0
+
+
+def _play_only(task: Any) -> int:
+    from experiments.runner.chunk import chunk_matches
+    from experiments.runner.routes import play_route
+
+    seeds, seatings = chunk_matches(task)
+    played = play_route(task.table.route, task.game, task.table.seats, seeds, seatings, task.table.match_hands,
+                        task.log_actions, task.options)
+    return len(played.hands["seed"])
+
+
+def cpu_account(out: Path) -> dict[str, float]:
+    """CPU seconds of a finished run: the engine, the workers' table building, the writer, the summary."""
+    from experiments.runner.summary import summarise
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    timings = list(manifest["chunk_seconds"].values())
+    engine = sum(t[2] for t in timings)
+    tables = sum(t[3] - t[2] for t in timings)
+    started = time.process_time()
+    summarise(out)
+    summary = time.process_time() - started
+    writer = manifest["writer_cpu_seconds"]
+    return {"engine": engine, "tables": tables, "writer": writer, "summary": summary,
+            "runner": tables + writer + summary}
+
+
+def overhead(args: argparse.Namespace) -> int:
+    """Time the runner and the engine alone; print medians, rates and the runner's overhead."""
+    common = run_options(args)
+    with tempfile.TemporaryDirectory() as folder:  # compile or load the kernels once, untimed
+        compile_s, _ = timed([*RUN, *run_options(args, 1000), "--out", str(Path(folder) / "warm")])
+    run_times, engine_times, accounts = [], [], []
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "run"
+            run_times.append(timed([*RUN, *common, "--out", str(out)])[0])
+            accounts.append(cpu_account(out))
+        engine_times.append(timed([sys.executable, "-m", "experiments.bench.runner", "engine-only",
+                                   *common[:-1]])[0])
+    run_s, engine_s = statistics.median(run_times), statistics.median(engine_times)
+    print(f"{args.hands:,} hands, {args.seats} seats, agents {args.agents}, {args.workers} workers, "
+          f"{args.repeat} repeats (median)")
+    print(f"  knorri-sim run, start to finished dataset: {run_s:7.2f} s  ({args.hands / run_s:,.0f} hands/s)"
+          f"  all: {', '.join(f'{t:.2f}' for t in run_times)}")
+    print(f"  engine alone, same chunks and workers:     {engine_s:7.2f} s  ({args.hands / engine_s:,.0f} hands/s)"
+          f"  all: {', '.join(f'{t:.2f}' for t in engine_times)}")
+    print(f"  runner overhead, wall: {run_s - engine_s:+.2f} s = {100 * (run_s - engine_s) / engine_s:+.1f}% "
+          "of engine time")
+    cpu = {key: statistics.median(a[key] for a in accounts) for key in accounts[0]}
+    print(f"  CPU: engine {cpu['engine']:.2f} s in the workers; runner {cpu['runner']:.2f} s (worker tables "
+          f"{cpu['tables']:.2f}, writer {cpu['writer']:.2f}, summary {cpu['summary']:.2f}) = "
+          f"{100 * cpu['runner'] / cpu['engine']:.1f}% of engine CPU")
+    print(f"  (untimed warm-up run of 1,000 hands first, compiling or loading the kernels: {compile_s:.1f} s)")
+    return 0
+
+
+# ----- store: an S3-compatible store against a local folder ----------------------------------------------------
+
+
+def store(args: argparse.Namespace) -> int:
+    """Start the S3 server, time a run into it and one into a local folder, and print both."""
+    from moto.server import ThreadedMotoServer
+    from s3fs import S3FileSystem
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+               "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint, "FSSPEC_S3_ENDPOINT_URL": endpoint}
+        S3FileSystem(key="bench", secret="bench", endpoint_url=endpoint).mkdir("bench")
+        with tempfile.TemporaryDirectory() as folder:
+            timed([*RUN, *run_options(args, 8), "--out", str(Path(folder) / "warm")], env)  # compile, untimed
+            for name, out in (("local folder", str(Path(folder) / "run")), ("S3 (moto)", "s3://bench/run")):
+                wall, cpu = timed([*RUN, *run_options(args), "--out", out], env)
+                print(f"{name:>12}: {args.hands:,} rows with {args.workers} workers in {wall:.1f} s wall "
+                      f"({args.hands / wall:,.0f} rows/s), {cpu:.1f} s CPU in the command and its workers")
+    finally:
+        server.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the comparison asked for and run it."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    comparisons = parser.add_subparsers(dest="comparison", required=True)
+    for name, summary, hands in (("overhead", "the runner against the engine alone", 1_000_000),
+                                 ("store", "an S3-compatible store against a local folder", 400_000),
+                                 ("engine-only", "(used by overhead) play the chunks only, print the rows", None)):
+        sub = comparisons.add_parser(name, help=summary, description=summary)
+        sub.add_argument("--hands", type=int, default=hands or 1_000_000)
+        sub.add_argument("--seats", type=int, default=4)
+        sub.add_argument("--agents", default="random", help="one spec for all seats, or one per seat with ';'")
+        sub.add_argument("--assign", default="fixed")
+        sub.add_argument("--seed", type=int, default=1)
+        sub.add_argument("--workers", type=int, default=2)
+        sub.add_argument("--chunk-hands", type=int, default=20_000 if name == "store" else None)
+        sub.add_argument("--repeat", type=int, default=3, help="timings per side (overhead)")
+    args = parser.parse_args(argv)
+    return {"overhead": overhead, "store": store, "engine-only": engine_only}[args.comparison](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

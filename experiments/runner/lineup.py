@@ -1,0 +1,61 @@
+"""Lineups as the user writes them, read in one place for every command and config file.
+
+``--agents`` (``run``, ``play``, ``replay``, ``bench``, ``league``, ``duel``'s ``--others``) and a config's
+``agents`` key are read here alone: split on ``;`` if the text has one, else at the commas that start a
+new spec (a spec's own parameters follow commas too: ``mcts:iters=400,c=1.4``); an empty piece, or a
+spec that is not written as a spec (a trailing ``:``), is refused in one line naming it; and, where a
+table's seats are known, one spec fills every seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.base import parse_spec
+from experiments.errors import ConfigError
+
+
+def split_agent_specs(text: str | Sequence[str], where: str = "--agents") -> list[str]:
+    """The specs a lineup names, each checked to be written as a spec; ``where`` names the option or key.
+
+    A string splits on ``;`` if there is one, else on commas that start a new spec: a comma-separated
+    piece of the form ``key=value`` (an ``=`` before any ``:``) continues the spec before it, so
+    ``random,mcts:iters=400,c=1.4,greedy`` is three specs. A list is taken spec by spec.
+    """
+    if isinstance(text, str):
+        separator = ";" if ";" in text else ","
+        pieces = [piece.strip() for piece in text.split(separator)]
+        shown = f"{where} {text!r}"
+    else:
+        separator, pieces, shown = None, [str(piece).strip() for piece in text], where
+    if not pieces:
+        raise ConfigError(f"{where}: name at least one agent spec")
+    for number, piece in enumerate(pieces, 1):
+        if not piece:
+            split = f" (split at {separator!r})" if separator else ""
+            between = f"give one spec between each two {separator!r}" if separator else "give a spec in every place"
+            raise ConfigError(f"{shown}: piece {number} of {len(pieces)}{split} is empty: {between}")
+    specs: list[str] = []
+    for piece in pieces:
+        continues = separator == "," and "=" in piece and ":" not in piece.split("=", 1)[0]
+        if continues and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    for spec in specs:
+        parse_spec(spec)  # a spec not written as one (``random:``) is refused here, as every command refuses it
+    return specs
+
+
+def fill_seats(specs: Sequence[str], n_seats: int, where: str = "--agents") -> list[str]:
+    """One spec per seat: a single spec fills every seat, otherwise there must be exactly one per seat."""
+    specs = list(specs) * n_seats if len(specs) == 1 else list(specs)
+    if len(specs) != n_seats:
+        raise ConfigError(f"{where}: {len(specs)} agent specs for {n_seats} seats: give one for every seat, "
+                          "or one for all")
+    return specs
+
+
+def parse_lineup(text: str | Sequence[str], n_seats: int, where: str = "--agents") -> list[str]:
+    """``split_agent_specs`` then ``fill_seats``: the spec of every seat of an ``n_seats`` table."""
+    return fill_seats(split_agent_specs(text, where), n_seats, where)
