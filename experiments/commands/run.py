@@ -53,10 +53,10 @@ from experiments.runner.execute import (
     run_tables,
     workers_for,
 )
-from experiments.runner.plan import check_lineups
+from experiments.runner.plan import check_lineups, rounding_note
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
-from experiments.runner.summary import format_summary, summarise
+from experiments.runner.summary import format_summary, summarise_run
 from sim import games
 from sim.contract import plural
 from sim.errors import AgentFailure
@@ -156,6 +156,9 @@ def run(args: argparse.Namespace) -> int:
     done = storage.complete_chunks(out.location, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
     if manifest is not None:
         check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
+    note = rounding_note(config, plan.tables) if manifest is None else None  # a resumed run was told when it began
+    if note:
+        print(note, file=sys.stderr, flush=True)
     to_compile = code_to_compile(config, plan.tables)
     notice = compile_notice(to_compile)
     if notice:
@@ -170,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(format_summary(summarise(out, config.game), config.game))
+    print(format_summary(summarise_run(out, config.game), config.game))
     adapter = games.adapter(config.game)
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
