@@ -221,10 +221,10 @@ def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME) -> str:
     The rate's name, the end reasons' meanings and the score range are the game adapter's.
     """
     adapter = games.adapter(game)
-    row, rows_word = adapter.ROW, plural(adapter.ROW)
+    row = adapter.ROW
     rate_name = adapter.OUTCOME[1]
     name_width = max([len("agent")] + [len(r.agent) for r in summary.agents])
-    seat_rows = "seat-" + rows_word
+    seat_rows = "seat-" + plural(row)
     count_width = max(11, len(seat_rows))
     intervals = {id(r): interval_text(r) for r in summary.agents}
     ci_width = max([len("95% CI")] + [len(text) for text in intervals.values()])
@@ -235,7 +235,8 @@ def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME) -> str:
         low, high = adapter.score_range(facts.seats)
         tables = f" ({facts.tables} tables)" if facts.tables > 1 else ""
         groups = f"{facts.deal_groups:,} deal group" + ("s" if facts.deal_groups != 1 else "")
-        lines.append(f"{facts.seats} seats{tables}: {facts.rows:,} {plural(row) if facts.rows != 1 else row} from {groups}; "
+        rows = plural(row) if facts.rows != 1 else row
+        lines.append(f"{facts.seats} seats{tables}: {facts.rows:,} {rows} from {groups}; "
                      f"a seat scores from {_score(low)} (worst) to {_score(high)} (best) per {row}")
         if facts.reasons:
             lines.append("  ended by: " + ", ".join(f"{name} {_percent(count, facts.rows)}"
