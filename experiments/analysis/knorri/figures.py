@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from experiments.analysis.figures import (
     FONT,
@@ -40,7 +41,7 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     order = rates.drop_duplicates("table").sort_values(["seats", "table"])
     labels = order["label"].tolist()
     shown = [short_label(label) for label in labels]
-    figure, (ax,) = new_figure(9.5, max(3.5, 0.42 * label_lines(shown) + 0.3 * len(shown) + 1.8))
+    figure, (ax,) = new_figure(9.5, max(3.5, 0.3 * label_lines(shown) + 0.2 * len(shown) + 1.6))
     positions = np.arange(len(labels))
     height = 0.38
     counts = []
@@ -50,13 +51,12 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
         ax.barh(positions + offset, 100 * part["share"], height, xerr=error_bars(part, "share", "low", "high", 100),
                 color=colour, capsize=3, label=f"ended by {reason}")
         zero = (part["count"] == 0).to_numpy()
-        ax.plot(np.zeros(int(zero.sum())), (positions + offset)[zero], "D", markersize=6, markerfacecolor="white",
-                markeredgecolor=colour, clip_on=False, zorder=3)
+        if zero.any():  # an empty line that is not clipped would stretch the layout to the figure's corner
+            ax.plot(np.zeros(int(zero.sum())), (positions + offset)[zero], "D", markersize=6,
+                    markerfacecolor="white", markeredgecolor=colour, linestyle="none", clip_on=False, zorder=3)
         for y, count, hands, high in zip(positions + offset, part["count"], part["hands"], part["high"], strict=True):
             counts.append(f"{count:,}/{hands:,}")
             ax.text(100 * high, y, f"  {counts[-1]}", va="center", fontsize=FONT["tick"] - 2)
-    ax.plot([], [], "D", markersize=6, markerfacecolor="white", markeredgecolor="grey", linestyle="none",
-            label="none (0 hands)")
     ax.set_yticks(positions, shown, fontsize=FONT["tick"])
     ax.invert_yaxis()
     ax.set_xlim(0, max(1.0, 100 * float(rates["high"].max()) * 1.25 if len(rates) else 1.0))
@@ -65,7 +65,11 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
                   fontsize=FONT["label"])
     title = "Cut-offs by seat count and lineup"
     ax.set_title(title, fontsize=FONT["title"])
-    figure.legend(fontsize=FONT["tick"], loc="outside lower center", ncol=3)  # below the axes: never over a bar
+    handles, names = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], marker="D", markersize=6, markerfacecolor="white", markeredgecolor="grey",
+                          linestyle="none"))
+    figure.legend(handles, [*names, "none (0 hands)"], fontsize=FONT["tick"], loc="outside lower center",
+                  ncol=3)  # below the axes: never over a bar
     return declare(figure, title, units, counts, "95% CI", "x from 0")
 
 
