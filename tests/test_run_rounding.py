@@ -46,6 +46,14 @@ def test_run_prints_the_rounding_on_stderr_before_the_run_starts(tmp_path, capsy
     assert main(["run", "--agents", "random;greedy;random;greedy", "--assign", "rotate", "--hands", "3",
                  "--out", str(tmp_path / "run"), "--workers", "1", "--no-progress"]) == 0
     captured = capsys.readouterr()
-    first = captured.err.splitlines()[0]
-    assert first == "rounded up to 4 hands: 2 deals × 2 seatings (asked for 3; every seating plays every deal)"
+    assert "rounded up to 4 hands: 2 deals × 2 seatings (asked for 3; every seating plays every deal)" in \
+        captured.err.splitlines()
     assert "4 hands" in captured.out
+
+
+def test_bad_input_stays_one_line_though_the_size_was_rounded(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert main(["run", "--agents", "random;greedy;random;greedy", "--assign", "rotate", "--hands", "3",
+                 "--out", str(tmp_path / "file" / "run"), "--workers", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write the run folder" in err

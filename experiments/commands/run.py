@@ -156,9 +156,6 @@ def run(args: argparse.Namespace) -> int:
     done = storage.complete_chunks(out.location, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
     if manifest is not None:
         check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
-    note = rounding_note(config, plan.tables) if manifest is None else None  # a resumed run was told when it began
-    if note:
-        print(note, file=sys.stderr, flush=True)
     to_compile = code_to_compile(config, plan.tables)
     notice = compile_notice(to_compile)
     if notice:
@@ -167,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     with workers_for(config) as workers:
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
-                            compile_first=bool(to_compile), accept_changes=args.accept_changes)
+                            compile_first=bool(to_compile), accept_changes=args.accept_changes,
+                            announce=rounding_note(config, plan.tables) if manifest is None else None)  # once
         except RunStopped as error:
             print_trace(error.trace, args)
             print(f"knorri-sim: error: {error}", file=sys.stderr)
