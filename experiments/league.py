@@ -34,7 +34,7 @@ from experiments.runner import storage
 from experiments.runner.config import ConfigError, RunConfig, build_config
 from experiments.runner.execute import execute, plan_run, workers_for
 from experiments.runner.plan import balanced_seatings, check_lineups
-from experiments.runner.summary import SummaryRow, summarise
+from experiments.runner.summary import SummaryRow, interval_text, summarise
 from sim import games
 from sim.contract import check_seats, plural
 from sim.errors import GameInputError
@@ -199,14 +199,15 @@ def format_result(result: SeatCountResult, game: str) -> str:
     adapter = games.adapter(game)
     row, rate_name = adapter.ROW, adapter.OUTCOME[1]
     width = max([len("agent")] + [len(r.agent) for r in result.scores])
+    ci_width = max([8] + [len(interval_text(r)) for r in result.scores])
     took = "" if result.seconds is None else f"; {result.seconds:,.1f} s wall in this command"
     lines = [f"== {adapter.TITLE}, {result.seats} seats: {result.seatings} seatings x {result.deals:,} deals = "
              f"{result.rows:,} {plural(row)}{took} ==", "",
-             f"{'agent':<{width}}  {'seat-' + plural(row):>12}  {'mean score':>10}  {'95% CI':>8}  "
+             f"{'agent':<{width}}  {'seat-' + plural(row):>12}  {'mean score':>10}  {'95% CI':>{ci_width}}  "
              f"{rate_name:>9}"]
     for r in result.scores:
         lines.append(f"{r.agent:<{width}}  {r.seat_hands:>12,}  {r.mean_score:>+10.3f}  "
-                     f"{'±' + format(r.ci95, '.3f'):>8}  {100 * r.outcome_rate:>8.1f}%")
+                     f"{interval_text(r):>{ci_width}}  {100 * r.outcome_rate:>8.1f}%")
     place_columns = [c for c in result.places.columns if c not in ("agent", "mean place")]
     lines += ["", "finishing places (share of seat-" + plural(row) + "; a tie takes the best place it spans)",
               f"{'agent':<{width}}" + "".join(f"  {c:>6}" for c in place_columns) + f"  {'mean':>5}"]

@@ -113,6 +113,8 @@ class GameSummary(Protocol):
     """The column the summary's rate counts and the rate's name, e.g. ``("loser", "loss rate")``."""
     SUMMARY_REASONS: tuple[str, ...]
     """The ``end_reason`` values whose shares the summary shows."""
+    END_REASON_DOCS: Mapping[str, str]
+    """Every ``end_reason`` value in a few words, for the summary's legend (empty: the game has no such column)."""
     CUT_OFFS: tuple[str, ...]
     """The ``end_reason`` values that cut a row off (a table rule stopped it) rather than end it by the game's own
     rules: the RL interfaces' truncations and what ``knorri-sim cutoffs`` studies (empty: the game never cuts off)."""
@@ -153,6 +155,10 @@ class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
 
     def seat_teams(self, n_seats: int) -> tuple[int, ...]:
         """The team of each seat (every seat its own team in a game without partners)."""
+
+    def score_range(self, n_seats: int) -> tuple[float, float]:
+        """The worst and the best score one seat can have in one row at ``n_seats`` seats (the summary quotes
+        them, so a reader knows what a mean score is out of; the RL interfaces' bounds are the same)."""
 
     def finishing_places(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
         """``[rows, seats]`` places (1 first, ties share the best) from the ``PLACE_COLUMNS``."""
@@ -223,6 +229,9 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
         problems.append("a game with BATCH_POLICIES gives start_batch and batch_columns")
     if adapter.ENGINE_POLICIES and not has_compiled_engine(adapter):
         problems.append("ENGINE_POLICIES need a compiled engine (BENCH.play_compiled)")
+    reasons = next((column.categories for column in adapter.HAND_COLUMNS if column.name == "end_reason"), ()) or ()
+    if set(adapter.END_REASON_DOCS) != set(reasons):
+        problems.append("END_REASON_DOCS must explain every end_reason category, and only those")
     if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
         problems.append("LEARNING must be a LearningFacts or None")
     if problems:

@@ -24,7 +24,7 @@ from experiments.cli import main
 from experiments.runner.chunk import ChunkTask, run_chunk
 from experiments.runner.config import build_config
 from experiments.runner.execute import plan_run, scaled_counts
-from experiments.runner.summary import format_summary, summarise
+from experiments.runner.summary import format_summary, summarise, summarise_run
 from sim.errors import AgentFailure
 
 
@@ -132,9 +132,11 @@ def test_a_small_progress_bar_counts_whole_rows(total, done, shown):
 
 
 def test_a_one_agent_summary_prints_no_signed_zero(one_agent_run):
-    text = format_summary(summarise(one_agent_run))
+    text = format_summary(summarise_run(one_agent_run))
     assert "+0.000" not in text and "±0.000" not in text and "-0.000" not in text
-    assert "held every seat" in text and text.count("\n    ") == 2  # one row per seat count
+    rows = [line for line in text.splitlines() if line.lstrip().startswith("random")]
+    assert len(rows) == 2 and all("n/a (every seat)" in line for line in rows)  # one row per seat count
+    assert "the agent held every seat" in text.splitlines()[-1]
 
 
 def test_one_agent_tables_sharing_a_seat_count_each_print_no_signed_zero(tmp_path):
@@ -145,7 +147,8 @@ def test_one_agent_tables_sharing_a_seat_count_each_print_no_signed_zero(tmp_pat
     assert main(["run", "--config", str(config), "--out", str(out), "--workers", "1", "--no-progress"]) == 0
     rows = summarise(out)
     assert [(r.agent, r.every_seat) for r in rows] == [("greedy", True), ("random", True)]
-    assert "+0.000" not in format_summary(rows)
+    text = format_summary(summarise_run(out))
+    assert "+0.000" not in text and "4 seats (2 tables): 80 hands" in text
 
 
 def test_a_one_agent_report_draws_no_agent_charts_and_says_why(one_agent_run, tmp_path):

@@ -127,6 +127,13 @@ def test_an_adapter_declaring_a_bad_seat_range_is_refused():
         check_adapter("broken", broken)
 
 
+def test_an_adapter_leaving_an_end_reason_unexplained_is_refused():
+    adapter = games.adapter(tiny_game.NAME)
+    broken = types.SimpleNamespace(**{**vars(adapter), "END_REASON_DOCS": {}})
+    with pytest.raises(GameInputError, match="END_REASON_DOCS must explain every end_reason category"):
+        check_adapter("broken", broken)
+
+
 def test_a_game_cannot_be_registered_twice_under_one_name():
     with pytest.raises(GameInputError, match="already registered"):
         games.register_game("kort", "Kort", "tiny_game.adapter")

@@ -100,7 +100,7 @@ def test_an_illegal_action_stops_the_run_naming_the_agent_and_the_run_resumes(tm
 def test_an_agent_that_raises_is_named_with_its_seat_and_hand(tmp_path):
     out = tmp_path / "run"
     failing = knorri_sim("run", "--seats", "3", "--agents", "random;random;runner_fixtures.agents:Raises",
-                         "--hands", "5", "--workers", "1", "--no-progress", "--out", str(out))
+                         "--hands", "6", "--workers", "1", "--no-progress", "--out", str(out))  # whole rotations
     _, stderr = failing.communicate(timeout=120)
     assert failing.returncode == 1 and stderr.count("\n") == 1
     assert "'runner_fixtures.agents:Raises' at seat 2" in stderr and "RuntimeError" in stderr

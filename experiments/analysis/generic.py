@@ -247,35 +247,43 @@ REPORT_PARTIALS = (END_REASON_MOMENTS, SEAT_OUTCOMES, AGENT_MOMENTS, PLACE_COUNT
 def outcome_by_seat_figure(rates: pd.DataFrame, rate_name: str, row: str) -> Figure:
     """The outcome rate by seat with 95% CIs, one line per seat count; dotted: 1/seats."""
     figure, (ax,) = figures.new_figure(9.5, 5.2)
+    names = []
     for i, (n_seats, part) in enumerate(rates.groupby("seats", sort=True)):
         colour = figures.AGENT_PALETTE[i % len(figures.AGENT_PALETTE)]
+        names.append(f"{int(part['seat_rows'].iloc[0]):,} {plural(row)}")
         ax.errorbar(part["seat"], 100 * part["rate"], yerr=figures.error_bars(part, "rate", "low", "high", 100),
-                    marker="o", capsize=3, color=colour,
-                    label=f"{n_seats} seats ({int(part['seat_rows'].iloc[0]):,} {plural(row)})")
+                    marker="o", capsize=3, color=colour, label=f"{n_seats} seats ({names[-1]})")
         ax.axhline(100 / n_seats, color=colour, linestyle=":", linewidth=1)
     ax.xaxis.get_major_locator().set_params(integer=True)
-    figures.label_axes(ax, "seat", f"{rate_name} (% of the seat's {plural(row)}, 95% CI)",
-                       f"{rate_name.capitalize()} by seat (dotted: 1/seats)")
-    return figure
+    ax.set_ylim(bottom=0)
+    units = f"% of the seat's {plural(row)}"
+    title = f"{rate_name.capitalize()} by seat (dotted: 1/seats)"
+    figures.label_axes(ax, "seat", f"{rate_name} ({units}, 95% CI)", title)
+    return figures.declare(figure, title, units, names, "95% CI", "y from 0")
 
 
 def outcome_by_agent_figure(results: pd.DataFrame, rate_name: str, row: str) -> Figure:
     """The outcome rate of each agent at each table with 95% CIs, one colour per agent."""
     labels = list(dict.fromkeys(results["label"]))
-    figure, (ax,) = figures.new_figure(9.5, max(3.5, 0.7 * len(labels) + 1.8))
+    shown = [figures.short_label(label) for label in labels]
+    figure, (ax,) = figures.new_figure(9.5, max(3.5, 0.45 * figures.label_lines(shown) + 0.25 * len(shown) + 1.8))
     agents = sorted(str(agent) for agent in results["agent"].unique())
     colours = figures.agent_colours(agents)
     height = 0.8 / max(1, len(agents))
+    names = []
     for i, agent in enumerate(agents):
         part = results[results["agent"] == agent].set_index("label").reindex(labels)
         y = np.arange(len(labels)) + figures.side_offset(i, len(agents), height)
+        names.append(f"n = {int(part['seat_rows'].sum()):,}")
         ax.errorbar(100 * part["rate"], y, xerr=figures.error_bars(part, "rate", "low", "high", 100), fmt="o",
-                    color=colours[agent], capsize=4, markersize=7, label=agent)
-    ax.set_yticks(np.arange(len(labels)), labels, fontsize=figures.FONT["tick"])
+                    color=colours[agent], capsize=4, markersize=7, label=f"{agent} ({names[-1]})")
+    ax.set_yticks(np.arange(len(labels)), shown, fontsize=figures.FONT["tick"])
     ax.invert_yaxis()
-    figures.label_axes(ax, f"{rate_name} (% of the agent's seat-{plural(row)}, 95% CI over duplicate deals)", "table",
-                       f"{rate_name.capitalize()} of each agent at each table")
-    return figure
+    ax.set_xlim(0, 100)
+    units = f"% of the agent's seat-{plural(row)}"
+    title = f"{rate_name.capitalize()} of each agent at each table"
+    figures.label_axes(ax, f"{rate_name} ({units}, 95% CI over duplicate deals)", "table", title)
+    return figures.declare(figure, title, units, names, "95% CI", "x from 0")
 
 
 FIGURES: tuple[FigureSpec, ...] = (

@@ -248,8 +248,11 @@ def percent_intervals(frame: pd.DataFrame, share: str, low: str | None = None, h
 
 
 def mean_intervals(frame: pd.DataFrame, mean: str = "mean", half: str = "ci95", digits: int = 3) -> list[str]:
-    """Signed means with their 95% half-widths, as the summaries show scores: ``+0.125 ± 0.040``."""
-    return [f"{figures.signed(m, digits)} ± {c:.{digits}f}" for m, c in zip(frame[mean], frame[half], strict=True)]
+    """Signed means with their 95% half-widths, as the summaries show scores: ``+0.125 ± 0.040``; a mean without
+    a half-width (the intervals' only reason for none: a single deal group) says so, never ``± nan``."""
+    return [f"{figures.signed(m, digits)} ± {c:.{digits}f}" if not math.isnan(c) or math.isnan(m)
+            else f"{figures.signed(m, digits)} (interval n/a: one deal group)"
+            for m, c in zip(frame[mean], frame[half], strict=True)]
 
 
 def markdown_table(frame: pd.DataFrame) -> str:

@@ -51,10 +51,10 @@ from experiments.runner.execute import (
     workers_for,
 )
 from experiments.runner.lineup import split_agent_specs
-from experiments.runner.plan import check_lineups
+from experiments.runner.plan import check_lineups, rounding_note
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
-from experiments.runner.summary import format_summary, summarise
+from experiments.runner.summary import format_summary, summarise_run
 from sim import games
 from sim.contract import plural
 from sim.engine_words import spelled
@@ -163,13 +163,14 @@ def run(args: argparse.Namespace) -> int:
     with workers_for(config) as workers:
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
-                            compile_first=bool(to_compile), accept_changes=args.accept_changes)
+                            compile_first=bool(to_compile), accept_changes=args.accept_changes,
+                            announce=rounding_note(config, plan.tables) if manifest is None else None)  # once
         except RunStopped as error:
             print_trace(error.trace, args)
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(format_summary(summarise(out, config.game), config.game))
+    print(format_summary(summarise_run(out, config.game), config.game))
     adapter = games.adapter(config.game)
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "

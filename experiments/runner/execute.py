@@ -11,6 +11,7 @@ process at a time writes a run folder (its lock).
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Callable, Collection, Generator, Iterable
 from dataclasses import dataclass, field, replace
@@ -116,7 +117,8 @@ def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
 
 def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
             resumed: bool = False, compile_first: bool = False, notebook: bool = False,
-            stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False) -> dict[str, Any]:
+            stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False,
+            announce: str | None = None) -> dict[str, Any]:
     """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
@@ -129,13 +131,15 @@ def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | 
     finished by then is written), ``RunInterrupted`` on Ctrl-C (likewise), ``RunFolderBusy`` when another
     process writes the folder, ``ConfigError`` when the manifest disagrees with the shards, and
     ``CodeChanged`` when a resume would mix chunks of other code (``check_code``) unless ``accept_changes``,
-    which goes on and records the change in the manifest's ``code_changes``.
+    which goes on and records the change in the manifest's ``code_changes``. ``announce`` is a line for stderr
+    once the folder is taken and its manifest written, before any chunk plays (so bad input stays one line).
     """
     folder = out if isinstance(out, RunFolder) else RunFolder(out)
     if resumed:
         check_schema_version(plan.manifest, folder)
     with folder.lock():
-        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, stop, accept_changes)
+        return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, stop, accept_changes,
+                        announce)
 
 
 def check_schema_version(manifest: dict[str, Any], folder: RunFolder) -> None:
@@ -170,7 +174,8 @@ def run_tables(config: RunConfig) -> list[str]:
 
 def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
              resumed: bool, compile_first: bool, notebook: bool,
-             stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False) -> dict[str, Any]:
+             stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False,
+             announce: str | None = None) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
     out.remove_temporary_files()
@@ -188,6 +193,8 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
         manifest["code"] = plan.code  # what makes the chunks still to play
     manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
     _fold(out, manifest, finished, status="running", error=None)
+    if announce:
+        print(announce, file=sys.stderr, flush=True)
     stopped = stop is not None and stop(sorted(finished))
     todo = [] if stopped else [task for task in plan.tasks if task.chunk.id not in finished]
     hands_done = sum(plan.chunks[c].hands for c in finished)

@@ -27,6 +27,7 @@ from experiments.runner import routes
 from experiments.runner.config import ConfigError, RunConfig, TableConfig
 from experiments.runner.seating import check_specs
 from sim import games
+from sim.contract import plural
 from sim.rng import derive_seed, derive_seeds
 
 # Hands per chunk when the config does not say: about 1/64 of the run, so small runs
@@ -199,6 +200,29 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
         first_hand += plan.hands
         first_match += groups * len(seatings)
     return plans
+
+
+def rounding_note(config: RunConfig, plans: Sequence[TablePlan]) -> str | None:
+    """One line saying how the asked ``hands`` (or ``matches``) were rounded up to whole deal groups, every seating
+    playing every deal, e.g. ``rounded up to 90 hands: 1 deal × 90 seatings (asked for 8)``; None when no table's
+    size changed. With several tables, only those whose size changed are named."""
+    asked = config.matches if config.matches is not None else config.hands
+    if asked is None:
+        return None
+    unit = "match" if config.matches is not None else games.adapter(config.game).ROW
+    notes = []
+    for plan in plans:
+        played = plan.groups * len(plan.seatings) if config.matches is not None else plan.hands
+        if played == asked:
+            continue
+        deals = f"{plan.groups:,} deal" + ("s" if plan.groups != 1 else "")
+        each = f", {plan.match_hands} hands each" if config.matches is not None and plan.match_hands > 1 else ""
+        note = (f"rounded up to {played:,} {plural(unit) if played != 1 else unit}: {deals} × "
+                f"{len(plan.seatings):,} seating" + ("s" if len(plan.seatings) != 1 else "") + each)
+        notes.append(note if len(plans) == 1 else f"table {plan.index} ({plan.seats} seats) {note}")
+    if not notes:
+        return None
+    return "; ".join(notes) + f" (asked for {asked:,}; every seating plays every deal)"
 
 
 def check_lineups(config: RunConfig) -> None:

@@ -1,9 +1,11 @@
-"""The end-of-run table: per seat count and agent, mean score with a 95% CI, an outcome rate and end shares.
+"""The end-of-run summary: per seat count, the table's facts (rows, deal groups, how the rows ended, the best and
+worst score a seat can get), then per agent its seat-rows, mean score with a 95% CI and an outcome rate, and a
+one-line legend of the words a newcomer does not know.
 
 The game's adapter says which column the rate counts (Knorri: ``loser``, a
 loss rate; Knockout Whist: ``winner``, a win rate; Kort: the per-seat ``won``,
-a win rate) and which end reasons get a share column (Knorri: ``repeat`` and
-``cap``, the cut-offs).
+a win rate), what each end reason means (``END_REASON_DOCS``) and a seat's
+score range (``score_range``): nothing here knows a game's rules.
 
 Hands of one deal group share their cards (duplicate deals) and an agent may
 hold several seats of a hand, so they are not independent draws: the CI is a
@@ -20,6 +22,7 @@ a shard without them (an older run) is read for its columns alone, one at a time
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 
@@ -34,7 +37,8 @@ from sim.contract import plural
 
 Z95 = 1.959964
 SUMMARY_KEY = b"knorri_sim_summary"  # the hands shard's footer key holding its chunk's summary statistics
-ChunkSummary = dict  # {"rows": [[seats, agent, n, total, clusters, sq, cross, n_sq, hits, held, {reason: n}], ...]}
+ChunkSummary = dict  # {"rows": [[seats, agent, n, total, clusters, sq, cross, n_sq, hits, held, {reason: n}], ...],
+#                        "tables": [[seats, rows, deal_groups, [table, ...], {reason: n}], ...], "reasons": [...]}
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,27 @@ class SummaryRow:
     outcome_rate: float  # share of its seat-rows where the agent is the game's outcome seat (loser, winner)
     reason_shares: dict[str, float]
     every_seat: bool = False  # the agent held every seat of every row it played in, scoring 0 on average (zero-sum)
+    deal_groups: int = 0  # the deal groups its seat-rows come from: the CI's independent units
+
+
+@dataclass(frozen=True)
+class SeatCountFacts:
+    """What every agent at one seat count shares: the rows played there, from how many deal groups and
+    config tables, and how many rows ended by each end reason."""
+
+    seats: int
+    rows: int
+    deal_groups: int
+    tables: int
+    reasons: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The summary of a run: each seat count's facts, then its agents' rows (both sorted by seat count)."""
+
+    counts: list[SeatCountFacts]
+    agents: list[SummaryRow]
 
 
 def summary_columns(game: str, width: int) -> list[str]:
@@ -96,6 +121,12 @@ def chunk_summary(data: pa.Table, game: str) -> ChunkSummary:
             rows = np.flatnonzero(present & (combined == key))
             seats, code = divmod(int(key), len(names))
             keys.setdefault((seats, names[code]), []).append((rows, scores[rows], hits[rows]))
+    tables = []
+    for seats in np.unique(n_seats):
+        at = n_seats == seats
+        counts = np.bincount(reason_codes[at], minlength=len(reason_names))[:len(reason_names)]
+        tables.append([int(seats), int(at.sum()), len(np.unique(cluster[at])), np.unique(table[at]).tolist(),
+                       {name: int(c) for name, c in zip(reason_names, counts, strict=True) if c}])
     out = []
     for (seats, agent), parts in sorted(keys.items()):
         rows = np.concatenate([p[0] for p in parts])
@@ -106,7 +137,7 @@ def chunk_summary(data: pa.Table, game: str) -> ChunkSummary:
         out.append([seats, agent, *(moments[m] for m in MOMENTS),
                     int(sum(int(p[2].sum()) for p in parts)), len(held),
                     {name: int(c) for name, c in zip(reason_names, counts, strict=True) if c}])
-    return {"rows": out, "reasons": reason_names}
+    return {"rows": out, "tables": tables, "reasons": reason_names}
 
 
 def with_summary(table: pa.Table, game: str) -> pa.Table:
@@ -120,8 +151,8 @@ def shard_summary(out: RunFolder, chunk_id: int, game: str) -> ChunkSummary:
     """A chunk's summary statistics: from its shard's footer, or (an older shard) from its columns."""
     metadata = out._metadata(HANDS_DIR, chunk_id)
     stored = (metadata.metadata or {}).get(SUMMARY_KEY) if metadata is not None else None
-    if stored is not None:
-        return json.loads(stored)
+    if stored is not None and "tables" in (summary := json.loads(stored)):
+        return summary  # a footer written before the seat counts' facts were kept is read again from the columns
     names = out.read_schema(HANDS_DIR, chunk_id).names  # through the folder: never pyarrow over a Python file
     table = out.read_shard(HANDS_DIR, chunk_id, summary_columns(game, _width(names)))
     return chunk_summary(table, game)
@@ -129,7 +160,14 @@ def shard_summary(out: RunFolder, chunk_id: int, game: str) -> ChunkSummary:
 
 def summarise(out: RunFolder | str | os.PathLike, game: str | None = None,
               known: dict[int, ChunkSummary] | None = None) -> list[SummaryRow]:
-    """The summary rows of the run's finished shards, sorted by seat count then agent.
+    """The summary rows of the run's finished shards, sorted by seat count then agent (``summarise_run``'s agents).
+    """
+    return summarise_run(out, game, known).agents
+
+
+def summarise_run(out: RunFolder | str | os.PathLike, game: str | None = None,
+                  known: dict[int, ChunkSummary] | None = None) -> RunSummary:
+    """The summary of the run's finished shards: each seat count's facts and its agents' rows.
 
     ``known``: chunks' statistics already in hand (the chunks this process just ran), read from no shard.
     ``game`` defaults to the one the run's manifest records (Knorri for a manifest without one).
@@ -139,6 +177,7 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None,
         manifest = out.read_manifest()
         game = manifest.get("game", games.DEFAULT_GAME) if isinstance(manifest, dict) else games.DEFAULT_GAME
     totals: dict[tuple[int, str], list] = {}
+    counts: dict[int, list] = {}
     reason_names: list[str] = []
     for chunk_id in out.shard_ids(HANDS_DIR):
         summary = (known or {}).get(chunk_id) or shard_summary(out, chunk_id, game)
@@ -146,10 +185,22 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None,
         for seats, agent, *numbers, reasons in summary["rows"]:
             entry = totals.setdefault((seats, agent), [[0] * len(numbers), {}])
             entry[0] = [a + b for a, b in zip(entry[0], numbers, strict=True)]
-            for name, count in reasons.items():
-                entry[1][name] = entry[1].get(name, 0) + count
-    return [_row(seats, agent, numbers, reasons, reason_names)
-            for (seats, agent), (numbers, reasons) in sorted(totals.items())]
+            _add_counts(entry[1], reasons)
+        for seats, rows, groups, tables, reasons in summary["tables"]:
+            entry = counts.setdefault(seats, [0, 0, set(), {}])
+            entry[0] += rows
+            entry[1] += groups  # a chunk holds whole deal groups, so no group is counted twice
+            entry[2].update(tables)
+            _add_counts(entry[3], reasons)
+    facts = [SeatCountFacts(seats, rows, groups, len(tables), {name: reasons.get(name, 0) for name in reason_names})
+             for seats, (rows, groups, tables, reasons) in sorted(counts.items())]
+    return RunSummary(facts, [_row(seats, agent, numbers, reasons, reason_names)
+                              for (seats, agent), (numbers, reasons) in sorted(totals.items())])
+
+
+def _add_counts(into: dict[str, int], counts: dict[str, int]) -> None:
+    for name, count in counts.items():
+        into[name] = into.get(name, 0) + count
 
 
 def _row(seats: int, agent: str, numbers: list[int], reasons: dict[str, int], reason_names: list[str]) -> SummaryRow:
@@ -161,28 +212,76 @@ def _row(seats: int, agent: str, numbers: list[int], reasons: dict[str, int], re
     # an agent at every seat of a zero-sum game scores 0 on average, which says nothing; a game whose scores do not
     # sum to zero (Ten's tricks) still shows its mean
     every_seat = n == seats * held and moments["total"] == 0
-    return SummaryRow(seats, agent, n, mean, half, hits / n, shares, every_seat)
+    return SummaryRow(seats, agent, n, mean, half, hits / n, shares, every_seat, moments["clusters"])
 
 
-def format_summary(rows: list[SummaryRow], game: str = games.DEFAULT_GAME) -> str:
-    """The summary as a fixed-width text table, its rate and share columns named as the game's adapter says."""
+def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME) -> str:
+    """The summary as text: per seat count its facts, then a fixed-width row per agent; last, the legend.
+
+    The rate's name, the end reasons' meanings and the score range are the game adapter's.
+    """
     adapter = games.adapter(game)
-    rate_name, reasons = adapter.OUTCOME[1], adapter.SUMMARY_REASONS
-    name_width = max([len("agent")] + [len(r.agent) for r in rows])
-    rows_name = "seat-" + plural(adapter.ROW)
-    count_width = max(11, len(rows_name))
-    header = (f"{'seats':>5}  {'agent':<{name_width}}  {rows_name:>{count_width}}  {'mean score':>10}  "
-              f"{'95% CI':>8}  {rate_name:>9}" + "".join(f"  {name:>7}" for name in reasons))
-    lines = [header, "-" * len(header)]
-    for r in rows:
-        shares = "".join(f"  {100 * r.reason_shares.get(name, 0.0):6.2f}%" for name in reasons)
-        mean, ci = ("-", "-") if r.every_seat else (format(r.mean_score, "+.3f"), "±" + format(r.ci95, ".3f"))
-        lines.append(f"{r.seats:>5}  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {mean:>10}  "
-                     f"{ci:>8}  {100 * r.outcome_rate:>8.2f}%{shares}")
-    if any(r.every_seat for r in rows):
-        lines.append(f"-: the agent held every seat, so its mean score is 0 (a {adapter.ROW} sums to zero); "
-                     "seat different agents together to compare them")
+    row = adapter.ROW
+    rate_name = adapter.OUTCOME[1]
+    name_width = max([len("agent")] + [len(r.agent) for r in summary.agents])
+    seat_rows = "seat-" + plural(row)
+    count_width = max(11, len(seat_rows))
+    intervals = {id(r): interval_text(r) for r in summary.agents}
+    ci_width = max([len("95% CI")] + [len(text) for text in intervals.values()])
+    lines: list[str] = []
+    for facts in summary.counts:
+        if lines:
+            lines.append("")
+        low, high = adapter.score_range(facts.seats)
+        tables = f" ({facts.tables} tables)" if facts.tables > 1 else ""
+        groups = f"{facts.deal_groups:,} deal group" + ("s" if facts.deal_groups != 1 else "")
+        rows = plural(row) if facts.rows != 1 else row
+        lines.append(f"{facts.seats} seats{tables}: {facts.rows:,} {rows} from {groups}; "
+                     f"a seat scores from {_score(low)} (worst) to {_score(high)} (best) per {row}")
+        if facts.reasons:
+            lines.append("  ended by: " + ", ".join(f"{name} {_percent(count, facts.rows)}"
+                                                    for name, count in facts.reasons.items()))
+        header = (f"  {'agent':<{name_width}}  {seat_rows:>{count_width}}  {'mean score':>10}  "
+                  f"{'95% CI':>{ci_width}}  {rate_name:>9}")
+        lines += [header, "  " + "-" * (len(header) - 2)]
+        for r in (r for r in summary.agents if r.seats == facts.seats):
+            mean = "-" if r.every_seat else format(r.mean_score, "+.3f")
+            lines.append(f"  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {mean:>10}  "
+                         f"{intervals[id(r)]:>{ci_width}}  {100 * r.outcome_rate:>8.2f}%")
+    lines.append(legend(game, any(r.every_seat for r in summary.agents)))
     return "\n".join(lines)
+
+
+def interval_text(r: SummaryRow) -> str:
+    """A row's 95% half-width as the summary prints it (``±0.123``), or ``n/a`` with the reason it has none."""
+    if r.every_seat:
+        return "n/a (every seat)"
+    if math.isnan(r.ci95):
+        return "n/a (one deal group)" if r.deal_groups < 2 else "n/a"
+    return "±" + format(r.ci95, ".3f")
+
+
+def legend(game: str, every_seat: bool = False) -> str:
+    """One line naming what the summary's words mean, in the game's words: a seat-row, each end reason, the CI
+    (and, when ``every_seat``, why such an agent shows no mean)."""
+    adapter = games.adapter(game)
+    row = adapter.ROW
+    parts = [f"seat-{plural(row)} = one per seat of each {row} (an agent at two seats of a {row} counts twice)",
+             *(f"{name} = {meaning}" for name, meaning in adapter.END_REASON_DOCS.items()),
+             f"95% CI = over deal groups (the {plural(row)} every seating plays on the same deals count as one "
+             "sample)"]
+    if every_seat:
+        parts.append(f"- and n/a (every seat) = the agent held every seat, so its mean is 0 (a {row} sums to "
+                     "zero): seat different agents together to compare them")
+    return "Legend: " + "; ".join(parts) + "."
+
+
+def _score(value: float) -> str:
+    return "0" if value == 0 else format(value, "+g")
+
+
+def _percent(count: int, total: int) -> str:
+    return f"{100 * count / total:.2f}%" if total else "n/a"
 
 
 def _width(names: list[str]) -> int:

@@ -82,6 +82,9 @@ OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 CUT_OFFS: tuple[str, ...] = ()  # every game ends by the rules
 END_REASONS = tuple(reason.value for reason in EndReason)
+END_REASON_DOCS = {"last_trick": "a seat took the single trick of hand 7",
+                   "last_standing": "every other seat was knocked out",
+                   "rainbow": "a seat was dealt one card of each suit in hand 4 (option rainbow)"}
 ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own policy
 COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
@@ -143,6 +146,11 @@ PLACE_COLUMNS = ("place",)
 def seat_teams(n_seats: int) -> tuple[int, ...]:
     """Knockout Whist has no partners: every seat is its own team."""
     return tuple(range(n_seats))
+
+
+def score_range(n_seats: int) -> tuple[float, float]:
+    """The winner scores n - 1 and every other seat -1."""
+    return -1.0, n_seats - 1.0
 
 
 def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -357,6 +365,6 @@ def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> A
 LEARNING = LearningFacts(
     num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=lambda game: tensor.encode_observation(game.observation(game.to_move)), board=board_text,
-    cut_offs=CUT_OFFS, cut_off_codes=(), score_range=lambda n: (-1.0, n - 1.0),
+    cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,
     # per hand of 7 - h + 1 cards: a trump choice, each seat's exchange picks (3 and an end) and plays, a knock
     max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)))

@@ -85,6 +85,9 @@ ID_DOCS: dict[str, str] = {}  # the runner's identifier columns were worded for 
 SEED_DERIVATION = "hand seed = derive_seed(match_seed, hand_in_match)"
 OUTCOME = ("loser", "loss rate")
 SUMMARY_REASONS = ("repeat", "cap")
+END_REASON_DOCS = {"out": "played to the end, one seat left holding cards",
+                   "repeat": "cut off: a phase-2 position recurred (option repeat)",
+                   "cap": "cut off at the phase-2 action cap (option cap, 1,500 by default)"}
 CUT_OFFS = ("repeat", "cap")  # the table's repeat rule and action cap stop a hand the rules have not ended
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
@@ -138,6 +141,12 @@ PLACE_COLUMNS = ("score",)  # a seat's score is the seats still holding cards wh
 def seat_teams(n_seats: int) -> tuple[int, ...]:
     """Knorri has no partners: every seat is its own team."""
     return tuple(range(n_seats))
+
+
+def score_range(n_seats: int) -> tuple[float, float]:
+    """Out first scores a point per other seat, n - 1; the last seat holding cards scores minus the others' total,
+    at worst -(1 + 2 + ... + n - 1) (the same at a cut-off, which ranks the seats still holding cards)."""
+    return -n_seats * (n_seats - 1) / 2, n_seats - 1.0
 
 
 def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -463,6 +472,6 @@ LEARNING = LearningFacts(
     num_actions=encoding.NUM_ACTIONS, observation_size=OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=_acting_tensor, board=_board, cut_offs=CUT_OFFS,
     cut_off_codes=tuple(END_REASONS.index(reason) for reason in CUT_OFFS),
-    score_range=lambda n: (-n * (n - 1) / 2, n - 1.0),
+    score_range=score_range,
     # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the table's phase-2 cap
     max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"])

@@ -83,6 +83,7 @@ MATCH_HANDS = (1,)  # a runner match is one Kort match (its rounds are the round
 SEED_DERIVATION = "match's engine seed = derive_seed(match_seed, 0); its rounds are in the rounds table"
 OUTCOME = ("won", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
+END_REASON_DOCS: dict[str, str] = {}  # a match has no end_reason column: it ends when a team has won enough rounds
 CUT_OFFS: tuple[str, ...] = ()  # every match ends by the rules
 RESULTS: tuple[str, ...] = tuple(result.word for result in Result)
 DECLARATIONS = ("sar", "sar_auto", "trop", "trop_to_end")
@@ -172,6 +173,11 @@ PLACE_COLUMNS = ("won",)
 def seat_teams(n_seats: int = NUM_SEATS) -> tuple[int, ...]:
     """Two teams of partners: seats 0 and 2 (team 0) against 1 and 3 (team 1)."""
     return tuple(seat % NUM_TEAMS for seat in range(n_seats))
+
+
+def score_range(n_seats: int = NUM_SEATS) -> tuple[float, float]:
+    """A seat scores +1 when its team wins the match and -1 when it loses."""
+    return -1.0, 1.0
 
 
 def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -452,6 +458,6 @@ def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> A
 LEARNING = LearningFacts(
     num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=lambda match: tensor.encode_observation(match.observation(match.to_move)), board=board_text,
-    cut_offs=CUT_OFFS, cut_off_codes=(), score_range=lambda n: (-1.0, 1.0),
+    cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,
     # per round: a trump choice, 13 tricks of 4 plays, a declaration per trick and a vote per seat
     max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4))

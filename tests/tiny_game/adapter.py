@@ -31,6 +31,7 @@ OPTIONS: tuple[OptionSpec, ...] = ()
 SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
+END_REASON_DOCS = {"played_out": "every card was played"}
 CUT_OFFS: tuple[str, ...] = ()  # three tricks always end
 PLACE_COLUMNS = ("score",)
 ID_DOCS: dict[str, str] = {}
@@ -63,6 +64,11 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
 def seat_teams(n_seats: int) -> tuple[int, ...]:
     """No partners."""
     return tuple(range(n_seats))
+
+
+def score_range(n_seats: int) -> tuple[float, float]:
+    """A seat takes none to all three tricks."""
+    return 0.0, 3.0
 
 
 def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -19,6 +19,7 @@ from experiments.analysis.figures import (
     AGENT_PALETTE,
     FONT,
     SEAT_COLOURS,
+    declare,
     error_bars,
     label_axes,
     length_share_bars,
@@ -62,28 +63,31 @@ def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     """Win rate by seat (0 deals hand 1, 1 leads it) with 95% CIs, one line per group; dotted: 1/seats."""
     figure, ax, groups, colours = _group_axes(rates, group)
     spread = 0.25 / max(1, len(groups))
+    names = []
     for i, value in enumerate(groups):
         part = rates[rates[group] == value].sort_values("seat")
         x = part["seat"] + side_offset(i, len(groups), spread)
-        games = int(part["games"].iloc[0])
+        names.append(f"{int(part['games'].iloc[0]):,} games")
         ax.errorbar(x, 100 * part["win_rate"], yerr=error_bars(part, "win_rate", "low", "high", 100), marker="o",
-                    capsize=3, color=colours[value], label=f"{_group_name(group, value)} ({games:,} games)")
+                    capsize=3, color=colours[value], label=f"{_group_name(group, value)} ({names[-1]})")
     for fair in sorted(rates["fair"].unique()):
         ax.axhline(100 * fair, color="grey", linestyle=":", linewidth=1)
     ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylim(bottom=0)
+    title = "Who wins from which seat (dotted: 1/seats, a fair share)"
     label_axes(ax, "seat (0 deals hand 1, so seat 1 leads its first trick)",
-               "games won (% of the seat's games, 95% CI)", "Who wins from which seat (dotted: 1/seats, a fair share)")
-    return figure
+               "games won (% of the seat's games, 95% CI)", title)
+    return declare(figure, title, "% of the seat's games", names, "95% CI", "y from 0")
 
 
 def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
     """The share of games lasting 1 to 7 hands, grouped bars, one colour per group."""
     figure, ax, groups, colours = _group_axes(lengths, group)
-    length_share_bars(ax, lengths, group, groups, colours, "hands_played", "games", "hands",
-                      names={value: _group_name(group, value) for value in groups}, longest=LAST_HAND)
-    label_axes(ax, "hands played in the game (a rainbow ends it in hand 4)", "games (% of the group's games)",
-               "How long games last")
-    return figure
+    names = length_share_bars(ax, lengths, group, groups, colours, "hands_played", "games", "hands",
+                              names={value: _group_name(group, value) for value in groups}, longest=LAST_HAND)
+    title = "How long games last"
+    label_axes(ax, "hands played in the game (a rainbow ends it in hand 4)", "games (% of the group's games)", title)
+    return declare(figure, title, "% of the group's games", names, None, "y from 0")
 
 
 def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
@@ -91,18 +95,21 @@ def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
     figure, ax, groups, colours = _group_axes(dogs, group)
     width = 0.8 / max(1, len(groups))
     positions = np.arange(len(DOG_MEASURES))
+    names = []
     for i, value in enumerate(groups):
         row = dogs[dogs[group] == value].iloc[0]
         shares = np.array([row[name] for name, _ in DOG_MEASURES], dtype=np.float64)
         lows = np.array([row[f"{name}_low"] for name, _ in DOG_MEASURES], dtype=np.float64)
         highs = np.array([row[f"{name}_high"] for name, _ in DOG_MEASURES], dtype=np.float64)
         errors = 100 * np.vstack([np.clip(shares - lows, 0, None), np.clip(highs - shares, 0, None)])
+        names.append(f"{int(row['dogs']):,} dogs in {int(row['games']):,} games")
         ax.bar(positions + side_offset(i, len(groups), width), 100 * np.nan_to_num(shares), width,
                yerr=np.nan_to_num(errors), capsize=3, color=colours[value],
-               label=f"{_group_name(group, value)} ({int(row['dogs']):,} dogs in {int(row['games']):,} games)")
+               label=f"{_group_name(group, value)} ({names[-1]})")
     ax.set_xticks(positions, [label for _, label in DOG_MEASURES], fontsize=FONT["tick"])
     ax.set_ylim(0, 105)
     ax.set_ylabel("share (%, 95% CI)", fontsize=FONT["label"])
-    ax.set_title("Dog's lives: how often given, how often they save the seat", fontsize=FONT["title"])
+    title = "Dog's lives: how often given, how often they save the seat"
+    ax.set_title(title, fontsize=FONT["title"])
     ax.legend(fontsize=FONT["tick"])
-    return figure
+    return declare(figure, title, "share (%", names, "95% CI", "y from 0")

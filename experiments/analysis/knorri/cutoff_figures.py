@@ -18,9 +18,12 @@ from experiments.analysis.figures import (
     AGENT_PALETTE,
     FONT,
     SEAT_COLOURS,
+    declare,
     error_bars,
     label_axes,
+    label_lines,
     new_figure,
+    short_label,
     side_offset,
 )
 from experiments.analysis.knorri.counterfactual import Counterfactual
@@ -39,8 +42,9 @@ def shares_figure(shares: pd.DataFrame) -> Figure:
     """Share of each table's hands cut off by each reason, with 95% intervals over deal groups."""
     reasons = [reason for reason in shares["reason"].unique() if reason != ANY]
     tables = shares.drop_duplicates("table").sort_values(["seats", "table"])
-    labels = [f"{label} (n = {hands:,})" for label, hands in zip(tables["label"], tables["hands"], strict=True)]
-    figure, (ax,) = new_figure(9.5, max(3.5, 0.6 * len(labels) + 2.0))
+    counts = [f"n = {hands:,}" for hands in tables["hands"]]
+    labels = [short_label(f"{label} ({n})") for label, n in zip(tables["label"], counts, strict=True)]
+    figure, (ax,) = new_figure(9.5, max(3.5, 0.42 * label_lines(labels) + 0.3 * len(labels) + 2.0))
     positions = np.arange(len(labels))
     height = 0.8 / max(1, len(reasons))
     for i, reason in enumerate(reasons):
@@ -51,23 +55,27 @@ def shares_figure(shares: pd.DataFrame) -> Figure:
     ax.set_yticks(positions, labels, fontsize=FONT["tick"])
     ax.invert_yaxis()
     ax.set_xlim(left=0)
-    ax.set_xlabel("hands cut off (% of the table's hands; bars: 95% interval over deal groups)",
-                  fontsize=FONT["label"])
-    ax.set_title("How often each table cuts hands off", fontsize=FONT["title"])
+    units = "% of the table's hands"
+    ax.set_xlabel(f"hands cut off ({units}; bars: 95% interval over deal groups)", fontsize=FONT["label"])
+    title = "How often each table cuts hands off"
+    ax.set_title(title, fontsize=FONT["title"])
     figure.legend(fontsize=FONT["tick"], loc="outside lower center", ncol=max(1, len(reasons)))
-    return figure
+    return declare(figure, title, units, counts, "95% interval", "x from 0")
 
 
 def anatomy_figure(anatomy: Anatomy) -> Figure:
     """The loops of repeat-ended hands: cycle lengths, choices per cycle, log2 paths (with the chance uniform random
     play goes round again) and the share of loops each seat acts in."""
+    units = "% of the seat count's repeats"
     if not anatomy.present:
         figure, (ax,) = new_figure(9.0, 5.0)
-        _distribution(ax, anatomy.lengths, "cycle length (phase-2 actions from the earlier position to the repeat)")
-        ax.set_title("Cycle lengths of repeats (this run has no other loop-anatomy columns)", fontsize=FONT["title"])
-        return figure
+        names = _distribution(ax, anatomy.lengths,
+                              "cycle length (phase-2 actions from the earlier position to the repeat)")
+        title = "Cycle lengths of repeats (this run has no other loop-anatomy columns)"
+        ax.set_title(title, fontsize=FONT["title"])
+        return declare(figure, title, units, names, None, "y from 0")
     figure, axes = new_figure(13.0, 9.5, rows=2, cols=2)
-    _distribution(axes[0], anatomy.lengths, "cycle length (phase-2 actions in the cycle)")
+    names = _distribution(axes[0], anatomy.lengths, "cycle length (phase-2 actions in the cycle)")
     axes[0].set_title("Cycle length", fontsize=FONT["title"])
     _distribution(axes[1], anatomy.choices, "decisions in the cycle with more than one legal action")
     axes[1].set_title("Choices per cycle (0 would be a forced loop)", fontsize=FONT["title"])
@@ -77,61 +85,74 @@ def anatomy_figure(anatomy: Anatomy) -> Figure:
     ticks = [t for t in (0, 5, 10, 15, 20, 30, 40, 60) if t <= max(1, float(anatomy.paths["value"].max()) + 1)]
     top.set_xticks(ticks, [_chance(t) for t in ticks], fontsize=FONT["tick"] - 1)
     top.set_xlabel("chance uniform random play goes round the same cycle again (2^-x)", fontsize=FONT["tick"])
-    _seat_bars(axes[3], anatomy.seats)
-    return figure
+    names += _seat_bars(axes[3], anatomy.seats)
+    title = "The loops of repeat-ended hands"
+    figure.suptitle(title, fontsize=FONT["title"])
+    return declare(figure, title, units, names, None, "y from 0")
 
 
 def _chance(bits: float) -> str:
     return "1" if bits == 0 else f"1/{2 ** bits:,.0f}" if bits < 20 else f"2^-{bits:g}"
 
 
-def _distribution(ax, counts: pd.DataFrame, xlabel: str) -> None:
-    """The share of each seat count's repeats at each value, a line per seat count with its n in the legend."""
+def _distribution(ax, counts: pd.DataFrame, xlabel: str) -> list[str]:
+    """The share of each seat count's repeats at each value, a line per seat count with its n in the legend (the
+    legend's entries returned)."""
     if counts.empty:
         ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes)
-        label_axes(ax, xlabel, "repeat-ended hands (%)", "", legend=False)
-        return
+        label_axes(ax, xlabel, "repeat-ended hands (% of the seat count's repeats)", "", legend=False)
+        ax.set_ylim(bottom=0)
+        return ["no hand ended by a repeat"]
+    names = []
     for seats, part in counts.groupby("seats", sort=True):
         total = int(part["hands"].sum())
         share = 100 * part["hands"] / total
+        names.append(f"{seats} seats (n = {total:,})")
         ax.plot(part["value"], share, "o-", markersize=4, linewidth=0.9, color=SEAT_COLOURS.get(int(seats)),
-                label=f"{seats} seats (n = {total:,})")
+                label=names[-1])
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     label_axes(ax, xlabel, "repeat-ended hands (% of the seat count's repeats)", "")
+    return names
 
 
-def _seat_bars(ax, seats: pd.DataFrame) -> None:
-    """Per table, the share of its repeats in which each seat acted inside the cycle."""
+def _seat_bars(ax, seats: pd.DataFrame) -> list[str]:
+    """Per table, the share of its repeats in which each seat acted inside the cycle (the legend's entries
+    returned)."""
     tables = list(dict.fromkeys(seats["label"])) if not seats.empty else []
     width = 0.8 / max(1, len(tables))
+    names = []
     for i, label in enumerate(tables):
         part = seats[seats["label"] == label]
+        names.append(f"n = {int(part['repeats'].iloc[0]):,} repeats")
         ax.bar(part["seat"] + side_offset(i, len(tables), width), 100 * part["share"], width, color=table_colour(i),
-               label=f"{label} (n = {int(part['repeats'].iloc[0]):,} repeats)")
+               label=short_label(f"{label} ({names[-1]})", 40))
     ax.set_ylim(0, 100 + 12 * len(tables))  # room above the bars for the legend
     label_axes(ax, "seat", "repeats in which the seat acted in the cycle (%)", "Which seats loop", legend=False)
     if tables:
         ax.legend(fontsize=FONT["tick"] - 1, loc="upper center", ncol=2)
+    return names
 
 
 def survival_figure(survival: Survival) -> Figure:
     """Kaplan-Meier curves of phase-2 length per table, cut-off hands censored, with lifelines' 95% bands."""
     figure, (ax,) = new_figure(10.0, 5.8)
+    names = []
     for i, (table, part) in enumerate(survival.curves.groupby("table", sort=True)):
         row = survival.medians.set_index("table").loc[table]
         colour = table_colour(i)
+        names.append(f"n = {int(row['hands']):,}, {int(row['cut off']):,} censored")
         ax.step(part["time"], 100 * part["survival"], where="post", color=colour, linewidth=1.4,
-                label=f"{row['label']} (n = {int(row['hands']):,}, {int(row['cut off']):,} censored)")
+                label=short_label(f"{row['label']} ({names[-1]})", 60))
         ax.fill_between(part["time"], 100 * part["low"], 100 * part["high"], step="post", color=colour, alpha=0.2)
     if survival.cap is not None:
         ax.axvline(survival.cap, color="black", linestyle="--", linewidth=1.0, label=f"cap: {survival.cap:,} actions")
     ax.set_xlim(left=0)
     ax.set_ylim(0, 102)
-    label_axes(ax, "phase-2 actions (plays and pick-ups)", "hands still playing (%, Kaplan-Meier)",
-               "Hand length as a survival curve (cut-offs censored; shaded: 95% interval)")
+    title = "Hand length as a survival curve (cut-offs censored; shaded: 95% interval)"
+    label_axes(ax, "phase-2 actions (plays and pick-ups)", "hands still playing (%, Kaplan-Meier)", title)
     ax.legend(fontsize=FONT["tick"] - 1)
-    return figure
+    return declare(figure, title, "%, Kaplan-Meier", names, "95% interval", "y from 0")
 
 
 def tail_figure(survival: Survival) -> Figure:
@@ -140,11 +161,14 @@ def tail_figure(survival: Survival) -> Figure:
     decay rate per 100 actions as the fit's threshold moves out (a flat line is an exponential tail)."""
     figure, (ax, rates) = new_figure(14.0, 5.8, cols=2)
     tails = survival.tails
+    names = []
     for i, (table, part) in enumerate(survival.curves.groupby("table", sort=True)):
         colour = table_colour(i)
         positive = part[part["survival"] > 0]
+        row = survival.medians.set_index("table").loc[table]
+        names.append(f"n = {int(row['hands']):,}")
         ax.step(positive["time"], positive["survival"], where="post", color=colour, linewidth=1.3,
-                label=str(survival.medians.set_index("table").loc[table, "label"]))
+                label=short_label(f"{row['label']} ({names[-1]})", 60))
         fit = tails[(tails["table"] == table) & (tails["quantile"] == FIT_QUANTILE)].iloc[0]
         if math.isnan(fit["rate"]) or math.isinf(fit["threshold"]):
             continue
@@ -166,12 +190,14 @@ def tail_figure(survival: Survival) -> Figure:
         offset = side_offset(i, tails["table"].nunique(), 1.2)
         rates.errorbar(100 * part["quantile"] + offset, part["rate"], yerr=error_bars(part, "rate", "low", "high"),
                        fmt="o-", capsize=3, color=table_colour(i),
-                       label=str(part["label"].iloc[0]) if len(part) else None)
+                       label=short_label(str(part["label"].iloc[0]), 60) if len(part) else None)
     rates.set_ylim(bottom=0)
     label_axes(rates, "fit starts where this % of hands has ended (0: the whole curve)",
                "decay rate (per 100 phase-2 actions; bars: 95% interval)", "Decay rate by where the fit starts",
                legend=bool(tails["rate"].notna().any()) if len(tails) else False)
-    return figure
+    title = "Where an exponential tail fits"
+    figure.suptitle(title, fontsize=FONT["title"])
+    return declare(figure, title, "share, log scale", names, "95% interval", ("y log", "y from 0"))
 
 
 def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
@@ -179,21 +205,25 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     took, and per table and reason how many ended with the same result, a changed one, or never ended."""
     figure, (ax, bars) = new_figure(14.0, 5.8, cols=2)
     extra = counterfactual.extra
+    names = []
     for reason, part in extra.groupby("reason", sort=True):
         total = int(part["hands"].sum())
         ordered = part.sort_values("extra")
+        names.append(f"n = {total:,} that ended")
         ax.step(ordered["extra"], 100 * ordered["hands"].cumsum() / total, where="post",
-                color=REASON_COLOURS.get(reason), label=f"cut off by {reason} (n = {total:,} that ended)")
+                color=REASON_COLOURS.get(reason), label=f"cut off by {reason} ({names[-1]})")
     if extra.empty:
         ax.text(0.5, 0.5, "no cut-off hand ended in the second run", ha="center", va="center",
                 transform=ax.transAxes)
+        names.append("no cut-off hand ended in the second run")
     ax.set_xlim(left=0)
     ax.set_ylim(0, 102)
     label_axes(ax, "more phase-2 actions the second run took to end the hand",
                "cut-off hands that ended (cumulative %)", "How much longer the cut-off hands ran",
                legend=not extra.empty)
     outcomes = counterfactual.outcomes
-    labels = [f"{label}: {reason} (n = {cut:,})" for label, reason, cut in
+    names += [f"n = {cut:,}" for cut in outcomes["cut"]]
+    labels = [short_label(f"{label}: {reason} (n = {cut:,})", 34) for label, reason, cut in
               zip(outcomes["label"], outcomes["reason"], outcomes["cut"], strict=True)]
     paired = outcomes["paired"].clip(lower=1)
     same = outcomes["ended"] - outcomes["scores_changed"].clip(upper=outcomes["ended"])
@@ -209,16 +239,19 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     bars.set_xlim(0, 100)
     label_axes(bars, "% of the table's paired cut-off hands", "", "What the second run made of them")
     bars.legend(fontsize=FONT["tick"] - 1, loc="lower right")
-    figure.suptitle(f"Cut-off hands of the first run ({options_text(counterfactual.first_options)}) replayed under "
-                    f"{options_text(counterfactual.second_options)}", fontsize=FONT["title"])
-    return figure
+    title = (f"Cut-off hands of the first run ({options_text(counterfactual.first_options)}) replayed under "
+             f"{options_text(counterfactual.second_options)}")
+    figure.suptitle(title, fontsize=FONT["title"])
+    return declare(figure, title, "cumulative %", names or ["no cut-off hand ended in the second run"], None,
+                   ("y from 0", "x from 0"))
 
 
 def agent_effect_figure(counterfactual: Counterfactual) -> Figure:
     """Each agent's mean score per seat-hand in both runs and the paired difference, with 95% intervals."""
     agents = counterfactual.agents
-    labels = [f"{seats} seats: {agent} (n = {n:,})" for seats, agent, n in
-              zip(agents["seats"], agents["agent"], agents["seat_hands"], strict=True)]
+    counts = [f"n = {n:,}" for n in agents["seat_hands"]]
+    labels = [f"{seats} seats: {agent} ({n})" for seats, agent, n in
+              zip(agents["seats"], agents["agent"], counts, strict=True)]
     figure, (ax,) = new_figure(10.0, max(3.5, 0.55 * len(labels) + 2.2))
     positions = np.arange(len(labels))
     ax.errorbar(agents["diff"], positions, xerr=agents["diff_ci95"], fmt="o", capsize=4, color="#1b6ca8",
@@ -228,6 +261,6 @@ def agent_effect_figure(counterfactual: Counterfactual) -> Figure:
     ax.invert_yaxis()
     span = float(np.nanmax(np.abs(agents["diff"]) + agents["diff_ci95"].fillna(0))) if len(agents) else 0.0
     ax.set_xlim(-max(span, 0.05) * 1.2, max(span, 0.05) * 1.2)
-    label_axes(ax, "change in mean score (points per seat-hand)", "",
-               "The cut-off rule's effect on each agent's mean score")
-    return figure
+    title = "The cut-off rule's effect on each agent's mean score"
+    label_axes(ax, "change in mean score (points per seat-hand)", "", title)
+    return declare(figure, title, "points per seat-hand", counts, "95% interval", "x from 0")

@@ -10,14 +10,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from experiments.analysis.figures import (
     FONT,
     SEAT_COLOURS,
     agent_colours,
+    declare,
     error_bars,
     label_axes,
+    label_lines,
     new_figure,
+    short_label,
     signed,
 )
 from experiments.analysis.knorri.load import PHASE2_CAP
@@ -29,21 +33,44 @@ REASON_COLOURS = {"repeat": "#6a51a3", "cap": "#d94801"}
 
 
 def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
-    """Share of hands ended by a repeat and by the cap, per table (seat count and lineup), with 95% CIs."""
-    labels = rates.drop_duplicates("table").sort_values(["seats", "table"])["label"].tolist()
-    figure, (ax,) = new_figure(9.5, max(3.5, 0.55 * len(labels) + 1.8))
+    """Share of hands ended by a repeat and by the cap, per table (seat count and lineup), with 95% CIs.
+
+    Every bar is labelled with its count out of the table's hands (``6/400``), and a count of zero, which draws no
+    bar, gets a hollow marker at 0, so 0/400 never looks larger than 6/400 beside its interval's whisker.
+    """
+    order = rates.drop_duplicates("table").sort_values(["seats", "table"])
+    labels = order["label"].tolist()
+    shown = [short_label(label) for label in labels]
+    figure, (ax,) = new_figure(9.5, max(3.5, 0.3 * label_lines(shown) + 0.2 * len(shown) + 1.6))
     positions = np.arange(len(labels))
     height = 0.38
+    counts = []
     for offset, reason in zip((-height / 2, height / 2), ("repeat", "cap"), strict=True):
         part = rates[rates["reason"] == reason].set_index("label").loc[labels].reset_index()
+        colour = REASON_COLOURS[reason]
         ax.barh(positions + offset, 100 * part["share"], height, xerr=error_bars(part, "share", "low", "high", 100),
-                color=REASON_COLOURS[reason], capsize=3, label=f"ended by {reason}")
-    ax.set_yticks(positions, labels, fontsize=FONT["tick"])
+                color=colour, capsize=3, label=f"ended by {reason}")
+        zero = (part["count"] == 0).to_numpy()
+        if zero.any():  # an empty line that is not clipped would stretch the layout to the figure's corner
+            ax.plot(np.zeros(int(zero.sum())), (positions + offset)[zero], "D", markersize=6,
+                    markerfacecolor="white", markeredgecolor=colour, linestyle="none", clip_on=False, zorder=3)
+        for y, count, hands, high in zip(positions + offset, part["count"], part["hands"], part["high"], strict=True):
+            counts.append(f"{count:,}/{hands:,}")
+            ax.text(100 * high, y, f"  {counts[-1]}", va="center", fontsize=FONT["tick"] - 2)
+    ax.set_yticks(positions, shown, fontsize=FONT["tick"])
     ax.invert_yaxis()
-    ax.set_xlabel("hands ending this way (% of the table's hands, 95% CI)", fontsize=FONT["label"])
-    ax.set_title("Cut-offs by seat count and lineup", fontsize=FONT["title"])
-    figure.legend(fontsize=FONT["tick"], loc="outside lower center", ncol=2)  # below the axes: never over a bar
-    return figure
+    ax.set_xlim(0, max(1.0, 100 * float(rates["high"].max()) * 1.25 if len(rates) else 1.0))
+    units = "% of the table's hands"
+    ax.set_xlabel(f"hands ending this way ({units}, 95% CI; number: hands/table's hands)",
+                  fontsize=FONT["label"])
+    title = "Cut-offs by seat count and lineup"
+    ax.set_title(title, fontsize=FONT["title"])
+    handles, names = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], marker="D", markersize=6, markerfacecolor="white", markeredgecolor="grey",
+                          linestyle="none"))
+    figure.legend(handles, [*names, "none (0 hands)"], fontsize=FONT["tick"], loc="outside lower center",
+                  ncol=3)  # below the axes: never over a bar
+    return declare(figure, title, units, counts, "95% CI", "x from 0")
 
 
 def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure:
@@ -54,80 +81,96 @@ def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure
     figure, (ax,) = new_figure()
     top = max(PHASE2_CAP, int(histogram["phase2_actions"].max())) + bin_width
     bins = np.arange(0, top + bin_width, bin_width)
+    names = []
     for seats, group in histogram.groupby("seats", sort=True):
         counts, edges = np.histogram(group["phase2_actions"], bins=bins, weights=group["hands"])
         hands = int(group["hands"].sum())
         share = 100 * counts / hands
         capped = 100 * float(group["capped"].iloc[0]) / hands
-        ax.stairs(share, edges, color=SEAT_COLOURS.get(int(seats)), linewidth=1.6,
-                  label=f"{seats} seats ({hands:,} hands, {capped:.1f}% cut at the cap)")
+        names.append(f"{seats} seats ({hands:,} hands, {capped:.1f}% cut at the cap)")
+        ax.stairs(share, edges, color=SEAT_COLOURS.get(int(seats)), linewidth=1.6, label=names[-1])
     ax.axvline(PHASE2_CAP, color="black", linestyle="--", linewidth=1.2, label=f"cap: {PHASE2_CAP:,} actions")
     ax.set_yscale("log")
     ax.set_xlim(0, top + 4 * bin_width)
-    label_axes(ax, f"phase-2 actions in the hand (plays and pick-ups; bins of {bin_width})",
-               "hands (% of the seat count's hands, log scale)", "How long phase 2 runs")
-    return figure
+    title = "How long phase 2 runs"
+    units = "% of the seat count's hands, log scale"
+    label_axes(ax, f"phase-2 actions in the hand (plays and pick-ups; bins of {bin_width})", f"hands ({units})",
+               title)
+    return declare(figure, title, units, names, None, "y log")
 
 
 def cycle_length_figure(counts: pd.DataFrame) -> Figure:
     """Hands ended by a repeat, by cycle length (actions between the two equal positions), per seat count."""
     figure, (ax,) = new_figure()
+    names = []
     if counts.empty:
         ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes,
                 fontsize=FONT["label"])
+        names.append("no hand ended by a repeat")
     seat_counts = sorted(counts["seats"].unique()) if not counts.empty else []
     for seats in seat_counts:
         part = counts[counts["seats"] == seats].sort_values("cycle_length")
         total = part["hands"].sum()
+        names.append(f"{seats} seats ({total:,} repeat{'s' if total != 1 else ''})")
         ax.plot(part["cycle_length"], 100 * part["hands"] / total, "o-", color=SEAT_COLOURS.get(int(seats)),
-                markersize=5, linewidth=0.8, alpha=0.85, label=f"{seats} seats ({total:,} repeats)")
+                markersize=5, linewidth=0.8, alpha=0.85, label=names[-1])
     if seat_counts:
         ax.set_xscale("log")
         ticks = [t for t in (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1500)
                  if counts["cycle_length"].min() / 1.5 <= t <= counts["cycle_length"].max() * 1.5]
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.xaxis.set_minor_formatter("")
-    ax.set_yscale("log")
+        ax.set_yscale("log")
+    title = "Cycle lengths of repeated positions"
+    units = "% of the seat count's repeats, log"
     label_axes(ax, "cycle length (phase-2 actions between the two equal positions, log scale)",
-               "repeat-ended hands (% of the seat count's repeats, log)", "Cycle lengths of repeated positions",
-               legend=bool(seat_counts))
-    return figure
+               f"repeat-ended hands ({units})", title, legend=bool(seat_counts))
+    return declare(figure, title, units, names, None, "y log" if seat_counts else "y from 0")
 
 
 # ----- scores -----------------------------------------------------------------------------------------
 
 
 def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
-    """The share of seat-hands with each score, one panel per seat count."""
+    """The share of seat-hands with each score, one panel per seat count, each titled with its seat-hands."""
     seat_counts = sorted(distribution["seats"].unique())
     cols = 2 if len(seat_counts) > 1 else 1
     rows = -(-len(seat_counts) // cols)
     figure, axes = new_figure(10, 3.4 * rows + 0.8, rows, cols)
+    names = []
     for ax, seats in zip(axes, seat_counts, strict=False):
         part = distribution[distribution["seats"] == seats]
         ax.bar(part["score"], 100 * part["share"], color=SEAT_COLOURS.get(int(seats)), width=0.8)
         mean = float((part["score"] * part["share"]).sum())
-        ax.set_title(f"{seats} seats (mean {signed(mean, 3)})", fontsize=FONT["label"])
+        names.append(f"{int(part['seat_hands'].sum()):,} seat-hands")
+        ax.set_title(f"{seats} seats: {names[-1]} (mean {signed(mean, 3)})", fontsize=FONT["label"])
         ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_ylabel("seat-hands (%)", fontsize=FONT["label"])
     for ax in axes[len(seat_counts):]:
         ax.set_visible(False)
-    figure.suptitle("Score per seat and hand, by seat count", fontsize=FONT["title"])
-    return figure
+    title = "Score per seat and hand, by seat count"
+    figure.suptitle(title, fontsize=FONT["title"])
+    return declare(figure, title, "seat-hands (%)", names, None, "y from 0")
 
 
 def seat_position_figure(positions: pd.DataFrame) -> Figure:
-    """Mean score and loss rate by turn position (0 = first turn of phase 1), per seat count, with 95% CIs."""
+    """Mean score and loss rate by turn position (0 = first turn of phase 1), per seat count, with 95% CIs.
+
+    The loss rate's axis starts at 0 (a range of 24% to 26.5% made small differences look large); the mean score's
+    crosses 0, marked by a line."""
     figure, (left, right) = new_figure(11, 4.8, 1, 2)
+    names = []
     for seats, part in positions.groupby("seats", sort=True):
         colour = SEAT_COLOURS.get(int(seats))
+        names.append(f"{seats} seats ({int(part['seat_hands'].sum()):,} seat-hands)")
         left.errorbar(part["position"], part["mean"], yerr=part["ci95"], color=colour, marker="o", capsize=3,
-                      label=f"{seats} seats")
+                      label=names[-1])
         right.errorbar(part["position"], 100 * part["loss_rate"], yerr=error_bars(part, "loss_rate", "loss_low",
-                       "loss_high", 100), color=colour, marker="o", capsize=3, label=f"{seats} seats")
+                       "loss_high", 100), color=colour, marker="o", capsize=3, label=names[-1])
         right.axhline(100 / seats, color=colour, linestyle=":", linewidth=1)
     left.axhline(0, color="black", linewidth=0.8)
+    right.set_ylim(bottom=0)
     left.set_xlabel("turn position (0 = first turn of phase 1)", fontsize=FONT["label"])
     left.set_ylabel("mean score (points per hand, 95% CI)", fontsize=FONT["label"])
     left.set_title("Mean score by seat position", fontsize=FONT["label"])
@@ -137,25 +180,28 @@ def seat_position_figure(positions: pd.DataFrame) -> Figure:
     for ax in (left, right):
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.legend(fontsize=FONT["tick"])
-    figure.suptitle("First-turn advantage: score and losses by position", fontsize=FONT["title"])
-    return figure
+    title = "First-turn advantage: score and losses by position"
+    figure.suptitle(title, fontsize=FONT["title"])
+    return declare(figure, title, "points per hand", names, "95% CI", ("y from 0", "y from 0"))
 
 
 def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
-    """The share of seat-hands with each score per agent, one panel per seat count."""
+    """The share of seat-hands with each score per agent, one panel per seat count, each agent's n in its legend."""
     seat_counts = sorted(distribution["seats"].unique())
     colours = agent_colours(distribution["agent"].unique().tolist())
     cols = 2 if len(seat_counts) > 1 else 1
     rows = -(-len(seat_counts) // cols)
     figure, axes = new_figure(10, 3.4 * rows + 0.8, rows, cols)
+    names = []
     for ax, seats in zip(axes, seat_counts, strict=False):
         part = distribution[distribution["seats"] == seats]
         agents = sorted(part["agent"].unique())
         width = 0.8 / len(agents)
         for i, agent in enumerate(agents):
             mine = part[part["agent"] == agent]
+            names.append(f"{agent} (n = {int(mine['seat_hands'].sum()):,})")
             ax.bar(mine["score"] + (i - (len(agents) - 1) / 2) * width, 100 * mine["share"], width,
-                   color=colours[agent], label=agent)
+                   color=colours[agent], label=names[-1])
         ax.set_title(f"{seats} seats", fontsize=FONT["label"])
         ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
         ax.xaxis.get_major_locator().set_params(integer=True)
@@ -163,5 +209,6 @@ def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
         ax.legend(fontsize=FONT["tick"])
     for ax in axes[len(seat_counts):]:
         ax.set_visible(False)
-    figure.suptitle("Score per seat and hand, by agent and seat count", fontsize=FONT["title"])
-    return figure
+    title = "Score per seat and hand, by agent and seat count"
+    figure.suptitle(title, fontsize=FONT["title"])
+    return declare(figure, title, "seat-hands (%)", names, None, "y from 0")

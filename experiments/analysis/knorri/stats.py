@@ -54,7 +54,8 @@ def cutoff_rates(run: Run) -> pd.DataFrame:
     for table, reason, m in _reason_rows(run.partial(CUTOFFS_BY_TABLE), "table", CUTOFF_REASONS):
         share, low, high = proportion_from_moments(m)
         rows.append({"table": table, "seats": int(info.loc[table, "seats"]), "lineup": info.loc[table, "lineup"],
-                     "label": info.loc[table, "label"], "reason": reason, "hands": int(m["n"]), "share": share,
+                     "label": info.loc[table, "label"], "reason": reason, "hands": int(m["n"]),
+                     "count": int(m["total"]), "share": share,
                      "low": low, "high": high})
     return pd.DataFrame(rows)
 

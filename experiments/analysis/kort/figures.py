@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from experiments.analysis.figures import (
     AGENT_PALETTE,
     FONT,
+    declare,
     error_bars,
     label_axes,
     length_share_bars,
@@ -47,13 +48,15 @@ def result_share_figure(shares: pd.DataFrame) -> Figure:
     figure, (ax,) = new_figure(9.5, 5.6)
     height = 0.8 / max(1, len(labels))
     positions = np.arange(len(RESULTS))
+    names = []
     for i, label in enumerate(labels):
         part = shares[shares["label"] == label].set_index("result").loc[list(RESULTS)].reset_index()
         y = positions + side_offset(i, len(labels), height)
         shown = part["share"] > 0
+        names.append(f"{int(part['rounds'].iloc[0]):,} rounds")
         ax.barh(y[shown], 100 * part["share"][shown], height, color=colours[label],
                 xerr=error_bars(part[shown], "share", "low", "high", 100), capsize=3,
-                label=f"{label} ({int(part['rounds'].iloc[0]):,} rounds)")
+                label=f"{label} ({names[-1]})")
         for yi, count, high in zip(y, part["count"], part["high"], strict=True):  # past the interval's end
             ax.text(max(100 * high if count else 0, 0.011) * 1.12, yi, f"{count:,}", va="center",
                     fontsize=FONT["tick"] - 2)
@@ -61,9 +64,10 @@ def result_share_figure(shares: pd.DataFrame) -> Figure:
     ax.set_xlim(0.01, 200)
     ax.set_yticks(positions, [RESULT_NAMES[r] for r in RESULTS], fontsize=FONT["tick"])
     ax.invert_yaxis()
-    label_axes(ax, "rounds ending this way (% of the table's rounds, log scale, 95% CI; number: rounds)",
+    units = "% of the table's rounds, log scale"
+    label_axes(ax, f"rounds ending this way ({units}, 95% CI; number: rounds)",
                "round result (match wins it gives)", "How rounds end")
-    return figure
+    return declare(figure, "How rounds end", units, names, "95% CI", "x log")
 
 
 def holder_value_figure(value: pd.DataFrame) -> Figure:
@@ -75,6 +79,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
     splits = list(HOLDER_SPLITS)
     width = 0.8 / max(1, len(groups))
     positions = np.arange(len(splits))
+    names = []
     for i, (label, holder) in enumerate(groups):
         part = value[(value["label"] == label) & (value["holder_agents"] == holder)]
         part = part.set_index("split").loc[splits].reset_index()
@@ -83,15 +88,17 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
                yerr=np.nan_to_num(error_bars(part, "holder_won", "low", "high", 100)), capsize=3,
                label=f"{label}: {holder} holding")
         for xi, rounds in zip(x, part["rounds"], strict=True):
-            ax.text(xi, 1, f"{rounds:,}", ha="center", va="bottom", rotation=90, fontsize=FONT["tick"] - 2,
+            names.append(f"{rounds:,}")
+            ax.text(xi, 1, names[-1], ha="center", va="bottom", rotation=90, fontsize=FONT["tick"] - 2,
                     color="black", bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 1})
     ax.axhline(50, color="grey", linestyle=":", linewidth=1)
     ax.set_xticks(positions, splits, fontsize=FONT["tick"])
     ax.set_ylim(0, 100)
-    label_axes(ax, "rounds (number in each bar: how many)", "rounds won by the holder's team (%, 95% CI)",
-               "The value of holding the trump (dotted: an even share)", legend=False)
+    title = "The value of holding the trump (dotted: an even share)"
+    label_axes(ax, "rounds (number in each bar: how many)", "rounds won by the holder's team (%, 95% CI)", title,
+               legend=False)
     ax.legend(fontsize=FONT["tick"], loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)  # clear of the bars
-    return figure
+    return declare(figure, title, "rounds won by the holder's team (%", names, "95% CI", "y from 0")
 
 
 def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
@@ -99,10 +106,11 @@ def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
     labels = _labels(counts)
     colours = label_colours(labels)
     figure, (ax,) = new_figure(9.5, 5.2)
-    length_share_bars(ax, counts, "label", labels, colours, "rounds", "matches", "rounds")
+    names = length_share_bars(ax, counts, "label", labels, colours, "rounds", "matches", "rounds")
+    title = "How many rounds a match lasts"
     label_axes(ax, "rounds in the match (a redeal does not start a round)", "matches (% of the table's matches)",
-               "How many rounds a match lasts")
-    return figure
+               title)
+    return declare(figure, title, "% of the table's matches", names, None, "y from 0")
 
 
 def team_ladder_figure(results: pd.DataFrame) -> Figure:
@@ -116,7 +124,8 @@ def team_ladder_figure(results: pd.DataFrame) -> Figure:
                 xerr=error_bars(first, "round_wins", "round_wins_low", "round_wins_high", 100), fmt="s",
                 color=AGENT_PALETTE[1], capsize=4, markersize=6, label="rounds won")
     ax.axvline(50, color="grey", linestyle=":", linewidth=1)
-    names = [f"{row.team} vs {row.opponent}\n{row.matches:,} matches" for row in first.itertuples()]
+    counts = [f"{row.matches:,} matches" for row in first.itertuples()]
+    names = [f"{row.team} vs {row.opponent}\n{n}" for row, n in zip(first.itertuples(), counts, strict=True)]
     ax.set_yticks(y, names, fontsize=FONT["tick"])
     ax.set_ylim(max(1, len(first)) - 0.5, -0.5)  # first pairing on top, each in a band of its own
     ax.set_xlim(-3, 103)  # room for a whole marker at 0% or 100%
@@ -124,9 +133,11 @@ def team_ladder_figure(results: pd.DataFrame) -> Figure:
     if first.empty:
         ax.text(0.5, 0.5, "no two different teams met", ha="center", va="center", transform=ax.transAxes,
                 fontsize=FONT["label"])
-    label_axes(ax, "share won by the first team (%, 95% CI over duplicate deals)", "pairing of teams",
-               "The ladder of agents as teams", legend=not first.empty)
-    return figure
+        counts = ["no two different teams met"]
+    title = "The ladder of agents as teams"
+    label_axes(ax, "share won by the first team (%, 95% CI over duplicate deals)", "pairing of teams", title,
+               legend=not first.empty)
+    return declare(figure, title, "share won by the first team (%", counts, "95% CI", "x from 0")
 
 
 def _one_side_per_pairing(results: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,165 @@
+"""Every figure of every report and notebook against the figure checklist of CONTRIBUTING.md (issue 28.8): a title,
+units, n, intervals named, zero visible, labels legible at column width.
+
+Each figure function declares those facts (``experiments.analysis.figures.declare``); these tests draw every
+figure of the three games' reports, the generic report, the cut-off page and the league from small runs, and check
+each declared fact against what was drawn. A figure function that declares nothing, or is never drawn here, fails.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import matplotlib
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+
+from experiments.analysis import figures, generic, ladder
+from experiments.analysis.knockout_whist import figures as kw_figures
+from experiments.analysis.knockout_whist import report as kw_report
+from experiments.analysis.knockout_whist.load import load_run as load_kw_run
+from experiments.analysis.knockout_whist.sample import make_small_run as make_kw_run
+from experiments.analysis.knorri import cutoff_figures, cutoff_page, cutoffs
+from experiments.analysis.knorri import figures as knorri_figures
+from experiments.analysis.knorri import report as knorri_report
+from experiments.analysis.knorri.counterfactual import replay_with_options
+from experiments.analysis.knorri.load import stream_run
+from experiments.analysis.knorri.sample import make_small_run
+from experiments.analysis.kort import figures as kort_figures
+from experiments.analysis.kort import report as kort_report
+from experiments.analysis.kort.load import load_run as load_kort_run
+from experiments.analysis.kort.sample import make_small_run as make_kort_run
+from experiments.analysis.reports import drawn_figures
+
+matplotlib.use("Agg")
+
+FIGURE_MODULES = (figures, generic, knorri_figures, cutoff_figures, kort_figures, kw_figures)
+SMALLEST_FONT = 8.0  # points, at the figure's own size (9 to 14 inches wide, shown at a page's column width)
+WIDEST_LABEL = 1 / 3  # of the figure's width, for any one tick label
+
+
+def _figure_functions() -> set[str]:
+    return {f"{module.__name__}.{name}" for module in FIGURE_MODULES for name, value in vars(module).items()
+            if name.endswith("_figure") and name != "new_figure" and inspect.isfunction(value)
+            and value.__module__ == module.__name__}
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
+    """Every figure the reports, the cut-off page (with a counterfactual) and the league draw, each drawn once."""
+    folder = tmp_path_factory.mktemp("figures")
+    base = make_small_run(folder / "knorri", hands=40, seed=4, engine="reference")
+    other = replay_with_options(base, {"repeat": 0, "cap": 20000}, folder / "norepeat", engine="reference")
+    kw = make_kw_run(folder / "kw", games=40)
+    kort = make_kort_run(folder / "kort", matches=8, options={"target_wins": 2})
+    out = []
+    for name, report, run in (("knorri", knorri_report.REPORT, stream_run(base)),
+                              ("knockout-whist", kw_report.REPORT, load_kw_run(kw)),
+                              ("kort", kort_report.REPORT, load_kort_run(kort)),
+                              ("generic", generic.GENERIC_REPORT, generic.load_run(base))):
+        out += [(f"{name} report: {spec.name}", spec.draw(run)) for spec in drawn_figures(report.figures, run)]
+    analysis = cutoffs.analyse(base, other)
+    out += [(f"cutoffs: {spec.name}", spec.draw(analysis)) for spec in cutoff_page.FIGURES if spec.applies(analysis)]
+    out.append(("league ratings", figures.league_ratings_figure({4: ladder.ratings(stream_run(base))}, "A league")))
+    for _, figure in out:
+        FigureCanvasAgg(figure).draw()
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _texts(figure) -> str:
+    return " | ".join(_norm(t.get_text()) for t in figure.findobj(Text) if t.get_visible() and t.get_text())
+
+
+def _data_axes(figure) -> list:
+    return [ax for ax in figure.axes if ax.get_visible() and not hasattr(ax, "_colorbar")]
+
+
+def _failures(drawn, check) -> list[str]:
+    return [f"{name}: {problem}" for name, figure in drawn if (problem := check(figure, figures.figure_facts(figure)))]
+
+
+def test_every_figure_function_is_drawn_here_and_declares_its_facts(drawn):
+    assert all(figures.figure_facts(figure) is not None for _, figure in drawn), \
+        [name for name, figure in drawn if figures.figure_facts(figure) is None]
+    assert _figure_functions() <= {figures.figure_facts(figure).drawn_by for _, figure in drawn}
+
+
+def test_each_figure_has_the_title_it_declares(drawn):
+    def check(figure, facts):
+        titles = [_norm(ax.get_title()) for ax in figure.axes] + [_norm(figure.get_suptitle())]
+        return None if facts.title and _norm(facts.title) in titles else f"no title {facts.title!r}"
+    assert _failures(drawn, check) == []
+
+
+def test_each_figure_names_its_units_on_an_axis(drawn):
+    def check(figure, facts):
+        labels = " | ".join(_norm(ax.get_xlabel()) + " | " + _norm(ax.get_ylabel()) for ax in figure.axes)
+        return None if facts.units and _norm(facts.units) in labels else f"no axis label with {facts.units!r}"
+    assert _failures(drawn, check) == []
+
+
+def test_each_figure_prints_the_n_behind_it(drawn):
+    def check(figure, facts):
+        shown = _texts(figure)
+        missing = [n for n in facts.n if _norm(n) not in shown]
+        counted = any(any(c.isdigit() for c in n) for n in facts.n) or all(n.startswith("no ") for n in facts.n)
+        return f"n not printed: {missing}" if missing or not facts.n or not counted else None
+    assert _failures(drawn, check) == []
+
+
+def test_each_figures_intervals_are_named_on_it(drawn):
+    def check(figure, facts):
+        if facts.interval is None:
+            return None
+        return None if _norm(facts.interval) in _texts(figure) else f"interval {facts.interval!r} not named"
+    assert _failures(drawn, check) == []
+
+
+def test_zero_is_visible_on_every_value_axis_or_the_axis_says_why_not(drawn):
+    def check(figure, facts):
+        axes = _data_axes(figure)
+        ways = facts.zero * len(axes) if len(facts.zero) == 1 else facts.zero
+        if len(ways) != len(axes):
+            return f"{len(facts.zero)} zero entries for {len(axes)} axes"
+        for i, (ax, entry) in enumerate(zip(axes, ways, strict=True)):
+            axis, way = entry.split(" ", 1)
+            assert way in figures.ZERO_WAYS, entry
+            if axis == "colour":
+                if not ax.images or ax.images[0].norm.vmin != 0:
+                    return f"axes {i}: colour scale does not start at 0"
+                continue
+            low, high = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())
+            scale = ax.get_xscale() if axis == "x" else ax.get_yscale()
+            label = ax.get_xlabel() if axis == "x" else ax.get_ylabel()
+            if way == "from 0" and not (scale == "linear" and low <= 0 <= high):
+                return f"axes {i}: {axis} runs {low:.3g} to {high:.3g} ({scale}), not through 0"
+            if way == "log" and not (scale == "log" and "log" in label):
+                return f"axes {i}: a log {axis} axis must be one and say so in its label"
+            if way == "broken" and "broken" not in label:
+                return f"axes {i}: a broken {axis} axis must say so in its label"
+        return None
+    assert _failures(drawn, check) == []
+
+
+def test_tick_labels_are_legible_at_column_width(drawn):
+    def check(figure, facts):
+        renderer = figure.canvas.get_renderer()
+        width = figure.bbox.width
+        for ax in _data_axes(figure):
+            for axis, ticks in (("x", ax.get_xticklabels()), ("y", ax.get_yticklabels())):
+                shown = [t for t in ticks if t.get_visible() and t.get_text()]
+                boxes = [t.get_window_extent(renderer) for t in shown]
+                for t, box in zip(shown, boxes, strict=True):
+                    if t.get_fontsize() < SMALLEST_FONT:
+                        return f"{axis} tick {t.get_text()!r} at {t.get_fontsize()} pt"
+                    if box.width > WIDEST_LABEL * width:
+                        return f"{axis} tick {t.get_text()!r} takes {box.width / width:.0%} of the width"
+                if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)):
+                    return f"{axis} tick labels overlap"
+        return None
+    assert _failures(drawn, check) == []
