@@ -132,6 +132,14 @@ def test_a_game_cannot_be_registered_twice_under_one_name():
         games.register_game("kort", "Kort", "tiny_game.adapter")
 
 
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_an_adapter_plays_the_engine_it_is_given_and_never_chooses_one(name):
+    adapter = games.adapter(name)
+    n_seats = adapter.DEFAULT_SEATS
+    with pytest.raises(GameInputError, match="not 'auto': the run's plan chooses the route"):
+        adapter.play_matches(n_seats, [1], [["random"] * n_seats], engine="auto")
+
+
 def test_a_command_refuses_a_compiled_engine_the_game_lacks(capsys):
     assert main(["traj", "--game", tiny_game.NAME, "--seats", "2", "--seeds", "0", "2", "--engine", "compiled"]) == 2
     assert "Ten has no compiled engine: use --engine reference" in capsys.readouterr().err
