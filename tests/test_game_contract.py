@@ -16,6 +16,7 @@ import tiny_game
 from tiny_game.engine import TenGame
 
 from experiments.cli import main
+from experiments.runner.config import build_config
 from sim import games
 from sim.contract import GameAdapter, check_adapter, has_compiled_engine, plural
 from sim.errors import GameInputError
@@ -138,6 +139,20 @@ def test_an_adapter_plays_the_engine_it_is_given_and_never_chooses_one(name):
     n_seats = adapter.DEFAULT_SEATS
     with pytest.raises(GameInputError, match="not 'auto': the run's plan chooses the route"):
         adapter.play_matches(n_seats, [1], [["random"] * n_seats], engine="auto")
+
+
+def test_a_config_without_seats_takes_the_adapters_default_seat_count():
+    adapter = games.adapter(tiny_game.NAME)
+    config = build_config({"game": tiny_game.NAME, "hands": 4, "agents": ["random"]})
+    assert [table.seats for table in config.tables] == [adapter.DEFAULT_SEATS] == [2]
+    tables = build_config({"game": tiny_game.NAME, "hands": 4, "tables": [{"agents": ["random", "lowest"]}]})
+    assert tables.tables[0].seats == adapter.DEFAULT_SEATS
+
+
+def test_a_new_games_run_ids_name_the_game_and_its_options():
+    identity = build_config({"game": tiny_game.NAME, "hands": 4}).identity()
+    assert identity["game"] == tiny_game.NAME and identity["options"] == {}
+    assert not games.game(tiny_game.NAME).bare_run_ids and games.game(games.DEFAULT_GAME).bare_run_ids
 
 
 def test_a_command_refuses_a_compiled_engine_the_game_lacks(capsys):

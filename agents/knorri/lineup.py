@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import make_agent, parse_spec, register_lineup
+from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from agents.knorri.search import (
     GREEDY_MODEL,
@@ -122,7 +123,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
     name, _ = parse_spec(spec)
     if name not in BUILT_IN:
         return None
-    agent = make_agent(spec, game="knorri")
+    agent = make_agent(spec, game=GAME)
     if name in ("random", "greedy"):
         return CompiledSeat(RANDOM if name == "random" else GREEDY)
     if name == "loginf":
@@ -499,4 +500,4 @@ class KnorriLineups:
         return lineup_columns(n_seats, match_seeds, match_hands, log_actions, rows)
 
 
-LINEUP_PLAYER = register_lineup("knorri", KnorriLineups())
+LINEUP_PLAYER = register_lineup(GAME, KnorriLineups())

@@ -71,6 +71,8 @@ from sim.knorri.compiled import RANDOM, position_rows
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
 
+GAME = "knorri"  # the game this agent is registered for
+
 DEFAULT_ITERS = 1000
 DEFAULT_C = 0.4
 POSTERIOR = "posterior"
@@ -207,7 +209,7 @@ class MCTSAgent:
         return legal[max(range(len(legal)), key=lambda i: (means[i], -i))]
 
 
-register("mcts")(MCTSAgent)
+register("mcts", game=GAME)(MCTSAgent)
 
 
 class MaxnMCTSAgent(MCTSAgent):

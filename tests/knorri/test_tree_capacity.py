@@ -21,13 +21,13 @@ def test_phase1_shares_the_budget_evenly_and_plays_every_choice_at_least_once():
 
 
 def test_the_python_agent_grows_its_tree_to_that_capacity():
-    agent = make_agent("mcts:iters=37", game="knorri")
+    agent = make_agent("mcts:iters=37", game=mcts.GAME)
     agent.reset(0, 4, 1)
     assert agent._tree_for(4).capacity == tree_capacity(37)
 
 
 def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
-    agent = make_agent("mcts:time=0.01", game="knorri")
+    agent = make_agent("mcts:time=0.01", game=mcts.GAME)
     agent.reset(0, 3, 1)
     assert agent._tree_for(3).capacity == tree_capacity(mcts.TIMED_TREE_ITERATIONS)
 
