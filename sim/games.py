@@ -39,8 +39,8 @@ def register_game(name: str, title: str, adapter: str, *, bare_run_ids: bool = F
     """Add a game under ``name`` (the ``--game`` word); its adapter is checked against the contract on first use.
 
     ``bare_run_ids`` is for a game whose run ids predate the config's ``game`` and ``options`` keys (Knorri's):
-    at its default options its runs keep those ids, the keys left out (``RunConfig.identity``). A new game
-    leaves it off, so its ids name it.
+    at its default options its runs keep those ids, the keys left out (``RunConfig.identity``). One game at
+    most (two would share ids); a new game leaves it off, so its ids name it.
 
     A game's own agents register themselves with ``agents.base.register(name, game=...)`` when their module is
     imported (``import agents`` imports the built-in games' agents).
@@ -48,6 +48,9 @@ def register_game(name: str, title: str, adapter: str, *, bare_run_ids: bool = F
     entry = Game(name, title, adapter, bare_run_ids)
     if name in GAMES and GAMES[name] != entry:
         raise GameInputError(f"game {name!r} is already registered (as {GAMES[name].adapter})")
+    bare = [other.name for other in GAMES.values() if other.bare_run_ids and other.name != name]
+    if bare_run_ids and bare:
+        raise GameInputError(f"game {name!r}: only one game's run ids leave the game out, and {bare[0]}'s do")
     GAMES[name] = entry
     return entry
 

@@ -155,6 +155,12 @@ def test_a_new_games_run_ids_name_the_game_and_its_options():
     assert not games.game(tiny_game.NAME).bare_run_ids and games.game(games.DEFAULT_GAME).bare_run_ids
 
 
+def test_only_one_game_may_leave_itself_out_of_its_run_ids():
+    with pytest.raises(GameInputError, match="only one game's run ids leave the game out, and knorri's do"):
+        games.register_game("ten-legacy", "Ten", "tiny_game.adapter", bare_run_ids=True)
+    assert "ten-legacy" not in games.GAMES
+
+
 def test_a_command_refuses_a_compiled_engine_the_game_lacks(capsys):
     assert main(["traj", "--game", tiny_game.NAME, "--seats", "2", "--seeds", "0", "2", "--engine", "compiled"]) == 2
     assert "Ten has no compiled engine: use --engine reference" in capsys.readouterr().err
