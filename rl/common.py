@@ -11,7 +11,7 @@ from gymnasium import spaces
 from agents.base import Agent, make_agent
 from rl.games import GameFacts, deal_seed, facts
 from sim.errors import GameInputError
-from sim.games import adapter
+from sim.games import DEFAULT_GAME, adapter
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seeds
 
@@ -19,7 +19,7 @@ from sim.rng import agent_seed, derive_seeds
 class Setup:
     """A game, a seat count and options, checked once: what every environment is built from."""
 
-    def __init__(self, game: str = "knorri", n_seats: int | None = None, options: Mapping[str, Any] | None = None):
+    def __init__(self, game: str = DEFAULT_GAME, n_seats: int | None = None, options: Mapping[str, Any] | None = None):
         self.facts: GameFacts = facts(game)
         self.n_seats = self.facts.check_seats(self.facts.default_seats if n_seats is None else n_seats)
         self.options = adapter(game).check_options(options)

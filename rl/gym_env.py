@@ -22,6 +22,7 @@ import numpy as np
 
 from rl.common import EpisodeSeeds, Setup, lineup, play_agents, reset_agents, seat_agents
 from rl.games import deal_seed
+from sim.games import DEFAULT_GAME
 
 
 class SingleSeatEnv(gym.Env):
@@ -29,7 +30,7 @@ class SingleSeatEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, game: str = "knorri", n_seats: int | None = None, seat: int = 0,
+    def __init__(self, game: str = DEFAULT_GAME, n_seats: int | None = None, seat: int = 0,
                  opponents: str | Sequence[str] = "random", options: Mapping[str, Any] | None = None,
                  render_mode: str | None = None) -> None:
         """The learner at ``seat`` of ``game`` with ``n_seats`` (the game's default if None), ``opponents`` the

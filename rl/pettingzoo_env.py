@@ -28,6 +28,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rl.common import EpisodeSeeds, Setup
+from sim.games import DEFAULT_GAME
 
 
 class CardGameEnv(AECEnv):
@@ -35,7 +36,7 @@ class CardGameEnv(AECEnv):
 
     metadata = {"render_modes": ["ansi"], "name": "knorri_sim_v0", "is_parallelizable": False}
 
-    def __init__(self, game: str = "knorri", n_seats: int | None = None, options: Mapping[str, Any] | None = None,
+    def __init__(self, game: str = DEFAULT_GAME, n_seats: int | None = None, options: Mapping[str, Any] | None = None,
                  render_mode: str | None = None) -> None:
         """The environment of ``game`` at ``n_seats`` (its default if None) with ``options`` (the runner's)."""
         super().__init__()

@@ -28,6 +28,7 @@ from gymnasium.vector.utils import batch_space
 
 from rl.common import EpisodeSeeds, Setup, lineup
 from sim.errors import GameInputError
+from sim.games import DEFAULT_GAME
 from sim.rng import derive_seeds
 
 
@@ -36,7 +37,7 @@ class BatchVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, game: str = "knorri", num_envs: int = 64, n_seats: int | None = None, seat: int = 0,
+    def __init__(self, game: str = DEFAULT_GAME, num_envs: int = 64, n_seats: int | None = None, seat: int = 0,
                  opponents: str | Sequence[str] = "random", options: Mapping[str, Any] | None = None) -> None:
         """``num_envs`` slots of ``game`` at ``n_seats``; ``opponents`` one compiled policy name for all other
         seats or one per other seat (``"greedy;random;greedy"``)."""

@@ -187,11 +187,12 @@ class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
 
     def play_matches(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                      match_hands: int = 1, log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                     make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
-        """Play one match per seed, ``seatings[i]`` at the table, returning every declared column: on the reference
-        engine with the agents ``make_agent`` builds, or (``engine`` ``compiled``, or ``auto`` for a lineup of
-        ``ENGINE_POLICIES``) on the engine's own policies; an agent's failure is one ``AgentFailure``. ``n_seats``
-        is in the game's range: the caller checks it once (``check_seats``), the adapter does not again."""
+                     make_agent: AgentMaker | None = None, *, engine: str) -> ChunkColumns:
+        """Play one match per seed, ``seatings[i]`` at the table, returning every declared column, on the engine
+        the caller names: ``reference`` with the agents ``make_agent`` builds, or ``compiled`` on the engine's own
+        policies (refused for a lineup not all of ``ENGINE_POLICIES``); an agent's failure is one ``AgentFailure``.
+        The caller has decided both: ``engine`` is the run plan's choice (``auto`` is resolved there, never here),
+        and ``n_seats`` is in the game's range (``check_seats``, checked once), so the adapter checks neither again."""
 
 
 def check_adapter(name: str, adapter: ModuleType | Any) -> None:

@@ -3,8 +3,8 @@
 ``auto`` plays on compiled code wherever some compiled code plays the lineup (the same rows),
 ``compiled`` insists on it (a lineup it cannot play is refused), ``reference`` plays the rules
 as written in Python. ``fast`` is the compiled engine's older name, still read. A benchmark or a
-command that times one engine takes ``ENGINES`` (no ``auto``); a run, a plan and an adapter's
-``play_matches`` take ``ENGINE_CHOICES``.
+command that times one engine, and an adapter's ``play_matches``, take ``ENGINES`` (no ``auto``: the
+plan resolves it, ``experiments.runner.routes.choose_route``); a run and a plan take ``ENGINE_CHOICES``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ ENGINE_WORDS: dict[str, str] = {
     REFERENCE: "the reference engine: the rules as written, in Python",
 }
 ENGINE_ALIASES: dict[str, str] = {"fast": COMPILED}  # an older name -> the word it stands for
-ENGINE_CHOICES: tuple[str, ...] = tuple(ENGINE_WORDS)  # what a run (and play_matches) takes
-ENGINES: tuple[str, ...] = (REFERENCE, COMPILED)  # the engines a game may have, each timed on its own
+ENGINE_CHOICES: tuple[str, ...] = tuple(ENGINE_WORDS)  # what a run (and routes.play_matches) takes
+ENGINES: tuple[str, ...] = (REFERENCE, COMPILED)  # the engines a game may have: what an adapter is given
 
 
 def engine_word(word: str, allowed: Sequence[str] = ENGINE_CHOICES) -> str:

@@ -28,25 +28,34 @@ class Game:
     name: str
     title: str
     adapter: str  # module path of the adapter (a sim.contract.GameAdapter)
+    bare_run_ids: bool = False  # at its default options, a run id names neither the game nor its options
 
 
 GAMES: dict[str, Game] = {}
 DEFAULT_GAME = "knorri"
 
 
-def register_game(name: str, title: str, adapter: str) -> Game:
+def register_game(name: str, title: str, adapter: str, *, bare_run_ids: bool = False) -> Game:
     """Add a game under ``name`` (the ``--game`` word); its adapter is checked against the contract on first use.
+
+    ``bare_run_ids`` is for a game whose run ids predate the config's ``game`` and ``options`` keys (Knorri's):
+    at its default options its runs keep those ids, the keys left out (``RunConfig.identity``). One game at
+    most (two would share ids); a new game leaves it off, so its ids name it.
 
     A game's own agents register themselves with ``agents.base.register(name, game=...)`` when their module is
     imported (``import agents`` imports the built-in games' agents).
     """
-    if name in GAMES and GAMES[name] != Game(name, title, adapter):
+    entry = Game(name, title, adapter, bare_run_ids)
+    if name in GAMES and GAMES[name] != entry:
         raise GameInputError(f"game {name!r} is already registered (as {GAMES[name].adapter})")
-    GAMES[name] = Game(name, title, adapter)
-    return GAMES[name]
+    bare = [other.name for other in GAMES.values() if other.bare_run_ids and other.name != name]
+    if bare_run_ids and bare:
+        raise GameInputError(f"game {name!r}: only one game's run ids leave the game out, and {bare[0]}'s do")
+    GAMES[name] = entry
+    return entry
 
 
-register_game("knorri", "Knorri", "sim.knorri.adapter")
+register_game("knorri", "Knorri", "sim.knorri.adapter", bare_run_ids=True)  # ids from before the registry
 register_game("knockout-whist", "Knockout Whist", "sim.knockout_whist.adapter")
 register_game("kort", "Kort", "sim.kort.adapter")
 

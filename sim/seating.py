@@ -19,7 +19,7 @@ import numpy as np
 
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
-from sim.engine_words import COMPILED, REFERENCE, engine_word
+from sim.engine_words import AUTO, ENGINES, REFERENCE, engine_word
 from sim.errors import AgentFailure, FailedDeal, GameInputError, IllegalActionError, agent_location, full_trace
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seed
@@ -196,17 +196,23 @@ def check_one_per_match(match_hands: int, match_seeds: Sequence[int], seatings: 
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
 
 
-def plays_on_engine(engine: str, seatings: Sequence[Sequence[str]], policies: Collection[str], log_actions: bool,
-                    logs_actions: bool) -> bool:
-    """Whether ``play_matches`` plays on the engine's own compiled policies: ``compiled`` insists (refused for a
-    spec that is not one of ``policies``, or an action log the engine cannot keep), ``reference`` never, ``auto``
-    when it can (every spec one of ``policies``; an action log only where the engine ``logs_actions``)."""
-    engine = engine_word(engine)
-    can = is_engine_lineup(seatings, policies) and (logs_actions or not log_actions)
-    if engine == COMPILED and not can:
+def on_compiled_engine(engine: str, seatings: Sequence[Sequence[str]], policies: Collection[str], log_actions: bool,
+                       logs_actions: bool) -> bool:
+    """Whether ``play_matches`` plays on the engine's own compiled policies, as ``engine`` says: the word the run's
+    plan chose (``compiled`` or ``reference``; ``auto`` is resolved there, by ``experiments.runner.routes``, never
+    in an adapter). ``compiled`` for a lineup ``policies`` cannot play, or an action log the engine cannot keep
+    (``logs_actions``), is refused in one line rather than played on another engine."""
+    if engine == AUTO:
+        raise GameInputError("an adapter plays the engine it is given, reference or compiled, not 'auto': the run's "
+                             "plan chooses the route (experiments.runner.routes.choose_route)")
+    if engine_word(engine, ENGINES) == REFERENCE:
+        return False
+    if not policies:
+        raise ValueError("this game has no compiled engine: its lineups play on the reference engine")
+    if not is_engine_lineup(seatings, policies) or (log_actions and not logs_actions):
         raise ValueError("the engine's own policies play only lineups of " + ", ".join(policies)
                          + ("" if logs_actions else ", without an action log"))
-    return can and engine != REFERENCE
+    return True
 
 
 class DecisionLog:

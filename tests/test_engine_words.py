@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from experiments.cli import build_parser
+from experiments.runner import routes
 from experiments.runner.config import ConfigError, build_config
 from sim.engine_words import COMPILED, ENGINE_CHOICES, ENGINES, engine_word
 from sim.errors import GameInputError
+from sim.games import adapter
 
 
 def _engine_choices(command: str) -> tuple[str, ...]:
@@ -34,3 +37,11 @@ def test_a_config_reads_the_same_words():
     assert build_config({"hands": 4, "engine": "fast"}).engine == COMPILED
     with pytest.raises(ConfigError, match="config: engine must be"):
         build_config({"hands": 4, "engine": "turbo"})
+
+
+def test_the_python_api_reads_auto_through_the_plans_one_choice():
+    seatings = [["random", "random"]] * 3
+    assert routes.choose_route("knockout-whist", seatings, False) == routes.ENGINE
+    played = routes.play_matches("knockout-whist", 2, [1, 2, 3], seatings).hands
+    engine = adapter("knockout-whist").play_matches(2, [1, 2, 3], seatings, engine=COMPILED).hands
+    assert all(np.array_equal(played[name], engine[name]) for name in engine)

@@ -16,6 +16,7 @@ import tiny_game
 from tiny_game.engine import TenGame
 
 from experiments.cli import main
+from experiments.runner.config import build_config
 from sim import games
 from sim.contract import GameAdapter, check_adapter, has_compiled_engine, plural
 from sim.errors import GameInputError
@@ -137,6 +138,34 @@ def test_an_adapter_leaving_an_end_reason_unexplained_is_refused():
 def test_a_game_cannot_be_registered_twice_under_one_name():
     with pytest.raises(GameInputError, match="already registered"):
         games.register_game("kort", "Kort", "tiny_game.adapter")
+
+
+@pytest.mark.parametrize("name", EVERY_GAME)
+def test_an_adapter_plays_the_engine_it_is_given_and_never_chooses_one(name):
+    adapter = games.adapter(name)
+    n_seats = adapter.DEFAULT_SEATS
+    with pytest.raises(GameInputError, match="not 'auto': the run's plan chooses the route"):
+        adapter.play_matches(n_seats, [1], [["random"] * n_seats], engine="auto")
+
+
+def test_a_config_without_seats_takes_the_adapters_default_seat_count():
+    adapter = games.adapter(tiny_game.NAME)
+    config = build_config({"game": tiny_game.NAME, "hands": 4, "agents": ["random"]})
+    assert [table.seats for table in config.tables] == [adapter.DEFAULT_SEATS] == [2]
+    tables = build_config({"game": tiny_game.NAME, "hands": 4, "tables": [{"agents": ["random", "lowest"]}]})
+    assert tables.tables[0].seats == adapter.DEFAULT_SEATS
+
+
+def test_a_new_games_run_ids_name_the_game_and_its_options():
+    identity = build_config({"game": tiny_game.NAME, "hands": 4}).identity()
+    assert identity["game"] == tiny_game.NAME and identity["options"] == {}
+    assert not games.game(tiny_game.NAME).bare_run_ids and games.game(games.DEFAULT_GAME).bare_run_ids
+
+
+def test_only_one_game_may_leave_itself_out_of_its_run_ids():
+    with pytest.raises(GameInputError, match="only one game's run ids leave the game out, and knorri's do"):
+        games.register_game("ten-legacy", "Ten", "tiny_game.adapter", bare_run_ids=True)
+    assert "ten-legacy" not in games.GAMES
 
 
 def test_a_command_refuses_a_compiled_engine_the_game_lacks(capsys):

@@ -83,7 +83,8 @@ def test_vector_env_episodes_score_as_the_runner_when_the_learner_plays_random(g
     finished, _ = random_learner_episodes(game, n_seats, 1, steps, options)
     seeds = sorted(finished)
     assert len(seeds) >= 8
-    columns = adapter(game).play_matches(n_seats, seeds, [["random"] * n_seats] * len(seeds), 1, options=options)
+    columns = adapter(game).play_matches(n_seats, seeds, [["random"] * n_seats] * len(seeds), 1, options=options,
+                                         engine="compiled")
     assert columns.hands["score"].tolist() == [finished[s] for s in seeds]
 
 
@@ -91,7 +92,7 @@ def test_vector_env_scores_as_the_runner_when_its_hands_outgrow_their_own_histor
     monkeypatch.setattr(knorri_batch, "_OWN_HISTORY", 4)  # nearly every hand moves to the spill pool
     finished, _ = random_learner_episodes("knorri", 4, 2, 80, None)
     seeds = sorted(finished)
-    columns = adapter("knorri").play_matches(4, seeds, [["random"] * 4] * len(seeds), 1)
+    columns = adapter("knorri").play_matches(4, seeds, [["random"] * 4] * len(seeds), 1, engine="compiled")
     assert columns.hands["score"].tolist() == [finished[s] for s in seeds]
 
 
@@ -116,7 +117,7 @@ def test_vector_env_refuses_an_illegal_action_and_changes_nothing():
 def test_vector_env_truncates_exactly_the_knorri_hands_the_runner_records_as_cut_off():
     finished, truncations = random_learner_episodes("knorri", 3, 0, 150, None)
     seeds = sorted(truncations)
-    columns = adapter("knorri").play_matches(3, seeds, [["random"] * 3] * len(seeds), 1)
+    columns = adapter("knorri").play_matches(3, seeds, [["random"] * 3] * len(seeds), 1, engine="compiled")
     reasons = [adapter("knorri").END_REASONS[code] for code in columns.hands["end_reason"]]
     assert [truncations[s] for s in seeds] == [reason in ("repeat", "cap") for reason in reasons]
     assert any(truncations.values()) and not all(truncations.values())

@@ -29,6 +29,8 @@ from agents.heuristic import HeuristicAgent
 from sim.cards import DIAMONDS, CardSet, rank_of, suit_of
 from sim.knorri.encoding import PICK_UP
 
+GAME = "knorri"  # the game this agent is registered for
+
 
 def card_cost(card: int) -> int:
     """How much greedy minds spending ``card``: its rank, plus 13 for a diamond (a trump)."""
@@ -60,4 +62,4 @@ class GreedyAgent(HeuristicAgent):
         return greedy_action(observation.phase, hand, observation.top_card, observation.opening, legal)
 
 
-register("greedy")(GreedyAgent)
+register("greedy", game=GAME)(GreedyAgent)

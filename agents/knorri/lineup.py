@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import make_agent, parse_spec, register_lineup
-from agents.knorri.mcts import NODES_PER_ITERATION
+from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from agents.knorri.search import (
     GREEDY_MODEL,
@@ -52,7 +52,9 @@ from agents.knorri.search import (
     RANDOM_MODEL,
     UNEXPANDED,
     lookahead_choice,
+    phase1_samples,
     sampled_stock_iterations,
+    tree_capacity,
     uct_iterations,
 )
 from sim import config
@@ -121,7 +123,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
     name, _ = parse_spec(spec)
     if name not in BUILT_IN:
         return None
-    agent = make_agent(spec, game="knorri")
+    agent = make_agent(spec, game=GAME)
     if name in ("random", "greedy"):
         return CompiledSeat(RANDOM if name == "random" else GREEDY)
     if name == "loginf":
@@ -157,7 +159,7 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
     models = _model_plan(seats, total, n_seats)
     streams = _seat_streams(seeds, seats, n_seats)
-    capacity = 1 + NODES_PER_ITERATION * int(iters.max(initial=0))
+    capacity = tree_capacity(int(iters.max(initial=0)))
     template = new_position(cap, repeat)
     ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
     held_out = np.zeros((total, n_seats), dtype=np.uint64)
@@ -250,7 +252,7 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
         if legal[i] != preferred:
             choices[at] = legal[i]
             at += 1
-    samples = max(1, iters // n_legal)
+    samples = phase1_samples(iters, n_legal)
     for k in range(n_legal):
         totals[k] = 0.0
     sampled_stock_iterations(cards, ints, root_deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
@@ -277,7 +279,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
     (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
      cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
      _, _, _, tree, totals, search_rng, _, _, _, _, _, _, look_known) = work
-    size = 1 + NODES_PER_ITERATION * iters
+    size = tree_capacity(iters)
     child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
     used = tree[6, :1]
     for node in range(used[0]):
@@ -461,7 +463,7 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     others, counts, candidates, log_prior, _, auto_pick = _model_plan([[plan]], 1, 1)
     return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
                             log_prior[0, 0], auto_pick[0, 0], *position, streams,
-                            1 + NODES_PER_ITERATION * plan.iters))
+                            tree_capacity(plan.iters)))
 
 
 class KnorriLineups:
@@ -498,4 +500,4 @@ class KnorriLineups:
         return lineup_columns(n_seats, match_seeds, match_hands, log_actions, rows)
 
 
-LINEUP_PLAYER = register_lineup("knorri", KnorriLineups())
+LINEUP_PLAYER = register_lineup(GAME, KnorriLineups())

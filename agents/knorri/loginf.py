@@ -34,6 +34,8 @@ from agents.knorri.greedy import greedy_action
 from agents.knorri.playout import PLAYOUT_POLICIES, make_playout
 from agents.knorri.tracker import KnorriTracker
 
+GAME = "knorri"  # the game this agent is registered for
+
 
 class LogInfAgent:
     """Greedy plus a one-decision look-ahead over the hands the log reveals."""
@@ -74,4 +76,4 @@ class LogInfAgent:
         return best_action
 
 
-register("loginf")(LogInfAgent)
+register("loginf", game=GAME)(LogInfAgent)

@@ -60,7 +60,9 @@ from agents.knorri.search import (
     best_line,
     lines_are_exact,
     most_visited,
+    phase1_samples,
     sampled_stock_search,
+    tree_capacity,
 )
 from agents.knorri.tracker import KnorriTracker
 from agents.sampled_search import CHUNK, check_budget, check_choice
@@ -68,6 +70,8 @@ from sim.cards import card_list
 from sim.knorri.compiled import RANDOM, position_rows
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
+
+GAME = "knorri"  # the game this agent is registered for
 
 DEFAULT_ITERS = 1000
 DEFAULT_C = 0.4
@@ -77,7 +81,7 @@ DEFAULT_MODELS = "random+greedy+loginf+maxn"
 DEFAULT_PRIOR = ""  # equal weights
 PICKS = ("auto", "visits")
 DEFAULT_PICK = "auto"  # the best line found when the tree's values are exact outcomes, else the most visited
-NODES_PER_ITERATION = 24  # tree capacity per iteration; a full tree stops growing and plays out from its leaves
+TIMED_TREE_ITERATIONS = 4096  # with a time budget, the tree is sized as for this many iterations
 
 
 class MCTSAgent:
@@ -177,7 +181,7 @@ class MCTSAgent:
         return most_visited(tree.root_children())
 
     def _tree_for(self, n_seats: int) -> TreeSearch:
-        capacity = 1 + NODES_PER_ITERATION * (self.iters if self.time_budget <= 0 else 4096)
+        capacity = tree_capacity(self.iters if self.time_budget <= 0 else TIMED_TREE_ITERATIONS)
         if self._tree is None or self._tree.totals.shape[1] != n_seats + 1:
             self._tree = TreeSearch(capacity, n_seats)
         return self._tree
@@ -190,7 +194,7 @@ class MCTSAgent:
         # Any order of the unseen cards will do for reading the position: the search reshuffles it.
         rows = position_rows(self.tracker.rebuild(card_list(self.tracker.unseen)))
         if self.time_budget <= 0:
-            samples = max(1, self.iters // len(legal))
+            samples = phase1_samples(self.iters, len(legal))
             means = sampled_stock_search(rows, legal, self.seat, samples, policies, self._search_rng,
                                          self._scratch)
         else:
@@ -205,7 +209,7 @@ class MCTSAgent:
         return legal[max(range(len(legal)), key=lambda i: (means[i], -i))]
 
 
-register("mcts")(MCTSAgent)
+register("mcts", game=GAME)(MCTSAgent)
 
 
 class MaxnMCTSAgent(MCTSAgent):

@@ -80,6 +80,23 @@ UCB1 on its own value), ``greedy`` it plays greedy's choice, ``loginf`` it plays
 (greedy with a one-decision look-ahead), ``random`` a uniform choice (a chance node: every legal
 action, one drawn at random per visit). Under ``greedy`` and ``loginf`` its nodes do not branch."""
 
+NODES_PER_ITERATION = 24
+"""Tree capacity per iteration; a full tree stops growing and plays out from its leaves."""
+
+
+@njit(**config.PASTED_KERNEL)
+def tree_capacity(iterations):
+    """The nodes a phase-2 tree of ``iterations`` UCT iterations may hold, its root included: the one size the
+    Python agent's ``TreeSearch`` and the compiled lineup's tree are cut to, so the two grow alike."""
+    return 1 + NODES_PER_ITERATION * iterations
+
+
+@njit(**config.PASTED_KERNEL)
+def phase1_samples(iterations, n_choices):
+    """How many stock orders a phase-1 search of ``iterations`` plays each of its ``n_choices`` root choices on
+    (at least one): the budget shared evenly, in the Python agent and the compiled lineup alike."""
+    return max(1, iterations // n_choices)
+
 
 class Scratch:
     """One set of rows the search steps (a position copied from the root each iteration), sized for the table's

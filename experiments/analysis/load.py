@@ -247,8 +247,9 @@ def lineup_table(manifest: dict[str, Any]) -> pd.DataFrame:
 
 
 def run_game(manifest: dict[str, Any]) -> str:
-    """The game a run's manifest names (manifests from before the games registry are Knorri's)."""
-    return str(manifest.get("game", "knorri"))
+    """The game a run's manifest names (a manifest from before the games registry is the default game's, Knorri's:
+    the registry's ``DEFAULT_GAME``)."""
+    return str(manifest.get("game", games.DEFAULT_GAME))
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

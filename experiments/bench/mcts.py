@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.base import make_agent
+from agents.knorri.mcts import GAME as FLOOR_GAME  # --floor times this game's compiled searches
 from experiments.bench.lineups import lineup
 from experiments.runner import routes
 from sim import games
@@ -99,9 +100,9 @@ def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) 
     compiled_search.TreeSearch.iterate = timed(saved[0])
     mcts.sampled_stock_search = timed(saved[1])
     try:
-        routes.play_matches("knorri", n_seats, [seed], [list(specs)], 1, engine=REFERENCE)  # warm-up
+        routes.play_matches(FLOOR_GAME, n_seats, [seed], [list(specs)], 1, engine=REFERENCE)  # warm-up
         spent[0] = 0.0
-        routes.play_matches("knorri", n_seats, [seed + 1 + i for i in range(hands)], [list(specs)] * hands, 1,
+        routes.play_matches(FLOOR_GAME, n_seats, [seed + 1 + i for i in range(hands)], [list(specs)] * hands, 1,
                             engine=REFERENCE)
     finally:
         compiled_search.TreeSearch.iterate, mcts.sampled_stock_search = saved
@@ -133,9 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     adapter = games.adapter(args.game)
     seat_counts = _counts(args.seats, adapter.BENCH.seats, parser, "--seats")
     if args.floor:
-        if args.game != "knorri" or not args.agents:
+        if args.game != FLOOR_GAME or not args.agents:
             parser.error("--floor times Knorri's searches: give --agents (and no other --game)")
-        specs = lineup(args.agents, seat_counts[0] if args.seats else None, "knorri")
+        specs = lineup(args.agents, seat_counts[0] if args.seats else None, FLOOR_GAME)
         floor = search_floor(len(specs), specs, args.hands)
         print(f"{';'.join(specs)}: {floor * 1000:.1f} ms of mcts search per hand over {args.hands} hands, so at "
               f"most {1 / floor:.1f} hands/s" if floor > 0 else f"{';'.join(specs)}: no mcts search ran")

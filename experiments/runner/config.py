@@ -81,9 +81,9 @@ class RunConfig:
         data = asdict(self)
         for key in PLACE_KEYS:
             data.pop(key)
-        if self.game == games.DEFAULT_GAME and self.options in ({}, default_options(self.game)):
-            data.pop("game")  # Knorri's run ids predate the game key and its options: at the default rules they
-            data.pop("options")  # stay as they were; other options give other ids
+        if games.game(self.game).bare_run_ids and self.options in ({}, default_options(self.game)):
+            data.pop("game")  # the game's run ids predate the game key and its options (the registry says so):
+            data.pop("options")  # at the default rules they stay as they were; other options give other ids
         return data
 
     def run_id(self) -> str:
@@ -278,7 +278,7 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
         if not isinstance(entries, list) or not entries:
             raise ConfigError(f"{where}: tables must be a non-empty list of {{seats, agents, assign}}")
     else:
-        seats = raw.get("seats", 4)
+        seats = raw.get("seats", adapter.DEFAULT_SEATS)
         seat_list = seats if isinstance(seats, list) else [seats]
         if not seat_list:
             raise ConfigError(f"{where}: seats must name at least one seat count")
@@ -291,7 +291,7 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
         unknown = sorted(set(entry) - set(TABLE_KEYS))
         if unknown:
             raise ConfigError(f"{label}: unknown key {unknown[0]!r}; allowed keys: {', '.join(TABLE_KEYS)}")
-        seats = _int(entry.get("seats", 4), "seats", label)
+        seats = _int(entry.get("seats", adapter.DEFAULT_SEATS), "seats", label)
         try:
             check_seats(adapter, seats)
         except GameInputError as error:

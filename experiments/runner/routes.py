@@ -11,7 +11,8 @@ Four routes give the same rows (tested), from the fastest:
 
 ``choose_route`` decides it from the game, the seatings, the action log and the engine asked for
 (a word of ``sim.engine_words``); the plan stores it per table and the chunk executor only follows
-it (``play_route``).
+it (``play_route``). It is the only place ``auto`` is read: an adapter's ``play_matches`` is handed
+``compiled`` or ``reference``, and ``play_matches`` here is the one-call form for the Python API.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], 
         return batch_agents.play_batched(adapter, game, n_seats, match_seeds, seatings, match_hands, options)
     engine = COMPILED if route == ENGINE else REFERENCE_ENGINE
     return adapter.play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options,
-                                make_agent or agent_maker(game), engine)
+                                make_agent or agent_maker(game), engine=engine)
 
 
 def play_matches(game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],

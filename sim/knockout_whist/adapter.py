@@ -67,7 +67,7 @@ from sim.knockout_whist.render import repeat_span as repeat_span
 from sim.log_text import board_text, describe_logged_event, describe_scores
 from sim.policy_ids import GREEDY, RANDOM
 from sim.rng import derive_seeds
-from sim.seating import DecisionLog, check_one_per_match, play_one_per_seed, plays_on_engine
+from sim.seating import DecisionLog, check_one_per_match, on_compiled_engine, play_one_per_seed
 
 if TYPE_CHECKING:
     from sim.knockout_whist.compiled.batch import BatchResults, KnockoutWhistBatch
@@ -172,17 +172,17 @@ def check_options(options: Mapping[str, Any] | None = None) -> dict[str, bool]:
 
 def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
                  log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
+                 make_agent: AgentMaker | None = None, *, engine: str) -> ChunkColumns:
     """Play one game per seed, seating ``seatings[i]`` (a spec per seat), with ``options``.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises
-    ``AgentFailure`` if an agent fails. The reference engine plays the agents ``make_agent`` builds;
-    ``engine`` is ``auto`` (the engine's own ``random`` policy when every spec is a bare ``random`` and no
-    action log is asked for), ``compiled`` (that policy, refused otherwise) or ``reference``: the same rows.
+    ``AgentFailure`` if an agent fails. ``engine`` is the plan's choice (``experiments.runner.routes``), never
+    ``auto``: ``reference`` plays the agents ``make_agent`` builds, ``compiled`` the engine's own ``random``
+    policy (refused unless every spec is a bare ``random`` and no action log is asked for): the same rows.
     """
     check_one_per_match(match_hands, match_seeds, seatings, "a Knockout Whist match is one game")
     settings = Options(players=n_seats, **check_options(options))
-    if plays_on_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
+    if on_compiled_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
         from sim.knockout_whist.compiled import batch
 
         seeds = derive_seeds(np.asarray(match_seeds, dtype=np.uint64), 0)

@@ -68,9 +68,9 @@ from sim.seating import (
     AgentPool,
     DecisionLog,
     SeatedAgent,
+    on_compiled_engine,
     play_guarded,
     play_with_agents,
-    plays_on_engine,
 )
 
 if TYPE_CHECKING:
@@ -158,20 +158,20 @@ def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
 
 def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
                  log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
+                 make_agent: AgentMaker | None = None, *, engine: str) -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises
-    ``AgentFailure`` if an agent fails. The reference engine plays the agents ``make_agent`` builds;
-    ``engine`` is ``auto`` (the engine's own policies when every spec is one of ``ENGINE_POLICIES``),
-    ``compiled`` (those policies, refused for any other spec) or ``reference``. ``options`` are the cut-off
-    options ``cap`` and ``repeat`` (``check_options``); every hand is played under them.
+    ``AgentFailure`` if an agent fails. ``engine`` is the plan's choice (``experiments.runner.routes``), never
+    ``auto``: ``reference`` plays the agents ``make_agent`` builds, ``compiled`` the engine's own policies
+    (refused for a spec that is not one of ``ENGINE_POLICIES``). ``options`` are the cut-off options ``cap``
+    and ``repeat`` (``check_options``); every hand is played under them.
     """
     rules = check_options(options)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
     distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once
-    if plays_on_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
+    if on_compiled_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
         return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions,
                                rules)
     recorder = DecisionLog(step_dtype="uint32") if log_actions else None

@@ -20,7 +20,7 @@ from sim.contract import (
 )
 from sim.errors import GameInputError
 from sim.reference_base import play_by_protocol, protocol_fields
-from sim.seating import DecisionLog, play_one_per_seed
+from sim.seating import DecisionLog, on_compiled_engine, play_one_per_seed
 from tiny_game.engine import MAX_SEATS, MIN_SEATS, EndReason, TenGame
 
 TITLE = "Ten"
@@ -116,11 +116,10 @@ def describe_end(game: TenGame) -> str:
 
 def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
                  log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                 make_agent: AgentMaker | None = None, engine: str = "auto") -> ChunkColumns:
+                 make_agent: AgentMaker | None = None, *, engine: str) -> ChunkColumns:
     """One game per match seed on the reference engine, every column of ``HAND_COLUMNS`` (and the decisions)."""
     check_options(options)
-    if engine == "compiled":
-        raise GameInputError("Ten has no compiled engine")
+    on_compiled_engine(engine, seatings, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS)  # refuses compiled
     log = DecisionLog() if log_actions else None
     played = play_one_per_seed(n_seats, match_seeds, seatings, log, make_agent,
                                lambda seed: TenGame(n_seats, seed), "the Ten game", action_text)

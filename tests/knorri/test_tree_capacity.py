@@ -1,0 +1,37 @@
+"""``mcts``'s search sizes, each from one function that the Python agent and the compiled lineup both call."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import make_agent
+from agents.knorri import lineup, mcts
+from agents.knorri.search import NODES_PER_ITERATION, phase1_samples, tree_capacity
+
+
+def test_a_tree_holds_its_root_and_a_fixed_number_of_nodes_per_iteration():
+    assert tree_capacity(0) == 1
+    assert tree_capacity(100) == 1 + 100 * NODES_PER_ITERATION
+    assert tree_capacity(np.int64(7)) == tree_capacity(7)  # the compiled lineup passes its iterations as int64
+
+
+def test_phase1_shares_the_budget_evenly_and_plays_every_choice_at_least_once():
+    assert phase1_samples(100, 3) == 33
+    assert phase1_samples(2, 5) == 1
+
+
+def test_the_python_agent_grows_its_tree_to_that_capacity():
+    agent = make_agent("mcts:iters=37", game=mcts.GAME)
+    agent.reset(0, 4, 1)
+    assert agent._tree_for(4).capacity == tree_capacity(37)
+
+
+def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
+    agent = make_agent("mcts:time=0.01", game=mcts.GAME)
+    agent.reset(0, 3, 1)
+    assert agent._tree_for(3).capacity == tree_capacity(mcts.TIMED_TREE_ITERATIONS)
+
+
+def test_the_compiled_lineup_takes_its_sizes_from_the_same_functions():
+    assert lineup.tree_capacity is tree_capacity and lineup.phase1_samples is phase1_samples
+    assert mcts.tree_capacity is tree_capacity and mcts.phase1_samples is phase1_samples
