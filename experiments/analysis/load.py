@@ -13,7 +13,8 @@ tables, ``stack_runs`` loads several runs as one, and ``LoadedRun`` is the base
 of every game's loaded run (``experiments.analysis.knorri``, ``knockout_whist``,
 ``kort`` and the generic ``experiments.analysis.generic``). ``stream_paths`` streams any game's run instead: its
 statistics (``Partial``: counts, histograms, cluster moments, ratings carried in run order) gathered one batch of
-whole chunks at a time (``BATCH_ROWS`` rows at most), its rows let go, which is how every report reads a run.
+whole chunks at a time (``BATCH_ROWS`` rows at most), its rows let go, which is how every report reads a run;
+``stack_streamed`` adds up several streamed runs' additive statistics, as ``stack_runs`` stacks loaded runs.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class Partial:
     start: Callable[[Any], Any]
     step: Callable[[Any, Any], Any]
     finish: Callable[[Any], Any]
+    keys: tuple[str, ...] | None = None  # an additive partial's group columns: its frames of runs add up too
 
 
 def additive(name: str, keys: Sequence[str], compute: Callable[[Any], pd.DataFrame]) -> Partial:
@@ -112,7 +114,7 @@ def additive(name: str, keys: Sequence[str], compute: Callable[[Any], pd.DataFra
             state[:] = [add_moments(state, keys)]
         return state
 
-    return Partial(name, lambda run: [], step, lambda state: add_moments(state, keys))
+    return Partial(name, lambda run: [], step, lambda state: add_moments(state, keys), tuple(keys))
 
 
 ADD_EVERY = 64  # a streamed run's partial frames are summed every this many chunks, so they never pile up
@@ -147,6 +149,32 @@ def stream_paths(manifests: Sequence[dict[str, Any]], paths: list[Path], load: C
     return replace(first, **dict.fromkeys(let_go), seats=None, chunks_read=len(paths), chunks_total=total,
                    agents=agents, partials={p.name: p.finish(states[p.name]) for p in partials}, rows_read=count,
                    _memo={})
+
+
+def stack_streamed(runs: Sequence[LoadedRun], partials: Sequence[Partial]) -> Any:
+    """Several runs streamed with ``partials`` (``stream_paths``) as one, as ``stack_runs`` stacks loaded ones:
+    tables numbered on from run to run, each additive partial's frames summed by its keys (a ``table`` key numbered
+    on too). A partial carried in run order (the ratings) does not add across runs: the stack keeps none, and asking
+    for it is one line."""
+    if not runs:
+        raise RunFolderError("no run folder given")
+    tables, sums, offset = [], {}, 0
+    for index, run in enumerate(runs):
+        tables.append(run.tables.assign(table=run.tables["table"] + offset, run=index))
+        for partial in (p for p in partials if p.keys is not None):
+            frame = run.partial(partial)
+            if "table" in frame.columns and len(frame):
+                frame = frame.assign(table=frame["table"].astype(np.int64) + offset)
+            sums.setdefault(partial.name, (partial.keys, []))[1].append(frame)
+        offset += len(run.tables)
+    first = runs[0]
+    extra = {name: [item for run in runs for item in getattr(run, name)] for name in ("folders", "manifests")
+             if hasattr(first, name)}
+    return replace(first, tables=pd.concat(tables, ignore_index=True),
+                   chunks_read=sum(run.chunks_read for run in runs), chunks_total=sum(run.chunks_total for run in runs),
+                   agents=sorted({agent for run in runs for agent in run.agents}),
+                   partials={name: add_moments(frames, keys) for name, (keys, frames) in sums.items()},
+                   rows_read=sum(run.rows_read for run in runs), _memo={}, **extra)
 
 
 def shard_batches(paths: list[Path], manifest: dict[str, Any], batch_rows: int) -> list[list[Path]]:

@@ -3,7 +3,8 @@
 A run folder is what ``knorri-sim run --game knockout-whist`` writes; the checks
 are every game's (``experiments.analysis.load``): a missing, empty or foreign folder,
 another schema version or no complete chunk is one line. Several folders (one run
-per variant, say) load as one ``GameRun``, their tables numbered one after the other:
+per variant, say) load as one ``GameRun``, their tables numbered one after the other
+(``load_runs``; ``stream_runs`` streams them instead, in the memory of one chunk):
 
 - ``games``: one row per game (run, table, seat count, variant, hands played, winner, how it ended, dogs);
 - ``seats``: one row per seat of a game (its agent, score, place, the seats it outlasted, its dog's life).
@@ -35,6 +36,7 @@ from experiments.analysis.load import (
     open_run,
     read_shards,
     stack_runs,
+    stack_streamed,
     stream_paths,
 )
 from sim.knockout_whist.adapter import END_REASONS, GAME
@@ -97,6 +99,17 @@ def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
     return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
                         report_partials() if partials is None else partials, ["games"],
                         batch_rows)
+
+
+def stream_runs(folders: Sequence[str | Path], partials: Sequence[Partial] | None = None,
+                 batch_rows: int = BATCH_ROWS) -> GameRun:
+    """Several Knockout Whist runs as one, streamed: each run read shard by shard (``stream_run``) and their
+    statistics added up (``stack_streamed``), equal to ``load_runs``'s; by default those split by variant
+    (``stats.variant_partials``), the notebook's runs of one variant each. Memory stays that of one chunk."""
+    from experiments.analysis.knockout_whist.stats import variant_partials
+
+    partials = variant_partials() if partials is None else partials
+    return stack_streamed([stream_run(folder, partials, batch_rows) for folder in folders], partials)
 
 
 def _combine(parts: Sequence[RunPart]) -> GameRun:

@@ -217,6 +217,13 @@ def report_partials() -> list[Partial]:
             _partial("agent results", ("table", "agent"), _agent_moments), ladder.PAIR_MOMENTS, ladder.RATINGS]
 
 
+def variant_partials(by: tuple[str, ...] = ("variant",)) -> list[Partial]:
+    """The partials of the statistics split by ``by`` (the variant, by default) that add up from run to run:
+    what ``load.stream_runs`` gathers for runs of several variants read together."""
+    return [ZERO_SUM, _partial("seat wins", by, _seat_wins), _partial("game lengths", by, _length_counts),
+            _partial("game length moments", by, _length_moments), _partial("dog moments", by, _dog_moments)]
+
+
 # ----- inside --------------------------------------------------------------------------------------
 
 
