@@ -17,11 +17,17 @@ from sim.knorri.match import hand_seed
 from sim.rng import agent_seed, derive_seed
 
 
+def answers_ctrl_c() -> None:
+    """In the child before it starts: SIGINT as a terminal's foreground job gets it. A shell's background job
+    inherits SIGINT ignored, and Python then keeps it ignored, so a suite started with ``&`` would see no Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_keeps_the_finished_chunks_and_gives_the_resume_command(tmp_path):
     out = tmp_path / "run"
     run = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Slow", "--hands", "160",
                      "--chunk-hands", "8", "--seed", "6", "--workers", "2", "--no-progress", "--out", str(out),
-                     start_new_session=True)
+                     start_new_session=True, preexec_fn=answers_ctrl_c)
     deadline = time.monotonic() + 120
     while len(list((out / "hands").glob("part-*.parquet"))) < 2:
         assert run.poll() is None, run.stderr.read()
