@@ -174,3 +174,25 @@ def test_the_knorri_report_has_the_cut_off_section_and_links_its_figures(run_dir
     for name in ("cutoff_shares", "cutoff_anatomy", "cutoff_survival", "cutoff_tail"):
         assert f"[{name}.png]({name}.png)" in summary and (tmp_path / f"{name}.png").is_file()
     capsys.readouterr()
+
+
+def _frames(analysis) -> dict:
+    cf = analysis.counterfactual
+    return {"shares": analysis.shares, "lengths": analysis.anatomy.lengths, "choices": analysis.anatomy.choices,
+            "paths": analysis.anatomy.paths, "summary": analysis.anatomy.summary, "seats": analysis.anatomy.seats,
+            "curves": analysis.survival.curves, "tails": analysis.survival.tails, "outcomes": cf.outcomes,
+            "extra": cf.extra, "agents": cf.agents}
+
+
+def test_every_statistic_adds_up_slice_by_slice_to_the_whole_run(run_dir, same_run_again, monkeypatch):
+    whole = cutoffs.analyse(run_dir, same_run_again)
+    assert len(cutoffs.run_slices(whole.run)) == 4  # one slice a table: the run is far under ROWS_PER_SLICE
+    monkeypatch.setattr(cutoffs, "ROWS_PER_SLICE", 7)  # a slice of one or two deal groups: dozens of slices
+    sliced = cutoffs.analyse(run_dir, same_run_again)
+    assert len(cutoffs.run_slices(sliced.run)) > 40
+    for name, frame in _frames(whole).items():
+        pd.testing.assert_frame_equal(frame.reset_index(drop=True), _frames(sliced)[name].reset_index(drop=True),
+                                      check_dtype=False, obj=name)
+    assert whole.anatomy.violations == sliced.anatomy.violations
+    assert (whole.counterfactual.hands, whole.counterfactual.paired) == (sliced.counterfactual.hands,
+                                                                         sliced.counterfactual.paired)

@@ -6,8 +6,8 @@ first seat. For every hand the first run cut off this says whether the second en
 actions, how many it never ended, and whether its result changed (the loser, each seat's score); then, over
 every paired hand, each agent's mean score in both runs with the paired difference's 95% interval over deal
 groups, and the openskill ratings of both runs (``experiments.analysis.ladder``, streamed batch by batch):
-does the rule change the ranking? DuckDB does the pairing (a join it spills to disk if it must), so memory stays
-bounded however large the runs.
+does the rule change the ranking? DuckDB does the pairing one slice of whole deal groups at a time
+(``experiments.analysis.duck``), so memory stays bounded however large the runs.
 """
 
 from __future__ import annotations
@@ -22,13 +22,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.dataset as ds
 
-from experiments.analysis.knorri.cutoffs import (
-    CutoffRun,
-    moments_of,
-    moments_sql,
-    register_hands,
-    sql_list,
-)
+from experiments.analysis.duck import WHERE, moments_of, moments_sql, quantile_of_counts, sql_list, summed
+from experiments.analysis.knorri.cutoffs import CutoffRun, register_hands, run_slices
 from experiments.analysis.ladder import Rater
 from experiments.analysis.load import RunFolderError, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
@@ -92,65 +87,84 @@ def _compared(config: dict) -> dict:
 
 
 def compare_runs(con: duckdb.DuckDBPyConnection, first: CutoffRun, second: CutoffRun) -> Counterfactual:
-    """Pair ``second`` with ``first`` (registered as the view ``hands``) by seed and seating, in DuckDB."""
+    """Pair ``second`` with ``first`` (registered as the view ``hands``) by seed and seating, in DuckDB, one slice
+    of whole deal groups at a time (both runs deal the same hands to the same deal groups): every count, histogram
+    and cluster moment below adds up over the slices, so memory does not grow with the runs."""
     check_pairable(first, second)
     register_hands(con, second, "other")
     keys = ", ".join(f'"{key}"' for key in PAIR_KEYS)
     width = min(first.width, second.width)
+    parts = run_slices(first)
+    views = {"hands": first.shards, "other": second.shards}  # each slice reads only the shards that hold it
+    both = ("a", "b")  # each slice's condition on both runs, so DuckDB reads only the shards that hold it
     scores_differ = " OR ".join(f"a.score_{s} IS DISTINCT FROM b.score_{s}" for s in range(width))
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE cut AS
-        SELECT a."table"::INTEGER AS t, a.deal_group, a.end_reason AS reason, b.end_reason AS other_reason,
-               b.phase2_actions::BIGINT - a.phase2_actions::BIGINT AS extra,
-               b.seed IS NOT NULL AS paired, a.loser IS DISTINCT FROM b.loser AS loser_changed,
-               ({scores_differ}) AS scores_changed
-        FROM hands a LEFT JOIN other b USING ({keys})
-        WHERE a.end_reason IN {sql_list(first.cut_offs)}""")
+    cut = f"""
+        WITH cut AS (
+            SELECT a."table"::INTEGER AS t, a.end_reason AS reason, b.end_reason AS other_reason,
+                   b.phase2_actions::BIGINT - a.phase2_actions::BIGINT AS extra,
+                   b.seed IS NOT NULL AS paired, a.loser IS DISTINCT FROM b.loser AS loser_changed,
+                   ({scores_differ}) AS scores_changed
+            FROM (SELECT * FROM hands a WHERE {WHERE} AND a.end_reason IN {sql_list(first.cut_offs)}) a
+            LEFT JOIN (SELECT * FROM other b WHERE {WHERE}) b USING ({keys}))"""
     cut_offs = sql_list(second.cut_offs)
     never_by_reason = ", ".join(f"count(*) FILTER (WHERE paired AND other_reason = '{reason}') AS \"never: {reason}\""
                                 for reason in second.cut_offs)
-    outcomes = con.execute(f"""
+    outcomes = summed(con, f"""{cut}
         SELECT t, reason, count(*) AS cut, count(*) FILTER (WHERE paired) AS paired,
                count(*) FILTER (WHERE paired AND other_reason NOT IN {cut_offs}) AS ended,
                count(*) FILTER (WHERE paired AND other_reason IN {cut_offs}) AS never_ended,
                {never_by_reason},
                count(*) FILTER (WHERE paired AND loser_changed) AS loser_changed,
-               count(*) FILTER (WHERE paired AND scores_changed) AS scores_changed,
-               quantile_cont(extra, 0.5) FILTER (WHERE paired AND other_reason NOT IN {cut_offs}) AS extra_median,
-               quantile_cont(extra, 0.9) FILTER (WHERE paired AND other_reason NOT IN {cut_offs}) AS extra_p90,
-               max(extra) FILTER (WHERE paired AND other_reason NOT IN {cut_offs}) AS extra_max
-        FROM cut GROUP BY ALL ORDER BY t, reason""").df()
+               count(*) FILTER (WHERE paired AND scores_changed) AS scores_changed
+        FROM cut GROUP BY ALL""", ["t", "reason"], parts, views, both)
+    extra_by_table = summed(con, f"""{cut}
+        SELECT t, reason, extra, count(*) AS hands FROM cut
+        WHERE paired AND other_reason NOT IN {cut_offs} GROUP BY ALL""", ["t", "reason", "extra"], parts, views, both)
+    outcomes = outcomes.merge(_extra_quantiles(extra_by_table), on=["t", "reason"], how="left")
     info = first.tables.set_index("table")
     outcomes.insert(1, "label", outcomes["t"].map(info["label"]))
     outcomes = outcomes.rename(columns={"t": "table"})
-    extra = con.execute(f"""SELECT reason, extra, count(*) AS hands FROM cut
-                            WHERE paired AND other_reason NOT IN {cut_offs} GROUP BY ALL ORDER BY reason, extra""").df()
-    # every paired hand's seats, joined once into a temporary table (which DuckDB keeps on disk past its limit)
+    extra = (extra_by_table.groupby(["reason", "extra"], as_index=False, sort=True)["hands"].sum()
+             if not extra_by_table.empty else pd.DataFrame(columns=["reason", "extra", "hands"]))
+    agents, paired = agent_effects(con, width, keys, parts, views)
+    hands = int(first.shards.rows.sum())
+    return Counterfactual(first_options=first.options, second_options=second.options, hands=hands, paired=paired,
+                          outcomes=outcomes, extra=extra, agents=agents, ratings=_both_ratings(first, second))
+
+
+def _extra_quantiles(extra: pd.DataFrame) -> pd.DataFrame:
+    """Per table and reason, the median, 90th percentile and largest of the extra actions, from their histogram."""
+    rows = []
+    for (table, reason), part in extra.groupby(["t", "reason"], sort=True):
+        values, hands = part["extra"].to_numpy(float), part["hands"].to_numpy()
+        rows.append({"t": table, "reason": reason, "extra_median": quantile_of_counts(values, hands, 0.5),
+                     "extra_p90": quantile_of_counts(values, hands, 0.9), "extra_max": int(values.max())})
+    return pd.DataFrame(rows, columns=["t", "reason", "extra_median", "extra_p90", "extra_max"])
+
+
+def agent_effects(con: duckdb.DuckDBPyConnection, width: int, keys: str, parts: list,
+                  views: dict) -> tuple[pd.DataFrame, int]:
+    """Per seat count and agent, over every paired seat-hand of the views ``hands`` and ``other``: the mean score in
+    each run and the paired difference (second minus first), each with its 95% half-width over deal groups
+    (cluster moments, ``experiments.runner.moments``); and how many hands paired."""
     seat_columns = ", ".join(f"a.agent_{s}::VARCHAR AS agent_{s}, a.score_{s}::BIGINT AS first_{s}, "
                              f"b.score_{s}::BIGINT AS second_{s}" for s in range(width))
-    con.execute(f"""CREATE OR REPLACE TEMP TABLE pairs AS
-                    SELECT a.n_seats::INTEGER AS seats, a."table" AS t, a.deal_group AS g, {seat_columns}
-                    FROM hands a JOIN other b USING ({keys})""")
-    totals = con.execute("SELECT (SELECT count(*) FROM hands) AS hands, (SELECT count(*) FROM pairs) AS paired").df()
-    return Counterfactual(first_options=first.options, second_options=second.options,
-                          hands=int(totals["hands"].iloc[0]), paired=int(totals["paired"].iloc[0]),
-                          outcomes=outcomes, extra=extra, agents=agent_effects(con, width),
-                          ratings=_both_ratings(first, second))
-
-
-def agent_effects(con: duckdb.DuckDBPyConnection, width: int) -> pd.DataFrame:
-    """Per seat count and agent, over every paired seat-hand (the temporary table ``pairs``): the mean score in each
-    run and the paired difference (second minus first), each with its 95% half-width over deal groups
-    (cluster moments, ``experiments.runner.moments``)."""
+    pairs = f"""(SELECT a.n_seats::INTEGER AS seats, a."table" AS t, a.deal_group AS g, {seat_columns}
+                 FROM (SELECT * FROM hands a WHERE {WHERE}) a JOIN (SELECT * FROM other b WHERE {WHERE}) b
+                 USING ({keys}))"""
     seats = " UNION ALL ".join(
         f"""SELECT seats, agent_{s} AS agent, t, g, first_{s} AS first, second_{s} AS second
             FROM pairs WHERE agent_{s} IS NOT NULL""" for s in range(width))
-    frame = con.execute(f"""
-        WITH per AS (SELECT seats, agent, t, g, count(*) AS n, sum(first) AS first, sum(second) AS second,
+    both = ("a", "b")
+    counted = summed(con, f"WITH pairs AS {pairs} SELECT count(*) AS paired FROM pairs", [], parts, views, both)
+    paired = int(counted["paired"].iloc[0])
+    frame = summed(con, f"""
+        WITH pairs AS MATERIALIZED {pairs},
+             per AS (SELECT seats, agent, t, g, count(*) AS n, sum(first) AS first, sum(second) AS second,
                             sum(second - first) AS diff FROM ({seats}) GROUP BY ALL)
-        SELECT seats, agent, count(*) AS groups, sum(n)::HUGEINT AS rows, sum(n * n)::HUGEINT AS rows_sq,
+        SELECT seats, agent, count(*) AS groups, sum(n)::BIGINT AS rows, sum(n * n)::BIGINT AS rows_sq,
                {moments_sql("first", "first")}, {moments_sql("second", "second")}, {moments_sql("diff", "diff")}
-        FROM per GROUP BY ALL ORDER BY seats, agent""").df()
+        FROM per GROUP BY ALL""", ["seats", "agent"], parts, views, both)
     rows = []
     for _, row in frame.iterrows():
         entry = {"seats": int(row["seats"]), "agent": row["agent"], "seat_hands": int(row["rows"])}
@@ -158,8 +172,8 @@ def agent_effects(con: duckdb.DuckDBPyConnection, width: int) -> pd.DataFrame:
             mean, half = mean_ci(moments_of(row, key))
             entry[key], entry[f"{key}_ci95"] = mean, half
         rows.append(entry)
-    return pd.DataFrame(rows, columns=["seats", "agent", "seat_hands", "first", "first_ci95", "second", "second_ci95",
-                                       "diff", "diff_ci95"])
+    columns = ["seats", "agent", "seat_hands", "first", "first_ci95", "second", "second_ci95", "diff", "diff_ci95"]
+    return pd.DataFrame(rows, columns=columns), paired
 
 
 def stream_ratings(run: CutoffRun) -> pd.DataFrame:

@@ -14,10 +14,6 @@ cut off) so their size does not grow with the run. The counterfactual (a second 
 from __future__ import annotations
 
 import math
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +24,21 @@ import pandas as pd
 import pyarrow.parquet as pq
 from lifelines import ExponentialFitter, KaplanMeierFitter
 
+from experiments.analysis.duck import (
+    ROWS_PER_SLICE,
+    WHERE,
+    ShardIndex,
+    Slice,
+    connect,
+    moments_of,
+    moments_sql,
+    quantile_of_counts,
+    register_shards,
+    shard_index,
+    slices,
+    sql_list,
+    summed,
+)
 from experiments.analysis.load import SEAT_AGENT, chunks_total, complete_shards, lineup_table, read_manifest, run_game
 from experiments.analysis.stats import proportion_from_moments
 from sim import games
@@ -38,7 +49,6 @@ ANY = "any cut-off"
 TAIL_QUANTILES = (0.0, 0.5, 0.75, 0.9, 0.97)  # survival drops to 1 - q: the tail fits start there
 FIT_QUANTILE = 0.75  # the fit the summary quotes: beyond the length a quarter of hands outlast
 MIN_TAIL_EVENTS = 10  # fewer hands ending beyond a threshold give no rate worth quoting
-MEMORY_LIMIT = "512MB"  # DuckDB's limit before it spills to its temporary folder (peak RSS about 0.4 GB above it)
 
 
 @dataclass
@@ -55,6 +65,7 @@ class CutoffRun:
     width: int
     tables: pd.DataFrame
     chunks_total: int
+    shards: ShardIndex  # each shard's rows and span of tables and deal groups: which shards a slice reads
     options: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -81,52 +92,24 @@ def open_cutoff_run(folder: str | Path) -> CutoffRun:
     return CutoffRun(folder=folder, manifest=manifest, game=game, title=adapter.TITLE,
                      cut_offs=tuple(adapter.CUT_OFFS), paths=paths, columns=columns, width=width,
                      tables=lineup_table(manifest), chunks_total=chunks_total(manifest, paths),
+                     shards=shard_index(paths),
                      options=dict(manifest["config"].get("options") or {}))
-
-
-@contextmanager
-def connect() -> Iterator[duckdb.DuckDBPyConnection]:
-    """An in-memory DuckDB that keeps under ``MEMORY_LIMIT`` by spilling to a temporary folder (removed after)."""
-    spill = tempfile.mkdtemp(prefix="knorri-cutoffs-")
-    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 2, "preserve_insertion_order": False,
-                                 "temp_directory": spill})
-    con.execute("SET enable_progress_bar = false")  # a library's queries print nothing
-    try:
-        yield con
-    finally:
-        con.close()
-        shutil.rmtree(spill, ignore_errors=True)
 
 
 def register_hands(con: duckdb.DuckDBPyConnection, run: CutoffRun, name: str = "hands") -> str:
     """Make ``name`` a view of the run's complete shards (read lazily, column by column) and return it."""
-    files = ", ".join("'" + str(path).replace("'", "''") + "'" for path in run.paths)
-    con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{files}], hive_partitioning = false)")
-    return name
+    return register_shards(con, run.paths, name)
+
+
+def run_slices(run: CutoffRun) -> list[Slice | None]:
+    """The run in slices of whole deal groups (``experiments.analysis.duck``), ``ROWS_PER_SLICE`` rows or so each:
+    every statistic below adds up slice by slice, so memory stays that of one slice however large the run."""
+    return slices(run.manifest, ROWS_PER_SLICE)
 
 
 def options_text(options: dict[str, Any]) -> str:
     """A run's options as ``cap=20000, repeat=0``, or ``the default rules`` when it set none."""
     return ", ".join(f"{key}={value}" for key, value in sorted(options.items())) or "the default rules"
-
-
-def sql_list(values: tuple[str, ...] | list[str]) -> str:
-    """Strings as an SQL list literal, ``('repeat', 'cap')``."""
-    return "(" + ", ".join("'" + value.replace("'", "''") + "'" for value in values) + ")"
-
-
-def moments_sql(value: str, key: str) -> str:
-    """The SELECT list of the cluster moments of per-cluster columns ``{value}`` (S_g) and ``n`` (n_g), as ``key_*``."""
-    return (f"sum({value})::HUGEINT AS {key}_total, sum({value} * {value})::HUGEINT AS {key}_total_sq, "
-            f"sum({value} * n)::HUGEINT AS {key}_cross")
-
-
-def moments_of(row: pd.Series, key: str) -> dict[str, int]:
-    """The cluster moments (``experiments.runner.moments.MOMENTS``) in a row of a query built with ``moments_sql``
-    (and ``rows``, ``rows_sq``, ``groups``): the six totals the runner's chunk summaries add up too."""
-    return {"n": int(row["rows"]), "total": int(row[f"{key}_total"]), "clusters": int(row["groups"]),
-            "cluster_sq": int(row[f"{key}_total_sq"]), "cluster_cross": int(row[f"{key}_cross"]),
-            "cluster_n_sq": int(row["rows_sq"])}
 
 
 # ----- shares by table --------------------------------------------------------------------------------
@@ -138,11 +121,11 @@ def cutoff_shares(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "h
     hits = [f"count(*) FILTER (WHERE end_reason = '{reason}') AS h{i}" for i, reason in enumerate(run.cut_offs)]
     hits.append(f"count(*) FILTER (WHERE end_reason IN {sql_list(run.cut_offs)}) AS h{len(run.cut_offs)}")
     moments = ", ".join(moments_sql(f"h{i}", f"h{i}") for i in range(len(reasons)))
-    frame = con.execute(f"""
+    frame = summed(con, f"""
         WITH groups AS (SELECT "table" AS t, deal_group, count(*) AS n, {', '.join(hits)}
-                        FROM {view} GROUP BY ALL)
-        SELECT t, count(*) AS groups, sum(n)::HUGEINT AS rows, sum(n * n)::HUGEINT AS rows_sq, {moments}
-        FROM groups GROUP BY t ORDER BY t""").df()
+                        FROM {view} WHERE {WHERE} GROUP BY ALL)
+        SELECT t, count(*) AS groups, sum(n)::BIGINT AS rows, sum(n * n)::BIGINT AS rows_sq, {moments}
+        FROM groups GROUP BY t""", ["t"], run_slices(run), {view: run.shards})
     info = run.tables.set_index("table")
     rows = []
     for _, row in frame.iterrows():
@@ -178,27 +161,25 @@ class Anatomy:
 
 def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "hands") -> Anatomy:
     """The anatomy of every repeat: cycle lengths, choices per cycle, log2 paths (so the chance uniform random play
-    goes round again, 2^-x), the seats that act in the cycle; and how many hands break the columns' rules."""
-    where = f"WHERE end_reason = '{LOOP_REASON}'"
+    goes round again, 2^-x), the seats that act in the cycle; and how many hands break the columns' rules.
+
+    Each distribution is a histogram added up slice by slice; its quantiles are exact (``quantile_of_counts``)."""
+    parts = run_slices(run)
+    where = f"WHERE end_reason = '{LOOP_REASON}' AND {WHERE}"
 
     def counts(expression: str) -> pd.DataFrame:
-        return con.execute(f"""SELECT n_seats::INTEGER AS seats, {expression} AS value, count(*) AS hands
-                               FROM {view} {where} GROUP BY ALL ORDER BY seats, value""").df()
+        return summed(con, f"""SELECT n_seats::INTEGER AS seats, {expression} AS value, count(*) AS hands
+                               FROM {view} {where} GROUP BY ALL""", ["seats", "value"], parts, {view: run.shards})
 
     lengths = counts("cycle_length::BIGINT")
     if not run.has_anatomy:
         return Anatomy(present=False, lengths=lengths)
-    summary = con.execute(f"""
-        SELECT n_seats::INTEGER AS seats, count(*) AS repeats,
-               quantile_cont(cycle_log2_paths, 0.1) AS paths_p10, quantile_cont(cycle_log2_paths, 0.5) AS paths_median,
-               quantile_cont(cycle_log2_paths, 0.9) AS paths_p90, min(cycle_log2_paths) AS paths_min,
-               quantile_cont(cycle_choices, 0.5) AS choices_median, min(cycle_choices) AS choices_min,
-               quantile_cont(cycle_length, 0.5) AS length_median, avg(bit_count(cycle_seats::INTEGER)) AS seats_mean
-        FROM {view} {where} GROUP BY ALL ORDER BY seats""").df()
-    summary["again_median"] = np.exp2(-summary["paths_median"].astype(float))
-    seat_sums = ", ".join(f"coalesce(sum((cycle_seats::INTEGER >> {s}) & 1), 0) AS in_{s}" for s in range(run.width))
-    by_seat = con.execute(f"""SELECT "table" AS t, count(*) AS repeats, {seat_sums}
-                              FROM {view} {where} GROUP BY ALL ORDER BY t""").df()
+    choices, paths = counts("cycle_choices::BIGINT"), counts("cycle_log2_paths::DOUBLE")
+    seat_sums = ", ".join(f"coalesce(sum((cycle_seats::INTEGER >> {s}) & 1), 0)::BIGINT AS in_{s}"
+                          for s in range(run.width))
+    by_seat = summed(con, f"""SELECT "table" AS t, count(*) AS repeats,
+                                     sum(bit_count(cycle_seats::INTEGER))::BIGINT AS seats_acting, {seat_sums}
+                              FROM {view} {where} GROUP BY ALL""", ["t"], parts, {view: run.shards})
     info = run.tables.set_index("table")
     seat_rows = []
     for _, row in by_seat.iterrows():
@@ -207,7 +188,7 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
             seat_rows.append({"table": table, "label": info.loc[table, "label"], "seat": seat,
                               "repeats": int(row["repeats"]), "in_cycle": int(row[f"in_{seat}"]),
                               "share": int(row[f"in_{seat}"]) / int(row["repeats"])})
-    checks = con.execute(f"""
+    checks = summed(con, f"""
         SELECT count(*) FILTER (WHERE cycle_start + cycle_length <> phase2_actions) AS start_plus_length,
                count(*) FILTER (WHERE cycle_choices < 1) AS choices_at_least_one,
                count(*) FILTER (WHERE cycle_log2_paths < cycle_choices - 1e-3) AS paths_at_least_choices,
@@ -215,10 +196,40 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
                                 OR cycle_log2_paths IS NULL OR cycle_seats IS NULL)) AS repeat_has_anatomy,
                count(*) FILTER (WHERE end_reason <> '{LOOP_REASON}' AND (cycle_start IS NOT NULL
                                 OR cycle_choices IS NOT NULL OR cycle_seats IS NOT NULL)) AS others_null
-        FROM {view}""").df().iloc[0]
-    return Anatomy(present=True, lengths=lengths, choices=counts("cycle_choices::BIGINT"),
-                   paths=counts("floor(cycle_log2_paths)::BIGINT"), summary=summary, seats=pd.DataFrame(seat_rows),
+        FROM {view} WHERE {WHERE}""", [], parts, {view: run.shards}).iloc[0]
+    seats_acting = by_seat.assign(seats=by_seat["t"].map(info["seats"])).groupby("seats")[["seats_acting"]].sum()
+    summary = anatomy_summary(lengths, choices, paths, seats_acting["seats_acting"])
+    return Anatomy(present=True, lengths=lengths, choices=choices,
+                   paths=paths.assign(value=np.floor(paths["value"]).astype(np.int64)).groupby(
+                       ["seats", "value"], as_index=False)["hands"].sum(),
+                   summary=summary, seats=pd.DataFrame(seat_rows),
                    violations={name: int(value) for name, value in checks.items()})
+
+
+def anatomy_summary(lengths: pd.DataFrame, choices: pd.DataFrame, paths: pd.DataFrame,
+                    seats_acting: pd.Series) -> pd.DataFrame:
+    """Per seat count, from the exact histograms: repeats, the quantiles of log2 paths, choices and cycle length,
+    the fewest paths and choices, the mean number of seats acting in a cycle, and the median chance of going round
+    again under uniform random play (2^-median paths)."""
+    rows = []
+    for seats, part in paths.groupby("seats", sort=True):
+        values, hands = part["value"].to_numpy(float), part["hands"].to_numpy()
+        chosen = choices[choices["seats"] == seats]
+        long = lengths[lengths["seats"] == seats]
+        repeats = int(hands.sum())
+        rows.append({"seats": int(seats), "repeats": repeats,
+                     "paths_p10": quantile_of_counts(values, hands, 0.1),
+                     "paths_median": quantile_of_counts(values, hands, 0.5),
+                     "paths_p90": quantile_of_counts(values, hands, 0.9), "paths_min": float(values.min()),
+                     "choices_median": quantile_of_counts(chosen["value"].to_numpy(float), chosen["hands"].to_numpy(),
+                                                          0.5),
+                     "choices_min": int(chosen["value"].min()),
+                     "length_median": quantile_of_counts(long["value"].to_numpy(float), long["hands"].to_numpy(), 0.5),
+                     "seats_mean": float(seats_acting.get(seats, 0)) / repeats})
+    summary = pd.DataFrame(rows, columns=["seats", "repeats", "paths_p10", "paths_median", "paths_p90", "paths_min",
+                                          "choices_median", "choices_min", "length_median", "seats_mean"])
+    summary["again_median"] = np.exp2(-summary["paths_median"].astype(float))
+    return summary
 
 
 # ----- hand length as a survival curve ----------------------------------------------------------------
@@ -236,10 +247,11 @@ class Survival:
 
 def length_counts(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "hands") -> pd.DataFrame:
     """Hands per table, phase-2 length and whether the hand ended (not cut off): the weighted rows lifelines fits."""
-    return con.execute(f"""
+    return summed(con, f"""
         SELECT "table"::INTEGER AS t, phase2_actions::BIGINT AS length,
                end_reason NOT IN {sql_list(run.cut_offs)} AS ended, count(*) AS hands
-        FROM {view} GROUP BY ALL ORDER BY t, length, ended""").df()
+        FROM {view} WHERE {WHERE} GROUP BY ALL""", ["t", "length", "ended"], run_slices(run),
+                  {view: run.shards})
 
 
 def hand_survival(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "hands") -> Survival:
