@@ -1,9 +1,11 @@
-"""mkdocs hooks: the site's home page is README.md, with its links made relative to ``docs/``.
+"""mkdocs hooks: the pages whose one maintained copy lives elsewhere in the repository are read from there.
 
-The README links the pages as GitHub shows them (``docs/agents.md``, ``seeds/knorri.md``, ``CONTRIBUTING.md``);
-on the site the same pages sit at ``agents.md``, ``rules/knorri.md`` and ``contributing.md``. Reading the README
-here, rather than keeping a second copy of it in ``docs/index.md``, leaves one text to maintain. A link this map
-does not know is left as it is, so ``mkdocs build --strict`` reports it.
+The site's home page is README.md, each game's rules page is its ``seeds/<game>.md`` (beside the scenario fixtures
+and tests that name its rules) and the contributing page is CONTRIBUTING.md. Their files under ``docs/`` only
+point at them (so GitHub shows a link there); at build time this hook puts the text itself in their place, with
+its links made relative to ``docs/``: the README links the pages as GitHub shows them (``docs/agents.md``,
+``seeds/knorri.md``, ``CONTRIBUTING.md``), the site holds them at ``agents.md``, ``rules/knorri.md`` and
+``contributing.md``. A link this map does not know is left as it is, so ``mkdocs build --strict`` reports it.
 """
 
 from __future__ import annotations
@@ -13,34 +15,36 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-HOME = "index.md"  # the page that stands for README.md on the site
 
-# README link prefix -> the same page on the site (a link's #anchor is kept)
-SITE_PATHS = {
-    "docs/": "",
-    "seeds/knorri.md": "rules/knorri.md",
-    "seeds/knockout_whist.md": "rules/knockout_whist.md",
-    "seeds/kort.md": "rules/kort.md",
-    "CONTRIBUTING.md": "contributing.md",
+# the page on the site -> the repository file that is its text
+INCLUDED = {
+    "index.md": "README.md",
+    "rules/knorri.md": "seeds/knorri.md",
+    "rules/knockout_whist.md": "seeds/knockout_whist.md",
+    "rules/kort.md": "seeds/kort.md",
+    "contributing.md": "CONTRIBUTING.md",
 }
+# a link's start as the repository's root sees it -> the same place on the site (a link's #anchor is kept)
+SITE_PATHS = {"docs/": "", **{source: page for page, source in INCLUDED.items() if page != "index.md"}}
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def site_link(target: str) -> str:
-    """Where a README link's target is on the site (unchanged when it is not a page the site holds)."""
+    """Where a link from the repository's root lands on the site (unchanged when the site does not hold it)."""
     for prefix, replacement in SITE_PATHS.items():
         if target.startswith(prefix):
             return replacement + target[len(prefix):]
     return target
 
 
-def readme_for_site(text: str) -> str:
-    """The README's markdown with every link and image path rewritten for the site."""
-    return LINK.sub(lambda match: f"]({site_link(match.group(1))})", text)
+def included_page(source: str) -> str:
+    """The markdown of repository file ``source`` for the site: links rewritten, and a line saying where it lives."""
+    text = LINK.sub(lambda match: f"]({site_link(match.group(1))})", (ROOT / source).read_text(encoding="utf-8"))
+    where = f"*This page is `{source}` in the repository: edit it there.*"
+    return f"{text.rstrip()}\n\n---\n\n{where}\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """mkdocs hook: the home page's markdown is the README's, its links rewritten."""
-    if page.file.src_uri == HOME:
-        return readme_for_site((ROOT / "README.md").read_text(encoding="utf-8"))
-    return markdown
+    """mkdocs hook: a page that stands for a repository file gets that file's text."""
+    source = INCLUDED.get(page.file.src_uri)
+    return included_page(source) if source else markdown

@@ -1,9 +1,10 @@
 """The documentation site builds with ``mkdocs build --strict``, offline, and shows what it promises.
 
 Strict mode fails the build on any warning: a link to a missing page, heading or file outside ``docs/``, a page
-left out of the nav, a missing included file (``seeds/*.md``, ``CONTRIBUTING.md``), or a docstring mkdocstrings
-cannot read. The build runs in a child process whose sockets refuse to connect or resolve a name, so a theme or
-plugin that fetched anything (fonts, an inventory) would fail it here as it would on a machine without a network.
+left out of the nav, or a docstring mkdocstrings cannot read (and a page's missing source, README.md,
+CONTRIBUTING.md or ``seeds/*.md``, stops it). The build runs in a child process whose sockets refuse to connect or
+resolve a name, so a theme or plugin that fetched anything (fonts, an inventory) would fail it here as it would on
+a machine without a network.
 """
 
 from __future__ import annotations
