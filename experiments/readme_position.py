@@ -1,4 +1,4 @@
-"""Draw the README's picture of a Knorri position: the SVG the render facet draws, screenshot to PNG by Chromium.
+"""Draw the picture of a Knorri position on docs/replay.md: the render facet's SVG, screenshot to PNG by Chromium.
 
 ``python -m experiments.readme_position`` replays the hand of ``knorri-sim replay --seed 7
 --agents "greedy;random;greedy;random"``, takes the first position of phase 2 with three plays

@@ -15,13 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = sorted(info.name for info in pkgutil.iter_modules(bench.__path__))
 
 
-def test_every_bench_module_is_listed_in_the_package_and_the_readme():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_bench_module_is_listed_in_the_package_and_the_docs():
+    docs = "".join(path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
     for name in MODULES:
         assert f"``{name}``" in bench.__doc__
         reached = "knorri-sim bench" if name == "engines" else f"python -m experiments.bench.{name}"
         assert reached in importlib.import_module(f"experiments.bench.{name}").__doc__
-        assert name == "engines" or f"`{name}" in readme
+        assert name == "engines" or f"`{name}" in docs
 
 
 def test_every_python_m_bench_has_a_main():

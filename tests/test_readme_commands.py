@@ -1,17 +1,20 @@
-"""Every ``knorri-sim`` command in README.md is a checked example: it runs, at a reduced size, and plays the lineup
-the text around it names.
+"""Every ``knorri-sim`` command in README.md and on the documentation pages (``docs/**/*.md``) is a checked example:
+it runs, at a reduced size, and plays the lineup the text around it names.
 
 Which commands: every line of a fenced ``bash`` block that starts with ``knorri-sim`` (a trailing ``\\`` continues
 it; ``[...]`` marks an optional part, left out), and every ``knorri-sim run`` written inline in the prose (the
-measured commands quoted beside their figures). A new command added to the README is covered without touching
-this file (an inline ``knorri-sim run`` with a placeholder such as ``OUT`` is a pattern, not an example).
+measured commands quoted beside their figures). A new command added to the README or a page is covered without
+touching this file (an inline ``knorri-sim run`` with a placeholder such as ``OUT`` is a pattern, not an example).
+The same commands shown in several places (the README's quick start repeats a page's block, say) run once, and
+their lineup is checked against the text of every place that shows them. The pages the site includes from
+elsewhere (``seeds/*.md``, ``CONTRIBUTING.md``) hold no fenced commands; their inline ones are patterns.
 
 Not run: the two install commands at the top (``python3 -m venv ... pip install -e .``): they build a virtual
 environment from the network, minutes of work the CI does itself; the ``knorri-sim run`` they end with is the
-default experiment, which the "Running experiments" block runs as a command of its own. Nor are
+default experiment, which the block of ``docs/experiments.md`` runs as a command of its own. Nor are
 ``python -m experiments.ladder`` (tested in ``test_ladder.py``) and the Python blocks.
 
-Sizes are cut by ``SIZES`` below (the README says so where it lists the commands): a run plays a few hands,
+Sizes are cut by ``SIZES`` below (``docs/experiments.md`` says so where it lists the commands): a run plays a few hands,
 matches or games per table instead of thousands (``--hands 1000000`` becomes ``--hands 8``, ``--matches 600``
 ``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5 seeds, ``bench`` one short timing
 per case (``--hands 200``, ``--games 200`` or ``--matches 20`` when none is given), a duel at most 4 deals
@@ -38,7 +41,9 @@ from experiments.cli import main
 from experiments.runner.lineup import split_agent_specs
 from experiments.runner.storage import read_manifest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # the README first: its place names a shared example
 
 # option -> the largest value a checked example may use (larger values are cut to it), per command
 SIZES: dict[str, dict[str, int]] = {
@@ -56,15 +61,15 @@ ONE_WORKER = {"run", "bench", "league", "duel"}  # given --workers 1 (in this pr
 
 @dataclass(frozen=True)
 class Example:
-    """One README example: its commands in order, the text that names what they play, and where it is."""
+    """One example: its commands in order, the texts that name what they play, and where each is."""
 
     where: str
     commands: tuple[str, ...]
-    context: str
+    contexts: tuple[str, ...]
 
 
-def readme_examples(text: str) -> list[Example]:
-    """Every fenced bash block holding a ``knorri-sim`` command, and every inline ``knorri-sim run``."""
+def readme_examples(text: str, page: str = "README.md") -> list[Example]:
+    """Every fenced bash block of one page holding a ``knorri-sim`` command, and every inline ``knorri-sim run``."""
     examples: list[Example] = []
     prose: list[str] = []
     lines = text.splitlines()
@@ -77,8 +82,8 @@ def readme_examples(text: str) -> list[Example]:
             if language == "bash":
                 commands = _fenced_commands(block)
                 if commands:
-                    examples.append(Example(f"README.md line {i + 1}", tuple(commands),
-                                            "\n".join(block) + "\n" + _last_paragraph(prose)))
+                    examples.append(Example(f"{page} line {i + 1}", tuple(commands),
+                                            ("\n".join(block) + "\n" + _last_paragraph(prose),)))
             prose.append("")
             i = end + 1
             continue
@@ -90,8 +95,21 @@ def readme_examples(text: str) -> list[Example]:
             command = " ".join(match.group(1).split())
             if command not in seen and not re.search(r"\b[A-Z][A-Z_]+\b", command):  # OUT, RUN_DIR: a pattern
                 seen.add(command)
-                examples.append(Example(f"README.md inline: {command[:60]}", (command,), paragraph))
+                examples.append(Example(f"{page} inline: {command[:60]}", (command,), (paragraph,)))
     return examples
+
+
+def site_examples(texts: dict[str, str]) -> list[Example]:
+    """The examples of every page (name -> text), each distinct sequence of commands once, with the texts of every
+    place that shows it; the first place names it."""
+    merged: dict[tuple[str, ...], Example] = {}
+    for page, text in texts.items():
+        for example in readme_examples(text, page):
+            key = tuple(" ".join(command.split()) for command in example.commands)
+            first = merged.get(key)
+            merged[key] = example if first is None else Example(first.where, first.commands,
+                                                                 first.contexts + example.contexts)
+    return list(merged.values())
 
 
 def _fenced_commands(block: list[str]) -> list[str]:
@@ -130,10 +148,10 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         run_dirs.append(words[words.index("--out") + 1])
     if name == "duel" and "--max-deals" not in words:
         words += DEFAULT_DUEL_SIZE
-    if "--config" in words:  # README paths are from the repository's root; the command runs in a scratch folder
+    if "--config" in words:  # the pages' paths are from the repository's root; the command runs in a scratch folder
         at = words.index("--config") + 1
         if "/" in words[at]:  # a path; a bare name is a shipped config's, found from any folder
-            words[at] = str(README.parent / words[at])
+            words[at] = str(ROOT / words[at])
     if name == "bench" and not {"--hands", "--games", "--matches"} & set(words):
         words += DEFAULT_BENCH_SIZE[words[words.index("--game") + 1] if "--game" in words else "knorri"]
     if name in ONE_WORKER and not (name == "bench" and "--agents" in words):  # a lineup's bench is one core
@@ -155,7 +173,7 @@ def _per_seat(agents: list[str], seats: int) -> list[str]:
 
 
 def check_lineup(words: list[str], out: Path, context: str) -> None:
-    """The run in ``out`` played the ``--agents`` given, or agents the text names."""
+    """The run in ``out`` played the ``--agents`` given, or agents the text (of one place showing it) names."""
     manifest = read_manifest(out)
     assert manifest is not None and manifest["status"] == "complete", f"{out}: no complete run"
     tables = manifest["config"]["tables"]
@@ -168,20 +186,28 @@ def check_lineup(words: list[str], out: Path, context: str) -> None:
     for table in tables:
         for spec in table["agents"]:
             agent = parse_spec(spec)[0]
-            assert agent in named, f"the run played {agent!r}, which the README's text about it never names"
+            assert agent in named, f"the run played {agent!r}, which the text about it never names"
 
 
-EXAMPLES = readme_examples(README.read_text(encoding="utf-8"))
+EXAMPLES = site_examples({path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8") for path in PAGES})
 
 
-def test_the_readme_has_checked_examples_of_every_command():
+def test_the_readme_and_the_pages_have_checked_examples_of_every_command():
     names = {shlex.split(command, comments=True)[1] for example in EXAMPLES for command in example.commands}
-    assert {"run", "report", "traj", "bench", "duel"} <= names
+    assert {"run", "report", "traj", "bench", "duel", "league", "replay", "cutoffs", "play"} <= names
     assert len(EXAMPLES) >= 10
+    assert any(example.where.startswith("README.md") for example in EXAMPLES)  # the quick start is checked too
+
+
+def test_an_example_shown_in_two_places_runs_once_and_is_checked_against_both_texts():
+    page = "```bash\nknorri-sim run --game kort\n```\n"
+    twice = site_examples({"README.md": "Kort, tracker\n\n" + page, "docs/kort.md": "greedy\n\n" + page})
+    assert len(twice) == 1 and twice[0].where == "README.md line 3" and len(twice[0].contexts) == 2
+
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[example.where for example in EXAMPLES])
-def test_a_readme_command_runs_and_plays_the_lineup_its_text_names(example, tmp_path, monkeypatch, capsys):
+def test_a_documented_command_runs_and_plays_the_lineup_its_text_names(example, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     run_dirs: list[str] = []
     for index, command in enumerate(example.commands):
@@ -193,4 +219,5 @@ def test_a_readme_command_runs_and_plays_the_lineup_its_text_names(example, tmp_
         output = capsys.readouterr()
         assert code == 0, f"{command!r} (run as {' '.join(words)!r}) exited {code}: {output.err.strip()}"
         if words[0] == "run" and "--resume" not in words and "--list-configs" not in words:
-            check_lineup(words, tmp_path / run_dirs[-1], example.context)
+            for context in example.contexts:
+                check_lineup(words, tmp_path / run_dirs[-1], context)

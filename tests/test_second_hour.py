@@ -175,14 +175,14 @@ def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
     assert "MIT License" in license_text and "the knorri-sim authors" in license_text
 
 
-def test_7_the_readmes_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypatch, capsys):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "import duckdb" in block)
+def test_7_the_docs_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypatch, capsys):
+    page = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
+    snippet = next(block for block in re.findall(r"```python\n(.*?)```", page, re.S) if "import duckdb" in block)
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", "runs/r1", "--workers", "1",
                  "--no-progress"]) == 0
     capsys.readouterr()
-    exec(compile(snippet, "README.md", "exec"), {})
+    exec(compile(snippet, "docs/experiments.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "end_reason" in printed and "mean_phase2_actions" in printed and "out" in printed
 
@@ -197,8 +197,9 @@ def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite
     assert names("rl") == {"pettingzoo", "gymnasium", "open_spiel"}  # nothing for object storage
     assert names("s3") == {"moto", "s3fs", "fsspec"}
     assert {"ipykernel", "ipywidgets"} <= names("notebooks")
-    assert names("docs") == {"mkdocs-material", "mkdocstrings"} and "mkdocstrings[python]>=0.25" in extras["docs"]
-    assert "knorri-sim[rl,s3,notebooks]" in extras["test"]
+    assert names("docs") == {"mkdocs", "mkdocs-material", "mkdocstrings"}
+    assert "mkdocstrings[python]>=0.25" in extras["docs"]
+    assert "knorri-sim[rl,s3,notebooks,docs]" in extras["test"]
     assert "pip install -q -e '.[test]'" in (ROOT / ".ci" / "run").read_text()
     notebooks_readme = (ROOT / "notebooks" / "README.md").read_text()
     assert "pip install -e '.[notebooks]'" in notebooks_readme and "'.[test]'" not in notebooks_readme

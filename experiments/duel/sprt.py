@@ -43,7 +43,7 @@ noisiest estimates from deciding, the duel looks only after its first deals (``M
 LLR may cross a bound and come back unseen, and at the look that stops it, it may lie further past the bound
 (overshoot). Both make errors rarer than Wald's approximation says, and cost up to a batch of extra deals; neither
 raises an error rate. ``tests/test_sprt.py`` measures the rates on thousands of simulated duels at the duel's
-batches and at batches four times as long; the README gives the figures, with those of looking after every deal
+batches and at batches four times as long; docs/comparing.md gives the figures, with those of looking after every deal
 (from the 32nd: a little above ``alpha`` when a decision takes under a hundred deals, since the early looks see
 the roughest variance estimates).
 

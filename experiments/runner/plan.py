@@ -1,6 +1,6 @@
 """From a config to a list of chunks: seatings, seeds and the global numbering of hands.
 
-The derivation of every seed, which the rows and the README document:
+The derivation of every seed, which the rows and docs/experiments.md document:
 
 - table ``t`` (its place in the config, from 0), deal group ``g`` (from 0):
   ``match_seed = derive_seed(master_seed, t, g)`` (``sim.rng.derive_seed``);

@@ -112,7 +112,7 @@ def _metadata(game: str) -> dict[str, str]:
 
 
 def markdown_table(width_label: str = "i", game: str = games.DEFAULT_GAME) -> str:
-    """The schema as a markdown table (for the README), generated from the column specs."""
+    """The schema as a markdown table (for docs/experiments.md), generated from the column specs."""
     lines = ["| column | type | meaning |", "| --- | --- | --- |"]
     lines += [_markdown_row(spec, width_label) for spec in id_columns(game) + game_columns(game)]
     for table, columns in extra_columns(game).items():

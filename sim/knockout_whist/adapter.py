@@ -350,7 +350,7 @@ def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
                           workers=workers).decisions.sum())
 
 
-# compiled_rows_per_s: `knorri-sim bench`, one core, Knockout Whist at 7 seats (README).
+# compiled_rows_per_s: `knorri-sim bench`, one core, Knockout Whist at 7 seats (docs/knockout_whist.md).
 BENCH = Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.decisions),
               default_counts={"reference": 300, "compiled": 100_000}, play_compiled=_compiled_games,
               compiled_rows_per_s=95_000)

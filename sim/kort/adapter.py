@@ -443,7 +443,7 @@ def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int, options: Ma
     return int(play_batch(check_options(options), seeds, "random", workers=workers).decisions.sum())
 
 
-# compiled_rows_per_s: `knorri-sim bench`, one core, Kort matches to 7 wins (README).
+# compiled_rows_per_s: `knorri-sim bench`, one core, Kort matches to 7 wins (docs/kort.md).
 BENCH = Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
               default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches,
               compiled_rows_per_s=70_000)
