@@ -14,6 +14,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from experiments.analysis.reports import run_names
 from experiments.cli import main
 from experiments.runner.compiling import compile_notice
@@ -175,16 +177,41 @@ def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
     assert "MIT License" in license_text and "the knorri-sim authors" in license_text
 
 
-def test_7_the_readmes_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypatch, capsys):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    snippet = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "import duckdb" in block)
-    monkeypatch.chdir(tmp_path)
-    assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", "runs/r1", "--workers", "1",
-                 "--no-progress"]) == 0
+READERS = {  # each library the README shows reading a run, and what its snippet must print from it
+    "pandas": ("end_reason", "cycle_length", "first_seat"),
+    "duckdb": ("end_reason", "mean_phase2_actions", "out"),
+    "polars": ("end_reason", "mean_phase2_actions", "cycle_length"),
+}
+
+
+def reading_snippet(library: str) -> str:
+    """The README's (or, once it moves there, a docs page's) Python snippet that reads ``runs/r1/hands`` with
+    ``library``: the block that imports it and names that run."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            if re.search(rf"^import {library}\b", block, re.M) and "runs/r1/hands" in block:
+                return block
+    raise AssertionError(f"no Python snippet reading runs/r1/hands with {library} in README.md or docs/*.md")
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    """A folder holding ``runs/r1``, 40 hands of random at 4 seats: the run the README's snippets read."""
+    folder = tmp_path_factory.mktemp("readers")
+    assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", str(folder / "runs" / "r1"),
+                 "--workers", "1", "--no-progress"]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("library", sorted(READERS))
+def test_7_the_readmes_snippets_read_a_run_as_written(library, small_run, monkeypatch, capsys):
+    snippet = reading_snippet(library)
+    monkeypatch.chdir(small_run)
     capsys.readouterr()
-    exec(compile(snippet, "README.md", "exec"), {})
+    exec(compile(snippet, f"the README's {library} snippet", "exec"), {})
     printed = capsys.readouterr().out
-    assert "end_reason" in printed and "mean_phase2_actions" in printed and "out" in printed
+    assert all(word in printed for word in READERS[library]), printed
 
 
 def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite_needs():
@@ -196,7 +223,8 @@ def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite
     assert set(extras) == {"rl", "s3", "test", "docs", "notebooks"}
     assert names("rl") == {"pettingzoo", "gymnasium", "open_spiel"}  # nothing for object storage
     assert names("s3") == {"moto", "s3fs", "fsspec"}
-    assert {"ipykernel", "ipywidgets"} <= names("notebooks")
+    assert {"ipykernel", "ipywidgets"} <= names("notebooks") and "polars" not in names("notebooks")
+    assert "polars" in names("test")  # the README's polars snippet runs in the suite; notebooks do not use it
     assert names("docs") == {"mkdocs-material", "mkdocstrings"} and "mkdocstrings[python]>=0.25" in extras["docs"]
     assert "knorri-sim[rl,s3,notebooks]" in extras["test"]
     assert "pip install -q -e '.[test]'" in (ROOT / ".ci" / "run").read_text()
