@@ -65,6 +65,18 @@ def test_1_a_users_own_folder_never_shadows_the_harness(tmp_path):
     assert imported.returncode == 1 and "HarnessShadowedError" in last and theirs in last and ours in last
 
 
+def test_1_a_users_own_sim_package_is_refused_before_the_harness_imports_it(tmp_path):
+    # a sim/ of the user's would be imported by the harness's other packages in place of the engines
+    (tmp_path / "sim").mkdir()
+    (tmp_path / "sim" / "__init__.py").write_text("")
+    theirs, ours = str(tmp_path.resolve() / "sim"), str(ROOT / "sim")
+    for statement in ("from experiments.analysis.knorri.load import load_run", "import agents", "import rl.gym_env"):
+        imported = _in(tmp_path, sys.executable, "-c", statement)
+        last = (imported.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+        assert imported.returncode == 1 and last.startswith("sim.harness.HarnessShadowedError: "), (statement, last)
+        assert theirs in last and ours in last and "rename it" in last
+
+
 def test_2_a_shipped_config_is_run_by_its_name_and_listed(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # outside the repository: the name finds the installed file
     assert main(["run", "--list-configs"]) == 0
