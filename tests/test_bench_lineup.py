@@ -47,3 +47,10 @@ def test_a_bad_lineup_bench_is_one_line_and_exit_2(capsys, argv, says):
     assert main(["bench", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err
+
+
+def test_the_header_says_how_many_deals_each_path_timed_in_the_right_number(capsys):
+    # 40 hands on the compiled path make the reference path's fiftieth a single hand: "1 hand", not "1 hands"
+    assert main(["bench", "--agents", "greedy", "--hands", "40", "--repeat", "1"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.endswith("each timing plays 40 hands on the compiled path and 1 hand on the reference path.")

@@ -14,6 +14,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from experiments.analysis.reports import run_names
 from experiments.cli import main
 from experiments.runner.compiling import compile_notice
@@ -63,6 +65,18 @@ def test_1_a_users_own_folder_never_shadows_the_harness(tmp_path):
     assert imported.returncode == 1 and "HarnessShadowedError" in last and theirs in last and ours in last
 
 
+def test_1_a_users_own_sim_package_is_refused_before_the_harness_imports_it(tmp_path):
+    # a sim/ of the user's would be imported by the harness's other packages in place of the engines
+    (tmp_path / "sim").mkdir()
+    (tmp_path / "sim" / "__init__.py").write_text("")
+    theirs, ours = str(tmp_path.resolve() / "sim"), str(ROOT / "sim")
+    for statement in ("from experiments.analysis.knorri.load import load_run", "import agents", "import rl.gym_env"):
+        imported = _in(tmp_path, sys.executable, "-c", statement)
+        last = (imported.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+        assert imported.returncode == 1 and last.startswith("sim.harness.HarnessShadowedError: "), (statement, last)
+        assert theirs in last and ours in last and "rename it" in last
+
+
 def test_2_a_shipped_config_is_run_by_its_name_and_listed(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # outside the repository: the name finds the installed file
     assert main(["run", "--list-configs"]) == 0
@@ -75,6 +89,7 @@ def test_2_a_shipped_config_is_run_by_its_name_and_listed(tmp_path, monkeypatch,
     assert main(["run", "--config", "seat_counts", "--seats", "3", "--hands", "6", "--out", "out", "--workers", "1",
                  "--no-progress"]) == 0
     assert read_manifest(tmp_path / "out")["config"]["name"] == "seat_counts"
+    capsys.readouterr()  # the run's own stderr (a compile notice on a first run after an edit) is not the refusal's
     assert main(["run", "--config", "seat_count"]) == 2
     err = capsys.readouterr().err
     assert "no shipped config has that name" in err and "seat_counts" in err and err.count("\n") == 1
@@ -175,16 +190,41 @@ def test_7_a_wheel_holds_only_the_current_tree_and_the_license(tmp_path):
     assert "MIT License" in license_text and "the knorri-sim authors" in license_text
 
 
-def test_7_the_docs_duckdb_snippet_reads_a_run_as_written(tmp_path, monkeypatch, capsys):
-    page = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
-    snippet = next(block for block in re.findall(r"```python\n(.*?)```", page, re.S) if "import duckdb" in block)
-    monkeypatch.chdir(tmp_path)
-    assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", "runs/r1", "--workers", "1",
-                 "--no-progress"]) == 0
+READERS = {  # each library the README shows reading a run, and what its snippet must print from it
+    "pandas": ("end_reason", "cycle_length", "first_seat"),
+    "duckdb": ("end_reason", "mean_phase2_actions", "out"),
+    "polars": ("end_reason", "mean_phase2_actions", "cycle_length"),
+}
+
+
+def reading_snippet(library: str) -> str:
+    """The README's (or, once it moves there, a docs page's) Python snippet that reads ``runs/r1/hands`` with
+    ``library``: the block that imports it and names that run."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            if re.search(rf"^import {library}\b", block, re.M) and "runs/r1/hands" in block:
+                return block
+    raise AssertionError(f"no Python snippet reading runs/r1/hands with {library} in README.md or docs/*.md")
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    """A folder holding ``runs/r1``, 40 hands of random at 4 seats: the run the README's snippets read."""
+    folder = tmp_path_factory.mktemp("readers")
+    assert main(["run", "--seats", "4", "--agents", "random", "--hands", "40", "--out", str(folder / "runs" / "r1"),
+                 "--workers", "1", "--no-progress"]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("library", sorted(READERS))
+def test_7_the_readmes_snippets_read_a_run_as_written(library, small_run, monkeypatch, capsys):
+    snippet = reading_snippet(library)
+    monkeypatch.chdir(small_run)
     capsys.readouterr()
-    exec(compile(snippet, "docs/experiments.md", "exec"), {})
+    exec(compile(snippet, f"the README's {library} snippet", "exec"), {})
     printed = capsys.readouterr().out
-    assert "end_reason" in printed and "mean_phase2_actions" in printed and "out" in printed
+    assert all(word in printed for word in READERS[library]), printed
 
 
 def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite_needs():
@@ -196,7 +236,8 @@ def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite
     assert set(extras) == {"rl", "s3", "test", "docs", "notebooks"}
     assert names("rl") == {"pettingzoo", "gymnasium", "open_spiel"}  # nothing for object storage
     assert names("s3") == {"moto", "s3fs", "fsspec"}
-    assert {"ipykernel", "ipywidgets"} <= names("notebooks")
+    assert {"ipykernel", "ipywidgets"} <= names("notebooks") and "polars" not in names("notebooks")
+    assert "polars" in names("test")  # the docs' polars snippet runs in the suite; notebooks do not use it
     assert names("docs") == {"mkdocs", "mkdocs-material", "mkdocstrings"}
     assert "mkdocstrings[python]>=0.25" in extras["docs"]
     assert "knorri-sim[rl,s3,notebooks,docs]" in extras["test"]

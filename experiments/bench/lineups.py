@@ -65,6 +65,11 @@ def deals_on(path: str, count: int) -> int:
     return count if path == COMPILED else max(1, count // REFERENCE_SHARE)
 
 
+def counted(count: int, row: str) -> str:
+    """``count`` rows named in the singular or plural as the count needs: ``1 hand``, ``2,000 hands``."""
+    return f"{count:,} {row if count == 1 else plural(row)}"
+
+
 def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     """Time the lineup ``args.agents`` of ``args.game`` on each path it can take and print one line per path."""
     from experiments.commands.common import game_settings
@@ -76,9 +81,10 @@ def run_lineup(args: argparse.Namespace, count: int | None) -> int:
     options = game_settings(args.game, len(specs), args.option)[2]
     count = count or DEFAULT_COUNT
     paths = PATHS if args.engine is None else (engine_word(args.engine, PATHS),)
-    unit = plural(games.adapter(args.game).ROW)
+    row = games.adapter(args.game).ROW
+    unit = plural(row)
     if not args.json:
-        timed = " and ".join(f"{deals_on(path, count):,} {unit} on the {path} path" for path in paths)
+        timed = " and ".join(f"{counted(deals_on(path, count), row)} on the {path} path" for path in paths)
         print(f"{games.game(args.game).title}, lineup {';'.join(specs)}: {unit} per CPU second (one core), "
               f"median of {args.repeat} timings after a warm-up; each timing plays {timed}.")
         print(f"{'path':<10} {unit + ' timed':>12} {unit + '/s':>12} {'CPU s':>8} {'wall s':>8} {'warm-up s':>10}")
