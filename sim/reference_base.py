@@ -11,6 +11,7 @@ gives every deck and every decision (``legal[next() % len(legal)]``).
 
 from __future__ import annotations
 
+import importlib
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
@@ -36,11 +37,21 @@ class ReferenceGame:
     NUM_ACTIONS: ClassVar[int]
     COPIED: ClassVar[tuple[str, ...]] = ()
     """List attributes a clone copies (one level deep) rather than shares."""
+    RENDER: ClassVar[str | None] = None
+    """The module that draws a position (its ``render_svg(deal)``), for ``_repr_svg_``; None: not drawn."""
 
     hands: list[int]
     decisions: list[int]
     end_reason: Any
     _to_move: int
+
+    def _repr_svg_(self) -> str | None:
+        """The position drawn as SVG, the whole deal face up: a notebook cell ending in an engine shows it as it
+        stands (None, nothing drawn, without ``RENDER``). The drawing is imported on first use: it imports the
+        engine."""
+        if self.RENDER is None:
+            return None
+        return importlib.import_module(self.RENDER).render_svg(self)
 
     @property
     def done(self) -> bool:

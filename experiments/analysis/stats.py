@@ -5,16 +5,22 @@ same cards (one ``cluster``: a table's deal group, played in every seating)
 are not independent, so means use a cluster-robust variance (the ratio
 estimator over clusters), and proportions a Wilson score interval on the
 effective sample size that variance implies.
+
+Each game's statistic is read from sufficient statistics (``experiments.analysis.load.Partial``: counts,
+histograms and cluster moments) that add up chunk by chunk, so a streamed run (``load.stream_run``) and a loaded
+one give the same numbers; a game's ``report_partials`` lists those its report reads.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.load import Partial, additive
 from experiments.runner.moments import MOMENTS, grouped_moments, mean_ci
 
 Z95 = 1.959964
@@ -164,3 +170,36 @@ def plain_keys(frame: pd.DataFrame, keys: Sequence[str], cluster: bool = True) -
 def by_keys(frame: pd.DataFrame, keys: Sequence[str]) -> dict[tuple, pd.Series]:
     """A partial's rows by the tuple of their ``keys``' values."""
     return {tuple(row[key] for key in keys): row for _, row in frame.iterrows()}
+
+
+class PartialsBySplit:
+    """A game's partials that take the columns splitting their table (``by``), each made once per kind and split.
+
+    ``partials(kind, by, make)`` returns the partial ``make(by)`` the first time and the same object after, so
+    every statistic of a run that asks for one split reads one partial, computed once."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, tuple[str, ...]], Partial] = {}
+
+    def __call__(self, kind: str, by: Sequence[str], make: Callable[[tuple[str, ...]], Partial]) -> Partial:
+        """The one partial of ``kind`` split by ``by`` (made by ``make`` on first use)."""
+        key = (kind, tuple(by))
+        if key not in self._made:
+            self._made[key] = make(tuple(by))
+        return self._made[key]
+
+
+def seat_zero_sum(unit: str) -> Partial:
+    """The partial counting the ``unit``s (``game``, ``match``: a column of the run's seats) whose seats' scores do
+    not add up to zero."""
+    def bad_units(run: Any) -> pd.DataFrame:
+        bad = run.seats.groupby(unit)["score"].sum() != 0
+        return pd.DataFrame({"bad": [int(bad.sum())]})
+
+    return additive("zero sum", [], bad_units)
+
+
+def bad_count(run: Any, partial: Partial) -> int:
+    """The ``bad`` total of a run's partial (0 for a run without rows): how many units a check found wrong."""
+    frame = run.partial(partial)
+    return int(frame["bad"].sum()) if not frame.empty else 0

@@ -46,6 +46,7 @@ class KnockoutWhistGame(ReferenceGame):
     """One game of Knockout Whist, from the deal of hand 1 to its winner."""
 
     NUM_ACTIONS = NUM_ACTIONS
+    RENDER = "sim.knockout_whist.render"
     COPIED = ("status", "out_hand", "dog_hand", "dog_saved", "log", "decisions", "scores", "hands", "dealt", "thrown",
               "exchanged", "tricks", "trick", "trick_seats")
 
@@ -124,12 +125,6 @@ class KnockoutWhistGame(ReferenceGame):
         self.winner: int | None = None
         self.end_reason: EndReason | None = None
         self.scores = [0] * n
-
-    def _repr_svg_(self) -> str:
-        """The position drawn as SVG, the whole deal face up: a notebook shows the game as it stands."""
-        from sim.knockout_whist.render import render_svg  # the drawing imports this engine
-
-        return render_svg(self)
 
     # ----- what anyone may ask -----------------------------------------------------------
 

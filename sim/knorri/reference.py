@@ -71,6 +71,7 @@ class KnorriHand(ReferenceGame):
 
     UNIT = "hand"
     NUM_ACTIONS = NUM_ACTIONS
+    RENDER = "sim.knorri.render"
     COPIED = ("hands", "scores", "log", "decisions")
 
     def __init__(
@@ -175,12 +176,6 @@ class KnorriHand(ReferenceGame):
         }]
         hand._remember_position()
         return hand
-
-    def _repr_svg_(self) -> str:
-        """The position drawn as SVG, the whole deal face up: a notebook shows the hand as it stands."""
-        from sim.knorri.render import render_svg  # the drawing imports this engine
-
-        return render_svg(self)
 
     # ----- what anyone may ask -----------------------------------------------------------
 

@@ -57,6 +57,7 @@ class KortMatch(ReferenceGame):
 
     UNIT = "match"
     NUM_ACTIONS = NUM_ACTIONS
+    RENDER = "sim.kort.render"
     n_seats = NUM_SEATS  # always four, in two teams; named like the other games' seat counts
     COPIED = ("wins", "rounds", "log", "decisions", "scores", "deck", "hands", "trick", "tricks", "lead_states",
               "declarations")
@@ -109,12 +110,6 @@ class KortMatch(ReferenceGame):
         self.winner_team: int | None = None
         self.end_reason: MatchEnd | None = None
         self.scores = [0] * NUM_SEATS
-
-    def _repr_svg_(self) -> str:
-        """The position drawn as SVG, the whole deal face up: a notebook shows the match as it stands."""
-        from sim.kort.render import render_svg  # the drawing imports this engine
-
-        return render_svg(self)
 
     # ----- what anyone may ask -----------------------------------------------------------
 

@@ -6,14 +6,11 @@ are one cluster. ``by`` names the game columns that split a table of results:
 ``("n_seats",)`` for one run of several tables, ``("variant",)`` or
 ``("variant", "n_seats")`` for runs of several variants loaded together.
 
-Each statistic is read from sufficient statistics (``experiments.analysis.load.Partial``: counts, histograms and
-cluster moments) that add up chunk by chunk, so a streamed run (``load.stream_run``) and a loaded one give the
-same numbers; ``report_partials`` lists those the report reads.
+Each statistic is read from sufficient statistics that add up chunk by chunk (``experiments.analysis.stats``
+says how); ``report_partials`` lists those the report reads.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -22,12 +19,15 @@ from experiments.analysis.knockout_whist.load import GameRun
 from experiments.analysis.load import Partial, additive
 from experiments.analysis.stats import (
     ZERO_MOMENTS,
+    PartialsBySplit,
+    bad_count,
     by_keys,
     counts_frame,
     grouped_sums,
     histogram_percentile,
     plain_keys,
     proportion_from_moments,
+    seat_zero_sum,
     stacked,
     tagged_moments,
 )
@@ -36,29 +36,15 @@ from sim.knockout_whist.adapter import END_REASONS
 from sim.knockout_whist.encoding import LAST_HAND
 
 BY = ("n_seats",)
-_PARTIALS: dict[tuple[str, tuple[str, ...]], Partial] = {}
+_partial = PartialsBySplit()
 
 
-def _partial(kind: str, by: tuple[str, ...], make: Callable[[tuple[str, ...]], Partial]) -> Partial:
-    """The one partial of ``kind`` split by ``by`` (made once, so a loaded run computes it once)."""
-    key = (kind, tuple(by))
-    if key not in _PARTIALS:
-        _PARTIALS[key] = make(tuple(by))
-    return _PARTIALS[key]
-
-
-def _zero_sum(run: GameRun) -> pd.DataFrame:
-    bad = run.seats.groupby("game")["score"].sum() != 0
-    return pd.DataFrame({"bad": [int(bad.sum())]})
-
-
-ZERO_SUM = additive("zero sum", [], _zero_sum)
+ZERO_SUM = seat_zero_sum("game")
 
 
 def zero_sum_violations(run: GameRun) -> int:
     """How many games' scores do not add up to zero (the rulings make every game zero-sum)."""
-    frame = run.partial(ZERO_SUM)
-    return int(frame["bad"].sum()) if not frame.empty else 0
+    return bad_count(run, ZERO_SUM)
 
 
 def _seat_wins(by: tuple[str, ...]) -> Partial:

@@ -7,6 +7,8 @@ and ratings figures every game shares.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -131,24 +133,36 @@ def cycle_length_figure(counts: pd.DataFrame) -> Figure:
 # ----- scores -----------------------------------------------------------------------------------------
 
 
-def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
-    """The share of seat-hands with each score, one panel per seat count, each titled with its seat-hands."""
+def _seat_count_panels(distribution: pd.DataFrame) -> tuple[Figure, list[tuple[Any, Any, pd.DataFrame]]]:
+    """A score-distribution figure's grid: one panel per seat count, two to a row when there are several, the spare
+    panel hidden; returns the figure and, per seat count in order, its axes, the count and its rows."""
     seat_counts = sorted(distribution["seats"].unique())
     cols = 2 if len(seat_counts) > 1 else 1
     rows = -(-len(seat_counts) // cols)
     figure, axes = new_figure(10, 3.4 * rows + 0.8, rows, cols)
+    for ax in axes[len(seat_counts):]:
+        ax.set_visible(False)
+    return figure, [(ax, seats, distribution[distribution["seats"] == seats])
+                    for ax, seats in zip(axes, seat_counts, strict=False)]
+
+
+def _score_axes(ax: Any, title: str, ylabel: str) -> None:
+    """Title a score-distribution panel and name its axes: whole points along x, ``ylabel`` up y."""
+    ax.set_title(title, fontsize=FONT["label"])
+    ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylabel(ylabel, fontsize=FONT["label"])
+
+
+def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
+    """The share of seat-hands with each score, one panel per seat count, each titled with its seat-hands."""
+    figure, panels = _seat_count_panels(distribution)
     names = []
-    for ax, seats in zip(axes, seat_counts, strict=False):
-        part = distribution[distribution["seats"] == seats]
+    for ax, seats, part in panels:
         ax.bar(part["score"], 100 * part["share"], color=SEAT_COLOURS.get(int(seats)), width=0.8)
         mean = float((part["score"] * part["share"]).sum())
         names.append(f"{int(part['seat_hands'].sum()):,} seat-hands")
-        ax.set_title(f"{seats} seats: {names[-1]} (mean {signed(mean, 3)})", fontsize=FONT["label"])
-        ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
-        ax.xaxis.get_major_locator().set_params(integer=True)
-        ax.set_ylabel("seat-hands (%)", fontsize=FONT["label"])
-    for ax in axes[len(seat_counts):]:
-        ax.set_visible(False)
+        _score_axes(ax, f"{seats} seats: {names[-1]} (mean {signed(mean, 3)})", "seat-hands (%)")
     title = "Score per seat and hand, by seat count"
     figure.suptitle(title, fontsize=FONT["title"])
     return declare(figure, title, "seat-hands (%)", names, None, "y from 0")
@@ -187,14 +201,10 @@ def seat_position_figure(positions: pd.DataFrame) -> Figure:
 
 def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     """The share of seat-hands with each score per agent, one panel per seat count, each agent's n in its legend."""
-    seat_counts = sorted(distribution["seats"].unique())
     colours = agent_colours(distribution["agent"].unique().tolist())
-    cols = 2 if len(seat_counts) > 1 else 1
-    rows = -(-len(seat_counts) // cols)
-    figure, axes = new_figure(10, 3.4 * rows + 0.8, rows, cols)
+    figure, panels = _seat_count_panels(distribution)
     names = []
-    for ax, seats in zip(axes, seat_counts, strict=False):
-        part = distribution[distribution["seats"] == seats]
+    for ax, seats, part in panels:
         agents = sorted(part["agent"].unique())
         width = 0.8 / len(agents)
         for i, agent in enumerate(agents):
@@ -202,13 +212,8 @@ def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
             names.append(f"{agent} (n = {int(mine['seat_hands'].sum()):,})")
             ax.bar(mine["score"] + (i - (len(agents) - 1) / 2) * width, 100 * mine["share"], width,
                    color=colours[agent], label=names[-1])
-        ax.set_title(f"{seats} seats", fontsize=FONT["label"])
-        ax.set_xlabel("score in the hand (points)", fontsize=FONT["label"])
-        ax.xaxis.get_major_locator().set_params(integer=True)
-        ax.set_ylabel("the agent's seat-hands (%)", fontsize=FONT["label"])
+        _score_axes(ax, f"{seats} seats", "the agent's seat-hands (%)")
         ax.legend(fontsize=FONT["tick"])
-    for ax in axes[len(seat_counts):]:
-        ax.set_visible(False)
     title = "Score per seat and hand, by agent and seat count"
     figure.suptitle(title, fontsize=FONT["title"])
     return declare(figure, title, "seat-hands (%)", names, None, "y from 0")

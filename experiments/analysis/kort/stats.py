@@ -6,14 +6,11 @@ are one cluster, and so are all their rounds. ``by`` names the columns that spli
 a table of results: ``("label",)`` (the default) gives one row per table of the
 run (its lineup, and its options when they are not the rules' defaults).
 
-Each statistic is read from sufficient statistics (``experiments.analysis.load.Partial``: counts, histograms and
-cluster moments) that add up chunk by chunk, so a streamed run (``load.stream_run``) and a loaded one give the
-same numbers; ``report_partials`` lists those the report reads.
+Each statistic is read from sufficient statistics that add up chunk by chunk (``experiments.analysis.stats``
+says how); ``report_partials`` lists those the report reads.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -22,12 +19,15 @@ from experiments.analysis.kort.load import KortRun
 from experiments.analysis.load import Partial, additive
 from experiments.analysis.stats import (
     ZERO_MOMENTS,
+    PartialsBySplit,
+    bad_count,
     by_keys,
     counts_frame,
     grouped_sums,
     histogram_percentile,
     plain_keys,
     proportion_from_moments,
+    seat_zero_sum,
     stacked,
     tagged_moments,
 )
@@ -44,15 +44,7 @@ HOLDER_SPLITS: dict[str, tuple[str, str]] = {
 }
 """The rounds ``holder_value`` splits the holder's win rate over: (column, value), or all rounds."""
 
-_PARTIALS: dict[tuple[str, tuple[str, ...]], Partial] = {}
-
-
-def _partial(kind: str, by: tuple[str, ...], make: Callable[[tuple[str, ...]], Partial]) -> Partial:
-    """The one partial of ``kind`` split by ``by`` (made once, so a loaded run computes it once)."""
-    key = (kind, tuple(by))
-    if key not in _PARTIALS:
-        _PARTIALS[key] = make(tuple(by))
-    return _PARTIALS[key]
+_partial = PartialsBySplit()
 
 
 def _with_sums(moments: pd.DataFrame, sums: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -63,19 +55,13 @@ def _with_sums(moments: pd.DataFrame, sums: pd.DataFrame, keys: list[str]) -> pd
     return joined
 
 
-def _zero_sum(run: KortRun) -> pd.DataFrame:
-    bad = run.seats.groupby("match")["score"].sum() != 0
-    return pd.DataFrame({"bad": [int(bad.sum())]})
-
-
-ZERO_SUM = additive("zero sum", [], _zero_sum)
+ZERO_SUM = seat_zero_sum("match")
 ROUND_COUNT = additive("round count", [], lambda run: pd.DataFrame({"rounds": [len(run.rounds)]}))
 
 
 def zero_sum_violations(run: KortRun) -> int:
     """How many matches' seat results do not add up to zero (each seat of the winners +1, of the others -1)."""
-    frame = run.partial(ZERO_SUM)
-    return int(frame["bad"].sum()) if not frame.empty else 0
+    return bad_count(run, ZERO_SUM)
 
 
 def round_count(run: KortRun) -> int:
