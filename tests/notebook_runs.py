@@ -1,0 +1,58 @@
+"""Running the project's notebooks in a kernel of this interpreter, for the notebook tests (split over two files so
+the test workers share them)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+from conftest import ROOT
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+NOTEBOOKS = ROOT / "notebooks"
+KERNEL = "knorri-sim-test"
+
+
+def make_kernel_dir(folder: Path) -> Path:
+    """A kernel spec in ``folder`` running this interpreter with the project importable, whatever is installed
+    where; returns ``folder``."""
+    spec = folder / KERNEL
+    spec.mkdir()
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "knorri-sim tests", "language": "python",
+        "env": {"PYTHONPATH": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline"},
+    }))
+    return folder
+
+
+def execute(name: str, kernel_dir, run_dir=None, **parameters) -> nbformat.NotebookNode:
+    """Run a notebook with ``RUN_DIR`` set in its parameters cell (left as None when ``run_dir`` is None; a notebook
+    that makes its own data has no ``RUN_DIR``).
+
+    Other ``parameters`` replace the value of the parameter cell's line ``NAME = ...``.
+    """
+    notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    cells = [cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])]
+    assert len(cells) == 1
+    if run_dir is not None:
+        assert "RUN_DIR = None" in cells[0].source
+        cells[0].source = cells[0].source.replace("RUN_DIR = None", f"RUN_DIR = {str(run_dir)!r}")
+    lines = cells[0].source.splitlines()
+    for key, value in parameters.items():
+        index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
+        lines[index] = f"{key} = {value!r}"
+    cells[0].source = "\n".join(lines)
+    manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))
+    client = NotebookClient(notebook, km=manager, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute()
+    return notebook
+
+
+def images(notebook: nbformat.NotebookNode) -> int:
+    """How many PNG figures the executed notebook drew."""
+    return sum("image/png" in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
