@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -314,6 +314,16 @@ def complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
                              f"(0 of {manifest.get('chunks_total', '?')}): let the run finish, or resume it with "
                              f"knorri-sim run --resume {folder}")
     return paths
+
+
+def iter_shard_batches(paths: Sequence[Path], columns: list[str], batch_size: int = 65_536) -> Iterator[pa.RecordBatch]:
+    """The ``columns`` of the shards at ``paths`` as record batches, in order, one shard open at a time.
+
+    Not a ``pyarrow.dataset``: a dataset keeps every shard's footer once it has read it, about 110 KB a Knorri
+    shard, 0.5 GB over a 100M-hand run's 5,000 shards; this holds one shard's and one batch's."""
+    for path in paths:
+        with pq.ParquetFile(path) as shard:
+            yield from shard.iter_batches(batch_size=batch_size, columns=columns)
 
 
 def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[str]]) -> pa.Table:

@@ -12,9 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pyarrow.dataset as ds
-
-from experiments.analysis.load import complete_shards
+from experiments.analysis.load import complete_shards, iter_shard_batches
 from experiments.errors import UsageError
 from experiments.replay.build import run_replay
 from experiments.replay.page import write_page
@@ -43,8 +41,8 @@ def first_hand_of_each_reason(run: Any) -> dict[str, int]:
     run's complete shards (a run of any size)."""
     first: dict[str, int] = {}
     order: list[str] = []
-    shards = [str(path) for path in complete_shards(run.folder, run.manifest)]
-    for batch in ds.dataset(shards, format="parquet").to_batches(columns=["hand_index", "end_reason"]):
+    shards = complete_shards(run.folder, run.manifest)
+    for batch in iter_shard_batches(shards, ["hand_index", "end_reason"]):
         frame = batch.to_pandas()
         order += [str(reason) for reason in frame["end_reason"].cat.categories if str(reason) not in order]
         for reason, index in frame.groupby("end_reason", observed=True)["hand_index"].min().items():

@@ -20,12 +20,11 @@ from typing import Any
 import duckdb
 import numpy as np
 import pandas as pd
-import pyarrow.dataset as ds
 
 from experiments.analysis.duck import WHERE, moments_of, moments_sql, quantile_of_counts, sql_list, summed
 from experiments.analysis.knorri.cutoffs import CutoffRun, register_hands, run_slices
 from experiments.analysis.ladder import Rater
-from experiments.analysis.load import RunFolderError, read_manifest
+from experiments.analysis.load import RunFolderError, iter_shard_batches, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
 from experiments.runner.execute import run_experiment
 from experiments.runner.moments import mean_ci
@@ -183,9 +182,8 @@ def stream_ratings(run: CutoffRun) -> pd.DataFrame:
     scores_col = [f"score_{s}" for s in range(run.width)]
     names = sorted({spec for table in run.manifest["config"]["tables"] for spec in table["agents"]})
     code = {name: i for i, name in enumerate(names)}  # the shards' dictionary is these specs (runner.schema)
-    dataset = ds.dataset([str(path) for path in run.paths], format="parquet", partitioning=None)
     tally = Rater(names)
-    for batch in dataset.to_batches(columns=agents_col + scores_col, batch_size=RATING_BATCH):
+    for batch in iter_shard_batches(run.paths, agents_col + scores_col, RATING_BATCH):
         rows = batch.num_rows
         agent = np.full((rows, run.width), -1, dtype=np.int64)
         value = np.full((rows, run.width), -np.inf)
