@@ -146,21 +146,21 @@ def agent_effects(con: duckdb.DuckDBPyConnection, width: int, keys: str, parts: 
     """Per seat count and agent, over every paired seat-hand of the views ``hands`` and ``other``: the mean score in
     each run and the paired difference (second minus first), each with its 95% half-width over deal groups
     (cluster moments, ``experiments.runner.moments``); and how many hands paired."""
-    seat_columns = ", ".join(f"a.agent_{s}::VARCHAR AS agent_{s}, a.score_{s}::BIGINT AS first_{s}, "
-                             f"b.score_{s}::BIGINT AS second_{s}" for s in range(width))
-    pairs = f"""(SELECT a.n_seats::INTEGER AS seats, a."table" AS t, a.deal_group AS g, {seat_columns}
-                 FROM (SELECT * FROM hands a WHERE {WHERE}) a JOIN (SELECT * FROM other b WHERE {WHERE}) b
-                 USING ({keys}))"""
-    seats = " UNION ALL ".join(
-        f"""SELECT seats, agent_{s} AS agent, t, g, first_{s} AS first, second_{s} AS second
-            FROM pairs WHERE agent_{s} IS NOT NULL""" for s in range(width))
+    def seat_list(expression: str) -> str:  # one list of the seats' values, unnested to a row per seat below
+        return "[" + ", ".join(expression.format(s=s) for s in range(width)) + "]"
+
+    joined = f"(SELECT * FROM hands a WHERE {WHERE}) a JOIN (SELECT * FROM other b WHERE {WHERE}) b USING ({keys})"
+    pairs = f"""(SELECT a.n_seats::INTEGER AS seats, a."table" AS t, a.deal_group AS g,
+                        unnest({seat_list("a.agent_{s}::VARCHAR")}) AS agent,
+                        unnest({seat_list("a.score_{s}::BIGINT")}) AS first,
+                        unnest({seat_list("b.score_{s}::BIGINT")}) AS second
+                 FROM {joined})"""
     both = ("a", "b")
-    counted = summed(con, f"WITH pairs AS {pairs} SELECT count(*) AS paired FROM pairs", [], parts, views, both)
+    counted = summed(con, f"SELECT count(*) AS paired FROM {joined}", [], parts, views, both)
     paired = int(counted["paired"].iloc[0])
     frame = summed(con, f"""
-        WITH pairs AS MATERIALIZED {pairs},
-             per AS (SELECT seats, agent, t, g, count(*) AS n, sum(first) AS first, sum(second) AS second,
-                            sum(second - first) AS diff FROM ({seats}) GROUP BY ALL)
+        WITH per AS (SELECT seats, agent, t, g, count(*) AS n, sum(first) AS first, sum(second) AS second,
+                            sum(second - first) AS diff FROM {pairs} WHERE agent IS NOT NULL GROUP BY ALL)
         SELECT seats, agent, count(*) AS groups, sum(n)::BIGINT AS rows, sum(n * n)::BIGINT AS rows_sq,
                {moments_sql("first", "first")}, {moments_sql("second", "second")}, {moments_sql("diff", "diff")}
         FROM per GROUP BY ALL""", ["seats", "agent"], parts, views, both)
