@@ -54,34 +54,45 @@ def row_field(column: int, doc: str) -> Any:
     Every game's step API names its fields this way (``to_move = row_field(I_TO_MOVE, ...)``), so
     the reading is written once; the column is frozen into the machine code as a constant.
     """
-    @njit(**config.INLINED_KERNEL)
     def read(row: np.ndarray) -> int:
         return row[column]
 
-    read.__doc__ = doc
-    return read
+    return _accessor(read, column, doc)
 
 
 def row_field_at(column: int, doc: str) -> Any:
     """A compiled accessor ``read(row, i) -> row[column + i]`` with ``doc``: a per-seat (or per-team, per-trick)
     block of a game's state fields, i being the seat, team or trick ``doc`` names."""
-    @njit(**config.INLINED_KERNEL)
     def read(row: np.ndarray, i: int) -> int:
         return row[column + i]
 
-    read.__doc__ = doc
-    return read
+    return _accessor(read, column, doc)
 
 
 def row_flag(column: int, doc: str) -> Any:
     """A compiled accessor ``read(row) -> row[column] >= 0`` with ``doc``: a field that is -1 until something
     happens (the game's end reason: ``is_over``)."""
-    @njit(**config.INLINED_KERNEL)
     def read(row: np.ndarray) -> bool:
         return row[column] >= 0
 
+    return _accessor(read, column, doc)
+
+
+def _accessor(read: Any, column: int, doc: str) -> Any:
+    """``read`` compiled, named after its column (``read_c12``) before numba sees it.
+
+    Numba names a compiled function's machine-code symbol by its qualified name, its argument types
+    and a counter of the process that compiled it, and links a caller with every callee's symbol
+    assuming one name means one body. Two accessors of one factory (same qualified name) compiled in
+    different processes could get the same counter, and so the same symbol, while reading different
+    columns: a kernel loading both from the cache then called one body for both (seen: Knockout
+    Whist's mcts lineup, cached after a Knorri run had compiled some accessors, played different
+    games). With the column in the name, one symbol means one column, hence one body.
+    """
+    read.__name__ = f"{read.__name__}_c{column}"
+    read.__qualname__ = f"{read.__qualname__}_c{column}"
     read.__doc__ = doc
-    return read
+    return njit(**config.INLINED_KERNEL)(read)
 
 
 @njit(**config.INLINED_KERNEL)

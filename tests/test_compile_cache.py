@@ -119,6 +119,50 @@ def test_compiled_code_follows_an_edited_constant_in_a_file_the_kernel_only_impo
     assert second["folder"] != first["folder"] and not Path(first["folder"]).exists()
 
 
+# Compile the three state-row accessors of one column (argv[1]), or load those of columns 1 and 2 and read
+# them all from one kernel: each must read its own column.
+ACCESSORS = """
+import json, sys
+import numpy as np
+from numba import njit
+from sim.compiled_bits import row_field, row_field_at, row_flag
+row = np.array([7, -1, 5, 9], dtype=np.int64)
+if sys.argv[1] != "both":
+    column = int(sys.argv[1])
+    print(row_field(column, "")(row), row_field_at(column, "")(row, 1), row_flag(column, "")(row))
+else:
+    field1, at1, flag1 = row_field(1, ""), row_field_at(1, ""), row_flag(1, "")
+    field2, at2, flag2 = row_field(2, ""), row_field_at(2, ""), row_flag(2, "")
+
+    @njit
+    def read_all(r):
+        return field1(r), field2(r), at1(r, 1), at2(r, 1), flag1(r), flag2(r)
+
+    print(json.dumps([int(v) for v in read_all(row)]))
+"""
+
+
+def _accessors(tree: Path, base: Path, which: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(tree), compile_cache.BASE_ENV: str(base)}
+    done = subprocess.run([sys.executable, "-c", ACCESSORS, which], cwd=tree, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_accessors_of_other_columns_compiled_by_other_processes_keep_their_columns_in_one_kernel(tmp_path):
+    # Numba names machine code by qualified name and a per-process counter: two processes compiling the
+    # same factory's accessor for different columns gave both one symbol, and a kernel linking the two
+    # cached bodies read one column twice (a Knockout Whist run cached after a Knorri run played other games).
+    tree = tmp_path / "tree"
+    for package in compile_cache.SOURCE_PACKAGES:
+        shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "cache"
+    assert _accessors(tree, base, "1").split() == ["-1", "5", "False"]
+    assert _accessors(tree, base, "2").split() == ["5", "9", "True"]
+    assert json.loads(_accessors(tree, base, "both")) == [-1, 5, 5, 9, 0, 1]
+
+
 @pytest.fixture
 def scratch_cache(monkeypatch, tmp_path):
     """The CLI pointed at a scratch cache folder (the real one stays untouched), with two stale trees' code."""
