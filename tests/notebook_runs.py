@@ -56,3 +56,13 @@ def execute(name: str, kernel_dir, run_dir=None, **parameters) -> nbformat.Noteb
 def images(notebook: nbformat.NotebookNode) -> int:
     """How many PNG figures the executed notebook drew."""
     return sum("image/png" in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+def errors(notebook: nbformat.NotebookNode) -> list:
+    """The error outputs of every cell: an executed notebook should have none."""
+    return [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def printed(notebook: nbformat.NotebookNode) -> str:
+    """Everything the notebook's cells printed, in order."""
+    return "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))

@@ -6,7 +6,7 @@ ladder run.
 from __future__ import annotations
 
 import pytest
-from notebook_runs import execute, images, make_kernel_dir
+from notebook_runs import errors, execute, images, make_kernel_dir, printed
 
 from experiments.analysis.knockout_whist import sample as knockout_whist_sample
 from experiments.analysis.kort import sample as kort_sample
@@ -30,31 +30,28 @@ def kort_run_dir(tmp_path_factory):
 
 def test_knockout_whist_notebook_draws_seats_lengths_dogs_variants_and_the_ladder(kernel_dir, knockout_whist_run_dir):
     notebook = execute("knockout_whist", kernel_dir, knockout_whist_run_dir, VARIANT_GAMES=600, LADDER_GAMES=60)
-    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
-    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-    assert "600 games from" in printed and "zero-sum violations: 0" in printed
-    assert "4,200 games in 7 variants: default, dogs_life=false, safe_first_hand=true" in printed
+    assert not errors(notebook)
+    text = printed(notebook)
+    assert "600 games from" in text and "zero-sum violations: 0" in text
+    assert "4,200 games in 7 variants: default, dogs_life=false, safe_first_hand=true" in text
     assert images(notebook) == 11
 
 
 def test_kort_notebook_draws_results_the_trump_holder_match_length_and_the_ladder_of_teams(kernel_dir, kort_run_dir):
     notebook = execute("kort", kernel_dir, kort_run_dir, LADDER_MATCHES=16, REDEAL_MATCHES=16)
-    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
-    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-    assert "120 matches and " in printed and "zero-sum violations: 0" in printed
-    assert "the redeal rule's value to greedy: " in printed and "over 16 matches" in printed
+    assert not errors(notebook)
+    text = printed(notebook)
+    assert "120 matches and " in text and "zero-sum violations: 0" in text
+    assert "the redeal rule's value to greedy: " in text and "over 16 matches" in text
     assert images(notebook) == 5
 
 
 def test_rl_quickstart_trains_through_the_vector_env_and_plots_its_curve_beside_random_and_greedy(kernel_dir):
     notebook = execute("rl_quickstart", kernel_dir, NUM_ENVS=32, WINDOW=48, TRAIN_SECONDS=3.0, EVAL_HANDS=64)
-    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
-    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-    assert "training hands in" in printed
-    assert all(f"{name:8s} mean score per hand" in printed for name in ("learned", "random", "greedy"))
+    assert not errors(notebook)
+    text = printed(notebook)
+    assert "training hands in" in text
+    assert all(f"{name:8s} mean score per hand" in text for name in ("learned", "random", "greedy"))
     assert images(notebook) == 1
 
 

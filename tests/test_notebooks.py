@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from notebook_runs import NOTEBOOKS, execute, images, make_kernel_dir
+from notebook_runs import NOTEBOOKS, errors, execute, images, make_kernel_dir, printed
 
 from experiments.analysis.knorri.sample import make_small_run
 
@@ -28,15 +28,14 @@ def run_dir(tmp_path_factory):
 def test_notebook_runs_on_a_given_run_and_draws_its_figures(name, figures, kernel_dir, run_dir):
     notebook = execute(name, kernel_dir, run_dir)
     assert images(notebook) == figures
-    errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
+    assert not errors(notebook)
 
 
 def test_notebook_makes_its_own_small_run_when_given_none(kernel_dir):
     notebook = execute("cutoffs", kernel_dir, SAMPLE_HANDS=60)
-    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
-    assert "knorri-sample-" in printed and "240 hands from" in printed
-    assert "counterfactual: cap=20000, repeat=0 in" in printed and "Ratings: the ranking" in printed
+    text = printed(notebook)
+    assert "knorri-sample-" in text and "240 hands from" in text
+    assert "counterfactual: cap=20000, repeat=0 in" in text and "Ratings: the ranking" in text
     assert images(notebook) == 9
 
 
