@@ -18,11 +18,14 @@ def _tasks(**raw):
 
 
 def test_a_long_compiled_run_is_estimated_from_the_engines_rate_at_its_seat_count_measured_now():
-    tasks = _tasks(seats=[4], agents=["random"], hands=50_000_000)
+    # long enough to be over LONG_RUN_SECONDS at any rate the engine reaches (50M hands was not, on a quiet machine:
+    # 4 seats sampled at 142,000 hands a CPU second come to 176 s on two workers, and no line was printed)
+    hands = 500_000_000
+    tasks = _tasks(seats=[4], agents=["random"], hands=hands)
     guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
     assert "hands at 4 seats" in guess.basis and "on the compiled engine" in guess.basis
     rate = float(guess.basis.split("(")[1].split(" a CPU second")[0].replace(",", ""))
-    assert guess.seconds == pytest.approx(50_000_000 / rate / 2, rel=1e-3) and guess.action_bytes is None
+    assert guess.seconds == pytest.approx(hands / rate / 2, rel=1e-3) and guess.action_bytes is None
     # the engine's sampled rate, not the adapter's slowest-seat-count figure: 4 seats play far faster than 6
     assert rate > games.adapter("knorri").BENCH.compiled_rows_per_s
     line = estimate.warning(guess, 2)
