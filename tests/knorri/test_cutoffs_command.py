@@ -64,7 +64,6 @@ def test_cutoffs_writes_into_the_run_folder_by_default(run_dir, capsys):
 def test_shares_from_the_database_equal_the_in_memory_statistics(run_dir):
     run = cutoffs.open_cutoff_run(run_dir)
     with cutoffs.connect() as con:
-        cutoffs.register_hands(con, run)
         bounded = cutoffs.cutoff_shares(con, run)
     in_memory = stats.cutoff_rates(load_run(run_dir))
     joined = in_memory.merge(bounded, on=["table", "reason"], suffixes=("", "_db"))
@@ -82,7 +81,6 @@ def test_streamed_ratings_equal_the_ladders_ratings(run_dir):
 def test_kaplan_meier_from_weighted_lengths_equals_the_fit_over_every_hand(run_dir):
     run = cutoffs.open_cutoff_run(run_dir)
     with cutoffs.connect() as con:
-        cutoffs.register_hands(con, run)
         counts = cutoffs.length_counts(con, run)
     hands = pd.read_parquet(run_dir / "hands", columns=["table", "phase2_actions", "end_reason"])
     for table, part in counts.groupby("t"):

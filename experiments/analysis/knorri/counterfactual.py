@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.duck import WHERE, moments_of, moments_sql, quantile_of_counts, sql_list, summed
-from experiments.analysis.knorri.cutoffs import CutoffRun, register_hands, run_slices
+from experiments.analysis.knorri.cutoffs import CutoffRun, run_slices
 from experiments.analysis.ladder import Rater
 from experiments.analysis.load import RunFolderError, iter_shard_batches, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
@@ -86,11 +86,10 @@ def _compared(config: dict) -> dict:
 
 
 def compare_runs(con: duckdb.DuckDBPyConnection, first: CutoffRun, second: CutoffRun) -> Counterfactual:
-    """Pair ``second`` with ``first`` (registered as the view ``hands``) by seed and seating, in DuckDB, one slice
-    of whole deal groups at a time (both runs deal the same hands to the same deal groups): every count, histogram
-    and cluster moment below adds up over the slices, so memory does not grow with the runs."""
+    """Pair ``second`` with ``first`` by seed and seating, in DuckDB, one slice of whole deal groups at a time (both
+    runs deal the same hands to the same deal groups; each slice's shards are the views ``hands`` and ``other``):
+    every count, histogram and cluster moment below adds up over the slices, so memory does not grow with the runs."""
     check_pairable(first, second)
-    register_hands(con, second, "other")
     keys = ", ".join(f'"{key}"' for key in PAIR_KEYS)
     width = min(first.width, second.width)
     parts = run_slices(first)

@@ -33,7 +33,6 @@ from experiments.analysis.duck import (
     moments_of,
     moments_sql,
     quantile_of_counts,
-    register_shards,
     shard_index,
     slices,
     sql_list,
@@ -94,11 +93,6 @@ def open_cutoff_run(folder: str | Path) -> CutoffRun:
                      tables=lineup_table(manifest), chunks_total=chunks_total(manifest, paths),
                      shards=shard_index(paths),
                      options=dict(manifest["config"].get("options") or {}))
-
-
-def register_hands(con: duckdb.DuckDBPyConnection, run: CutoffRun, name: str = "hands") -> str:
-    """Make ``name`` a view of the run's complete shards (read lazily, column by column) and return it."""
-    return register_shards(con, run.paths, name)
 
 
 def run_slices(run: CutoffRun) -> list[Slice | None]:
@@ -341,7 +335,6 @@ def analyse(folder: str | Path, counterfactual: str | Path | None = None) -> Cut
     run = open_cutoff_run(folder)
     other = open_cutoff_run(counterfactual) if counterfactual is not None else None
     with connect() as con:
-        register_hands(con, run)
         result = CutoffAnalysis(run=run, shares=cutoff_shares(con, run), anatomy=loop_anatomy(con, run),
                                 survival=hand_survival(con, run))
         if other is not None:
