@@ -52,7 +52,7 @@ from sim.knorri.compiled import (
     legal_actions,
     new_position,
     next_u64,
-    play_to_end,
+    play_out_result,
     play_to_end_seats,
     policy_action,
     score,
@@ -143,7 +143,7 @@ def _final_values(ints, values):
 @njit(**config.STEP_KERNEL)
 def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
     """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
-    play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+    play_out_result(cards, ints, deck, rng, keys, records, slots, legal, policy)
     _final_values(ints, values)
 
 

@@ -16,7 +16,7 @@ from sim.errors import GameInputError
 from sim.knorri import compiled
 from sim.knorri.compiled.batch import END_REASONS, KnorriBatch, play_batch, rollout_scores
 from sim.knorri.compiled.policies import GREEDY, PROTOCOL, RANDOM
-from sim.knorri.compiled.state import I_CAP, I_REPEAT, RNG_DEAL
+from sim.knorri.compiled.state import I_CAP, I_END_REASON, I_PHASE2_ACTIONS, I_REPEAT, RNG_DEAL
 from sim.knorri.reference import KnorriHand
 from sim.rng import GOLDEN_GAMMA, SplitMix64
 from sim.seating import play_with_agents
@@ -221,3 +221,30 @@ def test_every_repeat_hands_loop_is_consistent_and_has_a_choice(n_seats, rules, 
     assert (results.cycle_seats[repeat] > 0).all() and (results.cycle_seats[repeat] < 1 << n_seats).all()
     for name in ANATOMY:
         assert (getattr(results, name)[~repeat] == -1).all(), name
+
+
+def _greedy_hand(n_seats, seed, cap):
+    position = compiled.new_position(cap, 0)
+    compiled.deal_hand(*position, n_seats, seed % n_seats, np.uint64(seed), cap, 0)
+    return position
+
+
+@pytest.mark.parametrize("n_seats", [3, 4, 5, 6])
+def test_a_greedy_playout_with_the_repeat_check_off_jumps_its_loop_to_the_caps_exact_end(n_seats):
+    """``play_out_result`` skips whole laps of a greedy loop under ``repeat=0``: the hand must end at the cap in
+    the very position, with the very scores, that playing every lap gives (caps that fall mid-lap included)."""
+    legal = np.zeros(compiled.NUM_ACTIONS, dtype=np.int64)
+    looped = 0
+    for seed in range(300):
+        for cap in (7, 61, 1500, 20000 if seed % 10 == 0 else 2003):
+            played, jumped = _greedy_hand(n_seats, seed, cap), _greedy_hand(n_seats, seed, cap)
+            compiled.play_to_end(*played, legal, GREEDY)
+            compiled.play_out_result(*jumped, legal, GREEDY)
+            (cards, ints), (cards2, ints2) = played[:2], jumped[:2]
+            for field in (I_END_REASON, I_PHASE2_ACTIONS):
+                assert ints2[field] == ints[field], (seed, cap)
+            assert compiled.scores(ints2) == compiled.scores(ints), (seed, cap)
+            assert [compiled.held(cards2, s) for s in range(n_seats)] == [compiled.held(cards, s)
+                                                                         for s in range(n_seats)]
+            looped += cap == 1500 and ints[I_END_REASON] == END_REASONS.index("cap")
+    assert looped >= 1  # greedy tables loop in a few percent of hands, so some hands went round to the cap

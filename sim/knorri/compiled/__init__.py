@@ -36,18 +36,27 @@ from numba import njit
 from sim import config
 from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64, row_field, row_field_at, row_flag
 from sim.knorri.compiled.encode import encode_hand
-from sim.knorri.compiled.history import FREE_SLOT, history_capacity, slot_table_size
+from sim.knorri.compiled.history import (
+    FREE_SLOT,
+    equals_position_row,
+    history_capacity,
+    slot_table_size,
+    write_position_row,
+)
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, legal_actions
+from sim.knorri.compiled.moves import cut_off
 from sim.knorri.compiled.policies import GREEDY, RANDOM, decide
 from sim.knorri.compiled.policies import choose as policy_action
 from sim.knorri.compiled.state import (
     C_HAND,
     C_TABLE,
+    END_CAP,
     I_CAP,
     I_END_REASON,
     I_HIST_LEN,
     I_N_SEATS,
     I_PHASE,
+    I_PHASE2_ACTIONS,
     I_REPEAT,
     I_SCORE,
     I_TO_MOVE,
@@ -87,6 +96,7 @@ __all__ = [
     "new_position",
     "next_u64",
     "phase_of",
+    "play_out_result",
     "play_to_end",
     "play_to_end_seats",
     "policy_action",
@@ -171,6 +181,55 @@ def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.n
     while ints[I_END_REASON] < 0:
         seat = ints[I_TO_MOVE]
         apply_action(cards, ints, deck, rng, keys, records, slots, decide(policy, seat, cards, ints, rng, legal))
+
+
+@njit(**config.PASTED_KERNEL)
+def play_out_result(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+                    records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policy: int) -> None:
+    """``play_to_end`` for a search that reads only how the hand ends: the same end reason, final position and
+    scores, without playing out a greedy loop to a far cap.
+
+    With ``GREEDY`` at every seat and the repeat check off (``repeat=0``), every choice is a
+    function of the position, so a hand that comes back to a position goes round that loop until
+    the cap (at ``cap=20000``, thousands of laps a playout). Brent's cycle search (one saved
+    position, compared field by field at every step, saved again after 1, 2, 4, ... steps) finds
+    a loop within about two laps of entering it; the hand then plays only the steps that the cap
+    leaves after whole laps, and ends by the cap there. The laps skipped are missing from the
+    counters of decisions and the crc, which no search reads. Any other policy or rule plays as
+    ``play_to_end`` does.
+    """
+    if policy != GREEDY or ints[I_REPEAT] != 0 or records.shape[0] == 0:
+        play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+        return
+    saved_row = records.shape[0] - 1  # with the repeat check off no history row is ever read
+    saved, lap, power = False, 0, 1
+    while ints[I_END_REASON] < 0:
+        seat = ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, keys, records, slots, decide(GREEDY, seat, cards, ints, rng, legal))
+        if ints[I_END_REASON] >= 0 or ints[I_PHASE] != 2:
+            continue
+        if saved:
+            lap += 1
+            if equals_position_row(cards, ints, records, saved_row):
+                _finish_on_loop(cards, ints, deck, rng, keys, records, slots, legal, lap)
+                return
+        if not saved or lap == power:
+            write_position_row(cards, ints, records, saved_row)
+            power, lap = (power * 2 if saved else 1), 0
+            saved = True
+
+
+@njit(**config.INLINED_KERNEL)
+def _finish_on_loop(cards, ints, deck, rng, keys, records, slots, legal, lap):
+    """End a greedy hand that is back at the position it held ``lap`` actions ago: it holds at the cap the position
+    it holds after the cap's remainder of whole laps."""
+    cap = ints[I_CAP]
+    for _ in range((cap - ints[I_PHASE2_ACTIONS]) % lap):
+        seat = ints[I_TO_MOVE]
+        apply_action(cards, ints, deck, rng, keys, records, slots, decide(GREEDY, seat, cards, ints, rng, legal))
+    if ints[I_END_REASON] < 0:
+        ints[I_PHASE2_ACTIONS] = cap
+        cut_off(cards, ints, END_CAP)
 
 
 phase_of = row_field(I_PHASE, "1 while the stock is being turned, 2 while the cards are played out.")

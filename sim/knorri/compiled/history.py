@@ -74,7 +74,7 @@ def home_slot(slots, key):
 
 
 @njit(**config.INLINED_KERNEL)
-def _write_row(cards, ints, records, row):
+def write_position_row(cards, ints, records, row):
     """The current position as a full history row."""
     write_row(cards, ints[state.I_N_SEATS], records, row, cards[state.C_TRICK_LO], cards[state.C_TRICK_HI],
               _position_meta(ints))
@@ -106,7 +106,7 @@ def _load_row(cards, ints, records, row):
 
 
 @njit(**config.INLINED_KERNEL)
-def _equals_row(cards, ints, records, row):
+def equals_position_row(cards, ints, records, row):
     """Whether full history row ``row`` holds the current position, field by field."""
     if (records[row, state.R_META] != U64(_position_meta(ints))
             or records[row, state.R_TRICK_LO] != cards[state.C_TRICK_LO]
@@ -129,17 +129,17 @@ def is_remembered(cards, ints, records, index):
     current position put back.
     """
     if records[index, state.R_META] & state.STEP_ROW == 0:
-        return _equals_row(cards, ints, records, index)
+        return equals_position_row(cards, ints, records, index)
     spare = ints[state.I_HIST_LEN]
     hands_hash, needed = cards[state.C_HANDS_HASH], ints[state.I_NEEDED]
-    _write_row(cards, ints, records, spare)
+    write_position_row(cards, ints, records, spare)
     start = index - 1
     while records[start, state.R_META] & state.STEP_ROW:
         start -= 1
     _load_row(cards, ints, records, start)
     for row in range(start + 1, index + 1):
         move(cards, ints, ints[state.I_TO_MOVE], np.int64(records[row, state.R_META] & ~state.STEP_ROW))
-    same = _equals_row(cards, ints, records, spare)
+    same = equals_position_row(cards, ints, records, spare)
     _load_row(cards, ints, records, spare)
     cards[state.C_HANDS_HASH], ints[state.I_NEEDED] = hands_hash, needed
     return same
@@ -158,7 +158,7 @@ def remember(cards, ints, keys, records, slots, key, slot, action):
         slots[slot] = ints[state.I_PHASE2_ACTIONS]  # when the position was reached (see find_position)
     if index == 0:
         ints[state.I_HIST_BASE] = ints[state.I_PHASE2_ACTIONS]
-        _write_row(cards, ints, records, index)
+        write_position_row(cards, ints, records, index)
     else:
         records[index, state.R_META] = state.STEP_ROW | U64(action)
     ints[state.I_HIST_LEN] = index + 1
@@ -249,7 +249,7 @@ def record_cycle(cards, ints, records, first_seen):
     stop = ints[state.I_PHASE2_ACTIONS] - base
     spare = ints[state.I_HIST_LEN]
     hands_hash, needed = cards[state.C_HANDS_HASH], ints[state.I_NEEDED]
-    _write_row(cards, ints, records, spare)
+    write_position_row(cards, ints, records, spare)
     choices, seats, log2_paths = np.int64(0), np.int64(0), 0.0
     for index in range(start, stop):
         if index > start:
