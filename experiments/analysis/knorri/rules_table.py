@@ -1,0 +1,126 @@
+"""The table of cut-offs under three rule sets side by side, from real runs: the README's table, rebuilt by anyone.
+
+A row per table (lineup and seat count) and rule set: the hands played, the repeat and cap shares with their
+95% intervals over deal groups, the median ``cycle_log2_paths`` of the repeat hands, and, for the rule sets that
+cut hands off at a repeat, the share of those cut-off hands that ended when the same deals were played again
+without a repeat rule (the third run of each group, its counterfactual: ``knorri-sim cutoffs --counterfactual``).
+Every figure comes from ``experiments.analysis.knorri.cutoffs`` and ``counterfactual``, in bounded memory::
+
+    python -m experiments.analysis.knorri.rules_table DEFAULT_RUN THREEFOLD_RUN NOREPEAT_RUN [...]
+
+Runs are given in groups of three of one config and seed: the default rules, a threefold repetition and no
+repetition rule. A run still playing is read as far as it got, and its rows say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.analysis.duck import connect
+from experiments.analysis.knorri.counterfactual import compare_runs
+from experiments.analysis.knorri.cutoffs import CutoffRun, cutoff_shares, loop_anatomy, open_cutoff_run
+from experiments.analysis.load import RunFolderError
+from sim import games
+
+COLUMNS = ("lineup", "seats", "rules", "hands", "repeat %", "cap %", "median log2 paths",
+           "cut-off hands that ended with no repeat rule")
+
+
+def rules_label(run: CutoffRun) -> str:
+    """The rule set a run played under, as the table names it: ``default``, ``repeat=3``, ``repeat=0 cap=20000``
+    (only the options that differ from the game's defaults)."""
+    defaults = {option.name: option.default for option in games.adapter(run.game).OPTIONS}
+    changed = [f"{name}={value}" for name, value in sorted(run.options.items(), key=lambda item: item[0] != "repeat")
+               if str(value) != str(defaults.get(name))]
+    return " ".join(changed) or "default"
+
+
+def share_text(row: pd.Series) -> str:
+    """A share as a percentage with its 95% interval: ``3.59 (3.47–3.70)``."""
+    return f"{100 * row['share']:.2f} ({100 * row['low']:.2f}–{100 * row['high']:.2f})"
+
+
+def ended_text(outcome: pd.DataFrame) -> str:
+    """How many of a table's cut-off hands ended once the repeat rule was off, over those paired so far."""
+    cut, paired, ended = (int(outcome[name].sum()) for name in ("cut", "paired", "ended"))
+    if cut == 0:
+        return "n/a (none cut off)"
+    if paired == 0:
+        return f"not played yet (of {cut:,})"
+    text = f"{100 * ended / paired:.1f}% of {paired:,}"
+    return text if paired == cut else f"{text} paired (of {cut:,})"
+
+
+def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str, object]]:
+    """The table's rows for one run (one per lineup and seat count), paired with ``counterfactual`` if given."""
+    with connect() as con:
+        shares = cutoff_shares(con, run)
+        anatomy = loop_anatomy(con, run).summary.set_index("seats")
+        outcomes = compare_runs(con, run, counterfactual).outcomes if counterfactual is not None else None
+    rows = []
+    for table, part in shares.groupby("table", sort=True):
+        by_reason = part.set_index("reason")
+        seats = int(part["seats"].iloc[0])
+        median = anatomy["paths_median"].get(seats) if int(by_reason.loc["repeat", "cutoffs"]) else None
+        ended = "n/a"
+        if outcomes is not None:
+            ended = ended_text(outcomes[outcomes["table"] == table])
+        hands = int(by_reason.loc["repeat", "hands"])
+        rows.append({
+            "lineup": part["lineup"].iloc[0], "seats": seats, "rules": rules_label(run),
+            "hands": f"{hands:,}" if run.complete else f"{hands:,} (still playing)",
+            "repeat %": share_text(by_reason.loc["repeat"]), "cap %": share_text(by_reason.loc["cap"]),
+            "median log2 paths": "n/a" if median is None or pd.isna(median) else f"{median:.1f}",
+            "cut-off hands that ended with no repeat rule": ended,
+        })
+    return rows
+
+
+def rules_table(groups: Sequence[tuple[Path, Path, Path]]) -> pd.DataFrame:
+    """Every row of every group of runs (default, threefold, no repeat), sorted by lineup, seats and rule set."""
+    rows = []
+    for default, threefold, norepeat in groups:
+        runs = [open_cutoff_run(folder) for folder in (default, threefold, norepeat)]
+        for run in runs[:2]:
+            rows += run_rows(run, runs[2])
+        rows += run_rows(runs[2], None)
+    order = {"default": 0, "repeat=3": 1}
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame["_order"] = frame["rules"].map(lambda rules: order.get(rules, 2))
+    return frame.sort_values(["lineup", "seats", "_order"], kind="stable").drop(columns="_order")
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """The table as Markdown, a line a row."""
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + " --- |" * len(frame.columns)]
+    lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the table of the runs named on the command line (groups of three) as Markdown."""
+    parser = argparse.ArgumentParser(prog="python -m experiments.analysis.knorri.rules_table", description=__doc__
+                                     .split("\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path,
+                        help="run folders in groups of three: default rules, repeat=3, repeat=0 (its counterfactual)")
+    args = parser.parse_args(argv)
+    if len(args.runs) % 3:
+        print(f"rules_table: {len(args.runs)} run folders given; give them in groups of three "
+              "(default rules, repeat=3, repeat=0 cap=N)", file=sys.stderr)
+        return 2
+    groups = [tuple(args.runs[i:i + 3]) for i in range(0, len(args.runs), 3)]
+    try:
+        print(markdown(rules_table(groups)))
+    except (RunFolderError, ValueError) as error:
+        print(f"rules_table: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
