@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from agents.base import Agent, make_agent
+from agents.lineup import split_agent_specs
 from rl.games import GameFacts, deal_seed, facts
 from sim.errors import GameInputError
 from sim.games import DEFAULT_GAME, adapter
@@ -67,8 +68,9 @@ class EpisodeSeeds:
 
 
 def lineup(spec: str | Sequence[str], n_seats: int, seat: int) -> list[str]:
-    """The specs of the seats other than ``seat``, in seat order: one spec for all, or ``"a;b;c"`` one per seat."""
-    specs = [s.strip() for s in spec.split(";")] if isinstance(spec, str) else [s.strip() for s in spec]
+    """The specs of the seats other than ``seat``, in seat order: one spec for all, or one per seat (``"a;b;c"``,
+    read by the one lineup parser, ``agents.lineup``)."""
+    specs = split_agent_specs(spec, "opponents")
     if len(specs) == 1:
         specs = specs * (n_seats - 1)
     if len(specs) != n_seats - 1:

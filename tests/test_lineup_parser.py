@@ -1,4 +1,4 @@
-"""The one lineup parser: every command and config reads ``--agents`` the same way (``experiments.runner.lineup``)."""
+"""The one lineup parser: every command and config reads ``--agents`` the same way (``agents.lineup``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import json
 import pytest
 
 from agents.base import AgentSpecError
+from agents.lineup import LineupError, fill_seats, parse_lineup, split_agent_specs
 from experiments.cli import main
-from experiments.errors import ConfigError
-from experiments.runner.lineup import fill_seats, parse_lineup, split_agent_specs
 
 
 def test_a_semicolon_separates_specs_and_commas_then_stay_inside_them():
@@ -21,7 +20,7 @@ def test_without_a_semicolon_a_comma_starts_a_spec_unless_a_key_value_follows():
 
 
 def test_an_empty_piece_is_refused_and_named():
-    with pytest.raises(ConfigError, match=r"piece 2 of 3 \(split at ';'\) is empty"):
+    with pytest.raises(LineupError, match=r"piece 2 of 3 \(split at ';'\) is empty"):
         split_agent_specs("random;;greedy")
 
 
@@ -35,7 +34,7 @@ def test_one_spec_fills_every_seat():
 
 
 def test_a_lineup_of_another_length_than_the_seats_is_refused():
-    with pytest.raises(ConfigError, match="--agents: 2 agent specs for 3 seats"):
+    with pytest.raises(LineupError, match="--agents: 2 agent specs for 3 seats"):
         fill_seats(["random", "greedy"], 3)
 
 
@@ -57,3 +56,12 @@ def test_bench_reads_a_comma_separated_lineup_as_run_does(capsys):
                  "reference", "--json"]) == 0
     case = json.loads(capsys.readouterr().out.splitlines()[0])
     assert case["agents"] == "random;greedy;random" and case["seats"] == 3
+
+
+def test_an_rl_environments_opponents_are_read_by_the_same_parser():
+    from rl.common import lineup
+
+    assert lineup("random,mcts:iters=40,c=1.4,greedy", 4, 0) == ["random", "mcts:iters=40,c=1.4", "greedy"]
+    assert lineup("greedy", 4, 2) == ["greedy"] * 3
+    with pytest.raises(LineupError, match=r"opponents 'random;;greedy': piece 2 of 3 \(split at ';'\) is empty"):
+        lineup("random;;greedy", 4, 0)

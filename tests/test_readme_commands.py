@@ -37,8 +37,8 @@ from pathlib import Path
 import pytest
 
 from agents.base import parse_spec
+from agents.lineup import split_agent_specs
 from experiments.cli import main
-from experiments.runner.lineup import split_agent_specs
 from experiments.runner.storage import read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent

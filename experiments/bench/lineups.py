@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.lineup import parse_lineup, split_agent_specs
 from experiments.runner import routes
-from experiments.runner.lineup import parse_lineup, split_agent_specs
 from experiments.runner.seating import check_specs
 from sim import games
 from sim.contract import check_seats, plural

@@ -63,9 +63,9 @@ def engine_only(args: argparse.Namespace) -> int:
     """Play the run's chunks through their routes only, on ``--workers`` processes; print the row count."""
     from joblib import Parallel, delayed
 
+    from agents.lineup import split_agent_specs
     from experiments.runner.config import build_config
     from experiments.runner.execute import plan_run
-    from experiments.runner.lineup import split_agent_specs
 
     config = build_config({"seats": args.seats, "agents": split_agent_specs(args.agents), "assign": args.assign,
                            "hands": args.hands, "seed": args.seed, "workers": args.workers,

@@ -14,13 +14,13 @@ import sys
 import time
 from typing import Any
 
+from agents.lineup import split_agent_specs
 from experiments.duel.play import BATCH_DEALS, MIN_DEALS, UNDECIDED, DuelResult, DuelState, duel_setup, play_duel
 from experiments.duel.sprt import H0, H1, Sprt
 from experiments.errors import UsageError
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import option_settings
 from experiments.runner.execute import RunStopped
-from experiments.runner.lineup import split_agent_specs
 from experiments.runner.plan import table_plans
 from sim import games
 from sim.contract import plural

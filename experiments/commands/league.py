@@ -21,9 +21,9 @@ from pathlib import Path
 
 import matplotlib
 
+from agents.lineup import split_agent_specs
 from experiments.league import format_result, run_league
 from experiments.runner.config import ConfigError, option_settings
-from experiments.runner.lineup import split_agent_specs
 from sim import games
 
 LEAGUE_FIGURE = "league_ratings.png"

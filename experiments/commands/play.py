@@ -13,9 +13,9 @@ import argparse
 import json
 from types import ModuleType
 
+from agents.lineup import parse_lineup
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.errors import UsageError
-from experiments.runner.lineup import parse_lineup
 from experiments.runner.seating import build_agent
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed

@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from agents.lineup import parse_lineup
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.commands.play import MAX_SEED
 from experiments.errors import UsageError
 from experiments.replay.build import fresh_replay, run_replay
 from experiments.replay.page import write_page
-from experiments.runner.lineup import parse_lineup
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from agents.lineup import split_agent_specs
 from experiments.errors import print_trace
 from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
@@ -50,7 +51,6 @@ from experiments.runner.execute import (
     run_tables,
     workers_for,
 )
-from experiments.runner.lineup import split_agent_specs
 from experiments.runner.plan import check_lineups, rounding_note
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder

@@ -16,8 +16,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agents.lineup import LineupError, fill_seats, split_agent_specs
 from experiments.errors import ConfigError
-from experiments.runner.lineup import fill_seats, split_agent_specs
 from sim import games
 from sim.contract import check_seats
 from sim.engine_words import AUTO, engine_word
@@ -216,7 +216,10 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     except GameInputError as error:
         raise ConfigError(f"{where}: {error}") from None
     assign = _choice(raw.get("assign", "fixed"), ASSIGN_MODES, "assign", where)
-    tables = _tables(raw, assign, where, adapter)
+    try:
+        tables = _tables(raw, assign, where, adapter)
+    except LineupError as error:  # a config the runner refuses, like every other key's error
+        raise ConfigError(str(error)) from None
     hands, matches = raw.get("hands"), raw.get("matches")
     if hands is not None and matches is not None:
         raise ConfigError(f"{where}: give hands or matches, not both")

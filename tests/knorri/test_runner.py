@@ -12,10 +12,10 @@ import pytest
 from conftest import ROOT
 
 from agents.base import known_agents, parse_spec
+from agents.lineup import split_agent_specs
 from experiments.cli import main
 from experiments.runner.config import ConfigError, TableConfig, build_config, load_file
 from experiments.runner.execute import run_experiment
-from experiments.runner.lineup import split_agent_specs
 from experiments.runner.plan import arrangements, check_lineups, table_plans
 from experiments.runner.schema import hand_fields, hands_schema, markdown_table, run_categories
 from experiments.runner.seating import agent_maker

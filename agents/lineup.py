@@ -1,18 +1,21 @@
-"""Lineups as the user writes them, read in one place for every command and config file.
+"""Lineups as the user writes them, read in one place for every command, config file and RL environment.
 
-``--agents`` (``run``, ``play``, ``replay``, ``bench``, ``league``, ``duel``'s ``--others``) and a config's
-``agents`` key are read here alone: split on ``;`` if the text has one, else at the commas that start a
-new spec (a spec's own parameters follow commas too: ``mcts:iters=400,c=1.4``); an empty piece, or a
-spec that is not written as a spec (a trailing ``:``), is refused in one line naming it; and, where a
-table's seats are known, one spec fills every seat.
+``--agents`` (``run``, ``play``, ``replay``, ``bench``, ``league``, ``duel``'s ``--others``), a config's
+``agents`` key and an RL environment's ``opponents`` are read here alone: split on ``;`` if the text has one,
+else at the commas that start a new spec (a spec's own parameters follow commas too: ``mcts:iters=400,c=1.4``);
+an empty piece, or a spec that is not written as a spec (a trailing ``:``), is refused in one line naming it;
+and, where a table's seats are known, one spec fills every seat.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.base import parse_spec
-from experiments.errors import ConfigError
+from agents.base import AgentSpecError, parse_spec
+
+
+class LineupError(AgentSpecError):
+    """A lineup the user wrote that names no spec in some place, or too few or too many for the seats."""
 
 
 def split_agent_specs(text: str | Sequence[str], where: str = "--agents") -> list[str]:
@@ -29,12 +32,12 @@ def split_agent_specs(text: str | Sequence[str], where: str = "--agents") -> lis
     else:
         separator, pieces, shown = None, [str(piece).strip() for piece in text], where
     if not pieces:
-        raise ConfigError(f"{where}: name at least one agent spec")
+        raise LineupError(f"{where}: name at least one agent spec")
     for number, piece in enumerate(pieces, 1):
         if not piece:
             split = f" (split at {separator!r})" if separator else ""
             between = f"give one spec between each two {separator!r}" if separator else "give a spec in every place"
-            raise ConfigError(f"{shown}: piece {number} of {len(pieces)}{split} is empty: {between}")
+            raise LineupError(f"{shown}: piece {number} of {len(pieces)}{split} is empty: {between}")
     specs: list[str] = []
     for piece in pieces:
         continues = separator == "," and "=" in piece and ":" not in piece.split("=", 1)[0]
@@ -51,7 +54,7 @@ def fill_seats(specs: Sequence[str], n_seats: int, where: str = "--agents") -> l
     """One spec per seat: a single spec fills every seat, otherwise there must be exactly one per seat."""
     specs = list(specs) * n_seats if len(specs) == 1 else list(specs)
     if len(specs) != n_seats:
-        raise ConfigError(f"{where}: {len(specs)} agent specs for {n_seats} seats: give one for every seat, "
+        raise LineupError(f"{where}: {len(specs)} agent specs for {n_seats} seats: give one for every seat, "
                           "or one for all")
     return specs
 
