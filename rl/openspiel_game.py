@@ -147,6 +147,21 @@ class CardGameState(pyspiel.State):
             deal.legal = deal.game.legal_actions()
         return deal.legal
 
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (default: the one to move): what ``pyspiel.State.legal_actions`` gives,
+        answered here for Python callers without OpenSpiel's round trips through the other Python methods."""
+        deal = self._deal
+        mover = deal.player
+        if mover == TERMINAL:
+            return []
+        if mover == CHANCE:
+            return list(range(256))
+        if player is not None and player != mover:
+            return []
+        if deal.legal is None:
+            deal.legal = deal.game.legal_actions()
+        return list(deal.legal)
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next seed byte: 256 equally likely values."""
         return CHANCE_OUTCOMES

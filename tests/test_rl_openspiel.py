@@ -123,6 +123,21 @@ def test_a_clone_is_independent_of_its_original(name, params):
         assert not state.is_terminal() and state.game.decisions != twin.game.decisions
 
 
+@pytest.mark.parametrize("name, params", GAMES)
+def test_legal_actions_answered_in_python_are_openspiels_own(name, params):
+    for state in random_states(name, params, 10, seed=2):
+        game = state.get_game()
+        chance, finished = game.new_initial_state(), state.clone()
+        while not finished.is_terminal():
+            finished.apply_action(finished.legal_actions()[0])
+        for probe in (chance, state, finished):
+            for player in [None, *range(probe.num_players())]:
+                ours = probe.legal_actions() if player is None else probe.legal_actions(player)
+                theirs = (pyspiel.State.legal_actions(probe) if player is None
+                          else pyspiel.State.legal_actions(probe, player))
+                assert ours == theirs
+
+
 def test_a_knorri_clone_draws_its_redeals_from_its_own_stream():
     from rl.openspiel_worlds import clone_game
     from sim.knorri.reference import KnorriHand
