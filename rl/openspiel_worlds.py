@@ -13,12 +13,16 @@ uniform over the deals that fit what the seat has seen, under these constraints:
 - Knockout Whist: the other seats' hands, their thrown-away cards and the stock left
   are one pool of unseen cards; a seat that did not follow the suit led this hand
   (dogs excepted: a dog need not follow) holds none of that suit, and in the
-  rainbow hand no seat in the game was dealt a rainbow.
+  rainbow hand no seat in the game was dealt a rainbow. An exchange in progress keeps
+  its number of cards picked (drawn from the mover's new hand).
 - Kort: the other seats' hands (and, before the deal is complete, the deck) are
   drawn from the unseen cards; a seat that did not follow the suit led this deal
   holds none of that suit, and the holder's 13th card stays in its hand once shown.
-  What a lead's restriction or an automatic declaration reveals of a hand is not
-  used, so a drawn deal may contradict it.
+  What leads and declarations revealed of a hand (a Trop's trump lead, an automatic
+  Sar, a choice offered) is kept too: a draw stands only if the deal, dealt again
+  from it, replays the deal's decisions to the same public log. After
+  ``KORT_REPLAY_TRIES`` draws that do not, a placement fitting the voids alone stands.
+  A Bavan vote already cast but not yet shown stays as it was.
 
 The draw is by rejection (uniform shuffles until one fits). If none fits within
 ``REJECTION_TRIES`` shuffles (hands late in a deal with several voids), the cards are
@@ -46,6 +50,8 @@ from sim.rng import SplitMix64
 
 REJECTION_TRIES = 2000
 """Uniform shuffles tried before the unseen cards are placed by matching instead."""
+KORT_REPLAY_TRIES = 200
+"""Kort's draws replayed against the deal's public log before settling for one that only fits the voids."""
 
 ALL_SUITS = 0b1111
 
@@ -80,13 +86,14 @@ def fresh_stream(rng: random.Random) -> Callable[[], list[int]]:
 
 
 def place_cards(cards: Sequence[int], capacities: Sequence[int], allowed: Sequence[int], rng: random.Random,
-                accept: Callable[[list[int]], bool] | None = None) -> list[int]:
+                accept: Callable[[list[int]], bool] | None = None, tries: int = REJECTION_TRIES) -> list[int]:
     """Deal ``cards`` into places of the given sizes (which add up to their number), a place taking only cards of
     the suits in its ``allowed`` mask (bit s: suit s); returns each place's card set. Uniform over the fits (and
-    over those ``accept`` takes) by rejection, then by matching (consistent, not uniform) if rejection runs out."""
+    over those ``accept`` takes) by rejection over ``tries`` shuffles, then by matching (fitting the suits, not
+    uniform, and not asked of ``accept``) if rejection runs out."""
     pool = list(cards)
     assert sum(capacities) == len(pool)
-    for _ in range(REJECTION_TRIES):
+    for _ in range(tries):
         rng.shuffle(pool)
         sets, start = [], 0
         for size, suits in zip(capacities, allowed, strict=True):
@@ -242,23 +249,21 @@ def _resample_whist(game: KnockoutWhistGame, seat: int, rng: random.Random) -> K
 
 
 def _resample_kort(match: KortMatch, seat: int, rng: random.Random) -> KortMatch:
-    twin = match.clone()
-    twin._draw = fresh_stream(rng)
-    holder = match.holder
-    positions = kort_rules.deal_positions(holder)
-    if match.phase == KortPhase.TRUMP:  # only the holder's five cards are dealt
-        known = set(range(FIRST_PACKET)) if seat == holder else set()
+    if match.phase == KortPhase.TRUMP:  # only the holder's five cards are dealt: the rest of the deck is unseen
+        twin = match.clone()
+        twin._draw = fresh_stream(rng)
+        known = set(range(FIRST_PACKET)) if seat == match.holder else set()
         hidden = [p for p in range(52) if p not in known]
         cards = [match.deck[p] for p in hidden]
         rng.shuffle(cards)
-        deck = list(match.deck)
         for p, card in zip(hidden, cards, strict=True):
-            deck[p] = card
-        twin.deck = deck
+            twin.deck[p] = card
         twin.hands = [0] * 4
-        twin.hands[holder] = kort_rules.holders_first_cards(deck)
+        twin.hands[match.holder] = kort_rules.holders_first_cards(twin.deck)
         return twin
-    events = _events_since(match.log, lambda event: event["kind"] == "deal")
+    holder = match.holder
+    deal_at = max(i for i, event in enumerate(match.log) if event["kind"] == "deal")
+    events = match.log[deal_at:]
     tricks = [[tuple(play) for play in event["plays"]] for event in events if event["kind"] == "trick"]
     tricks.append(list(match.trick))
     played: dict[int, int] = {}
@@ -272,18 +277,66 @@ def _resample_kort(match: KortMatch, seat: int, rng: random.Random) -> KortMatch
     unseen = FULL_DECK & ~sum(played.values()) & ~match.hands[seat] & ~pinned
     capacities = [match.hands[s].bit_count() - (1 if s == holder and pinned else 0) for s in others]
     allowed = [ALL_SUITS & ~voids.get(s, 0) for s in others]
-    sets = place_cards(card_list(unseen), capacities, allowed, rng)
+    decisions = _kort_deal_decisions(match, events)
+    replayed: list[KortMatch] = []
+
+    def replays(sets: list[int]) -> bool:
+        """Whether the deal dealt from these hands replays to the same public log (what leads and declarations
+        revealed of the hands included); the replayed match is kept."""
+        hands = list(match.hands)
+        for index, s in enumerate(others):
+            hands[s] = sets[index] | (pinned if s == holder else 0)
+        twin = _replay_kort_deal(match, deal_at, decisions, _kort_deck(match, hands, played, seat, rng),
+                                 fresh_stream(rng))
+        if twin is None:
+            return False
+        replayed.append(twin)
+        return True
+
+    sets = place_cards(card_list(unseen), capacities, allowed, rng, replays, tries=KORT_REPLAY_TRIES)
+    if replayed:  # the draw accepted, replayed
+        return replayed[-1]
+    twin = match.clone()  # no draw replayed within the tries: the matching's fit of the voids alone
+    twin._draw = fresh_stream(rng)
     for index, s in enumerate(others):
         twin.hands[s] = sets[index] | (pinned if s == holder else 0)
-    twin.deck = _kort_deck(match, twin.hands, played, positions, seat, rng)
+    twin.deck = _kort_deck(match, twin.hands, played, seat, rng)
     return twin
 
 
-def _kort_deck(match: KortMatch, hands: list[int], played: dict[int, int], positions: list[list[int]], seat: int,
-               rng: random.Random) -> list[int]:
+def _kort_deal_decisions(match: KortMatch, events: Sequence[dict]) -> list[int]:
+    """The decisions taken since the current deal began, read back from the log: the trump choice, every lead and
+    follow, every declaration asked for, and the Bavan votes cast (a pending one too)."""
+    count = sum(1 for event in events if event["kind"] in ("trump", "play")
+                or (event["kind"] == "declare" and not event["automatic"]))
+    count += sum(len(event["votes"]) for event in events if event["kind"] == "bavan_vote")
+    count += len(match._votes) if match.phase == KortPhase.VOTE else 0
+    return list(match.decisions[len(match.decisions) - count:])
+
+
+def _replay_kort_deal(match: KortMatch, deal_at: int, decisions: Sequence[int], deck: list[int],
+                      later: Callable[[], list[int]]) -> KortMatch | None:
+    """The match with its current deal dealt again from ``deck`` and its decisions replayed (later decks from
+    ``later``); None if a decision is illegal there or the public log comes out different."""
+    twin = match.clone()
+    twin.log = twin.log[:deal_at]
+    twin.decisions = twin.decisions[:len(twin.decisions) - len(decisions)]
+    decks = iter([deck])
+    twin._draw = lambda: next(decks, None) or later()
+    twin._start_round(match.holder, match.deal_no)
+    twin._draw = later
+    for action in decisions:
+        if action not in twin.legal_actions():
+            return None
+        twin.apply(action)
+    return twin if twin.log == match.log and twin.to_move == match.to_move else None
+
+
+def _kort_deck(match: KortMatch, hands: list[int], played: dict[int, int], seat: int, rng: random.Random) -> list[int]:
     """A deck that deals the drawn hands (each seat's cards now and played): the seat's own positions and the
     holder's shown 13th card as they were, every other seat's cards in a random order over its positions."""
     deck = list(match.deck)
+    positions = kort_rules.deal_positions(match.holder)
     for s in range(4):
         if s == seat:
             continue

@@ -198,6 +198,29 @@ def test_a_resampled_state_agrees_with_the_movers_information_state(name, params
                 world.apply_action(world.legal_actions()[0])
 
 
+def test_a_resampled_kort_deal_replays_to_the_same_public_log_from_its_own_deck():
+    """What leads and declarations revealed holds in the drawn world: its deck, dealt afresh at the deal's start by
+    the engine's public constructor, replays the deal's decisions to the same public events."""
+    from rl.openspiel_worlds import _kort_deal_decisions
+    from sim.kort.reference import KortMatch
+
+    sampler = pyspiel.UniformProbabilitySampler(6, 0.0, 1.0)
+    checked = 0
+    for state in random_states("python_kort", {"target_wins": 3}, 40, seed=4):
+        match = state.game
+        if int(match.phase) == 0 or match.deal_no:
+            continue
+        world = state.resample_from_infostate(state.current_player(), sampler).game
+        start = max(i for i, event in enumerate(match.log) if event["kind"] == "deal")
+        again = KortMatch.at_round({"target_wins": 3}, match.holder, lambda world=world: list(world.deck),
+                                   wins=tuple(match.wins), round_no=match.round_no)
+        for action in _kort_deal_decisions(match, match.log[start:]):
+            again.apply(action)
+        assert again.log[1:] == match.log[start + 1:] and again.hands == world.hands
+        checked += 1
+    assert checked >= 10
+
+
 def test_unseen_cards_are_placed_by_matching_when_shuffles_rarely_fit():
     import random
 
