@@ -6,6 +6,8 @@ All on one core in CPU time (``time.process_time``), each figure the median of
 - **clone**: ``state.clone()`` in microseconds, for each game (Knorri and Knockout
   Whist at ``--seats``, Kort at its four), on states reached by random play (repeat
   r times a fresh state, some 5 to 60 decisions into a deal).
+- **late clone** (``--late-deals N``, 0 to skip): the same, once, on the state before the
+  last decision of the longest of N random deals of each game (the longest log to copy).
 - **random loop** (Knorri at ``--seats``): decisions per CPU second of exactly this
   loop, deal after deal for ``--seconds`` CPU seconds a repeat (the deals' seed bytes
   and ``new_initial_state`` are inside the timing, only decisions are counted)::
@@ -20,7 +22,7 @@ All on one core in CPU time (``time.process_time``), each figure the median of
 - **random_sim_test** (``--sim-test N``, 0 to skip): CPU seconds of
   ``pyspiel.random_sim_test(game, num_sims=N, serialize=True)`` on Knorri at five players.
 
-    python -m experiments.bench.openspiel_speed --repeats 5 --sim-test 20
+    python -m experiments.bench.openspiel_speed --repeats 5 --sim-test 5 --late-deals 200
 """
 
 from __future__ import annotations
@@ -66,6 +68,33 @@ def clone_micros(game: pyspiel.Game, rng: random.Random, clones: int) -> float:
     return (time.process_time() - start) / clones * 1e6
 
 
+def late_clone_micros(game: pyspiel.Game, rng: random.Random, deals: int, clones: int) -> tuple[float, int]:
+    """CPU microseconds of one clone of the state before the last decision of the longest of ``deals`` random deals
+    (its information-state strings asked for first, so their cached log text is copied too), and its decisions."""
+    longest, seed = -1, b""
+    for _ in range(deals):
+        seed_bytes, actions = rng.randbytes(openspiel_game.SEED_BYTES), 0
+        state = game.new_initial_state()
+        for byte in seed_bytes:
+            state.apply_action(byte)
+        replay = random.Random(seed_bytes)
+        while not state.is_terminal():
+            state.apply_action(replay.choice(state.legal_actions()))
+            actions += 1
+        if actions > longest:
+            longest, seed = actions, seed_bytes
+    state, replay = game.new_initial_state(), random.Random(seed)
+    for byte in seed:
+        state.apply_action(byte)
+    for _ in range(longest - 1):
+        state.apply_action(replay.choice(state.legal_actions()))
+    state.information_state_string(state.current_player())
+    start = time.process_time()
+    for _ in range(clones):
+        state.clone()
+    return (time.process_time() - start) / clones * 1e6, longest
+
+
 def decisions_per_second(game: pyspiel.Game, rng: random.Random, seconds: float) -> float:
     """Decisions per CPU second of the random loop in this module's docstring, run for ``seconds``."""
     decisions = 0
@@ -89,16 +118,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--clones", type=int, default=2000, help="clones timed per repeat")
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds of random play per repeat")
+    parser.add_argument("--late-deals", type=int, default=0, help="random deals whose longest is cloned late")
     parser.add_argument("--sim-test", type=int, default=0, help="random_sim_test's num_sims on 5-seat Knorri")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.repeats < 1 or args.clones < 1 or args.seconds <= 0 or args.sim_test < 0:
-        parser.error("--repeats and --clones must be at least 1, --seconds above 0, --sim-test 0 or more")
+    if args.repeats < 1 or args.clones < 1 or args.seconds <= 0 or args.sim_test < 0 or args.late_deals < 0:
+        parser.error("--repeats and --clones must be at least 1, --seconds above 0, --sim-test and --late-deals 0 "
+                     "or more")
     rng = random.Random(args.seed)
     for name in GAMES:
         game = load(name, args.seats)
         runs = [clone_micros(game, rng, args.clones) for _ in range(args.repeats)]
         print(f"clone {name}: {statistics.median(runs):.1f} us (runs: {', '.join(f'{r:.1f}' for r in runs)})")
+        if args.late_deals:
+            micros, decisions = late_clone_micros(game, rng, args.late_deals, args.clones)
+            print(f"late clone {name}: {micros:.1f} us, before the last of {decisions} decisions "
+                  f"(the longest of {args.late_deals} deals)")
     game = load("knorri", args.seats)
     runs = [decisions_per_second(game, rng, args.seconds) for _ in range(args.repeats)]
     print(f"random loop knorri ({args.seats} seats): {statistics.median(runs):,.0f} decisions per CPU second "
