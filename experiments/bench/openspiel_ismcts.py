@@ -153,6 +153,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.deals <= 0 or args.calibrate <= 0:
         parser.error("--deals and --calibrate must be at least 1")
+    if not 3 <= args.seats <= 6:
+        parser.error(f"Knorri is for 3 to 6 seats, not {args.seats}")
+    if args.budget_ms is not None and args.budget_ms <= 0:
+        parser.error("--budget-ms must be above 0")
+    try:
+        make_agent(args.others, game="knorri")
+    except ValueError as error:  # an unknown spec, or parameters its agent does not take
+        parser.error(f"--others: {error}")
     rows_path = None if args.out is None else args.out.with_suffix(".jsonl")
     rows: list[dict] = []
     budget = None if args.budget_ms is None else args.budget_ms / 1000

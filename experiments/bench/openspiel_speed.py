@@ -125,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.repeats < 1 or args.clones < 1 or args.seconds <= 0 or args.sim_test < 0 or args.late_deals < 0:
         parser.error("--repeats and --clones must be at least 1, --seconds above 0, --sim-test and --late-deals 0 "
                      "or more")
+    if not 3 <= args.seats <= 6:
+        parser.error(f"--seats is for Knorri and Knockout Whist together: 3 to 6, not {args.seats}")
     rng = random.Random(args.seed)
     for name in GAMES:
         game = load(name, args.seats)
