@@ -13,11 +13,16 @@ everything public, the public log included); its observation string leaves out t
 
 An algorithm that clones states (OpenSpiel's ``MCTSBot``) searches the true state,
 hidden cards and the seed's later decks included: it plays with perfect information.
+``resample_from_infostate`` gives a state the seat cannot tell from the true one, its
+unseen cards drawn afresh (``rl.openspiel_worlds``), so OpenSpiel's ``ISMCTSBot``
+searches only what the seat may know. A clone costs a few microseconds: the state keeps
+the reference game behind one object whose deep copy is the engine's own ``clone``.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import fields
 from typing import Any
 
@@ -25,6 +30,7 @@ import numpy as np
 import pyspiel
 
 from rl.games import GameFacts, learning_games
+from rl.openspiel_worlds import clone_game, resample_game
 from sim.games import adapter
 from sim.reference_base import ReferenceGame
 
@@ -77,65 +83,144 @@ class CardGame(pyspiel.Game):
         return ReferenceObserver(iig_obs_type is not None and iig_obs_type.perfect_recall)
 
 
+class DealState:
+    """Everything a ``CardGameState`` holds, in one object, so that OpenSpiel's clone copies it with one call.
+
+    OpenSpiel clones a Python state by building a fresh one and deep-copying each entry of its ``__dict__``: with
+    the reference game behind one ``__deepcopy__`` the copy is the engine's own ``clone`` (a few list copies),
+    not a generic walk over every log event. ``legal`` caches the mover's legal actions (never mutated, so shared);
+    ``player`` is OpenSpiel's current player, kept up to date by every action.
+    """
+
+    __slots__ = ("seed_bytes", "game", "legal", "player", "log_lines")
+
+    def __init__(self) -> None:
+        self.seed_bytes: tuple[int, ...] = ()
+        self.game: ReferenceGame | None = None
+        self.legal: list[int] | None = None
+        self.player = CHANCE
+        self.log_lines: list[str] = []  # the public log's events as JSON, filled in by ``public_log``
+
+    def __deepcopy__(self, memo: dict) -> DealState:
+        twin = DealState.__new__(DealState)
+        twin.seed_bytes, twin.legal, twin.player = self.seed_bytes, self.legal, self.player
+        twin.game = None if self.game is None else clone_game(self.game)
+        twin.log_lines = self.log_lines[:]
+        return twin
+
+    def settle(self) -> None:
+        """Refresh the cached player after the game moved (and forget the legal actions)."""
+        game = self.game
+        self.legal = None
+        self.player = CHANCE if game is None else TERMINAL if game.end_reason is not None else game._to_move
+
+
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
 class CardGameState(pyspiel.State):
-    """A deal: the seed's chance nodes, then the reference game."""
+    """A deal: the seed's chance nodes, then the reference game (all of it in ``DealState``)."""
 
     def __init__(self, game: CardGame) -> None:
         super().__init__(game)
-        self._n_seats, self._options = game.n_seats, game.options
-        self.seed_bytes: list[int] = []
-        self.game: ReferenceGame | None = None
-        self.log_text: list[str] = []  # the public log's events as JSON, kept up to date by ``public_log``
+        self._deal = DealState()
+
+    @property
+    def game(self) -> ReferenceGame | None:
+        """The reference game being played (None while the seed is drawn)."""
+        return self._deal.game
 
     def public_log(self) -> str:
         """The public log as JSON lines, each event written once (a log only grows), for information states."""
-        log = self.game.log
-        self.log_text.extend(json.dumps(event, default=str, sort_keys=True) for event in log[len(self.log_text):])
-        return "\n".join(self.log_text)
-
-    @property
-    def _facts(self) -> GameFacts:
-        return self.get_game().FACTS  # looked up, not kept: a state pickles without the table's functions
+        lines, log = self._deal.log_lines, self._deal.game.log
+        lines.extend(json.dumps(event, default=str, sort_keys=True) for event in log[len(lines):])
+        return "\n".join(lines)
 
     def current_player(self) -> int:
         """The seat to move, ``CHANCE`` while the seed is drawn, ``TERMINAL`` once the deal is over."""
-        if self.game is None:
-            return pyspiel.PlayerId.CHANCE
-        return pyspiel.PlayerId.TERMINAL if self.game.done else self.game.to_move
+        return self._deal.player
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self.game.legal_actions()
+        deal = self._deal
+        if deal.legal is None:
+            deal.legal = deal.game.legal_actions()
+        return deal.legal
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (default: the one to move): what ``pyspiel.State.legal_actions`` gives,
+        answered here for Python callers without OpenSpiel's round trips through the other Python methods."""
+        deal = self._deal
+        mover = deal.player
+        if mover == TERMINAL:
+            return []
+        if mover == CHANCE:
+            return list(range(256))
+        if player is not None and player != mover:
+            return []
+        if deal.legal is None:
+            deal.legal = deal.game.legal_actions()
+        return list(deal.legal)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next seed byte: 256 equally likely values."""
-        return [(byte, 1 / 256) for byte in range(256)]
+        return CHANCE_OUTCOMES
 
     def _apply_action(self, action: int) -> None:
-        if self.game is not None:
-            self.game.apply(int(action))
-            return
-        self.seed_bytes.append(int(action))
-        if len(self.seed_bytes) == SEED_BYTES:
-            self.game = self._facts.new_game(self._n_seats, int.from_bytes(bytes(self.seed_bytes), "big"),
-                                             self._options)
+        deal = self._deal
+        game = deal.game
+        if game is not None:
+            legal = deal.legal if deal.legal is not None else game.legal_actions()
+            if action not in legal:
+                game.apply(action)  # refused by the engine, with its own one-line message
+            # What ``ReferenceGame.apply`` does once the action is known to be legal (the check above reuses the
+            # legal actions OpenSpiel asked for, rather than listing them a second time).
+            game.decisions.append(int(action))
+            game._take(int(action))
+        else:
+            deal.seed_bytes += (int(action),)
+            if len(deal.seed_bytes) == SEED_BYTES:
+                facts = self.get_game().FACTS
+                deal.game = facts.new_game(self.num_players(), int.from_bytes(bytes(deal.seed_bytes), "big"),
+                                           self.get_game().options)
+        deal.settle()
 
     def _action_to_string(self, player: int, action: int) -> str:
         return f"seed byte {action}" if player == pyspiel.PlayerId.CHANCE else str(action)
 
     def is_terminal(self) -> bool:
         """Whether the deal is over."""
-        return self.game is not None and self.game.done
+        return self._deal.player == TERMINAL
 
     def returns(self) -> list[float]:
         """Each seat's score once the deal is over (0 before)."""
-        if not self.is_terminal():
-            return [0.0] * self._n_seats
-        return [float(score) for score in self.game.scores]
+        if self._deal.player != TERMINAL:
+            return [0.0] * self.num_players()
+        return [float(score) for score in self._deal.game.scores]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardGameState:
+        """A state ``player_id`` cannot tell from this one, its hidden cards drawn afresh (what ISMCTS searches).
+
+        ``probability_sampler()`` gives uniform numbers in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``); two
+        of them seed the draw. What is hidden, and how it is drawn, is each game's (``rl.openspiel_worlds``). The
+        copy keeps this state's OpenSpiel history, whose seed bytes then no longer describe its cards.
+        """
+        twin = self.clone()
+        deal = twin._deal
+        if deal.game is not None and deal.player != TERMINAL:
+            seed = (int(probability_sampler() * 2**32) << 32) | int(probability_sampler() * 2**32)
+            deal.game = resample_game(deal.game, player_id, random.Random(seed))
+            deal.settle()
+        return twin
 
     def __str__(self) -> str:
-        if self.game is None:
-            return f"drawing the seed: {len(self.seed_bytes)} of {SEED_BYTES} bytes"
-        return self._facts.board(self.game)
+        deal = self._deal
+        if deal.game is None:
+            return f"drawing the seed: {len(deal.seed_bytes)} of {SEED_BYTES} bytes"
+        return self.get_game().FACTS.board(deal.game)
+
+
+CHANCE_OUTCOMES = [(byte, 1 / 256) for byte in range(256)]
 
 
 class ReferenceObserver:

@@ -32,6 +32,11 @@ class SplitMix64:
     def __init__(self, seed: int) -> None:
         self.state = seed & MASK64
 
+    def __deepcopy__(self, memo: dict) -> SplitMix64:
+        """A twin at the same point of the stream (what a cloned game's later decks come from): one int to copy,
+        so a clone does not pay for the generic deep copy."""
+        return SplitMix64(self.state)
+
     def next(self) -> int:
         """The next 64-bit output."""
         self.state = (self.state + GOLDEN_GAMMA) & MASK64

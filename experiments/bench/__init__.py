@@ -7,6 +7,10 @@
   (``python -m experiments.bench.mcts``).
 - ``openspiel``: our Knorri ``mcts`` against OpenSpiel's ``MCTSBot`` on the same deals
   (``python -m experiments.bench.openspiel``, the ``rl`` extra).
+- ``openspiel_ismcts``: our Knorri ``mcts`` against OpenSpiel's ``ISMCTSBot`` on duplicate deals at equal CPU per
+  decision (``python -m experiments.bench.openspiel_ismcts``, the ``rl`` extra).
+- ``openspiel_speed``: clones, random play and ``random_sim_test`` of every game through ``pyspiel``
+  (``python -m experiments.bench.openspiel_speed``, the ``rl`` extra).
 - ``rl_vector``: the RL vector env's learner steps per second (``python -m experiments.bench.rl_vector``).
 - ``runner``: ``knorri-sim run`` end to end, against the engine alone and into an S3-compatible store
   (``python -m experiments.bench.runner overhead|store``).

@@ -1,5 +1,7 @@
 """Our ``mcts`` against OpenSpiel's own ``MCTSBot`` in Knorri, side by side on the same deals, on one core.
 
+(``openspiel_speed`` times clones and random play through ``pyspiel``; ``openspiel_ismcts``
+plays ``mcts`` against OpenSpiel's ``ISMCTSBot``; both reuse ``play`` from here.)
 For each deal (seeds from ``--seed``) one seat, rotated over the deals (deal i: seat
 i mod seats), is played once by ``mcts:iters=N`` (its defaults otherwise) and once by
 ``MCTSBot(max_simulations=N)`` with OpenSpiel's ``RandomRolloutEvaluator`` (one random
@@ -21,21 +23,24 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts as openspiel_mcts
 
-from agents.base import make_agent
+from agents.base import Agent, make_agent
 from rl import openspiel_game
 from sim.knorri.reference import KnorriHand
 from sim.rng import agent_seed, derive_seed
 
 
-def play(n_seats: int, seed: int, seat: int, choose, others) -> tuple[float, list[float], list[bool]]:
-    """Play the hand dealt from ``seed`` through OpenSpiel; ``choose(state)`` decides for ``seat``. Returns the
-    seat's score, the CPU seconds of each of its decisions and whether each had more than one legal action."""
+def play(n_seats: int, seed: int, seat: int, choose: Callable[[pyspiel.State], int],
+         others: Mapping[int, Agent]) -> tuple[float, list[float], list[bool]]:
+    """Play the hand dealt from ``seed`` through OpenSpiel; ``choose(state)`` decides for ``seat``, ``others`` (reset
+    here as the runner resets them) for the rest. Returns the seat's score, the CPU seconds of each of its decisions
+    and whether each had more than one legal action."""
     state = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": n_seats}).new_initial_state()
     for byte in seed.to_bytes(openspiel_game.SEED_BYTES, "big"):
         state.apply_action(byte)
@@ -55,7 +60,7 @@ def play(n_seats: int, seed: int, seat: int, choose, others) -> tuple[float, lis
     return state.returns()[seat], times, choices
 
 
-def interval(values: list[float]) -> str:
+def interval(values: Sequence[float]) -> str:
     """Mean +- 1.96 standard errors."""
     a = np.asarray(values, dtype=float)
     half = 1.96 * a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float("nan")
