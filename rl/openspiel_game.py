@@ -30,7 +30,7 @@ import numpy as np
 import pyspiel
 
 from rl.games import GameFacts, learning_games
-from rl.openspiel_worlds import clone_game, resample_game
+from rl.openspiel_worlds import resample_game
 from sim.games import adapter
 from sim.reference_base import ReferenceGame
 
@@ -104,7 +104,7 @@ class DealState:
     def __deepcopy__(self, memo: dict) -> DealState:
         twin = DealState.__new__(DealState)
         twin.seed_bytes, twin.legal, twin.player = self.seed_bytes, self.legal, self.player
-        twin.game = None if self.game is None else clone_game(self.game)
+        twin.game = None if self.game is None else self.game.clone()
         twin.log_lines = self.log_lines[:]
         return twin
 

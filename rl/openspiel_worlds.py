@@ -1,8 +1,6 @@
-"""Cheap copies and redrawn hidden cards of the reference games, for OpenSpiel's search (``rl.openspiel_game``).
+"""Redrawn hidden cards of the reference games, for OpenSpiel's search (``rl.openspiel_game``).
 
-``clone_game`` is a reference engine's own ``clone`` with its deck stream copied too,
-so a clone's later deals never draw from the original's stream. ``resample_game``
-returns a game one seat cannot tell from the given one: the seat's own cards, every
+``resample_game`` returns a game one seat cannot tell from the given one: the seat's own cards, every
 public card and event, and the engine's public counters stay; the cards the seat has
 not seen are dealt afresh, and every later deck comes from a fresh stream. The draw is
 uniform over the deals that fit what the seat has seen, under these constraints:
@@ -31,7 +29,6 @@ placed by a matching that always fits, consistent but not exactly uniform.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Sequence
 
@@ -54,15 +51,6 @@ KORT_REPLAY_TRIES = 200
 """Kort's draws replayed against the deal's public log before settling for one that only fits the voids."""
 
 ALL_SUITS = 0b1111
-
-
-def clone_game(game: ReferenceGame) -> ReferenceGame:
-    """An independent copy of a reference game, its deck stream included (Knorri's clone shares its redeal
-    stream, which matters only while phase 1 can still redeal)."""
-    twin = game.clone()
-    if isinstance(game, KnorriHand) and game.phase == 1 and hasattr(game._redeal_source, "__self__"):
-        twin._redeal_source = copy.deepcopy(game._redeal_source)
-    return twin
 
 
 def resample_game(game: ReferenceGame, seat: int, rng: random.Random) -> ReferenceGame:

@@ -138,17 +138,6 @@ def test_legal_actions_answered_in_python_are_openspiels_own(name, params):
                 assert ours == theirs
 
 
-def test_a_knorri_clone_draws_its_redeals_from_its_own_stream():
-    from rl.openspiel_worlds import clone_game
-    from sim.knorri.reference import KnorriHand
-
-    hand = KnorriHand.from_seed(3, 7, 0)
-    assert hand.phase == 1
-    twin = clone_game(hand)
-    assert twin._redeal_source.__self__ is not hand._redeal_source.__self__
-    assert twin._redeal_source() == hand._redeal_source()
-
-
 def _voids_shown(game, seat, since_kind, exempt=()):
     """Suits ``seat`` failed to follow in the current deal, read from the public log (knocks ignored)."""
     events = list(game.log)

@@ -10,6 +10,7 @@ a repeat also reports the anatomy of its loop (``cycle_start`` .. ``cycle_seats`
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
@@ -233,6 +234,8 @@ class KnorriHand(ReferenceGame):
 
     def _finish_clone(self, twin: KnorriHand) -> None:
         twin.trick = [list(play) for play in self.trick]
+        if isinstance(getattr(self._redeal_source, "__self__", None), SplitMix64):
+            twin._redeal_source = copy.deepcopy(self._redeal_source)  # the twin redeals from its own stream
         twin._history = dict(self._history)
         twin._times = dict(self._times)
         twin._steps = list(self._steps)

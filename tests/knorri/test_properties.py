@@ -124,6 +124,16 @@ def test_a_clone_is_independent_of_its_original(deal, at, other_seed):
     assert snapshot(twin) == twin_after, "acting on the original changed the clone"
 
 
+def test_a_clone_redeals_from_its_own_copy_of_the_stream():
+    """A redeal (nobody captured in phase 1) draws the next deck from the hand's stream; so rare in play that no
+    hand of the conformance vectors has one, it is drawn here directly: the clone's must not advance the
+    original's, or the original would deal another deck than its seed gives."""
+    hand = KnorriHand.from_seed(4, 11)
+    twin = hand.clone()
+    twin_deck = twin._redeal_source()
+    assert hand._redeal_source() == KnorriHand.from_seed(4, 11)._redeal_source() == twin_deck
+
+
 @PROPERTY
 @given(deals(), st.integers(0, 8), st.randoms(use_true_random=False))
 def test_the_order_of_the_unturned_stock_never_shows_in_an_observation(deal, at, shuffler: random.Random):
