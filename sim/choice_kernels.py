@@ -2,8 +2,9 @@
 
 Both engines give a decision's legal ids by one function, ``choices(cards, ints)``: a card set and a run
 of special ids (``sim.compiled_bits.write_choices``). The legal list, the legality check and the uniform
-draw follow from it alike: ``choice_kernels`` builds those kernels from an engine's own module, which
-calls it once, at import.
+draw follow from it alike, and so do a batch's legal masks, its first illegal action and its loop over
+the games to observe. ``choice_kernels`` and ``batch_kernels`` build those kernels from an engine's own
+modules; each engine's ``kernels`` and ``batch_kernels`` modules call them once, at import.
 
 Why a factory holds modules, not compiled functions: numba's compiled-code cache keys a closure by its
 captured values, pickled, and a compiled function pickles with an id that is new in every process (its
@@ -49,6 +50,44 @@ def choice_kernels(engine: ModuleType, game: str) -> tuple[Any, Any, Any]:
 
     return tuple(_compiled(kernel, game, config.INLINED_KERNEL) for kernel in (legal_actions, is_legal,
                                                                                 uniform_action))
+
+
+def batch_kernels(engine: ModuleType, observer: ModuleType, to_move: int, end_reason: int,
+                  game: str) -> tuple[Any, Any, Any]:
+    """A batch's ``batch_legal_mask``, ``batch_first_illegal`` and ``batch_observe`` for ``engine``'s games.
+
+    ``engine`` defines ``legal_actions`` and ``is_legal`` (``choice_kernels``), ``observer`` defines
+    ``observe_seat(cards_row, ints_row, seat, out_row)``, which writes one live game's observation from
+    ``seat``'s point of view into a zeroed row; ``to_move`` and ``end_reason`` are the columns of the ints
+    row holding the seat to move and the end reason (-1 while the game goes on).
+    """
+
+    def batch_legal_mask(cards, ints, mask, legal):
+        """``mask[g, a]`` = whether action a is legal in game g (all False once it is over); ``legal``: int64 scratch
+        with a slot per action id."""
+        mask[:] = False
+        for g in range(ints.shape[0]):
+            count = engine.legal_actions(cards[g], ints[g], legal)
+            for i in range(count):
+                mask[g, legal[i]] = True
+
+    def batch_first_illegal(cards, ints, actions):
+        """The first game (not over) whose action is not legal, or -1 when every action is."""
+        for g in range(ints.shape[0]):
+            if ints[g, end_reason] < 0 and not engine.is_legal(cards[g], ints[g], actions[g]):
+                return g
+        return -1
+
+    def batch_observe(cards, ints, out):
+        """Write each game's observation from its acting seat's point of view (zeros once it is over)."""
+        out[:] = 0.0
+        for g in range(ints.shape[0]):
+            seat = ints[g, to_move]
+            if ints[g, end_reason] < 0 and seat >= 0:
+                observer.observe_seat(cards[g], ints[g], seat, out[g])
+
+    return tuple(_compiled(kernel, game, config.STEP_KERNEL) for kernel in (batch_legal_mask, batch_first_illegal,
+                                                                             batch_observe))
 
 
 def _compiled(kernel: Any, game: str, flags: dict) -> Any:
