@@ -324,6 +324,16 @@ def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | N
     )
 
 
+
+def decision_totals(taken: str, count_dtype: str = "uint16") -> tuple[ColumnSpec, ColumnSpec]:
+    """A hands table's ``decisions`` (how many were taken; ``taken`` says which kinds) and ``decisions_crc32``
+    (the CRC-32 of their action ids, which the conformance protocol checks) columns."""
+    return (
+        ColumnSpec("decisions", count_dtype, f"decisions taken ({taken})"),
+        ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
+                   "(as in the conformance protocol)"),
+    )
+
 def plural(word: str) -> str:
     """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``."""
     return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Self, TypeVar
 import numpy as np
 
 from sim.cards import popcount
-from sim.errors import GameOverError, IllegalActionError
+from sim.errors import GameInputError, GameOverError, IllegalActionError
 from sim.rng import SplitMix64
 
 
@@ -29,7 +29,7 @@ class ReferenceGame:
 
     A subclass sets ``UNIT`` (what one game is called in messages), ``NUM_ACTIONS``
     and ``COPIED``, the attributes holding lists or dicts that actions change in place,
-    and keeps ``hands`` (one card set a seat), ``decisions``, ``end_reason`` and
+    and keeps ``n_seats``, ``hands`` (one card set a seat), ``decisions``, ``end_reason`` and
     ``_to_move``; it writes ``legal_actions`` and ``_take``.
     """
 
@@ -40,6 +40,7 @@ class ReferenceGame:
     RENDER: ClassVar[str | None] = None
     """The module that draws a position (its ``render_svg(deal)``), for ``_repr_svg_``; None: not drawn."""
 
+    n_seats: int
     hands: list[int]
     decisions: list[int]
     end_reason: Any
@@ -72,6 +73,13 @@ class ReferenceGame:
         mask = np.zeros(self.NUM_ACTIONS, dtype=bool)
         mask[self.legal_actions()] = True
         return mask
+
+    def _own_turn(self, seat: int) -> bool:
+        """Whether it is ``seat``'s decision, for its observation (which shows its legal actions only then); a
+        seat the table does not have (``n_seats``) is refused in one line."""
+        if not 0 <= seat < self.n_seats:
+            raise GameInputError(f"a seat is 0 to {self.n_seats - 1}, not {seat}")
+        return seat == self.to_move
 
     def card_counts(self) -> list[int]:
         """How many cards each seat holds now."""

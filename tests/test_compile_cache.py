@@ -163,6 +163,52 @@ def test_accessors_of_other_columns_compiled_by_other_processes_keep_their_colum
     assert json.loads(_accessors(tree, base, "both")) == [-1, 5, 5, 9, 0, 1]
 
 
+
+# Call the kernels sim.choice_kernels builds for Knockout Whist (a zeroed position: the game is over, so each
+# kernel runs its whole body cheaply) and print, per kernel, the signatures loaded from the cache and compiled.
+SHARED_KERNELS = """
+import json
+import numpy as np
+from sim.knockout_whist import encoding, tensor
+from sim.knockout_whist.compiled import batch_kernels, kernels, new_position
+cards, ints, deck, rng = new_position()
+ints[:] = -1
+rows_c, rows_i = cards[None, :], ints[None, :]
+legal = np.zeros(encoding.NUM_ACTIONS, dtype=np.int64)
+kernels.legal_actions(cards, ints, legal)
+kernels.is_legal(cards, ints, 0)
+batch_kernels.batch_legal_mask(rows_c, rows_i, np.zeros((1, encoding.NUM_ACTIONS), dtype=np.bool_), legal)
+batch_kernels.batch_first_illegal(rows_c, rows_i, np.zeros(1, dtype=np.int64))
+batch_kernels.batch_observe(rows_c, rows_i, np.zeros((1, tensor.OBSERVATION_SIZE), dtype=np.float32))
+shared = [kernels.legal_actions, kernels.is_legal, batch_kernels.batch_legal_mask,
+          batch_kernels.batch_first_illegal, batch_kernels.batch_observe]
+print(json.dumps({k.__name__: [sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())]
+                  for k in shared}))
+"""
+
+
+def test_kernels_built_by_the_shared_factories_load_from_the_cache_in_the_next_process(tmp_path):
+    # A factory's kernels are closures; numba keys a closure's cache entry by its captured values, pickled. They
+    # capture the engine's modules (pickled by name), not its compiled functions (pickled with an id new in each
+    # process, which made every process compile them again).
+    tree = tmp_path / "tree"
+    for package in compile_cache.SOURCE_PACKAGES:
+        shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(tree), compile_cache.BASE_ENV: str(tmp_path / "cache")}
+
+    def counts() -> dict:
+        done = subprocess.run([sys.executable, "-c", SHARED_KERNELS], cwd=tree, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    first, second = counts(), counts()
+    assert set(first) == {"legal_actions_knockout_whist", "is_legal_knockout_whist",
+                          "batch_legal_mask_knockout_whist", "batch_first_illegal_knockout_whist",
+                          "batch_observe_knockout_whist"}
+    assert all(misses == 1 and hits == 0 for hits, misses in first.values()), first
+    assert all(hits == 1 and misses == 0 for hits, misses in second.values()), second
+
 @pytest.fixture
 def scratch_cache(monkeypatch, tmp_path):
     """The CLI pointed at a scratch cache folder (the real one stays untouched), with two stale trees' code."""

@@ -108,7 +108,12 @@ def signed(value: float, digits: int) -> str:
 
 def agent_colours(agents: list[str]) -> dict[str, str]:
     """A fixed colour per agent name (alphabetical), the same in every figure."""
-    return {name: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, name in enumerate(sorted(agents))}
+    return palette_colours(sorted(agents))
+
+
+def palette_colours(values: list) -> dict:
+    """A colour per value from the palette, in the order given (round again past its last colour)."""
+    return {value: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, value in enumerate(values)}
 
 
 def side_offset(i: int, count: int, step: float) -> float:

@@ -318,8 +318,7 @@ def summary_markdown(run: GenericRun) -> str:
     if run.has_score:
         shown["mean score"] = reports.mean_intervals(results)
     shown[f"{run.outcome_rate} %"] = percent_intervals(results, "rate", "low", "high")
-    shown["mean place"] = [f"{m:.2f} ± {c:.2f}" for m, c in zip(results["mean_place"], results["place_ci95"],
-                                                                 strict=True)]
+    shown["mean place"] = reports.count_intervals(results, "mean_place", "place_ci95")
     places = place_shares(run)
     for place, name in enumerate(places.columns[2:], start=1):  # no place past the seat count's last
         places[name] = [f"{100 * share:.1f}%" if place <= seats else ""

@@ -255,6 +255,11 @@ def mean_intervals(frame: pd.DataFrame, mean: str = "mean", half: str = "ci95", 
             for m, c in zip(frame[mean], frame[half], strict=True)]
 
 
+
+def count_intervals(frame: pd.DataFrame, mean: str, half: str, digits: int = 2) -> list[str]:
+    """Means of counts (hands, rounds, places) with their 95% half-widths, unsigned: ``4.21 ± 0.05``."""
+    return [f"{m:.{digits}f} ± {c:.{digits}f}" for m, c in zip(frame[mean], frame[half], strict=True)]
+
 def markdown_table(frame: pd.DataFrame) -> str:
     """A DataFrame as a Markdown table (no extra dependency): numbers with thousands separators."""
     def cell(value: object) -> str:

@@ -113,6 +113,23 @@ def counts_frame(frame: pd.DataFrame, keys: Sequence[str], name: str) -> pd.Data
     return frame.groupby(list(keys), sort=True, observed=True).size().rename(name).reset_index()
 
 
+
+def length_counts(by: Sequence[str], name: str, rows: Callable[[Any], pd.DataFrame], length: str,
+                  unit: str) -> Partial:
+    """The partial of a length histogram: per ``by`` group, how many ``unit``s (the rows ``rows(run)`` gives)
+    have each value of ``length`` (a game's hands, a match's rounds)."""
+    keys = [*by, length]
+    return additive(f"{name} by {', '.join(by)}", keys,
+                    lambda run: counts_frame(plain_keys(rows(run), keys, cluster=False), keys, unit))
+
+
+def length_shares(counts: pd.DataFrame, by: Sequence[str], length: str, unit: str) -> pd.DataFrame:
+    """A ``length_counts`` histogram as a table: per ``by`` group and ``length``, the ``unit``s and their
+    ``share`` of the group's."""
+    counts = counts[[*by, length, unit]].astype({length: np.int64, unit: np.int64}).reset_index(drop=True)
+    counts["share"] = counts[unit] / counts.groupby(list(by))[unit].transform("sum")
+    return counts
+
 ZERO_MOMENTS = dict.fromkeys(MOMENTS, 0)
 """The cluster moments of no values: what a group without rows of some kind gets."""
 
@@ -150,6 +167,15 @@ def stacked(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     kept = [frame for frame in frames if not frame.empty]
     return pd.concat(kept, ignore_index=True) if kept else (frames[0] if frames else pd.DataFrame())
 
+
+
+def with_sums(moments: pd.DataFrame, sums: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Moments and plain sums (``grouped_sums``) of the same groups as one additive frame: every column but
+    ``keys`` as int64, a sum or moment a group lacks being 0."""
+    joined = stacked([moments, sums])
+    columns = [name for name in joined.columns if name not in keys]
+    joined[columns] = joined[columns].fillna(0).astype(np.int64)
+    return joined
 
 def grouped_sums(frame: pd.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
     """The sums of ``columns`` per group of ``keys`` (keys as plain values, as ``grouped_moments`` gives them)."""

@@ -41,6 +41,7 @@ from sim.contract import (
     LearningFacts,
     OptionSpec,
     decision_columns,
+    decision_totals,
     no_first_seat,
     nullable,
     option_specs,
@@ -130,9 +131,7 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("dogs_given", "uint8", "seats given a dog's life in the game (all in the same hand)"),
     ColumnSpec("dogs_saved", "uint8", "dogs whose one card took a trick, so they played on as ordinary seats"),
     ColumnSpec("seats_left", "uint8", "seats not knocked out at the end (1, or more at a rainbow end)"),
-    ColumnSpec("decisions", "uint16", "decisions taken (trump choices, exchange picks, plays and knocks)"),
-    ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
-               "(as in the conformance protocol)"),
+    *decision_totals("trump choices, exchange picks, plays and knocks"),
 )
 
 ACTION_COLUMNS = decision_columns("game", "0 trump choice, 1 card exchange, 2 play or knock",

@@ -159,9 +159,7 @@ class KnockoutWhistGame(ReferenceGame):
 
     def observation(self, seat: int) -> KnockoutWhistObservation:
         """What ``seat`` may know: its own cards, everything public, and the public log."""
-        if not 0 <= seat < self.n_seats:
-            raise GameInputError(f"a seat is 0 to {self.n_seats - 1}, not {seat}")
-        own_turn = seat == self.to_move
+        own_turn = self._own_turn(seat)
         return KnockoutWhistObservation(
             seat=seat,
             n_seats=self.n_seats,

@@ -46,6 +46,7 @@ from sim.contract import (
     LearningFacts,
     OptionSpec,
     decision_columns,
+    decision_totals,
     no_first_seat,
     option_specs,
 )
@@ -127,9 +128,7 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("score", "int8", "the seat's result: +1 on the winning team, -1 on the other (sums to zero)",
                per_seat=True),
     ColumnSpec("won", "bool", "whether the seat's team won the match", per_seat=True),
-    ColumnSpec("decisions", "uint16", "decisions taken (trump choices, leads and redeals, declarations, plays, votes)"),
-    ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
-               "(as in the conformance protocol)"),
+    *decision_totals("trump choices, leads and redeals, declarations, plays, votes"),
 )
 
 ROUND_COLUMNS: tuple[ColumnSpec, ...] = (

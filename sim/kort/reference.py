@@ -142,9 +142,7 @@ class KortMatch(ReferenceGame):
 
     def observation(self, seat: int) -> KortObservation:
         """What ``seat`` may know: its own cards, everything public, its own Bavan vote and the public log."""
-        if not 0 <= seat < NUM_SEATS:
-            raise GameInputError(f"a seat is 0 to {NUM_SEATS - 1}, not {seat}")
-        own_turn = seat == self.to_move
+        own_turn = self._own_turn(seat)
         return KortObservation(
             seat=seat,
             team=rules.team_of(seat),

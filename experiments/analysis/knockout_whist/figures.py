@@ -16,7 +16,6 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis.figures import (
-    AGENT_PALETTE,
     FONT,
     SEAT_COLOURS,
     declare,
@@ -24,6 +23,7 @@ from experiments.analysis.figures import (
     label_axes,
     length_share_bars,
     new_figure,
+    palette_colours,
     side_offset,
 )
 from sim.knockout_whist.encoding import LAST_HAND
@@ -38,7 +38,7 @@ def group_colours(values: list) -> dict:
     """A colour per group: the seat-count colours for seat counts, else the palette in the order given."""
     if all(isinstance(v, (int, np.integer)) and int(v) in KW_SEAT_COLOURS for v in values):
         return {v: KW_SEAT_COLOURS[int(v)] for v in values}
-    return {v: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, v in enumerate(values)}
+    return palette_colours(values)
 
 
 def _group_name(group: str, value: object) -> str:

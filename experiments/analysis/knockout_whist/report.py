@@ -64,7 +64,7 @@ def _win_table(rates: pd.DataFrame) -> pd.DataFrame:
 
 def _length_table(summary: pd.DataFrame) -> pd.DataFrame:
     shown = summary[_keys(summary) + ["games"]].copy()
-    shown["hands played"] = [f"{m:.2f} ± {c:.2f}" for m, c in zip(summary["mean_hands"], summary["ci95"], strict=True)]
+    shown["hands played"] = reports.count_intervals(summary, "mean_hands", "ci95")
     shown["median"] = summary["median_hands"]
     for reason in END_REASONS:
         shown[f"{reason} %"] = percent_intervals(summary, reason)

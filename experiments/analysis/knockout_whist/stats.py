@@ -22,14 +22,16 @@ from experiments.analysis.stats import (
     PartialsBySplit,
     bad_count,
     by_keys,
-    counts_frame,
     grouped_sums,
     histogram_percentile,
+    length_counts,
+    length_shares,
     plain_keys,
     proportion_from_moments,
     seat_zero_sum,
     stacked,
     tagged_moments,
+    with_sums,
 )
 from experiments.runner.moments import MOMENTS, grouped_moments, mean_ci
 from sim.knockout_whist.adapter import END_REASONS
@@ -66,18 +68,13 @@ def seat_win_rates(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
 
 
 def _length_counts(by: tuple[str, ...]) -> Partial:
-    keys = [*by, "hands_played"]
-    return additive(f"game lengths by {', '.join(by)}", keys,
-                    lambda run: counts_frame(plain_keys(run.games, keys, cluster=False), keys, "games"))
+    return length_counts(by, "game lengths", lambda run: run.games, "hands_played", "games")
 
 
 def game_lengths(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and hands played (1 to 7): games and their share of the group's games."""
-    counts = run.partial(_partial("game lengths", by, _length_counts)).astype({"hands_played": np.int64,
-                                                                               "games": np.int64})
-    counts = counts[[*by, "hands_played", "games"]].reset_index(drop=True)
-    counts["share"] = counts["games"] / counts.groupby(list(by))["games"].transform("sum")
-    return _renamed(counts, run, [*by, "hands_played"])
+    counts = run.partial(_partial("game lengths", by, _length_counts))
+    return _renamed(length_shares(counts, by, "hands_played", "games"), run, [*by, "hands_played"])
 
 
 def _length_moments(by: tuple[str, ...]) -> Partial:
@@ -159,10 +156,7 @@ def _agent_moments(keys: tuple[str, ...]) -> Partial:
         frame = tagged_moments(seats, groups, {"score": seats["score"].to_numpy(), "won": seats["won"].to_numpy()},
                                "measure")
         places = grouped_sums(seats, groups, ["place"]).assign(measure="place")
-        joined = stacked([frame, places])
-        sums = [*MOMENTS, "place"]
-        joined[sums] = joined[sums].fillna(0).astype(np.int64)
-        return joined
+        return with_sums(frame, places, [*groups, "measure"])
 
     return additive(f"agent results by {', '.join(keys)}", [*groups, "measure"], compute)
 

@@ -20,6 +20,7 @@ from experiments.analysis.figures import (
     label_axes,
     length_share_bars,
     new_figure,
+    palette_colours,
     side_offset,
 )
 from experiments.analysis.kort.stats import HOLDER_SPLITS
@@ -27,11 +28,6 @@ from sim.kort.adapter import RESULTS
 
 RESULT_NAMES = {"ordinary": "ordinary (1 win)", "kort": "Kort (5)", "at_kort": "At-kort (7)",
                 "bavan_made": "Bavan made (7)", "bavan_failed": "Bavan failed (1)", "trop_failed": "TROP FAILED (1)"}
-
-
-def label_colours(labels: list) -> dict:
-    """A colour per table label, in the order given."""
-    return {label: AGENT_PALETTE[i % len(AGENT_PALETTE)] for i, label in enumerate(labels)}
 
 
 def _labels(frame: pd.DataFrame) -> list:
@@ -44,7 +40,7 @@ def _labels(frame: pd.DataFrame) -> list:
 def result_share_figure(shares: pd.DataFrame) -> Figure:
     """How rounds end: the share of each result per table, log scale, with 95% CIs and the count of rounds."""
     labels = _labels(shares)
-    colours = label_colours(labels)
+    colours = palette_colours(labels)
     figure, (ax,) = new_figure(9.5, 5.6)
     height = 0.8 / max(1, len(labels))
     positions = np.arange(len(RESULTS))
@@ -74,7 +70,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
     """The holder's team's share of round wins, over all rounds and split by trump choice and redeal, one colour
     per table and holding team (``stats.holder_value``)."""
     groups = list(dict.fromkeys(zip(value["label"], value["holder_agents"], strict=True)))
-    colours = label_colours(groups)
+    colours = palette_colours(groups)
     figure, (ax,) = new_figure(9.5, 6.0)
     splits = list(HOLDER_SPLITS)
     width = 0.8 / max(1, len(groups))
@@ -104,7 +100,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
 def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
     """The share of matches lasting each number of rounds, grouped bars, one colour per table."""
     labels = _labels(counts)
-    colours = label_colours(labels)
+    colours = palette_colours(labels)
     figure, (ax,) = new_figure(9.5, 5.2)
     names = length_share_bars(ax, counts, "label", labels, colours, "rounds", "matches", "rounds")
     title = "How many rounds a match lasts"

@@ -92,12 +92,10 @@ def _redeal_table(effect: pd.DataFrame) -> pd.DataFrame:
 
 def _length_table(summary: pd.DataFrame) -> pd.DataFrame:
     shown = summary[["label", "matches"]].rename(columns={"label": "table"})
-    shown["rounds per match"] = [f"{m:.2f} ± {c:.2f}" for m, c in
-                                 zip(summary["mean_rounds"], summary["ci95"], strict=True)]
+    shown["rounds per match"] = reports.count_intervals(summary, "mean_rounds", "ci95")
     shown["median"] = summary["median_rounds"]
     shown["most"] = summary["max_rounds"]
-    shown["redeals per match"] = [f"{m:.3f} ± {c:.3f}" for m, c in
-                                  zip(summary["mean_redeals"], summary["redeals_ci95"], strict=True)]
+    shown["redeals per match"] = reports.count_intervals(summary, "mean_redeals", "redeals_ci95", 3)
     shown["decisions per match"] = summary["mean_decisions"].map("{:.0f}".format)
     return shown
 

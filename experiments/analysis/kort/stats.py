@@ -22,14 +22,15 @@ from experiments.analysis.stats import (
     PartialsBySplit,
     bad_count,
     by_keys,
-    counts_frame,
     grouped_sums,
     histogram_percentile,
-    plain_keys,
+    length_counts,
+    length_shares,
     proportion_from_moments,
     seat_zero_sum,
     stacked,
     tagged_moments,
+    with_sums,
 )
 from experiments.runner.moments import mean_ci
 from sim.kort.adapter import RESULTS
@@ -45,14 +46,6 @@ HOLDER_SPLITS: dict[str, tuple[str, str]] = {
 """The rounds ``holder_value`` splits the holder's win rate over: (column, value), or all rounds."""
 
 _partial = PartialsBySplit()
-
-
-def _with_sums(moments: pd.DataFrame, sums: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Moments and plain sums of the same groups as one additive frame (a sum missing for a group is 0)."""
-    joined = stacked([moments, sums])
-    columns = [name for name in joined.columns if name not in keys]
-    joined[columns] = joined[columns].fillna(0).astype(np.int64)
-    return joined
 
 
 ZERO_SUM = seat_zero_sum("match")
@@ -101,7 +94,7 @@ def _holder_moments(by: tuple[str, ...]) -> Partial:
             moments = tagged_moments(part, by, {split: won}, "split")
             sums = grouped_sums(part.assign(holder_wins=gained * won, other_wins=gained * ~won), by,
                                 ["holder_wins", "other_wins"]).assign(split=split)
-            parts.append(_with_sums(moments, sums, keys))
+            parts.append(with_sums(moments, sums, keys))
         return stacked(parts)
 
     return additive(f"holder value by {', '.join(by)}", keys, compute)
@@ -182,17 +175,13 @@ def redeal_effect(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) -
 
 
 def _round_counts(by: tuple[str, ...]) -> Partial:
-    keys = [*by, "rounds"]
-    return additive(f"rounds per match by {', '.join(by)}", keys,
-                    lambda run: counts_frame(plain_keys(run.matches, keys, cluster=False), keys, "matches"))
+    return length_counts(by, "rounds per match", lambda run: run.matches, "rounds", "matches")
 
 
 def rounds_per_match(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and number of rounds: matches and their share of the group's matches."""
     counts = run.partial(_partial("rounds per match", by, _round_counts))
-    counts = counts[[*by, "rounds", "matches"]].astype({"rounds": np.int64, "matches": np.int64})
-    counts["share"] = counts["matches"] / counts.groupby(list(by))["matches"].transform("sum")
-    return _ordered(counts, run, by, ["rounds"])
+    return _ordered(length_shares(counts, by, "rounds", "matches"), run, by, ["rounds"])
 
 
 def _length_moments(by: tuple[str, ...]) -> Partial:
@@ -201,7 +190,7 @@ def _length_moments(by: tuple[str, ...]) -> Partial:
         moments = tagged_moments(matches, by, {"rounds": matches["rounds"].to_numpy(),
                                                "redeals": matches["redeals"].to_numpy()}, "measure")
         sums = grouped_sums(matches, by, ["decisions"]).assign(measure="decisions")
-        return _with_sums(moments, sums, [*by, "measure"])
+        return with_sums(moments, sums, [*by, "measure"])
 
     return additive(f"match length by {', '.join(by)}", [*by, "measure"], compute)
 
@@ -247,7 +236,7 @@ def _team_moments(run: KortRun) -> pd.DataFrame:
     moments = tagged_moments(matches, keys, {"won": won, "result": np.where(won, 1, -1)}, "measure")
     moments = stacked([moments, tagged_moments(rounds, keys, {"round_won": got}, "measure")])
     sums = grouped_sums(rounds.assign(got_wins=got * wins), keys, ["got_wins", "wins"]).assign(measure="wins")
-    return _with_sums(moments, sums, [*keys, "measure"])
+    return with_sums(moments, sums, [*keys, "measure"])
 
 
 TEAM_MOMENTS = additive("team results", ["table", "team", "opponent", "measure"], _team_moments)

@@ -3,11 +3,15 @@ written at the offsets of ``tensor.OBSERVATION_FIELDS``, the numbers ``tensor.en
 
 from __future__ import annotations
 
+import sys
+
 from numba import njit
 
 from sim import config
+from sim.choice_kernels import batch_kernels
 from sim.compiled_bits import mark_cards, popcount
-from sim.kort.compiled.kernels import apply_action, is_legal, legal_actions, uniform_action
+from sim.kort.compiled import kernels
+from sim.kort.compiled.kernels import apply_action, uniform_action
 from sim.kort.compiled.playout import RANDOM, copy_round_record
 from sim.kort.compiled.state import (
     C_HAND,
@@ -64,25 +68,6 @@ from sim.kort.tensor import (
 
 
 @njit(**config.STEP_KERNEL)
-def batch_legal_mask(cards, ints, mask, legal):
-    """``mask[g, a]`` = whether action a is legal in match g (all False once a match is over); ``legal``: int64[63]."""
-    mask[:] = False
-    for g in range(ints.shape[0]):
-        count = legal_actions(cards[g], ints[g], legal)
-        for i in range(count):
-            mask[g, legal[i]] = True
-
-
-@njit(**config.STEP_KERNEL)
-def batch_first_illegal(cards, ints, actions):
-    """The first match (not over) whose action is not legal, or -1 when every action is."""
-    for g in range(ints.shape[0]):
-        if ints[g, I_END_REASON] < 0 and not is_legal(cards[g], ints[g], actions[g]):
-            return g
-    return -1
-
-
-@njit(**config.STEP_KERNEL)
 def batch_step(cards, ints, decks, rngs, rounds, actions):
     """Apply ``actions[g]`` to every match g not yet over (the caller has checked them all); a round that
     ends is copied into ``rounds[g]`` (``int16[B, R, ROUND_FIELDS]``)."""
@@ -118,51 +103,50 @@ def batch_play_others(cards, ints, decks, rngs, rounds, policies, seat):
             copy_round_record(ints[g], rounds[g], recorded)
 
 
-@njit(**config.STEP_KERNEL)
-def batch_observe(cards, ints, out):
-    """Write each match's observation from its acting seat's point of view (zeros once over)."""
-    out[:] = 0.0
-    for g in range(ints.shape[0]):
-        row_c = cards[g]
-        row_i = ints[g]
-        seat = row_i[I_TO_MOVE]
-        if row_i[I_END_REASON] >= 0 or seat < 0:
-            continue
-        o = out[g]
-        team = seat % 2
-        mark_cards(o, O_OWN, row_c[C_HAND + seat])
-        mark_cards(o, O_PLAYED, row_c[C_PLAYED])
-        for other in range(NUM_SEATS):
-            k = (other - seat) % NUM_SEATS
-            card = row_i[I_TRICK_CARD + other]
-            if card >= 0:
-                o[O_TRICK + k * 52 + card] = 1.0
-            o[O_COUNTS + k] = popcount(row_c[C_HAND + other])
-        o[O_TRICK_LEADER + (row_i[I_LEADER] - seat) % NUM_SEATS] = 1.0
-        if row_i[I_LED_SUIT] >= 0:
-            o[O_LED + row_i[I_LED_SUIT]] = 1.0
-        if row_i[I_TRUMP] >= 0:
-            o[O_TRUMP + row_i[I_TRUMP]] = 1.0
-        if row_i[I_TRUMP_CHOICE] == TRUMP_13:
-            o[O_TRUMP_13] = 1.0
-        if row_i[I_THIRTEENTH] >= 0:
-            o[O_THIRTEENTH + row_i[I_THIRTEENTH]] = 1.0
-        o[O_HOLDER + (row_i[I_HOLDER] - seat) % NUM_SEATS] = 1.0
-        o[O_PHASE + row_i[I_PHASE]] = 1.0
-        for t in range(2):
-            k = (t - team) % 2
-            state = row_i[I_LEAD_STATE + t]
-            o[O_TRICKS + k] = row_i[I_TRICKS + t]
-            o[O_LEAD_KIND + k * NUM_KINDS + (state & 7)] = 1.0
-            o[O_TROP_MADE + k] = (state >> 3) & 7
-            o[O_TROP_OF + k] = state >> 6
-            o[O_WINS + k] = row_i[I_WINS + t]
-        if row_i[I_BAVAN_TEAM] >= 0:
-            o[O_BAVAN + (row_i[I_BAVAN_TEAM] - team) % 2] = 1.0
-        vote = row_i[I_VOTE + seat]  # the seat's own vote only: a partner's stays hidden
-        if vote >= 0:
-            o[O_OWN_VOTE + vote - BAVAN_YES] = 1.0
-        o[O_TARGET] = row_i[I_TARGET]
-        o[O_ROUND_NO] = row_i[I_ROUND_NO]
-        o[O_DEAL_NO] = row_i[I_DEAL_NO]
-        o[O_TRICK_NO] = row_i[I_TRICK_NO]
+@njit(**config.INLINED_KERNEL)
+def observe_seat(row_c, row_i, seat, o):
+    """Write a live match's observation from ``seat``'s point of view into ``o`` (zeroed): the row
+    ``batch_observe`` writes for each match."""
+    team = seat % 2
+    mark_cards(o, O_OWN, row_c[C_HAND + seat])
+    mark_cards(o, O_PLAYED, row_c[C_PLAYED])
+    for other in range(NUM_SEATS):
+        k = (other - seat) % NUM_SEATS
+        card = row_i[I_TRICK_CARD + other]
+        if card >= 0:
+            o[O_TRICK + k * 52 + card] = 1.0
+        o[O_COUNTS + k] = popcount(row_c[C_HAND + other])
+    o[O_TRICK_LEADER + (row_i[I_LEADER] - seat) % NUM_SEATS] = 1.0
+    if row_i[I_LED_SUIT] >= 0:
+        o[O_LED + row_i[I_LED_SUIT]] = 1.0
+    if row_i[I_TRUMP] >= 0:
+        o[O_TRUMP + row_i[I_TRUMP]] = 1.0
+    if row_i[I_TRUMP_CHOICE] == TRUMP_13:
+        o[O_TRUMP_13] = 1.0
+    if row_i[I_THIRTEENTH] >= 0:
+        o[O_THIRTEENTH + row_i[I_THIRTEENTH]] = 1.0
+    o[O_HOLDER + (row_i[I_HOLDER] - seat) % NUM_SEATS] = 1.0
+    o[O_PHASE + row_i[I_PHASE]] = 1.0
+    for t in range(2):
+        k = (t - team) % 2
+        state = row_i[I_LEAD_STATE + t]
+        o[O_TRICKS + k] = row_i[I_TRICKS + t]
+        o[O_LEAD_KIND + k * NUM_KINDS + (state & 7)] = 1.0
+        o[O_TROP_MADE + k] = (state >> 3) & 7
+        o[O_TROP_OF + k] = state >> 6
+        o[O_WINS + k] = row_i[I_WINS + t]
+    if row_i[I_BAVAN_TEAM] >= 0:
+        o[O_BAVAN + (row_i[I_BAVAN_TEAM] - team) % 2] = 1.0
+    vote = row_i[I_VOTE + seat]  # the seat's own vote only: a partner's stays hidden
+    if vote >= 0:
+        o[O_OWN_VOTE + vote - BAVAN_YES] = 1.0
+    o[O_TARGET] = row_i[I_TARGET]
+    o[O_ROUND_NO] = row_i[I_ROUND_NO]
+    o[O_DEAL_NO] = row_i[I_DEAL_NO]
+    o[O_TRICK_NO] = row_i[I_TRICK_NO]
+
+
+# The legal masks, the first illegal action and the loop over the matches to observe, as every engine of
+# ``choices`` has them (``sim.choice_kernels``); ``batch_legal_mask``'s scratch ``legal`` is an int64[63].
+batch_legal_mask, batch_first_illegal, batch_observe = batch_kernels(
+    kernels, sys.modules[__name__], I_TO_MOVE, I_END_REASON, "kort")

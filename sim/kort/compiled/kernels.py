@@ -14,20 +14,20 @@ the mask, the legality check and the uniform policies all read it.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from sim import compiled_bits, config
+from sim.choice_kernels import choice_kernels
 from sim.compiled_bits import (
     CRC_START,
     U64,
-    among_choices,
     clear_rows,
     crc_byte,
-    draw_choice,
     popcount,
     shuffle_deck,
-    write_choices,
 )
 from sim.kort.compiled.state import (
     C_HAND,
@@ -152,25 +152,9 @@ def choices(cards, ints):
     return NO_CARDS, np.int64(0), np.int64(0)
 
 
-@njit(**config.INLINED_KERNEL)
-def legal_actions(cards, ints, legal):
-    """Write the legal ids, ascending, into ``legal`` (int64[63]) and return how many there are."""
-    card_set, special, n_special = choices(cards, ints)
-    return write_choices(card_set, special, n_special, legal)
-
-
-@njit(**config.INLINED_KERNEL)
-def is_legal(cards, ints, action):
-    """Whether ``action`` is legal for the seat to move."""
-    card_set, special, n_special = choices(cards, ints)
-    return among_choices(card_set, special, n_special, action)
-
-
-@njit(**config.INLINED_KERNEL)
-def uniform_action(cards, ints, rng, stream):
-    """``legal[next() % len(legal)]`` from ``rng[stream]``, reading the k-th legal id straight from ``choices``."""
-    card_set, special, n_special = choices(cards, ints)
-    return draw_choice(card_set, special, n_special, rng, stream)
+# The legal list, the legality check and the uniform draw, read from ``choices`` (the same in every engine
+# of ``choices``: written once, in ``sim.choice_kernels``); ``legal_actions`` fills an int64[63].
+legal_actions, is_legal, uniform_action = choice_kernels(sys.modules[__name__], "kort")
 
 
 # ----- starting a match, a round, a deal ----------------------------------------------------------
