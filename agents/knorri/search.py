@@ -53,7 +53,7 @@ from sim.knorri.compiled import (
     new_position,
     next_u64,
     play_out_result,
-    play_to_end_seats,
+    play_out_result_seats,
     policy_action,
     score,
     scores,
@@ -150,7 +150,7 @@ def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, value
 @njit(**config.STEP_KERNEL)
 def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values):
     """``_play_out`` with seat s playing ``policies[s]``."""
-    play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
+    play_out_result_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
     _final_values(ints, values)
 
 

@@ -97,6 +97,7 @@ __all__ = [
     "next_u64",
     "phase_of",
     "play_out_result",
+    "play_out_result_seats",
     "play_to_end",
     "play_to_end_seats",
     "policy_action",
@@ -200,7 +201,28 @@ def play_out_result(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: 
     """
     if policy != GREEDY or ints[I_REPEAT] != 0 or records.shape[0] == 0:
         play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
-        return
+    else:
+        _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, legal)
+
+
+@njit(**config.PASTED_KERNEL)
+def play_out_result_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
+                          records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
+    """``play_out_result`` with a policy per seat (``play_to_end_seats``' choices): a greedy loop is jumped only
+    when every seat plays ``GREEDY``, the one case in which the hand's choices follow from its position."""
+    every_seat_greedy = True
+    for seat in range(ints[I_N_SEATS]):
+        every_seat_greedy = every_seat_greedy and policies[seat] == GREEDY
+    if not every_seat_greedy or ints[I_REPEAT] != 0 or records.shape[0] == 0:
+        play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
+    else:
+        _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, legal)
+
+
+@njit(**config.INLINED_KERNEL)
+def _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, legal):
+    """Play on with ``GREEDY`` at every seat under ``repeat=0``, jumping the first loop found (Brent's search) to
+    the position the cap ends it in."""
     saved_row = records.shape[0] - 1  # with the repeat check off no history row is ever read
     saved, lap, power = False, 0, 1
     while ints[I_END_REASON] < 0:
