@@ -3,6 +3,7 @@ analysis says of each run, a row per table and rule set, and refuses a wrong num
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from experiments.analysis.duck import connect
@@ -43,6 +44,16 @@ def test_the_shares_are_the_cut_off_analysis_shares(runs, table):
                          & (table["rules"] == rules)]
             assert line["repeat %"].item() == rules_table.share_text(row)
             assert line["hands"].item() == f"{int(row['hands']):,}"
+
+
+def test_the_median_log2_paths_is_each_tables_own(runs, table):
+    hands = pd.read_parquet(runs[0] / "hands", columns=["table", "end_reason", "cycle_log2_paths"])
+    repeats = hands[hands["end_reason"] == "repeat"]
+    labels = open_cutoff_run(runs[0]).tables.set_index("table")
+    for table_index, part in repeats.groupby("table"):
+        line = table[(table["lineup"] == labels.loc[table_index, "lineup"])
+                     & (table["seats"] == labels.loc[table_index, "seats"]) & (table["rules"] == "default")]
+        assert line["median log2 paths"].item() == f"{part['cycle_log2_paths'].astype(float).median():.1f}"
 
 
 def test_the_last_column_pairs_the_cut_off_hands_with_the_no_repeat_run(runs, table):

@@ -19,11 +19,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
-from experiments.analysis.duck import connect
+from experiments.analysis.duck import WHERE, connect, quantile_of_counts, summed
 from experiments.analysis.knorri.counterfactual import compare_runs
-from experiments.analysis.knorri.cutoffs import CutoffRun, cutoff_shares, loop_anatomy, open_cutoff_run
+from experiments.analysis.knorri.cutoffs import LOOP_REASON, CutoffRun, cutoff_shares, open_cutoff_run, run_slices
 from experiments.analysis.load import RunFolderError
 from sim import games
 
@@ -56,26 +57,35 @@ def ended_text(outcome: pd.DataFrame) -> str:
     return text if paired == cut else f"{text} paired (of {cut:,})"
 
 
+def median_log2_paths(con: duckdb.DuckDBPyConnection, run: CutoffRun) -> dict[int, float]:
+    """Each table's median ``cycle_log2_paths`` over its repeat hands, exact from a histogram added up slice by slice
+    (the cut-off analysis's anatomy is per seat count, and a run may seat several lineups at one count)."""
+    counts = summed(con, f"""SELECT "table" AS t, cycle_log2_paths::DOUBLE AS value, count(*) AS hands FROM hands
+                             WHERE end_reason = '{LOOP_REASON}' AND {WHERE} GROUP BY ALL""",
+                    ["t", "value"], run_slices(run), {"hands": run.shards})
+    return {int(table): quantile_of_counts(part["value"].to_numpy(float), part["hands"].to_numpy(), 0.5)
+            for table, part in counts.groupby("t")}
+
+
 def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str, object]]:
     """The table's rows for one run (one per lineup and seat count), paired with ``counterfactual`` if given."""
     with connect() as con:
         shares = cutoff_shares(con, run)
-        anatomy = loop_anatomy(con, run).summary.set_index("seats")
+        medians = median_log2_paths(con, run)
         outcomes = compare_runs(con, run, counterfactual).outcomes if counterfactual is not None else None
     rows = []
     for table, part in shares.groupby("table", sort=True):
         by_reason = part.set_index("reason")
-        seats = int(part["seats"].iloc[0])
-        median = anatomy["paths_median"].get(seats) if int(by_reason.loc["repeat", "cutoffs"]) else None
         ended = "n/a"
         if outcomes is not None:
             ended = ended_text(outcomes[outcomes["table"] == table])
         hands = int(by_reason.loc["repeat", "hands"])
+        median = medians.get(int(table))
         rows.append({
-            "lineup": part["lineup"].iloc[0], "seats": seats, "rules": rules_label(run),
+            "lineup": part["lineup"].iloc[0], "seats": int(part["seats"].iloc[0]), "rules": rules_label(run),
             "hands": f"{hands:,}" if run.complete else f"{hands:,} (still playing)",
             "repeat %": share_text(by_reason.loc["repeat"]), "cap %": share_text(by_reason.loc["cap"]),
-            "median log2 paths": "n/a" if median is None or pd.isna(median) else f"{median:.1f}",
+            "median log2 paths": "n/a" if median is None else f"{median:.1f}",
             "cut-off hands that ended with no repeat rule": ended,
         })
     return rows
