@@ -9,7 +9,8 @@ Every figure comes from ``experiments.analysis.knorri.cutoffs`` and ``counterfac
     python -m experiments.analysis.knorri.rules_table DEFAULT_RUN THREEFOLD_RUN NOREPEAT_RUN [...]
 
 Runs are given in groups of three of one config and seed: the default rules, a threefold repetition and no
-repetition rule. A run still playing is read as far as it got, and its rows say so.
+repetition rule. A run still playing is read as far as it got: a table not played out says how many of its
+hands it has (``5,400 of 100,000``).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str,
         shares = cutoff_shares(con, run)
         medians = median_log2_paths(con, run)
         outcomes = compare_runs(con, run, counterfactual).outcomes if counterfactual is not None else None
+    planned = {int(table["table"]): int(table["hands"]) for table in run.manifest.get("tables", [])}
     rows = []
     for table, part in shares.groupby("table", sort=True):
         by_reason = part.set_index("reason")
@@ -83,7 +85,7 @@ def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str,
         median = medians.get(int(table))
         rows.append({
             "lineup": part["lineup"].iloc[0], "seats": int(part["seats"].iloc[0]), "rules": rules_label(run),
-            "hands": f"{hands:,}" if run.complete else f"{hands:,} (still playing)",
+            "hands": f"{hands:,}" if hands >= planned.get(int(table), 0) else f"{hands:,} of {planned[int(table)]:,}",
             "repeat %": share_text(by_reason.loc["repeat"]), "cap %": share_text(by_reason.loc["cap"]),
             "median log2 paths": "n/a" if median is None else f"{median:.1f}",
             "cut-off hands that ended with no repeat rule": ended,
