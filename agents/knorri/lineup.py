@@ -54,6 +54,7 @@ from agents.knorri.search import (
     lookahead_choice,
     phase1_samples,
     sampled_stock_iterations,
+    settle_rule,
     tree_capacity,
     uct_iterations,
 )
@@ -99,7 +100,8 @@ POSTERIOR = -1
 class CompiledSeat:
     """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed,
     how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates`` with their log
-    prior and smoothing ``eps``), and whether its root pick may be the best line found (``pick=auto``)."""
+    prior and smoothing ``eps``), whether its root pick may be the best line found (``pick=auto``), and its
+    ``version`` (whether a phase-2 search stops once its pick has settled: ``search.settle_rule``)."""
 
     kind: int
     rollout: int = GREEDY
@@ -111,6 +113,7 @@ class CompiledSeat:
     log_prior: tuple[float, ...] = ()
     eps: float = 0.0
     auto_pick: bool = True
+    version: int = 2
 
 
 @lru_cache(maxsize=256)
@@ -133,7 +136,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
     return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed,
                         OPPONENT_MODELS.get(agent.others, POSTERIOR),
                         tuple(OPPONENT_MODELS[name] for name in agent.candidates),
-                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto")
+                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto", agent.version)
 
 
 @dataclass
@@ -187,21 +190,22 @@ def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_
 
 
 def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
-    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps, and
-    whether the root's pick may be the best line (``pick=auto``)."""
+    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps,
+    whether the root's pick may be the best line (``pick=auto``), and the ``mcts`` version."""
     others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
     counts = np.zeros((total, n_seats), dtype=np.int64)
     candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
     log_prior = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.float64)
     eps = np.zeros((total, n_seats), dtype=np.float64)
     auto_pick = np.zeros((total, n_seats), dtype=np.int64)
+    versions = np.zeros((total, n_seats), dtype=np.int64)
     for h, row in enumerate(seats):
         for s, seat in enumerate(row):
-            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s] = (seat.others, len(seat.candidates), seat.eps,
-                                                                     seat.auto_pick)
+            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s], versions[h, s] = (
+                seat.others, len(seat.candidates), seat.eps, seat.auto_pick, seat.version)
             candidates[h, s, :len(seat.candidates)] = seat.candidates
             log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
-    return others, counts, candidates, log_prior, eps, auto_pick
+    return others, counts, candidates, log_prior, eps, auto_pick, versions
 
 
 def _log_room(hands: int) -> int:
@@ -267,9 +271,10 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.PASTED_KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, work):
+def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, version, work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
-    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``).
+    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
+    the search stopping early by ``version``'s rule (``settle_rule``).
 
     ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
@@ -288,16 +293,18 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
             totals[node, s] = 0.0
     child_count[0] = UNEXPANDED
     used[0] = 1
-    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
-                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
-                   totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known)
     hero = to_move(ints)
     exact = policies[hero] == GREEDY
     for s in range(models.shape[0]):
         if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
             exact = False
-    return _root_pick(child_start, child_count, action, mover, visits, totals, auto_pick and exact)
+    by_line = auto_pick != 0 and exact
+    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
+                   totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known,
+                   settle_rule(version, by_line))
+    return _root_pick(child_start, child_count, action, mover, visits, totals, by_line)
 
 
 @njit(**config.PASTED_KERNEL)
@@ -315,7 +322,7 @@ def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
 
 
 @njit(**config.PASTED_KERNEL)
-def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
             cards, ints, deck, rng, keys, records, streams, work):
     """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
     ``mcts`` its opponent models: ``_model_plan``'s entries for the seat).
@@ -351,7 +358,8 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
                                 search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
                                 records2, slots2, legal2, values)
     else:
-        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, work)
+        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, version,
+                                work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
@@ -384,7 +392,7 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
 
 @njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
-                      others, counts, candidates, log_prior, eps, auto_pick, capacity, cap, repeat,
+                      others, counts, candidates, log_prior, eps, auto_pick, versions, capacity, cap, repeat,
                       ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
@@ -413,7 +421,7 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
             seat = to_move(ints)
             action = _decide(kinds[h, seat], rollouts[h, seat], iters[h, seat], cs[h, seat], others[h, seat],
                              counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
-                             cards, ints, deck, rng, keys, records, seat_streams, work)
+                             versions[h, seat], cards, ints, deck, rng, keys, records, seat_streams, work)
             if observed:
                 _score_choice(h, seat, action, kinds[h, seat], kinds, rollouts, others, eps, cards, ints, deck, rng,
                               keys, records, work)
@@ -437,10 +445,10 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
 
 
 @njit(**config.KERNEL)
-def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
                  cards, ints, deck, rng, keys, records, slots, streams, capacity):
     work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
-    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
                    cards, ints, deck, rng, keys, records, streams, work)
 
 
@@ -460,9 +468,9 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     copy_position(*rows, cards, ints, deck, keys, records, slots)
     streams = np.zeros(seat_count(ints), dtype=np.uint64)
     streams[to_move(ints)] = stream_seed & _MASK64
-    others, counts, candidates, log_prior, _, auto_pick = _model_plan([[plan]], 1, 1)
+    others, counts, candidates, log_prior, _, auto_pick, versions = _model_plan([[plan]], 1, 1)
     return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
-                            log_prior[0, 0], auto_pick[0, 0], *position, streams,
+                            log_prior[0, 0], auto_pick[0, 0], versions[0, 0], *position, streams,
                             tree_capacity(plan.iters)))
 
 
