@@ -132,14 +132,18 @@ def test_a_search_whose_line_wins_outright_stops_there_and_plays_that_line():
 
 
 def test_version_1_is_the_first_mcts_every_iteration_spent():
-    """``mcts:version=1`` keeps the first agent's budget (1,000 playouts) and never stops a search early; the
-    current default stops once its pick settles, with a budget of its own."""
+    """``mcts:version=1`` keeps the first agent's budget (1,000 playouts in every search) and never stops a search
+    early; the current default stops once its pick settles, with budgets of its own."""
     first, current = make_agent("mcts:version=1"), make_agent("mcts")
-    assert (first.iters, first.version) == (1000, 1) and first.name.endswith("version=1")
+    assert (first.iters, first.line_iters, first.version) == (1000, 1000, 1) and first.name.endswith("version=1")
     assert current.version == 2 and current.iters < first.iters and "version" not in current.name
-    assert make_agent("mcts:version=1,iters=50").iters == 50
+    assert current.line_iters == 5 * current.iters  # a search against deterministic seats mostly stops at once
+    assert make_agent("mcts:version=1,iters=50").line_iters == 50
+    assert make_agent("mcts:iters=50,line_iters=70").line_iters == 70
     with pytest.raises(AgentSpecError, match="version=3 is unknown"):
         make_agent("mcts:version=3")
+    with pytest.raises(AgentSpecError, match="line_iters=0: give at least 1 playout"):
+        make_agent("mcts:line_iters=0")
 
 
 def test_the_loginf_opponent_model_chooses_as_loginf_does():
