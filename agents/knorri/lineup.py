@@ -301,12 +301,15 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, polic
     used[0] = 1
     hero = to_move(ints)
     exact = policies[hero] == GREEDY
+    others_greedy = True
     for s in range(models.shape[0]):
         if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
             exact = False
+        if s != hero and models[s] != GREEDY_MODEL:
+            others_greedy = False
     by_line = auto_pick != 0 and exact
     budget = line_iters if by_line else iters  # not inline in the call: numba cannot paste a conditional argument
-    rule = settle_rule(version, by_line)
+    rule = settle_rule(version, by_line, others_greedy)
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,

@@ -23,14 +23,15 @@ The search runs in compiled code (``agents.knorri.search``) on the compiled engi
 rows: the position is read once per decision and every iteration steps a copy
 of it, so 1,000 iterations cost milliseconds.
 
-A phase-2 search stops before its budget once more iterations could not change its
-pick (``search.settle_rule``): the most visited child leads the next by more visits
-than are left, or, where the pick is the best line, a line found goes out first
-for the seat (no line scores more). Profiled over six 4 x ``mcts`` hands of the first
-version (CPU time), 4.8 s of the 5.9 s spent in ``act`` went to phase-2 UCT (2.8 ms a
-search), 0.4 s to phase-1 sampling (64 searches) and 0.3 s to reading positions and
-the posterior; and a search is its playouts: 1,000 playouts from the root alone cost
-1.4 ms (greedy seats) to 2.3 ms (some seats random). So the saving is in playing fewer.
+A phase-2 search stops before its budget once more iterations could not change its pick
+(``search.settle_rule``): the most visited child leads the next by more visits than are
+left, or, where the pick is the best line and every other seat is modelled ``greedy``, a
+line found goes out first for the seat (no line scores more). Profiled over six 4 x
+``mcts`` hands of the first version (CPU time), 4.8 s of the 5.9 s spent in ``act`` went
+to phase-2 UCT (2.8 ms a search), 0.4 s to phase-1 sampling (64 searches) and 0.3 s to
+reading positions and the posterior; and a search is its playouts: 1,000 playouts from
+the root alone cost 1.4 ms (greedy seats) to 2.3 ms (some seats random). So the saving
+is in playing fewer.
 
 Where every other seat is deterministic the budget is five times larger (``line_iters``):
 cutting it to 200 there lost 0.03 points a hand against three ``greedy`` seats (60 deals,
@@ -78,6 +79,7 @@ from agents.knorri.search import (
     best_line,
     lines_are_exact,
     most_visited,
+    others_are_greedy,
     phase1_samples,
     sampled_stock_search,
     settle_rule,
@@ -210,10 +212,11 @@ class MCTSAgent:
         by_line = self.pick == "auto" and lines_are_exact(models, self.seat, self._policy)
         if self.time_budget <= 0:
             tree.iterate(self.line_iters if by_line else self.iters, self.c, policies, self._search_rng, models,
-                         settle_rule(self.version, by_line))
+                         settle_rule(self.version, by_line, others_are_greedy(models, self.seat)))
         else:  # the iterations left are unknown, so only a won line may stop the search early
             deadline = time.perf_counter() + self.time_budget
-            settle = BY_BEST_LINE if by_line and self.version >= 2 else NEVER
+            settle = settle_rule(self.version, by_line, others_are_greedy(models, self.seat))
+            settle = settle if settle == BY_BEST_LINE else NEVER
             while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle) == CHUNK
                    and time.perf_counter() < deadline):
                 pass

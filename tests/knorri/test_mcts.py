@@ -22,7 +22,9 @@ from agents.knorri.search import (
     best_line,
     lookahead_action,
     most_visited,
+    others_are_greedy,
     sampled_stock_search,
+    settle_rule,
     tree_capacity,
 )
 from agents.knorri.tracker import KnorriTracker
@@ -118,17 +120,28 @@ def test_a_search_whose_line_wins_outright_stops_there_and_plays_that_line():
     there is); the pick then starts such a line. A search that finds none by its last iteration spends it all."""
     stopped, unsettled = 0, 0
     for position in _positions(4, range(6), phase=2, every=2, per_hand=10):
-        tree, ran = _search(position, 200, LOOKAHEAD_MODEL, BY_BEST_LINE)
+        tree, ran = _search(position, 200, GREEDY_MODEL, BY_BEST_LINE)
         children = tree.root_children()
         values = {action: line for action, _, _, line in children}
         if ran < 200:
             assert values[best_line(children)] == 1.0
             stopped += 1
         else:
-            before_last, _ = _search(position, 199, LOOKAHEAD_MODEL, NEVER)
+            before_last, _ = _search(position, 199, GREEDY_MODEL, NEVER)
             assert max(line for _, _, _, line in before_last.root_children()) < 1.0
             unsettled += 1
     assert stopped > 5 and unsettled > 0
+
+
+def test_a_won_line_ends_a_search_only_where_the_playouts_play_the_other_seats_models():
+    """Under ``loginf`` models the playouts still play the seats greedy, so a won line is no proof: no early stop
+    there (nor in version 1); a most-visited pick stops by visits."""
+    assert settle_rule(2, True, True) == BY_BEST_LINE
+    assert settle_rule(2, True, False) == NEVER
+    assert settle_rule(2, False, False) == BY_VISITS
+    assert settle_rule(1, True, True) == NEVER and settle_rule(1, False, False) == NEVER
+    assert others_are_greedy(np.array([LOOKAHEAD_MODEL, GREEDY_MODEL, GREEDY_MODEL]), hero=0)
+    assert not others_are_greedy(np.array([GREEDY_MODEL, LOOKAHEAD_MODEL, GREEDY_MODEL]), hero=0)
 
 
 def test_version_1_is_the_first_mcts_every_iteration_spent():
