@@ -18,11 +18,14 @@ seconds divided by the workers: the wall time the pairing takes on that many.
 Speed: decisions per second of each agent playing against copies of itself
 (CPU time inside ``act`` only), and for MCTS the seconds per decision at given
 iteration budgets (median over timed passes, after an untimed warm-up hand).
+``--compare OLD/NEW`` times two specs in one process, their passes in turn, and
+gives NEW's time over OLD's, in self-play and against the ``--against`` seats.
 
     python -m experiments.ladder strength --pair greedy/random --pair loginf/greedy --deals 2000
     python -m experiments.ladder strength --pair mcts/loginf --deals 2000 --time-limit 3000 \
         --out experiments/results/ladder_mcts
     python -m experiments.ladder speed --agents random,greedy,loginf --mcts-iters 100,1000
+    python -m experiments.ladder speed --compare mcts:version=1/mcts --hands 3 --repeats 5
 """
 
 from __future__ import annotations
@@ -150,16 +153,10 @@ def run_pairing(hero: str, opponent: str, n_seats: int, deals: int, base_seed: i
     }
 
 
-def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None,
-               repeats: int = 3) -> dict:
-    """CPU seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``.
-
-    CPU time, not wall time: on a shared machine the wall clock counts other work too.
-    One untimed hand first (loading compiled code), then ``repeats`` timed passes over the
-    same ``hands`` hands. ``s_per_decision`` is the median over passes of the mean over
-    all calls (one legal id included); ``s_per_choice`` is the median time of the calls
-    with two or more legal ids, where a search agent actually searches.
-    """
+def _timed_pass(spec: str, n_seats: int, indices: Sequence[int], base_seed: int,
+                opponent: str | None) -> list[tuple[float, bool]]:
+    """CPU seconds of every ``act`` call of ``spec`` over the hands ``indices`` (at every seat, or at seat 0
+    against ``opponent``), each with whether it had two or more legal ids."""
     calls: list[tuple[float, bool]] = []
 
     def timed(agent):
@@ -174,27 +171,60 @@ def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: st
         agent.act = act
         return agent
 
-    def play(index: int) -> None:
+    for index in indices:
         seed = deal_seed(base_seed, 10_000 + index)
         if opponent is None:
             agents = [timed(make_agent(spec, seed)) for _ in range(n_seats)]
         else:
             agents = [timed(make_agent(spec, seed))] + [make_agent(opponent, seed) for _ in range(n_seats - 1)]
         play_with_agents(KnorriHand.from_seed(n_seats, seed), agents, seed)
+    return calls
 
-    play(hands)  # warm-up, untimed
-    means, choices, decisions = [], [], 0
-    for _ in range(max(1, repeats)):
-        calls.clear()
-        for index in range(hands):
-            play(index)
-        decisions = len(calls)
-        means.append(sum(t for t, _ in calls) / max(1, len(calls)))
-        choices.extend(t for t, choice in calls if choice)
+
+def _speed_row(spec: str, n_seats: int, passes: list[list[tuple[float, bool]]], opponent: str | None) -> dict:
+    """A speed table row from timed passes: medians over passes of the mean per call, and of the calls with a
+    choice."""
+    means = [sum(t for t, _ in calls) / max(1, len(calls)) for calls in passes]
+    choices = [t for calls in passes for t, choice in calls if choice]
     per = statistics.median(means)
-    return {"agent": spec, "seats": n_seats, "decisions": decisions, "repeats": max(1, repeats),
-            "s_per_decision": per, "decisions_per_s": (1 / per) if per else math.inf,
+    return {"agent": spec, "seats": n_seats, "opponent": opponent or "itself", "decisions": len(passes[-1]),
+            "repeats": len(passes), "s_per_decision": per, "decisions_per_s": (1 / per) if per else math.inf,
             "s_per_choice": statistics.median(choices) if choices else 0.0}
+
+
+def time_agent(spec: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None,
+               repeats: int = 3) -> dict:
+    """CPU seconds inside ``act`` per decision of ``spec``: at every seat, or at seat 0 against ``opponent``.
+
+    CPU time, not wall time: on a shared machine the wall clock counts other work too.
+    One untimed hand first (loading compiled code), then ``repeats`` timed passes over the
+    same ``hands`` hands. ``s_per_decision`` is the median over passes of the mean over
+    all calls (one legal id included); ``s_per_choice`` is the median time of the calls
+    with two or more legal ids, where a search agent actually searches.
+    """
+    _timed_pass(spec, n_seats, [hands], base_seed, opponent)  # warm-up, untimed
+    passes = [_timed_pass(spec, n_seats, range(hands), base_seed, opponent) for _ in range(max(1, repeats))]
+    return _speed_row(spec, n_seats, passes, opponent)
+
+
+def compare_speed(old: str, new: str, n_seats: int, hands: int, base_seed: int, opponent: str | None = None,
+                  repeats: int = 3) -> list[dict]:
+    """``time_agent`` for two specs in one process, their timed passes taken in turn (old then new, then new then
+    old, ...) so that a change in the machine's load falls on both alike; the third row is new over old."""
+    for spec in (old, new):
+        _timed_pass(spec, n_seats, [hands], base_seed, opponent)  # warm-up, untimed
+    passes: dict[str, list[list[tuple[float, bool]]]] = {old: [], new: []}
+    for repeat in range(max(1, repeats)):
+        for spec in ((old, new) if repeat % 2 == 0 else (new, old)):
+            passes[spec].append(_timed_pass(spec, n_seats, range(hands), base_seed, opponent))
+    rows = [_speed_row(spec, n_seats, passes[spec], opponent) for spec in (old, new)]
+    rows.append({"agent": f"{new} / {old}", "seats": n_seats, "opponent": opponent or "itself",
+                 "decisions": rows[1]["decisions"], "repeats": max(1, repeats),
+                 "s_per_decision": rows[1]["s_per_decision"] / rows[0]["s_per_decision"],
+                 "decisions_per_s": rows[1]["decisions_per_s"] / rows[0]["decisions_per_s"],
+                 "s_per_choice": (rows[1]["s_per_choice"] / rows[0]["s_per_choice"]) if rows[0]["s_per_choice"]
+                 else math.nan})
+    return rows
 
 
 def write_table(rows: list[dict], stem: str, append: bool = False) -> str:
@@ -260,6 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--hands", type=int, default=20, help="hands per agent (default 20)")
     speed.add_argument("--mcts-hands", type=int, default=2, help="hands per MCTS budget (default 2)")
     speed.add_argument("--repeats", type=int, default=3, help="timed passes; medians are reported (default 3)")
+    speed.add_argument("--compare", metavar="OLD/NEW",
+                       help="time two specs side by side instead, their passes in turn (e.g. mcts:version=1/mcts), "
+                            "in self-play and against each --against opponent; adds a NEW / OLD ratio row")
+    speed.add_argument("--against", default="greedy",
+                       help="with --compare: comma-separated opponents at the other seats besides self-play "
+                            "(default greedy; '' for self-play only)")
     speed.add_argument("--seats", type=int, default=4)
     speed.add_argument("--seed", type=int, default=7)
     speed.add_argument("--out", default=str(DEFAULT_OUT / "speed"),
@@ -285,6 +321,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         args.time_limit, journal))
                 print(f"done {hero} vs {opponent}: {rows[-1]}", file=sys.stderr)
             print(write_table(rows, args.out, args.append))
+        elif args.compare:
+            old, sep, new = args.compare.partition("/")
+            if not sep or not old or not new:
+                raise AgentSpecError(f"--compare {args.compare!r}: write OLD/NEW, e.g. mcts:version=1/mcts")
+            make_agent(old), make_agent(new)  # a bad spec fails now, in one line
+            rows = []
+            for opponent in [None, *(spec for spec in args.against.split(",") if spec)]:
+                if opponent:
+                    make_agent(opponent)
+                rows.extend(compare_speed(old, new, n_seats, args.hands, args.seed, opponent, args.repeats))
+            print(write_table(rows, args.out))
         else:
             rows = [time_agent(spec, n_seats, args.hands, args.seed, repeats=args.repeats)
                     for spec in args.agents.split(",") if spec]

@@ -35,3 +35,22 @@ def test_the_ladder_by_default_writes_under_runs_never_over_the_committed_result
     assert (tmp_path / "runs" / "ladder" / "ladder.md").is_file()
     assert any((tmp_path / "runs" / "ladder" / "ladder_deals").iterdir())
     assert {path: path.read_bytes() for path in committed} == committed
+
+
+def test_compare_times_old_and_new_in_turn_and_gives_their_ratio(monkeypatch):
+    """``speed --compare``: one untimed warm-up each, then timed passes alternating old-new, new-old, ...; the third
+    row is new's time over old's."""
+    order = []
+    real = ladder._timed_pass
+
+    def recording(spec, n_seats, indices, base_seed, opponent):
+        order.append((spec, len(indices)))
+        return real(spec, n_seats, indices, base_seed, opponent)
+
+    monkeypatch.setattr(ladder, "_timed_pass", recording)
+    rows = ladder.compare_speed("greedy", "random", 3, hands=1, base_seed=5, opponent=None, repeats=3)
+    assert [spec for spec, _ in order] == ["greedy", "random", "greedy", "random", "random", "greedy",
+                                           "greedy", "random"]
+    assert [agent["agent"] for agent in rows] == ["greedy", "random", "random / greedy"]
+    assert all(row["repeats"] == 3 and row["opponent"] == "itself" for row in rows)
+    assert rows[2]["s_per_decision"] == rows[1]["s_per_decision"] / rows[0]["s_per_decision"]

@@ -54,6 +54,7 @@ from agents.knorri.search import (
     lookahead_choice,
     phase1_samples,
     sampled_stock_iterations,
+    settle_rule,
     tree_capacity,
     uct_iterations,
 )
@@ -99,7 +100,9 @@ POSTERIOR = -1
 class CompiledSeat:
     """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed,
     how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates`` with their log
-    prior and smoothing ``eps``), and whether its root pick may be the best line found (``pick=auto``)."""
+    prior and smoothing ``eps``), whether its root pick may be the best line found (``pick=auto``), and its
+    ``version`` (whether a phase-2 search stops once its pick has settled: ``search.settle_rule``), with the
+    budget of a phase-2 search whose pick is the best line, ``line_iters``."""
 
     kind: int
     rollout: int = GREEDY
@@ -111,6 +114,8 @@ class CompiledSeat:
     log_prior: tuple[float, ...] = ()
     eps: float = 0.0
     auto_pick: bool = True
+    version: int = 2
+    line_iters: int = 0
 
 
 @lru_cache(maxsize=256)
@@ -133,7 +138,8 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
     return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed,
                         OPPONENT_MODELS.get(agent.others, POSTERIOR),
                         tuple(OPPONENT_MODELS[name] for name in agent.candidates),
-                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto")
+                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto", agent.version,
+                        agent.line_iters)
 
 
 @dataclass
@@ -159,7 +165,7 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
     models = _model_plan(seats, total, n_seats)
     streams = _seat_streams(seeds, seats, n_seats)
-    capacity = tree_capacity(int(iters.max(initial=0)))
+    capacity = tree_capacity(max(int(iters.max(initial=0)), int(models[-1].max(initial=0))))
     template = new_position(cap, repeat)
     ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
     held_out = np.zeros((total, n_seats), dtype=np.uint64)
@@ -187,21 +193,23 @@ def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_
 
 
 def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
-    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps, and
-    whether the root's pick may be the best line (``pick=auto``)."""
+    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps,
+    whether the root's pick may be the best line (``pick=auto``), the ``mcts`` version and its ``line_iters``."""
     others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
     counts = np.zeros((total, n_seats), dtype=np.int64)
     candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
     log_prior = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.float64)
     eps = np.zeros((total, n_seats), dtype=np.float64)
     auto_pick = np.zeros((total, n_seats), dtype=np.int64)
+    versions = np.zeros((total, n_seats), dtype=np.int64)
+    line_iters = np.zeros((total, n_seats), dtype=np.int64)
     for h, row in enumerate(seats):
         for s, seat in enumerate(row):
-            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s] = (seat.others, len(seat.candidates), seat.eps,
-                                                                     seat.auto_pick)
+            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s], versions[h, s], line_iters[h, s] = (
+                seat.others, len(seat.candidates), seat.eps, seat.auto_pick, seat.version, seat.line_iters)
             candidates[h, s, :len(seat.candidates)] = seat.candidates
             log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
-    return others, counts, candidates, log_prior, eps, auto_pick
+    return others, counts, candidates, log_prior, eps, auto_pick, versions, line_iters
 
 
 def _log_room(hands: int) -> int:
@@ -267,9 +275,12 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.PASTED_KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, work):
+def _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, policies, models, auto_pick, version,
+                   work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
-    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``).
+    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
+    the search stopping early by ``version``'s rule (``settle_rule``), with ``line_iters`` iterations for a
+    best-line pick and ``iters`` otherwise. The tree is cut to the larger budget's capacity, as ``TreeSearch`` is.
 
     ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
@@ -279,7 +290,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
     (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
      cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
      _, _, _, tree, totals, search_rng, _, _, _, _, _, _, look_known) = work
-    size = tree_capacity(iters)
+    size = tree_capacity(max(iters, line_iters))
     child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
     used = tree[6, :1]
     for node in range(used[0]):
@@ -288,16 +299,22 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models,
             totals[node, s] = 0.0
     child_count[0] = UNEXPANDED
     used[0] = 1
-    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
-                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
-                   totals[:size], used, tree[5, :size + 1], iters, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known)
     hero = to_move(ints)
     exact = policies[hero] == GREEDY
+    others_greedy = True
     for s in range(models.shape[0]):
         if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
             exact = False
-    return _root_pick(child_start, child_count, action, mover, visits, totals, auto_pick and exact)
+        if s != hero and models[s] != GREEDY_MODEL:
+            others_greedy = False
+    by_line = auto_pick != 0 and exact
+    budget = line_iters if by_line else iters  # not inline in the call: numba cannot paste a conditional argument
+    rule = settle_rule(version, by_line, others_greedy)
+    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
+                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
+                   totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known, rule)
+    return _root_pick(child_start, child_count, action, mover, visits, totals, by_line)
 
 
 @njit(**config.PASTED_KERNEL)
@@ -315,7 +332,7 @@ def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
 
 
 @njit(**config.PASTED_KERNEL)
-def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
+def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version, line_iters,
             cards, ints, deck, rng, keys, records, streams, work):
     """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
     ``mcts`` its opponent models: ``_model_plan``'s entries for the seat).
@@ -351,7 +368,8 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
                                 search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
                                 records2, slots2, legal2, values)
     else:
-        action = _phase2_choice(cards, ints, deck, keys, records, iters, c, policies, models, auto_pick, work)
+        action = _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, policies, models, auto_pick,
+                                version, work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
@@ -384,13 +402,14 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
 
 @njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
-                      others, counts, candidates, log_prior, eps, auto_pick, capacity, cap, repeat,
-                      ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
+                      others, counts, candidates, log_prior, eps, auto_pick, versions, line_iters, capacity, cap,
+                      repeat, ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
     rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
-    stream; ``others`` … ``auto_pick`` say how an ``mcts`` seat models the others (``_model_plan``). Every hand
+    stream; ``others`` … ``line_iters`` say how an ``mcts`` seat models the others, and its version and
+    best-line budget (``_model_plan``). Every hand
     plays under the cut-off rules ``cap`` and ``repeat``. The position rows given are the hand's working rows
     (``new_position(cap, repeat)``'s); the searches' rows are made like them. With a ``log``
     that fills up, it stops before the hand that does not fit.
@@ -413,7 +432,8 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
             seat = to_move(ints)
             action = _decide(kinds[h, seat], rollouts[h, seat], iters[h, seat], cs[h, seat], others[h, seat],
                              counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
-                             cards, ints, deck, rng, keys, records, seat_streams, work)
+                             versions[h, seat], line_iters[h, seat], cards, ints, deck, rng, keys, records,
+                             seat_streams, work)
             if observed:
                 _score_choice(h, seat, action, kinds[h, seat], kinds, rollouts, others, eps, cards, ints, deck, rng,
                               keys, records, work)
@@ -437,11 +457,11 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
 
 
 @njit(**config.KERNEL)
-def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
-                 cards, ints, deck, rng, keys, records, slots, streams, capacity):
+def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
+                 line_iters, cards, ints, deck, rng, keys, records, slots, streams, capacity):
     work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
-    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick,
-                   cards, ints, deck, rng, keys, records, streams, work)
+    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
+                   line_iters, cards, ints, deck, rng, keys, records, streams, work)
 
 
 def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
@@ -460,10 +480,10 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     copy_position(*rows, cards, ints, deck, keys, records, slots)
     streams = np.zeros(seat_count(ints), dtype=np.uint64)
     streams[to_move(ints)] = stream_seed & _MASK64
-    others, counts, candidates, log_prior, _, auto_pick = _model_plan([[plan]], 1, 1)
+    others, counts, candidates, log_prior, _, auto_pick, versions, line_iters = _model_plan([[plan]], 1, 1)
     return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
-                            log_prior[0, 0], auto_pick[0, 0], *position, streams,
-                            tree_capacity(plan.iters)))
+                            log_prior[0, 0], auto_pick[0, 0], versions[0, 0], line_iters[0, 0], *position, streams,
+                            tree_capacity(max(plan.iters, plan.line_iters))))
 
 
 class KnorriLineups:

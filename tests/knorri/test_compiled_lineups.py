@@ -57,9 +57,11 @@ COVERING = "random;greedy;loginf;mcts:iters=30,others=loginf,pick=visits"  # the
     (4, "loginf:rollout=random;greedy;loginf;random", 100, 1),
     (4, COVERING, 100, 1),
     (4, "random;greedy;loginf;mcts:iters=30", 100, 1),
+    (4, "random;greedy;loginf;mcts", 100, 1),  # the default mcts, its searches stopping once their pick settles
+    (4, "mcts:iters=30,version=1;greedy;mcts:iters=30;loginf", 100, 1),  # the first mcts beside the current one
     (3, "mcts:iters=20;loginf;mcts:iters=25,c=0.7,rollout=random,seed=3", 100, 1),
     (6, "mcts:iters=20;greedy;random;greedy;mcts:iters=20,rollout=random;loginf", 100, 1),
-    (5, "greedy;mcts:iters=20,c=1.2;random;loginf;greedy", 67, 3),
+    (5, "greedy;mcts:iters=20,c=1.2,line_iters=50;random;loginf;greedy", 67, 3),
 ])
 def test_a_built_in_lineup_writes_the_reference_paths_rows(n_seats, lineup, matches, match_hands):
     """Every hand column and every logged decision, compiled against the Python agents on the reference engine."""

@@ -6,16 +6,26 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import make_agent
+from agents.base import AgentSpecError, make_agent
 from agents.knorri.loginf import LogInfAgent
 from agents.knorri.playout import CompiledPlayout, PythonPlayout, finish_in_place
 from agents.knorri.search import (
+    BY_BEST_LINE,
+    BY_VISITS,
+    GREEDY_MODEL,
+    LOOKAHEAD_MODEL,
+    NEVER,
     POLICY_IDS,
+    RANDOM_MODEL,
     Scratch,
     TreeSearch,
+    best_line,
     lookahead_action,
     most_visited,
+    others_are_greedy,
     sampled_stock_search,
+    settle_rule,
+    tree_capacity,
 )
 from agents.knorri.tracker import KnorriTracker
 from sim.knorri.compiled import position_rows
@@ -77,6 +87,76 @@ def test_first_pass_of_the_tree_is_loginfs_look_ahead():
         assert most_visited(children) == expected
         checked += 1
     assert checked > 50
+
+
+def _search(position, iterations, models, settle, seed=31, capacity_for=300):
+    """One phase-2 search from ``position``'s seat (a tree sized for ``capacity_for`` iterations): the tree and the
+    iterations it ran."""
+    seat = position.to_move
+    tree = TreeSearch(tree_capacity(capacity_for), position.n_seats)
+    tree.start(position_rows(_tracker_at(position, seat).position()))
+    models = np.full(position.n_seats, models, dtype=np.int64)
+    ran = tree.iterate(iterations, 0.4, POLICY_IDS["greedy"], np.array([seed], dtype=np.uint64), models, settle)
+    return tree, ran
+
+
+def test_a_search_that_stops_once_the_most_visited_child_leads_by_more_than_is_left_picks_as_a_full_one():
+    """``BY_VISITS`` runs a prefix of the full search (same streams) and stops only when the leader's lead exceeds
+    the iterations left, so the most visited child is the one the whole budget would pick; it saves iterations."""
+    saved, checked = 0, 0
+    for position in _positions(4, range(4), phase=2, every=3, per_hand=8):
+        for model in (RANDOM_MODEL, GREEDY_MODEL):
+            full, ran_full = _search(position, 300, model, NEVER)
+            settled, ran = _search(position, 300, model, BY_VISITS)
+            assert ran_full == 300 and 1 <= ran <= 300
+            assert most_visited(settled.root_children()) == most_visited(full.root_children())
+            saved += 300 - ran
+            checked += 1
+    assert checked > 20 and saved > 0
+
+
+def test_a_search_whose_line_wins_outright_stops_there_and_plays_that_line():
+    """``BY_BEST_LINE`` stops as soon as a line goes out first for the searching seat (value 1, the best score
+    there is); the pick then starts such a line. A search that finds none by its last iteration spends it all."""
+    stopped, unsettled = 0, 0
+    for position in _positions(4, range(6), phase=2, every=2, per_hand=10):
+        tree, ran = _search(position, 200, GREEDY_MODEL, BY_BEST_LINE)
+        children = tree.root_children()
+        values = {action: line for action, _, _, line in children}
+        if ran < 200:
+            assert values[best_line(children)] == 1.0
+            stopped += 1
+        else:
+            before_last, _ = _search(position, 199, GREEDY_MODEL, NEVER)
+            assert max(line for _, _, _, line in before_last.root_children()) < 1.0
+            unsettled += 1
+    assert stopped > 5 and unsettled > 0
+
+
+def test_a_won_line_ends_a_search_only_where_the_playouts_play_the_other_seats_models():
+    """Under ``loginf`` models the playouts still play the seats greedy, so a won line is no proof: no early stop
+    there (nor in version 1); a most-visited pick stops by visits."""
+    assert settle_rule(2, True, True) == BY_BEST_LINE
+    assert settle_rule(2, True, False) == NEVER
+    assert settle_rule(2, False, False) == BY_VISITS
+    assert settle_rule(1, True, True) == NEVER and settle_rule(1, False, False) == NEVER
+    assert others_are_greedy(np.array([LOOKAHEAD_MODEL, GREEDY_MODEL, GREEDY_MODEL]), hero=0)
+    assert not others_are_greedy(np.array([GREEDY_MODEL, LOOKAHEAD_MODEL, GREEDY_MODEL]), hero=0)
+
+
+def test_version_1_is_the_first_mcts_every_iteration_spent():
+    """``mcts:version=1`` keeps the first agent's budget (1,000 playouts in every search) and never stops a search
+    early; the current default stops once its pick settles, with budgets of its own."""
+    first, current = make_agent("mcts:version=1"), make_agent("mcts")
+    assert (first.iters, first.line_iters, first.version) == (1000, 1000, 1) and first.name.endswith("version=1")
+    assert current.version == 2 and current.iters < first.iters and "version" not in current.name
+    assert current.line_iters == 5 * current.iters  # a search against deterministic seats mostly stops at once
+    assert make_agent("mcts:version=1,iters=50").line_iters == 50
+    assert make_agent("mcts:iters=50,line_iters=70").line_iters == 70
+    with pytest.raises(AgentSpecError, match="version=3 is unknown"):
+        make_agent("mcts:version=3")
+    with pytest.raises(AgentSpecError, match="line_iters=0: give at least 1 playout"):
+        make_agent("mcts:line_iters=0")
 
 
 def test_the_loginf_opponent_model_chooses_as_loginf_does():
