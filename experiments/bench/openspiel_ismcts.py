@@ -93,7 +93,7 @@ def calibrate(args: argparse.Namespace) -> float:
     seeds = dealt_seeds(args.seed + 1, args.seats)
     for index in range(args.calibrate + 1):
         seed, seat = next(seeds), index % args.seats
-        ours = make_agent("mcts", game="knorri")
+        ours = make_agent(args.mcts, game="knorri")
         ours.reset(seat, args.seats, agent_seed(seed, seat))
         others = {s: make_agent(args.others, game="knorri") for s in range(args.seats) if s != seat}
         _, times, choices = play(args.seats, seed, seat, mcts_chooser(ours, seat), others)
@@ -126,7 +126,7 @@ def play_deal(args: argparse.Namespace, budget: float, seed: int, seat: int, ind
     number, and (ISMCTS) its simulations over them."""
     row: dict = {"seed": seed, "seat": seat}
     game = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": args.seats})
-    ours = make_agent("mcts", game="knorri")
+    ours = make_agent(args.mcts, game="knorri")
     ours.reset(seat, args.seats, agent_seed(seed, seat))
     bot = BudgetedISMCTSBot(game, budget, args.uct_c, derive_seed(args.seed, 1 << 20, index) & 0x7FFFFFFF)
     for name, choose in (("mcts", mcts_chooser(ours, seat)), ("ISMCTS", bot.step)):
@@ -144,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--mcts", default="mcts", help="our agent's spec (default: mcts at its defaults; "
+                        "mcts:version=1 is the first mcts)")
     parser.add_argument("--others", default="greedy", help="agent spec of every other seat")
     parser.add_argument("--uct-c", type=float, default=2.0, help="ISMCTS's UCT constant (scores are raw points)")
     parser.add_argument("--calibrate", type=int, default=8, help="deals that measure mcts's CPU per decision")
@@ -157,10 +159,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"Knorri is for 3 to 6 seats, not {args.seats}")
     if args.budget_ms is not None and args.budget_ms <= 0:
         parser.error("--budget-ms must be above 0")
-    try:
-        make_agent(args.others, game="knorri")
-    except ValueError as error:  # an unknown spec, or parameters its agent does not take
-        parser.error(f"--others: {error}")
+    for option, spec in (("--mcts", args.mcts), ("--others", args.others)):
+        try:
+            make_agent(spec, game="knorri")
+        except ValueError as error:  # an unknown spec, or parameters its agent does not take
+            parser.error(f"{option}: {error}")
     rows_path = None if args.out is None else args.out.with_suffix(".jsonl")
     rows: list[dict] = []
     budget = None if args.budget_ms is None else args.budget_ms / 1000
