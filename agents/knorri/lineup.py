@@ -51,8 +51,10 @@ from agents.knorri.search import (
     POLICY_IDS,
     RANDOM_MODEL,
     UNEXPANDED,
+    largest_budget,
     lookahead_choice,
     phase1_samples,
+    phase2_budget,
     sampled_stock_iterations,
     settle_rule,
     tree_capacity,
@@ -90,6 +92,8 @@ BUILT_IN = ("random", "greedy", "loginf", "mcts")
 TREE_FIELDS = 7  # child start, child count, action, mover, visits, path, nodes used (in slot 0)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
 _MASK64 = (1 << 64) - 1
+ITERS, LINE_ITERS, CHANCE_ITERS = 0, 1, 2
+"""Slots of an ``mcts`` seat's ``budgets`` row (``CompiledSeat.budgets``)."""
 
 
 POSTERIOR = -1
@@ -102,7 +106,8 @@ class CompiledSeat:
     how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates`` with their log
     prior and smoothing ``eps``), whether its root pick may be the best line found (``pick=auto``), and its
     ``version`` (whether a phase-2 search stops once its pick has settled: ``search.settle_rule``), with the
-    budget of a phase-2 search whose pick is the best line, ``line_iters``."""
+    budgets of a phase-2 search whose pick is the best line, ``line_iters``, and of one with chance nodes,
+    ``chance_iters`` (``search.phase2_budget``)."""
 
     kind: int
     rollout: int = GREEDY
@@ -116,6 +121,11 @@ class CompiledSeat:
     auto_pick: bool = True
     version: int = 2
     line_iters: int = 0
+    chance_iters: int = 0
+
+    def budgets(self) -> tuple[int, int, int]:
+        """``iters``, ``line_iters`` and ``chance_iters``, as the kernels take them (indexed ``ITERS`` …)."""
+        return self.iters, self.line_iters, self.chance_iters
 
 
 @lru_cache(maxsize=256)
@@ -139,7 +149,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
                         OPPONENT_MODELS.get(agent.others, POSTERIOR),
                         tuple(OPPONENT_MODELS[name] for name in agent.candidates),
                         tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto", agent.version,
-                        agent.line_iters)
+                        agent.line_iters, agent.chance_iters)
 
 
 @dataclass
@@ -161,11 +171,11 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     seeds = np.asarray(seeds, dtype=np.uint64)
     kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
     rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
-    iters = np.array([[seat.iters for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    budgets = np.array([[seat.budgets() for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats, 3)
     cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
     models = _model_plan(seats, total, n_seats)
     streams = _seat_streams(seeds, seats, n_seats)
-    capacity = tree_capacity(max(int(iters.max(initial=0)), int(models[-1].max(initial=0))))
+    capacity = tree_capacity(int(budgets.max(initial=0)))  # each seat's largest budget (``largest_budget``)
     template = new_position(cap, repeat)
     ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
     held_out = np.zeros((total, n_seats), dtype=np.uint64)
@@ -173,7 +183,7 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     start, rows = 0, 0
     while start < total:
         start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
-                                        iters, cs, streams, *models, capacity, np.int64(cap), np.int64(repeat),
+                                        budgets, cs, streams, *models, capacity, np.int64(cap), np.int64(repeat),
                                         ints, held_out, log, start, rows, *template)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
@@ -194,7 +204,7 @@ def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_
 
 def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
     """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps,
-    whether the root's pick may be the best line (``pick=auto``), the ``mcts`` version and its ``line_iters``."""
+    whether the root's pick may be the best line (``pick=auto``) and the ``mcts`` version."""
     others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
     counts = np.zeros((total, n_seats), dtype=np.int64)
     candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
@@ -202,14 +212,13 @@ def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: in
     eps = np.zeros((total, n_seats), dtype=np.float64)
     auto_pick = np.zeros((total, n_seats), dtype=np.int64)
     versions = np.zeros((total, n_seats), dtype=np.int64)
-    line_iters = np.zeros((total, n_seats), dtype=np.int64)
     for h, row in enumerate(seats):
         for s, seat in enumerate(row):
-            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s], versions[h, s], line_iters[h, s] = (
-                seat.others, len(seat.candidates), seat.eps, seat.auto_pick, seat.version, seat.line_iters)
+            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s], versions[h, s] = (
+                seat.others, len(seat.candidates), seat.eps, seat.auto_pick, seat.version)
             candidates[h, s, :len(seat.candidates)] = seat.candidates
             log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
-    return others, counts, candidates, log_prior, eps, auto_pick, versions, line_iters
+    return others, counts, candidates, log_prior, eps, auto_pick, versions
 
 
 def _log_room(hands: int) -> int:
@@ -275,12 +284,12 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.PASTED_KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, policies, models, auto_pick, version,
-                   work):
+def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version, work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
-    the search stopping early by ``version``'s rule (``settle_rule``), with ``line_iters`` iterations for a
-    best-line pick and ``iters`` otherwise. The tree is cut to the larger budget's capacity, as ``TreeSearch`` is.
+    the search stopping early by ``version``'s rule (``settle_rule``), with the iterations ``phase2_budget`` picks
+    from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``). The tree is cut to the largest budget's
+    capacity, as ``TreeSearch`` is.
 
     ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
@@ -290,7 +299,7 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, polic
     (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
      cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
      _, _, _, tree, totals, search_rng, _, _, _, _, _, _, look_known) = work
-    size = tree_capacity(max(iters, line_iters))
+    size = tree_capacity(largest_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS]))
     child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
     used = tree[6, :1]
     for node in range(used[0]):
@@ -302,13 +311,16 @@ def _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, polic
     hero = to_move(ints)
     exact = policies[hero] == GREEDY
     others_greedy = True
+    chance = False
     for s in range(models.shape[0]):
+        if s != hero and models[s] == RANDOM_MODEL:
+            chance = True
         if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
             exact = False
         if s != hero and models[s] != GREEDY_MODEL:
             others_greedy = False
     by_line = auto_pick != 0 and exact
-    budget = line_iters if by_line else iters  # not inline in the call: numba cannot paste a conditional argument
+    budget = phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
     rule = settle_rule(version, by_line, others_greedy)
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
@@ -332,7 +344,7 @@ def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
 
 
 @njit(**config.PASTED_KERNEL)
-def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version, line_iters,
+def _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
             cards, ints, deck, rng, keys, records, streams, work):
     """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
     ``mcts`` its opponent models: ``_model_plan``'s entries for the seat).
@@ -364,12 +376,12 @@ def _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior
     for s in range(models.shape[0]):
         policies[s] = RANDOM if models[s] == RANDOM_MODEL and s != seat else rollout
     if phase_of(ints) == 1:
-        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies,
+        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, budgets[ITERS], policies,
                                 search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
                                 records2, slots2, legal2, values)
     else:
-        action = _phase2_choice(cards, ints, deck, keys, records, iters, line_iters, c, policies, models, auto_pick,
-                                version, work)
+        action = _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version,
+                                work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
@@ -401,15 +413,15 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
 
 
 @njit(**config.KERNEL)
-def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, streams,
-                      others, counts, candidates, log_prior, eps, auto_pick, versions, line_iters, capacity, cap,
+def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs, streams,
+                      others, counts, candidates, log_prior, eps, auto_pick, versions, capacity, cap,
                       repeat, ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
-    rollout policy, ``mcts`` iterations and exploration constant; ``streams[h, s]`` seeds its agent
-    stream; ``others`` … ``line_iters`` say how an ``mcts`` seat models the others, and its version and
-    best-line budget (``_model_plan``). Every hand
+    rollout policy, ``mcts`` budgets (``CompiledSeat.budgets``) and exploration constant; ``streams[h, s]``
+    seeds its agent stream; ``others`` … ``versions`` say how an ``mcts`` seat models the others, and its
+    version (``_model_plan``). Every hand
     plays under the cut-off rules ``cap`` and ``repeat``. The position rows given are the hand's working rows
     (``new_position(cap, repeat)``'s); the searches' rows are made like them. With a ``log``
     that fills up, it stops before the hand that does not fit.
@@ -430,9 +442,9 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
         step = 0
         while not is_over(ints):
             seat = to_move(ints)
-            action = _decide(kinds[h, seat], rollouts[h, seat], iters[h, seat], cs[h, seat], others[h, seat],
+            action = _decide(kinds[h, seat], rollouts[h, seat], budgets[h, seat], cs[h, seat], others[h, seat],
                              counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
-                             versions[h, seat], line_iters[h, seat], cards, ints, deck, rng, keys, records,
+                             versions[h, seat], cards, ints, deck, rng, keys, records,
                              seat_streams, work)
             if observed:
                 _score_choice(h, seat, action, kinds[h, seat], kinds, rollouts, others, eps, cards, ints, deck, rng,
@@ -457,11 +469,11 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, iters, cs, s
 
 
 @njit(**config.KERNEL)
-def _decide_once(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
-                 line_iters, cards, ints, deck, rng, keys, records, slots, streams, capacity):
+def _decide_once(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
+                 cards, ints, deck, rng, keys, records, slots, streams, capacity):
     work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
-    return _decide(kind, rollout, iters, c, others, n_candidates, candidates, log_prior, auto_pick, version,
-                   line_iters, cards, ints, deck, rng, keys, records, streams, work)
+    return _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
+                   cards, ints, deck, rng, keys, records, streams, work)
 
 
 def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
@@ -480,10 +492,11 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     copy_position(*rows, cards, ints, deck, keys, records, slots)
     streams = np.zeros(seat_count(ints), dtype=np.uint64)
     streams[to_move(ints)] = stream_seed & _MASK64
-    others, counts, candidates, log_prior, _, auto_pick, versions, line_iters = _model_plan([[plan]], 1, 1)
-    return int(_decide_once(plan.kind, plan.rollout, plan.iters, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
-                            log_prior[0, 0], auto_pick[0, 0], versions[0, 0], line_iters[0, 0], *position, streams,
-                            tree_capacity(max(plan.iters, plan.line_iters))))
+    others, counts, candidates, log_prior, _, auto_pick, versions = _model_plan([[plan]], 1, 1)
+    budgets = np.array(plan.budgets(), dtype=np.int64)
+    return int(_decide_once(plan.kind, plan.rollout, budgets, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
+                            log_prior[0, 0], auto_pick[0, 0], versions[0, 0], *position, streams,
+                            tree_capacity(int(budgets.max()))))
 
 
 class KnorriLineups:

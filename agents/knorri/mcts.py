@@ -36,11 +36,20 @@ is in playing fewer.
 Where every other seat is deterministic the budget is five times larger (``line_iters``):
 cutting it to 200 there lost 0.03 points a hand against three ``greedy`` seats (60 deals,
 ±0.03), with 1,000 nothing (+0.01 ± 0.02), and those searches mostly stop at the first
-winning line anyway.
+winning line anyway. Where another seat is modelled ``random`` its tree nodes are chance
+nodes, each visit one draw, so a value is a mean of noisy samples, and ``chance_iters`` sets
+that budget apart (default ``iters``). Against ``greedy`` with the other seats random
+(``knorri-sim duel``), 200 there did not win (H0 after 228 deals, +0.011 a hand) and 1,000 did
+(H1 after 40 deals, +0.094), while five times the phase-1 samples changed nothing (H0,
++0.007). It is not the default because the posterior takes other ``mcts`` seats for random
+players too (in 99% of the phase-2 searches of six 4 x ``mcts`` hands some other seat was
+modelled ``random``), so four ``mcts:chance_iters=1000`` play 1.24 hands per CPU second to the
+default's 5.5 (same machine, in turn).
 
 Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): ``iters`` playouts
 per decision (default 200); ``line_iters`` those of a phase-2 search whose pick is the
-best line (default five times ``iters``); ``time`` seconds per decision instead (0 = use ``iters``); ``c``
+best line (default five times ``iters``); ``chance_iters`` those of a phase-2 search with another seat
+modelled ``random`` (default ``iters``); ``time`` seconds per decision instead (0 = use ``iters``); ``c``
 the exploration constant; ``rollout`` the playout policy, ``greedy`` or
 ``random``; ``seed`` varies the search's random streams; ``version=1`` is the
 first ``mcts``: 1,000 playouts by default in every search, and every one spent (no early stop). At each hand the
@@ -77,10 +86,13 @@ from agents.knorri.search import (
     Scratch,
     TreeSearch,
     best_line,
+    has_chance_seats,
+    largest_budget,
     lines_are_exact,
     most_visited,
     others_are_greedy,
     phase1_samples,
+    phase2_budget,
     sampled_stock_search,
     settle_rule,
     tree_capacity,
@@ -103,6 +115,9 @@ spent), 2 the current one, which stops a phase-2 search once its pick has settle
 LINE_ITERS_FACTOR = {1: 1, 2: 5}
 """By version, the budget of a phase-2 search whose pick is the best line (every other seat deterministic) over
 ``iters``, unless ``line_iters`` says otherwise."""
+CHANCE_ITERS_FACTOR = {1: 1, 2: 1}
+"""By version, the budget of a phase-2 search where another seat is modelled ``random`` (chance nodes) over
+``iters``, unless ``chance_iters`` says otherwise."""
 DEFAULT_C = 0.4
 POSTERIOR = "posterior"
 DEFAULT_OTHERS = POSTERIOR
@@ -118,7 +133,7 @@ class MCTSAgent:
 
     PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int,
                                    "others": str, "models": str, "prior": str, "eps": float, "pick": str,
-                                   "version": int, "line_iters": int}
+                                   "version": int, "line_iters": int, "chance_iters": int}
     # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use:
     # measured 33 s, a cold match of random;greedy;loginf;mcts:iters=10 (numba's compile events summed).
     COMPILED_CODE: dict[str, float] = {"agents.knorri.search": 33.0}
@@ -126,15 +141,19 @@ class MCTSAgent:
     def __init__(self, seed: int = 0, iters: int | None = None, time: float = 0.0, c: float = DEFAULT_C,
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0,
                  models: str = DEFAULT_MODELS, prior: str = DEFAULT_PRIOR, eps: float = DEFAULT_EPS,
-                 pick: str = DEFAULT_PICK, version: int = DEFAULT_VERSION, line_iters: int | None = None) -> None:
+                 pick: str = DEFAULT_PICK, version: int = DEFAULT_VERSION, line_iters: int | None = None,
+                 chance_iters: int | None = None) -> None:
         if version not in VERSIONS:
             raise ValueError(f"version={version} is unknown: use {' or '.join(map(str, VERSIONS))}")
         iters = DEFAULT_ITERS[version] if iters is None else iters
         check_budget(iters, time, c, unit="playout")
         default_line_iters = LINE_ITERS_FACTOR[version] * iters
         line_iters = default_line_iters if line_iters is None else line_iters
-        if line_iters < 1:
-            raise ValueError(f"line_iters={line_iters}: give at least 1 playout per decision")
+        default_chance_iters = CHANCE_ITERS_FACTOR[version] * iters
+        chance_iters = default_chance_iters if chance_iters is None else chance_iters
+        for name, value in (("line_iters", line_iters), ("chance_iters", chance_iters)):
+            if value < 1:
+                raise ValueError(f"{name}={value}: give at least 1 playout per decision")
         check_choice("rollout", rollout, PLAYOUT_POLICIES)
         check_choice("others", others, (POSTERIOR, *OPPONENT_MODELS), joiner=", ")
         check_choice("pick", pick, PICKS)
@@ -150,13 +169,15 @@ class MCTSAgent:
                      + (f",eps={eps}" if eps != DEFAULT_EPS and others == POSTERIOR else "")
                      + (f",pick={pick}" if pick != DEFAULT_PICK else "")
                      + (f",line_iters={line_iters}" if line_iters != default_line_iters else "")
+                     + (f",chance_iters={chance_iters}" if chance_iters != default_chance_iters else "")
                      + (f",version={version}" if version != DEFAULT_VERSION else ""))
         self.pick = pick
         self.version = version
         self.others = others
         self._fixed_model = OPPONENT_MODELS.get(others, -1)
         self._belief: Belief | None = None
-        self.iters, self.line_iters, self.time_budget, self.c, self.rollout = iters, line_iters, time, c, rollout
+        self.iters, self.line_iters, self.chance_iters = iters, line_iters, chance_iters
+        self.time_budget, self.c, self.rollout = time, c, rollout
         self._policy = POLICY_IDS[rollout]
         self._spec_seed = spec_seed
         self.seat, self.n_seats = 0, 3
@@ -211,7 +232,9 @@ class MCTSAgent:
         tree.start(position_rows(self.tracker.position()))
         by_line = self.pick == "auto" and lines_are_exact(models, self.seat, self._policy)
         if self.time_budget <= 0:
-            tree.iterate(self.line_iters if by_line else self.iters, self.c, policies, self._search_rng, models,
+            budget = phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line,
+                                   has_chance_seats(models, self.seat))
+            tree.iterate(budget, self.c, policies, self._search_rng, models,
                          settle_rule(self.version, by_line, others_are_greedy(models, self.seat)))
         else:  # the iterations left are unknown, so only a won line may stop the search early
             deadline = time.perf_counter() + self.time_budget
@@ -223,7 +246,9 @@ class MCTSAgent:
         return best_line(tree.root_children()) if by_line else most_visited(tree.root_children())
 
     def _tree_for(self, n_seats: int) -> TreeSearch:
-        capacity = tree_capacity(max(self.iters, self.line_iters) if self.time_budget <= 0 else TIMED_TREE_ITERATIONS)
+        iterations = (largest_budget(self.iters, self.line_iters, self.chance_iters) if self.time_budget <= 0
+                      else TIMED_TREE_ITERATIONS)
+        capacity = tree_capacity(iterations)
         if self._tree is None or self._tree.totals.shape[1] != n_seats + 1:
             self._tree = TreeSearch(capacity, n_seats)
         return self._tree

@@ -102,6 +102,25 @@ def settle_rule(version, by_best_line, others_greedy):
     return BY_VISITS
 
 
+@njit(**config.PASTED_KERNEL)
+def phase2_budget(iters, line_iters, chance_iters, by_best_line, has_chance):
+    """The playouts of a phase-2 search: ``line_iters`` where its pick is the best line (the values are exact
+    outcomes, and the search mostly stops at the first won line), ``chance_iters`` where another seat is modelled
+    ``random`` (its nodes are chance nodes, each visit one draw, so the values are means of noisy samples and need
+    more of them), else ``iters``."""
+    if by_best_line:
+        return line_iters
+    if has_chance:
+        return chance_iters
+    return iters
+
+
+@njit(**config.PASTED_KERNEL)
+def largest_budget(iters, line_iters, chance_iters):
+    """The most playouts any phase-2 search of an ``mcts`` may spend: what its one tree is sized for."""
+    return max(iters, max(line_iters, chance_iters))
+
+
 NODES_PER_ITERATION = 24
 """Tree capacity per iteration; a full tree stops growing and plays out from its leaves."""
 
@@ -487,6 +506,11 @@ def best_line(children: list[tuple[int, int, float, float]]) -> int:
 def others_are_greedy(models: np.ndarray, hero: int) -> bool:
     """Whether every seat but ``hero`` is modelled ``greedy`` (so a greedy playout plays each as its model does)."""
     return all(model == GREEDY_MODEL for seat, model in enumerate(models) if seat != hero)
+
+
+def has_chance_seats(models: np.ndarray, hero: int) -> bool:
+    """Whether some seat but ``hero`` is modelled ``random``: a chance node in the tree (``phase2_budget``)."""
+    return any(model == RANDOM_MODEL for seat, model in enumerate(models) if seat != hero)
 
 
 def lines_are_exact(models: np.ndarray, hero: int, rollout: int) -> bool:

@@ -21,8 +21,8 @@ def test_phase1_shares_the_budget_evenly_and_plays_every_choice_at_least_once():
 
 
 def test_the_python_agent_grows_its_tree_to_that_capacity():
-    """One tree serves both of its budgets, so it is sized for the larger: ``line_iters`` (five times ``iters``
-    by default in version 2) where every other seat is predictable, ``iters`` elsewhere."""
+    """One tree serves all of its budgets, so it is sized for the largest: ``line_iters`` (five times ``iters``
+    by default in version 2), ``chance_iters`` (``iters`` by default) or ``iters``."""
     agent = make_agent("mcts:iters=37", game=mcts.GAME)
     agent.reset(0, 4, 1)
     assert agent._tree_for(4).capacity == tree_capacity(5 * 37)
@@ -32,6 +32,9 @@ def test_the_python_agent_grows_its_tree_to_that_capacity():
     small_line = make_agent("mcts:iters=37,line_iters=10", game=mcts.GAME)
     small_line.reset(0, 4, 1)
     assert small_line._tree_for(4).capacity == tree_capacity(37)
+    small_both = make_agent("mcts:iters=37,line_iters=10,chance_iters=50", game=mcts.GAME)
+    small_both.reset(0, 4, 1)
+    assert small_both._tree_for(4).capacity == tree_capacity(50)
 
 
 def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
@@ -43,3 +46,4 @@ def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
 def test_the_compiled_lineup_takes_its_sizes_from_the_same_functions():
     assert lineup.tree_capacity is tree_capacity and lineup.phase1_samples is phase1_samples
     assert mcts.tree_capacity is tree_capacity and mcts.phase1_samples is phase1_samples
+    assert lineup.largest_budget is mcts.largest_budget and lineup.phase2_budget is mcts.phase2_budget
