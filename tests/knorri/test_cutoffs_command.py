@@ -19,6 +19,8 @@ from experiments.analysis.knorri.counterfactual import stream_ratings
 from experiments.analysis.knorri.load import load_run
 from experiments.analysis.knorri.sample import make_small_run
 from experiments.cli import main
+from experiments.runner.config import build_config
+from experiments.runner.execute import run_experiment
 
 
 @pytest.fixture(scope="module")
@@ -194,3 +196,21 @@ def test_every_statistic_adds_up_slice_by_slice_to_the_whole_run(run_dir, same_r
     assert whole.anatomy.violations == sliced.anatomy.violations
     assert (whole.counterfactual.hands, whole.counterfactual.paired) == (sliced.counterfactual.hands,
                                                                          sliced.counterfactual.paired)
+
+
+def test_the_loop_anatomy_is_per_table_when_two_lineups_share_a_seat_count(tmp_path):
+    """Uniform random loops and greedy loops differ (greedy's return to a position it cannot leave), so a run that
+    seats both at 4 seats gets each table's own distributions and summary, not one mixed seat count."""
+    raw = {"name": "two-lineups", "seed": 11, "hands": 150, "assign": "rotate", "workers": 1,
+           "out": str(tmp_path / "run"),
+           "tables": [{"seats": 4, "agents": ["random"]}, {"seats": 4, "agents": ["greedy"]}]}
+    run_experiment(build_config(raw, "the test run"), tmp_path / "run")
+    analysis = cutoffs.analyse(tmp_path / "run")
+    hands = pd.read_parquet(tmp_path / "run" / "hands", columns=["table", "end_reason", "cycle_log2_paths"])
+    repeats = hands[hands["end_reason"] == "repeat"]
+    summary = analysis.anatomy.summary.set_index("table")
+    assert set(summary.index) == set(repeats["table"].unique()) and len(summary) == 2
+    for table, part in repeats.groupby("table"):
+        assert summary.loc[table, "repeats"] == len(part)
+        assert summary.loc[table, "paths_median"] == pytest.approx(part["cycle_log2_paths"].astype(float).median())
+    assert set(analysis.anatomy.paths["table"]) == set(summary.index)

@@ -66,7 +66,7 @@ def shares_figure(shares: pd.DataFrame) -> Figure:
 def anatomy_figure(anatomy: Anatomy) -> Figure:
     """The loops of repeat-ended hands: cycle lengths, choices per cycle, log2 paths (with the chance uniform random
     play goes round again) and the share of loops each seat acts in."""
-    units = "% of the seat count's repeats"
+    units = "% of the table's repeats"
     if not anatomy.present:
         figure, (ax,) = new_figure(9.0, 5.0)
         names = _distribution(ax, anatomy.lengths,
@@ -96,23 +96,29 @@ def _chance(bits: float) -> str:
 
 
 def _distribution(ax, counts: pd.DataFrame, xlabel: str) -> list[str]:
-    """The share of each seat count's repeats at each value, a line per seat count with its n in the legend (the
-    legend's entries returned)."""
+    """The share of each table's repeats at each value, a line per table with its n in the legend (the legend's
+    entries returned). A run with one table per seat count keeps the seat counts' colours and names."""
+    units = "repeat-ended hands (% of the table's repeats)"
     if counts.empty:
         ax.text(0.5, 0.5, "no hand ended by a repeat", ha="center", va="center", transform=ax.transAxes)
-        label_axes(ax, xlabel, "repeat-ended hands (% of the seat count's repeats)", "", legend=False)
+        label_axes(ax, xlabel, units, "", legend=False)
         ax.set_ylim(bottom=0)
         return ["no hand ended by a repeat"]
+    tables = counts.drop_duplicates("table").sort_values("table")
+    by_seats = tables["seats"].is_unique
     names = []
-    for seats, part in counts.groupby("seats", sort=True):
+    for i, (_, table) in enumerate(tables.iterrows()):
+        part = counts[counts["table"] == table["table"]]
         total = int(part["hands"].sum())
         share = 100 * part["hands"] / total
-        names.append(f"{seats} seats (n = {total:,})")
-        ax.plot(part["value"], share, "o-", markersize=4, linewidth=0.9, color=SEAT_COLOURS.get(int(seats)),
-                label=names[-1])
+        seats = int(table["seats"])
+        names.append(f"{seats} seats (n = {total:,})" if by_seats else short_label(f"{table['label']} (n = {total:,})",
+                                                                                  40))
+        ax.plot(part["value"], share, "o-", markersize=4, linewidth=0.9,
+                color=SEAT_COLOURS.get(seats) if by_seats else table_colour(i), label=names[-1])
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
-    label_axes(ax, xlabel, "repeat-ended hands (% of the seat count's repeats)", "")
+    label_axes(ax, xlabel, units, "")
     return names
 
 

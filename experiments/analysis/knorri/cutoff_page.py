@@ -124,17 +124,17 @@ def shares_table(shares: pd.DataFrame) -> pd.DataFrame:
 
 
 def anatomy_lines(analysis: CutoffAnalysis) -> list[str]:
-    """The loops in numbers: per seat count, and the columns' consistency; one line for a run without them."""
+    """The loops in numbers: per table, and the columns' consistency; one line for a run without them."""
     anatomy = analysis.anatomy
     if anatomy.lengths.empty:
         return ["No hand ended by a repeat."]
     if not anatomy.present:
-        per = anatomy.lengths.groupby("seats").apply(_top_length, include_groups=False)
+        per = anatomy.lengths.groupby("label", sort=False).apply(_top_length, include_groups=False)
         return ["This run has no loop-anatomy columns (cycle_start, cycle_choices, cycle_log2_paths, cycle_seats: "
                 "made before they existed), so only cycle lengths are shown: " + "; ".join(per) + "."]
     summary = anatomy.summary
     shown = pd.DataFrame({
-        "seats": summary["seats"], "repeats": summary["repeats"],
+        "table": summary["label"], "repeats": summary["repeats"],
         "median cycle length": summary["length_median"], "median choices": summary["choices_median"],
         "fewest choices": summary["choices_min"],
         "log2 paths: median (10th–90th pct)": [f"{m:.1f} ({lo:.1f}–{hi:.1f})" for m, lo, hi in
@@ -156,7 +156,7 @@ def anatomy_lines(analysis: CutoffAnalysis) -> list[str]:
 
 def _top_length(part: pd.DataFrame) -> str:
     top = part.sort_values("hands", ascending=False).iloc[0]
-    return (f"{int(part.name)} seats {int(part['hands'].sum()):,} repeats, most often {int(top['value'])} actions, "
+    return (f"{part.name}: {int(part['hands'].sum()):,} repeats, most often {int(top['value'])} actions, "
             f"longest {int(part['value'].max())}")
 
 

@@ -139,16 +139,17 @@ def cutoff_shares(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "h
 
 @dataclass
 class Anatomy:
-    """The loops of hands cut off by a repeat: distributions per seat count, which seats act, and consistency.
+    """The loops of hands cut off by a repeat: distributions per table, which seats act, and consistency.
 
-    Every frame counts repeat-ended hands. Without the anatomy columns only ``lengths`` is filled.
+    Every frame counts repeat-ended hands, per table (a lineup at a seat count: a run may seat several lineups at
+    one count, and their loops differ). Without the anatomy columns only ``lengths`` is filled.
     """
 
     present: bool
-    lengths: pd.DataFrame  # seats, value (cycle_length), hands
-    choices: pd.DataFrame = field(default_factory=pd.DataFrame)  # seats, value (cycle_choices), hands
-    paths: pd.DataFrame = field(default_factory=pd.DataFrame)  # seats, value (cycle_log2_paths, 1-wide bins), hands
-    summary: pd.DataFrame = field(default_factory=pd.DataFrame)  # per seat count: repeats, quantiles, min choices
+    lengths: pd.DataFrame  # table, label, seats, value (cycle_length), hands
+    choices: pd.DataFrame = field(default_factory=pd.DataFrame)  # table, label, seats, value (cycle_choices), hands
+    paths: pd.DataFrame = field(default_factory=pd.DataFrame)  # the same, value cycle_log2_paths in 1-wide bins
+    summary: pd.DataFrame = field(default_factory=pd.DataFrame)  # per table: repeats, quantiles, min choices
     seats: pd.DataFrame = field(default_factory=pd.DataFrame)  # per table and seat: agent, repeats, in the cycle
     violations: dict[str, int] = field(default_factory=dict)  # each consistency rule: hands breaking it
 
@@ -160,10 +161,15 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
     Each distribution is a histogram added up slice by slice; its quantiles are exact (``quantile_of_counts``)."""
     parts = run_slices(run)
     where = f"WHERE end_reason = '{LOOP_REASON}' AND {WHERE}"
+    info = run.tables.set_index("table")
 
     def counts(expression: str) -> pd.DataFrame:
-        return summed(con, f"""SELECT n_seats::INTEGER AS seats, {expression} AS value, count(*) AS hands
-                               FROM {view} {where} GROUP BY ALL""", ["seats", "value"], parts, {view: run.shards})
+        frame = summed(con, f"""SELECT "table"::INTEGER AS t, {expression} AS value, count(*) AS hands
+                                FROM {view} {where} GROUP BY ALL""", ["t", "value"], parts, {view: run.shards})
+        frame = frame.rename(columns={"t": "table"})
+        frame.insert(1, "label", frame["table"].map(info["label"]))
+        frame.insert(2, "seats", frame["table"].map(info["seats"]).astype(np.int64))
+        return frame
 
     lengths = counts("cycle_length::BIGINT")
     if not run.has_anatomy:
@@ -174,7 +180,6 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
     by_seat = summed(con, f"""SELECT "table" AS t, count(*) AS repeats,
                                      sum(bit_count(cycle_seats::INTEGER))::BIGINT AS seats_acting, {seat_sums}
                               FROM {view} {where} GROUP BY ALL""", ["t"], parts, {view: run.shards})
-    info = run.tables.set_index("table")
     seat_rows = []
     for _, row in by_seat.iterrows():
         table = int(row["t"])
@@ -191,27 +196,27 @@ def loop_anatomy(con: duckdb.DuckDBPyConnection, run: CutoffRun, view: str = "ha
                count(*) FILTER (WHERE end_reason <> '{LOOP_REASON}' AND (cycle_start IS NOT NULL
                                 OR cycle_choices IS NOT NULL OR cycle_seats IS NOT NULL)) AS others_null
         FROM {view} WHERE {WHERE}""", [], parts, {view: run.shards}).iloc[0]
-    seats_acting = by_seat.assign(seats=by_seat["t"].map(info["seats"])).groupby("seats")[["seats_acting"]].sum()
-    summary = anatomy_summary(lengths, choices, paths, seats_acting["seats_acting"])
+    summary = anatomy_summary(lengths, choices, paths, by_seat.set_index("t")["seats_acting"])
     return Anatomy(present=True, lengths=lengths, choices=choices,
                    paths=paths.assign(value=np.floor(paths["value"]).astype(np.int64)).groupby(
-                       ["seats", "value"], as_index=False)["hands"].sum(),
+                       ["table", "label", "seats", "value"], as_index=False)["hands"].sum(),
                    summary=summary, seats=pd.DataFrame(seat_rows),
                    violations={name: int(value) for name, value in checks.items()})
 
 
 def anatomy_summary(lengths: pd.DataFrame, choices: pd.DataFrame, paths: pd.DataFrame,
                     seats_acting: pd.Series) -> pd.DataFrame:
-    """Per seat count, from the exact histograms: repeats, the quantiles of log2 paths, choices and cycle length,
-    the fewest paths and choices, the mean number of seats acting in a cycle, and the median chance of going round
-    again under uniform random play (2^-median paths)."""
+    """Per table, from the exact histograms: repeats, the quantiles of log2 paths, choices and cycle length, the
+    fewest paths and choices, the mean number of seats acting in a cycle (``seats_acting``: their sum per table),
+    and the median chance of going round again under uniform random play (2^-median paths)."""
     rows = []
-    for seats, part in paths.groupby("seats", sort=True):
+    for table, part in paths.groupby("table", sort=True):
         values, hands = part["value"].to_numpy(float), part["hands"].to_numpy()
-        chosen = choices[choices["seats"] == seats]
-        long = lengths[lengths["seats"] == seats]
+        chosen = choices[choices["table"] == table]
+        long = lengths[lengths["table"] == table]
         repeats = int(hands.sum())
-        rows.append({"seats": int(seats), "repeats": repeats,
+        rows.append({"table": int(table), "label": part["label"].iloc[0], "seats": int(part["seats"].iloc[0]),
+                     "repeats": repeats,
                      "paths_p10": quantile_of_counts(values, hands, 0.1),
                      "paths_median": quantile_of_counts(values, hands, 0.5),
                      "paths_p90": quantile_of_counts(values, hands, 0.9), "paths_min": float(values.min()),
@@ -219,9 +224,10 @@ def anatomy_summary(lengths: pd.DataFrame, choices: pd.DataFrame, paths: pd.Data
                                                           0.5),
                      "choices_min": int(chosen["value"].min()),
                      "length_median": quantile_of_counts(long["value"].to_numpy(float), long["hands"].to_numpy(), 0.5),
-                     "seats_mean": float(seats_acting.get(seats, 0)) / repeats})
-    summary = pd.DataFrame(rows, columns=["seats", "repeats", "paths_p10", "paths_median", "paths_p90", "paths_min",
-                                          "choices_median", "choices_min", "length_median", "seats_mean"])
+                     "seats_mean": float(seats_acting.get(table, 0)) / repeats})
+    summary = pd.DataFrame(rows, columns=["table", "label", "seats", "repeats", "paths_p10", "paths_median",
+                                          "paths_p90", "paths_min", "choices_median", "choices_min", "length_median",
+                                          "seats_mean"])
     summary["again_median"] = np.exp2(-summary["paths_median"].astype(float))
     return summary
 

@@ -23,9 +23,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from experiments.analysis.duck import WHERE, connect, quantile_of_counts, summed
+from experiments.analysis.duck import connect
 from experiments.analysis.knorri.counterfactual import compare_runs
-from experiments.analysis.knorri.cutoffs import LOOP_REASON, CutoffRun, cutoff_shares, open_cutoff_run, run_slices
+from experiments.analysis.knorri.cutoffs import CutoffRun, cutoff_shares, loop_anatomy, open_cutoff_run
 from experiments.analysis.load import RunFolderError
 from sim import games
 
@@ -59,13 +59,9 @@ def ended_text(outcome: pd.DataFrame) -> str:
 
 
 def median_log2_paths(con: duckdb.DuckDBPyConnection, run: CutoffRun) -> dict[int, float]:
-    """Each table's median ``cycle_log2_paths`` over its repeat hands, exact from a histogram added up slice by slice
-    (the cut-off analysis's anatomy is per seat count, and a run may seat several lineups at one count)."""
-    counts = summed(con, f"""SELECT "table" AS t, cycle_log2_paths::DOUBLE AS value, count(*) AS hands FROM hands
-                             WHERE end_reason = '{LOOP_REASON}' AND {WHERE} GROUP BY ALL""",
-                    ["t", "value"], run_slices(run), {"hands": run.shards})
-    return {int(table): quantile_of_counts(part["value"].to_numpy(float), part["hands"].to_numpy(), 0.5)
-            for table, part in counts.groupby("t")}
+    """Each table's median ``cycle_log2_paths`` over its repeat hands (the loop anatomy's, exact)."""
+    summary = loop_anatomy(con, run).summary
+    return dict(zip(summary["table"].astype(int), summary["paths_median"].astype(float), strict=True))
 
 
 def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str, object]]:
