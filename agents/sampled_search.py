@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,26 +42,43 @@ def check_choice(name: str, value: str, choices: Collection[str], joiner: str = 
 class SampledSearchAgent:
     """The shell of an ISMCTS agent over sampled deals; a game's agent says how to set up one decision's search.
 
-    A subclass gives ``new_tracker(seat, n_seats)`` and ``prepare(observation)``: the latter samples the
-    hidden cards, resets ``self._tree`` and returns the call that runs that many iterations of the compiled
-    search. ``self._search_rng`` is drawn afresh from the agent's stream before each search.
+    A subclass names its ``DEFAULTS`` (``c``, ``rollout`` and ``horizon``; ``iters`` is 1,000 unless it says
+    otherwise), the playout policies it may run (``ROLLOUTS``: name -> compiled policy id), its ``HORIZONS``
+    and its ``TREE`` (built with a node capacity), and gives ``spec_name()``, ``new_tracker(seat, n_seats)`` and
+    ``prepare(observation)``: the latter samples the hidden cards, resets ``self._tree`` and returns the call
+    that runs that many iterations of the compiled search. ``self._search_rng`` is drawn afresh from the
+    agent's stream before each search.
     """
 
     PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "horizon": str,
                                    "seed": int}
+    DEFAULTS: ClassVar[dict[str, Any]]
+    ROLLOUTS: ClassVar[Mapping[str, int]]
+    HORIZONS: ClassVar[Collection[str]]
+    TREE: ClassVar[Callable[[int], Any]]
 
-    def __init__(self, seed: int, iters: int, time: float, c: float, rollout: str, horizon: str, spec_seed: int,
-                 rollouts: Collection[str], horizons: Collection[str], tree: Callable[[int], Any]) -> None:
+    def __init__(self, seed: int = 0, iters: int | None = None, time: float = 0.0, c: float | None = None,
+                 rollout: str | None = None, horizon: str | None = None, spec_seed: int = 0) -> None:
+        iters = self.DEFAULTS.get("iters", 1000) if iters is None else iters
+        c = self.DEFAULTS["c"] if c is None else c
+        rollout = self.DEFAULTS["rollout"] if rollout is None else rollout
+        horizon = self.DEFAULTS["horizon"] if horizon is None else horizon
         check_budget(iters, time, c)
-        check_choice("rollout", rollout, rollouts)
-        check_choice("horizon", horizon, horizons)
+        check_choice("rollout", rollout, self.ROLLOUTS)
+        check_choice("horizon", horizon, self.HORIZONS)
         self.iters, self.time_budget, self.c, self.rollout, self.horizon = iters, time, c, rollout, horizon
+        self.name = self.spec_name()
+        self._policy = self.ROLLOUTS[rollout]
         self._spec_seed = spec_seed
         self.seat = 0
         self.tracker = self.new_tracker(0, 2)
-        self._tree = tree(1 + (iters if time <= 0 else TIMED_CAPACITY))
+        self._tree = self.TREE(1 + (iters if time <= 0 else TIMED_CAPACITY))
         self._search_rng = np.zeros(1, dtype=np.uint64)
         self._stream = SplitMix64(derive_seed(seed, spec_seed))
+
+    def spec_name(self) -> str:
+        """The agent's name: its spec with the parameters it plays (the runs' ``agent`` column)."""
+        raise NotImplementedError
 
     def new_tracker(self, seat: int, n_seats: int) -> Any:
         """A fresh tracker for a game at ``seat``."""

@@ -45,11 +45,7 @@ from sim.knockout_whist.compiled import POLICY_IDS, position_rows
 from sim.knockout_whist.encoding import Options
 
 GAME = "knockout-whist"
-DEFAULT_ITERS = 1000
-DEFAULT_C = 0.7
-DEFAULT_ROLLOUT = "greedy"
-HORIZONS = {"hand": HAND_END, "game": GAME_END}
-DEFAULT_HORIZON = "hand"
+HORIZONS = {"hand": HAND_END, "game": GAME_END}  # a spec's horizon -> where the compiled playouts stop
 
 
 class MCTSAgent(SampledSearchAgent):
@@ -60,12 +56,16 @@ class MCTSAgent(SampledSearchAgent):
     # --hands 8 --workers 1` took 25.4 s of CPU, 1.7 s once cached.
     COMPILED_CODE: dict[str, float] = {"agents.knockout_whist.search": 24.0}
 
-    def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
-                 rollout: str = DEFAULT_ROLLOUT, horizon: str = DEFAULT_HORIZON, spec_seed: int = 0) -> None:
-        super().__init__(seed, iters, time, c, rollout, horizon, spec_seed, POLICY_IDS, HORIZONS, Tree)
-        self.name = (f"mcts:iters={iters},c={c},rollout={rollout}" + (f",time={time}" if time else "")
-                     + (f",horizon={horizon}" if horizon != DEFAULT_HORIZON else ""))
-        self._policy, self._horizon = POLICY_IDS[rollout], HORIZONS[horizon]
+    DEFAULTS = {"c": 0.7, "rollout": "greedy", "horizon": "hand"}
+    ROLLOUTS = POLICY_IDS
+    HORIZONS = HORIZONS  # the module's table: the compiled lineup reads it too
+    TREE = Tree
+
+    def spec_name(self) -> str:
+        """``mcts:iters=…,c=…,rollout=…``, then ``,time=…`` under a time budget and ``,horizon=…`` off the default."""
+        return (f"mcts:iters={self.iters},c={self.c},rollout={self.rollout}"
+                + (f",time={self.time_budget}" if self.time_budget else "")
+                + (f",horizon={self.horizon}" if self.horizon != self.DEFAULTS["horizon"] else ""))
 
     def new_tracker(self, seat: int, n_seats: int) -> KnockoutWhistTracker:
         """A fresh tracker for a game of ``n_seats`` at ``seat``."""
@@ -77,11 +77,11 @@ class MCTSAgent(SampledSearchAgent):
         hands, stock = deal.sample(self._search_rng)  # stand-ins: every iteration deals its own
         root = position_rows(observation, hands, stock)
         table = hand_values(observation.n_seats, Options(**observation.options).flags())
-        tree = self._tree
+        tree, horizon = self._tree, HORIZONS[self.horizon]
         tree.reset()
 
         def run(iterations: int) -> None:
-            search(root, deal.arrays, self.seat, iterations, self.c, self._policy, self._horizon, table,
+            search(root, deal.arrays, self.seat, iterations, self.c, self._policy, horizon, table,
                    self._search_rng, *tree.scratch())
 
         return run

@@ -49,11 +49,6 @@ from agents.sampled_search import SampledSearchAgent
 from sim.kort.compiled import POLICY_IDS, position_rows
 
 GAME = "kort"
-DEFAULT_ITERS = 1000
-DEFAULT_C = 0.25
-DEFAULT_ROLLOUT = "random"
-HORIZONS = ("round", "match")
-DEFAULT_HORIZON = "round"
 
 
 class MCTSAgent(SampledSearchAgent):
@@ -64,12 +59,15 @@ class MCTSAgent(SampledSearchAgent):
     # --matches 4 --workers 1` took 28.7 s of CPU, 1.9 s once cached.
     COMPILED_CODE: dict[str, float] = {"agents.kort.search": 27.0}
 
-    def __init__(self, seed: int = 0, iters: int = DEFAULT_ITERS, time: float = 0.0, c: float = DEFAULT_C,
-                 rollout: str = DEFAULT_ROLLOUT, horizon: str = DEFAULT_HORIZON, spec_seed: int = 0) -> None:
-        super().__init__(seed, iters, time, c, rollout, horizon, spec_seed, POLICY_IDS, HORIZONS, Tree)
-        self.name = (f"mcts:iters={iters},c={c},rollout={rollout},horizon={horizon}"
-                     + (f",time={time}" if time else ""))
-        self._policy = POLICY_IDS[rollout]
+    DEFAULTS = {"c": 0.25, "rollout": "random", "horizon": "round"}
+    ROLLOUTS = POLICY_IDS
+    HORIZONS = ("round", "match")
+    TREE = Tree
+
+    def spec_name(self) -> str:
+        """``mcts:iters=…,c=…,rollout=…,horizon=…``, then ``,time=…`` under a time budget."""
+        return (f"mcts:iters={self.iters},c={self.c},rollout={self.rollout},horizon={self.horizon}"
+                + (f",time={self.time_budget}" if self.time_budget else ""))
 
     def new_tracker(self, seat: int, n_seats: int) -> KortTracker:
         """A fresh tracker for a match at ``seat`` (always four seats)."""

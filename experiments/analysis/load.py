@@ -15,6 +15,7 @@ of every game's loaded run (``experiments.analysis.knorri``, ``knockout_whist``,
 statistics (``Partial``: counts, histograms, cluster moments, ratings carried in run order) gathered one batch of
 whole chunks at a time (``BATCH_ROWS`` rows at most), its rows let go, which is how every report reads a run;
 ``stack_streamed`` adds up several streamed runs' additive statistics, as ``stack_runs`` stacks loaded runs.
+A game whose runs stack that way (Knockout Whist, Kort) reads its folders through a ``RunReader``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -210,6 +211,53 @@ class RunPart:
     chunks_read: int
     chunks_total: int
     frames: dict[str, pd.DataFrame]  # what ``stack_runs`` stacks: ``tables``, the rows, ``seats``, ...
+
+
+LoadedRunT = TypeVar("LoadedRunT", bound=LoadedRun)
+
+
+@dataclass(frozen=True)
+class RunReader(Generic[LoadedRunT]):
+    """How a game whose runs stack (``stack_runs``) reads its run folders, written once for every such game.
+
+    ``read_part(folder, manifest, paths)`` reads shards (all a run's complete ones, or one chunk's) as a
+    ``RunPart``; ``combine(parts)`` makes one loaded run of parts; ``let_go`` names the row frames a streamed run
+    drops; ``report_partials()`` gives what a streamed run gathers unless told; ``check(folder, paths)``, if
+    given, refuses a folder the game needs more of than its hands shards (Kort's rounds), in one line.
+    """
+
+    game: str
+    read_part: Callable[[Path, dict[str, Any], list[Path]], RunPart]
+    combine: Callable[[Sequence[RunPart]], LoadedRunT]
+    let_go: tuple[str, ...]
+    report_partials: Callable[[], Sequence[Partial]]
+    check: Callable[[Path, list[Path]], None] | None = None
+
+    def load_run(self, folder: str | Path) -> LoadedRunT:
+        """Read the complete shards of the game's run in ``folder``; refuse a bad folder in one line."""
+        return self.load_runs([folder])
+
+    def load_runs(self, folders: Sequence[str | Path]) -> LoadedRunT:
+        """Several runs of the game as one: tables numbered on from run to run, deal groups (and matches) kept
+        apart."""
+        return self.combine([self.read_part(*self._open(folder)) for folder in folders])
+
+    def stream_run(self, folder: str | Path, partials: Sequence[Partial] | None = None,
+                   batch_rows: int = BATCH_ROWS) -> LoadedRunT:
+        """The run in ``folder`` as its statistics alone: each batch of chunks read in turn, its ``partials`` (by
+        default every one the game's report reads) added up, its rows let go; memory stays that of one batch
+        whatever the run's size, and every statistic equals ``load_run``'s."""
+        folder, manifest, paths = self._open(folder)
+        return stream_paths([manifest], paths, lambda chunk: self.combine([self.read_part(folder, manifest, chunk)]),
+                            self.report_partials() if partials is None else partials, list(self.let_go), batch_rows)
+
+    def _open(self, folder: str | Path) -> tuple[Path, dict[str, Any], list[Path]]:
+        """The folder, its manifest and complete shards, checked (``open_run``, then the game's ``check``)."""
+        folder = Path(folder)
+        manifest, paths = open_run(folder, self.game)
+        if self.check is not None:
+            self.check(folder, paths)
+        return folder, manifest, paths
 
 
 def stack_runs(parts: Sequence[dict[str, pd.DataFrame]], row: str) -> dict[str, pd.DataFrame]:

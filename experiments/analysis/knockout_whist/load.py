@@ -30,14 +30,13 @@ from experiments.analysis.load import (
     LoadedRun,
     Partial,
     RunPart,
+    RunReader,
     chunks_total,
     cluster_ids,
     lineup_table,
-    open_run,
     read_shards,
     stack_runs,
     stack_streamed,
-    stream_paths,
 )
 from sim.knockout_whist.adapter import END_REASONS, GAME
 from sim.knockout_whist.encoding import DEFAULT_OPTIONS, FLAG_OPTIONS
@@ -77,30 +76,6 @@ def variant_label(options: Mapping[str, Any]) -> str:
     return " ".join(changed) or DEFAULT_VARIANT
 
 
-def load_run(folder: str | Path) -> GameRun:
-    """Read the complete shards of the Knockout Whist run in ``folder``; refuse a bad folder in one line."""
-    return load_runs([folder])
-
-
-def load_runs(folders: Sequence[str | Path]) -> GameRun:
-    """Several Knockout Whist runs as one: tables numbered on from run to run, deal groups kept apart."""
-    return _combine([_load_one(Path(folder)) for folder in folders])
-
-
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
-               batch_rows: int = BATCH_ROWS) -> GameRun:
-    """The run in ``folder`` as its statistics alone: each shard read in turn, its ``partials`` (by default every one
-    the report reads, ``stats.report_partials``) added up, its rows let go; memory stays that of one chunk whatever
-    the run's size, and every statistic equals ``load_run``'s."""
-    from experiments.analysis.knockout_whist.stats import report_partials
-
-    folder = Path(folder)
-    manifest, paths = open_run(folder, GAME)
-    return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
-                        report_partials() if partials is None else partials, ["games"],
-                        batch_rows)
-
-
 def stream_runs(folders: Sequence[str | Path], partials: Sequence[Partial] | None = None,
                  batch_rows: int = BATCH_ROWS) -> GameRun:
     """Several Knockout Whist runs as one, streamed: each run read shard by shard (``stream_run``) and their
@@ -110,6 +85,12 @@ def stream_runs(folders: Sequence[str | Path], partials: Sequence[Partial] | Non
 
     partials = variant_partials() if partials is None else partials
     return stack_streamed([stream_run(folder, partials, batch_rows) for folder in folders], partials)
+
+
+def _report_partials() -> list[Partial]:
+    from experiments.analysis.knockout_whist.stats import report_partials  # stats reads this module
+
+    return report_partials()
 
 
 def _combine(parts: Sequence[RunPart]) -> GameRun:
@@ -129,11 +110,6 @@ def _combine(parts: Sequence[RunPart]) -> GameRun:
 
 
 # ----- inside --------------------------------------------------------------------------------------
-
-
-def _load_one(folder: Path) -> RunPart:
-    manifest, paths = open_run(folder, GAME)
-    return _read_part(folder, manifest, paths)
 
 
 def _read_part(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> RunPart:
@@ -204,3 +180,10 @@ def _seat_context(seats: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     for name in ("table", "n_seats", "cluster", "variant", "lineup"):
         seats[name] = games[name].to_numpy()[seats["game"].to_numpy()]
     return seats
+
+
+READER = RunReader(GAME, _read_part, _combine, ("games",), _report_partials)
+"""How Knockout Whist's run folders are read: ``load_run``, ``load_runs`` and ``stream_run`` are its methods."""
+load_run = READER.load_run
+load_runs = READER.load_runs
+stream_run = READER.stream_run

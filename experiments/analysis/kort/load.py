@@ -29,19 +29,17 @@ import pandas as pd
 import pyarrow as pa
 
 from experiments.analysis.load import (
-    BATCH_ROWS,
     LoadedRun,
     Partial,
     RunFolderError,
     RunPart,
+    RunReader,
     chunks_total,
     cluster_ids,
     lineup_label,
     lineup_table,
-    open_run,
     read_shards,
     stack_runs,
-    stream_paths,
     table_label,
 )
 from sim.kort.adapter import DECLARATIONS, GAME, RESULTS
@@ -88,29 +86,10 @@ def options_label(options: dict[str, Any]) -> str:
                     if name in options and options[name] != getattr(DEFAULT_OPTIONS, name))
 
 
-def load_run(folder: str | Path) -> KortRun:
-    """Read the complete shards of the Kort run in ``folder``; refuse a bad folder in one line."""
-    return load_runs([folder])
+def _report_partials() -> list[Partial]:
+    from experiments.analysis.kort.stats import report_partials  # stats reads this module
 
-
-def load_runs(folders: Sequence[str | Path]) -> KortRun:
-    """Several Kort runs as one: tables numbered on from run to run, deal groups and matches kept apart."""
-    return _combine([_load_one(Path(folder)) for folder in folders])
-
-
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
-               batch_rows: int = BATCH_ROWS) -> KortRun:
-    """The run in ``folder`` as its statistics alone: each chunk's shards (matches and rounds) read in turn, its
-    ``partials`` (by default every one the report reads, ``stats.report_partials``) added up, its rows let go;
-    memory stays that of one chunk whatever the run's size, and every statistic equals ``load_run``'s."""
-    from experiments.analysis.kort.stats import report_partials
-
-    folder = Path(folder)
-    manifest, paths = open_run(folder, GAME)
-    _check_rounds(folder, paths)
-    return stream_paths([manifest], paths, lambda chunk: _combine([_read_part(folder, manifest, chunk)]),
-                        report_partials() if partials is None else partials, ["matches", "rounds"],
-                        batch_rows)
+    return report_partials()
 
 
 def _combine(parts: Sequence[RunPart]) -> KortRun:
@@ -134,12 +113,6 @@ def _combine(parts: Sequence[RunPart]) -> KortRun:
 
 
 # ----- inside --------------------------------------------------------------------------------------
-
-
-def _load_one(folder: Path) -> RunPart:
-    manifest, paths = open_run(folder, GAME)
-    _check_rounds(folder, paths)
-    return _read_part(folder, manifest, paths)
 
 
 def _check_rounds(folder: Path, paths: list[Path]) -> None:
@@ -220,3 +193,11 @@ def _seats_frame(data: pa.Table) -> pd.DataFrame:
         "score": score.reshape(-1).astype(np.int64),
         "won": score.reshape(-1) > 0,
     })
+
+
+READER = RunReader(GAME, _read_part, _combine, ("matches", "rounds"), _report_partials, check=_check_rounds)
+"""How Kort's run folders are read (with their rounds): ``load_run``, ``load_runs`` and ``stream_run`` are its
+methods."""
+load_run = READER.load_run
+load_runs = READER.load_runs
+stream_run = READER.stream_run
