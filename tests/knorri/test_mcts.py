@@ -14,19 +14,15 @@ from agents.knorri.search import (
     BY_VISITS,
     GREEDY_MODEL,
     LOOKAHEAD_MODEL,
-    MAXN,
     NEVER,
     POLICY_IDS,
     RANDOM_MODEL,
     Scratch,
     TreeSearch,
     best_line,
-    has_chance_seats,
-    largest_budget,
     lookahead_action,
     most_visited,
     others_are_greedy,
-    phase2_budget,
     sampled_stock_search,
     settle_rule,
     tree_capacity,
@@ -166,16 +162,6 @@ def test_version_1_is_the_first_mcts_every_iteration_spent():
     with pytest.raises(AgentSpecError, match="chance_iters=0: give at least 1 playout"):
         make_agent("mcts:chance_iters=0")
 
-
-def test_a_phase2_search_spends_the_budget_its_tree_needs():
-    """The best-line budget where the values are exact, the chance budget where another seat is modelled random
-    (a chance node averages noisy draws), else ``iters``; one tree is sized for the largest."""
-    assert phase2_budget(10, 20, 30, True, True) == 20
-    assert phase2_budget(10, 20, 30, False, True) == 30
-    assert phase2_budget(10, 20, 30, False, False) == 10
-    assert largest_budget(10, 20, 30) == 30 and largest_budget(40, 20, 30) == 40
-    assert has_chance_seats(np.array([RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL]), hero=1)
-    assert not has_chance_seats(np.array([RANDOM_MODEL, GREEDY_MODEL, MAXN]), hero=0)
 
 
 def test_the_loginf_opponent_model_chooses_as_loginf_does():

@@ -1,4 +1,5 @@
-"""``mcts``'s search sizes, each from one function that the Python agent and the compiled lineup both call."""
+"""``mcts``'s search sizes and budgets, each from one function that the Python agent and the compiled lineup both
+call."""
 
 from __future__ import annotations
 
@@ -6,7 +7,17 @@ import numpy as np
 
 from agents.base import make_agent
 from agents.knorri import lineup, mcts
-from agents.knorri.search import NODES_PER_ITERATION, phase1_samples, tree_capacity
+from agents.knorri.search import (
+    GREEDY_MODEL,
+    MAXN,
+    NODES_PER_ITERATION,
+    RANDOM_MODEL,
+    has_chance_seats,
+    largest_budget,
+    phase1_samples,
+    phase2_budget,
+    tree_capacity,
+)
 
 
 def test_a_tree_holds_its_root_and_a_fixed_number_of_nodes_per_iteration():
@@ -47,3 +58,14 @@ def test_the_compiled_lineup_takes_its_sizes_from_the_same_functions():
     assert lineup.tree_capacity is tree_capacity and lineup.phase1_samples is phase1_samples
     assert mcts.tree_capacity is tree_capacity and mcts.phase1_samples is phase1_samples
     assert lineup.largest_budget is mcts.largest_budget and lineup.phase2_budget is mcts.phase2_budget
+
+
+def test_a_phase2_search_spends_the_budget_its_tree_needs():
+    """The best-line budget where the values are exact, the chance budget where another seat is modelled random
+    (a chance node averages noisy draws), else ``iters``; one tree is sized for the largest."""
+    assert phase2_budget(10, 20, 30, True, True) == 20
+    assert phase2_budget(10, 20, 30, False, True) == 30
+    assert phase2_budget(10, 20, 30, False, False) == 10
+    assert largest_budget(10, 20, 30) == 30 and largest_budget(40, 20, 30) == 40
+    assert has_chance_seats(np.array([RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL]), hero=1)
+    assert not has_chance_seats(np.array([RANDOM_MODEL, GREEDY_MODEL, MAXN]), hero=0)
