@@ -496,7 +496,7 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     budgets = np.array(plan.budgets(), dtype=np.int64)
     return int(_decide_once(plan.kind, plan.rollout, budgets, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
                             log_prior[0, 0], auto_pick[0, 0], versions[0, 0], *position, streams,
-                            tree_capacity(int(budgets.max()))))
+                            tree_capacity(largest_budget(*plan.budgets()))))
 
 
 class KnorriLineups:
