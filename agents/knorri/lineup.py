@@ -44,15 +44,16 @@ from agents.base import make_agent, parse_spec, register_lineup
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from agents.knorri.search import (
-    GREEDY_MODEL,
-    LOOKAHEAD_MODEL,
     ONE_SLOT,
     OPPONENT_MODELS,
     POLICY_IDS,
     RANDOM_MODEL,
     UNEXPANDED,
+    has_chance_seats,
     largest_budget,
+    lines_are_exact,
     lookahead_choice,
+    others_are_greedy,
     phase1_samples,
     phase2_budget,
     sampled_stock_iterations,
@@ -309,19 +310,10 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     child_count[0] = UNEXPANDED
     used[0] = 1
     hero = to_move(ints)
-    exact = policies[hero] == GREEDY
-    others_greedy = True
-    chance = False
-    for s in range(models.shape[0]):
-        if s != hero and models[s] == RANDOM_MODEL:
-            chance = True
-        if s != hero and models[s] != GREEDY_MODEL and models[s] != LOOKAHEAD_MODEL:
-            exact = False
-        if s != hero and models[s] != GREEDY_MODEL:
-            others_greedy = False
-    by_line = auto_pick != 0 and exact
-    budget = phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
-    rule = settle_rule(version, by_line, others_greedy)
+    by_line = auto_pick != 0 and lines_are_exact(models, hero, policies[hero])
+    budget = phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line,
+                           has_chance_seats(models, hero))
+    rule = settle_rule(version, by_line, others_are_greedy(models, hero))
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,

@@ -121,6 +121,35 @@ def largest_budget(iters, line_iters, chance_iters):
     return max(iters, max(line_iters, chance_iters))
 
 
+@njit(**config.PASTED_KERNEL)
+def others_are_greedy(models, hero):
+    """Whether every seat but ``hero`` is modelled ``greedy`` (so a greedy playout plays each as its model does)."""
+    for seat in range(models.shape[0]):
+        if seat != hero and models[seat] != GREEDY_MODEL:
+            return False
+    return True
+
+
+@njit(**config.PASTED_KERNEL)
+def has_chance_seats(models, hero):
+    """Whether some seat but ``hero`` is modelled ``random``: a chance node in the tree (``phase2_budget``)."""
+    for seat in range(models.shape[0]):
+        if seat != hero and models[seat] == RANDOM_MODEL:
+            return True
+    return False
+
+
+@njit(**config.PASTED_KERNEL)
+def lines_are_exact(models, hero, rollout):
+    """Whether the tree's values are exact outcomes: greedy playouts, and each other seat greedy or ``loginf``."""
+    if rollout != GREEDY:
+        return False
+    for seat in range(models.shape[0]):
+        if seat != hero and models[seat] != GREEDY_MODEL and models[seat] != LOOKAHEAD_MODEL:
+            return False
+    return True
+
+
 NODES_PER_ITERATION = 24
 """Tree capacity per iteration; a full tree stops growing and plays out from its leaves."""
 
@@ -501,22 +530,6 @@ def best_line(children: list[tuple[int, int, float, float]]) -> int:
     """
     best = max(range(len(children)), key=lambda i: (children[i][3], children[i][1], -i))
     return children[best][0]
-
-
-def others_are_greedy(models: np.ndarray, hero: int) -> bool:
-    """Whether every seat but ``hero`` is modelled ``greedy`` (so a greedy playout plays each as its model does)."""
-    return all(model == GREEDY_MODEL for seat, model in enumerate(models) if seat != hero)
-
-
-def has_chance_seats(models: np.ndarray, hero: int) -> bool:
-    """Whether some seat but ``hero`` is modelled ``random``: a chance node in the tree (``phase2_budget``)."""
-    return any(model == RANDOM_MODEL for seat, model in enumerate(models) if seat != hero)
-
-
-def lines_are_exact(models: np.ndarray, hero: int, rollout: int) -> bool:
-    """Whether the tree's values are exact outcomes: greedy playouts, and each other seat greedy or ``loginf``."""
-    return rollout == GREEDY and all(model in (GREEDY_MODEL, LOOKAHEAD_MODEL)
-                                     for seat, model in enumerate(models) if seat != hero)
 
 
 def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat: int, n_samples: int,
