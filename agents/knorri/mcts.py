@@ -231,14 +231,13 @@ class MCTSAgent:
         tree = self._tree_for(self.n_seats)
         tree.start(position_rows(self.tracker.position()))
         by_line = self.pick == "auto" and lines_are_exact(models, self.seat, self._policy)
+        settle = settle_rule(self.version, by_line, others_are_greedy(models, self.seat))
         if self.time_budget <= 0:
             budget = phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line,
                                    has_chance_seats(models, self.seat))
-            tree.iterate(budget, self.c, policies, self._search_rng, models,
-                         settle_rule(self.version, by_line, others_are_greedy(models, self.seat)))
+            tree.iterate(budget, self.c, policies, self._search_rng, models, settle)
         else:  # the iterations left are unknown, so only a won line may stop the search early
             deadline = time.perf_counter() + self.time_budget
-            settle = settle_rule(self.version, by_line, others_are_greedy(models, self.seat))
             settle = settle if settle == BY_BEST_LINE else NEVER
             while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle) == CHUNK
                    and time.perf_counter() < deadline):
