@@ -93,8 +93,9 @@ BUILT_IN = ("random", "greedy", "loginf", "mcts")
 TREE_FIELDS = 7  # child start, child count, action, mover, visits, path, nodes used (in slot 0)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
 _MASK64 = (1 << 64) - 1
-ITERS, LINE_ITERS, CHANCE_ITERS = 0, 1, 2
-"""Slots of an ``mcts`` seat's ``budgets`` row (``CompiledSeat.budgets``)."""
+ITERS, LINE_ITERS, CHANCE_ITERS, HORIZON = 0, 1, 2, 3
+"""Slots of an ``mcts`` seat's ``budgets`` row (``CompiledSeat.budgets``): three playout budgets, then how deep a
+chance search's playouts go."""
 
 
 POSTERIOR = -1
@@ -108,7 +109,8 @@ class CompiledSeat:
     prior and smoothing ``eps``), whether its root pick may be the best line found (``pick=auto``), and its
     ``version`` (whether a phase-2 search stops once its pick has settled: ``search.settle_rule``), with the
     budgets of a phase-2 search whose pick is the best line, ``line_iters``, and of one with chance nodes,
-    ``chance_iters`` (``search.phase2_budget``)."""
+    ``chance_iters`` (``search.phase2_budget``), whose playouts stop after ``horizon`` phase-2 actions
+    (``search.chance_playout_cap``)."""
 
     kind: int
     rollout: int = GREEDY
@@ -120,13 +122,15 @@ class CompiledSeat:
     log_prior: tuple[float, ...] = ()
     eps: float = 0.0
     auto_pick: bool = True
-    version: int = 2
+    version: int = 3
     line_iters: int = 0
     chance_iters: int = 0
+    horizon: int = 0
 
-    def budgets(self) -> tuple[int, int, int]:
-        """``iters``, ``line_iters`` and ``chance_iters``, as the kernels take them (indexed ``ITERS`` …)."""
-        return self.iters, self.line_iters, self.chance_iters
+    def budgets(self) -> tuple[int, int, int, int]:
+        """``iters``, ``line_iters``, ``chance_iters`` and ``horizon``, as the kernels take them (indexed
+        ``ITERS`` …)."""
+        return self.iters, self.line_iters, self.chance_iters, self.horizon
 
 
 @lru_cache(maxsize=256)
@@ -150,7 +154,7 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
                         OPPONENT_MODELS.get(agent.others, POSTERIOR),
                         tuple(OPPONENT_MODELS[name] for name in agent.candidates),
                         tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto", agent.version,
-                        agent.line_iters, agent.chance_iters)
+                        agent.line_iters, agent.chance_iters, agent.horizon)
 
 
 @dataclass
@@ -172,11 +176,11 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     seeds = np.asarray(seeds, dtype=np.uint64)
     kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
     rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
-    budgets = np.array([[seat.budgets() for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats, 3)
+    budgets = np.array([[seat.budgets() for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats, 4)
     cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
     models = _model_plan(seats, total, n_seats)
     streams = _seat_streams(seeds, seats, n_seats)
-    capacity = tree_capacity(int(budgets.max(initial=0)))  # each seat's largest budget (``largest_budget``)
+    capacity = tree_capacity(int(budgets[..., :HORIZON].max(initial=0)))  # the largest playout budget
     template = new_position(cap, repeat)
     ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
     held_out = np.zeros((total, n_seats), dtype=np.uint64)
@@ -289,7 +293,8 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
     the search stopping early by ``version``'s rule (``settle_rule``), with the iterations ``phase2_budget`` picks
-    from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``). The tree is cut to the largest budget's
+    from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``; a chance search's playouts cut at
+    ``horizon``). The tree is cut to the largest budget's
     capacity, as ``TreeSearch`` is.
 
     ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
@@ -317,7 +322,7 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known, rule)
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known, rule, budgets[HORIZON])
     return _root_pick(child_start, child_count, action, mover, visits, totals, by_line)
 
 
@@ -488,7 +493,7 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     budgets = np.array(plan.budgets(), dtype=np.int64)
     return int(_decide_once(plan.kind, plan.rollout, budgets, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
                             log_prior[0, 0], auto_pick[0, 0], versions[0, 0], *position, streams,
-                            tree_capacity(largest_budget(*plan.budgets()))))
+                            tree_capacity(largest_budget(*plan.budgets()[:HORIZON]))))
 
 
 class KnorriLineups:

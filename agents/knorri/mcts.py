@@ -38,21 +38,30 @@ cutting it to 200 there lost 0.03 points a hand against three ``greedy`` seats (
 ±0.03), with 1,000 nothing (+0.01 ± 0.02), and those searches mostly stop at the first
 winning line anyway. Where another seat is modelled ``random`` its tree nodes are chance
 nodes, each visit one draw, so a value is a mean of noisy samples, and ``chance_iters`` sets
-that budget apart (default ``iters``). Against ``greedy`` with the other seats random
-(``knorri-sim duel``), 200 there did not win (H0 after 228 deals, +0.011 a hand) and 1,000 did
-(H1 after 40 deals, +0.094), while five times the phase-1 samples changed nothing (H0,
-+0.007). It is not the default because the posterior takes other ``mcts`` seats for random
-players too (in 99% of the phase-2 searches of six 4 x ``mcts`` hands some other seat was
-modelled ``random``), so four ``mcts:chance_iters=1000`` play 1.24 hands per CPU second to the
-default's 5.5 (same machine, in turn).
+that budget apart. Against ``greedy`` with the other seats random (``knorri-sim duel``), 200
+playouts there did not win (version 2: H0 after 228 deals, +0.011 a hand) and 1,000 did (H1 after
+40 deals, +0.094), but at four times the CPU of a table of four ``mcts``, because the posterior
+takes other ``mcts`` seats for random players too: a searcher's choices look no different from a
+uniform player's by any cheap yardstick (scored against the greedy playout of every legal action,
+``mcts`` picked a best-scoring action in 52 to 56% of the decisions where the actions differed,
+against 45% for a uniform pick). So version 3 makes those playouts cheap instead: a search with
+chance nodes cuts each playout after ``horizon`` phase-2 actions (default 40) and scores it by the
+rules' own cut-off ranking (``search.chance_playout_cap``), and spends 600 of them
+(``chance_iters``, three times ``iters``). Random play runs long before a seat goes out, so a cut
+playout costs a small part of a whole one: four version-3 ``mcts`` play 10.9 hands per CPU second
+where four of version 2 play 6.5 with a third of the playouts, and it wins (H1 after 56 deals,
++0.076 a hand; 1,000 cut playouts: H1 after 32, +0.086, at 0.36 of the first ``mcts``'s time per
+decision where 600 take 0.25).
 
 Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): ``iters`` playouts
 per decision (default 200); ``line_iters`` those of a phase-2 search whose pick is the
 best line (default five times ``iters``); ``chance_iters`` those of a phase-2 search with another seat
-modelled ``random`` (default ``iters``); ``time`` seconds per decision instead (0 = use ``iters``); ``c``
+modelled ``random`` (default three times ``iters``), and ``horizon`` the phase-2 actions each of its playouts
+plays (default 40; 0 plays them to the end); ``time`` seconds per decision instead (0 = use ``iters``); ``c``
 the exploration constant; ``rollout`` the playout policy, ``greedy`` or
 ``random``; ``seed`` varies the search's random streams; ``version=1`` is the
-first ``mcts``: 1,000 playouts by default in every search, and every one spent (no early stop). At each hand the
+first ``mcts``: 1,000 playouts by default in every search, and every one spent (no early stop); ``version=2``
+the one before the cut playouts (``chance_iters`` as ``iters``, no ``horizon``). At each hand the
 streams are reseeded from the hand's seed mixed with that ``seed`` (0 unless
 given), so a hand with its agents is a function of its seed and the specs.
 
@@ -106,18 +115,22 @@ from sim.rng import SplitMix64, derive_seed
 
 GAME = "knorri"  # the game this agent is registered for
 
-VERSIONS = (1, 2)
-DEFAULT_VERSION = 2
-DEFAULT_ITERS = {1: 1000, 2: 200}
+VERSIONS = (1, 2, 3)
+DEFAULT_VERSION = 3
+DEFAULT_ITERS = {1: 1000, 2: 200, 3: 200}
 """Playouts per decision unless ``iters`` says otherwise, by version: 1 is the first ``mcts`` (every iteration
 spent), 2 the current one, which stops a phase-2 search once its pick has settled (``search.BY_VISITS``,
-``search.BY_BEST_LINE``)."""
-LINE_ITERS_FACTOR = {1: 1, 2: 5}
+``search.BY_BEST_LINE``), and 3 the current one, which also cuts the playouts of a search with chance nodes short
+(``horizon``) and spends three times as many of them."""
+LINE_ITERS_FACTOR = {1: 1, 2: 5, 3: 5}
 """By version, the budget of a phase-2 search whose pick is the best line (every other seat deterministic) over
 ``iters``, unless ``line_iters`` says otherwise."""
-CHANCE_ITERS_FACTOR = {1: 1, 2: 1}
+CHANCE_ITERS_FACTOR = {1: 1, 2: 1, 3: 3}
 """By version, the budget of a phase-2 search where another seat is modelled ``random`` (chance nodes) over
 ``iters``, unless ``chance_iters`` says otherwise."""
+DEFAULT_HORIZON = {1: 0, 2: 0, 3: 40}
+"""By version, the phase-2 actions a playout of a search with chance nodes plays before the cap's ranking scores
+it (0: to the end), unless ``horizon`` says otherwise."""
 DEFAULT_C = 0.4
 POSTERIOR = "posterior"
 DEFAULT_OTHERS = POSTERIOR
@@ -133,7 +146,8 @@ class MCTSAgent:
 
     PARAMETERS: dict[str, type] = {"iters": int, "time": float, "c": float, "rollout": str, "seed": int,
                                    "others": str, "models": str, "prior": str, "eps": float, "pick": str,
-                                   "version": int, "line_iters": int, "chance_iters": int}
+                                   "version": int, "line_iters": int, "chance_iters": int,
+                                   "horizon": int}
     # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use:
     # measured 33 s, a cold match of random;greedy;loginf;mcts:iters=10 (numba's compile events summed).
     COMPILED_CODE: dict[str, float] = {"agents.knorri.search": 33.0}
@@ -142,7 +156,7 @@ class MCTSAgent:
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0,
                  models: str = DEFAULT_MODELS, prior: str = DEFAULT_PRIOR, eps: float = DEFAULT_EPS,
                  pick: str = DEFAULT_PICK, version: int = DEFAULT_VERSION, line_iters: int | None = None,
-                 chance_iters: int | None = None) -> None:
+                 chance_iters: int | None = None, horizon: int | None = None) -> None:
         if version not in VERSIONS:
             raise ValueError(f"version={version} is unknown: use {' or '.join(map(str, VERSIONS))}")
         iters = DEFAULT_ITERS[version] if iters is None else iters
@@ -154,6 +168,9 @@ class MCTSAgent:
         for name, value in (("line_iters", line_iters), ("chance_iters", chance_iters)):
             if value < 1:
                 raise ValueError(f"{name}={value}: give at least 1 playout per decision")
+        horizon = DEFAULT_HORIZON[version] if horizon is None else horizon
+        if horizon < 0:
+            raise ValueError(f"horizon={horizon}: give 0 (playouts to the end) or a number of phase-2 actions")
         check_choice("rollout", rollout, PLAYOUT_POLICIES)
         check_choice("others", others, (POSTERIOR, *OPPONENT_MODELS), joiner=", ")
         check_choice("pick", pick, PICKS)
@@ -170,13 +187,14 @@ class MCTSAgent:
                      + (f",pick={pick}" if pick != DEFAULT_PICK else "")
                      + (f",line_iters={line_iters}" if line_iters != default_line_iters else "")
                      + (f",chance_iters={chance_iters}" if chance_iters != default_chance_iters else "")
+                     + (f",horizon={horizon}" if horizon != DEFAULT_HORIZON[version] else "")
                      + (f",version={version}" if version != DEFAULT_VERSION else ""))
         self.pick = pick
         self.version = version
         self.others = others
         self._fixed_model = OPPONENT_MODELS.get(others, -1)
         self._belief: Belief | None = None
-        self.iters, self.line_iters, self.chance_iters = iters, line_iters, chance_iters
+        self.iters, self.line_iters, self.chance_iters, self.horizon = iters, line_iters, chance_iters, horizon
         self.time_budget, self.c, self.rollout = time, c, rollout
         self._policy = POLICY_IDS[rollout]
         self._spec_seed = spec_seed
@@ -235,11 +253,11 @@ class MCTSAgent:
         if self.time_budget <= 0:
             budget = phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line,
                                    has_chance_seats(models, self.seat))
-            tree.iterate(budget, self.c, policies, self._search_rng, models, settle)
+            tree.iterate(budget, self.c, policies, self._search_rng, models, settle, self.horizon)
         else:  # the iterations left are unknown, so only a won line may stop the search early
             deadline = time.perf_counter() + self.time_budget
             settle = settle if settle == BY_BEST_LINE else NEVER
-            while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle) == CHUNK
+            while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle, self.horizon) == CHUNK
                    and time.perf_counter() < deadline):
                 pass
         return best_line(tree.root_children()) if by_line else most_visited(tree.root_children())

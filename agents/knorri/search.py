@@ -46,6 +46,7 @@ from sim.knorri.compiled import (
     SEAT_STREAMS,
     apply_action,
     below,
+    cap_after,
     copy_position,
     fit_position,
     is_over,
@@ -113,6 +114,21 @@ def phase2_budget(iters, line_iters, chance_iters, by_best_line, has_chance):
     if has_chance:
         return chance_iters
     return iters
+
+
+@njit(**config.PASTED_KERNEL)
+def chance_playout_cap(ints, horizon):
+    """Cut a playout off ``horizon`` phase-2 actions on (0: play it to the end), by lowering the scratch
+    position's cap: a hand the cap ends is scored by the rules' own cut-off ranking (cards held).
+
+    Used where another seat is modelled ``random``. Those playouts are the costly ones (random play runs long
+    before a seat goes out) and the noisy ones (a value is a mean of random draws), and many more of them
+    shorter bought more than fewer to the end: against ``greedy`` with the other three seats random, 1,000
+    playouts cut at 40 actions won about as clearly as 1,000 to the end (+0.086 and +0.094 points a hand),
+    and four ``mcts`` with 600 cut ones play more hands per CPU second than with 200 whole ones (the
+    measurements are in ``agents.knorri.mcts``)."""
+    if horizon > 0:
+        cap_after(ints, horizon)
 
 
 @njit(**config.PASTED_KERNEL)
@@ -379,10 +395,12 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
                    cards, ints, deck, rng, keys, records, slots, legal, values,
                    child_start, child_count, action, mover, visits, totals, used, path,
                    n_iterations, c, policies, search_rng, models,
-                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known, settle):
+                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known, settle, horizon):
     """Run up to ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the
     root); return how many ran: fewer once the root's pick has settled under rule ``settle`` (``NEVER``,
     ``BY_VISITS``, ``BY_BEST_LINE``: checked after every iteration, so the count is a function of the tree alone).
+    Where another seat is modelled ``random``, a playout ends after ``horizon`` phase-2 actions (0: never), as
+    ``chance_playout_cap`` says.
 
     The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
     in the tree and plays ``policies[s]`` in playouts. ``totals`` has a column per seat, then one
@@ -391,6 +409,7 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
     """
     n = seat_count(ints0)
     hero = to_move(ints0)
+    horizon = horizon if has_chance_seats(models, hero) else 0
     for done in range(n_iterations):
         if _settled(child_start, child_count, visits, totals, n_iterations - done, settle):
             return done
@@ -413,6 +432,7 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
             depth += 1
             if visits[node] == 0:
                 break
+        chance_playout_cap(ints, horizon)
         _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
         for i in range(depth):
             visited = path[i]
@@ -480,15 +500,16 @@ class TreeSearch:
         self.used[0] = 1
 
     def iterate(self, n_iterations: int, c: float, policies: int | np.ndarray, search_rng: np.ndarray,
-                models: int | np.ndarray = MAXN, settle: int = NEVER) -> int:
+                models: int | np.ndarray = MAXN, settle: int = NEVER, horizon: int = 0) -> int:
         """Grow the tree by up to ``n_iterations`` iterations (fewer once the pick settles under rule ``settle``);
         seat s follows ``models[s]`` and plays ``policies[s]`` in playouts (one id for every seat, or one per
-        seat). Returns the iterations run."""
+        seat), cut at ``horizon`` phase-2 actions where a seat is modelled ``random``. Returns the iterations
+        run."""
         n = self.totals.shape[1] - 1
         return uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
                        self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,
                        per_seat(policies, n), search_rng, per_seat(models, n), *self.lookahead.state_rows(),
-                       self.lookahead.legal, self.known, np.int64(settle))
+                       self.lookahead.legal, self.known, np.int64(settle), np.int64(horizon))
 
     def root_children(self) -> list[tuple[int, int, float, float]]:
         """``(action, visits, mean value, best line's value)`` for the seat to move of every root child, greedy's

@@ -62,7 +62,7 @@ COVERING = "random;greedy;loginf;mcts:iters=30,others=loginf,pick=visits"  # the
     (3, "mcts:iters=20;loginf;mcts:iters=25,c=0.7,rollout=random,seed=3", 100, 1),
     (6, "mcts:iters=20;greedy;random;greedy;mcts:iters=20,rollout=random;loginf", 100, 1),
     (5, "greedy;mcts:iters=20,c=1.2,line_iters=50;random;loginf;greedy", 67, 3),
-    (4, "random;mcts:iters=20,chance_iters=45;random;mcts:iters=15,line_iters=40,chance_iters=25", 100, 1),
+    (4, "random;mcts:iters=20,chance_iters=45,horizon=12;random;mcts:iters=15,line_iters=40,chance_iters=25", 100, 1),
 ])
 def test_a_built_in_lineup_writes_the_reference_paths_rows(n_seats, lineup, matches, match_hands):
     """Every hand column and every logged decision, compiled against the Python agents on the reference engine."""

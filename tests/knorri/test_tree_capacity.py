@@ -33,14 +33,15 @@ def test_phase1_shares_the_budget_evenly_and_plays_every_choice_at_least_once():
 
 def test_the_python_agent_grows_its_tree_to_that_capacity():
     """One tree serves all of its budgets, so it is sized for the largest: ``line_iters`` (five times ``iters``
-    by default in version 2), ``chance_iters`` (``iters`` by default) or ``iters``."""
+    by default), ``chance_iters`` (three times ``iters`` by default in version 3, ``iters`` in version 2) or
+    ``iters``."""
     agent = make_agent("mcts:iters=37", game=mcts.GAME)
     agent.reset(0, 4, 1)
     assert agent._tree_for(4).capacity == tree_capacity(5 * 37)
     first = make_agent("mcts:iters=37,version=1", game=mcts.GAME)
     first.reset(0, 4, 1)
     assert first._tree_for(4).capacity == tree_capacity(37)
-    small_line = make_agent("mcts:iters=37,line_iters=10", game=mcts.GAME)
+    small_line = make_agent("mcts:iters=37,line_iters=10,version=2", game=mcts.GAME)
     small_line.reset(0, 4, 1)
     assert small_line._tree_for(4).capacity == tree_capacity(37)
     small_both = make_agent("mcts:iters=37,line_iters=10,chance_iters=50", game=mcts.GAME)

@@ -85,6 +85,7 @@ __all__ = [
     "SEAT_STREAMS",
     "apply_action",
     "below",
+    "cap_after",
     "copy_position",
     "cut_off_rules",
     "deal_hand",
@@ -127,6 +128,14 @@ def new_position(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) ->
 def cut_off_rules(ints: np.ndarray) -> tuple[int, int]:
     """The cut-off rules ``(cap, repeat)`` a position's ``ints`` row plays under (set when it was dealt or read)."""
     return int(ints[I_CAP]), int(ints[I_REPEAT])
+
+
+@njit(**config.PASTED_KERNEL)
+def cap_after(ints: np.ndarray, actions: int) -> None:
+    """Bring a position's cap forward to ``actions`` phase-2 actions from now (never later than its own): a search
+    that reads how a short playout would end gets the rules' cut-off ranking there."""
+    if ints[I_PHASE2_ACTIONS] + actions < ints[I_CAP]:
+        ints[I_CAP] = ints[I_PHASE2_ACTIONS] + actions
 
 
 def fits_position(position: tuple[np.ndarray, ...], ints: np.ndarray) -> bool:
