@@ -15,20 +15,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from experiments.analysis.figures import (
-    FONT,
-    SEAT_COLOURS,
-    declare,
-    error_bars,
-    label_axes,
-    length_share_bars,
-    new_figure,
-    palette_colours,
-    side_offset,
-)
+from experiments.analysis import figures as shared
 from sim.knockout_whist.encoding import LAST_HAND
 
-KW_SEAT_COLOURS = {2: "#6a51a3", **SEAT_COLOURS, 7: "#8c6d31"}
+KW_SEAT_COLOURS = {2: "#6a51a3", **shared.SEAT_COLOURS, 7: "#8c6d31"}
 DOG_MEASURES = (("given", "games with a dog's life (% of games)"),
                 ("saved", "dogs whose card took a trick (% of dogs)"),
                 ("won", "dogs that went on to win (% of dogs)"))
@@ -38,7 +28,7 @@ def group_colours(values: list) -> dict:
     """A colour per group: the seat-count colours for seat counts, else the palette in the order given."""
     if all(isinstance(v, (int, np.integer)) and int(v) in KW_SEAT_COLOURS for v in values):
         return {v: KW_SEAT_COLOURS[int(v)] for v in values}
-    return palette_colours(values)
+    return shared.palette_colours(values)
 
 
 def _group_name(group: str, value: object) -> str:
@@ -54,7 +44,7 @@ def _groups(frame: pd.DataFrame, group: str) -> list:
 
 def _group_axes(frame: pd.DataFrame, group: str) -> tuple[Figure, Any, list, dict]:
     """A new figure and its axes, the groups present in ``frame[group]``, and a colour for each group."""
-    figure, (ax,) = new_figure(9.5, 5.2)
+    figure, (ax,) = shared.new_figure(9.5, 5.2)
     groups = _groups(frame, group)
     return figure, ax, groups, group_colours(groups)
 
@@ -66,28 +56,29 @@ def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     names = []
     for i, value in enumerate(groups):
         part = rates[rates[group] == value].sort_values("seat")
-        x = part["seat"] + side_offset(i, len(groups), spread)
+        x = part["seat"] + shared.side_offset(i, len(groups), spread)
         names.append(f"{int(part['games'].iloc[0]):,} games")
-        ax.errorbar(x, 100 * part["win_rate"], yerr=error_bars(part, "win_rate", "low", "high", 100), marker="o",
+        ax.errorbar(x, 100 * part["win_rate"], yerr=shared.error_bars(part, "win_rate", "low", "high", 100), marker="o",
                     capsize=3, color=colours[value], label=f"{_group_name(group, value)} ({names[-1]})")
     for fair in sorted(rates["fair"].unique()):
         ax.axhline(100 * fair, color="grey", linestyle=":", linewidth=1)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylim(bottom=0)
     title = "Who wins from which seat (dotted: 1/seats, a fair share)"
-    label_axes(ax, "seat (0 deals hand 1, so seat 1 leads its first trick)",
-               "games won (% of the seat's games, 95% CI)", title)
-    return declare(figure, title, "% of the seat's games", names, "95% CI", "y from 0")
+    shared.label_axes(ax, "seat (0 deals hand 1, so seat 1 leads its first trick)",
+                      "games won (% of the seat's games, 95% CI)", title)
+    return shared.declare(figure, title, "% of the seat's games", names, "95% CI", "y from 0")
 
 
 def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
     """The share of games lasting 1 to 7 hands, grouped bars, one colour per group."""
     figure, ax, groups, colours = _group_axes(lengths, group)
-    names = length_share_bars(ax, lengths, group, groups, colours, "hands_played", "games", "hands",
-                              names={value: _group_name(group, value) for value in groups}, longest=LAST_HAND)
+    names = shared.length_share_bars(ax, lengths, group, groups, colours, "hands_played", "games", "hands",
+                                     names={value: _group_name(group, value) for value in groups}, longest=LAST_HAND)
     title = "How long games last"
-    label_axes(ax, "hands played in the game (a rainbow ends it in hand 4)", "games (% of the group's games)", title)
-    return declare(figure, title, "% of the group's games", names, None, "y from 0")
+    shared.label_axes(ax, "hands played in the game (a rainbow ends it in hand 4)", "games (% of the group's games)",
+                      title)
+    return shared.declare(figure, title, "% of the group's games", names, None, "y from 0")
 
 
 def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
@@ -103,13 +94,13 @@ def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
         highs = np.array([row[f"{name}_high"] for name, _ in DOG_MEASURES], dtype=np.float64)
         errors = 100 * np.vstack([np.clip(shares - lows, 0, None), np.clip(highs - shares, 0, None)])
         names.append(f"{int(row['dogs']):,} dogs in {int(row['games']):,} games")
-        ax.bar(positions + side_offset(i, len(groups), width), 100 * np.nan_to_num(shares), width,
+        ax.bar(positions + shared.side_offset(i, len(groups), width), 100 * np.nan_to_num(shares), width,
                yerr=np.nan_to_num(errors), capsize=3, color=colours[value],
                label=f"{_group_name(group, value)} ({names[-1]})")
-    ax.set_xticks(positions, [label for _, label in DOG_MEASURES], fontsize=FONT["tick"])
+    ax.set_xticks(positions, [label for _, label in DOG_MEASURES], fontsize=shared.FONT["tick"])
     ax.set_ylim(0, 105)
-    ax.set_ylabel("share (%, 95% CI)", fontsize=FONT["label"])
+    ax.set_ylabel("share (%, 95% CI)", fontsize=shared.FONT["label"])
     title = "Dog's lives: how often given, how often they save the seat"
-    ax.set_title(title, fontsize=FONT["title"])
-    ax.legend(fontsize=FONT["tick"])
-    return declare(figure, title, "share (%", names, "95% CI", "y from 0")
+    ax.set_title(title, fontsize=shared.FONT["title"])
+    ax.legend(fontsize=shared.FONT["tick"])
+    return shared.declare(figure, title, "share (%", names, "95% CI", "y from 0")

@@ -15,44 +15,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments.analysis import stats as shared
 from experiments.analysis.knockout_whist.load import GameRun
 from experiments.analysis.load import Partial, additive
-from experiments.analysis.stats import (
-    ZERO_MOMENTS,
-    PartialsBySplit,
-    bad_count,
-    by_keys,
-    grouped_sums,
-    histogram_percentile,
-    length_counts,
-    length_shares,
-    plain_keys,
-    proportion_from_moments,
-    seat_zero_sum,
-    stacked,
-    tagged_moments,
-    with_sums,
-)
 from experiments.runner.moments import MOMENTS, grouped_moments, mean_ci
 from sim.knockout_whist.adapter import END_REASONS
 from sim.knockout_whist.encoding import LAST_HAND
 
 BY = ("n_seats",)
-_partial = PartialsBySplit()
+_partial = shared.PartialsBySplit()
 
 
-ZERO_SUM = seat_zero_sum("game")
+ZERO_SUM = shared.seat_zero_sum("game")
 
 
 def zero_sum_violations(run: GameRun) -> int:
     """How many games' scores do not add up to zero (the rulings make every game zero-sum)."""
-    return bad_count(run, ZERO_SUM)
+    return shared.bad_count(run, ZERO_SUM)
 
 
 def _seat_wins(by: tuple[str, ...]) -> Partial:
     keys = list(dict.fromkeys([*by, "seat", "n_seats"]))
     return additive(f"seat wins by {', '.join(by)}", keys, lambda run: grouped_moments(
-        plain_keys(run.seats, keys).assign(won=run.seats["won"].to_numpy()), keys, "won"))
+        shared.plain_keys(run.seats, keys).assign(won=run.seats["won"].to_numpy()), keys, "won"))
 
 
 def seat_win_rates(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
@@ -61,20 +46,20 @@ def seat_win_rates(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     rows = []
     for key, group in moments.groupby([*by, "seat"], sort=True):
         m = group[list(MOMENTS)].sum()
-        share, low, high = proportion_from_moments(m)
+        share, low, high = shared.proportion_from_moments(m)
         rows.append({**dict(zip([*by, "seat"], key, strict=True)), "games": int(m["n"]), "wins": int(m["total"]),
                      "win_rate": share, "low": low, "high": high, "fair": 1.0 / group["n_seats"].iloc[0]})
     return _renamed(pd.DataFrame(rows), run, [*by, "seat"])
 
 
 def _length_counts(by: tuple[str, ...]) -> Partial:
-    return length_counts(by, "game lengths", lambda run: run.games, "hands_played", "games")
+    return shared.length_counts(by, "game lengths", lambda run: run.games, "hands_played", "games")
 
 
 def game_lengths(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and hands played (1 to 7): games and their share of the group's games."""
     counts = run.partial(_partial("game lengths", by, _length_counts))
-    return _renamed(length_shares(counts, by, "hands_played", "games"), run, [*by, "hands_played"])
+    return _renamed(shared.length_shares(counts, by, "hands_played", "games"), run, [*by, "hands_played"])
 
 
 def _length_moments(by: tuple[str, ...]) -> Partial:
@@ -82,14 +67,14 @@ def _length_moments(by: tuple[str, ...]) -> Partial:
         games = run.games
         values = {"hands": games["hands_played"].to_numpy()}
         values |= {reason: (games["end_reason"] == reason).to_numpy() for reason in END_REASONS}
-        return tagged_moments(games, by, values, "measure")
+        return shared.tagged_moments(games, by, values, "measure")
 
     return additive(f"game length moments by {', '.join(by)}", [*by, "measure"], compute)
 
 
 def game_length_summary(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group: games, hands played (mean with 95% CI, median) and the share of each way a game ends."""
-    moments = by_keys(run.partial(_partial("game length moments", by, _length_moments)), [*by, "measure"])
+    moments = shared.by_keys(run.partial(_partial("game length moments", by, _length_moments)), [*by, "measure"])
     counts = run.partial(_partial("game lengths", by, _length_counts))
     rows = []
     for key, group in counts.groupby(list(by), sort=True):
@@ -98,10 +83,10 @@ def game_length_summary(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
         lengths, games = group["hands_played"].to_numpy(np.int64), group["games"].to_numpy(np.int64)
         mean, half = mean_ci(moments[(*key, "hands")])
         row = {**dict(zip(by, key, strict=True)), "games": int(games.sum()), "mean_hands": mean, "ci95": half,
-               "median_hands": histogram_percentile(lengths, games, 50),
+               "median_hands": shared.histogram_percentile(lengths, games, 50),
                "all_7_hands": float(games[lengths == LAST_HAND].sum() / games.sum())}
         for reason in END_REASONS:
-            share, low, high = proportion_from_moments(moments[(*key, reason)])
+            share, low, high = shared.proportion_from_moments(moments[(*key, reason)])
             row |= {reason: share, f"{reason}_low": low, f"{reason}_high": high}
         rows.append(row)
     return _renamed(pd.DataFrame(rows), run, list(by))
@@ -111,15 +96,15 @@ def _dog_moments(by: tuple[str, ...]) -> Partial:
     def compute(run: GameRun) -> pd.DataFrame:
         games = run.games
         count = games["dogs_given"].to_numpy().astype(np.int64)
-        parts = [tagged_moments(games, by, {"given": count > 0, "per_game": count}, "measure")]
+        parts = [shared.tagged_moments(games, by, {"given": count > 0, "per_game": count}, "measure")]
         # one row per dog: saved or not, from each game's counts (the games table says how many were saved)
         saved = np.concatenate([np.arange(n) < s for n, s in zip(count, games["dogs_saved"], strict=True)]
                                or [np.zeros(0, dtype=bool)])
-        dogs = plain_keys(games, by).loc[games.index.repeat(count)]
-        parts.append(tagged_moments(dogs, by, {"saved": saved}, "measure"))
+        dogs = shared.plain_keys(games, by).loc[games.index.repeat(count)]
+        parts.append(shared.tagged_moments(dogs, by, {"saved": saved}, "measure"))
         mine = run.seats[run.seats["dog"]]
-        parts.append(tagged_moments(mine, by, {"won": mine["won"].to_numpy()}, "measure"))
-        return stacked(parts)
+        parts.append(shared.tagged_moments(mine, by, {"won": mine["won"].to_numpy()}, "measure"))
+        return shared.stacked(parts)
 
     return additive(f"dog moments by {', '.join(by)}", [*by, "measure"], compute)
 
@@ -132,14 +117,14 @@ def dog_summary(run: GameRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     share of dogs that won the game. Each with its 95% CI; NaN where no dog was given.
     """
     moments = run.partial(_partial("dog moments", by, _dog_moments))
-    found = by_keys(moments, [*by, "measure"])
+    found = shared.by_keys(moments, [*by, "measure"])
     rows = []
     for _, group in moments[moments["measure"] == "given"].iterrows():
         key = tuple(group[name] for name in by)
-        given = proportion_from_moments(group)
+        given = shared.proportion_from_moments(group)
         per_game, per_game_half = mean_ci(found[(*key, "per_game")])
-        saved = proportion_from_moments(found.get((*key, "saved"), ZERO_MOMENTS))
-        won = proportion_from_moments(found.get((*key, "won"), ZERO_MOMENTS))
+        saved = shared.proportion_from_moments(found.get((*key, "saved"), shared.ZERO_MOMENTS))
+        won = shared.proportion_from_moments(found.get((*key, "won"), shared.ZERO_MOMENTS))
         rows.append({**dict(zip(by, key, strict=True)), "games": int(group["n"]), "given": given[0],
                      "given_low": given[1], "given_high": given[2], "dogs_per_game": per_game,
                      "dogs_per_game_ci95": per_game_half, "dogs": int(found[(*key, "per_game")]["total"]),
@@ -153,10 +138,10 @@ def _agent_moments(keys: tuple[str, ...]) -> Partial:
 
     def compute(run: GameRun) -> pd.DataFrame:
         seats = run.seats
-        frame = tagged_moments(seats, groups, {"score": seats["score"].to_numpy(), "won": seats["won"].to_numpy()},
-                               "measure")
-        places = grouped_sums(seats, groups, ["place"]).assign(measure="place")
-        return with_sums(frame, places, [*groups, "measure"])
+        frame = shared.tagged_moments(seats, groups,
+                                      {"score": seats["score"].to_numpy(), "won": seats["won"].to_numpy()}, "measure")
+        places = shared.grouped_sums(seats, groups, ["place"]).assign(measure="place")
+        return shared.with_sums(frame, places, [*groups, "measure"])
 
     return additive(f"agent results by {', '.join(keys)}", [*groups, "measure"], compute)
 
@@ -170,12 +155,12 @@ def agent_results(run: GameRun, per_table: bool = True) -> pd.DataFrame:
     keys = ("table", "agent") if per_table else ("n_seats", "agent")
     groups = list(dict.fromkeys([*keys, "n_seats"]))
     moments = run.partial(_partial("agent results", keys, _agent_moments))
-    found = by_keys(moments, [*groups, "measure"])
+    found = shared.by_keys(moments, [*groups, "measure"])
     rows = []
     for _, m in moments[moments["measure"] == "score"].sort_values(list(keys), kind="stable").iterrows():
         key = tuple(m[name] for name in groups)
         mean, half = mean_ci(m)
-        win, win_low, win_high = proportion_from_moments(found[(*key, "won")])
+        win, win_low, win_high = shared.proportion_from_moments(found[(*key, "won")])
         place = found[(*key, "place")]
         rows.append({**{name: m[name] for name in keys}, "seats": int(m["n_seats"]), "seat_games": int(m["n"]),
                      "mean": mean, "ci95": half, "win_rate": win, "win_low": win_low, "win_high": win_high,

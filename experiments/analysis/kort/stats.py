@@ -15,23 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments.analysis import stats as shared
 from experiments.analysis.kort.load import KortRun
 from experiments.analysis.load import Partial, additive
-from experiments.analysis.stats import (
-    ZERO_MOMENTS,
-    PartialsBySplit,
-    bad_count,
-    by_keys,
-    grouped_sums,
-    histogram_percentile,
-    length_counts,
-    length_shares,
-    proportion_from_moments,
-    seat_zero_sum,
-    stacked,
-    tagged_moments,
-    with_sums,
-)
 from experiments.runner.moments import mean_ci
 from sim.kort.adapter import RESULTS
 
@@ -45,16 +31,16 @@ HOLDER_SPLITS: dict[str, tuple[str, str]] = {
 }
 """The rounds ``holder_value`` splits the holder's win rate over: (column, value), or all rounds."""
 
-_partial = PartialsBySplit()
+_partial = shared.PartialsBySplit()
 
 
-ZERO_SUM = seat_zero_sum("match")
+ZERO_SUM = shared.seat_zero_sum("match")
 ROUND_COUNT = additive("round count", [], lambda run: pd.DataFrame({"rounds": [len(run.rounds)]}))
 
 
 def zero_sum_violations(run: KortRun) -> int:
     """How many matches' seat results do not add up to zero (each seat of the winners +1, of the others -1)."""
-    return bad_count(run, ZERO_SUM)
+    return shared.bad_count(run, ZERO_SUM)
 
 
 def round_count(run: KortRun) -> int:
@@ -64,19 +50,19 @@ def round_count(run: KortRun) -> int:
 
 
 def _result_moments(by: tuple[str, ...]) -> Partial:
-    return additive(f"round results by {', '.join(by)}", [*by, "result"], lambda run: tagged_moments(
+    return additive(f"round results by {', '.join(by)}", [*by, "result"], lambda run: shared.tagged_moments(
         run.rounds, by, {result: (run.rounds["result"] == result).to_numpy() for result in RESULTS}, "result"))
 
 
 def result_shares(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and round result (ordinary, kort, at_kort, …): rounds, the share ending so, 95% CI."""
     moments = run.partial(_partial("round results", by, _result_moments))
-    found = by_keys(moments, [*by, "result"])
+    found = shared.by_keys(moments, [*by, "result"])
     rows = []
     for key in _groups(moments, by, run):
         for result in RESULTS:
             m = found[(*key, result)]
-            share, low, high = proportion_from_moments(m)
+            share, low, high = shared.proportion_from_moments(m)
             rows.append({**dict(zip(by, key, strict=True)), "result": result, "rounds": int(m["n"]),
                          "count": int(m["total"]), "share": share, "low": low, "high": high})
     return _ordered(pd.DataFrame(rows), run, by)
@@ -91,11 +77,11 @@ def _holder_moments(by: tuple[str, ...]) -> Partial:
             part = run.rounds if not column else run.rounds[run.rounds[column] == (value == "true")]
             won = part["holder_won"].to_numpy()
             gained = part["wins"].to_numpy().astype(np.int64)
-            moments = tagged_moments(part, by, {split: won}, "split")
-            sums = grouped_sums(part.assign(holder_wins=gained * won, other_wins=gained * ~won), by,
-                                ["holder_wins", "other_wins"]).assign(split=split)
-            parts.append(with_sums(moments, sums, keys))
-        return stacked(parts)
+            moments = shared.tagged_moments(part, by, {split: won}, "split")
+            sums = shared.grouped_sums(part.assign(holder_wins=gained * won, other_wins=gained * ~won), by,
+                                       ["holder_wins", "other_wins"]).assign(split=split)
+            parts.append(shared.with_sums(moments, sums, keys))
+        return shared.stacked(parts)
 
     return additive(f"holder value by {', '.join(by)}", keys, compute)
 
@@ -108,12 +94,12 @@ def holder_value(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) ->
     trump (``holder_agents``): there a round's result says as much about the teams as about the trump.
     """
     moments = run.partial(_partial("holder value", by, _holder_moments))
-    found = by_keys(moments, [*by, "split"])
+    found = shared.by_keys(moments, [*by, "split"])
     rows = []
     for key in _groups(moments[moments["split"] == "all rounds"], by, run):
         for split in HOLDER_SPLITS:
-            m = found.get((*key, split), {**ZERO_MOMENTS, "holder_wins": 0, "other_wins": 0})
-            share, low, high = proportion_from_moments(m)
+            m = found.get((*key, split), {**shared.ZERO_MOMENTS, "holder_wins": 0, "other_wins": 0})
+            share, low, high = shared.proportion_from_moments(m)
             n = int(m["n"])
             rows.append({**dict(zip(by, key, strict=True)), "split": split, "rounds": n, "holder_won": share,
                          "low": low, "high": high,
@@ -123,7 +109,7 @@ def holder_value(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) ->
 
 
 def _first_holder_moments(by: tuple[str, ...]) -> Partial:
-    return additive(f"first holder by {', '.join(by)}", [*by, "measure"], lambda run: tagged_moments(
+    return additive(f"first holder by {', '.join(by)}", [*by, "measure"], lambda run: shared.tagged_moments(
         run.matches, by, {"won": (run.matches["winner_team"] == run.matches["first_holder_team"]).to_numpy()},
         "measure"))
 
@@ -131,11 +117,11 @@ def _first_holder_moments(by: tuple[str, ...]) -> Partial:
 def first_holder_value(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group: matches and how often the team holding the trump in round 1 won the match (95% CI)."""
     moments = run.partial(_partial("first holder", by, _first_holder_moments))
-    found = by_keys(moments, [*by, "measure"])
+    found = shared.by_keys(moments, [*by, "measure"])
     rows = []
     for key in _groups(moments, by, run):
         m = found[(*key, "won")]
-        share, low, high = proportion_from_moments(m)
+        share, low, high = shared.proportion_from_moments(m)
         rows.append({**dict(zip(by, key, strict=True)), "matches": int(m["n"]), "first_holder_won": share,
                      "low": low, "high": high})
     return _ordered(pd.DataFrame(rows), run, by)
@@ -145,11 +131,11 @@ def _redeal_moments(by: tuple[str, ...]) -> Partial:
     def compute(run: KortRun) -> pd.DataFrame:
         rounds = run.rounds
         redealt = rounds["redealt"].to_numpy()
-        parts = [tagged_moments(rounds, by, {"redealt": redealt}, "measure"),
-                 tagged_moments(rounds[redealt], by, {"redeal": rounds["holder_won"].to_numpy()[redealt]}, "measure"),
-                 tagged_moments(rounds[~redealt], by, {"first_deal": rounds["holder_won"].to_numpy()[~redealt]},
-                                "measure")]
-        return stacked(parts)
+        holder_won = rounds["holder_won"].to_numpy()
+        parts = [shared.tagged_moments(rounds, by, {"redealt": redealt}, "measure"),
+                 shared.tagged_moments(rounds[redealt], by, {"redeal": holder_won[redealt]}, "measure"),
+                 shared.tagged_moments(rounds[~redealt], by, {"first_deal": holder_won[~redealt]}, "measure")]
+        return shared.stacked(parts)
 
     return additive(f"redeals by {', '.join(by)}", [*by, "measure"], compute)
 
@@ -159,15 +145,15 @@ def redeal_effect(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) -
     often a round was redealt, and the holder's team's round wins after a redeal and on a first deal, with 95% CIs.
     """
     moments = run.partial(_partial("redeals", by, _redeal_moments))
-    found = by_keys(moments, [*by, "measure"])
+    found = shared.by_keys(moments, [*by, "measure"])
     rows = []
     for key in _groups(moments[moments["measure"] == "redealt"], by, run):
         m = found[(*key, "redealt")]
-        share, low, high = proportion_from_moments(m)
+        share, low, high = shared.proportion_from_moments(m)
         row = {**dict(zip(by, key, strict=True)), "rounds": int(m["n"]), "redealt_rounds": int(m["total"]),
                "redealt": share, "redealt_low": low, "redealt_high": high}
         for name in ("redeal", "first_deal"):
-            won, won_low, won_high = proportion_from_moments(found.get((*key, name), ZERO_MOMENTS))
+            won, won_low, won_high = shared.proportion_from_moments(found.get((*key, name), shared.ZERO_MOMENTS))
             row |= {f"holder_won_{name}": won, f"holder_won_{name}_low": won_low,
                     f"holder_won_{name}_high": won_high}
         rows.append(row)
@@ -175,22 +161,22 @@ def redeal_effect(run: KortRun, by: tuple[str, ...] = BY + ("holder_agents",)) -
 
 
 def _round_counts(by: tuple[str, ...]) -> Partial:
-    return length_counts(by, "rounds per match", lambda run: run.matches, "rounds", "matches")
+    return shared.length_counts(by, "rounds per match", lambda run: run.matches, "rounds", "matches")
 
 
 def rounds_per_match(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame:
     """Per ``by`` group and number of rounds: matches and their share of the group's matches."""
     counts = run.partial(_partial("rounds per match", by, _round_counts))
-    return _ordered(length_shares(counts, by, "rounds", "matches"), run, by, ["rounds"])
+    return _ordered(shared.length_shares(counts, by, "rounds", "matches"), run, by, ["rounds"])
 
 
 def _length_moments(by: tuple[str, ...]) -> Partial:
     def compute(run: KortRun) -> pd.DataFrame:
         matches = run.matches
-        moments = tagged_moments(matches, by, {"rounds": matches["rounds"].to_numpy(),
-                                               "redeals": matches["redeals"].to_numpy()}, "measure")
-        sums = grouped_sums(matches, by, ["decisions"]).assign(measure="decisions")
-        return with_sums(moments, sums, [*by, "measure"])
+        moments = shared.tagged_moments(matches, by, {"rounds": matches["rounds"].to_numpy(),
+                                                      "redeals": matches["redeals"].to_numpy()}, "measure")
+        sums = shared.grouped_sums(matches, by, ["decisions"]).assign(measure="decisions")
+        return shared.with_sums(moments, sums, [*by, "measure"])
 
     return additive(f"match length by {', '.join(by)}", [*by, "measure"], compute)
 
@@ -199,7 +185,7 @@ def match_length_summary(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame
     """Per ``by`` group: matches, rounds per match (mean with 95% CI, median, most), redeals per match (mean
     with 95% CI) and decisions per match."""
     moments = run.partial(_partial("match length", by, _length_moments))
-    found = by_keys(moments, [*by, "measure"])
+    found = shared.by_keys(moments, [*by, "measure"])
     counts = run.partial(_partial("rounds per match", by, _round_counts))
     histograms = {key if isinstance(key, tuple) else (key,): group.sort_values("rounds")
                   for key, group in counts.groupby(list(by))}
@@ -211,7 +197,8 @@ def match_length_summary(run: KortRun, by: tuple[str, ...] = BY) -> pd.DataFrame
         lengths = histograms[key]["rounds"].to_numpy(np.int64)
         matches = histograms[key]["matches"].to_numpy(np.int64)
         rows.append({**dict(zip(by, key, strict=True)), "matches": int(m["n"]), "mean_rounds": mean, "ci95": half,
-                     "median_rounds": histogram_percentile(lengths, matches, 50), "max_rounds": int(lengths.max()),
+                     "median_rounds": shared.histogram_percentile(lengths, matches, 50),
+                     "max_rounds": int(lengths.max()),
                      "mean_redeals": redeals, "redeals_ci95": redeals_half,
                      "mean_decisions": int(found[(*key, "decisions")]["decisions"]) / int(m["n"])})
     return _ordered(pd.DataFrame(rows), run, by)
@@ -233,10 +220,10 @@ def _team_moments(run: KortRun) -> pd.DataFrame:
     rounds = _directed(run.rounds)
     got = rounds["result_team"].to_numpy() == rounds["side"].to_numpy()
     wins = rounds["wins"].to_numpy().astype(np.int64)
-    moments = tagged_moments(matches, keys, {"won": won, "result": np.where(won, 1, -1)}, "measure")
-    moments = stacked([moments, tagged_moments(rounds, keys, {"round_won": got}, "measure")])
-    sums = grouped_sums(rounds.assign(got_wins=got * wins), keys, ["got_wins", "wins"]).assign(measure="wins")
-    return with_sums(moments, sums, [*keys, "measure"])
+    moments = shared.tagged_moments(matches, keys, {"won": won, "result": np.where(won, 1, -1)}, "measure")
+    moments = shared.stacked([moments, shared.tagged_moments(rounds, keys, {"round_won": got}, "measure")])
+    sums = shared.grouped_sums(rounds.assign(got_wins=got * wins), keys, ["got_wins", "wins"]).assign(measure="wins")
+    return shared.with_sums(moments, sums, [*keys, "measure"])
 
 
 TEAM_MOMENTS = additive("team results", ["table", "team", "opponent", "measure"], _team_moments)
@@ -248,16 +235,16 @@ def team_results(run: KortRun) -> pd.DataFrame:
     loss) and the share of the rounds it won, with 95% CIs, and its share of the match wins the rounds gave.
     """
     moments = run.partial(TEAM_MOMENTS)
-    found = by_keys(moments, ["table", "team", "opponent", "measure"])
+    found = shared.by_keys(moments, ["table", "team", "opponent", "measure"])
     rows = []
     for table in sorted({int(t) for t in moments["table"]}):
         pairs = {tuple(sorted((key[1], key[2]))) for key in found if key[0] == table}
         for first, second in sorted(pairs):
             for team, opponent in ((first, second), (second, first)):
                 key = (table, team, opponent)
-                win, win_low, win_high = proportion_from_moments(found[(*key, "won")])
+                win, win_low, win_high = shared.proportion_from_moments(found[(*key, "won")])
                 mean, half = mean_ci(found[(*key, "result")])
-                per_round = proportion_from_moments(found.get((*key, "round_won"), ZERO_MOMENTS))
+                per_round = shared.proportion_from_moments(found.get((*key, "round_won"), shared.ZERO_MOMENTS))
                 wins = found.get((*key, "wins"), {"got_wins": 0, "wins": 0})
                 rows.append({"table": table, "team": team, "opponent": opponent,
                              "matches": int(found[(*key, "won")]["n"]), "win_rate": win, "win_low": win_low,

@@ -32,7 +32,7 @@ from sim.batch_base import (
     policy_id,
 )
 from sim.errors import GameInputError
-from sim.knorri.compiled import batch_kernels, position_rows
+from sim.knorri.compiled import batch_kernels, position_rows, state
 from sim.knorri.compiled.batch_kernels import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
@@ -47,23 +47,6 @@ from sim.knorri.compiled.encode import END_REASONS, encode_hand
 from sim.knorri.compiled.history import history_capacity
 from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_hands
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
-from sim.knorri.compiled.state import (
-    C_HAND,
-    I_CAP,
-    I_END_REASON,
-    I_FIRST_SEAT,
-    I_HIST_LEN,
-    I_N_SEATS,
-    I_PHASE,
-    I_PHASE2_ACTIONS,
-    I_REPEAT,
-    I_SCORE,
-    I_TO_MOVE,
-    NUM_CARD_FIELDS,
-    NUM_INT_FIELDS,
-    NUM_RNG,
-    RECORD_SIZE,
-)
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.reference import EndReason, KnorriHand, check_cut_offs, check_seats
 from sim.rng import GOLDEN_GAMMA
@@ -77,7 +60,7 @@ _NO_LOG = np.zeros((0, LOG_FIELDS), dtype=np.int64)
 _SCORES = [name for name, _, _ in RESULT_FIELDS].index("scores")
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
 _NO_POSITION = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                np.zeros(0, dtype=np.uint64), np.zeros((0, RECORD_SIZE), dtype=np.uint64))
+                np.zeros(0, dtype=np.uint64), np.zeros((0, state.RECORD_SIZE), dtype=np.uint64))
 
 
 def _seats_and_seeds(n_seats: int, seeds: Sequence[int] | np.ndarray,
@@ -227,7 +210,8 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
     columns = _result_arrays(n_rollouts, n_seats)
     workers = check_workers(workers)
     _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, columns,
-                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), (rows[1][I_CAP], rows[1][I_REPEAT]), rows)
+                    _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), (rows[1][state.I_CAP], rows[1][state.I_REPEAT]),
+                    rows)
     return columns[_SCORES]
 
 
@@ -270,7 +254,7 @@ class KnorriBatch(CompiledBatch):
     END_REASONS = END_REASONS
     NUM_ACTIONS = NUM_ACTIONS
     OBSERVATION_SIZE = OBSERVATION_SIZE
-    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE
+    C_HAND, I_TO_MOVE, I_END_REASON, I_SCORE = state.C_HAND, state.I_TO_MOVE, state.I_END_REASON, state.I_SCORE
     KERNELS = batch_kernels
     POLICIES = {"random": RANDOM, "greedy": GREEDY}
     STATE = ("_cards", "_ints", "_decks", "_rngs", "_keys", "_records")
@@ -280,7 +264,7 @@ class KnorriBatch(CompiledBatch):
         """Wrap state arrays; use ``from_seeds`` or ``from_hands`` to make a batch."""
         self._cards, self._ints, self._decks, self._rngs = cards, ints, decks, rngs
         self._keys, self._records = keys, records
-        rules = set(zip(ints[:, I_CAP].tolist(), ints[:, I_REPEAT].tolist(), strict=True))
+        rules = set(zip(ints[:, state.I_CAP].tolist(), ints[:, state.I_REPEAT].tolist(), strict=True))
         if len(rules) > 1:
             raise GameInputError(f"every hand of a batch needs the same cut-off rules (cap, repeat), "
                                  f"not {sorted(rules)}")
@@ -289,10 +273,10 @@ class KnorriBatch(CompiledBatch):
         self._slots = np.zeros((len(ints), 0), dtype=np.int16)  # no slot table: a batch scans its history
         self._spill = np.full(len(ints), -1, dtype=np.int64)  # each hand's row of the spill pool, -1: its own rows
         self._spill_keys = np.zeros((0, self._spill_history), dtype=np.uint64)
-        self._spill_records = np.zeros((0, self._spill_history, RECORD_SIZE), dtype=np.uint64)
+        self._spill_records = np.zeros((0, self._spill_history, state.RECORD_SIZE), dtype=np.uint64)
         self._free_spill: list[int] = []  # rows of the spill pool no hand holds
         self._short = np.zeros(len(ints), dtype=np.int64)  # batch_advance_learner's list of hands short of room
-        seats = set(ints[:, I_N_SEATS].tolist())
+        seats = set(ints[:, state.I_N_SEATS].tolist())
         if len(seats) > 1:
             raise GameInputError(f"every hand of a batch needs the same seat count, not {sorted(seats)}")
         self.n_seats = seats.pop() if seats else 0
@@ -306,9 +290,9 @@ class KnorriBatch(CompiledBatch):
         n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
         cap, repeat = _cut_off_rules(cap, repeat)
         total = len(seeds)
-        cards, ints, decks, rngs = empty_state(total, NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
+        cards, ints, decks, rngs = empty_state(total, state.NUM_CARD_FIELDS, state.NUM_INT_FIELDS, state.NUM_RNG)
         keys = np.zeros((total, _OWN_HISTORY), dtype=np.uint64)
-        records = np.zeros((total, _OWN_HISTORY, RECORD_SIZE), dtype=np.uint64)
+        records = np.zeros((total, _OWN_HISTORY, state.RECORD_SIZE), dtype=np.uint64)
         batch_deal(cards, ints, decks, rngs, keys, records, np.zeros((total, 0), dtype=np.int16),
                    np.arange(total, dtype=np.int64), seeds, first, n_seats, cap, repeat)
         batch = cls(cards, ints, decks, rngs, keys, records)
@@ -323,7 +307,7 @@ class KnorriBatch(CompiledBatch):
         encoded = [encode_hand(hand, _OWN_HISTORY) for hand in hands]
         capacity = max(len(e[4]) for e in encoded)
         keys = np.zeros((len(hands), capacity), dtype=np.uint64)
-        records = np.zeros((len(hands), capacity, RECORD_SIZE), dtype=np.uint64)
+        records = np.zeros((len(hands), capacity, state.RECORD_SIZE), dtype=np.uint64)
         for b, e in enumerate(encoded):
             keys[b, :len(e[4])], records[b, :len(e[5])] = e[4], e[5]
         return cls(np.stack([e[0] for e in encoded]), np.stack([e[1] for e in encoded]),
@@ -331,14 +315,14 @@ class KnorriBatch(CompiledBatch):
 
     # ----- what only Knorri asks --------------------------------------------------------------------------
     phase = ints_column(
-        I_PHASE, "``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended).")
-    phase2_actions = ints_column(I_PHASE2_ACTIONS, "``int64[B]``: plays and pick-ups so far.")
+        state.I_PHASE, "``int64[B]``: 1 while the stock is turned, 2 while the cards are played out (and once ended).")
+    phase2_actions = ints_column(state.I_PHASE2_ACTIONS, "``int64[B]``: plays and pick-ups so far.")
 
     def results(self) -> BatchResults:
         """The per-hand results so far, in the same form as ``play_batch`` returns."""
         seeds = np.zeros(len(self), dtype=np.uint64)
-        first = self._ints[:, I_FIRST_SEAT].copy()
-        return results_from_rows(self.n_seats, seeds, first, self._ints, self._cards, None, C_HAND)
+        first = self._ints[:, state.I_FIRST_SEAT].copy()
+        return results_from_rows(self.n_seats, seeds, first, self._ints, self._cards, None, state.C_HAND)
 
     # ----- the step's two kernels --------------------------------------------------------------------------
     def _first_illegal(self, ids: np.ndarray) -> int:
@@ -388,7 +372,7 @@ class KnorriBatch(CompiledBatch):
 
     def _prepare_step(self) -> None:
         # A step remembers at most one position per hand: move every hand whose own rows are full to the spill pool.
-        full = (self._ints[:, I_HIST_LEN] + 1 >= self._keys.shape[1]) & (self._spill < 0)
+        full = (self._ints[:, state.I_HIST_LEN] + 1 >= self._keys.shape[1]) & (self._spill < 0)
         if full.any():
             self._move_to_spill(np.flatnonzero(full))
 
@@ -399,7 +383,7 @@ class KnorriBatch(CompiledBatch):
             size = len(self._spill_keys)
             grown = max(2 * size, size + needed, 8)
             keys = np.zeros((grown, self._spill_history), dtype=np.uint64)
-            records = np.zeros((grown, self._spill_history, RECORD_SIZE), dtype=np.uint64)
+            records = np.zeros((grown, self._spill_history, state.RECORD_SIZE), dtype=np.uint64)
             keys[:size], records[:size] = self._spill_keys, self._spill_records
             self._spill_keys, self._spill_records = keys, records
             self._free_spill.extend(range(size, grown))

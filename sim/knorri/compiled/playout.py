@@ -16,27 +16,6 @@ from sim.knorri.compiled import state
 from sim.knorri.compiled.history import FREE_SLOT, history_capacity, slot_table_size
 from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, init_hand_uniform
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
-from sim.knorri.compiled.state import (
-    C_HAND,
-    I_CAP,
-    I_CRC,
-    I_CYCLE,
-    I_CYCLE_CHOICES,
-    I_CYCLE_LOG2,
-    I_CYCLE_SEATS,
-    I_CYCLE_START,
-    I_DECISIONS,
-    I_END_REASON,
-    I_LOSER,
-    I_PHASE,
-    I_PHASE2_ACTIONS,
-    I_PILE,
-    I_REDEALS,
-    I_REPEAT,
-    I_SCORE,
-    I_TO_MOVE,
-    I_TRICKS_COMPLETED,
-)
 from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, plays_the_rules, ready
 from sim.knorri.encoding import NUM_ACTIONS
 
@@ -70,21 +49,21 @@ def store_result(results, h, ints, hands, hands_start, n_seats):
     pass over every hand per field afterwards."""
     (redeals, reason, phase2_actions, decisions, crc32, scores, loser, tricks, piles, held, cycle, cycle_start,
      cycle_choices, cycle_log2, cycle_seats) = results
-    redeals[h] = ints[I_REDEALS]
-    reason[h] = ints[I_END_REASON]
-    phase2_actions[h] = ints[I_PHASE2_ACTIONS]
-    decisions[h] = ints[I_DECISIONS]
-    crc32[h] = ints[I_CRC] ^ CRC_XOR_OUT
-    loser[h] = ints[I_LOSER]
-    tricks[h] = ints[I_TRICKS_COMPLETED]
-    cycle[h] = ints[I_CYCLE]
-    cycle_start[h] = ints[I_CYCLE_START]
-    cycle_choices[h] = ints[I_CYCLE_CHOICES]
-    cycle_log2[h] = np.int64(ints[I_CYCLE_LOG2]).view(np.float64) if ints[I_CYCLE] >= 0 else -1.0
-    cycle_seats[h] = ints[I_CYCLE_SEATS]
+    redeals[h] = ints[state.I_REDEALS]
+    reason[h] = ints[state.I_END_REASON]
+    phase2_actions[h] = ints[state.I_PHASE2_ACTIONS]
+    decisions[h] = ints[state.I_DECISIONS]
+    crc32[h] = ints[state.I_CRC] ^ CRC_XOR_OUT
+    loser[h] = ints[state.I_LOSER]
+    tricks[h] = ints[state.I_TRICKS_COMPLETED]
+    cycle[h] = ints[state.I_CYCLE]
+    cycle_start[h] = ints[state.I_CYCLE_START]
+    cycle_choices[h] = ints[state.I_CYCLE_CHOICES]
+    cycle_log2[h] = np.int64(ints[state.I_CYCLE_LOG2]).view(np.float64) if ints[state.I_CYCLE] >= 0 else -1.0
+    cycle_seats[h] = ints[state.I_CYCLE_SEATS]
     for s in range(n_seats):
-        scores[h, s] = ints[I_SCORE + s]
-        piles[h, s] = ints[I_PILE + s]
+        scores[h, s] = ints[state.I_SCORE + s]
+        piles[h, s] = ints[state.I_PILE + s]
         held[h, s] = hands[hands_start + s]
 
 
@@ -102,15 +81,15 @@ def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log,
     ``uniform`` only until ``uniform`` can take it on (``uniform.ready``)."""
     step = 0
     logging = log.shape[0] > 0
-    while ints[I_END_REASON] < 0 and not (uniform and ready(ints)):
-        seat = ints[I_TO_MOVE]
+    while ints[state.I_END_REASON] < 0 and not (uniform and ready(ints)):
+        seat = ints[state.I_TO_MOVE]
         action = decide(policies[seat], seat, cards, ints, rng, legal)
         if logging:
             row = log[log_row + step]
             row[0] = hand_index
             row[1] = step
             row[2] = seat
-            row[3] = ints[I_PHASE]
+            row[3] = ints[state.I_PHASE]
             row[4] = action
         apply_action(cards, ints, deck, rng, keys, records, slots, action)
         step += 1
@@ -132,7 +111,7 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log
     """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
     from_position = cards0.shape[0] > 0
     if from_position:  # the position's own rules
-        cap, repeat = ints0[I_CAP], ints0[I_REPEAT]
+        cap, repeat = ints0[state.I_CAP], ints0[state.I_REPEAT]
     cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
     ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
     deck = np.zeros(52, dtype=np.int64)
@@ -162,9 +141,9 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log
                 init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], cap, repeat)
         _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
                  log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
-        if ints[I_END_REASON] < 0:
+        if ints[state.I_END_REASON] < 0:
             play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
-        store_result(results, h, ints, cards, C_HAND, n_seats)
+        store_result(results, h, ints, cards, state.C_HAND, n_seats)
 
 
 @njit(**config.PARALLEL_KERNEL)
