@@ -49,13 +49,13 @@ from agents.knorri.search import (
     POLICY_IDS,
     RANDOM_MODEL,
     UNEXPANDED,
-    has_chance_seats,
     largest_budget,
     lines_are_exact,
     lookahead_choice,
     others_are_greedy,
     phase1_samples,
     phase2_budget,
+    random_seats_seen,
     sampled_stock_iterations,
     settle_rule,
     tree_capacity,
@@ -289,13 +289,14 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.PASTED_KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version, work):
+def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version, evidence, fixed,
+                   work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
     the search stopping early by ``version``'s rule (``settle_rule``), with the iterations ``phase2_budget`` picks
     from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``; a chance search's playouts cut at
-    ``horizon``). The tree is cut to the largest budget's
-    capacity, as ``TreeSearch`` is.
+    ``horizon``) and the seat's ``evidence`` on the others (``random_seats_seen``; ``fixed``: its models were
+    given). The tree is cut to the largest budget's capacity, as ``TreeSearch`` is.
 
     ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
@@ -316,13 +317,14 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     used[0] = 1
     hero = to_move(ints)
     by_line = auto_pick != 0 and lines_are_exact(models, hero, policies[hero])
-    budget = phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line,
-                           has_chance_seats(models, hero))
+    chance = random_seats_seen(models, hero, evidence, fixed)
+    budget = phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
+    horizon = budgets[HORIZON] if chance else 0
     rule = settle_rule(version, by_line, others_are_greedy(models, hero))
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known, rule, budgets[HORIZON])
+                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known, rule, horizon)
     return _root_pick(child_start, child_count, action, mover, visits, totals, by_line)
 
 
@@ -378,7 +380,7 @@ def _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_pri
                                 records2, slots2, legal2, values)
     else:
         action = _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version,
-                                work)
+                                loglik[seat], others != POSTERIOR, work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action

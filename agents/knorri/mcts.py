@@ -47,10 +47,13 @@ uniform player's by any cheap yardstick (scored against the greedy playout of ev
 against 45% for a uniform pick). So version 3 makes those playouts cheap instead: a search with
 chance nodes cuts each playout after ``horizon`` phase-2 actions (default 40) and scores it by the
 rules' own cut-off ranking (``search.chance_playout_cap``), and spends 600 of them
-(``chance_iters``, three times ``iters``). Random play runs long before a seat goes out, so a cut
-playout costs a small part of a whole one: four version-3 ``mcts`` play 10.9 hands per CPU second
-where four of version 2 play 6.5 with a third of the playouts, and it wins (H1 after 56 deals,
-+0.076 a hand; 1,000 cut playouts: H1 after 32, +0.086, at 0.36 of the first ``mcts``'s time per
+(``chance_iters``, three times ``iters``), where each seat modelled ``random`` has been seen choosing
+(``search.random_seats_seen``): a seat not seen yet is ``random`` only by the tie of an empty
+posterior, and against ``loginf`` seats cut playouts there cost 0.012 points a hand against the first
+``mcts`` (400 deals, 95% CI -0.023 to -0.001). Random play runs long before a seat goes out, so a cut
+playout costs a small part of a whole one: four version-3 ``mcts`` play 10.4 hands per CPU second
+where four of version 2 play 6.3 with a third of the playouts, and it wins (H1 after 56 deals,
++0.080 a hand; 1,000 cut playouts: H1 after 32, +0.086, at 0.36 of the first ``mcts``'s time per
 decision where 600 take 0.25).
 
 Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): ``iters`` playouts
@@ -84,7 +87,7 @@ import numpy as np
 
 from agents.base import register
 from agents.knorri.greedy import greedy_action
-from agents.knorri.opponent_models import DEFAULT_EPS, Belief, parse_models, parse_prior
+from agents.knorri.opponent_models import DEFAULT_EPS, MODEL_COUNT, Belief, parse_models, parse_prior
 from agents.knorri.playout import PLAYOUT_POLICIES
 from agents.knorri.search import (
     BY_BEST_LINE,
@@ -95,13 +98,13 @@ from agents.knorri.search import (
     Scratch,
     TreeSearch,
     best_line,
-    has_chance_seats,
     largest_budget,
     lines_are_exact,
     most_visited,
     others_are_greedy,
     phase1_samples,
     phase2_budget,
+    random_seats_seen,
     sampled_stock_search,
     settle_rule,
     tree_capacity,
@@ -194,6 +197,7 @@ class MCTSAgent:
         self.others = others
         self._fixed_model = OPPONENT_MODELS.get(others, -1)
         self._belief: Belief | None = None
+        self._no_evidence = np.zeros((1, MODEL_COUNT))  # what random_seats_seen reads when the models are fixed
         self.iters, self.line_iters, self.chance_iters, self.horizon = iters, line_iters, chance_iters, horizon
         self.time_budget, self.c, self.rollout = time, c, rollout
         self._policy = POLICY_IDS[rollout]
@@ -250,14 +254,16 @@ class MCTSAgent:
         tree.start(position_rows(self.tracker.position()))
         by_line = self.pick == "auto" and lines_are_exact(models, self.seat, self._policy)
         settle = settle_rule(self.version, by_line, others_are_greedy(models, self.seat))
+        evidence = self._belief.loglik if self._belief is not None else self._no_evidence
+        chance = random_seats_seen(models, self.seat, evidence, self._fixed_model >= 0)
+        horizon = self.horizon if chance else 0
         if self.time_budget <= 0:
-            budget = phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line,
-                                   has_chance_seats(models, self.seat))
-            tree.iterate(budget, self.c, policies, self._search_rng, models, settle, self.horizon)
+            budget = phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line, chance)
+            tree.iterate(budget, self.c, policies, self._search_rng, models, settle, horizon)
         else:  # the iterations left are unknown, so only a won line may stop the search early
             deadline = time.perf_counter() + self.time_budget
             settle = settle if settle == BY_BEST_LINE else NEVER
-            while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle, self.horizon) == CHUNK
+            while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle, horizon) == CHUNK
                    and time.perf_counter() < deadline):
                 pass
         return best_line(tree.root_children()) if by_line else most_visited(tree.root_children())

@@ -107,8 +107,8 @@ def settle_rule(version, by_best_line, others_greedy):
 def phase2_budget(iters, line_iters, chance_iters, by_best_line, has_chance):
     """The playouts of a phase-2 search: ``line_iters`` where its pick is the best line (the values are exact
     outcomes, and the search mostly stops at the first won line), ``chance_iters`` where another seat is modelled
-    ``random`` (its nodes are chance nodes, each visit one draw, so the values are means of noisy samples and need
-    more of them), else ``iters``."""
+    ``random`` on evidence (``has_chance``: ``random_seats_seen``; its nodes are chance nodes, each visit one draw,
+    so the values are means of noisy samples and need more of them), else ``iters``."""
     if by_best_line:
         return line_iters
     if has_chance:
@@ -147,12 +147,21 @@ def others_are_greedy(models, hero):
 
 
 @njit(**config.PASTED_KERNEL)
-def has_chance_seats(models, hero):
-    """Whether some seat but ``hero`` is modelled ``random``: a chance node in the tree (``phase2_budget``)."""
+def random_seats_seen(models, hero, loglik, fixed):
+    """Whether some seat but ``hero`` is modelled ``random`` and each such seat is so on evidence (``fixed``: the
+    models were given, not learnt): it has been seen choosing, so ``loglik[seat]`` is no longer all 0.
+
+    Only such a search spends ``chance_iters`` cut playouts (``phase2_budget``, ``chance_playout_cap``). A seat
+    not seen choosing yet is ``random`` only because an empty posterior ties and ``random`` is the first
+    candidate; there the search plays ``iters`` whole playouts, as version 2 did, since cut ones lost strength
+    early in phase 2 against ``loginf`` seats not yet told from random ones."""
+    found = False
     for seat in range(models.shape[0]):
         if seat != hero and models[seat] == RANDOM_MODEL:
-            return True
-    return False
+            if not fixed and loglik[seat, RANDOM_MODEL] == 0.0:
+                return False
+            found = True
+    return found
 
 
 @njit(**config.PASTED_KERNEL)
@@ -399,8 +408,7 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
     """Run up to ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the
     root); return how many ran: fewer once the root's pick has settled under rule ``settle`` (``NEVER``,
     ``BY_VISITS``, ``BY_BEST_LINE``: checked after every iteration, so the count is a function of the tree alone).
-    Where another seat is modelled ``random``, a playout ends after ``horizon`` phase-2 actions (0: never), as
-    ``chance_playout_cap`` says.
+    Every playout ends after ``horizon`` phase-2 actions (0: never), as ``chance_playout_cap`` says.
 
     The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
     in the tree and plays ``policies[s]`` in playouts. ``totals`` has a column per seat, then one
@@ -409,7 +417,6 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
     """
     n = seat_count(ints0)
     hero = to_move(ints0)
-    horizon = horizon if has_chance_seats(models, hero) else 0
     for done in range(n_iterations):
         if _settled(child_start, child_count, visits, totals, n_iterations - done, settle):
             return done
@@ -503,8 +510,7 @@ class TreeSearch:
                 models: int | np.ndarray = MAXN, settle: int = NEVER, horizon: int = 0) -> int:
         """Grow the tree by up to ``n_iterations`` iterations (fewer once the pick settles under rule ``settle``);
         seat s follows ``models[s]`` and plays ``policies[s]`` in playouts (one id for every seat, or one per
-        seat), cut at ``horizon`` phase-2 actions where a seat is modelled ``random``. Returns the iterations
-        run."""
+        seat), each cut at ``horizon`` phase-2 actions (0: never). Returns the iterations run."""
         n = self.totals.shape[1] - 1
         return uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
                        self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,

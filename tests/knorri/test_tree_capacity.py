@@ -7,15 +7,16 @@ import numpy as np
 
 from agents.base import make_agent
 from agents.knorri import lineup, mcts
+from agents.knorri.opponent_models import MODEL_COUNT
 from agents.knorri.search import (
     GREEDY_MODEL,
     MAXN,
     NODES_PER_ITERATION,
     RANDOM_MODEL,
-    has_chance_seats,
     largest_budget,
     phase1_samples,
     phase2_budget,
+    random_seats_seen,
     tree_capacity,
 )
 
@@ -68,5 +69,18 @@ def test_a_phase2_search_spends_the_budget_its_tree_needs():
     assert phase2_budget(10, 20, 30, False, True) == 30
     assert phase2_budget(10, 20, 30, False, False) == 10
     assert largest_budget(10, 20, 30) == 30 and largest_budget(40, 20, 30) == 40
-    assert has_chance_seats(np.array([RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL]), hero=1)
-    assert not has_chance_seats(np.array([RANDOM_MODEL, GREEDY_MODEL, MAXN]), hero=0)
+    seen = np.full((3, MODEL_COUNT), -0.7)
+    assert random_seats_seen(np.array([RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL]), 1, seen, False)
+    assert not random_seats_seen(np.array([RANDOM_MODEL, GREEDY_MODEL, MAXN]), 0, seen, False)
+
+
+def test_a_seat_not_yet_seen_choosing_is_not_searched_as_a_random_player():
+    """An empty posterior ties, and ``random`` is its first candidate: such a seat gets the ``iters`` budget and
+    whole playouts (``random_seats_seen``), unless the models were given (``others=random``)."""
+    models = np.array([MAXN, RANDOM_MODEL, RANDOM_MODEL])
+    evidence = np.zeros((3, MODEL_COUNT))
+    evidence[1] = -0.7  # seat 1 has been seen choosing, seat 2 not
+    assert not random_seats_seen(models, 0, evidence, False)
+    assert random_seats_seen(models, 0, evidence, True)
+    evidence[2] = -1.1
+    assert random_seats_seen(models, 0, evidence, False)
