@@ -122,7 +122,7 @@ VERSIONS = (1, 2, 3)
 DEFAULT_VERSION = 3
 DEFAULT_ITERS = {1: 1000, 2: 200, 3: 200}
 """Playouts per decision unless ``iters`` says otherwise, by version: 1 is the first ``mcts`` (every iteration
-spent), 2 the current one, which stops a phase-2 search once its pick has settled (``search.BY_VISITS``,
+spent), 2 the next, which stops a phase-2 search once its pick has settled (``search.BY_VISITS``,
 ``search.BY_BEST_LINE``), and 3 the current one, which also cuts the playouts of a search with chance nodes short
 (``horizon``) and spends three times as many of them."""
 LINE_ITERS_FACTOR = {1: 1, 2: 5, 3: 5}
