@@ -37,8 +37,8 @@ def test_make_agent_builds_each_agent_with_its_parameters():
     [
         ("", "empty agent spec"),
         ("alphazero", "unknown agent 'alphazero': known agents are greedy, loginf, mcts, random"),
-        ("mcts:depth=3", "agent 'mcts' has no parameter 'depth'; its parameters: c, chance_iters, eps, iters, "
-                         "line_iters, models, others, pick, prior, rollout, seed, time, version"),
+        ("mcts:depth=3", "agent 'mcts' has no parameter 'depth'; its parameters: c, chance_iters, eps, horizon, "
+                         "iters, line_iters, models, others, pick, prior, rollout, seed, time, version"),
         ("mcts:iters=many", "agent 'mcts': iters='many' is not a valid int"),
         ("mcts:iters", "parameter 'iters' is not key=value"),
         ("mcts:iters=0", "give at least 1 playout per decision"),
