@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 
-from sim.cards import popcount
+from sim.cards import card_list, popcount
 from sim.errors import GameInputError, GameOverError, IllegalActionError
 from sim.rng import SplitMix64
 
@@ -43,6 +43,8 @@ class ReferenceGame:
     n_seats: int
     hands: list[int]
     decisions: list[int]
+    scores: list[int]
+    log: list[dict[str, Any]]
     end_reason: Any
     _to_move: int
 
@@ -80,6 +82,15 @@ class ReferenceGame:
         if not 0 <= seat < self.n_seats:
             raise GameInputError(f"a seat is 0 to {self.n_seats - 1}, not {seat}")
         return seat == self.to_move
+
+    def seat_view(self, seat: int) -> dict[str, Any]:
+        """The fields every game's observation of ``seat`` shares: the seat, who is to move, its own cards, every
+        seat's card count, the scores, its legal actions (only on its own turn: another seat's options would tell
+        what that seat holds), whether play has ended and the public log. A game's ``observation`` adds its own."""
+        own_turn = self._own_turn(seat)
+        return {"seat": seat, "to_move": self.to_move, "hand": tuple(card_list(self.hands[seat])),
+                "card_counts": tuple(self.card_counts()), "scores": tuple(self.scores),
+                "legal": tuple(self.legal_actions()) if own_turn else (), "done": self.done, "log": tuple(self.log)}
 
     def card_counts(self) -> list[int]:
         """How many cards each seat holds now."""

@@ -159,17 +159,16 @@ class KnockoutWhistGame(ReferenceGame):
 
     def observation(self, seat: int) -> KnockoutWhistObservation:
         """What ``seat`` may know: its own cards, everything public, and the public log."""
-        own_turn = self._own_turn(seat)
+        view = self.seat_view(seat)
+        own_turn = seat == view["to_move"]
         return KnockoutWhistObservation(
-            seat=seat,
+            **view,
             n_seats=self.n_seats,
             options=self.options.to_dict(),
             hand_no=self.hand_no,
             dealer=self.dealer,
             leader=self.leader,
             phase=int(self.phase),
-            to_move=self.to_move,
-            hand=tuple(card_list(self.hands[seat])),
             picked=tuple(card_list(self._picked)) if own_turn and self.phase == Phase.EXCHANGE else (),
             thrown=tuple(card_list(self.thrown[seat])),
             turned=self.turned,
@@ -177,16 +176,11 @@ class KnockoutWhistGame(ReferenceGame):
             trick=tuple(self.trick),
             trick_seats=tuple(self.trick_seats),
             tricks=tuple(self.tricks),
-            card_counts=tuple(self.card_counts()),
             status=tuple(int(s) for s in self.status),
             out_hand=tuple(self.out_hand),
             dogs_life_used=self.dogs_life_used,
             exchanged=tuple(self.exchanged),
-            legal=tuple(self.legal_actions()) if own_turn else (),
-            done=self.done,
             winner=self.winner,
-            scores=tuple(self.scores),
-            log=tuple(self.log),
         )
 
     def record(self) -> dict[str, Any]:

@@ -210,24 +210,17 @@ class KnorriHand(ReferenceGame):
     def observation(self, seat: int) -> KnorriObservation:
         """What ``seat`` may know: its own cards, the table, the trick, counts, scores and the public log."""
         return KnorriObservation(
-            seat=seat,
+            **self.seat_view(seat),
             n_seats=self.n_seats,
             phase=self._phase,
-            to_move=self.to_move,
-            hand=tuple(card_list(self.hands[seat])),
             table=tuple(card_list(self.table)),
             turned=self._turned if self._choice_candidates else None,
             stock_left=len(self._stock) - self._turn,
             trick=tuple(tuple(play) for play in self.trick),
             plays_needed=self.plays_needed(),
             opening=self.opening,
-            card_counts=tuple(self.card_counts()),
             out=tuple(self._phase == 2 and not hand for hand in self.hands),
-            scores=tuple(self.scores),
             phase2_actions=self.phase2_actions,
-            legal=tuple(self.legal_actions()) if seat == self.to_move else (),
-            done=self.done,
-            log=tuple(self.log),
             cap=self.cap,
             repeat=self.repeat,
         )

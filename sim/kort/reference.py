@@ -142,18 +142,14 @@ class KortMatch(ReferenceGame):
 
     def observation(self, seat: int) -> KortObservation:
         """What ``seat`` may know: its own cards, everything public, its own Bavan vote and the public log."""
-        own_turn = self._own_turn(seat)
         return KortObservation(
-            seat=seat,
+            **self.seat_view(seat),
             team=rules.team_of(seat),
             options=self.options.to_dict(),
             round_no=self.round_no,
             deal_no=self.deal_no,
             holder=self.holder,
             phase=int(self.phase),
-            to_move=self.to_move,
-            hand=tuple(card_list(self.hands[seat])),
-            card_counts=tuple(self.card_counts()),
             trump=self.trump,
             trump_13=self.trump_choice == TRUMP_13,
             thirteenth=self.thirteenth,
@@ -165,11 +161,7 @@ class KortMatch(ReferenceGame):
             bavan_team=self.bavan_team,
             own_vote=self._votes.get(seat),
             wins=tuple(self.wins),
-            legal=tuple(self.legal_actions()) if own_turn else (),
-            done=self.done,
             winner_team=self.winner_team,
-            scores=tuple(self.scores),
-            log=tuple(self.log),
         )
 
     def record(self) -> dict[str, Any]:
