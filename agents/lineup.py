@@ -13,6 +13,10 @@ from collections.abc import Sequence
 
 from agents.base import AgentSpecError, parse_spec
 
+SYNTAX = ("one agent spec per seat (or one for all), separated by ';' or by commas: a comma piece of the form "
+          "key=value belongs to the spec before it, so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
+"""How a lineup is written, in one sentence for every command's help: the rule ``split_agent_specs`` reads."""
+
 
 class LineupError(AgentSpecError):
     """A lineup the user wrote that names no spec in some place, or too few or too many for the seats."""

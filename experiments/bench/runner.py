@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         sub = comparisons.add_parser(name, help=summary, description=summary)
         sub.add_argument("--hands", type=int, default=hands or 1_000_000)
         sub.add_argument("--seats", type=int, default=4)
-        sub.add_argument("--agents", default="random", help="one spec for all seats, or one per seat with ';'")
+        sub.add_argument("--agents", default="random", help="the lineup, written as run's --agents (default random)")
         sub.add_argument("--assign", default="fixed")
         sub.add_argument("--seed", type=int, default=1)
         sub.add_argument("--workers", type=int, default=2)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from agents import lineup
 from experiments.bench.engines import measure
 from experiments.commands.common import ENGINE_CHOICES, add_game_argument, engine_name, game_settings
 from experiments.errors import UsageError
@@ -43,10 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timings per case; the median is reported (default 3)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per case instead of a table")
     parser.add_argument("--agents", metavar="SPECS",
-                        help="time this lineup instead (separated by ';' or commas as for run, or one spec for every "
-                             "seat) on each path the runner can play it (compiled, reference), on one core: --hands "
-                             "(or --games, --matches) deals on the compiled path (default 2,000), a fiftieth on the "
-                             "reference; each path's line says how many it timed")
+                        help="time this lineup instead on each path the runner can play it (compiled, reference), "
+                             "on one core: --hands (or --games, --matches) deals on the compiled path (default "
+                             "2,000), a fiftieth on the reference; each path's line says how many it timed. The "
+                             f"lineup: {lineup.SYNTAX}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ import argparse
 import json
 from types import ModuleType
 
+from agents import lineup
 from agents.lineup import parse_lineup
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.errors import UsageError
@@ -31,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "(default: the game's, 4 for all three)")
     parser.add_argument("--seed", type=int, default=0, help="the deal's seed, 0 to 2**64 - 1 (default 0): a run's "
                         "seed column replays that row")
-    parser.add_argument("--agents", default="random",
-                        help="one agent spec for every seat, or one per seat separated by ';' or by commas "
-                             "(as for run; default random)")
+    parser.add_argument("--agents", metavar="SPECS", default="random", help=f"{lineup.SYNTAX} (default random)")
     parser.add_argument("--hands", type=int, default=1,
                         help="play a match of this many rows, seeded as the runner seeds a match (default 1: one "
                              "deal from --seed); for games whose matches hold several (Knorri)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from agents import lineup
 from agents.lineup import parse_lineup
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.commands.play import MAX_SEED
@@ -32,8 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where to write the page (default replay-<hand index or seed>.html here)")
     add_deal_arguments(parser, "seats at the table, for a new deal (default: the game's)")
     parser.add_argument("--seed", type=int, default=None, help="a new deal's seed, 0 to 2**64 - 1")
-    parser.add_argument("--agents", default=None, help="a new deal's agents: one spec for every seat, or one per "
-                        "seat separated by ';' or by commas (as for play)")
+    parser.add_argument("--agents", metavar="SPECS", default=None, help=f"a new deal's agents: {lineup.SYNTAX}")
 
 
 def run(args: argparse.Namespace) -> int:

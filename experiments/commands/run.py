@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from agents import lineup
 from agents.lineup import split_agent_specs
 from experiments.errors import print_trace
 from experiments.runner import estimate, storage
@@ -81,10 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "cut-offs, cap=N and repeat=K)")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
                         "Knockout Whist, 4 for Kort; one table per count")
-    parser.add_argument("--agents", metavar="SPECS",
-                        help="one agent spec per seat (or one for all), separated by ';' or by commas: "
-                             "a comma piece of the form key=value belongs to the spec before it, "
-                             "so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
+    parser.add_argument("--agents", metavar="SPECS", help=lineup.SYNTAX)
     parser.add_argument("--assign", choices=ASSIGN_MODES,
                         help="seat the lineup as given, in every rotation, in every permutation, or (balanced) "
                              "read it as a pool of agents, any number, and seat every ordering of them one per "
