@@ -31,7 +31,9 @@ INTRO = """# What an agent sees: the observation of each game
 `act(observation, legal)` gets one frozen dataclass (the seat's view, nothing it may not know) and the legal
 action ids, ascending; it returns one of them as an `int` (NumPy integers are fine). Card id =
 `suit * 13 + rank`, suits `C D H S` (0-3), rank 0 for the 2 up to 12 for the ace. `observation.to_dict()`
-gives the same as plain JSON-ready data. A worked example is `agents/examples/highest_card.py`.
+gives the same as plain JSON-ready data. A worked example is `agents/examples/highest_card.py`. The first
+eight fields, `seat` to `log`, are the same in every game (`sim.reference_base.SeatView`), so an agent that
+reads only those plays any of them.
 
 This page is generated from each observation module's `FIELD_DOCS` by `python -m experiments.observation_docs`;
 a test fails when a field is missing here or the page is out of date.

@@ -2,7 +2,8 @@
 
 A game's engine subclasses ``ReferenceGame``: it keeps its own state and rules,
 says which list fields a copy must not share, and writes ``_take`` (one legal
-action applied). ``Observation`` is the base of each game's per-seat view.
+action applied). ``Observation`` is the base of each game's per-seat view, ``SeatView`` the
+fields the built-in games' views share.
 
 The conformance protocol drives any of them the same way (``play_by_protocol``,
 ``protocol_fields``, ``trace_protocol``): one splitmix64 stream started at the seed
@@ -14,7 +15,7 @@ from __future__ import annotations
 import importlib
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
@@ -84,9 +85,9 @@ class ReferenceGame:
         return seat == self.to_move
 
     def seat_view(self, seat: int) -> dict[str, Any]:
-        """The fields every game's observation of ``seat`` shares: the seat, who is to move, its own cards, every
-        seat's card count, the scores, its legal actions (only on its own turn: another seat's options would tell
-        what that seat holds), whether play has ended and the public log. A game's ``observation`` adds its own."""
+        """The ``SeatView`` fields of ``seat``'s observation: the seat, who is to move, its own cards, every seat's
+        card count, the scores, its legal actions (only on its own turn: another seat's options would tell what
+        that seat holds), whether play has ended and the public log. A game's ``observation`` adds its own."""
         own_turn = self._own_turn(seat)
         return {"seat": seat, "to_move": self.to_move, "hand": tuple(card_list(self.hands[seat])),
                 "card_counts": tuple(self.card_counts()), "scores": tuple(self.scores),
@@ -130,6 +131,21 @@ class Observation:
     def to_dict(self) -> dict[str, Any]:
         """The observation as plain lists and dicts."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class SeatView(Observation):
+    """The fields every built-in game's view starts with, as ``ReferenceGame.seat_view`` fills them: an agent
+    written for one game finds its seat, cards, legal actions and the log under the same names in every other."""
+
+    seat: int
+    to_move: int
+    hand: tuple[int, ...]
+    card_counts: tuple[int, ...]
+    scores: tuple[int, ...]
+    legal: tuple[int, ...]
+    done: bool
+    log: tuple[dict[str, Any], ...]
 
 
 DeckSource = Callable[[], Sequence[int]]

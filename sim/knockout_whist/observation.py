@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sim.reference_base import Observation
+from sim.reference_base import SeatView
 
 
 @dataclass(frozen=True)
-class KnockoutWhistObservation(Observation):
+class KnockoutWhistObservation(SeatView):
     """One seat's view of a game at one moment; plain data, JSON-serialisable via ``to_dict``.
 
     ``log`` holds the engine's own event dicts (copying them at every decision would
@@ -26,15 +26,12 @@ class KnockoutWhistObservation(Observation):
     went out. ``exchanged`` is each seat's exchange count this hand (None before its turn ends).
     """
 
-    seat: int
     n_seats: int
     options: dict[str, Any]
     hand_no: int
     dealer: int
     leader: int
     phase: int
-    to_move: int
-    hand: tuple[int, ...]
     picked: tuple[int, ...]
     thrown: tuple[int, ...]
     turned: int | None
@@ -42,16 +39,11 @@ class KnockoutWhistObservation(Observation):
     trick: tuple[tuple[int, int], ...]
     trick_seats: tuple[int, ...]
     tricks: tuple[int, ...]
-    card_counts: tuple[int, ...]
     status: tuple[int, ...]
     out_hand: tuple[int | None, ...]
     dogs_life_used: bool
     exchanged: tuple[int | None, ...]
-    legal: tuple[int, ...]
-    done: bool
     winner: int | None
-    scores: tuple[int, ...]
-    log: tuple[dict[str, Any], ...]
 
 
 # What each field means, for people writing agents: docs/observations.md is generated from this

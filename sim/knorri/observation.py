@@ -10,38 +10,29 @@ in every view too: a searching agent plays out under them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
-from sim.reference_base import Observation
+from sim.reference_base import SeatView
 
 
 @dataclass(frozen=True)
-class KnorriObservation(Observation):
+class KnorriObservation(SeatView):
     """One seat's view of a hand at one moment; plain data, JSON-serialisable via ``to_dict``.
 
     ``log`` holds the engine's own event dicts (copying them at every decision would
     cost more than the rest of the step): treat them as read-only.
     """
 
-    seat: int
     n_seats: int
     phase: int
-    to_move: int
-    hand: tuple[int, ...]
     table: tuple[int, ...]
     turned: int | None
     stock_left: int
     trick: tuple[tuple[int, ...], ...]
     plays_needed: int
     opening: bool
-    card_counts: tuple[int, ...]
     out: tuple[bool, ...]
-    scores: tuple[int, ...]
     phase2_actions: int
-    legal: tuple[int, ...]
-    done: bool
-    log: tuple[dict[str, Any], ...]
     cap: int = MAX_PHASE2_ACTIONS
     repeat: int = DEFAULT_REPEAT
 

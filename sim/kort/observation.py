@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sim.reference_base import Observation
+from sim.reference_base import SeatView
 
 
 @dataclass(frozen=True)
-class KortObservation(Observation):
+class KortObservation(SeatView):
     """One seat's view of a match at one moment; plain data, JSON-serialisable via ``to_dict``.
 
     ``trump`` is a suit 0..3, or None while unknown (before the choice, or "13"
@@ -28,16 +28,12 @@ class KortObservation(Observation):
     holds the engine's own public event dicts: treat them as read-only.
     """
 
-    seat: int
     team: int
     options: dict[str, Any]
     round_no: int
     deal_no: int
     holder: int
     phase: int
-    to_move: int
-    hand: tuple[int, ...]
-    card_counts: tuple[int, ...]
     trump: int | None
     trump_13: bool
     thirteenth: int | None
@@ -49,11 +45,7 @@ class KortObservation(Observation):
     bavan_team: int | None
     own_vote: int | None
     wins: tuple[int, ...]
-    legal: tuple[int, ...]
-    done: bool
     winner_team: int | None
-    scores: tuple[int, ...]
-    log: tuple[dict[str, Any], ...]
 
 
 # What each field means, for people writing agents: docs/observations.md is generated from this
