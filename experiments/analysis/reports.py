@@ -11,8 +11,9 @@ place, ``BUILT_IN_REPORTS``, one line a game; a game added elsewhere (a test's)
 registers its own, or gets the generic report with nothing to write.
 
 The rest are the pieces every game's report shares: ``FigureSpec`` (one figure),
-``write_report_files`` (the folder), the summary's opening and closing lines and
-its tables of shares, head-to-head results and ratings.
+``FigureBook`` (a game's figures, each declared on the function that draws it, in
+its figures module), ``write_report_files`` (the folder), the summary's opening
+and closing lines and its tables of shares, head-to-head results and ratings.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -60,6 +61,39 @@ class FigureSpec:
     def draw(self, run: Any) -> Figure:
         """The figure of ``run``."""
         return self.figure(run if self.statistic is None else self.statistic(run))
+
+
+DrawFunction = TypeVar("DrawFunction", bound=Callable[..., Figure])
+
+
+class FigureBook:
+    """A game's report figures in the order declared, each declared on the function that draws it.
+
+    A game's figures module keeps one book and decorates each drawing function the report uses with
+    ``@book.figure(name, caption, statistic)``: the caption sits beside the code that draws what it describes, and
+    adding a figure is one edit. The report module reads ``book.specs`` and adds what no single drawing function of
+    that module draws (the shared ladder figures, for one).
+    """
+
+    def __init__(self) -> None:
+        self._specs: list[FigureSpec] = []
+
+    def figure(self, name: str, caption: str, statistic: Callable[[Any], Any] | None = None, *,
+               compares_agents: bool = False) -> Callable[[DrawFunction], DrawFunction]:
+        """A decorator adding its function as the figure ``name`` (the PNG's stem) with ``caption``, drawn from
+        ``statistic(run)`` (or from the run when there is none); it returns the function unchanged."""
+        if any(spec.name == name for spec in self._specs):
+            raise ValueError(f"two figures named {name!r}: each is written to {name}.png")
+
+        def declare(draw: DrawFunction) -> DrawFunction:
+            self._specs.append(FigureSpec(name, caption, draw, statistic, compares_agents))
+            return draw
+        return declare
+
+    @property
+    def specs(self) -> tuple[FigureSpec, ...]:
+        """The figures declared so far, in the order declared (a module's: the order of its functions)."""
+        return tuple(self._specs)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,11 @@ headless and in a notebook), with a title, axes labelled with their units and a
 legend. ``group`` is the column whose values get one colour each: ``seats`` for
 a run's tables, ``variant`` for runs of several variants. The ladder's figures
 are the shared ones (``experiments.analysis.figures``), called with ``row="game"``.
+
+Each figure the report draws from one function here is declared on it
+(``@REPORT_FIGURES.figure``: its file name, caption and the ``stats`` table it is
+drawn from), in the report's order; ``experiments.analysis.knockout_whist.report``
+adds the shared ladder figures.
 """
 
 from __future__ import annotations
@@ -16,12 +21,17 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis import figures as shared
+from experiments.analysis import reports
+from experiments.analysis.knockout_whist import stats
 from sim.knockout_whist.encoding import LAST_HAND
 
 KW_SEAT_COLOURS = {2: "#6a51a3", **shared.SEAT_COLOURS, 7: "#8c6d31"}
 DOG_MEASURES = (("given", "games with a dog's life (% of games)"),
                 ("saved", "dogs whose card took a trick (% of dogs)"),
                 ("won", "dogs that went on to win (% of dogs)"))
+
+REPORT_FIGURES = reports.FigureBook()
+"""The figures of Knockout Whist's report that one function here draws, in the report's order."""
 
 
 def group_colours(values: list) -> dict:
@@ -49,6 +59,7 @@ def _group_axes(frame: pd.DataFrame, group: str) -> tuple[Figure, Any, list, dic
     return figure, ax, groups, group_colours(groups)
 
 
+@REPORT_FIGURES.figure("seat_wins", "Win rate by seat, per seat count, with 95% CIs", stats.seat_win_rates)
 def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     """Win rate by seat (0 deals hand 1, 1 leads it) with 95% CIs, one line per group; dotted: 1/seats."""
     figure, ax, groups, colours = _group_axes(rates, group)
@@ -70,6 +81,7 @@ def seat_win_figure(rates: pd.DataFrame, group: str = "seats") -> Figure:
     return shared.declare(figure, title, "% of the seat's games", names, "95% CI", "y from 0")
 
 
+@REPORT_FIGURES.figure("game_length", "Hands played per game, per seat count", stats.game_lengths)
 def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
     """The share of games lasting 1 to 7 hands, grouped bars, one colour per group."""
     figure, ax, groups, colours = _group_axes(lengths, group)
@@ -81,6 +93,7 @@ def game_length_figure(lengths: pd.DataFrame, group: str = "seats") -> Figure:
     return shared.declare(figure, title, "% of the group's games", names, None, "y from 0")
 
 
+@REPORT_FIGURES.figure("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs", stats.dog_summary)
 def dog_figure(dogs: pd.DataFrame, group: str = "seats") -> Figure:
     """Dog's lives: games with one given, dogs saved, dogs that won; grouped bars with 95% CIs."""
     figure, ax, groups, colours = _group_axes(dogs, group)

@@ -2,7 +2,9 @@
 
 ``knorri-sim report RUN_DIR`` writes it for a run whose manifest names Knockout
 Whist (this module registers it in ``experiments.analysis.reports``); the notebook
-draws the same figures through ``FIGURES``.
+draws the same figures through ``FIGURES``: those declared on their drawing
+functions in ``experiments.analysis.knockout_whist.figures`` (name, caption,
+statistic), then the shared ladder figures.
 """
 
 from __future__ import annotations
@@ -19,12 +21,7 @@ from experiments.analysis.reports import FigureSpec, markdown_table, percent_int
 from sim.knockout_whist.adapter import END_REASONS, GAME
 
 FIGURES: tuple[FigureSpec, ...] = (
-    FigureSpec("seat_wins", "Win rate by seat, per seat count, with 95% CIs",
-               kw_figures.seat_win_figure, stats.seat_win_rates),
-    FigureSpec("game_length", "Hands played per game, per seat count",
-               kw_figures.game_length_figure, stats.game_lengths),
-    FigureSpec("dogs", "Dog's lives given, saved and won, per seat count, with 95% CIs",
-               kw_figures.dog_figure, stats.dog_summary),
+    *kw_figures.REPORT_FIGURES.specs,
     *reports.ladder_figure_specs("game", stats.agent_results, "outlasted"),
 )
 

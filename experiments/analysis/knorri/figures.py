@@ -3,6 +3,10 @@
 Each function takes a table from ``experiments.analysis.knorri.stats`` (or the run's hands) and returns a
 ``matplotlib.figure.Figure`` in the house style of ``experiments.analysis.figures``, whose ladder, head-to-head
 and ratings figures every game shares.
+
+Each figure the report draws from one function here is declared on it (``@REPORT_FIGURES.figure``: its file name,
+caption and the ``stats`` table it is drawn from), in the report's order; ``experiments.analysis.knorri.report``
+adds the shared ladder figures and the cut-off page's.
 """
 
 from __future__ import annotations
@@ -15,14 +19,21 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from experiments.analysis import figures as shared
+from experiments.analysis import reports
+from experiments.analysis.knorri import stats
 from experiments.analysis.knorri.load import PHASE2_CAP
 
 REASON_COLOURS = {"repeat": "#6a51a3", "cap": "#d94801"}
+
+REPORT_FIGURES = reports.FigureBook()
+"""The figures of Knorri's report that one function here draws, in the report's order."""
 
 
 # ----- cut-offs ---------------------------------------------------------------------------------------
 
 
+@REPORT_FIGURES.figure("cutoff_rates", "Hands ended by a repeat or by the cap, per table, with 95% CIs",
+                        stats.cutoff_rates)
 def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     """Share of hands ended by a repeat and by the cap, per table (seat count and lineup), with 95% CIs.
 
@@ -65,6 +76,8 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     return shared.declare(figure, title, units, counts, "95% CI", "x from 0")
 
 
+@REPORT_FIGURES.figure("phase2_length", "Phase-2 actions per hand by seat count, the 1,500 cap marked",
+                        stats.phase2_histogram)
 def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure:
     """Histogram of phase-2 actions per hand, one line per seat count, with the 1,500-action cap marked.
 
@@ -91,6 +104,7 @@ def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure
     return shared.declare(figure, title, units, names, None, "y log")
 
 
+@REPORT_FIGURES.figure("cycle_lengths", "Cycle lengths of hands ended by a repeat", stats.cycle_length_counts)
 def cycle_length_figure(counts: pd.DataFrame) -> Figure:
     """Hands ended by a repeat, by cycle length (actions between the two equal positions), per seat count."""
     figure, (ax,) = shared.new_figure()
@@ -144,6 +158,7 @@ def _score_axes(ax: Any, title: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel, fontsize=shared.FONT["label"])
 
 
+@REPORT_FIGURES.figure("score_distribution", "Score per seat-hand by seat count", stats.score_distribution)
 def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     """The share of seat-hands with each score, one panel per seat count, each titled with its seat-hands."""
     figure, panels = _seat_count_panels(distribution)
@@ -158,6 +173,8 @@ def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     return shared.declare(figure, title, "seat-hands (%)", names, None, "y from 0")
 
 
+@REPORT_FIGURES.figure("seat_position", "Mean score and loss rate by turn position (first-turn advantage)",
+                        stats.position_scores)
 def seat_position_figure(positions: pd.DataFrame) -> Figure:
     """Mean score and loss rate by turn position (0 = first turn of phase 1), per seat count, with 95% CIs.
 
@@ -189,6 +206,8 @@ def seat_position_figure(positions: pd.DataFrame) -> Figure:
     return shared.declare(figure, title, "points per hand", names, "95% CI", ("y from 0", "y from 0"))
 
 
+@REPORT_FIGURES.figure("agent_scores", "Score per seat-hand by agent and seat count",
+                        lambda run: stats.score_distribution(run, ("n_seats", "agent")))
 def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     """The share of seat-hands with each score per agent, one panel per seat count, each agent's n in its legend."""
     colours = shared.agent_colours(distribution["agent"].unique().tolist())

@@ -2,7 +2,10 @@
 
 ``knorri-sim report RUN_DIR`` writes it through the report registry
 (``experiments.analysis.reports``, where this module registers it); the
-notebooks draw the same figures through ``FIGURES`` one at a time.
+notebooks draw the same figures through ``FIGURES`` one at a time: those
+declared on their drawing functions in ``experiments.analysis.knorri.figures``
+(name, caption, statistic), then the shared ladder figures and the cut-off
+page's.
 """
 
 from __future__ import annotations
@@ -18,19 +21,7 @@ from experiments.analysis.reports import FigureSpec, markdown_table, percent_int
 from experiments.replay.examples import end_reason_examples
 
 FIGURES: tuple[FigureSpec, ...] = (
-    FigureSpec("cutoff_rates", "Hands ended by a repeat or by the cap, per table, with 95% CIs",
-               figures.cutoff_rates_figure, stats.cutoff_rates),
-    FigureSpec("phase2_length", "Phase-2 actions per hand by seat count, the 1,500 cap marked",
-               figures.phase2_length_figure, stats.phase2_histogram),
-    FigureSpec("cycle_lengths", "Cycle lengths of hands ended by a repeat",
-               figures.cycle_length_figure, stats.cycle_length_counts),
-    FigureSpec("score_distribution", "Score per seat-hand by seat count",
-               figures.score_distribution_figure, stats.score_distribution),
-    FigureSpec("seat_position", "Mean score and loss rate by turn position (first-turn advantage)",
-               figures.seat_position_figure, stats.position_scores),
-    FigureSpec("agent_scores", "Score per seat-hand by agent and seat count",
-               lambda run: figures.agent_score_distribution_figure(
-                   stats.score_distribution(run, ("n_seats", "agent")))),
+    *figures.REPORT_FIGURES.specs,
     *reports.ladder_figure_specs("hand", lambda run: stats.agent_scores(run, per_table=True), "finished ahead of"),
     *(FigureSpec(spec.name, spec.caption, spec.draw, lambda run: cutoff_analysis(run))
       for spec in cutoff_page.FIGURES if spec.applies(None)),  # knorri-sim cutoffs' figures of one run

@@ -4,6 +4,10 @@ Each function returns a ``matplotlib.figure.Figure`` made without pyplot (the sa
 headless and in a notebook), with a title, axes labelled with their units and a
 legend. Every figure gives each of the run's tables (its ``label``: the two teams,
 and the options off their defaults) one colour, in the order of the tables.
+
+Each figure the report draws is declared on its function (``@REPORT_FIGURES.figure``:
+its file name, caption and the ``stats`` table it is drawn from), in the report's
+order; ``experiments.analysis.kort.report`` adds the shared ratings figure.
 """
 
 from __future__ import annotations
@@ -13,11 +17,16 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis import figures as shared
+from experiments.analysis import reports
+from experiments.analysis.kort import stats
 from experiments.analysis.kort.stats import HOLDER_SPLITS
 from sim.kort.adapter import RESULTS
 
 RESULT_NAMES = {"ordinary": "ordinary (1 win)", "kort": "Kort (5)", "at_kort": "At-kort (7)",
                 "bavan_made": "Bavan made (7)", "bavan_failed": "Bavan failed (1)", "trop_failed": "TROP FAILED (1)"}
+
+REPORT_FIGURES = reports.FigureBook()
+"""The figures of Kort's report that one function here draws, in the report's order."""
 
 
 def _labels(frame: pd.DataFrame) -> list:
@@ -27,6 +36,7 @@ def _labels(frame: pd.DataFrame) -> list:
     return list(dict.fromkeys(column))
 
 
+@REPORT_FIGURES.figure("round_results", "How rounds end, per table, with 95% CIs (log scale)", stats.result_shares)
 def result_share_figure(shares: pd.DataFrame) -> Figure:
     """How rounds end: the share of each result per table, log scale, with 95% CIs and the count of rounds."""
     labels = _labels(shares)
@@ -56,6 +66,9 @@ def result_share_figure(shares: pd.DataFrame) -> Figure:
     return shared.declare(figure, "How rounds end", units, names, "95% CI", "x log")
 
 
+@REPORT_FIGURES.figure("holder_value",
+                        "Rounds won by the trump holder's team, by trump choice and redeal, with 95% CIs",
+                        stats.holder_value)
 def holder_value_figure(value: pd.DataFrame) -> Figure:
     """The holder's team's share of round wins, over all rounds and split by trump choice and redeal, one colour
     per table and holding team (``stats.holder_value``)."""
@@ -88,6 +101,7 @@ def holder_value_figure(value: pd.DataFrame) -> Figure:
     return shared.declare(figure, title, "rounds won by the holder's team (%", names, "95% CI", "y from 0")
 
 
+@REPORT_FIGURES.figure("match_length", "Rounds per match, per table", stats.rounds_per_match)
 def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
     """The share of matches lasting each number of rounds, grouped bars, one colour per table."""
     labels = _labels(counts)
@@ -100,6 +114,8 @@ def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
     return shared.declare(figure, title, "% of the table's matches", names, None, "y from 0")
 
 
+@REPORT_FIGURES.figure("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
+                        stats.team_results, compares_agents=True)
 def team_ladder_figure(results: pd.DataFrame) -> Figure:
     """Each pairing of two teams once (the winning side first): its match win rate and share of rounds won."""
     first = _one_side_per_pairing(results)

@@ -2,7 +2,9 @@
 
 ``knorri-sim report RUN_DIR`` writes it for a run whose manifest names Kort (this
 module registers it in ``experiments.analysis.reports``); the notebook draws the
-same figures through ``FIGURES``.
+same figures through ``FIGURES``: those declared on their drawing functions in
+``experiments.analysis.kort.figures`` (name, caption, statistic), then the shared
+ratings figure.
 """
 
 from __future__ import annotations
@@ -17,14 +19,7 @@ from experiments.analysis.reports import FigureSpec, markdown_table, percent_int
 from sim.kort.adapter import GAME, RESULTS
 
 FIGURES: tuple[FigureSpec, ...] = (
-    FigureSpec("round_results", "How rounds end, per table, with 95% CIs (log scale)",
-               kort_figures.result_share_figure, stats.result_shares),
-    FigureSpec("holder_value", "Rounds won by the trump holder's team, by trump choice and redeal, with 95% CIs",
-               kort_figures.holder_value_figure, stats.holder_value),
-    FigureSpec("match_length", "Rounds per match, per table",
-               kort_figures.rounds_per_match_figure, stats.rounds_per_match),
-    FigureSpec("team_ladder", "Matches and rounds won by each team against each other, with 95% CIs",
-               kort_figures.team_ladder_figure, stats.team_results, compares_agents=True),
+    *kort_figures.REPORT_FIGURES.specs,
     reports.ratings_figure_spec("openskill Plackett-Luce ratings of the agents from team results, mu ± 2 sigma"),
 )
 
