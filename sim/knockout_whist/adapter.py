@@ -33,18 +33,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sim import contract
 from sim.agent import AgentMaker
 from sim.contract import (
-    Bench,
     ChunkColumns,
     ColumnSpec,
-    LearningFacts,
-    OptionSpec,
     decision_columns,
     decision_totals,
-    no_first_seat,
     nullable,
-    option_specs,
     places_from_values,
 )
 from sim.errors import GameInputError
@@ -108,7 +104,7 @@ OPTION_DOCS = {
     "no_trumps_choice": "the chooser may choose no trumps (default false)",
     "rainbow": "one card of each suit in hand 4 wins at once (default false)",
 }
-OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, OPTION_DOCS, skip=("players",))
+OPTIONS: tuple[contract.OptionSpec, ...] = contract.option_specs(Options, OPTION_DOCS, skip=("players",))
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the game's seed: KnockoutWhistGame(options, seed=SEED) deals it, every agent "
@@ -322,14 +318,14 @@ def options_for(n_seats: int, options: Mapping[str, Any] | None) -> Options:
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KnockoutWhistGame | None = None) -> KnockoutWhistGame:
     """The game dealt from ``seed``."""
-    no_first_seat(TITLE, OPENING, first)
+    contract.no_first_seat(TITLE, OPENING, first)
     return KnockoutWhistGame(options_for(n_seats, options), seed=seed)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's game."""
-    no_first_seat(TITLE, OPENING, first)
+    contract.no_first_seat(TITLE, OPENING, first)
     rules = options_for(n_seats, options)
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
@@ -350,9 +346,9 @@ def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
 
 
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knockout Whist at 7 seats (docs/knockout_whist.md).
-BENCH = Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.decisions),
-              default_counts={"reference": 300, "compiled": 100_000}, play_compiled=_compiled_games,
-              compiled_rows_per_s=95_000)
+BENCH = contract.Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.decisions),
+                       default_counts={"reference": 300, "compiled": 100_000}, play_compiled=_compiled_games,
+                       compiled_rows_per_s=95_000)
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
@@ -361,7 +357,7 @@ def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> A
     return KnockoutWhistBatch.from_seeds(seeds, options_for(n_seats, options))
 
 
-LEARNING = LearningFacts(
+LEARNING = contract.LearningFacts(
     num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=lambda game: tensor.encode_observation(game.observation(game.to_move)), board=board_text,
     cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,

@@ -38,17 +38,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sim import contract
 from sim.agent import AgentMaker
 from sim.contract import (
-    Bench,
     ChunkColumns,
     ColumnSpec,
-    LearningFacts,
-    OptionSpec,
     decision_columns,
     decision_totals,
-    no_first_seat,
-    option_specs,
 )
 from sim.kort import tensor
 from sim.kort.compiled.state import max_rounds
@@ -406,7 +402,7 @@ def _round_columns(seeds: np.ndarray, options: Options, rounds: _Rounds) -> dict
 # ----- the commands' and the RL interfaces' hooks: deals by seed, conformance lines, text, the bench ----------
 OPENING = "the first trump holder is option first_holder"  # who opens: fixed by the rules, so --first is refused
 DEFAULT_SEATS = NUM_SEATS
-OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
+OPTIONS: tuple[contract.OptionSpec, ...] = contract.option_specs(Options, {
     "target_wins": "the wins that end the match (7 in Practice and rooms, 3 in ranked play)",
     "first_holder": "the seat holding the trump in the first round (0 to 3)",
 })
@@ -415,14 +411,14 @@ OPTIONS: tuple[OptionSpec, ...] = option_specs(Options, {
 def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None = None,
          previous: KortMatch | None = None) -> KortMatch:
     """The match dealt from ``seed``."""
-    no_first_seat(TITLE, OPENING, first)
+    contract.no_first_seat(TITLE, OPENING, first)
     return KortMatch(parse_options(dict(options)), seed=seed)
 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's match."""
-    no_first_seat(TITLE, OPENING, first)
+    contract.no_first_seat(TITLE, OPENING, first)
     rules = parse_options(dict(options))
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
@@ -443,9 +439,9 @@ def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int, options: Ma
 
 
 # compiled_rows_per_s: `knorri-sim bench`, one core, Kort matches to 7 wins (docs/kort.md).
-BENCH = Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
-              default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches,
-              compiled_rows_per_s=70_000)
+BENCH = contract.Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
+                       default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches,
+                       compiled_rows_per_s=70_000)
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
@@ -454,7 +450,7 @@ def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> A
     return KortBatch.from_seeds(seeds, options)
 
 
-LEARNING = LearningFacts(
+LEARNING = contract.LearningFacts(
     num_actions=NUM_ACTIONS, observation_size=tensor.OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=lambda match: tensor.encode_observation(match.observation(match.to_move)), board=board_text,
     cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,

@@ -8,14 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from sim import contract
 from sim.agent import AgentMaker
 from sim.contract import (
-    Bench,
     ChunkColumns,
     ColumnSpec,
-    OptionSpec,
     decision_columns,
-    no_first_seat,
     places_from_values,
 )
 from sim.errors import GameInputError
@@ -27,7 +25,7 @@ TITLE = "Ten"
 DEFAULT_SEATS = 2
 ROW = "game"
 MATCH_HANDS = (1,)
-OPTIONS: tuple[OptionSpec, ...] = ()
+OPTIONS: tuple[contract.OptionSpec, ...] = ()
 SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
@@ -49,8 +47,8 @@ ENGINE_POLICIES: tuple[str, ...] = ()  # no compiled engine, so no batch engine 
 COMPILED_CODE: dict[str, float] = {}
 COMPILED_LOGS_ACTIONS = False
 BATCH_POLICIES = None
-BENCH = Bench(seats=(2, 3), steps="decisions", steps_of=lambda game: len(game.decisions),
-              default_counts={"reference": 1_000})
+BENCH = contract.Bench(seats=(2, 3), steps="decisions", steps_of=lambda game: len(game.decisions),
+                       default_counts={"reference": 1_000})
 
 
 def check_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -85,7 +83,7 @@ def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None 
          previous: TenGame | None = None) -> TenGame:
     """The game dealt from ``seed``; seat 0 always leads."""
     check_options(options)
-    no_first_seat(TITLE, "seat 0 leads", first)
+    contract.no_first_seat(TITLE, "seat 0 leads", first)
     return TenGame(_check_seats(n_seats), seed)
 
 
@@ -93,7 +91,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
                       engine: str) -> list[str]:
     """``seed winner tricks... decisions crc32`` for each seed's protocol game (one stream: shuffle, then choices)."""
     check_options(options)
-    no_first_seat(TITLE, "seat 0 leads", first)
+    contract.no_first_seat(TITLE, "seat 0 leads", first)
     n_seats = _check_seats(n_seats)
     games = (play_by_protocol(lambda source: TenGame(n_seats, deck_source=source), int(seed)) for seed in seeds)
     return [protocol_fields(int(seed), [game.winner, *game.tricks], game.decisions)
