@@ -27,38 +27,43 @@ So for the same seed a hand plays the same decisions as with the Python agents o
 reference engine, and the runner writes the same rows (tested row for row).
 
 An ``mcts`` with a time budget (``time=``) is not reproducible and stays with the Python
-agent; so does every agent named by import path.
+agent; so does every agent named by import path. What each seat's spec becomes in the kernel
+(``CompiledSeat``) is read in ``agents.knorri.lineup_seats``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from agents.base import make_agent, parse_spec, register_lineup
+from agents.base import register_lineup
+from agents.knorri import search_rules
+from agents.knorri.lineup_seats import (
+    BUILT_IN,
+    CHANCE_ITERS,
+    HORIZON,
+    ITERS,
+    LINE_ITERS,
+    LOGINF,
+    MASK64,
+    MCTS,
+    POSTERIOR,
+    CompiledSeat,
+    compiled_seat,
+    model_plan,
+    seat_streams,
+)
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from agents.knorri.search import (
     ONE_SLOT,
-    OPPONENT_MODELS,
-    POLICY_IDS,
-    RANDOM_MODEL,
     UNEXPANDED,
-    largest_budget,
-    lines_are_exact,
     lookahead_choice,
-    others_are_greedy,
-    phase1_samples,
-    phase2_budget,
-    random_seats_seen,
     sampled_stock_iterations,
-    settle_rule,
-    tree_capacity,
     uct_iterations,
 )
 from sim import config
@@ -84,77 +89,9 @@ from sim.knorri.compiled import (
     unseen_cards,
 )
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS, TABLE_SIZE
-from sim.rng import AGENT_STREAM, derive_seeds
 
-LOGINF, MCTS = 3, 4
-"""Agent kinds beside the engine's own policies ``RANDOM`` and ``GREEDY`` (whose ids they keep)."""
-BUILT_IN = ("random", "greedy", "loginf", "mcts")
-"""The registered names this module plays; any other spec (an import path) stays with the Python agent."""
 TREE_FIELDS = 7  # child start, child count, action, mover, visits, path, nodes used (in slot 0)
 LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
-_MASK64 = (1 << 64) - 1
-ITERS, LINE_ITERS, CHANCE_ITERS, HORIZON = 0, 1, 2, 3
-"""Slots of an ``mcts`` seat's ``budgets`` row (``CompiledSeat.budgets``): three playout budgets, then how deep a
-chance search's playouts go."""
-
-
-POSTERIOR = -1
-"""``CompiledSeat.others`` for an ``mcts`` that learns each other seat's model during the hand."""
-
-
-@dataclass(frozen=True)
-class CompiledSeat:
-    """How one seat plays in the kernel: its kind, rollout policy, ``mcts`` budget and exploration, spec seed,
-    how ``mcts`` models the other seats (a fixed model id, or ``POSTERIOR`` over ``candidates`` with their log
-    prior and smoothing ``eps``), whether its root pick may be the best line found (``pick=auto``), and its
-    ``version`` (whether a phase-2 search stops once its pick has settled: ``search.settle_rule``), with the
-    budgets of a phase-2 search whose pick is the best line, ``line_iters``, and of one with chance nodes,
-    ``chance_iters`` (``search.phase2_budget``), whose playouts stop after ``horizon`` phase-2 actions
-    (``search.chance_playout_cap``)."""
-
-    kind: int
-    rollout: int = GREEDY
-    iters: int = 0
-    c: float = 0.0
-    spec_seed: int = 0
-    others: int = POSTERIOR
-    candidates: tuple[int, ...] = ()
-    log_prior: tuple[float, ...] = ()
-    eps: float = 0.0
-    auto_pick: bool = True
-    version: int = 3
-    line_iters: int = 0
-    chance_iters: int = 0
-    horizon: int = 0
-
-    def budgets(self) -> tuple[int, int, int, int]:
-        """``iters``, ``line_iters``, ``chance_iters`` and ``horizon``, as the kernels take them (indexed
-        ``ITERS`` …)."""
-        return self.iters, self.line_iters, self.chance_iters, self.horizon
-
-
-@lru_cache(maxsize=256)
-def compiled_seat(spec: str) -> CompiledSeat | None:
-    """The kernel's plan for a built-in spec, or None if only the Python agent can play it.
-
-    The spec is parsed and checked by ``make_agent`` itself, so its parameters mean exactly
-    what they mean to the Python agent (a bad spec raises ``AgentSpecError`` as there).
-    """
-    name, _ = parse_spec(spec)
-    if name not in BUILT_IN:
-        return None
-    agent = make_agent(spec, game=GAME)
-    if name in ("random", "greedy"):
-        return CompiledSeat(RANDOM if name == "random" else GREEDY)
-    if name == "loginf":
-        return CompiledSeat(LOGINF, POLICY_IDS[agent.rollout])
-    if agent.time_budget > 0:
-        return None  # a wall-clock budget is not reproducible
-    return CompiledSeat(MCTS, POLICY_IDS[agent.rollout], agent.iters, agent.c, agent._spec_seed,
-                        OPPONENT_MODELS.get(agent.others, POSTERIOR),
-                        tuple(OPPONENT_MODELS[name] for name in agent.candidates),
-                        tuple(float(x) for x in agent.log_prior), agent.eps, agent.pick == "auto", agent.version,
-                        agent.line_iters, agent.chance_iters, agent.horizon)
 
 
 @dataclass
@@ -178,9 +115,9 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
     budgets = np.array([[seat.budgets() for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats, 4)
     cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
-    models = _model_plan(seats, total, n_seats)
-    streams = _seat_streams(seeds, seats, n_seats)
-    capacity = tree_capacity(int(budgets[..., :HORIZON].max(initial=0)))  # the largest playout budget
+    models = model_plan(seats, total, n_seats)
+    streams = seat_streams(seeds, seats, n_seats)
+    capacity = search_rules.tree_capacity(int(budgets[..., :HORIZON].max(initial=0)))  # the largest playout budget
     template = new_position(cap, repeat)
     ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
     held_out = np.zeros((total, n_seats), dtype=np.uint64)
@@ -193,37 +130,6 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
     return LineupRows(ints, held_out, log[:rows] if log_actions else None)
-
-
-def _seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_seats: int) -> np.ndarray:
-    """Each seat's agent stream seed per hand: ``agent_seed(hand seed, seat)``, mixed with an mcts spec's seed."""
-    streams = np.zeros((len(seeds), n_seats), dtype=np.uint64)
-    for s in range(n_seats):
-        streams[:, s] = derive_seeds(derive_seeds(seeds, AGENT_STREAM), s)
-        spec_seeds = np.array([row[s].spec_seed & _MASK64 for row in seats], dtype=np.uint64)
-        is_mcts = np.array([row[s].kind == MCTS for row in seats], dtype=bool)
-        if is_mcts.any():
-            streams[is_mcts, s] = derive_seeds(streams[is_mcts, s], spec_seeds[is_mcts])
-    return streams
-
-
-def _model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:
-    """Per hand and seat: the fixed model or ``POSTERIOR``, the candidates (count, ids, log prior), eps,
-    whether the root's pick may be the best line (``pick=auto``) and the ``mcts`` version."""
-    others = np.full((total, n_seats), POSTERIOR, dtype=np.int64)
-    counts = np.zeros((total, n_seats), dtype=np.int64)
-    candidates = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.int64)
-    log_prior = np.zeros((total, n_seats, MODEL_COUNT), dtype=np.float64)
-    eps = np.zeros((total, n_seats), dtype=np.float64)
-    auto_pick = np.zeros((total, n_seats), dtype=np.int64)
-    versions = np.zeros((total, n_seats), dtype=np.int64)
-    for h, row in enumerate(seats):
-        for s, seat in enumerate(row):
-            others[h, s], counts[h, s], eps[h, s], auto_pick[h, s], versions[h, s] = (
-                seat.others, len(seat.candidates), seat.eps, seat.auto_pick, seat.version)
-            candidates[h, s, :len(seat.candidates)] = seat.candidates
-            log_prior[h, s, :len(seat.log_prior)] = seat.log_prior
-    return others, counts, candidates, log_prior, eps, auto_pick, versions
 
 
 def _log_room(hands: int) -> int:
@@ -274,7 +180,7 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
         if legal[i] != preferred:
             choices[at] = legal[i]
             at += 1
-    samples = phase1_samples(iters, n_legal)
+    samples = search_rules.phase1_samples(iters, n_legal)
     for k in range(n_legal):
         totals[k] = 0.0
     sampled_stock_iterations(cards, ints, root_deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
@@ -293,10 +199,11 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
                    work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
-    the search stopping early by ``version``'s rule (``settle_rule``), with the iterations ``phase2_budget`` picks
-    from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``; a chance search's playouts cut at
-    ``horizon``) and the seat's ``evidence`` on the others (``random_seats_seen``; ``fixed``: its models were
-    given). The tree is cut to the largest budget's capacity, as ``TreeSearch`` is.
+    the search stopping early by ``version``'s rule (``search_rules.settle_rule``), with the iterations
+    ``search_rules.phase2_budget`` picks from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``; a chance
+    search's playouts cut at ``horizon``) and the seat's ``evidence`` on the others
+    (``search_rules.random_seats_seen``; ``fixed``: its models were given). The tree is cut to the largest
+    budget's capacity, as ``TreeSearch`` is.
 
     ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
     ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
@@ -306,7 +213,8 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
      cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
      _, _, _, tree, totals, search_rng, _, _, _, _, _, _, look_known) = work
-    size = tree_capacity(largest_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS]))
+    size = search_rules.tree_capacity(
+        search_rules.largest_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS]))
     child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
     used = tree[6, :1]
     for node in range(used[0]):
@@ -316,11 +224,11 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     child_count[0] = UNEXPANDED
     used[0] = 1
     hero = to_move(ints)
-    by_line = auto_pick != 0 and lines_are_exact(models, hero, policies[hero])
-    chance = random_seats_seen(models, hero, evidence, fixed)
-    budget = phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
+    by_line = auto_pick != 0 and search_rules.lines_are_exact(models, hero, policies[hero])
+    chance = search_rules.random_seats_seen(models, hero, evidence, fixed)
+    budget = search_rules.phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
     horizon = budgets[HORIZON] if chance else 0
-    rule = settle_rule(version, by_line, others_are_greedy(models, hero))
+    rule = search_rules.settle_rule(version, by_line, search_rules.others_are_greedy(models, hero))
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
                    totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,
@@ -346,7 +254,7 @@ def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
 def _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
             cards, ints, deck, rng, keys, records, streams, work):
     """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
-    ``mcts`` its opponent models: ``_model_plan``'s entries for the seat).
+    ``mcts`` its opponent models: ``model_plan``'s entries for the seat).
 
     ``streams[seat]`` is each seat's agent stream; ``work`` is ``_work_rows``' scratch, whose
     ``known`` slot carries a greedy playout's values from one decision to the next (cleared here
@@ -373,7 +281,7 @@ def _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_pri
         evidence = no_evidence if phase_of(ints) == 1 else loglik[seat]
         most_likely(evidence, log_prior, candidates, n_candidates, seat, models)
     for s in range(models.shape[0]):
-        policies[s] = RANDOM if models[s] == RANDOM_MODEL and s != seat else rollout
+        policies[s] = RANDOM if models[s] == search_rules.RANDOM_MODEL and s != seat else rollout
     if phase_of(ints) == 1:
         action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, budgets[ITERS], policies,
                                 search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
@@ -420,7 +328,7 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs,
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
     rollout policy, ``mcts`` budgets (``CompiledSeat.budgets``) and exploration constant; ``streams[h, s]``
     seeds its agent stream; ``others`` … ``versions`` say how an ``mcts`` seat models the others, and its
-    version (``_model_plan``). Every hand
+    version (``model_plan``). Every hand
     plays under the cut-off rules ``cap`` and ``repeat``. The position rows given are the hand's working rows
     (``new_position(cap, repeat)``'s); the searches' rows are made like them. With a ``log``
     that fills up, it stops before the hand that does not fit.
@@ -490,12 +398,12 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     cards, ints, deck, rng, keys, records, slots = position
     copy_position(*rows, cards, ints, deck, keys, records, slots)
     streams = np.zeros(seat_count(ints), dtype=np.uint64)
-    streams[to_move(ints)] = stream_seed & _MASK64
-    others, counts, candidates, log_prior, _, auto_pick, versions = _model_plan([[plan]], 1, 1)
+    streams[to_move(ints)] = stream_seed & MASK64
+    others, counts, candidates, log_prior, _, auto_pick, versions = model_plan([[plan]], 1, 1)
     budgets = np.array(plan.budgets(), dtype=np.int64)
     return int(_decide_once(plan.kind, plan.rollout, budgets, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
                             log_prior[0, 0], auto_pick[0, 0], versions[0, 0], *position, streams,
-                            tree_capacity(largest_budget(*plan.budgets()[:HORIZON]))))
+                            search_rules.tree_capacity(search_rules.largest_budget(*plan.budgets()[:HORIZON]))))
 
 
 class KnorriLineups:

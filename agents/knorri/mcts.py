@@ -24,7 +24,7 @@ rows: the position is read once per decision and every iteration steps a copy
 of it, so 1,000 iterations cost milliseconds.
 
 A phase-2 search stops before its budget once more iterations could not change its pick
-(``search.settle_rule``): the most visited child leads the next by more visits than are
+(``search_rules.settle_rule``): the most visited child leads the next by more visits than are
 left, or, where the pick is the best line and every other seat is modelled ``greedy``, a
 line found goes out first for the seat (no line scores more). Profiled over six 4 x
 ``mcts`` hands of the first version (CPU time), 4.8 s of the 5.9 s spent in ``act`` went
@@ -46,9 +46,9 @@ uniform player's by any cheap yardstick (scored against the greedy playout of ev
 ``mcts`` picked a best-scoring action in 52 to 56% of the decisions where the actions differed,
 against 45% for a uniform pick). So version 3 makes those playouts cheap instead: a search with
 chance nodes cuts each playout after ``horizon`` phase-2 actions (default 40) and scores it by the
-rules' own cut-off ranking (``search.chance_playout_cap``), and spends 600 of them
+rules' own cut-off ranking (``search_rules.chance_playout_cap``), and spends 600 of them
 (``chance_iters``, three times ``iters``), where each seat modelled ``random`` has been seen choosing
-(``search.random_seats_seen``): a seat not seen yet is ``random`` only by the tie of an empty
+(``search_rules.random_seats_seen``): a seat not seen yet is ``random`` only by the tie of an empty
 posterior, and against ``loginf`` seats cut playouts there cost 0.012 points a hand against the first
 ``mcts`` (400 deals, 95% CI -0.023 to -0.001). Random play runs long before a seat goes out, so a cut
 playout costs a small part of a whole one: four version-3 ``mcts`` play 10.4 hands per CPU second
@@ -86,29 +86,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import register
+from agents.knorri import search_rules
 from agents.knorri.greedy import greedy_action
 from agents.knorri.opponent_models import DEFAULT_EPS, MODEL_COUNT, Belief, parse_models, parse_prior
 from agents.knorri.playout import PLAYOUT_POLICIES
-from agents.knorri.search import (
-    BY_BEST_LINE,
-    NEVER,
-    OPPONENT_MODELS,
-    POLICY_IDS,
-    RANDOM_MODEL,
-    Scratch,
-    TreeSearch,
-    best_line,
-    largest_budget,
-    lines_are_exact,
-    most_visited,
-    others_are_greedy,
-    phase1_samples,
-    phase2_budget,
-    random_seats_seen,
-    sampled_stock_search,
-    settle_rule,
-    tree_capacity,
-)
+from agents.knorri.search import POLICY_IDS, Scratch, TreeSearch, best_line, most_visited, sampled_stock_search
 from agents.knorri.tracker import KnorriTracker
 from agents.sampled_search import CHUNK, check_budget, check_choice
 from sim.cards import card_list
@@ -122,9 +104,9 @@ VERSIONS = (1, 2, 3)
 DEFAULT_VERSION = 3
 DEFAULT_ITERS = {1: 1000, 2: 200, 3: 200}
 """Playouts per decision unless ``iters`` says otherwise, by version: 1 is the first ``mcts`` (every iteration
-spent), 2 the next, which stops a phase-2 search once its pick has settled (``search.BY_VISITS``,
-``search.BY_BEST_LINE``), and 3 the current one, which also cuts the playouts of a search with chance nodes short
-(``horizon``) and spends three times as many of them."""
+spent), 2 the next, which stops a phase-2 search once its pick has settled (``search_rules.BY_VISITS``,
+``search_rules.BY_BEST_LINE``), and 3 the current one, which also cuts the playouts of a search with chance nodes
+short (``horizon``) and spends three times as many of them."""
 LINE_ITERS_FACTOR = {1: 1, 2: 5, 3: 5}
 """By version, the budget of a phase-2 search whose pick is the best line (every other seat deterministic) over
 ``iters``, unless ``line_iters`` says otherwise."""
@@ -175,7 +157,7 @@ class MCTSAgent:
         if horizon < 0:
             raise ValueError(f"horizon={horizon}: give 0 (playouts to the end) or a number of phase-2 actions")
         check_choice("rollout", rollout, PLAYOUT_POLICIES)
-        check_choice("others", others, (POSTERIOR, *OPPONENT_MODELS), joiner=", ")
+        check_choice("others", others, (POSTERIOR, *search_rules.OPPONENT_MODELS), joiner=", ")
         check_choice("pick", pick, PICKS)
         if not 0.0 < eps < 1.0:
             raise ValueError(f"eps={eps} must lie strictly between 0 and 1")
@@ -195,7 +177,7 @@ class MCTSAgent:
         self.pick = pick
         self.version = version
         self.others = others
-        self._fixed_model = OPPONENT_MODELS.get(others, -1)
+        self._fixed_model = search_rules.OPPONENT_MODELS.get(others, -1)
         self._belief: Belief | None = None
         self._no_evidence = np.zeros((1, MODEL_COUNT))  # what random_seats_seen reads when the models are fixed
         self.iters, self.line_iters, self.chance_iters, self.horizon = iters, line_iters, chance_iters, horizon
@@ -227,7 +209,7 @@ class MCTSAgent:
             return legal[0]
         self._search_rng[0] = self._stream.next()
         models = self._models()
-        policies = np.where(models == RANDOM_MODEL, RANDOM, self._policy).astype(np.int64)
+        policies = np.where(models == search_rules.RANDOM_MODEL, RANDOM, self._policy).astype(np.int64)
         policies[self.seat] = self._policy
         if observation.phase == 1:
             return self._search_phase1(list(legal), policies)
@@ -252,26 +234,26 @@ class MCTSAgent:
     def _search_phase2(self, models: np.ndarray, policies: np.ndarray) -> int:
         tree = self._tree_for(self.n_seats)
         tree.start(position_rows(self.tracker.position()))
-        by_line = self.pick == "auto" and lines_are_exact(models, self.seat, self._policy)
-        settle = settle_rule(self.version, by_line, others_are_greedy(models, self.seat))
+        by_line = self.pick == "auto" and search_rules.lines_are_exact(models, self.seat, self._policy)
+        settle = search_rules.settle_rule(self.version, by_line, search_rules.others_are_greedy(models, self.seat))
         evidence = self._belief.loglik if self._belief is not None else self._no_evidence
-        chance = random_seats_seen(models, self.seat, evidence, self._fixed_model >= 0)
+        chance = search_rules.random_seats_seen(models, self.seat, evidence, self._fixed_model >= 0)
         horizon = self.horizon if chance else 0
         if self.time_budget <= 0:
-            budget = phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line, chance)
+            budget = search_rules.phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line, chance)
             tree.iterate(budget, self.c, policies, self._search_rng, models, settle, horizon)
         else:  # the iterations left are unknown, so only a won line may stop the search early
             deadline = time.perf_counter() + self.time_budget
-            settle = settle if settle == BY_BEST_LINE else NEVER
+            settle = settle if settle == search_rules.BY_BEST_LINE else search_rules.NEVER
             while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle, horizon) == CHUNK
                    and time.perf_counter() < deadline):
                 pass
         return best_line(tree.root_children()) if by_line else most_visited(tree.root_children())
 
     def _tree_for(self, n_seats: int) -> TreeSearch:
-        iterations = (largest_budget(self.iters, self.line_iters, self.chance_iters) if self.time_budget <= 0
-                      else TIMED_TREE_ITERATIONS)
-        capacity = tree_capacity(iterations)
+        iterations = (TIMED_TREE_ITERATIONS if self.time_budget > 0
+                      else search_rules.largest_budget(self.iters, self.line_iters, self.chance_iters))
+        capacity = search_rules.tree_capacity(iterations)
         if self._tree is None or self._tree.totals.shape[1] != n_seats + 1:
             self._tree = TreeSearch(capacity, n_seats)
         return self._tree
@@ -284,7 +266,7 @@ class MCTSAgent:
         # Any order of the unseen cards will do for reading the position: the search reshuffles it.
         rows = position_rows(self.tracker.rebuild(card_list(self.tracker.unseen)))
         if self.time_budget <= 0:
-            samples = phase1_samples(self.iters, len(legal))
+            samples = search_rules.phase1_samples(self.iters, len(legal))
             means = sampled_stock_search(rows, legal, self.seat, samples, policies, self._search_rng,
                                          self._scratch)
         else:

@@ -30,16 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from agents.knorri.search import (
-    GREEDY_MODEL,
-    LOOKAHEAD_MODEL,
-    MAXN,
-    ONE_SLOT,
-    OPPONENT_MODELS,
-    RANDOM_MODEL,
-    Scratch,
-    lookahead_choice,
-)
+from agents.knorri.search import ONE_SLOT, Scratch, lookahead_choice
+from agents.knorri.search_rules import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPONENT_MODELS, RANDOM_MODEL
 from sim import config
 from sim.knorri.compiled import (
     GREEDY,

@@ -21,6 +21,9 @@ Two searches, one per phase:
   one order of the unseen cards; every root choice is played out on the same
   sample (common random numbers), and the choice with the best mean wins.
 
+How many playouts a search spends, when it may stop, how it models the other seats and how large its tree
+is are the version's rules, in ``agents.knorri.search_rules``.
+
 ``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
 ``loginf`` opponent model, and ``agents.knorri.lineup``'s ``loginf`` seats). Kernels
 that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
@@ -38,6 +41,15 @@ import math
 import numpy as np
 from numba import njit
 
+from agents.knorri.search_rules import (
+    BY_BEST_LINE,
+    GREEDY_MODEL,
+    LOOKAHEAD_MODEL,
+    MAXN,
+    NEVER,
+    RANDOM_MODEL,
+    chance_playout_cap,
+)
 from sim import config
 from sim.knorri.compiled import (
     DEAL_STREAM,
@@ -46,7 +58,6 @@ from sim.knorri.compiled import (
     SEAT_STREAMS,
     apply_action,
     below,
-    cap_after,
     copy_position,
     fit_position,
     is_over,
@@ -72,125 +83,6 @@ UNEXPANDED = -1
 ONE_SLOT = np.int64(0)
 """The slot of a one-slot stream array such as ``search_rng``: an int64, not a literal 0, since numba compiles a
 separate copy of a kernel for each literal int passed to it."""
-
-MAXN, GREEDY_MODEL, LOOKAHEAD_MODEL, RANDOM_MODEL = 0, 1, 2, 3
-OPPONENT_MODELS: dict[str, int] = {"maxn": MAXN, "greedy": GREEDY_MODEL, "loginf": LOOKAHEAD_MODEL,
-                                   "random": RANDOM_MODEL}
-"""How another seat chooses inside the tree: ``maxn`` it searches for itself (a node per legal action,
-UCB1 on its own value), ``greedy`` it plays greedy's choice, ``loginf`` it plays ``loginf``'s choice
-(greedy with a one-decision look-ahead), ``random`` a uniform choice (a chance node: every legal
-action, one drawn at random per visit). Under ``greedy`` and ``loginf`` its nodes do not branch."""
-
-NEVER, BY_VISITS, BY_BEST_LINE = 0, 1, 2
-"""When a phase-2 search may stop before its budget (``uct_iterations``' ``settle``): ``NEVER`` (the first
-``mcts``, every iteration spent); ``BY_VISITS``, once the most visited root child leads the next by more
-visits than the iterations left, so that no budget could change ``most_visited``'s pick; ``BY_BEST_LINE``,
-once a line found wins the hand outright for the searching seat (it goes out first: the best score there is),
-which no other line can beat under ``best_line``'s pick. A won line is final only where every other seat is
-modelled ``greedy``: the playouts play each seat greedy, so under ``loginf`` models the part of a line past the
-tree is not what the seats would play (stopping there lost 0.48 points a hand against three ``loginf`` seats)."""
-
-
-
-@njit(**config.PASTED_KERNEL)
-def settle_rule(version, by_best_line, others_greedy):
-    """The stopping rule of an ``mcts`` of ``version`` whose pick is the best line (else the most visited), given
-    whether every other seat is modelled ``greedy`` (``others_greedy``: the playouts then play the model)."""
-    if version < 2:
-        return NEVER
-    if by_best_line:
-        return BY_BEST_LINE if others_greedy else NEVER
-    return BY_VISITS
-
-
-@njit(**config.PASTED_KERNEL)
-def phase2_budget(iters, line_iters, chance_iters, by_best_line, has_chance):
-    """The playouts of a phase-2 search: ``line_iters`` where its pick is the best line (the values are exact
-    outcomes, and the search mostly stops at the first won line), ``chance_iters`` where another seat is modelled
-    ``random`` on evidence (``has_chance``: ``random_seats_seen``; its nodes are chance nodes, each visit one draw,
-    so the values are means of noisy samples and need more of them), else ``iters``."""
-    if by_best_line:
-        return line_iters
-    if has_chance:
-        return chance_iters
-    return iters
-
-
-@njit(**config.PASTED_KERNEL)
-def chance_playout_cap(ints, horizon):
-    """Cut a playout off ``horizon`` phase-2 actions on (0: play it to the end), by lowering the scratch
-    position's cap: a hand the cap ends is scored by the rules' own cut-off ranking (cards held).
-
-    Used where another seat is modelled ``random``. Those playouts are the costly ones (random play runs long
-    before a seat goes out) and the noisy ones (a value is a mean of random draws), and many more of them
-    shorter bought more than fewer to the end: against ``greedy`` with the other three seats random, 1,000
-    playouts cut at 40 actions won about as clearly as 1,000 to the end (+0.086 and +0.094 points a hand),
-    and four ``mcts`` with 600 cut ones play more hands per CPU second than with 200 whole ones (the
-    measurements are in ``agents.knorri.mcts``)."""
-    if horizon > 0:
-        cap_after(ints, horizon)
-
-
-@njit(**config.PASTED_KERNEL)
-def largest_budget(iters, line_iters, chance_iters):
-    """The most playouts any phase-2 search of an ``mcts`` may spend: what its one tree is sized for."""
-    return max(iters, max(line_iters, chance_iters))
-
-
-@njit(**config.PASTED_KERNEL)
-def others_are_greedy(models, hero):
-    """Whether every seat but ``hero`` is modelled ``greedy`` (so a greedy playout plays each as its model does)."""
-    for seat in range(models.shape[0]):
-        if seat != hero and models[seat] != GREEDY_MODEL:
-            return False
-    return True
-
-
-@njit(**config.PASTED_KERNEL)
-def random_seats_seen(models, hero, loglik, fixed):
-    """Whether some seat but ``hero`` is modelled ``random`` and each such seat is so on evidence (``fixed``: the
-    models were given, not learnt): it has been seen choosing, so ``loglik[seat]`` is no longer all 0.
-
-    Only such a search spends ``chance_iters`` cut playouts (``phase2_budget``, ``chance_playout_cap``). A seat
-    not seen choosing yet is ``random`` only because an empty posterior ties and ``random`` is the first
-    candidate; there the search plays ``iters`` whole playouts, as version 2 did, since cut ones lost strength
-    early in phase 2 against ``loginf`` seats not yet told from random ones."""
-    found = False
-    for seat in range(models.shape[0]):
-        if seat != hero and models[seat] == RANDOM_MODEL:
-            if not fixed and loglik[seat, RANDOM_MODEL] == 0.0:
-                return False
-            found = True
-    return found
-
-
-@njit(**config.PASTED_KERNEL)
-def lines_are_exact(models, hero, rollout):
-    """Whether the tree's values are exact outcomes: greedy playouts, and each other seat greedy or ``loginf``."""
-    if rollout != GREEDY:
-        return False
-    for seat in range(models.shape[0]):
-        if seat != hero and models[seat] != GREEDY_MODEL and models[seat] != LOOKAHEAD_MODEL:
-            return False
-    return True
-
-
-NODES_PER_ITERATION = 24
-"""Tree capacity per iteration; a full tree stops growing and plays out from its leaves."""
-
-
-@njit(**config.PASTED_KERNEL)
-def tree_capacity(iterations):
-    """The nodes a phase-2 tree of ``iterations`` UCT iterations may hold, its root included: the one size the
-    Python agent's ``TreeSearch`` and the compiled lineup's tree are cut to, so the two grow alike."""
-    return 1 + NODES_PER_ITERATION * iterations
-
-
-@njit(**config.PASTED_KERNEL)
-def phase1_samples(iterations, n_choices):
-    """How many stock orders a phase-1 search of ``iterations`` plays each of its ``n_choices`` root choices on
-    (at least one): the budget shared evenly, in the Python agent and the compiled lineup alike."""
-    return max(1, iterations // n_choices)
 
 
 class Scratch:

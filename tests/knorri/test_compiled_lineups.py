@@ -10,6 +10,7 @@ from conftest import deck_nobody_captures
 import agents.knorri.lineup as compiled_lineup
 from agents.base import make_agent
 from agents.knorri.lineup import decide_at
+from agents.knorri.lineup_seats import compiled_seat
 from agents.knorri.tracker import KnorriTracker
 from experiments.runner import routes
 from sim.cards import card_list
@@ -96,7 +97,7 @@ def test_a_log_that_runs_out_of_room_grows_and_replays_the_hand(monkeypatch):
     """The kernel stops before a hand whose decisions do not fit; the rows are the same as with room to spare."""
     seeds = np.arange(1, 13, dtype=np.uint64)
     first = np.zeros(len(seeds), dtype=np.int64)
-    seats = [[compiled_lineup.compiled_seat(spec) for spec in ("loginf", "greedy", "mcts:iters=10")]] * len(seeds)
+    seats = [[compiled_seat(spec) for spec in ("loginf", "greedy", "mcts:iters=10")]] * len(seeds)
     roomy = compiled_lineup.play_lineup(3, seeds, first, seats, log_actions=True)
     monkeypatch.setattr(compiled_lineup, "_log_room", lambda hands: 8)
     cramped = compiled_lineup.play_lineup(3, seeds, first, seats, log_actions=True)

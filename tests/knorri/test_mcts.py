@@ -10,20 +10,22 @@ from agents.base import AgentSpecError, make_agent
 from agents.knorri.loginf import LogInfAgent
 from agents.knorri.playout import CompiledPlayout, PythonPlayout, finish_in_place
 from agents.knorri.search import (
-    BY_BEST_LINE,
-    BY_VISITS,
-    GREEDY_MODEL,
-    LOOKAHEAD_MODEL,
-    NEVER,
     POLICY_IDS,
-    RANDOM_MODEL,
     Scratch,
     TreeSearch,
     best_line,
     lookahead_action,
     most_visited,
-    others_are_greedy,
     sampled_stock_search,
+)
+from agents.knorri.search_rules import (
+    BY_BEST_LINE,
+    BY_VISITS,
+    GREEDY_MODEL,
+    LOOKAHEAD_MODEL,
+    NEVER,
+    RANDOM_MODEL,
+    others_are_greedy,
     settle_rule,
     tree_capacity,
 )

@@ -9,7 +9,7 @@ import pytest
 
 from agents.base import make_agent
 from agents.knorri.opponent_models import Belief, add_choice_evidence, parse_models, parse_prior
-from agents.knorri.search import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPONENT_MODELS, RANDOM_MODEL
+from agents.knorri.search_rules import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPONENT_MODELS, RANDOM_MODEL
 from agents.knorri.tracker import KnorriTracker
 from sim.knorri.compiled import position_rows
 from sim.knorri.reference import KnorriHand

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import make_agent
-from agents.knorri import lineup, mcts
+from agents.knorri import lineup, mcts, search_rules
 from agents.knorri.opponent_models import MODEL_COUNT
-from agents.knorri.search import (
+from agents.knorri.search_rules import (
     GREEDY_MODEL,
     MAXN,
     NODES_PER_ITERATION,
@@ -57,9 +57,9 @@ def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
 
 
 def test_the_compiled_lineup_takes_its_sizes_from_the_same_functions():
-    assert lineup.tree_capacity is tree_capacity and lineup.phase1_samples is phase1_samples
-    assert mcts.tree_capacity is tree_capacity and mcts.phase1_samples is phase1_samples
-    assert lineup.largest_budget is mcts.largest_budget and lineup.phase2_budget is mcts.phase2_budget
+    assert lineup.search_rules is search_rules and mcts.search_rules is search_rules
+    for name in ("tree_capacity", "phase1_samples", "largest_budget", "phase2_budget", "settle_rule"):
+        assert not hasattr(lineup, name) and not hasattr(mcts, name), name  # no copy of its own
 
 
 def test_a_phase2_search_spends_the_budget_its_tree_needs():
