@@ -25,7 +25,7 @@ def answers_ctrl_c() -> None:
 
 def test_ctrl_c_keeps_the_finished_chunks_and_gives_the_resume_command(tmp_path):
     out = tmp_path / "run"
-    run = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Slow", "--hands", "160",
+    run = knorri_sim("run", "--seats", "3", "--agents", "runner_fixtures.agents:Slow", "--hands", "64",
                      "--chunk-hands", "8", "--seed", "6", "--workers", "2", "--no-progress", "--out", str(out),
                      start_new_session=True, preexec_fn=answers_ctrl_c)
     deadline = time.monotonic() + 120
@@ -47,7 +47,7 @@ def test_ctrl_c_keeps_the_finished_chunks_and_gives_the_resume_command(tmp_path)
     resumed = knorri_sim("run", "--resume", str(out), "--workers", "1", "--no-progress")
     _, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
-    assert sorted(pd.read_parquet(out / "hands").hand_index) == list(range(160))
+    assert sorted(pd.read_parquet(out / "hands").hand_index) == list(range(64))
     assert not (out / storage.LOCK).exists()
 
 
