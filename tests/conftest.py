@@ -140,3 +140,12 @@ def shard_reads(monkeypatch: Any) -> list[int]:
 
     monkeypatch.setattr(shared_load.pq, "read_table", watched)
     return asked
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory: Any) -> Path:
+    """A kernel spec running this interpreter with the project importable, whatever is installed where: each module
+    of notebook tests (every game's, and the shared ones) makes its own."""
+    from notebook_runs import make_kernel_dir
+
+    return make_kernel_dir(tmp_path_factory.mktemp("kernels"))

@@ -1,5 +1,5 @@
-"""Running the project's notebooks in a kernel of this interpreter, for the notebook tests (split over two files so
-the test workers share them)."""
+"""Running the project's notebooks in a kernel of this interpreter, for the notebook tests (one file a game and one
+of the shared notebooks, so the test workers share them)."""
 
 from __future__ import annotations
 
@@ -66,3 +66,11 @@ def errors(notebook: nbformat.NotebookNode) -> list:
 def printed(notebook: nbformat.NotebookNode) -> str:
     """Everything the notebook's cells printed, in order."""
     return "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+
+
+def run_cleanly(name: str, kernel_dir, run_dir=None, **parameters) -> tuple[str, int]:
+    """Run notebook ``name`` (``execute``), check that no cell raised, and return what it printed and how many
+    images it drew: what each notebook test then reads."""
+    notebook = execute(name, kernel_dir, run_dir, **parameters)
+    assert not errors(notebook), errors(notebook)
+    return printed(notebook), images(notebook)

@@ -1,42 +1,28 @@
-"""The Knorri notebooks run top to bottom without edits: on a given small run, and with no run (they make one).
-
-The other games' notebooks and the two walkthroughs are run in ``test_game_notebooks.py`` (a second file, so the
-test workers share the notebooks).
-"""
+"""The notebooks every game shares run top to bottom without edits (the RL quick start, the see-a-hand
+walkthrough), and every notebook is committed without outputs. Each game's own notebook is run in its test folder
+(``tests/<game>/test_notebooks.py``)."""
 
 from __future__ import annotations
 
 import nbformat
-import pytest
-from notebook_runs import NOTEBOOKS, errors, execute, images, make_kernel_dir, printed
-
-from experiments.analysis.knorri.sample import make_small_run
+from notebook_runs import NOTEBOOKS, execute, run_cleanly
 
 
-@pytest.fixture(scope="module")
-def kernel_dir(tmp_path_factory):
-    """A kernel spec running this interpreter with the project importable, whatever is installed where."""
-    return make_kernel_dir(tmp_path_factory.mktemp("kernels"))
+def test_rl_quickstart_trains_through_the_vector_env_and_plots_its_curve_beside_random_and_greedy(kernel_dir):
+    text, drawn = run_cleanly("rl_quickstart", kernel_dir, NUM_ENVS=32, WINDOW=48, TRAIN_SECONDS=3.0, EVAL_HANDS=64)
+    assert "training hands in" in text
+    assert all(f"{name:8s} mean score per hand" in text for name in ("learned", "random", "greedy"))
+    assert drawn == 1
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
-    return make_small_run(tmp_path_factory.mktemp("notebooks") / "run", hands=120, seed=3)
-
-
-@pytest.mark.parametrize("name, figures", [("cutoffs", 9), ("scores", 3), ("ladder", 3)])
-def test_notebook_runs_on_a_given_run_and_draws_its_figures(name, figures, kernel_dir, run_dir):
-    notebook = execute(name, kernel_dir, run_dir)
-    assert images(notebook) == figures
-    assert not errors(notebook)
-
-
-def test_notebook_makes_its_own_small_run_when_given_none(kernel_dir):
-    notebook = execute("cutoffs", kernel_dir, SAMPLE_HANDS=60)
-    text = printed(notebook)
-    assert "knorri-sample-" in text and "240 hands from" in text
-    assert "counterfactual: cap=20000, repeat=0 in" in text and "Ratings: the ranking" in text
-    assert images(notebook) == 9
+def test_see_a_hand_notebook_draws_the_reference_hand_and_steps_through_a_deal(kernel_dir):
+    notebook = execute("see_a_hand", kernel_dir)
+    outputs = [o for c in notebook.cells for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    drawn = [o["data"]["image/svg+xml"] for o in outputs if "image/svg+xml" in o.get("data", {})]
+    assert len(drawn) == 2 and "phase 1" in drawn[0] and "phase 2" in drawn[1]
+    assert sum("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs) == 1
+    assert "Knorri, 4 seats, seed 7" in "".join(o.get("text", "") for o in outputs)
 
 
 def test_notebooks_are_committed_without_outputs():

@@ -1,0 +1,26 @@
+"""Knorri's notebooks run top to bottom without edits: on a given small run, and with no run (they make one)."""
+
+from __future__ import annotations
+
+import pytest
+from notebook_runs import run_cleanly
+
+from experiments.analysis.knorri.sample import make_small_run
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return make_small_run(tmp_path_factory.mktemp("notebooks") / "run", hands=120, seed=3)
+
+
+@pytest.mark.parametrize("name, figures", [("cutoffs", 9), ("scores", 3), ("ladder", 3)])
+def test_notebook_runs_on_a_given_run_and_draws_its_figures(name, figures, kernel_dir, run_dir):
+    _, drawn = run_cleanly(name, kernel_dir, run_dir)
+    assert drawn == figures
+
+
+def test_notebook_makes_its_own_small_run_when_given_none(kernel_dir):
+    text, drawn = run_cleanly("cutoffs", kernel_dir, SAMPLE_HANDS=60)
+    assert "knorri-sample-" in text and "240 hands from" in text
+    assert "counterfactual: cap=20000, repeat=0 in" in text and "Ratings: the ranking" in text
+    assert drawn == 9
