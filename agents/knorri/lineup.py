@@ -227,7 +227,7 @@ def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, model
     by_line = auto_pick != 0 and search_rules.lines_are_exact(models, hero, policies[hero])
     chance = search_rules.random_seats_seen(models, hero, evidence, fixed)
     budget = search_rules.phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
-    horizon = budgets[HORIZON] if chance else 0
+    horizon = search_rules.playout_horizon(budgets[HORIZON], chance)
     rule = search_rules.settle_rule(version, by_line, search_rules.others_are_greedy(models, hero))
     uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
                    values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],

@@ -238,7 +238,7 @@ class MCTSAgent:
         settle = search_rules.settle_rule(self.version, by_line, search_rules.others_are_greedy(models, self.seat))
         evidence = self._belief.loglik if self._belief is not None else self._no_evidence
         chance = search_rules.random_seats_seen(models, self.seat, evidence, self._fixed_model >= 0)
-        horizon = self.horizon if chance else 0
+        horizon = search_rules.playout_horizon(self.horizon, chance)
         if self.time_budget <= 0:
             budget = search_rules.phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line, chance)
             tree.iterate(budget, self.c, policies, self._search_rng, models, settle, horizon)

@@ -56,6 +56,13 @@ def phase2_budget(iters, line_iters, chance_iters, by_best_line, has_chance):
 
 
 @njit(**config.PASTED_KERNEL)
+def playout_horizon(horizon, has_chance):
+    """The phase-2 actions each playout of a search plays before ``chance_playout_cap`` cuts it: the seat's
+    ``horizon`` in a search with chance nodes (``has_chance``: ``random_seats_seen``), else 0 (to the end)."""
+    return horizon if has_chance else 0
+
+
+@njit(**config.PASTED_KERNEL)
 def chance_playout_cap(ints, horizon):
     """Cut a playout off ``horizon`` phase-2 actions on (0: play it to the end), by lowering the scratch
     position's cap: a hand the cap ends is scored by the rules' own cut-off ranking (cards held).

@@ -58,7 +58,8 @@ def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
 
 def test_the_compiled_lineup_takes_its_sizes_from_the_same_functions():
     assert lineup.search_rules is search_rules and mcts.search_rules is search_rules
-    for name in ("tree_capacity", "phase1_samples", "largest_budget", "phase2_budget", "settle_rule"):
+    for name in ("tree_capacity", "phase1_samples", "largest_budget", "phase2_budget", "settle_rule",
+                 "playout_horizon"):
         assert not hasattr(lineup, name) and not hasattr(mcts, name), name  # no copy of its own
 
 
@@ -84,3 +85,8 @@ def test_a_seat_not_yet_seen_choosing_is_not_searched_as_a_random_player():
     assert random_seats_seen(models, 0, evidence, True)
     evidence[2] = -1.1
     assert random_seats_seen(models, 0, evidence, False)
+
+
+def test_only_a_search_with_chance_nodes_cuts_its_playouts():
+    assert search_rules.playout_horizon(40, True) == 40
+    assert search_rules.playout_horizon(40, False) == 0
