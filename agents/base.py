@@ -138,7 +138,9 @@ class LineupPlayer(Protocol):
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
-        """Play one match per seed, ``seatings[i]`` at the table, and return every column of the chunk."""
+        """Play one match per seed, ``seatings[i]`` at the table, and return every column of the chunk. A player
+        for a game with cut-offs also takes ``continuation=`` (the adapter's ``check_continuation``), which the
+        runner passes only to a run continued past its cut-offs."""
 
 
 _LINEUP_PLAYERS: dict[str, LineupPlayer] = {}  # game -> its compiled lineup player

@@ -141,8 +141,11 @@ class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
     above, what ``bench`` times and what the RL interfaces need, and the functions below.
 
     Optionally also ``EXTRA_TABLES`` (tables beside the hands table, name -> ``ColumnSpec`` tuple, filled in
-    ``ChunkColumns.tables``), ``start_batch``/``batch_columns`` (with ``BATCH_POLICIES``) and ``lineup_columns``
-    (the columns a compiled lineup player of the game's agents builds).
+    ``ChunkColumns.tables``); for a game with ``CUT_OFFS``, ``check_continuation(options, continuation)`` and
+    ``CONTINUED_COLUMNS`` (a run played on past its cut-offs: ``play_matches``, the lineup player, ``start_batch``
+    and ``batch_columns`` then get ``continuation=``, and the hands table those columns);
+    ``start_batch``/``batch_columns`` (with ``BATCH_POLICIES``) and ``lineup_columns`` (the columns a compiled
+    lineup player of the game's agents builds).
     """
 
     BENCH: Bench
@@ -233,6 +236,10 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
     reasons = next((column.categories for column in adapter.HAND_COLUMNS if column.name == "end_reason"), ()) or ()
     if set(adapter.END_REASON_DOCS) != set(reasons):
         problems.append("END_REASON_DOCS must explain every end_reason category, and only those")
+    if adapter.CUT_OFFS and not (callable(getattr(adapter, "check_continuation", None))
+                                 and getattr(adapter, "CONTINUED_COLUMNS", None)):
+        problems.append("a game with CUT_OFFS gives check_continuation and CONTINUED_COLUMNS (a row played on past "
+                        "its cut-off: --continue-past-cutoff)")
     if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
         problems.append("LEARNING must be a LearningFacts or None")
     if problems:

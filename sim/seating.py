@@ -61,6 +61,13 @@ def play_with_agents(game: G, agents: Sequence[Agent], seed: int) -> G:
         raise GameInputError(f"a {n}-seat {game.UNIT} needs {n} agents, not {len(agents)}")
     for seat, agent in enumerate(agents):
         agent.reset(seat, n, agent_seed(seed, seat))
+    return play_on(game, agents)
+
+
+def play_on(game: G, agents: Sequence[Agent]) -> G:
+    """Play ``game`` on from where it stands to its end with ``agents`` as they are (not reset: a hand played on
+    past its cut-off keeps what its agents remember); return it. An illegal choice raises as in
+    ``play_with_agents``."""
     while not game.done:
         seat = game.to_move
         legal = game.legal_actions()

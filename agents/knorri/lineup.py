@@ -68,15 +68,17 @@ from agents.knorri.search import (
 )
 from sim import config
 from sim.contract import ChunkColumns
-from sim.knorri.adapter import check_options, lineup_columns
+from sim.knorri.adapter import check_continuation, check_options, lineup_columns
 from sim.knorri.compiled import (
     GREEDY,
     RANDOM,
     apply_action,
+    continue_past_cutoff,
     copy_position,
     cut_off_rules,
     deal_hand,
     held,
+    is_cut_off,
     is_over,
     legal_actions,
     new_position,
@@ -101,14 +103,16 @@ class LineupRows:
     ints: np.ndarray  # int64[H, fields]: decode with sim.knorri.compiled.batch.results_from_rows
     held: np.ndarray  # uint64[H, n_seats]: the cards each seat held at the end
     log: np.ndarray | None  # int64[D, LOG_FIELDS] (hand index, step, seat, phase, action), or None
+    continued: LineupRows | None = None  # with a continuation: every hand at its final end
 
 
 def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats: Sequence[Sequence[CompiledSeat]],
                 log_actions: bool = False, *, cap: int = MAX_PHASE2_ACTIONS,
-                repeat: int = DEFAULT_REPEAT) -> LineupRows:
+                repeat: int = DEFAULT_REPEAT, continue_cap: int | None = None) -> LineupRows:
     """Play hand h from ``seeds[h]`` (first seat ``first_seats[h]``) with ``seats[h][s]`` at seat s, to the end,
     under the table's cut-off rules ``cap`` and ``repeat`` (the searches and playouts too: they step the
-    engine's rows, which carry the rules)."""
+    engine's rows, which carry the rules). With ``continue_cap``, a hand they cut off plays on with no repeat
+    check up to that cap, and ``continued`` holds every hand at its final end."""
     total = len(seeds)
     seeds = np.asarray(seeds, dtype=np.uint64)
     kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
@@ -119,17 +123,20 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     streams = seat_streams(seeds, seats, n_seats)
     capacity = search_rules.tree_capacity(int(budgets[..., :HORIZON].max(initial=0)))  # the largest playout budget
     template = new_position(cap, repeat)
-    ints = np.zeros((total, template[1].shape[0]), dtype=np.int64)
-    held_out = np.zeros((total, n_seats), dtype=np.uint64)
+    copies = 1 if continue_cap is None else 2
+    ints = np.zeros((copies, total, template[1].shape[0]), dtype=np.int64)
+    held_out = np.zeros((copies, total, n_seats), dtype=np.uint64)
     log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
     start, rows = 0, 0
     while start < total:
         start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
                                         budgets, cs, streams, *models, capacity, np.int64(cap), np.int64(repeat),
-                                        ints, held_out, log, start, rows, *template)
+                                        np.int64(-1 if continue_cap is None else continue_cap), ints, held_out, log,
+                                        start, rows, *template)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
-    return LineupRows(ints, held_out, log[:rows] if log_actions else None)
+    continued = None if continue_cap is None else LineupRows(ints[1], held_out[1], None)
+    return LineupRows(ints[0], held_out[0], log[:rows] if log_actions else None, continued)
 
 
 def _log_room(hands: int) -> int:
@@ -322,7 +329,8 @@ def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, in
 @njit(**config.KERNEL)
 def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs, streams,
                       others, counts, candidates, log_prior, eps, auto_pick, versions, capacity, cap,
-                      repeat, ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys, records, slots):
+                      repeat, continue_cap, ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys,
+                      records, slots):
     """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
 
     ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
@@ -331,7 +339,9 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs,
     version (``model_plan``). Every hand
     plays under the cut-off rules ``cap`` and ``repeat``. The position rows given are the hand's working rows
     (``new_position(cap, repeat)``'s); the searches' rows are made like them. With a ``log``
-    that fills up, it stops before the hand that does not fit.
+    that fills up, it stops before the hand that does not fit. With a ``continue_cap`` of 0 or more, a hand
+    the rules cut off plays on past the cut (``continue_past_cutoff``), each seat keeping its memory, and
+    ``ints_out[1]``, ``held_out[1]`` get every hand at its final end (``[0]``: as the rules ended it).
     """
     work = _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity)
     known, loglik = work[23], work[25]
@@ -347,7 +357,16 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs,
         for s in range(n_seats):
             observed = observed or (kinds[h, s] == MCTS and others[h, s] == POSTERIOR)
         step = 0
-        while not is_over(ints):
+        continued = False
+        while True:
+            if is_over(ints):
+                if continued or continue_cap < 0 or not is_cut_off(ints):
+                    break
+                _store_hand(h, ints, cards, n_seats, ints_out[0], held_out[0])
+                continue_past_cutoff(cards, ints, continue_cap)
+                known[0] = 0.0  # a greedy playout carried from before the cut ran under the old rules
+                continued = True
+                continue
             seat = to_move(ints)
             action = _decide(kinds[h, seat], rollouts[h, seat], budgets[h, seat], cs[h, seat], others[h, seat],
                              counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
@@ -368,11 +387,20 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs,
             apply_action(cards, ints, deck, rng, keys, records, slots, action)
             step += 1
         log_rows += step
-        for i in range(ints.shape[0]):
-            ints_out[h, i] = ints[i]
-        for s in range(n_seats):
-            held_out[h, s] = held(cards, s)
+        _store_hand(h, ints, cards, n_seats, ints_out[1 if continue_cap >= 0 else 0],
+                    held_out[1 if continue_cap >= 0 else 0])
+        if continue_cap >= 0 and not continued:
+            _store_hand(h, ints, cards, n_seats, ints_out[0], held_out[0])
     return seeds.shape[0], log_rows
+
+
+@njit(**config.PASTED_KERNEL)
+def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
+    """Hand ``h``'s ints row and the cards each seat holds, as the hand stands, into row ``h`` of the outputs."""
+    for i in range(ints.shape[0]):
+        ints_out[h, i] = ints[i]
+    for s in range(n_seats):
+        held_out[h, s] = held(cards, s)
 
 
 @njit(**config.KERNEL)
@@ -426,16 +454,22 @@ class KnorriLineups:
         return dict(self.CODE)
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
-             log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
+             log_actions: bool, options: dict[str, Any],
+             continuation: dict[str, Any] | None = None) -> ChunkColumns:
         """Play one match of ``match_hands`` hands per seed, ``seatings[i]`` at the table, under the table's cut-off
-        options (``cap``, ``repeat``)."""
+        options (``cap``, ``repeat``); with a ``continuation``, a hand they cut off plays on past the cut
+        (``sim.knorri.adapter.check_continuation``)."""
         rules = check_options(options)
         cap, repeat = rules.get("cap", MAX_PHASE2_ACTIONS), rules.get("repeat", DEFAULT_REPEAT)
+        more = check_continuation(rules, continuation)
+        continue_cap = None if more is None else more["cap"]
         seats = [[compiled_seat(spec.strip()) for spec in seating] for seating in seatings]
 
-        def rows(seeds: np.ndarray, first_seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-            played = play_lineup(n_seats, seeds, first_seats, seats, log_actions, cap=cap, repeat=repeat)
-            return played.ints, played.held, played.log
+        def rows(seeds: np.ndarray, first_seats: np.ndarray) -> tuple[Any, ...]:
+            played = play_lineup(n_seats, seeds, first_seats, seats, log_actions, cap=cap, repeat=repeat,
+                                 continue_cap=continue_cap)
+            continued = None if played.continued is None else (played.continued.ints, played.continued.held)
+            return played.ints, played.held, played.log, continued
 
         return lineup_columns(n_seats, match_seeds, match_hands, log_actions, rows)
 

@@ -65,7 +65,7 @@ from sim.errors import AgentFailure
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
                       "assign": "assign", "hands": "hands", "matches": "matches", "match_hands": "match_hands",
                       "seed": "seed", "out": "out", "log_actions": "log_actions", "chunk_hands": "chunk_hands",
-                      "engine": "engine"}
+                      "engine": "engine", "continue_past_cutoff": "continue_past_cutoff"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", metavar="NAME=VALUE",
                         help="a game option, e.g. dogs_life=false or target_wins=3 (repeatable; Knorri's are its "
                              "cut-offs, cap=N and repeat=K)")
+    parser.add_argument("--continue-past-cutoff", action="append", metavar="NAME=VALUE",
+                        help="play every hand the cut-off rules stop on past the cut, the same hand with the same "
+                        "agents, under these rules (repeat=0, and cap=N at least the table's; default repeat=0 "
+                        "cap=20000; repeatable; config key continue_past_cutoff): the row keeps its outcome and "
+                        "gains continued_* columns")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
                         "Knockout Whist, 4 for Kort; one table per count")
     parser.add_argument("--agents", metavar="SPECS", help=lineup.SYNTAX)
@@ -222,6 +227,8 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         where += f" (--seats without --agents keeps the agents of {source})"
     if "options" in given:
         given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
+    if "continue_past_cutoff" in given:
+        given["continue_past_cutoff"] = option_settings(given["continue_past_cutoff"], "--continue-past-cutoff")
     if "seats" in given or "agents" in given:
         raw.pop("tables", None)
     if "hands" in given:

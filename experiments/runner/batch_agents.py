@@ -66,12 +66,13 @@ def takes_batch_path(log_actions: bool, seatings: Sequence[Sequence[str]], game:
 
 def play_batched(adapter: ModuleType, game: str, n_seats: int, match_seeds: Sequence[int],
                  seatings: Sequence[Sequence[str]], match_hands: int,
-                 options: Mapping[str, Any] | None = None) -> ChunkColumns:
+                 options: Mapping[str, Any] | None = None, **continuation: Any) -> ChunkColumns:
     """Play a chunk's matches on ``adapter``'s batch engine: deal k of every match in one batch, stepped to the end.
 
     Deal k of match i is dealt from ``derive_seed(match_seeds[i], k)`` (every game's seed derivation);
     ``adapter.start_batch`` makes the batch and ``adapter.batch_columns`` turns the finished batches into
-    the reference path's columns. Raises ``AgentFailure`` when an agent raises or chooses an illegal id.
+    the reference path's columns; ``continuation=`` (a run continued past its cut-offs) goes to both. Raises
+    ``AgentFailure`` when an agent raises or chooses an illegal id.
     """
     match_seeds = np.asarray(match_seeds, dtype=np.uint64)
     table = _SeatTable(n_seats, seatings, adapter.BATCH_POLICIES, game)
@@ -80,11 +81,11 @@ def play_batched(adapter: ModuleType, game: str, n_seats: int, match_seeds: Sequ
     previous: CompiledBatch | None = None
     for k in range(match_hands):
         seeds = derive_seeds(match_seeds, k)
-        previous = adapter.start_batch(n_seats, seeds, previous, options)
+        previous = adapter.start_batch(n_seats, seeds, previous, options, **continuation)
         table.play(previous, seeds, adapter.ROW)
         seeds_per_deal.append(seeds)
         batches.append(previous)
-    return adapter.batch_columns(n_seats, seeds_per_deal, batches, options)
+    return adapter.batch_columns(n_seats, seeds_per_deal, batches, options, **continuation)
 
 
 def agent_seeds(seeds: np.ndarray, n_seats: int) -> np.ndarray:

@@ -46,6 +46,7 @@ class ChunkTask:
     options: dict[str, Any] = field(default_factory=dict)
     decision_timeout: float | None = None  # seconds a Python agent may take over one decision; None: no limit
     out: str | None = None  # a run folder the worker writes the chunk's shards into itself (an fsspec URL)
+    continuation: dict[str, Any] | None = None  # the rules a row the game's cut-offs stop plays on under
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     try:
         with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
             played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
-                                task.log_actions, task.options, _worker_maker(task.game))
+                                task.log_actions, task.options, _worker_maker(task.game), task.continuation)
     except AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
@@ -138,7 +139,9 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     ids["agent"] = np.repeat(seat_codes[arrangement], k, axis=0)
     ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
     columns = {**ids, **played.hands}
-    hands = _build_table(columns, hands_schema(task.width, task.categories, task.game), task, chunk.hands)
+    continued = task.continuation is not None
+    hands = _build_table(columns, hands_schema(task.width, task.categories, task.game, continued=continued), task,
+                         chunk.hands)
     hands = with_summary(hands, task.game)  # the summary's statistics travel in the shard's footer
     extras = {}
     for name, table_columns in played.tables.items():
@@ -150,7 +153,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     if played.actions is not None:
         logged = dict(played.actions)
         logged["hand_index"] = ids["hand_index"][logged.pop("hand_row")]
-        schema = actions_schema(task.game)
+        schema = actions_schema(task.game, continued)
         actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
@@ -195,7 +198,8 @@ def _end_stuck_dask_worker() -> Callable[[], None] | None:
 def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkTask, rows: int,
                  table: str | None = None) -> pa.Table:
     arrays = []
-    for spec, name, seat in hand_fields(task.width, task.game, table):
+    continued = table is None and task.continuation is not None
+    for spec, name, seat in hand_fields(task.width, task.game, table, continued):
         values = columns[spec.name]
         arrow_type = schema.field(name).type
         if seat is not None:
@@ -205,7 +209,8 @@ def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkT
             values = values[:, seat]
         if spec.categories is not None:
             dictionary = pa.array(task.categories[spec.name], type=pa.string())
-            indices = pa.array(values.astype(arrow_type.index_type.to_pandas_dtype()))
+            mask = np.ma.getmaskarray(values) if isinstance(values, np.ma.MaskedArray) else None
+            indices = pa.array(np.ma.getdata(values).astype(arrow_type.index_type.to_pandas_dtype()), mask=mask)
             arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary))
         elif isinstance(values, np.ma.MaskedArray):
             arrays.append(pa.array(values.data, type=arrow_type, mask=np.ma.getmaskarray(values)))

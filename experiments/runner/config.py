@@ -30,7 +30,8 @@ DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
 
 # Keys a config file may hold; "tables" is a list of {seats, agents, assign}, "options" a table of name = value.
 RUN_KEYS = ("game", "options", "seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
-            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name", "decision_timeout", "engine")
+            "workers", "out", "scheduler", "log_actions", "chunk_hands", "name", "decision_timeout", "engine",
+            "continue_past_cutoff")
 DECISION_TIMEOUT = 60.0  # seconds a Python agent may take over one decision, unless the config says otherwise
 # Keys that say where and how a run goes, not what it plays: not in its run id, and free to change on --resume.
 PLACE_KEYS = ("workers", "out", "scheduler", "name", "decision_timeout", "engine")  # every engine gives the same rows
@@ -58,6 +59,8 @@ class RunConfig:
 
     ``hands`` counts rows: Knorri hands, or whole games for a game whose row is a game.
     ``options`` are the game's options, checked and complete (for Knorri its cut-offs, ``cap`` and ``repeat``).
+    ``continuation`` is the rules a row the game's cut-offs stop plays on under (``--continue-past-cutoff``,
+    checked by the adapter's ``check_continuation``), or None.
     """
 
     tables: tuple[TableConfig, ...]
@@ -75,12 +78,15 @@ class RunConfig:
     scheduler: str | None = None
     decision_timeout: float = DECISION_TIMEOUT
     engine: str = AUTO  # a word of sim.engine_words: the route's choice (routes.choose_route)
+    continuation: dict[str, Any] | None = None
 
     def identity(self) -> dict[str, Any]:
         """What defines the rows: everything except where and how it runs (workers, out, scheduler, ...)."""
         data = asdict(self)
         for key in PLACE_KEYS:
             data.pop(key)
+        if self.continuation is None:
+            data.pop("continuation")  # a run that continues nothing keeps the run id it had before the key existed
         if games.game(self.game).bare_run_ids and self.options in ({}, default_options(self.game)):
             data.pop("game")  # the game's run ids predate the game key and its options (the registry says so):
             data.pop("options")  # at the default rules they stay as they were; other options give other ids
@@ -101,13 +107,14 @@ def default_options(game: str) -> dict[str, Any]:
     return games.adapter(game).check_options({})
 
 
-def option_settings(settings: list[str]) -> dict[str, str]:
-    """``--option name=value`` settings as a mapping (the game's adapter checks names and values)."""
+def option_settings(settings: list[str], flag: str = "--option") -> dict[str, str]:
+    """``--option name=value`` settings (or another ``flag``'s) as a mapping (the game's adapter checks names and
+    values)."""
     parsed = {}
     for setting in settings:
         name, sep, value = setting.partition("=")
         if not sep or not name.strip():
-            raise ConfigError(f"--option is written name=value, not {setting!r}")
+            raise ConfigError(f"{flag} is written name=value, not {setting!r}")
         parsed[name.strip()] = value.strip()
     return parsed
 
@@ -259,8 +266,27 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
         tables=tables, game=game, options=options, seed=seed, hands=hands, matches=matches, match_hands=match_hands,
         log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
         workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"), decision_timeout=decision_timeout,
-        engine=engine,
+        engine=engine, continuation=_continuation(raw.get("continue_past_cutoff"), options, adapter, where),
     )
+
+
+def _continuation(value: Any, options: dict[str, Any], adapter: ModuleType, where: str) -> dict[str, Any] | None:
+    """The ``continue_past_cutoff`` key (a table of name = value, or ``--continue-past-cutoff`` words), checked by
+    the game's adapter; None when absent. A game that never cuts a row off has nothing to continue."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: continue_past_cutoff must be a table of name = value (e.g. repeat = 0, "
+                          f"cap = 20000), or true, not {value!r}")
+    if not adapter.CUT_OFFS:
+        raise ConfigError(f"{where}: {adapter.TITLE} never cuts a {adapter.ROW} off: there is nothing to continue "
+                          "past (continue_past_cutoff, --continue-past-cutoff)")
+    try:
+        return adapter.check_continuation(options, value)
+    except GameInputError as error:
+        raise ConfigError(f"{where}: {error}") from None
 
 
 def from_json(data: dict[str, Any]) -> RunConfig:

@@ -97,11 +97,13 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     check_size(plans, size)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
-    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game)
+    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game,
+                                config.continuation is not None)
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
-                       config.out if config.out and is_url(config.out) else None) for c in chunks]
+                       config.out if config.out and is_url(config.out) else None, config.continuation)
+             for c in chunks]
     code = fingerprint.run_code([spec for t in config.tables for spec in t.agents], config.game)
     plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed, code=code)
     plan.manifest = new_manifest(config, plans, chunks, size, code)

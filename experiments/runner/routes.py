@@ -76,25 +76,30 @@ def compiled_code(game: str, route: str, specs: Sequence[str]) -> dict[str, floa
 
 def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                match_hands: int, log_actions: bool, options: Mapping[str, Any] | None,
-               make_agent: AgentMaker | None = None) -> ChunkColumns:
+               make_agent: AgentMaker | None = None,
+               continuation: Mapping[str, Any] | None = None) -> ChunkColumns:
     """Play one match per seed, ``seatings[i]`` at the table, on ``route`` (as ``choose_route`` chose it); the
-    reference route seats the agents ``make_agent`` builds (by default ``seating.agent_maker(game)``)."""
+    reference route seats the agents ``make_agent`` builds (by default ``seating.agent_maker(game)``). A
+    ``continuation`` (a run continued past its cut-offs) is handed on only when given, so a game without cut-offs
+    never sees the word."""
     adapter = games.adapter(game)
     options = dict(options or {})
+    more = {} if continuation is None else {"continuation": dict(continuation)}
     if route == LINEUP:
         player = lineup_player(game)
         assert player is not None
-        return player.play(n_seats, match_seeds, seatings, match_hands, log_actions, options)
+        return player.play(n_seats, match_seeds, seatings, match_hands, log_actions, options, **more)
     if route == BATCH:
-        return batch_agents.play_batched(adapter, game, n_seats, match_seeds, seatings, match_hands, options)
+        return batch_agents.play_batched(adapter, game, n_seats, match_seeds, seatings, match_hands, options, **more)
     engine = COMPILED if route == ENGINE else REFERENCE_ENGINE
     return adapter.play_matches(n_seats, match_seeds, seatings, match_hands, log_actions, options,
-                                make_agent or agent_maker(game), engine=engine)
+                                make_agent or agent_maker(game), engine=engine, **more)
 
 
 def play_matches(game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                  match_hands: int = 1, log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                 engine: str = AUTO) -> ChunkColumns:
+                 engine: str = AUTO, continuation: Mapping[str, Any] | None = None) -> ChunkColumns:
     """``choose_route`` then ``play_route``: one call that plays matches as a run would (for tests and benches)."""
     route = choose_route(game, seatings, log_actions, engine)
-    return play_route(route, game, n_seats, match_seeds, seatings, match_hands, log_actions, options)
+    return play_route(route, game, n_seats, match_seeds, seatings, match_hands, log_actions, options,
+                      continuation=continuation)

@@ -58,9 +58,15 @@ def id_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
     return tuple(dataclasses.replace(spec, doc=docs[spec.name]) if spec.name in docs else spec for spec in ID_COLUMNS)
 
 
-def game_columns(game: str = games.DEFAULT_GAME) -> tuple[ColumnSpec, ...]:
-    """The columns the game's adapter fills, one value (or one per seat) per row."""
-    return games.adapter(game).HAND_COLUMNS
+CONTINUED_ACTION = ColumnSpec("continued", "bool", "true for a decision taken after the row's cut-off, as it "
+                              "played on (a run with --continue-past-cutoff)")
+
+
+def game_columns(game: str = games.DEFAULT_GAME, continued: bool = False) -> tuple[ColumnSpec, ...]:
+    """The columns the game's adapter fills, one value (or one per seat) per row; in a run continued past its
+    cut-offs, also the adapter's ``CONTINUED_COLUMNS``."""
+    adapter = games.adapter(game)
+    return adapter.HAND_COLUMNS + (tuple(getattr(adapter, "CONTINUED_COLUMNS", ())) if continued else ())
 
 
 def extra_columns(game: str = games.DEFAULT_GAME) -> dict[str, tuple[ColumnSpec, ...]]:
@@ -68,19 +74,21 @@ def extra_columns(game: str = games.DEFAULT_GAME) -> dict[str, tuple[ColumnSpec,
     return extra_tables(games.adapter(game))
 
 
-def run_categories(run_id: str, agent_specs: Sequence[str], game: str = games.DEFAULT_GAME) -> dict[str, list[str]]:
+def run_categories(run_id: str, agent_specs: Sequence[str], game: str = games.DEFAULT_GAME,
+                   continued: bool = False) -> dict[str, list[str]]:
     """The dictionary of every categorical column of a run (the same in every shard and table)."""
     categories = {"run_id": [run_id], "agent": sorted(set(agent_specs))}
-    for spec in game_columns(game) + sum(extra_columns(game).values(), ()):
+    for spec in game_columns(game, continued) + sum(extra_columns(game).values(), ()):
         if spec.categories:
             categories[spec.name] = list(spec.categories)
     return categories
 
 
-def hand_fields(width: int, game: str = games.DEFAULT_GAME,
-                table: str | None = None) -> list[tuple[ColumnSpec, str, int | None]]:
-    """Every column of the hands table (or of the extra table ``table``) in order: (spec, column name, seat or None)."""
-    own = game_columns(game) if table is None else extra_columns(game)[table]
+def hand_fields(width: int, game: str = games.DEFAULT_GAME, table: str | None = None,
+                continued: bool = False) -> list[tuple[ColumnSpec, str, int | None]]:
+    """Every column of the hands table (or of the extra table ``table``) in order: (spec, column name, seat or None);
+    ``continued``: the run plays rows on past their cut-offs."""
+    own = game_columns(game, continued) if table is None else extra_columns(game)[table]
     fields = []
     for spec in id_columns(game) + own:
         if spec.per_seat:
@@ -91,18 +99,19 @@ def hand_fields(width: int, game: str = games.DEFAULT_GAME,
 
 
 def hands_schema(width: int, categories: dict[str, list[str]], game: str = games.DEFAULT_GAME,
-                 table: str | None = None) -> pa.Schema:
-    """The hands table's schema (or the extra table ``table``'s) for a run whose largest table has ``width`` seats."""
+                 table: str | None = None, continued: bool = False) -> pa.Schema:
+    """The hands table's schema (or the extra table ``table``'s) for a run whose largest table has ``width`` seats
+    (``continued``: one played on past its cut-offs)."""
     result = []
-    for spec, name, _ in hand_fields(width, game, table):
+    for spec, name, _ in hand_fields(width, game, table, continued):
         arrow_type = _arrow_type(spec, categories.get(spec.name, ()))
         result.append(pa.field(name, arrow_type, nullable=spec.nullable or spec.per_seat))
     return pa.schema(result, metadata=_metadata(game))
 
 
-def actions_schema(game: str = games.DEFAULT_GAME) -> pa.Schema:
-    """The actions table's schema (only with ``--log-actions``)."""
-    columns = ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS
+def actions_schema(game: str = games.DEFAULT_GAME, continued: bool = False) -> pa.Schema:
+    """The actions table's schema (only with ``--log-actions``; ``continued`` adds ``CONTINUED_ACTION``)."""
+    columns = ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS + ((CONTINUED_ACTION,) if continued else ())
     fields = [pa.field(s.name, _arrow_type(s), nullable=False) for s in columns]
     return pa.schema(fields, metadata=_metadata(game))
 

@@ -58,6 +58,7 @@ from sim.knorri.match import hand_seed
 from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knorri.reference import MIN_SEATS as MIN_SEATS
 from sim.knorri.reference import KnorriHand, check_cut_offs, check_seats
+from sim.knorri.reference import check_continuation as check_continuation_rules
 from sim.knorri.render import render_svg as render_svg  # the contract's render facet
 from sim.knorri.render import repeat_span as repeat_span
 from sim.options import option_pairs
@@ -68,6 +69,7 @@ from sim.seating import (
     SeatedAgent,
     on_compiled_engine,
     play_guarded,
+    play_on,
     play_with_agents,
 )
 
@@ -129,6 +131,25 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
 ANATOMY = ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths", "cycle_seats")
 """The loop-anatomy columns: a value for a hand ended by ``repeat``, null for any other."""
 
+_CONTINUED = "for a hand the rules cut off, played on past the cut (--continue-past-cutoff): "
+CONTINUED_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("continued_end_reason", "int8", _CONTINUED + "how it ended then, out or cap; null for a hand that "
+               "ended out", categories=END_REASONS, nullable=True),
+    ColumnSpec("continued_phase2_actions", "uint32", _CONTINUED + "its phase-2 actions in all, the cut ones "
+               "included (never fewer than `phase2_actions`); null otherwise", nullable=True),
+    ColumnSpec("continued_loser", "uint8", _CONTINUED + "the seat left holding cards (or ranked last at the "
+               "continuation's cap); null otherwise", nullable=True),
+    ColumnSpec("continued_score", "int8", _CONTINUED + "the seat's score at its final end; null otherwise",
+               per_seat=True, nullable=True),
+    ColumnSpec("continued_decisions", "uint32", _CONTINUED + "its decisions in all (the actions table's steps "
+               "from `decisions` on are the continued ones); null otherwise", nullable=True),
+    ColumnSpec("continued_decisions_crc32", "uint32", _CONTINUED + "CRC-32 of all its decisions' action ids, one "
+               "byte each, in order; null otherwise", nullable=True),
+)
+"""The columns a run continued past its cut-offs adds to the hands table (the runner adds them only then)."""
+CONTINUE_CAP = 20_000
+"""The cap a continuation plays on to unless it names one (never below the table's own)."""
+
 ACTION_COLUMNS = decision_columns("hand", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up",
                                   "the action id (0..64, see the rulings' action table)", step_dtype="uint32")
 
@@ -156,25 +177,31 @@ def finishing_places(columns: Mapping[str, np.ndarray]) -> np.ndarray:
 
 def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int = 1,
                  log_actions: bool = False, options: Mapping[str, Any] | None = None,
-                 make_agent: AgentMaker | None = None, *, engine: str) -> ChunkColumns:
+                 make_agent: AgentMaker | None = None, *, engine: str,
+                 continuation: Mapping[str, Any] | None = None) -> ChunkColumns:
     """Play one match per seed, seating ``seatings[i]`` (a spec per seat), ``match_hands`` hands each.
 
     Returns every column of ``HAND_COLUMNS`` (and of ``ACTION_COLUMNS`` with ``log_actions``); raises
     ``AgentFailure`` if an agent fails. ``engine`` is the plan's choice (``experiments.runner.routes``), never
     ``auto``: ``reference`` plays the agents ``make_agent`` builds, ``compiled`` the engine's own policies
     (refused for a spec that is not one of ``ENGINE_POLICIES``). ``options`` are the cut-off options ``cap``
-    and ``repeat`` (``check_options``); every hand is played under them.
+    and ``repeat`` (``check_options``); every hand is played under them. With a ``continuation``
+    (``check_continuation``'s rules), a hand they cut off plays on past the cut with the same agents, their
+    memories kept, and the columns add ``CONTINUED_COLUMNS`` (and the actions table ``continued``); a match's next
+    hand still opens after the loser the rules gave.
     """
     rules = check_options(options)
+    more = check_continuation(rules, continuation)
     if len(match_seeds) != len(seatings):
         raise ValueError(f"{len(match_seeds)} match seeds but {len(seatings)} seatings")
     distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once
     if on_compiled_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
         return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions,
-                               rules)
+                               rules, more)
     recorder = DecisionLog(step_dtype="uint32") if log_actions else None
     pool = AgentPool(n_seats, recorder, make_agent)
     played: list[tuple[int, KnorriHand]] = []
+    finals: list[KnorriHand] = []
     for match_seed, seating in zip(match_seeds, seatings, strict=True):
         agents = pool.seat(seating)
         first_seat = 0
@@ -185,9 +212,48 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
                 recorder.start_row(len(played))
             _play_guarded(hand, agents, seed, len(played), seating, rules)
             played.append((seed, hand))
+            if more is not None:
+                finals.append(_played_on(hand, agents, seed, len(played) - 1, seating, rules, more))
             first_seat = (hand.loser + 1) % n_seats
+    columns = _hand_columns(played, n_seats)
     actions = recorder.columns() if recorder is not None else None
-    return ChunkColumns(hands=_hand_columns(played, n_seats), actions=actions)
+    if more is not None:
+        columns.update(_continued_columns(columns, _final_results(finals, n_seats)))
+        if actions is not None:
+            actions["continued"] = actions["step"] >= columns["decisions"][actions["hand_row"]]
+    return ChunkColumns(hands=columns, actions=actions)
+
+
+def check_continuation(options: Mapping[str, Any] | None,
+                       continuation: Mapping[str, Any] | None) -> dict[str, int] | None:
+    """The rules a hand cut off under ``options`` plays on under (``--continue-past-cutoff``: ``repeat`` 0 and a
+    ``cap`` of at least the table's, ``CONTINUE_CAP`` unless named), checked; None for no continuation. Values may
+    be ints or their text; anything else is one line saying what a continuation may be."""
+    if continuation is None:
+        return None
+    rules = check_options(options)
+    values = {"cap": max(CONTINUE_CAP, rules["cap"]), "repeat": 0}
+    for name, value in option_pairs(continuation):
+        if name not in values:
+            raise GameInputError(f"unknown continuation rule {name!r}: a continuation past the cut-off names "
+                                 f"{' and '.join(values)}")
+        values[name] = _whole_number(value)
+    cap, repeat = check_continuation_rules(rules["cap"], rules["repeat"], values["cap"], values["repeat"])
+    return {"cap": cap, "repeat": repeat}
+
+
+def _played_on(hand: KnorriHand, agents: list[SeatedAgent], seed: int, row: int, seating: Sequence[str],
+               rules: Mapping[str, int], continuation: Mapping[str, int]) -> KnorriHand:
+    """The hand as it ended, or, if the rules cut it off, a copy played on past the cut by the same agents (their
+    decisions recorded after the cut ones)."""
+    if hand.end_reason not in CUT_OFFS:
+        return hand
+    final = hand.clone()
+    final.continue_past_cutoff(**continuation)
+    play_guarded(lambda: play_on(final, agents), agents,
+                 f"the hand with seed {seed} (first seat {hand.first_seat}), played on past its cut-off", action_text,
+                 row, FailedDeal(hand.n_seats, seed, tuple(seating), rules, hand.first_seat))
+    return final
 
 
 def replay(n_seats: int, seed: int, first_seat: int, actions: Sequence[int],
@@ -212,7 +278,8 @@ def engine_rules(options: Mapping[str, Any] | None) -> dict[str, int]:
 
 
 def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
-                    log_actions: bool, rules: Mapping[str, int]) -> ChunkColumns:
+                    log_actions: bool, rules: Mapping[str, int],
+                    continuation: Mapping[str, int] | None) -> ChunkColumns:
     """A lineup of bare ``random`` and ``greedy`` on the batch engine's own policies: one policy row per distinct
     seating, then one index per match."""
     from sim.knorri.compiled.batch import play_batch
@@ -223,20 +290,30 @@ def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Se
     policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=len(seatings))]
     return _hand_by_hand(n_seats, match_seeds, match_hands, log_actions,
                          lambda seeds, first_seats: play_batch(n_seats, seeds, first_seats, policies, workers=1,
-                                                               log_actions=log_actions, **engine_rules(rules)))
+                                                               log_actions=log_actions, **engine_rules(rules),
+                                                               **_continue_cap(continuation)))
+
+
+def _continue_cap(continuation: Mapping[str, int] | None) -> dict[str, int]:
+    """A checked continuation as the compiled engine's keyword (``continue_cap=``), none without one."""
+    return {} if continuation is None else {"continue_cap": continuation["cap"]}
 
 
 def lineup_columns(n_seats: int, match_seeds: Sequence[int], match_hands: int, log_actions: bool,
-                   play_rows: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray | None]],
-                   ) -> ChunkColumns:
+                   play_rows: Callable[[np.ndarray, np.ndarray], tuple[Any, ...]]) -> ChunkColumns:
     """The columns of matches whose hands a compiled lineup player plays: ``play_rows(seeds, first_seats)`` plays
     hand k of every match (dealt from ``seeds``, opening at ``first_seats``) and returns the compiled engine's
-    rows ``(ints, held, log)`` (as ``sim.knorri.compiled.batch.results_from_rows`` reads them); the first hand opens at
+    rows ``(ints, held, log)`` (as ``sim.knorri.compiled.batch.results_from_rows`` reads them), and for a run played
+    on past its cut-offs a fourth item, ``(ints, held)`` of every hand at its final end; the first hand opens at
     seat 0, each later one after the last loser, as the reference path plays them."""
     from sim.knorri.compiled.batch import results_from_rows
 
     def play(seeds: np.ndarray, first_seats: np.ndarray) -> BatchResults:
-        return results_from_rows(n_seats, seeds, first_seats, *play_rows(seeds, first_seats))
+        ints, held, log, *continued = play_rows(seeds, first_seats)
+        results = results_from_rows(n_seats, seeds, first_seats, ints, held, log)
+        if continued and continued[0] is not None:
+            results.continued = results_from_rows(n_seats, seeds, first_seats, *continued[0], None)
+        return results
 
     return _hand_by_hand(n_seats, np.asarray(match_seeds, dtype=np.uint64), match_hands, log_actions, play)
 
@@ -260,17 +337,21 @@ BATCH_POLICIES = COMPILED_AGENTS
 
 
 def start_batch(n_seats: int, seeds: np.ndarray, previous: KnorriBatch | None,
-                options: Mapping[str, Any] | None = None) -> KnorriBatch:
+                options: Mapping[str, Any] | None = None,
+                continuation: Mapping[str, Any] | None = None) -> KnorriBatch:
     """Hand k of every match as one ``KnorriBatch``: the first opens at seat 0, a later one at the seat after the
-    loser of ``previous`` (hand k - 1 of the same matches, played out)."""
+    loser of ``previous`` (hand k - 1 of the same matches, played out, as the rules ended it); with a
+    ``continuation``, hands the rules cut off play on past the cut (``check_continuation``)."""
     from sim.knorri.compiled.batch import KnorriBatch
 
     first = np.zeros(len(seeds), dtype=np.int64) if previous is None else (previous.results().loser + 1) % n_seats
-    return KnorriBatch.from_seeds(n_seats, seeds, first, **engine_rules(options))
+    return KnorriBatch.from_seeds(n_seats, seeds, first, **engine_rules(options),
+                                  **_continue_cap(check_continuation(options, continuation)))
 
 
 def batch_columns(n_seats: int, seeds: Sequence[np.ndarray], batches: Sequence[KnorriBatch],
-                  options: Mapping[str, Any] | None = None) -> ChunkColumns:
+                  options: Mapping[str, Any] | None = None,
+                  continuation: Mapping[str, Any] | None = None) -> ChunkColumns:
     """The rows of played-out batches (hand k of every match, dealt from ``seeds[k]``), as the reference path's."""
     results = [batch.results() for batch in batches]
     for result, dealt in zip(results, seeds, strict=True):
@@ -318,7 +399,29 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
         actions = {"hand_row": log[:, 0].astype(np.int64), "step": log[:, 1].astype(np.uint32),
                    "seat": log[:, 2].astype(np.uint8), "phase": log[:, 3].astype(np.uint8),
                    "action": log[:, 4].astype(np.uint8)}
+    if batches[0].continued is not None:
+        final = _result_columns(n_seats, [b.continued for b in batches], False).hands
+        hands.update(_continued_columns(hands, final))
+        if actions is not None:
+            actions["continued"] = actions["step"] >= hands["decisions"][actions["hand_row"]]
     return ChunkColumns(hands=hands, actions=actions)
+
+
+def _continued_columns(cut: Mapping[str, np.ndarray], final: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``CONTINUED_COLUMNS`` from the columns of hands as the rules ended them (``cut``) and at their final end
+    (``final``, the same names): null where the rules did not cut the hand off."""
+    not_cut = ~np.isin(cut["end_reason"], [END_REASONS.index(reason) for reason in CUT_OFFS])
+    columns = {}
+    for spec in CONTINUED_COLUMNS:
+        values = np.asarray(final[spec.name.removeprefix("continued_")])
+        mask = not_cut if values.ndim == 1 else np.repeat(not_cut[:, None], values.shape[1], axis=1)
+        columns[spec.name] = np.ma.array(values.astype(spec.dtype), mask=mask)
+    return columns
+
+
+def _final_results(finals: Sequence[KnorriHand], n_seats: int) -> dict[str, np.ndarray]:
+    """The hands table's columns of reference hands at their final end (seeds left 0: only the results count)."""
+    return _hand_columns([(0, hand) for hand in finals], n_seats)
 
 
 # ----- playing with agents ----------------------------------------------------------------------

@@ -41,6 +41,8 @@ _EVENT_LINES: dict[str, Callable[[dict[str, Any], str], str]] = {
     "trick": lambda event, _: f"  trick complete ({cards_text(event['cards'])}), set aside",
     "out": lambda event, seat: f"{seat} is out, scoring {event['score']:+d}",
     "end": _end_line,
+    "continue": lambda event, _: (f"the hand plays on past its {event['reason']} cut-off, under cap={event['cap']} "
+                                  f"repeat={event['repeat']}"),
 }
 
 

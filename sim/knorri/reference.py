@@ -60,6 +60,21 @@ def check_cut_offs(cap: int, repeat: int) -> tuple[int, int]:
     return int(cap), int(repeat)
 
 
+def check_continuation(cap: int, repeat: int, continued_cap: int, continued_repeat: int) -> tuple[int, int]:
+    """The rules ``(cap, repeat)`` a hand cut off under ``cap`` and ``repeat`` plays on under, if they may continue
+    it; otherwise one line saying what a continuation may be.
+
+    A continuation turns the repeat check off and keeps or raises the cap: under those rules the same
+    decisions reach the cut-off position without being stopped earlier, so the hand played on is the
+    very hand that was cut off, and needs no positions remembered from before the cut.
+    """
+    continued_cap, continued_repeat = check_cut_offs(continued_cap, continued_repeat)
+    if continued_repeat != 0 or continued_cap < cap:
+        raise GameInputError(f"a continuation past the cut-off plays on with repeat=0 and a cap of at least the "
+                             f"table's ({cap:,}), not repeat={continued_repeat} cap={continued_cap:,}")
+    return continued_cap, continued_repeat
+
+
 def check_seats(n_seats: int) -> int:
     """The seat count, if Knorri allows it (3 to 6); otherwise a clear error."""
     if not isinstance(n_seats, (int, np.integer)) or not MIN_SEATS <= n_seats <= MAX_SEATS:
@@ -330,8 +345,12 @@ class KnorriHand(ReferenceGame):
         else:
             self._play(seat, run_cards(action) if self.opening else [action])
         self.phase2_actions += 1
-        if self.done:
-            return
+        if not self.done:
+            self._apply_cut_offs()
+
+    def _apply_cut_offs(self) -> None:
+        """After a phase-2 action: end the hand by a repeat or the cap if the table's rules say so, else remember the
+        position."""
         if self.repeat:
             position = self._position()
             latest = self._history.get(position)
@@ -346,6 +365,28 @@ class KnorriHand(ReferenceGame):
             self._history[position] = self.phase2_actions
             if times:
                 self._times[position] = times + 1
+
+    def continue_past_cutoff(self, cap: int, repeat: int = 0) -> None:
+        """Play on, under the rules ``cap`` and ``repeat``, a hand that its table's rules cut off.
+
+        The hand stays at the position where it was cut, the seat that was to move moves next, and
+        every seat still holding cards holds its points again (none); the observations and any look-ahead
+        from here on read the new rules. ``check_continuation`` says which rules may continue a hand.
+        The log gets a ``continue`` event after the cut-off's ``end``.
+        """
+        if self.end_reason not in (EndReason.REPEAT, EndReason.CAP):
+            raise GameInputError(f"only a hand cut off by repeat or cap can be continued, not one that ended by "
+                                 f"{self.end_reason}")
+        cap, repeat = check_continuation(self.cap, self.repeat, cap, repeat)
+        reason = self.end_reason
+        for seat, hand in enumerate(self.hands):
+            if hand:
+                self.scores[seat] = 0
+        self.end_reason, self.loser = None, None
+        self._no_cycle()
+        self.cap, self.repeat = cap, repeat
+        self.log.append({"kind": "continue", "reason": reason.value, "cap": cap, "repeat": repeat})
+        self._apply_cut_offs()
 
     def _measure_cycle(self, cycle_start: int) -> None:
         """The anatomy of the loop just closed: the actions from the latest earlier occurrence up to the repeat."""

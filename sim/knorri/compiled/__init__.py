@@ -21,7 +21,8 @@ streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's cho
 ``below``. Everything else is read through the functions below.
 
 A driver that plays whole hands (``agents.knorri.lineup``) deals with ``deal_hand`` and reads
-a finished hand's results as its whole ``ints`` row, which the engine's batch API decodes.
+a finished hand's results as its whole ``ints`` row, which the engine's batch API decodes; a hand
+the table's rules cut off (``is_cut_off``) can play on past the cut (``continue_past_cutoff``).
 
 Every function here is compiled with numba and can be called from Python or from an agent's
 own compiled code; the per-step ones are inlined there (an edit to the engine recompiles the
@@ -43,7 +44,7 @@ from sim.knorri.compiled.history import (
     slot_table_size,
     write_position_row,
 )
-from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, legal_actions
+from sim.knorri.compiled.kernels import apply_action, continue_past_cutoff, copy_position, init_hand, legal_actions
 from sim.knorri.compiled.moves import cut_off
 from sim.knorri.compiled.policies import GREEDY, RANDOM, decide
 from sim.knorri.compiled.policies import choose as policy_action
@@ -51,6 +52,7 @@ from sim.knorri.compiled.state import (
     C_HAND,
     C_TABLE,
     END_CAP,
+    END_OUT,
     I_CAP,
     I_END_REASON,
     I_HIST_LEN,
@@ -85,6 +87,7 @@ __all__ = [
     "SEAT_STREAMS",
     "apply_action",
     "below",
+    "continue_past_cutoff",
     "cap_after",
     "copy_position",
     "cut_off_rules",
@@ -92,6 +95,7 @@ __all__ = [
     "fit_position",
     "fits_position",
     "held",
+    "is_cut_off",
     "is_over",
     "legal_actions",
     "new_position",
@@ -174,6 +178,12 @@ to_move = row_field(I_TO_MOVE, "The seat whose decision it is (-1 once the hand 
 is_over = row_flag(
     I_END_REASON, "Whether the hand has ended (a seat left alone holding cards, a repeated position, or the cap).")
 seat_count = row_field(I_N_SEATS, "Seats at the table.")
+
+
+@njit(**config.INLINED_KERNEL)
+def is_cut_off(ints: np.ndarray) -> bool:
+    """Whether the table's cut-off rules ended the hand (a repeated position or the cap), rather than its play."""
+    return ints[I_END_REASON] > END_OUT
 score = row_field_at(
     I_SCORE, "Seat ``seat``'s points so far: its final score once the hand is over (the scores sum to zero).")
 stock_turned = row_field(

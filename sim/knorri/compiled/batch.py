@@ -38,6 +38,7 @@ from sim.knorri.compiled.batch_kernels import (
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
     batch_advance_learner,
+    batch_continue_cut,
     batch_deal,
     batch_first_illegal,
     batch_play_others,
@@ -48,7 +49,7 @@ from sim.knorri.compiled.history import history_capacity
 from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_hands
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
-from sim.knorri.reference import EndReason, KnorriHand, check_cut_offs, check_seats
+from sim.knorri.reference import EndReason, KnorriHand, check_continuation, check_cut_offs, check_seats
 from sim.rng import GOLDEN_GAMMA
 
 _MASK64 = (1 << 64) - 1
@@ -97,6 +98,7 @@ class BatchResults(BatchResultsBase):
     cycle_log2_paths: np.ndarray  # float64[H]: the sum of log2(legal actions) over the loop's decisions
     cycle_seats: np.ndarray  # int64[H]: bit s set if seat s took one of them
     actions: np.ndarray | None = None  # int64[D, 5] (hand index, step, seat, phase, action) if logged
+    continued: BatchResults | None = None  # with a continuation: every hand's result at its final end
 
     def end_reasons(self) -> list[EndReason]:
         """Each hand's ``reason`` code as an ``EndReason`` (``out``, ``repeat`` or ``cap``; a ``str``)."""
@@ -122,9 +124,14 @@ def _cut_off_rules(cap: int, repeat: int) -> tuple[np.int64, np.int64]:
 def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int | Sequence[int] | np.ndarray = 0,
                policies: int | str | Sequence[int] | np.ndarray = RANDOM, workers: int | None = None,
                log_actions: bool = False, *, cap: int = MAX_PHASE2_ACTIONS,
-               repeat: int = DEFAULT_REPEAT) -> BatchResults:
+               repeat: int = DEFAULT_REPEAT, continue_cap: int | None = None) -> BatchResults:
     """Play one hand per seed to its end in compiled code, spread over ``workers`` cores, under the cut-off rules
     ``cap`` and ``repeat`` (the rulings' "Cut-off options").
+
+    With ``continue_cap``, a hand those rules cut off plays on from the cut, with no repeat check, until it
+    ends or reaches ``continue_cap`` phase-2 actions (``reference.check_continuation``): the results are the
+    hands as the rules ended them, and ``results.continued`` every hand at its final end (the logged
+    decisions run on past the cut).
 
     ``policies`` is one policy for every seat, one per seat (``int[n_seats]``) or one per
     hand and seat (``int[H, n_seats]``), as ids from ``policies`` (or names). A hand's
@@ -134,19 +141,25 @@ def play_batch(n_seats: int, seeds: Sequence[int] | np.ndarray, first_seats: int
     """
     n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
     rules = _cut_off_rules(cap, repeat)
+    if continue_cap is not None:
+        continue_cap = check_continuation(int(rules[0]), int(rules[1]), continue_cap, 0)[0]
     table = _policy_table(policies, len(seeds), n_seats)
     workers = check_workers(workers)
     total = len(seeds)
     columns = _result_arrays(total, n_seats)
+    continued = _result_arrays(total if continue_cap is not None else 0, n_seats)
     no_log = np.zeros((0, LOG_FIELDS), dtype=np.int64)
     offsets = np.zeros(total, dtype=np.int64)
-    _run_play_hands(workers, n_seats, seeds, first, table, columns, no_log, offsets, rules)
+    _run_play_hands(workers, n_seats, seeds, first, table, columns, no_log, offsets, rules, continue_cap, continued)
     results = _batch_results(seeds, first, columns, None)
+    if continue_cap is not None:
+        results.continued = _batch_results(seeds, first, continued, None)
     if log_actions:
-        counts = results.decisions
+        counts = results.decisions if continue_cap is None else results.continued.decisions
         offsets[1:] = np.cumsum(counts)[:-1]
         results.actions = np.zeros((int(counts.sum()), LOG_FIELDS), dtype=np.int64)
-        _run_play_hands(workers, n_seats, seeds, first, table, columns, results.actions, offsets, rules)
+        _run_play_hands(workers, n_seats, seeds, first, table, columns, results.actions, offsets, rules,
+                        continue_cap, continued)
     return results
 
 
@@ -211,7 +224,7 @@ def rollout_scores(hand: KnorriHand, n_rollouts: int, policy: int | str = RANDOM
     workers = check_workers(workers)
     _run_play_hands(workers, n_seats, streams, np.zeros(n_rollouts, dtype=np.int64), table, columns,
                     _NO_LOG, np.zeros(n_rollouts, dtype=np.int64), (rows[1][state.I_CAP], rows[1][state.I_REPEAT]),
-                    rows)
+                    start_position=rows)
     return columns[_SCORES]
 
 
@@ -225,13 +238,19 @@ def _derive_seeds(seed: int, count: int) -> np.ndarray:
 
 def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.ndarray, table: np.ndarray,
                     columns: tuple[np.ndarray, ...], log: np.ndarray, offsets: np.ndarray,
-                    rules: tuple[np.int64, np.int64], start_position: tuple[np.ndarray, ...] | None = None) -> None:
+                    rules: tuple[np.int64, np.int64], continue_cap: int | None = None,
+                    continued: tuple[np.ndarray, ...] | None = None,
+                    start_position: tuple[np.ndarray, ...] | None = None) -> None:
     """Call the parallel playout kernel on ``workers`` threads; it writes each hand's results into ``columns``
-    (``rules``: the cut-off rules ``(cap, repeat)`` of hands dealt from seeds)."""
+    (``rules``: the cut-off rules ``(cap, repeat)`` of hands dealt from seeds), and with ``continue_cap`` each
+    hand's result at its final end into ``continued``."""
     position = start_position or _NO_POSITION
+    if continued is None:
+        continued = _result_arrays(0, n_seats)
     with numba_threads(workers):
         play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), columns, log, offsets,
-                   np.int64(rules[0]), np.int64(rules[1]), *position)
+                   np.int64(rules[0]), np.int64(rules[1]), np.int64(-1 if continue_cap is None else continue_cap),
+                   continued, *position)
 
 
 # ----- the batch ------------------------------------------------------------------------------------
@@ -280,13 +299,15 @@ class KnorriBatch(CompiledBatch):
         if len(seats) > 1:
             raise GameInputError(f"every hand of a batch needs the same seat count, not {sorted(seats)}")
         self.n_seats = seats.pop() if seats else 0
+        self._continue_cap: int | None = None  # from_seeds(continue_cap=...) plays cut-off hands on
 
     @classmethod
     def from_seeds(cls, n_seats: int, seeds: Sequence[int] | np.ndarray,
                    first_seats: int | Sequence[int] | np.ndarray = 0, *, cap: int = MAX_PHASE2_ACTIONS,
-                   repeat: int = DEFAULT_REPEAT) -> KnorriBatch:
+                   repeat: int = DEFAULT_REPEAT, continue_cap: int | None = None) -> KnorriBatch:
         """One hand per seed, dealt as ``KnorriHand.from_seed`` deals it (redeals from the same stream), every hand
-        under the cut-off rules ``cap`` and ``repeat``."""
+        under the cut-off rules ``cap`` and ``repeat``; with ``continue_cap``, a hand they cut off plays on past the
+        cut within the same ``step`` (as ``play_batch``'s continuation), ``results()`` keeping it as cut."""
         n_seats, seeds, first = _seats_and_seeds(n_seats, seeds, first_seats)
         cap, repeat = _cut_off_rules(cap, repeat)
         total = len(seeds)
@@ -297,6 +318,11 @@ class KnorriBatch(CompiledBatch):
                    np.arange(total, dtype=np.int64), seeds, first, n_seats, cap, repeat)
         batch = cls(cards, ints, decks, rngs, keys, records)
         batch.cap, batch.repeat = int(cap), int(repeat)  # an empty batch keeps the rules it was asked for
+        if continue_cap is not None:
+            batch._continue_cap = check_continuation(batch.cap, batch.repeat, continue_cap, 0)[0]
+            batch._cut_ints = np.zeros_like(ints)
+            batch._cut_held = np.zeros((total, n_seats), dtype=np.uint64)
+            batch._continued = np.zeros(total, dtype=np.bool_)
         return batch
 
     @classmethod
@@ -319,10 +345,19 @@ class KnorriBatch(CompiledBatch):
     phase2_actions = ints_column(state.I_PHASE2_ACTIONS, "``int64[B]``: plays and pick-ups so far.")
 
     def results(self) -> BatchResults:
-        """The per-hand results so far, in the same form as ``play_batch`` returns."""
+        """The per-hand results so far, in the same form as ``play_batch`` returns (with a continuation, the hands
+        as the rules ended them, and ``continued`` as they stand)."""
         seeds = np.zeros(len(self), dtype=np.uint64)
         first = self._ints[:, state.I_FIRST_SEAT].copy()
-        return results_from_rows(self.n_seats, seeds, first, self._ints, self._cards, None, state.C_HAND)
+        now = results_from_rows(self.n_seats, seeds, first, self._ints, self._cards, None, state.C_HAND)
+        if self._continue_cap is None:
+            return now
+        cut = self._continued
+        ints = np.where(cut[:, None], self._cut_ints, self._ints)
+        held = np.where(cut[:, None], self._cut_held, self._cards[:, state.C_HAND:state.C_HAND + self.n_seats])
+        results = results_from_rows(self.n_seats, seeds, first, ints, held, None)
+        results.continued = now
+        return results
 
     # ----- the step's two kernels --------------------------------------------------------------------------
     def _first_illegal(self, ids: np.ndarray) -> int:
@@ -331,6 +366,9 @@ class KnorriBatch(CompiledBatch):
     def _apply(self, ids: np.ndarray) -> None:
         self._prepare_step()
         batch_step(self._cards, self._ints, self._decks, self._rngs, *self._history(), self._slots, ids)
+        if self._continue_cap is not None:
+            batch_continue_cut(self._cards, self._ints, self._cut_ints, self._cut_held, self._continued,
+                               np.int64(self._continue_cap))
 
     def _history(self) -> tuple[np.ndarray, ...]:
         """The remembered positions as the kernels take them: own rows, spill rows by hand, the spill pool."""
@@ -346,6 +384,8 @@ class KnorriBatch(CompiledBatch):
         spilled = self._spill[where]
         self._free_spill.extend(spilled[spilled >= 0].tolist())
         self._spill[where] = -1
+        if self._continue_cap is not None:
+            self._continued[where] = False
         batch_deal(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, where,
                    seeds, np.zeros(len(where), dtype=np.int64), self.n_seats, np.int64(self.cap),
                    np.int64(self.repeat))

@@ -12,7 +12,7 @@ from numba import njit
 from sim import config
 from sim.compiled_bits import U64, agent_seed, mark_cards, popcount
 from sim.knorri.compiled import state
-from sim.knorri.compiled.kernels import apply_action, init_hand, is_legal, legal_actions
+from sim.knorri.compiled.kernels import apply_action, continue_past_cutoff, init_hand, is_legal, legal_actions
 from sim.knorri.compiled.policies import decide
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
 from sim.tensor_layout import layout
@@ -242,3 +242,18 @@ def _observe_playing(row_c, row_i, o, seat):
     o[O_PLAYS] = state.plays_in_trick(row_i)
     o[O_RUN] = row_i[state.I_RUN_LEFT]
     o[O_ACTIONS] = row_i[state.I_PHASE2_ACTIONS]
+
+
+@njit(**config.KERNEL)
+def batch_continue_cut(cards, ints, cut_ints, cut_held, continued, cap):
+    """Every hand the table's rules have just cut off (not yet ``continued``): keep its ints row and cards held in
+    ``cut_ints``, ``cut_held``, mark it, and play it on past the cut (``continue_past_cutoff``, up to ``cap``)."""
+    for b in range(ints.shape[0]):
+        if continued[b] or ints[b, state.I_END_REASON] <= state.END_OUT:
+            continue
+        for i in range(ints.shape[1]):
+            cut_ints[b, i] = ints[b, i]
+        for s in range(cut_held.shape[1]):
+            cut_held[b, s] = cards[b, state.C_HAND + s]
+        continued[b] = True
+        continue_past_cutoff(cards[b], ints[b], cap)

@@ -124,6 +124,7 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     cards[state.C_HANDS_HASH] = _hands_hash(tuple(hand.hands))
     ints[state.I_N_SEATS], ints[state.I_FIRST_SEAT], ints[state.I_PHASE] = n, hand.first_seat, hand.phase
     ints[state.I_TO_MOVE] = hand.to_move
+    ints[state.I_CUT_MOVER] = hand._to_move if hand.end_reason in ("repeat", "cap") else -1
     ints[state.I_TURN] = hand._turn
     ints[state.I_TURNED] = hand._turned if cards[state.C_CANDIDATES] else -1
     ints[state.I_LAST_CAPTURER] = -1 if hand._last_capturer is None else hand._last_capturer

@@ -52,6 +52,7 @@ from sim.knorri.compiled.state import (
     FALLBACK_TARGETS,
     I_CAP,
     I_CRC,
+    I_CUT_MOVER,
     I_CYCLE,
     I_CYCLE_CHOICES,
     I_CYCLE_LOG2,
@@ -165,6 +166,7 @@ def _start(cards, ints, deck, rng, n_seats, first_seat, cap, repeat):
     ints[I_CYCLE_CHOICES] = -1
     ints[I_CYCLE_LOG2] = -1
     ints[I_CYCLE_SEATS] = -1
+    ints[I_CUT_MOVER] = -1
     _deal(cards, ints, deck, rng)
 
 
@@ -295,6 +297,31 @@ def _phase2_action(cards, ints, keys, records, slots, action):
         cut_off(cards, ints, END_CAP)
     elif repeat > 0:
         remember(cards, ints, keys, records, slots, key, slot, action)
+
+
+@njit(**config.STEP_KERNEL)
+def continue_past_cutoff(cards, ints, cap):
+    """Play on a hand its table's rules cut off, with no repeat check and the cap ``cap`` (at least the table's, as
+    ``reference.check_continuation`` allows): the seat that was to move moves next, the seats still holding cards
+    hold no points again, and the hand at once meets the new cap if it is already there. ``KnorriHand.
+    continue_past_cutoff`` does the same."""
+    n = ints[I_N_SEATS]
+    for s in range(n):
+        if cards[C_HAND + s] != 0:
+            ints[I_SCORE + s] = 0
+    ints[I_TO_MOVE] = ints[I_CUT_MOVER]
+    ints[I_END_REASON] = -1
+    ints[I_LOSER] = -1
+    ints[I_CUT_MOVER] = -1
+    ints[I_CYCLE] = -1
+    ints[I_CYCLE_START] = -1
+    ints[I_CYCLE_CHOICES] = -1
+    ints[I_CYCLE_LOG2] = -1
+    ints[I_CYCLE_SEATS] = -1
+    ints[I_CAP] = cap
+    ints[I_REPEAT] = 0
+    if ints[I_PHASE2_ACTIONS] >= cap:
+        cut_off(cards, ints, END_CAP)
 
 
 # ----- the verbs every driver uses ----------------------------------------------------------------

@@ -18,6 +18,7 @@ from sim.knorri.compiled.state import (
     C_TRICK_HI,
     C_TRICK_LO,
     END_OUT,
+    I_CUT_MOVER,
     I_END_REASON,
     I_HIST_LEN,
     I_HOLDING,
@@ -134,9 +135,11 @@ def move(cards, ints, seat, action):
 
 @njit(**config.STEP_KERNEL)
 def cut_off(cards, ints, reason):
-    """Rank the seats still holding: fewest cards first, ties in turn order from the seat to move."""
+    """Rank the seats still holding: fewest cards first, ties in turn order from the seat to move (kept, for a
+    continuation past the cut-off)."""
     n = ints[I_N_SEATS]
     start = ints[I_TO_MOVE]
+    ints[I_CUT_MOVER] = start
     holding = 0
     for s in range(n):
         if cards[C_HAND + s] != 0:

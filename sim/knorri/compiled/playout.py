@@ -14,7 +14,13 @@ from sim import config
 from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed
 from sim.knorri.compiled import state
 from sim.knorri.compiled.history import FREE_SLOT, history_capacity, slot_table_size
-from sim.knorri.compiled.kernels import apply_action, copy_position, init_hand, init_hand_uniform
+from sim.knorri.compiled.kernels import (
+    apply_action,
+    continue_past_cutoff,
+    copy_position,
+    init_hand,
+    init_hand_uniform,
+)
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
 from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, plays_the_rules, ready
 from sim.knorri.encoding import NUM_ACTIONS
@@ -77,9 +83,10 @@ def gather_results(ints, hands, hands_start, n_seats, results):
 
 @njit(**config.STEP_KERNEL)
 def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index, uniform):
-    """Play one hand on, each decision from the seat's policy, logging it if ``log`` has room; to its end, or with
-    ``uniform`` only until ``uniform`` can take it on (``uniform.ready``)."""
-    step = 0
+    """Play one hand on, each decision from the seat's policy, logging it if ``log`` has room (its decision ``d``
+    in row ``log_row + d``); to its end, or with ``uniform`` only until ``uniform`` can take it on
+    (``uniform.ready``)."""
+    step = ints[state.I_DECISIONS]
     logging = log.shape[0] > 0
     while ints[state.I_END_REASON] < 0 and not (uniform and ready(ints)):
         seat = ints[state.I_TO_MOVE]
@@ -107,7 +114,7 @@ def _uniform_streams(policies, n_seats):
 
 @njit(**config.KERNEL)
 def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets, cap, repeat,
-                cards0, ints0, deck0, keys0, records0):
+                continued_cap, continued, cards0, ints0, deck0, keys0, records0):
     """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
     from_position = cards0.shape[0] > 0
     if from_position:  # the position's own rules
@@ -144,11 +151,17 @@ def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log
         if ints[state.I_END_REASON] < 0:
             play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
         store_result(results, h, ints, cards, state.C_HAND, n_seats)
+        if continued_cap >= 0:
+            if ints[state.I_END_REASON] != state.END_OUT:
+                continue_past_cutoff(cards, ints, continued_cap)
+                _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
+                         log_offsets[h] if logging else np.int64(0), np.int64(h), False)
+            store_result(continued, h, ints, cards, state.C_HAND, n_seats)
 
 
 @njit(**config.PARALLEL_KERNEL)
 def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, log_offsets, cap, repeat,
-               cards0, ints0, deck0, keys0, records0):
+               continued_cap, continued, cards0, ints0, deck0, keys0, records0):
     """Play ``len(seeds)`` hands to the end; entry h of each of ``results``' arrays (``RESULT_FIELDS``) gets hand
     h's result.
 
@@ -157,7 +170,9 @@ def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, lo
     from its seed (first seat ``first_seats[h]``); otherwise every hand starts from the
     one position ``cards0, ints0, deck0`` with the history ``keys0, records0`` (rollouts).
     ``log`` has one row per decision (``log_offsets[h]`` is hand h's first) or no rows. Hands dealt from seeds
-    play under the cut-off rules ``cap`` and ``repeat``; from a position, under the position's own.
+    play under the cut-off rules ``cap`` and ``repeat``; from a position, under the position's own. With a
+    ``continued_cap`` of 0 or more, a hand cut off plays on (``continue_past_cutoff``) and ``continued`` gets
+    every hand's result at its final end (``log_offsets`` then leave room for the continued decisions).
 
     The parallel kernel only splits the work: numba's prange pass is slow to compile
     over anything more, and every compiled entry point re-optimises the whole engine
@@ -166,5 +181,5 @@ def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, lo
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
         _play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
-                    (chunk + 1) * total // n_chunks, results, log, log_offsets, cap, repeat,
-                    cards0, ints0, deck0, keys0, records0)
+                    (chunk + 1) * total // n_chunks, results, log, log_offsets, cap, repeat, continued_cap,
+                    continued, cards0, ints0, deck0, keys0, records0)

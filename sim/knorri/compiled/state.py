@@ -72,7 +72,8 @@ I_CYCLE_START = I_REPEAT + 1  # the phase-2 action count at the latest earlier o
 I_CYCLE_CHOICES = I_CYCLE_START + 1  # the cycle's decisions with more than one legal action
 I_CYCLE_LOG2 = I_CYCLE_CHOICES + 1  # the float64 bits of the sum of log2(legal actions) over them
 I_CYCLE_SEATS = I_CYCLE_LOG2 + 1  # bit s: seat s took one of them
-NUM_INT_FIELDS = I_CYCLE_SEATS + 1
+I_CUT_MOVER = I_CYCLE_SEATS + 1  # the seat that was to move when a cut-off ended the hand (-1 otherwise)
+NUM_INT_FIELDS = I_CUT_MOVER + 1
 
 # int64, not int: numba compiles a separate copy of a kernel for each plain-int constant passed to it.
 END_OUT, END_REPEAT, END_CAP = np.int64(0), np.int64(1), np.int64(2)
