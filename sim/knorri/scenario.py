@@ -110,6 +110,9 @@ def play_case(case: Mapping[str, Any]) -> tuple[KnorriHand, list[str]]:
         if step.get("play_out") == "protocol":
             _play_out_by_protocol(hand, case["start"])
             where += " (played out by the protocol)"
+        elif "continue" in step:  # play a cut-off hand on past the cut, under the step's rules
+            hand.continue_past_cutoff(**step["continue"])
+            where += " (played on past the cut-off)"
         elif "act" in step:
             action = parse_action(step["act"])
             where += f" ({action_text(action)} by seat {hand.to_move})"
@@ -155,6 +158,7 @@ def observed(hand: KnorriHand) -> dict[str, Any]:
         "card_counts": hand.card_counts(),
         "scores": list(hand.scores),
         "out": [seat for seat, out in enumerate(observation.out) if out],
+        "rules": {"cap": observation.cap, "repeat": observation.repeat},
     }
 
 
