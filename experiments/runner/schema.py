@@ -128,12 +128,17 @@ def markdown_table(width_label: str = "i", game: str = games.DEFAULT_GAME) -> st
         lines += ["", f"Table `{table}` (the columns above up to `agent_{width_label}`, those of the row it belongs "
                   "to, then):", "", "| column | type | meaning |", "| --- | --- | --- |"]
         lines += [_markdown_row(spec, width_label) for spec in columns]
+    continued = tuple(getattr(games.adapter(game), "CONTINUED_COLUMNS", ()))
+    if continued:
+        lines += ["", "A run played on past its cut-offs (`--continue-past-cutoff`) adds:", "",
+                  "| column | type | meaning |", "| --- | --- | --- |"]
+        lines += [_markdown_row(spec, width_label) for spec in continued]
     lines.append("")
     lines.append("Actions table (`--log-actions`):")
     lines.append("")
     lines.append("| column | type | meaning |")
     lines.append("| --- | --- | --- |")
-    for spec in ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS:
+    for spec in ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS + ((CONTINUED_ACTION,) if continued else ()):
         lines.append(f"| `{spec.name}` | {spec.dtype} | {spec.doc} |")
     return "\n".join(lines)
 
