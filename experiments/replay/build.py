@@ -30,7 +30,7 @@ from experiments.runner.storage import ACTIONS_DIR, shard_name
 from sim import games
 from sim.contract import renderer
 from sim.reference_base import ReferenceGame
-from sim.seating import SeatedAgent, play_guarded, play_with_agents
+from sim.seating import SeatedAgent, play_guarded, play_on, play_with_agents
 
 WALL_CLOCK_KEYS = ("time",)  # agent parameters that budget by the clock: their choices depend on the machine
 
@@ -54,15 +54,21 @@ class Replay:
 
 
 def replay_decisions(game: str, fresh: ReferenceGame, decisions: Sequence[int], title: str,
-                     seat: int | None = None, row: Mapping[str, Any] | None = None) -> Replay:
+                     seat: int | None = None, row: Mapping[str, Any] | None = None,
+                     continuation: Mapping[str, Any] | None = None) -> Replay:
     """Apply ``decisions`` to ``fresh`` (a deal as dealt) one by one, drawing each position (for ``seat`` alone
-    if given) and describing each decision's events; ``row`` is the run's row, for the repeat's columns."""
+    if given) and describing each decision's events; ``row`` is the run's row, for the repeat's columns. With a
+    ``continuation`` (the run's checked rules), decisions left after a cut-off play the deal on past it."""
     adapter = games.adapter(game)
     draw = renderer(adapter)
     seen = len(fresh.log)
     frames = [draw.render_svg(fresh, seat)]
     lines = [[adapter.describe_event(event) for event in fresh.log]]
+    cut_result, cut_span = None, None
     for action in decisions:
+        if fresh.done and continuation is not None and cut_result is None:
+            cut_result, cut_span = adapter.describe_end(fresh), draw.repeat_span(fresh, row)
+            fresh.continue_past_cutoff(**continuation)
         mover = fresh.to_move
         fresh.apply(int(action))
         caused = [adapter.describe_event(event) for event in fresh.log[seen:]]
@@ -74,6 +80,9 @@ def replay_decisions(game: str, fresh: ReferenceGame, decisions: Sequence[int], 
                          "incomplete")
     result = adapter.describe_end(fresh)
     lines[-1] += result.splitlines()
+    if cut_result is not None:
+        result = f"cut off by the rules: {cut_result}\nplayed on past the cut-off: {result}"
+        return Replay(title, frames, lines, result, cut_span)
     return Replay(title, frames, lines, result, draw.repeat_span(fresh, row))
 
 
@@ -96,12 +105,16 @@ def check_replayable(game: str, specs: Sequence[str], what: str) -> list[SeatedA
 
 
 def played_decisions(game: str, n_seats: int, seed: int, specs: Sequence[str], options: Mapping[str, Any],
-                     first: int | None, what: str) -> list[int]:
-    """The decisions of the deal from ``seed`` played by ``specs`` (agents reset as the runner resets them)."""
+                     first: int | None, what: str, continuation: Mapping[str, Any] | None = None) -> list[int]:
+    """The decisions of the deal from ``seed`` played by ``specs`` (agents reset as the runner resets them); with
+    a ``continuation``, a deal the rules cut off is played on past the cut by the same agents, as the run did."""
     adapter = games.adapter(game)
     agents = check_replayable(game, specs, what)
     deal = adapter.deal(n_seats, seed, options, first)
     play_guarded(lambda: play_with_agents(deal, agents, seed), agents, what, adapter.action_text)
+    if continuation is not None and deal.end_reason in adapter.CUT_OFFS:
+        deal.continue_past_cutoff(**continuation)
+        play_guarded(lambda: play_on(deal, agents), agents, what, adapter.action_text)
     return list(deal.decisions)
 
 
@@ -128,20 +141,33 @@ def run_replay(run_dir: str | Path, hand_index: int, seat: int | None = None) ->
     check_seat(seat, n_seats)
     specs = [str(row[f"agent_{s}"]) for s in range(n_seats)]
     options = adapter.check_options(manifest["config"].get("options") or {})
+    continuation = _continuation(adapter, options, manifest, row)
     declared = {column.name for column in adapter.HAND_COLUMNS}
     first = int(row["first_seat"]) if "first_seat" in declared else None
     seed = int(row["seed"])
     what = f"{adapter.ROW} {hand_index} of {folder}"
     decisions = _logged_decisions(folder, int(row["chunk"]), hand_index)
     if decisions is None:
-        decisions = played_decisions(game, n_seats, seed, specs, options, first, what)
+        decisions = played_decisions(game, n_seats, seed, specs, options, first, what, continuation)
+    counted = "continued_decisions" if continuation is not None else "decisions"
     if "decisions_crc32" in declared and (len(decisions), zlib.crc32(bytes(decisions))) != (
-            int(row["decisions"]), int(row["decisions_crc32"])):
+            int(row[counted]), int(row[f"{counted}_crc32"])):
         raise UsageError(f"{what} cannot be replayed exactly: replayed, its {len(decisions)} decisions differ from "
-                         f"the {int(row['decisions'])} the run recorded (decisions_crc32)")
+                         f"the {int(row[counted])} the run recorded ({counted}_crc32)")
     title = f"{adapter.TITLE} run {manifest.get('run_id', folder.name)}, {adapter.ROW} {hand_index} " \
             f"({n_seats} seats, seed {seed}): {'; '.join(specs)}"
-    return replay_decisions(game, adapter.deal(n_seats, seed, options, first), decisions, title, seat, row)
+    return replay_decisions(game, adapter.deal(n_seats, seed, options, first), decisions, title, seat, row,
+                            continuation)
+
+
+def _continuation(adapter: Any, options: Mapping[str, Any], manifest: Mapping[str, Any],
+                  row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The run's continuation rules if it played this row on past its cut-off (its ``continued_decisions`` set),
+    else None: such a row is replayed through its continuation."""
+    rules = manifest["config"].get("continuation")
+    if not rules or row.get("continued_decisions") is None:
+        return None
+    return adapter.check_continuation(options, rules)
 
 
 def check_seat(seat: int | None, n_seats: int) -> None:

@@ -222,3 +222,20 @@ def test_a_continuation_the_run_cannot_play_is_refused_in_one_line(tmp_path, cap
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("log_actions", [False, True])
+def test_a_continued_row_replays_through_its_cut_and_its_continuation(tmp_path, capsys, log_actions):
+    from experiments.replay.build import run_replay
+
+    out = tmp_path / "run"
+    assert main(["run", "--seats", "5", "--agents", "random", "--hands", "200", "--seed", "3", "--workers", "1",
+                 "--no-progress", "--continue-past-cutoff", "cap=3000", "--out", str(out),
+                 *(["--log-actions"] if log_actions else [])]) == 0
+    capsys.readouterr()
+    hands = pq.read_table(out / "hands").to_pandas()
+    row = hands[hands["continued_end_reason"].notna()].iloc[0]
+    replay = run_replay(out, int(row["hand_index"]))
+    assert replay.steps == row["continued_decisions"] > row["decisions"]
+    assert replay.result.startswith(f"cut off by the rules: result: {row['end_reason']}")
+    assert f"played on past the cut-off: result: {row['continued_end_reason']}" in replay.result
