@@ -218,7 +218,7 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     fewest = float(extra["extra"].min()) if not extra.empty else 0.0
     if fewest < 0:  # a pairing whose check is partial: shown as it is, left of a line at zero
         ax.axvline(0, color="black", linewidth=1.0)
-        ax.set_xlim(left=1.05 * fewest)
+        ax.set_xlim(left=fewest - 0.05 * (float(extra["extra"].max()) - fewest))
     else:
         ax.set_xlim(left=0)
     ax.set_ylim(0, 102)

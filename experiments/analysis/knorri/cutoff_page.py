@@ -45,13 +45,14 @@ class CutoffFigure:
     caption: str
     draw: Callable[[CutoffAnalysis], Figure]
     follows: str | None = None
+    of_agents: bool = False  # drawn only where some agent's scores were compared
 
     def applies(self, analysis: CutoffAnalysis | None) -> bool:
         """Whether ``analysis`` has this figure (``None``: a run alone, as ``knorri-sim report`` has)."""
         if self.follows is None:
             return True
         cf = getattr(analysis, self.follows) if analysis is not None else None
-        return cf is not None and not (self.name.endswith("agent_effect") and cf.agents.empty)
+        return cf is not None and not (self.of_agents and cf.agents.empty)
 
 
 FIGURES: tuple[CutoffFigure, ...] = (
@@ -67,11 +68,12 @@ FIGURES: tuple[CutoffFigure, ...] = (
                  lambda a: cutoff_figures.counterfactual_figure(a.continuation), follows="continuation"),
     CutoffFigure("cutoff_continuation_agent_effect",
                  "Each agent's change in mean score with the cut-off hands played on",
-                 lambda a: cutoff_figures.agent_effect_figure(a.continuation), follows="continuation"),
+                 lambda a: cutoff_figures.agent_effect_figure(a.continuation), follows="continuation", of_agents=True),
     CutoffFigure("cutoff_counterfactual", "The cut-off hands paired with the second run's, under its options",
                  lambda a: cutoff_figures.counterfactual_figure(a.counterfactual), follows="counterfactual"),
     CutoffFigure("cutoff_agent_effect", "Each agent's change in mean score under the second run's options",
-                 lambda a: cutoff_figures.agent_effect_figure(a.counterfactual), follows="counterfactual"),
+                 lambda a: cutoff_figures.agent_effect_figure(a.counterfactual), follows="counterfactual",
+                 of_agents=True),
 )
 
 
