@@ -47,9 +47,11 @@ def _figure_functions() -> set[str]:
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
-    """Every figure the reports, the cut-off page (with a counterfactual) and the league draw, each drawn once."""
+    """Every figure the reports, the cut-off page (with its run's continuation and a counterfactual) and the league
+    draw, each drawn once."""
     folder = tmp_path_factory.mktemp("figures")
-    base = make_small_run(folder / "knorri", hands=40, seed=4, engine="reference")
+    base = make_small_run(folder / "knorri", hands=40, seed=4, engine="reference",
+                          continuation={"repeat": 0, "cap": 20000})  # the cut-off page's continuation figures too
     other = replay_with_options(base, {"repeat": 0, "cap": 20000}, folder / "norepeat", engine="reference")
     kw = make_kw_run(folder / "kw", games=40)
     kort = make_kort_run(folder / "kort", matches=8, options={"target_wins": 2})

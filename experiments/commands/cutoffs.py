@@ -5,6 +5,11 @@ The command knows no game's rules. It reads which end reasons are cut-offs from 
 the game's cut-off analysis (``experiments.analysis.reports.cutoff_analysis_for``; Knorri's is in
 ``experiments.analysis.knorri``) for the statistics, prints their summary and writes the figures with a
 Markdown page into ``--out`` (default ``RUN_DIR/cutoffs``). Every aggregate is computed in bounded memory.
+
+Whether a cut-off hand would have ended is answered by the run itself when it was made with
+``--continue-past-cutoff``, and otherwise by ``--counterfactual``, a second run whose paired hands count only where
+they followed the cut-off hand's path up to the cut (checked from both runs' action logs, or the first run's
+continuation; the page's first line says when the check is partial).
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by knorri-sim run")
     parser.add_argument("--counterfactual", metavar="RUN_DIR",
                         help="the same config and seed run under other options (e.g. --option repeat=0 --option "
-                             "cap=20000): hands are paired by seed and seating")
+                             "cap=20000): hands are paired by seed and seating, and a pair that left the cut-off "
+                             "hand's path before the cut counts as diverged (told whole with --log-actions on both "
+                             "runs, or --continue-past-cutoff on the first; a run made with --continue-past-cutoff "
+                             "needs no second run)")
     parser.add_argument("--out", metavar="DIR", help="where to write the PNGs and cutoffs.md (default RUN_DIR/cutoffs)")
 
 

@@ -1,5 +1,7 @@
 """The table of cut-offs under three rule sets (``experiments.analysis.knorri.rules_table``) says what the cut-off
-analysis says of each run, a row per table and rule set, and refuses a wrong number of runs in one line."""
+analysis says of each run, a row per table and rule set: a continued run's own continuation, or a plain run's pairing
+with the run without a repeat rule and the share of pairs that diverged; it refuses a wrong number of runs in one
+line."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import pytest
 
 from experiments.analysis.duck import connect
 from experiments.analysis.knorri import rules_table
-from experiments.analysis.knorri.counterfactual import compare_runs
+from experiments.analysis.knorri.counterfactual import compare_continued, compare_runs
 from experiments.analysis.knorri.cutoffs import cutoff_shares, open_cutoff_run
 from experiments.analysis.knorri.sample import SMALL_RUN_TABLES, make_small_run
 
@@ -82,3 +84,35 @@ def test_the_command_prints_the_table_as_markdown(runs, capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("| lineup | seats | rules |")
     assert len(lines) == 2 + 3 * len(SMALL_RUN_TABLES)
+
+
+def test_a_paired_run_gives_the_share_that_diverged_and_how_it_was_told(runs, table):
+    first, norepeat = open_cutoff_run(runs[0]), open_cutoff_run(runs[2])
+    with connect() as con:
+        outcomes = compare_runs(con, first, norepeat).outcomes
+    labels = first.tables.set_index("table")
+    for table_index, outcome in outcomes.groupby("table"):
+        line = table[(table["lineup"] == labels.loc[table_index, "lineup"])
+                     & (table["seats"] == labels.loc[table_index, "seats"]) & (table["rules"] == "default")]
+        paired = int(outcome["paired"].sum())  # random and greedy play ignore the rules: no pair leaves the path
+        assert line[rules_table.DIVERGED].item() == f"at least 0.0% of {paired:,} (decision counts)"
+    assert (table[table["rules"] == "repeat=0 cap=20000"][rules_table.DIVERGED] == "n/a").all()
+
+
+def test_a_continued_run_says_itself_which_cut_off_hands_ended(tmp_path):
+    folder = tmp_path / "continued"
+    runs = [make_small_run(folder / str(i), hands=60, seed=5, options=options,
+                           continuation={"repeat": 0, "cap": 20000} if i < 2 else None)
+            for i, options in enumerate(RULES.values())]
+    table = rules_table.rules_table([tuple(runs)])
+    first = open_cutoff_run(runs[0])
+    with connect() as con:
+        outcomes = compare_continued(con, first).outcomes
+    assert int(outcomes["cut"].sum()) > 0
+    labels = first.tables.set_index("table")
+    for table_index, outcome in outcomes.groupby("table"):
+        line = table[(table["lineup"] == labels.loc[table_index, "lineup"])
+                     & (table["seats"] == labels.loc[table_index, "seats"]) & (table["rules"] == "default")]
+        cut, ended = int(outcome["cut"].sum()), int(outcome["ended"].sum())
+        assert line[rules_table.ENDED].item() == f"{100 * ended / cut:.1f}% of {cut:,}"
+    assert (table[table["rules"] != "repeat=0 cap=20000"][rules_table.DIVERGED] == "n/a (played on)").all()

@@ -1,4 +1,5 @@
-"""The figures of ``knorri-sim cutoffs``: shares, loop anatomy, survival, the exponential tail and the counterfactual.
+"""The figures of ``knorri-sim cutoffs``: shares, loop anatomy, survival, the exponential tail and what the cut-off
+changes (by the run's own continuation past its cut-offs, or its pairing with a second run).
 
 Each function takes the small tables of ``experiments.analysis.knorri.cutoffs`` (or ``counterfactual``) and
 returns a ``matplotlib.figure.Figure`` in the house style (``experiments.analysis.figures``): a title, axes
@@ -20,6 +21,7 @@ from experiments.analysis.knorri.cutoffs import ANY, FIT_QUANTILE, Anatomy, Surv
 from experiments.analysis.knorri.figures import REASON_COLOURS
 
 TABLE_COLOURS = shared.AGENT_PALETTE  # one colour per table, in table order
+FEW_POINTS = 30  # a step curve of this many points or fewer marks each, so a single hand is seen
 
 
 def table_colour(index: int) -> str:
@@ -196,24 +198,32 @@ def tail_figure(survival: Survival) -> Figure:
 
 
 def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
-    """For the first run's cut-off hands under the second run's options: how many more actions the ones that ended
-    took, and per table and reason how many ended with the same result, a changed one, or never ended."""
+    """For the cut-off hands followed on (by the run's own continuation or a second run's pairs): how many more
+    actions the ones that ended took (fewer, drawn left of zero, only where a pairing's check is partial), and per
+    table and reason how many ended with the same result, a changed one, never ended, or left the first run's path."""
     figure, (ax, bars) = shared.new_figure(14.0, 5.8, cols=2)
     extra = counterfactual.extra
+    later = "played on" if counterfactual.continued else "in the second run"
     names = []
     for reason, part in extra.groupby("reason", sort=True):
         total = int(part["hands"].sum())
         ordered = part.sort_values("extra")
         names.append(f"n = {total:,} that ended")
         ax.step(ordered["extra"], 100 * ordered["hands"].cumsum() / total, where="post",
+                marker="o" if len(ordered) <= FEW_POINTS else None, markersize=4,
                 color=REASON_COLOURS.get(reason), label=f"cut off by {reason} ({names[-1]})")
     if extra.empty:
-        ax.text(0.5, 0.5, "no cut-off hand ended in the second run", ha="center", va="center",
-                transform=ax.transAxes)
-        names.append("no cut-off hand ended in the second run")
-    ax.set_xlim(left=0)
+        ax.text(0.5, 0.5, f"no cut-off hand ended {later}", ha="center", va="center", transform=ax.transAxes)
+        names.append(f"no cut-off hand ended {later}")
+    fewest = float(extra["extra"].min()) if not extra.empty else 0.0
+    if fewest < 0:  # a pairing whose check is partial: shown as it is, left of a line at zero
+        ax.axvline(0, color="black", linewidth=1.0)
+        ax.set_xlim(left=fewest - 0.05 * (float(extra["extra"].max()) - fewest))
+    else:
+        ax.set_xlim(left=0)
     ax.set_ylim(0, 102)
-    shared.label_axes(ax, "more phase-2 actions the second run took to end the hand",
+    shared.label_axes(ax, f"more phase-2 actions the hand took to end {later}" + (" (below 0: fewer)" if fewest < 0
+                                                                                   else ""),
                       "cut-off hands that ended (cumulative %)", "How much longer the cut-off hands ran",
                       legend=not extra.empty)
     outcomes = counterfactual.outcomes
@@ -224,33 +234,40 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     same = outcomes["ended"] - outcomes["scores_changed"].clip(upper=outcomes["ended"])
     changed = outcomes["ended"] - same
     left = np.zeros(len(outcomes))
-    for values, name, colour in ((same, "ended, same result", "#2e8b57"), (changed, "ended, result changed", "#e07b00"),
-                                 (outcomes["never_ended"], "never ended", "#b03a48")):
+    parts = [(same, "ended, same result", "#2e8b57"), (changed, "ended, result changed", "#e07b00"),
+             (outcomes["never_ended"], "never ended", "#b03a48")]
+    if not counterfactual.continued:
+        parts.append((outcomes["diverged"], "left the first run's path" + (" (at least)" if counterfactual.partial
+                                                                            else ""), "#8c8c8c"))
+    for values, name, colour in parts:
         share = 100 * values.to_numpy() / paired.to_numpy()
         bars.barh(np.arange(len(labels)), share, left=left, color=colour, label=name)
         left += share
     bars.set_yticks(np.arange(len(labels)), labels, fontsize=shared.FONT["tick"] - 1)
     bars.invert_yaxis()
     bars.set_xlim(0, 100)
-    shared.label_axes(bars, "% of the table's paired cut-off hands", "", "What the second run made of them")
+    whose, what = (("cut-off hands", "playing on") if counterfactual.continued else
+                   ("paired cut-off hands", "the second run"))
+    shared.label_axes(bars, f"% of the table's {whose}", "", f"What {what} made of them")
     bars.legend(fontsize=shared.FONT["tick"] - 1, loc="lower right")
-    title = (f"Cut-off hands of the first run ({options_text(counterfactual.first_options)}) replayed under "
-             f"{options_text(counterfactual.second_options)}")
+    first, second = options_text(counterfactual.first_options), options_text(counterfactual.second_options)
+    title = (f"Cut-off hands ({first}) played on past the cut under {second}" if counterfactual.continued else
+             f"Cut-off hands of the first run ({first}) paired with the second run's under {second}")
     figure.suptitle(title, fontsize=shared.FONT["title"])
-    return shared.declare(figure, title, "cumulative %", names or ["no cut-off hand ended in the second run"], None,
-                          ("y from 0", "x from 0"))
+    return shared.declare(figure, title, "cumulative %", names, None, ("y from 0", "x from 0"))
 
 
 def agent_effect_figure(counterfactual: Counterfactual) -> Figure:
-    """Each agent's mean score per seat-hand in both runs and the paired difference, with 95% intervals."""
+    """Each agent's mean score per seat-hand both ways and the paired difference, with 95% intervals."""
     agents = counterfactual.agents
     counts = [f"n = {n:,}" for n in agents["seat_hands"]]
     labels = [f"{seats} seats: {agent} ({n})" for seats, agent, n in
               zip(agents["seats"], agents["agent"], counts, strict=True)]
     figure, (ax,) = shared.new_figure(10.0, max(3.5, 0.55 * len(labels) + 2.2))
     positions = np.arange(len(labels))
+    first, second = counterfactual.names
     ax.errorbar(agents["diff"], positions, xerr=agents["diff_ci95"], fmt="o", capsize=4, color="#1b6ca8",
-                label="second run minus first (95% interval over deal groups)")
+                label=f"{second} minus {first} (95% interval over deal groups)")
     ax.axvline(0, color="black", linewidth=1.0)
     ax.set_yticks(positions, labels, fontsize=shared.FONT["tick"])
     ax.invert_yaxis()

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis.knorri import cutoff_figures
-from experiments.analysis.knorri.counterfactual import Counterfactual
+from experiments.analysis.knorri.counterfactual import HOW_TO_CHECK, PATH_CHECKS, Counterfactual
 from experiments.analysis.knorri.cutoffs import ANY, FIT_QUANTILE, CutoffAnalysis, analyse, options_text
 from experiments.analysis.ladder import INTERVAL_SIGMAS
 from experiments.analysis.reports import (
@@ -38,18 +38,21 @@ TAIL_METHOD = (
 
 @dataclass(frozen=True)
 class CutoffFigure:
-    """One figure of the page: its file stem, caption, how to draw it, and whether the analysis has it."""
+    """One figure of the page: its file stem, caption, how to draw it, and which following of the cut-off hands it
+    needs (``continuation``: the run's own, ``counterfactual``: a second run's; None: the run alone)."""
 
     name: str
     caption: str
     draw: Callable[[CutoffAnalysis], Figure]
-    counterfactual: bool = False  # drawn only with a counterfactual run
+    follows: str | None = None
+    of_agents: bool = False  # drawn only where some agent's scores were compared
 
     def applies(self, analysis: CutoffAnalysis | None) -> bool:
         """Whether ``analysis`` has this figure (``None``: a run alone, as ``knorri-sim report`` has)."""
-        cf = analysis.counterfactual if analysis is not None else None
-        return not self.counterfactual or (cf is not None and not (self.name == "cutoff_agent_effect"
-                                                                    and cf.agents.empty))
+        if self.follows is None:
+            return True
+        cf = getattr(analysis, self.follows) if analysis is not None else None
+        return cf is not None and not (self.of_agents and cf.agents.empty)
 
 
 FIGURES: tuple[CutoffFigure, ...] = (
@@ -61,10 +64,16 @@ FIGURES: tuple[CutoffFigure, ...] = (
                  lambda a: cutoff_figures.survival_figure(a.survival)),
     CutoffFigure("cutoff_tail", "Where an exponential tail fits: log survival with the fit, decay rate by threshold",
                  lambda a: cutoff_figures.tail_figure(a.survival)),
-    CutoffFigure("cutoff_counterfactual", "The cut-off hands replayed under the second run's options",
-                 lambda a: cutoff_figures.counterfactual_figure(a.counterfactual), counterfactual=True),
+    CutoffFigure("cutoff_continuation", "The cut-off hands played on past the cut by the run's own continuation",
+                 lambda a: cutoff_figures.counterfactual_figure(a.continuation), follows="continuation"),
+    CutoffFigure("cutoff_continuation_agent_effect",
+                 "Each agent's change in mean score with the cut-off hands played on",
+                 lambda a: cutoff_figures.agent_effect_figure(a.continuation), follows="continuation", of_agents=True),
+    CutoffFigure("cutoff_counterfactual", "The cut-off hands paired with the second run's, under its options",
+                 lambda a: cutoff_figures.counterfactual_figure(a.counterfactual), follows="counterfactual"),
     CutoffFigure("cutoff_agent_effect", "Each agent's change in mean score under the second run's options",
-                 lambda a: cutoff_figures.agent_effect_figure(a.counterfactual), counterfactual=True),
+                 lambda a: cutoff_figures.agent_effect_figure(a.counterfactual), follows="counterfactual",
+                 of_agents=True),
 )
 
 
@@ -86,10 +95,22 @@ def write_page(analysis: CutoffAnalysis, out: Path) -> list[Path]:
 def page_markdown(analysis: CutoffAnalysis) -> str:
     """The whole page: the run, its cut-off section and the figures linked."""
     run = analysis.run
-    lines = [f"# Cut-offs of {run.title} run {run.manifest.get('run_id', '?')}", "", *run_lines(analysis), "",
+    lines = [*notice_lines(analysis), f"# Cut-offs of {run.title} run {run.manifest.get('run_id', '?')}", "",
+             *run_lines(analysis), "",
              *section_lines(analysis, level=2), "## Figures", ""]
     lines += [f"- [{spec.name}.png]({spec.name}.png): {spec.caption}" for spec in FIGURES if spec.applies(analysis)]
     return "\n".join(lines) + "\n"
+
+
+def notice_lines(analysis: CutoffAnalysis) -> list[str]:
+    """The page's first line when its pairing with a second run cannot tell every hand that left the first run's
+    path (``PARTIAL_CHECKS``): what is missing and how to make the check whole; none otherwise."""
+    cf = analysis.counterfactual
+    if cf is None or not cf.partial:
+        return []
+    return [f"> **The pairing's path check is partial.** Its check is {PATH_CHECKS[cf.check]}; a paired hand that "
+            f"left the first run's path before the cut may then count as ended or changed. To check every hand, "
+            f"{HOW_TO_CHECK}.", ""]
 
 
 def run_lines(analysis: CutoffAnalysis) -> list[str]:
@@ -104,11 +125,14 @@ def run_lines(analysis: CutoffAnalysis) -> list[str]:
 
 
 def section_lines(analysis: CutoffAnalysis, level: int = 2) -> list[str]:
-    """The cut-off section (shares, anatomy, survival, counterfactual) with headings at ``level``."""
+    """The cut-off section (shares, anatomy, survival, the continuation, the counterfactual) with headings at
+    ``level``."""
     head = "#" * level
     lines = [f"{head} Cut-off shares by table", "", markdown_table(shares_table(analysis.shares)), ""]
     lines += [f"{head} Loop anatomy", "", *anatomy_lines(analysis), ""]
     lines += [f"{head} Hand length as a survival curve", "", *survival_lines(analysis), ""]
+    if analysis.continuation is not None:
+        lines += [f"{head} The cut-off hands played on", "", *counterfactual_lines(analysis.continuation), ""]
     if analysis.counterfactual is not None:
         lines += [f"{head} Counterfactual", "", *counterfactual_lines(analysis.counterfactual), ""]
     return lines
@@ -191,49 +215,78 @@ def _rate(fit: pd.Series) -> str:
 
 
 def counterfactual_lines(cf: Counterfactual) -> list[str]:
-    """The cut-off hands under the second run's options, the agents' mean scores and ratings in both runs."""
+    """The cut-off hands followed on (by the run's continuation or a second run's pairs), the agents' mean scores
+    and ratings both ways."""
     first, second = options_text(cf.first_options), options_text(cf.second_options)
-    lines = [f"The first run ({first}) paired by table, seating, seed and first seat with the second ({second}): "
-             f"{cf.paired:,} of its {cf.hands:,} hands paired.", ""]
-    if cf.outcomes.empty:
-        lines += ["The first run cut no hand off.", ""]
+    if cf.continued:
+        lines = [f"A continuation (--continue-past-cutoff) played each hand the rules ({first}) cut off on from the "
+                 f"cut under {second}, the same hand with the same agents and their memories: its row keeps the "
+                 "cut-off result, its `continued_*` columns where it went.", ""]
     else:
-        out = cf.outcomes
-        ended = [f"{100 * e / p:.1f}%" if p else "n/a" for e, p in zip(out["ended"], out["paired"], strict=True)]
-        shown = pd.DataFrame({
-            "table": out["label"], "cut off by": out["reason"], "hands": out["cut"], "paired": out["paired"],
-            "ended": [f"{e:,} ({s})" for e, s in zip(out["ended"], ended, strict=True)],
-            "never ended": out["never_ended"], "loser changed": out["loser_changed"],
-            "any score changed": out["scores_changed"],
-            "more actions: median / 90th pct / max": [
-                "n/a" if pd.isna(m) else f"{m:,.0f} / {p:,.0f} / {x:,.0f}"
-                for m, p, x in zip(out["extra_median"], out["extra_p90"], out["extra_max"], strict=True)]})
-        lines += [markdown_table(shown), ""]
+        lines = [f"The first run ({first}) paired by table, seating, seed and first seat with the second ({second}): "
+                 f"{cf.paired:,} of its {cf.hands:,} hands paired. Path check: {PATH_CHECKS[cf.check]}. A paired hand "
+                 "that left the first run's path before its cut is another hand: it counts as diverged, not as ended, "
+                 "never ended or changed.", ""]
+    if cf.outcomes.empty:
+        lines += ["The run cut no hand off." if cf.continued else "The first run cut no hand off.", ""]
+    else:
+        lines += [markdown_table(outcomes_table(cf)), ""]
     if not cf.agents.empty:
         agents = cf.agents
+        names = cf.names
         shown = pd.DataFrame({"seats": agents["seats"], "agent": agents["agent"], "seat-hands": agents["seat_hands"],
-                              "first run": mean_intervals(agents, "first", "first_ci95"),
-                              "second run": mean_intervals(agents, "second", "second_ci95"),
+                              names[0]: mean_intervals(agents, "first", "first_ci95"),
+                              names[1]: mean_intervals(agents, "second", "second_ci95"),
                               "change": mean_intervals(agents, "diff", "diff_ci95")})
-        lines += ["Mean score per seat-hand (points, 95% interval over deal groups; the change is paired):", "",
-                  markdown_table(shown), ""]
+        over = ("every hand, the cut-off ones played on" if cf.continued else
+                "every paired hand, diverged ones included: the second run is what its rules give")
+        lines += [f"Mean score per seat-hand over {over} (points, 95% interval over deal groups; the change is "
+                  "paired):", "", markdown_table(shown), ""]
     lines += ratings_lines(cf)
     return lines
 
 
+def outcomes_table(cf: Counterfactual) -> pd.DataFrame:
+    """Per table and reason: the cut-off hands, (paired and diverged,) ended, never ended, results changed and how
+    many more actions the ones that ended took (negative ones shown as they are)."""
+    out = cf.outcomes
+    kept = out["paired"] - out["diverged"]
+    ended = [f"{100 * e / k:.1f}%" if k else "n/a" for e, k in zip(out["ended"], kept, strict=True)]
+    shown = pd.DataFrame({"table": out["label"], "cut off by": out["reason"], "hands": out["cut"]})
+    if not cf.continued:
+        shown["paired"] = out["paired"]
+        shown["diverged" + (" (at least)" if cf.partial else "")] = [
+            f"{d:,} ({100 * d / p:.1f}%)" if p else "n/a" for d, p in zip(out["diverged"], out["paired"], strict=True)]
+    shown["ended" if cf.continued else "ended (% of those on the path)"] = [
+        f"{e:,} ({s})" for e, s in zip(out["ended"], ended, strict=True)]
+    shown["never ended" + (" (reached the continuation's cap)" if cf.continued else "")] = out["never_ended"]
+    shown["loser changed"] = out["loser_changed"]
+    shown["any score changed"] = out["scores_changed"]
+    shown["more actions: fewest / median / 90th pct / most"] = [
+        "n/a" if pd.isna(m) else f"{lo:,.0f} / {m:,.0f} / {p:,.0f} / {x:,.0f}"
+        for lo, m, p, x in zip(out["extra_min"], out["extra_median"], out["extra_p90"], out["extra_max"], strict=True)]
+    return shown
+
+
 def ratings_lines(cf: Counterfactual) -> list[str]:
-    """Both runs' openskill ratings side by side and whether the ranking changed."""
+    """Both sides' openskill ratings side by side and whether the ranking changed."""
     if not cf.ratings:
         return ["No two different agents met at a table: no ratings to compare."]
+    names = cf.names
     a, b = (cf.ratings[key].set_index("agent") for key in ("first", "second"))
     shown = pd.DataFrame({"agent": a.index,
-                          "first run": [_rating(a, name) for name in a.index],
-                          "second run": [_rating(b, name) for name in a.index]})
+                          names[0]: [_rating(a, name) for name in a.index],
+                          names[1]: [_rating(b, name) for name in a.index]})
     order = [" > ".join(frame.dropna(subset=["rating"]).index) for frame in (a, b)]
-    verdict = ("the ranking is the same in both runs: " + order[0] if cf.ranking_changed is False else
-               f"the ranking CHANGES: {order[0]} in the first run, {order[1]} in the second")
+    both = "both ways" if cf.continued else "in both runs"
+    verdict = (f"the ranking is the same {both}: " + order[0] if cf.ranking_changed is False else
+               f"the ranking CHANGES: {order[0]} {_side(names[0])}, {order[1]} {_side(names[1])}")
     return [f"openskill Plackett-Luce ratings over every hand (mu ± {INTERVAL_SIGMAS:g} sigma):", "",
             markdown_table(shown), "", f"Ratings: {verdict}."]
+
+
+def _side(name: str) -> str:
+    return f"in the {name}" if name.endswith("run") else name
 
 
 def _rating(frame: pd.DataFrame, name: str) -> str:

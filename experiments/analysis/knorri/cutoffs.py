@@ -7,14 +7,15 @@ folder if it must (``connect``), so a 100M-hand run is read as well as a small o
 is the project's (``experiments.analysis.stats``): Wilson's on the effective size a cluster-robust variance over
 deal groups gives, from the clusters' sums (the cluster moments of ``experiments.runner.moments``). The
 survival curves and the exponential tail fits are ``lifelines``', fed one weighted row per (length, ended or
-cut off) so their size does not grow with the run. The counterfactual (a second run under other options) is
+cut off) so their size does not grow with the run. What the cut-off changes, from a run continued past its
+cut-offs (``--continue-past-cutoff``) or from a second run under other options, is
 ``experiments.analysis.knorri.counterfactual``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from experiments.analysis.duck import (
 )
 from experiments.analysis.load import SEAT_AGENT, chunks_total, complete_shards, lineup_table, read_manifest, run_game
 from experiments.analysis.stats import proportion_from_moments
+from experiments.runner.storage import ACTIONS_DIR
 from sim import games
 
 ANATOMY_COLUMNS = ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths", "cycle_seats")
@@ -66,11 +68,19 @@ class CutoffRun:
     chunks_total: int
     shards: ShardIndex  # each shard's rows and span of tables and deal groups: which shards a slice reads
     options: dict[str, Any] = field(default_factory=dict)
+    continuation: dict[str, Any] | None = None  # the rules its cut-off hands played on under, if it continued them
+    actions: ShardIndex | None = None  # its action logs, a shard per hands shard (the same span), if it kept them
 
     @property
     def has_anatomy(self) -> bool:
         """Whether the shards hold the loop-anatomy columns (runs made before them hold only ``cycle_length``)."""
         return all(name in self.columns for name in ANATOMY_COLUMNS)
+
+    @property
+    def continued(self) -> bool:
+        """Whether its cut-off hands were played on past the cut (``--continue-past-cutoff``): the hands table then
+        holds ``continued_*`` columns."""
+        return self.continuation is not None and "continued_phase2_actions" in self.columns
 
     @property
     def complete(self) -> bool:
@@ -88,11 +98,19 @@ def open_cutoff_run(folder: str | Path) -> CutoffRun:
     paths = complete_shards(folder, manifest)
     columns = pq.read_schema(paths[0]).names
     width = sum(1 for name in columns if SEAT_AGENT.fullmatch(name))
+    shards = shard_index(paths)
     return CutoffRun(folder=folder, manifest=manifest, game=game, title=adapter.TITLE,
                      cut_offs=tuple(adapter.CUT_OFFS), paths=paths, columns=columns, width=width,
                      tables=lineup_table(manifest), chunks_total=chunks_total(manifest, paths),
-                     shards=shard_index(paths),
-                     options=dict(manifest["config"].get("options") or {}))
+                     shards=shards, options=dict(manifest["config"].get("options") or {}),
+                     continuation=manifest["config"].get("continuation"), actions=action_shards(folder, shards))
+
+
+def action_shards(folder: Path, shards: ShardIndex) -> ShardIndex | None:
+    """The run's action logs as a ``ShardIndex`` beside its hands shards (a chunk's actions shard has its hands
+    shard's name, so the same slices read it), or None if the run kept no logs of some complete chunk."""
+    paths = tuple(folder / ACTIONS_DIR / path.name for path in shards.paths)
+    return replace(shards, paths=paths) if all(path.is_file() for path in paths) else None
 
 
 def run_slices(run: CutoffRun) -> list[Slice | None]:
@@ -325,24 +343,29 @@ def run_cap(run: CutoffRun) -> int | None:
 
 @dataclass
 class CutoffAnalysis:
-    """What ``knorri-sim cutoffs`` shows of one run: shares, anatomy and survival (and a counterfactual, if given)."""
+    """What ``knorri-sim cutoffs`` shows of one run: shares, anatomy and survival, what its own continuation made of
+    its cut-off hands (a run made with ``--continue-past-cutoff``) and its pairing with a second run, if given."""
 
     run: CutoffRun
     shares: pd.DataFrame
     anatomy: Anatomy
     survival: Survival
-    counterfactual: Any = None  # experiments.analysis.knorri.counterfactual.Counterfactual
+    counterfactual: Any = None  # experiments.analysis.knorri.counterfactual.Counterfactual of a second run
+    continuation: Any = None  # the same, of the run's own continued columns
 
 
 def analyse(folder: str | Path, counterfactual: str | Path | None = None) -> CutoffAnalysis:
-    """Every cut-off statistic of the run in ``folder`` (and its pairing with ``counterfactual``), in bounded memory."""
-    from experiments.analysis.knorri.counterfactual import compare_runs
+    """Every cut-off statistic of the run in ``folder`` (its continuation's, if it played its cut-off hands on, and
+    its pairing with ``counterfactual``), in bounded memory."""
+    from experiments.analysis.knorri.counterfactual import compare_continued, compare_runs
 
     run = open_cutoff_run(folder)
     other = open_cutoff_run(counterfactual) if counterfactual is not None else None
     with connect() as con:
         result = CutoffAnalysis(run=run, shares=cutoff_shares(con, run), anatomy=loop_anatomy(con, run),
                                 survival=hand_survival(con, run))
+        if run.continued:
+            result.continuation = compare_continued(con, run)
         if other is not None:
             result.counterfactual = compare_runs(con, run, other)
     return result

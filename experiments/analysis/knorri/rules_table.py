@@ -1,16 +1,20 @@
 """The table of cut-offs under three rule sets side by side, from real runs: the README's table, rebuilt by anyone.
 
 A row per table (lineup and seat count) and rule set: the hands played, the repeat and cap shares with their
-95% intervals over deal groups, the median ``cycle_log2_paths`` of the repeat hands, and, for the rule sets that
-cut hands off at a repeat, the share of those cut-off hands that ended when the same deals were played again
-without a repeat rule (the third run of each group, its counterfactual: ``knorri-sim cutoffs --counterfactual``).
-Every figure comes from ``experiments.analysis.knorri.cutoffs`` and ``counterfactual``, in bounded memory::
+95% intervals over deal groups, the median ``cycle_log2_paths`` of the repeat hands, and the share of the cut-off
+hands that ended with no repeat rule. A run made with ``--continue-past-cutoff`` answers that itself: each hand it
+cut off was played on from the cut with the repeat rule off (``knorri-sim cutoffs RUN``). A run without it, under
+rules that cut hands off at a repeat, is paired with the third run of its group, the same deals played without a
+repeat rule (``knorri-sim cutoffs --counterfactual``): only the paired hands that followed the cut-off hand's path up
+to its cut say whether it would have ended, and the next column gives the share that left it (diverged), with the
+check that told (``counterfactual.PATH_CHECKS``: "at least" where the runs allow only a partial one). Every figure
+comes from ``experiments.analysis.knorri.cutoffs`` and ``counterfactual``, in bounded memory::
 
     python -m experiments.analysis.knorri.rules_table DEFAULT_RUN THREEFOLD_RUN NOREPEAT_RUN [...]
 
 Runs are given in groups of three of one config and seed: the default rules, a threefold repetition and no
-repetition rule. A run still playing is read as far as it got: a table not played out says how many of its
-hands it has (``5,400 of 100,000``).
+repetition rule (each continued past its cut-offs or not). A run still playing is read as far as it got: a table
+not played out says how many of its hands it has (``5,400 of 100,000``).
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ import duckdb
 import pandas as pd
 
 from experiments.analysis.duck import connect
-from experiments.analysis.knorri.counterfactual import compare_runs
+from experiments.analysis.knorri.counterfactual import PARTIAL_CHECKS, Counterfactual, compare_continued, compare_runs
 from experiments.analysis.knorri.cutoffs import CutoffRun, cutoff_shares, loop_anatomy, open_cutoff_run
 from experiments.analysis.load import RunFolderError
 from sim import games
 
-COLUMNS = ("lineup", "seats", "rules", "hands", "repeat %", "cap %", "median log2 paths",
-           "cut-off hands that ended with no repeat rule")
+ENDED = "cut-off hands that ended with no repeat rule"
+DIVERGED = "paired cut-off hands that diverged before the cut"
+COLUMNS = ("lineup", "seats", "rules", "hands", "repeat %", "cap %", "median log2 paths", ENDED, DIVERGED)
 
 
 def rules_label(run: CutoffRun) -> str:
@@ -48,14 +53,30 @@ def share_text(row: pd.Series) -> str:
 
 
 def ended_text(outcome: pd.DataFrame) -> str:
-    """How many of a table's cut-off hands ended once the repeat rule was off, over those paired so far."""
-    cut, paired, ended = (int(outcome[name].sum()) for name in ("cut", "paired", "ended"))
+    """How many of a table's cut-off hands ended once the repeat rule was off, over those followed so far: played on
+    by the run's continuation, or paired and on the cut-off hand's path."""
+    cut, paired, diverged, ended = (int(outcome[name].sum()) for name in ("cut", "paired", "diverged", "ended"))
     if cut == 0:
         return "n/a (none cut off)"
     if paired == 0:
         return f"not played yet (of {cut:,})"
-    text = f"{100 * ended / paired:.1f}% of {paired:,}"
+    kept = paired - diverged
+    if kept == 0:
+        return f"n/a (all {paired:,} paired diverged)"
+    text = f"{100 * ended / kept:.1f}% of {kept:,}"
+    if diverged:
+        text += " on the path"
     return text if paired == cut else f"{text} paired (of {cut:,})"
+
+
+def diverged_text(outcome: pd.DataFrame, cf: Counterfactual) -> str:
+    """The share of a table's paired cut-off hands that left the cut-off hand's path before its cut, and the check
+    that told (``at least`` where it is partial)."""
+    paired, diverged = (int(outcome[name].sum()) for name in ("paired", "diverged"))
+    if paired == 0:
+        return "n/a (none paired)"
+    bound = "at least " if cf.check in PARTIAL_CHECKS else ""
+    return f"{bound}{100 * diverged / paired:.1f}% of {paired:,} ({cf.check})"
 
 
 def median_log2_paths(con: duckdb.DuckDBPyConnection, run: CutoffRun) -> dict[int, float]:
@@ -65,26 +86,29 @@ def median_log2_paths(con: duckdb.DuckDBPyConnection, run: CutoffRun) -> dict[in
 
 
 def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str, object]]:
-    """The table's rows for one run (one per lineup and seat count), paired with ``counterfactual`` if given."""
+    """The table's rows for one run (one per lineup and seat count): its cut-off hands followed by its own
+    continuation if it has one, else by pairing with ``counterfactual`` if given."""
     with connect() as con:
         shares = cutoff_shares(con, run)
         medians = median_log2_paths(con, run)
-        outcomes = compare_runs(con, run, counterfactual).outcomes if counterfactual is not None else None
+        cf = (compare_continued(con, run) if run.continued else
+              compare_runs(con, run, counterfactual) if counterfactual is not None else None)
     planned = {int(table["table"]): int(table["hands"]) for table in run.manifest.get("tables", [])}
     rows = []
     for table, part in shares.groupby("table", sort=True):
         by_reason = part.set_index("reason")
-        ended = "n/a"
-        if outcomes is not None:
-            ended = ended_text(outcomes[outcomes["table"] == table])
+        ended = diverged = "n/a"
+        if cf is not None:
+            outcome = cf.outcomes[cf.outcomes["table"] == table]
+            ended = ended_text(outcome)
+            diverged = "n/a (played on)" if cf.continued else diverged_text(outcome, cf)
         hands = int(by_reason.loc["repeat", "hands"])
         median = medians.get(int(table))
         rows.append({
             "lineup": part["lineup"].iloc[0], "seats": int(part["seats"].iloc[0]), "rules": rules_label(run),
             "hands": f"{hands:,}" if hands >= planned.get(int(table), 0) else f"{hands:,} of {planned[int(table)]:,}",
             "repeat %": share_text(by_reason.loc["repeat"]), "cap %": share_text(by_reason.loc["cap"]),
-            "median log2 paths": "n/a" if median is None else f"{median:.1f}",
-            "cut-off hands that ended with no repeat rule": ended,
+            "median log2 paths": "n/a" if median is None else f"{median:.1f}", ENDED: ended, DIVERGED: diverged,
         })
     return rows
 
