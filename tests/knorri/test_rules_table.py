@@ -115,4 +115,7 @@ def test_a_continued_run_says_itself_which_cut_off_hands_ended(tmp_path):
                      & (table["seats"] == labels.loc[table_index, "seats"]) & (table["rules"] == "default")]
         cut, ended = int(outcome["cut"].sum()), int(outcome["ended"].sum())
         assert line[rules_table.ENDED].item() == f"{100 * ended / cut:.1f}% of {cut:,}"
-    assert (table[table["rules"] != "repeat=0 cap=20000"][rules_table.DIVERGED] == "n/a (played on)").all()
+    # beside its own continuation, a continued run still says what pairing alone would have counted: for random
+    # and greedy play, which ignore the rules, no paired hand leaves the path (checked by the continuation)
+    diverged = table[table["rules"] != "repeat=0 cap=20000"][rules_table.DIVERGED]
+    assert diverged.str.match(r"^(0\.0% of [0-9,]+ \(continuation\)|n/a \(none paired\))$").all(), diverged.tolist()

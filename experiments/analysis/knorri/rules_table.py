@@ -87,21 +87,22 @@ def median_log2_paths(con: duckdb.DuckDBPyConnection, run: CutoffRun) -> dict[in
 
 def run_rows(run: CutoffRun, counterfactual: CutoffRun | None) -> list[dict[str, object]]:
     """The table's rows for one run (one per lineup and seat count): its cut-off hands followed by its own
-    continuation if it has one, else by pairing with ``counterfactual`` if given."""
+    continuation if it has one, else by pairing with ``counterfactual`` if given; the diverged column is the
+    pairing's in either case (for a continued run, what pairing alone would have counted on other hands)."""
     with connect() as con:
         shares = cutoff_shares(con, run)
         medians = median_log2_paths(con, run)
-        cf = (compare_continued(con, run) if run.continued else
-              compare_runs(con, run, counterfactual) if counterfactual is not None else None)
+        paired = compare_runs(con, run, counterfactual) if counterfactual is not None else None
+        cf = compare_continued(con, run) if run.continued else paired
     planned = {int(table["table"]): int(table["hands"]) for table in run.manifest.get("tables", [])}
     rows = []
     for table, part in shares.groupby("table", sort=True):
         by_reason = part.set_index("reason")
         ended = diverged = "n/a"
         if cf is not None:
-            outcome = cf.outcomes[cf.outcomes["table"] == table]
-            ended = ended_text(outcome)
-            diverged = "n/a (played on)" if cf.continued else diverged_text(outcome, cf)
+            ended = ended_text(cf.outcomes[cf.outcomes["table"] == table])
+        if paired is not None:
+            diverged = diverged_text(paired.outcomes[paired.outcomes["table"] == table], paired)
         hands = int(by_reason.loc["repeat", "hands"])
         median = medians.get(int(table))
         rows.append({
