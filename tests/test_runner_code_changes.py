@@ -174,3 +174,50 @@ def test_built_in_agents_are_covered_by_the_projects_own_fingerprint():
     files = {path.relative_to(ROOT).as_posix() for path in fingerprint.project_files()}
     assert {"sim/games.py", "agents/base.py", "experiments/runner/chunk.py"} <= files
     assert not any(name.startswith(("tests/", "experiments/analysis/")) for name in files)
+
+
+def test_an_edit_of_a_sibling_module_a_one_file_agent_imports_changes_its_fingerprint(tmp_path, monkeypatch):
+    (tmp_path / "hbot_fp.py").write_text(textwrap.dedent("""
+        import helper_fp
+        from agents.base import RandomAgent
+        class Bot(RandomAgent):
+            def act(self, observation, legal):
+                return helper_fp.pick(legal)
+    """))
+    (tmp_path / "helper_fp.py").write_text("import deeper_fp\n\ndef pick(legal):\n    return legal[0]\n")
+    (tmp_path / "deeper_fp.py").write_text("import numpy\nFIRST = 0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = fingerprint.module_record("hbot_fp")
+    assert before["files"] == 3  # the agent, its helper and the helper's own import; numpy is installed, not read
+    (tmp_path / "helper_fp.py").write_text("import deeper_fp\n\ndef pick(legal):\n    return legal[-1]\n")
+    edited = fingerprint.module_record("hbot_fp")
+    (tmp_path / "deeper_fp.py").write_text("import numpy\nFIRST = -1\n")
+    assert len({before["source"], edited["source"], fingerprint.module_record("hbot_fp")["source"]}) == 3
+
+
+def test_a_killed_run_whose_agents_helper_was_edited_is_refused_on_resume(tmp_path, monkeypatch, capsys):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "hbot_rs.py").write_text(textwrap.dedent("""
+        import helper_rs
+        from agents.base import RandomAgent
+        class Bot(RandomAgent):
+            def act(self, observation, legal):
+                return helper_rs.pick(legal)
+    """))
+    (bots / "helper_rs.py").write_text("def pick(legal):\n    return legal[0]\n")
+    monkeypatch.syspath_prepend(str(bots))
+    out = tmp_path / "run"
+    assert main(["run", "--seats", "3", "--agents", "hbot_rs:Bot;random;greedy", "--hands", "12", "--chunk-hands", "4",
+                 "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    (out / "hands" / "part-000002.parquet").unlink()  # as if the run had been killed before its last chunk
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["chunks_complete"] = [0, 1]
+    for key in ("chunk_rows", "chunk_seconds"):
+        manifest.get(key, {}).pop("2", None)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    (bots / "helper_rs.py").write_text("def pick(legal):\n    return legal[-1]\n")
+    capsys.readouterr()
+    assert main(["run", "--resume", str(out), "--workers", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "agent module hbot_rs" in err

@@ -13,14 +13,17 @@ them. The manifest's ``code`` records:
 - ``agents``: one entry per module the run seats an agent from by import path
   (``flaky:Flaky``, ``mylab.bots:Bot``) outside the project: the installed
   distribution's name and version when the module is one of its files, else a
-  SHA-256 of its source (of every ``.py`` file of its top-level package when it
-  is in one, so that an edited helper module counts too).
+  SHA-256 of its source: every ``.py`` file of its top-level package when it
+  is in one, and every module it imports, directly or through those, that is
+  neither installed, nor the standard library's, nor the project's (a sibling
+  ``helper.py`` beside a one-file agent), so that an edited helper counts too.
 
 ``changes`` compares two records and names every difference in words.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import os
@@ -88,8 +91,73 @@ def module_record(module: str) -> dict[str, Any]:
     installed = _distribution_of(module.split(".")[0], origin)
     if installed is not None:
         return {"distribution": installed.metadata["Name"], "version": installed.version}
-    files, root = _package_files(module.split(".")[0]) or ([origin], origin.parent)
+    own = _package_files(module.split(".")[0])
+    files = user_sources(own[0] if own else [origin])
+    root = Path(os.path.commonpath([path.parent for path in files]))
     return {"source": source_digest(files, root), "files": len(files)}
+
+
+def user_sources(files: list[Path]) -> list[Path]:
+    """``files`` and every source file they import, directly or through each other, that is the user's own: not
+    an installed distribution's, the standard library's or the project's. Imports are read from the source
+    (``ast``), so a module imported only at run time by name is not seen."""
+    found = {path.resolve() for path in files}
+    todo = list(found)
+    while todo:
+        path = todo.pop()
+        for name in _imported_names(path):
+            origin = _user_origin(name, path)
+            if origin is not None and origin not in found:
+                found.add(origin)
+                todo.append(origin)
+    return sorted(found)
+
+
+def _imported_names(path: Path) -> set[str]:
+    """The absolute module names a source file imports (``import a.b``: ``a`` and ``a.b``; ``from a import b``:
+    ``a`` and ``a.b``, which may be a module); relative imports are its package's, already read."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError, OSError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                names.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            parts = node.module.split(".")
+            names.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+            names.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    return names
+
+
+def _user_origin(name: str, importer: Path) -> Path | None:
+    """The source file of module ``name`` if it is the user's own (outside installs, the standard library and the
+    project), else None; a name that cannot be found (a missing optional import) is None too."""
+    if name.split(".")[0] in sys.stdlib_module_names or name.split(".")[0] in sys.builtin_module_names:
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    origin = Path(spec.origin).resolve()
+    if any(origin.is_relative_to(PROJECT_ROOT / folder) for folder in PROJECT_CODE) or \
+            origin.is_relative_to(PROJECT_ROOT / "experiments"):
+        return None
+    if any(origin.is_relative_to(folder) for folder in _install_folders()):
+        return None
+    return origin
+
+
+def _install_folders() -> list[Path]:
+    """Where installed distributions and the standard library live: nothing under them is the user's own code."""
+    folders = [Path(entry).resolve() for entry in sys.path if Path(entry).name in INSTALL_FOLDERS]
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    return folders + [Path(prefix).resolve() / "lib" for prefix in prefixes]
 
 
 def changes(before: dict[str, Any] | None, now: dict[str, Any]) -> list[str]:
