@@ -323,6 +323,7 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, 
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
     if stored.match_hands == 1:  # a game without matches refuses the key; 1 is everyone's default
         raw.pop("match_hands")
+    raw["continue_past_cutoff"] = raw.pop("continuation")  # stored checked, under the field's name
     raw["workers"] = args.workers if args.workers is not None else stored.workers
     raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler
     raw["out"] = str(out)
