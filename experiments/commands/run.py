@@ -38,6 +38,7 @@ from experiments.runner.config import (
     default_experiment,
     from_json,
     game_adapter,
+    lineup_at_seats,
     load_file,
     option_settings,
     shipped_configs,
@@ -57,9 +58,9 @@ from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
 from experiments.runner.summary import format_summary, summarise_run
 from sim import games
-from sim.contract import plural
+from sim.contract import check_seats, plural
 from sim.engine_words import spelled
-from sim.errors import AgentFailure
+from sim.errors import AgentFailure, GameInputError
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
@@ -86,7 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "cap=20000; repeatable; config key continue_past_cutoff): the row keeps its outcome and "
                         "gains continued_* columns")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
-                        "Knockout Whist, 4 for Kort; one table per count")
+                        "Knockout Whist, 4 for Kort; one table per count; without --agents, each seats the config's "
+                        "lineup for that count (its lineups key), else its lineup cycled or trimmed")
     parser.add_argument("--agents", metavar="SPECS", help=lineup.SYNTAX)
     parser.add_argument("--assign", choices=ASSIGN_MODES,
                         help="seat the lineup as given, in every rotation, in every permutation, or (balanced) "
@@ -221,16 +223,10 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         if {"seats", "agents", "assign"} & set(given):  # the lineup is the command line's, not the default's
             raw["name"] = "command line"
     where = f"config {args.config!r} with options" if args.config else "options"
-    if "seats" in given and "agents" not in given and (raw.get("agents") or raw.get("tables")):
-        # the lineup is the config's: say so, since the user gave only the seat count
-        source = str(config_path(args.config)) if args.config else str(default_config(game))
-        where += f" (--seats without --agents keeps the agents of {source})"
     if "options" in given:
         given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
     if "continue_past_cutoff" in given:
         given["continue_past_cutoff"] = option_settings(given["continue_past_cutoff"], "--continue-past-cutoff")
-    if "seats" in given or "agents" in given:
-        raw.pop("tables", None)
     if "hands" in given:
         raw.pop("matches", None)
         raw.pop("match_hands", None)
@@ -243,6 +239,14 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
             raise ConfigError(f"--seats takes seat counts separated by commas, not {given['seats']!r}") from None
     if "agents" in given:
         given["agents"] = split_agent_specs(given["agents"])
+    elif "seats" in given and (raw.get("agents") or raw.get("tables")):
+        source = config_path(args.config) if args.config else default_config(game)
+        given["tables"] = _config_lineups(raw, given.pop("seats"), source, given.get("game") or raw.get("game", game))
+        raw.pop("seats", None)
+        raw.pop("agents", None)
+    if "seats" in given or "agents" in given or "tables" in given:
+        raw.pop("tables", None)
+        raw.pop("lineups", None)  # the command line chose the lineup: the config's other seat counts do not apply
     raw.update(given)
     if args.workers is not None:
         raw["workers"] = args.workers
@@ -253,6 +257,23 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     config = build_config(raw, where)
     check_lineups(config)
     return config
+
+
+def _config_lineups(raw: dict[str, Any], seat_counts: list[int], source: Path, game: str) -> list[dict[str, Any]]:
+    """``--seats N`` without ``--agents``: a table at each count seating the config's lineup for it
+    (``lineup_at_seats``), and one line on stderr saying what each seats and where it came from."""
+    adapter = game_adapter(game, "--game")
+    tables, said = [], []
+    for seats in seat_counts:
+        try:
+            check_seats(adapter, seats)
+        except GameInputError as error:
+            raise ConfigError(f"--seats: {error}") from None
+        specs, assign, how = lineup_at_seats(raw, seats, adapter, f"config {str(source)!r}")
+        tables.append({"seats": seats, "agents": specs} | ({"assign": assign} if assign else {}))
+        said.append(f"{seats} seats play {'; '.join(specs)} ({how.replace('its', source.name + chr(39) + 's', 1)})")
+    print("--seats without --agents: " + ", and ".join(said), file=sys.stderr)
+    return tables
 
 
 def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
