@@ -113,7 +113,7 @@ def test_greedy_beats_random_and_the_json_line_ends_the_output(knorri_played):
     assert isinstance(line["mean_diff"], float) and line["mean_diff"] > 0.05
     assert line["ci95"][0] < line["mean_diff"] < line["ci95"][1]
     assert line["llr"] >= line["bounds"][1] and line["bounds"] == pytest.approx([-np.log(19), np.log(19)])
-    assert "decision: H1" in stdout and f"after {MIN_DEALS} deals" in stdout
+    assert f"after {MIN_DEALS} deals" in stdout and "H1: A (greedy) is better than B (random)" in stdout
 
 
 def test_the_duel_folder_is_a_run_that_plays_every_deal_on_the_same_seeds(knorri_duel):
@@ -153,7 +153,8 @@ def test_no_bound_crossed_by_max_deals_is_undecided(tmp_path, capsys):
     stdout = capsys.readouterr().out
     line = _json_line(stdout)
     assert line["decision"] == "undecided" and line["deals"] == 8 and line["llr"] == 0.0
-    assert "undecided: no bound crossed in 8 deals" in stdout
+    assert "after 8 deals (64 hands): undecided: the test favours neither an edge of 0.5 nor a deficit of 0.5" \
+        in stdout
 
 
 def test_two_workers_reach_the_same_verdict_as_one(tmp_path, capsys):

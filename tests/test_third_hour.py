@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from agents.lineup import cycle_to_seats
-from experiments.cli import build_parser
+from experiments.cli import build_parser, main
 from experiments.commands import run as run_command
+from experiments.duel.sprt import H0, H1, UNDECIDED, Sprt, Verdict, llr_against_bounds, verdict_words
 from experiments.errors import ConfigError
 from experiments.runner.config import (
     DEFAULT_CONFIG,
@@ -93,3 +94,52 @@ def test_a_seat_count_the_game_lacks_is_refused_before_anything_is_seated(capsys
     with pytest.raises(ConfigError, match="--seats: Knorri is for 3 to 6 seats, not 7"):
         _run_config("--seats", "7")
     assert capsys.readouterr().err == ""
+
+
+# ----- 3. duel verdicts in plain words -----------------------------------------------------------------------------
+
+
+def _verdict(mean: float, low: float, high: float, llr: float, deals: int = 56) -> Verdict:
+    return Verdict("", deals, mean, (low, high), llr, 0.2)
+
+
+def test_h1_says_the_test_favours_the_edge_over_none_not_that_the_edge_is_at_least_delta1():
+    words = verdict_words(H1, _verdict(0.080, 0.024, 0.136, 3.392), Sprt(), "mcts", "greedy")
+    assert words == ("H1: A (mcts) is better than B (greedy): the test favours an edge of 0.05 over none "
+                     "(LLR +3.39 ≥ 2.94); estimate +0.080 a hand (95% CI +0.024 to +0.136)")
+    assert "at least" not in words
+
+
+def test_h0_with_an_interval_below_zero_says_a_is_worse():
+    words = verdict_words(H0, _verdict(-0.199, -0.313, -0.084, -3.28), Sprt(), "lowbot", "greedy")
+    assert words.startswith("H0: A (lowbot) is not better than B (greedy) by 0.05: ")
+    assert "(LLR -3.28 ≤ -2.94)" in words
+    assert words.endswith("estimate -0.199 a hand (95% CI -0.313 to -0.084): A is worse")
+    assert "at most 0" not in words
+
+
+def test_h0_with_an_interval_across_zero_says_no_difference_is_shown_and_above_zero_that_a_is_better():
+    across = verdict_words(H0, _verdict(0.011, -0.018, 0.040, -2.95), Sprt())
+    above = verdict_words(H0, _verdict(0.012, 0.002, 0.022, -3.1), Sprt())
+    assert across.endswith("no difference either way is shown") and above.endswith(": A is better")
+
+
+def test_undecided_says_the_test_favours_neither_and_gives_the_llr_between_its_bounds():
+    words = verdict_words(UNDECIDED, _verdict(0.02, -0.01, 0.05, 1.2, 2000), Sprt(), row="match")
+    assert words.startswith("undecided: the test favours neither an edge of 0.05 nor none")
+    assert "(LLR +1.20 between -2.94 and +2.94)" in words and "a match" in words
+
+
+def test_the_progress_line_shows_the_bound_the_llr_crossed():
+    test = Sprt()
+    assert llr_against_bounds(-3.28, test) == "LLR -3.28 ≤ -2.94: H0"
+    assert llr_against_bounds(3.39, test) == "LLR +3.39 ≥ +2.94: H1"
+    assert llr_against_bounds(1.0, test) == "LLR +1.00 in [-2.94, +2.94]"
+
+
+def test_a_duel_prints_its_verdict_with_the_words_of_verdict_words(tmp_path, capsys):
+    assert main(["duel", "random", "greedy", "--seats", "3", "--max-deals", "40", "--workers", "1",
+                 "--out", str(tmp_path / "duel")]) == 0
+    printed = capsys.readouterr()
+    assert "H0: A (random) is not better than B (greedy) by 0.05" in printed.out and ": A is worse" in printed.out
+    assert "≤ -2.94: H0" in printed.err and " in [" not in printed.err.splitlines()[-1]
