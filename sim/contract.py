@@ -341,8 +341,11 @@ def decision_totals(taken: str, count_dtype: str = "uint16") -> tuple[ColumnSpec
                    "(as in the conformance protocol)"),
     )
 
-def plural(word: str) -> str:
-    """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``."""
+def plural(word: str, count: int | None = None) -> str:
+    """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``; given a ``count`` of one, the
+    word as it is (``1 replay``, ``2 replays``)."""
+    if count == 1:
+        return word
     return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 

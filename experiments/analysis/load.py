@@ -198,7 +198,11 @@ def open_run(folder: Path, game: str) -> tuple[dict[str, Any], list[Path]]:
 
 
 def chunks_total(manifest: dict[str, Any], paths: list[Path]) -> int:
-    """The chunks the run plans (the manifest's count; the shards read, for a manifest without one)."""
+    """The chunks the run plans (the manifest's count; the shards read, for a manifest without one). A run stopped
+    on purpose (status ``stopped``: a duel whose test decided) is whole with the chunks it finished: the rest were
+    never to be played, so reading them all is reading the run complete."""
+    if manifest.get("status") == "stopped" and isinstance(manifest.get("chunks_complete"), list):
+        return len(manifest["chunks_complete"])
     return int(manifest.get("chunks_total", len(paths)))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from agents.lineup import split_agent_specs
 from experiments.duel.play import BATCH_DEALS, MIN_DEALS, DuelResult, DuelState, duel_setup, play_duel
-from experiments.duel.sprt import Sprt, llr_against_bounds, signed, verdict_words
+from experiments.duel.sprt import Sprt, llr_against_bounds, signed, test_words, verdict_words
 from experiments.errors import UsageError
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import option_settings
@@ -150,8 +150,7 @@ def format_result(result: DuelResult, test: Sprt) -> str:
     unit = f"points per {row}"
     lines = [f"{adapter.TITLE} duel at {setup.seats} seats: A = {a} against B = {b}, others "
              f"{', '.join(dict.fromkeys(others))}; the tested {tested} turns over {setup.rotations} positions",
-             f"the test weighs H1, A better by {test.delta1:g} {unit} or more, against H0, by {test.delta0:g} or "
-             f"less (alpha {test.alpha:g}, beta {test.beta:g})"]
+             test_words(test, row)]
     rows = verdict.deals * len(setup.design)
     lines.append(f"after {verdict.deals:,} deals ({rows:,} {plural(row)}): "
                  + verdict_words(state.decision, verdict, test, a, b, row))

@@ -21,6 +21,8 @@ from typing import Any
 
 from agents import lineup
 from agents.lineup import split_agent_specs
+from experiments.duel.reading import read_duel
+from experiments.duel.sprt import CONTINUE
 from experiments.errors import print_trace
 from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
@@ -142,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
     if args.accept_changes and not args.resume:
         raise ConfigError("--accept-changes goes with --resume DIR: a new run has no earlier chunks to differ from")
     if args.resume:
+        decided = _decided_duel(args.resume)
+        if decided:
+            print(decided)
+            return 0
         config, out, manifest = _resumed(args)
     else:
         config = _config_from(args)
@@ -322,6 +328,23 @@ def _check_manifest(out: RunFolder, manifest: Any) -> None:
         raise ConfigError(f"{where}: chunk_rows must map chunk ids to each table's row count")
     if not isinstance(manifest.get("chunk_seconds", {}), dict):
         raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")
+
+
+def _decided_duel(folder: str) -> str | None:
+    """For a duel's folder (``knorri-sim duel``'s), what ``--resume`` says instead of playing: that its test has
+    decided (None for any other run, whose checks ``_resumed`` makes). A duel not decided yet is refused in one line
+    naming the duel command that plays on: ``run --resume`` would play all its deals, with no test to stop them."""
+    try:
+        manifest = RunFolder(folder).read_manifest()
+        duel = read_duel(folder, manifest) if isinstance(manifest, dict) else None
+    except (OSError, ConfigError, KeyError, TypeError, ValueError):
+        return None  # not a readable duel: _resumed says what is wrong with the folder
+    if duel is None:
+        return None
+    if duel.decision == CONTINUE:
+        raise ConfigError(f"--resume {folder!r}: {duel.state_line()}, not knorri-sim run --resume (which would play "
+                          "every deal the duel may, with no test to stop it)")
+    return f"--resume {folder}: nothing to play: {duel.state_line()} (knorri-sim report {folder} draws it)"
 
 
 def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, Any]]:

@@ -218,10 +218,14 @@ def _edge(delta: float, first: bool = False) -> str:
     return f"an edge of {delta:g}" if delta > 0 else f"a deficit of {-delta:g}"
 
 
-def _sign(low: float, high: float) -> str:
-    """What the interval says of the sign of the difference alone (an interval of a single deal says nothing)."""
+def _sign(low: float, high: float, decided: bool = True) -> str:
+    """What the interval says of the sign of the difference alone (an interval of a single deal says nothing);
+    before the test has decided, only where the interval lies, which is a guide and not the test's answer."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return "too few deals to tell"
+    if not decided:
+        where = "below 0" if high < 0 else "above 0" if low > 0 else "across 0"
+        return f"the interval lies {where} (a guide, not the test's answer)"
     if high < 0:
         return "A is worse"
     if low > 0:
@@ -255,7 +259,13 @@ def verdict_words(decision: str, verdict: Verdict, test: Sprt, a: str = "A", b: 
                 f"(LLR {signed(verdict.llr, 2)} ≤ {lower:.2f}); {estimate}: {_sign(low, high)}")
     state = "undecided" if decision == UNDECIDED else "not decided yet"
     return (f"{state}: the test favours neither {_edge(test.delta1)} nor {_edge(test.delta0)} (LLR "
-            f"{signed(verdict.llr, 2)} between {lower:.2f} and {upper:+.2f}); {estimate}: {_sign(low, high)}")
+            f"{signed(verdict.llr, 2)} between {lower:.2f} and {upper:+.2f}); {estimate}: {_sign(low, high, False)}")
+
+
+def test_words(test: Sprt, row: str = "hand") -> str:
+    """What the test weighs, in one line: H1 and H0 with their edges, and the error rates."""
+    return (f"the test weighs H1, A better by {test.delta1:g} points per {row} or more, against H0, by "
+            f"{test.delta0:g} or less (alpha {test.alpha:g}, beta {test.beta:g})")
 
 
 def llr_against_bounds(llr: float, test: Sprt) -> str:
