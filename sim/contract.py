@@ -114,7 +114,9 @@ class GameSummary(Protocol):
     SUMMARY_REASONS: tuple[str, ...]
     """The ``end_reason`` values whose shares the summary shows."""
     END_REASON_DOCS: Mapping[str, str]
-    """Every ``end_reason`` value in a few words, for the summary's legend (empty: the game has no such column)."""
+    """Every ``end_reason`` value in a few words, for the summary's legend (empty: the game has no such column); a
+    meaning may name an option in braces (``{cap:,}``), which the legend fills with its run's value
+    (``end_reason_meanings``)."""
     CUT_OFFS: tuple[str, ...]
     """The ``end_reason`` values that cut a row off (a table rule stopped it) rather than end it by the game's own
     rules: the RL interfaces' truncations and what ``knorri-sim cutoffs`` studies (empty: the game never cuts off)."""
@@ -236,6 +238,10 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
     reasons = next((column.categories for column in adapter.HAND_COLUMNS if column.name == "end_reason"), ()) or ()
     if set(adapter.END_REASON_DOCS) != set(reasons):
         problems.append("END_REASON_DOCS must explain every end_reason category, and only those")
+    try:
+        end_reason_meanings(adapter)
+    except (KeyError, IndexError, ValueError):
+        problems.append("END_REASON_DOCS may name only the game's options in braces")
     if adapter.CUT_OFFS and not (callable(getattr(adapter, "check_continuation", None))
                                  and getattr(adapter, "CONTINUED_COLUMNS", None)):
         problems.append("a game with CUT_OFFS gives check_continuation and CONTINUED_COLUMNS (a row played on past "
@@ -255,6 +261,13 @@ def _contract_names() -> list[str]:
 def _contract_functions() -> list[str]:
     return [attribute for attribute, value in vars(GameAdapter).items()
             if callable(value) and not attribute.startswith("_")]
+
+
+def end_reason_meanings(adapter: GameAdapter | ModuleType, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Each end reason's meaning (``END_REASON_DOCS``) with the options it names in braces filled in: the run's
+    ``options`` (so a cap=20000 run's legend says 20,000, not the default), else the game's defaults."""
+    values = {**adapter.check_options({}), **(options or {})}
+    return {name: meaning.format(**values) for name, meaning in adapter.END_REASON_DOCS.items()}
 
 
 def check_seats(adapter: GameAdapter | ModuleType, n_seats: int) -> int:

@@ -4,6 +4,8 @@ their agents, notebooks that run anywhere, a first bot on the site and counts th
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shlex
 import shutil
@@ -14,6 +16,9 @@ import pytest
 
 from agents.lineup import cycle_to_seats
 from experiments.analysis.figures import figure_facts
+from experiments.analysis.knorri import stats as knorri_stats
+from experiments.analysis.knorri.figures import phase2_length_figure
+from experiments.analysis.knorri.load import stream_run
 from experiments.cli import build_parser, main
 from experiments.commands import run as run_command
 from experiments.duel.figures import llr_path_figure, running_mean_figure
@@ -28,7 +33,9 @@ from experiments.runner.config import (
     load_file,
     shipped_configs,
 )
+from experiments.runner.summary import legend
 from sim import games
+from sim.contract import plural
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -232,3 +239,53 @@ def test_a_duel_from_before_its_test_was_recorded_is_read_with_the_defaults_and_
     assert main(["report", str(folder), "--out", str(tmp_path / "report")]) == 0
     assert "a duel, stopped by its test after 32 deals" in capsys.readouterr().out
     assert "does not record its test" in (tmp_path / "report" / "report.md").read_text()
+
+
+# ----- 7. words and figures that match their run -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def capped_run(tmp_path_factory) -> tuple[Path, str]:
+    """Random play at 3 seats under cap=20000 and no repeat check: the folder and what ``run`` printed."""
+    out = tmp_path_factory.mktemp("words") / "run"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["run", "--seats", "3", "--agents", "random", "--hands", "12", "--option", "cap=20000",
+                     "--option", "repeat=0", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    return out, printed.getvalue()
+
+
+def test_the_summarys_legend_quotes_the_runs_own_cap(capped_run):
+    legend_line = capped_run[1].strip().splitlines()[-2]
+    assert legend_line.startswith("Legend: ")
+    assert "cap = cut off at the phase-2 action cap (option cap: 20,000 phase-2 actions)" in legend_line
+    assert "1,500" not in legend_line
+    assert "(option cap: 1,500 phase-2 actions)" in legend("knorri")  # no run: the game's default
+
+
+def test_the_reports_rates_say_percent_its_counts_agree_in_number_and_one_agent_draws_no_agent_figure(capped_run,
+                                                                                                       tmp_path,
+                                                                                                       capsys):
+    assert main(["report", str(capped_run[0]), "--out", str(tmp_path / "report")]) == 0
+    printed = capsys.readouterr().out.splitlines()[0]
+    pages = len(list((tmp_path / "report").glob("*.html")))
+    assert f" {pages} {plural('replay', pages)} and report.md" in printed and "1 replays" not in printed
+    summary = (tmp_path / "report" / "report.md").read_text()
+    assert "1 hand per match" in summary and "hand(s)" not in summary
+    headers = [line for line in summary.splitlines() if line.startswith("| ") and "loss rate" in line]
+    assert headers and all("| loss rate % |" in line for line in headers)
+    assert "at the 20,000 cap" in summary
+    assert not (tmp_path / "report" / "agent_scores.png").exists()  # one agent: nothing to tell apart
+    assert "Not drawn: " in summary and "agent_scores" in summary
+
+
+def test_counted_words_are_singular_for_one():
+    assert [plural("replay", n) for n in (0, 1, 2)] == ["replays", "replay", "replays"]
+    assert plural("match", 1) == "match" and plural("match") == "matches"
+
+
+def test_the_phase2_figure_marks_the_runs_own_cap(capped_run):
+    histogram = knorri_stats.phase2_histogram(stream_run(capped_run[0]))
+    drawn = phase2_length_figure(histogram)
+    marked = [line.get_xdata()[0] for line in drawn.axes[0].lines if line.get_label() == "cap: 20,000 actions"]
+    assert marked == [20000]

@@ -87,7 +87,7 @@ OUTCOME = ("loser", "loss rate")
 SUMMARY_REASONS = ("repeat", "cap")
 END_REASON_DOCS = {"out": "played to the end, one seat left holding cards",
                    "repeat": "cut off: a phase-2 position recurred (option repeat)",
-                   "cap": "cut off at the phase-2 action cap (option cap, 1,500 by default)"}
+                   "cap": "cut off at the phase-2 action cap (option cap: {cap:,} phase-2 actions)"}
 CUT_OFFS = ("repeat", "cap")  # the table's repeat rule and action cap stop a hand the rules have not ended
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
