@@ -389,9 +389,10 @@ class GameRender(Protocol):
     """How a game draws a position: what a notebook shows (each engine's ``_repr_svg_``) and ``knorri-sim replay``
     puts in its page, one frame a decision. Optional in an adapter (``renderer`` names a game that lacks it)."""
 
-    def render_svg(self, deal: ReferenceGame, seat: int | None = None) -> str:
+    def render_svg(self, deal: ReferenceGame, seat: int | None = None, names: Sequence[str] | None = None) -> str:
         """The deal's position as one SVG document drawn in SVG itself (no image files, generic fonts only): the
-        whole deal for an analyst, or with ``seat`` only what that seat may know."""
+        whole deal for an analyst, or with ``seat`` only what that seat may know; ``names``, the agents at the
+        seats, label each seat's row, and the seat to move has its legal cards marked where they are shown."""
 
     def repeat_span(self, deal: ReferenceGame, row: Mapping[str, Any] | None = None) -> tuple[int, int] | None:
         """For a finished deal cut off by a repeated position, the two equal positions as decisions taken (0 is
