@@ -51,6 +51,8 @@ def test_the_site_builds_strict_and_offline_with_every_page(tmp_path):
                         ("kort", "Kort as knorri-sim plays it")):
         assert title in (site / "rules" / game / "index.html").read_text(encoding="utf-8")
     assert "Where compiled bots live" in (site / "contributing" / "index.html").read_text(encoding="utf-8")
+    notebooks = (site / "notebooks" / "index.html").read_text(encoding="utf-8")  # notebooks/README.md
+    assert "jupyter nbconvert --to notebook --execute" in notebooks
     reference = {page: (site / "reference" / page / "index.html").read_text(encoding="utf-8")
                  for page in ("sim", "knorri", "agents", "runner", "analysis")}
     for page, name in (("sim", "sim.games.register_game"), ("knorri", "sim.knorri.reference.KnorriHand"),
