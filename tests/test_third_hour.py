@@ -119,6 +119,12 @@ def test_a_lineups_key_that_names_a_count_twice_or_a_wrong_count_is_refused_in_o
     assert "\n" not in str(caught.value)
 
 
+def test_the_seats_notice_is_not_printed_when_the_command_is_refused(capsys):
+    with pytest.raises(ConfigError, match="unknown option 'rainbow'"):
+        _run_config("--seats", "4", "--option", "rainbow=true")
+    assert capsys.readouterr().err == ""  # bad input stays one line
+
+
 def test_a_seat_count_the_game_lacks_is_refused_before_anything_is_seated(capsys):
     with pytest.raises(ConfigError, match="--seats: Knorri is for 3 to 6 seats, not 7"):
         _run_config("--seats", "7")

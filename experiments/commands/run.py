@@ -220,6 +220,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     """The config file (or the default one) with the given options laid over it, checked."""
     given = {key: getattr(args, opt) for opt, key in EXPERIMENT_OPTIONS.items()
              if key and getattr(args, opt) is not None}
+    notice = None
     game = args.game or games.DEFAULT_GAME
     if args.config:
         raw: dict[str, Any] = load_file(args.config)
@@ -247,7 +248,8 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         given["agents"] = split_agent_specs(given["agents"])
     elif "seats" in given and (raw.get("agents") or raw.get("tables")):
         source = config_path(args.config) if args.config else default_config(game)
-        given["tables"] = _config_lineups(raw, given.pop("seats"), source, given.get("game") or raw.get("game", game))
+        given["tables"], notice = _config_lineups(raw, given.pop("seats"), source,
+                                                  given.get("game") or raw.get("game", game))
         raw.pop("seats", None)
         raw.pop("agents", None)
     if "seats" in given or "agents" in given or "tables" in given:
@@ -262,12 +264,15 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw["decision_timeout"] = args.decision_timeout
     config = build_config(raw, where)
     check_lineups(config)
+    if notice:
+        print(notice, file=sys.stderr)  # once the config is good: bad input stays one line
     return config
 
 
-def _config_lineups(raw: dict[str, Any], seat_counts: list[int], source: Path, game: str) -> list[dict[str, Any]]:
+def _config_lineups(raw: dict[str, Any], seat_counts: list[int], source: Path,
+                    game: str) -> tuple[list[dict[str, Any]], str]:
     """``--seats N`` without ``--agents``: a table at each count seating the config's lineup for it
-    (``lineup_at_seats``), and one line on stderr saying what each seats and where it came from."""
+    (``lineup_at_seats``), and the line for stderr saying what each seats and where it came from."""
     adapter = game_adapter(game, "--game")
     tables, said = [], []
     for seats in seat_counts:
@@ -278,8 +283,7 @@ def _config_lineups(raw: dict[str, Any], seat_counts: list[int], source: Path, g
         specs, assign, how = lineup_at_seats(raw, seats, adapter, f"config {str(source)!r}")
         tables.append({"seats": seats, "agents": specs} | ({"assign": assign} if assign else {}))
         said.append(f"{seats} seats play {'; '.join(specs)} ({how.replace('its', source.name + chr(39) + 's', 1)})")
-    print("--seats without --agents: " + ", and ".join(said), file=sys.stderr)
-    return tables
+    return tables, "--seats without --agents: " + ", and ".join(said)
 
 
 def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
