@@ -306,7 +306,12 @@ def has_compiled_engine(adapter: GameAdapter | ModuleType) -> bool:
 
 @dataclass(frozen=True)
 class ColumnSpec:
-    """One column an adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning."""
+    """One column an adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning.
+
+    A column that holds a number (a count, an index, a seat, a score) is a signed integer, int32 for a count or
+    int64 for one that grows with the run, so a difference of two is always safe: an unsigned ``b - a`` below
+    zero wraps round to 4,294,967,... in NumPy and pandas. Unsigned types are for bit patterns alone, never
+    subtracted: seeds and card sets (uint64), seat masks and CRC-32 checksums."""
 
     name: str
     dtype: str
@@ -330,26 +335,26 @@ class ChunkColumns:
     tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
-def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None,
-                     step_dtype: str = "uint16") -> tuple[ColumnSpec, ...]:
-    """A game's ``ACTION_COLUMNS``: every decision's step in its ``row``, seat, ``period`` (the part of the row it
-    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range).
-    ``step_dtype`` is wider for a game whose rows can run past 65,535 decisions (Knorri under a raised cap)."""
+def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None) -> tuple[ColumnSpec, ...]:
+    """A game's ``ACTION_COLUMNS``: every decision's step in its ``row`` (int32: a row may run to a million decisions,
+    Knorri's under its largest cap), seat, ``period`` (the part of the row it came in, if the game has one),
+    ``phase`` (``phases`` says the values) and action id (``actions`` the range); signed, as every number of a run
+    is (``ColumnSpec``), the small ids int16."""
     return (
-        ColumnSpec("step", step_dtype, f"the decision's place in the {row}, from 0"),
-        ColumnSpec("seat", "uint8", "the seat that decided"),
+        ColumnSpec("step", "int32", f"the decision's place in the {row}, from 0"),
+        ColumnSpec("seat", "int16", "the seat that decided"),
         *((period,) if period else ()),
-        ColumnSpec("phase", "uint8", phases),
-        ColumnSpec("action", "uint8", actions),
+        ColumnSpec("phase", "int16", phases),
+        ColumnSpec("action", "int16", actions),
     )
 
 
 
-def decision_totals(taken: str, count_dtype: str = "uint16") -> tuple[ColumnSpec, ColumnSpec]:
+def decision_totals(taken: str) -> tuple[ColumnSpec, ColumnSpec]:
     """A hands table's ``decisions`` (how many were taken; ``taken`` says which kinds) and ``decisions_crc32``
     (the CRC-32 of their action ids, which the conformance protocol checks) columns."""
     return (
-        ColumnSpec("decisions", count_dtype, f"decisions taken ({taken})"),
+        ColumnSpec("decisions", "int32", f"decisions taken ({taken})"),
         ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
                    "(as in the conformance protocol)"),
     )
