@@ -39,7 +39,8 @@ from experiments.runner.moments import mean_ci
 from sim.contract import places_from_values
 
 PAIR_KEYS = ("table", "arrangement", "seed", "first_seat")  # the same deal, seated the same way
-NOT_COMPARED = (*PLACE_KEYS, "options", "log_actions", "chunk_hands", "continuation")  # keys that leave deals be
+# config keys that leave the deals be: a run of fewer hands plays the first deals of one of more
+NOT_COMPARED = (*PLACE_KEYS, "options", "log_actions", "chunk_hands", "continuation", "hands")
 RATING_BATCH = 65_536  # rows of agents and scores read at a time for the ratings
 PLAYED_ON = ("end_reason", "phase2_actions", "loser")  # a hand's results a continuation replaces (and each score)
 
