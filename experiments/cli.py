@@ -1,7 +1,8 @@
 """The ``knorri-sim`` command: one entry point, one module per subcommand.
 
 Every user-facing error is one line on stderr and a non-zero exit: 2 for bad input, 1 when an agent
-failed while playing (its file and line named; ``--debug`` or ``KNORRI_SIM_DEBUG=1`` adds its traceback).
+failed while playing (its file and line named; ``--debug`` or ``KNORRI_SIM_DEBUG=1`` adds its traceback) or a
+run's files are damaged (the file named).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from agents.base import AgentSpecError
-from experiments.errors import DEBUG_VARIABLE, UsageError, print_trace
+from experiments.errors import DEBUG_VARIABLE, RunDamaged, UsageError, print_trace
 from sim.cards import CardParseError
 from sim.errors import AgentFailure, GameInputError
 
@@ -72,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except AgentFailure as error:  # the input was fine; an agent failed while playing
         print_trace(error.trace, args)
+        print(f"knorri-sim: error: {error}", file=sys.stderr)
+        return 1
+    except RunDamaged as error:  # the input was fine; the run's files are not what was written
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 1
     except (GameInputError, AgentSpecError, CardParseError, UsageError) as error:

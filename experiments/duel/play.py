@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from experiments.duel.sprt import CONTINUE, Sprt, Verdict, sequential_test
-from experiments.runner import storage
+from experiments.runner import integrity, storage
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig, build_config
 from experiments.runner.execute import execute, plan_run, workers_for
@@ -137,7 +137,7 @@ def folder_differences(folder: str | RunFolder) -> np.ndarray:
         raise ConfigError(f"{str(folder)!r} is not a duel: its run has no single table with assign = duel")
     teams = games.adapter(manifest.get("game", games.DEFAULT_GAME)).seat_teams(int(tables[0]["seats"]))
     design = duel_design(tuple(tables[0]["agents"]), teams)
-    chunks = sorted(int(chunk) for chunk in storage.finished_chunks(folder.location, manifest))
+    chunks = sorted(integrity.verified_chunks(folder).records)  # each shard checked against its record
     parts = [chunk_differences(folder, chunk, design) for chunk in chunks]
     return np.concatenate(parts) if parts else np.zeros(0)
 

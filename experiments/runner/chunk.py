@@ -70,7 +70,8 @@ class ChunkResult:
     engine_cpu: float  # CPU time of this worker process playing the matches
     cpu: float  # CPU time of this worker process for the whole task
     extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
-    written: dict[str, int] | None = None  # rows per table when the worker wrote the shards (its tables dropped)
+    written: dict[str, Any] | None = None  # when the worker wrote the shards (its tables dropped): each table's
+    # rows and SHA-256 (``RunFolder.write_chunk``)
 
 
 def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
@@ -95,7 +96,8 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
 
     started = time.perf_counter() - result.seconds
     started_cpu = time.process_time() - result.cpu
-    written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras)
+    written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras,
+                                              task.run_id)
     return ChunkResult(result.chunk_id, None, None, result.engine_seconds, time.perf_counter() - started,
                        result.engine_cpu, time.process_time() - started_cpu, {}, written)
 

@@ -60,6 +60,8 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "chunks_complete": [],
         # chunk id -> rows written in each table (hands, actions, extra tables): what --resume checks
         "chunk_rows": {},
+        # chunk id -> each table's shard's SHA-256, as written: what every reader checks a shard against
+        "chunk_sha256": {},
         # chunk id -> [engine wall s, task wall s, engine CPU s, task CPU s], as the worker measured them
         "chunk_seconds": {},
         "writer_cpu_seconds": 0.0,  # this process's CPU while scheduling, collecting and writing

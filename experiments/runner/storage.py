@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import io
+import hashlib
 import json
 import os
 import re
@@ -50,6 +50,8 @@ HANDS_DIR = "hands"
 ACTIONS_DIR = "actions"
 LEASE_SECONDS = 30.0  # an object store's lock that has not been renewed for this long is a dead writer's
 _SHARD = re.compile(r"^part-(\d{6,})\.parquet$")
+SHARD_RUN = b"knorri_sim_run_id"  # a shard's footer keys: the run and the chunk that wrote it
+SHARD_CHUNK = b"knorri_sim_chunk"
 
 
 class RunFolderBusy(UsageError):
@@ -141,36 +143,47 @@ class RunFolder:
 
     # ----- shards -------------------------------------------------------------------------------------------
 
-    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table) -> None:
-        """Write a shard whole: a temporary name then a rename (atomic on one file system), or one put."""
+    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table, run_id: str | None = None) -> str:
+        """Write a shard whole (a temporary name then a rename, atomic on one file system, or one put) and return
+        its SHA-256: the bytes are hashed as they leave memory, so the digest is of exactly what was written.
+
+        The footer carries the run id and the chunk (``SHARD_RUN``, ``SHARD_CHUNK``), so a shard found in the wrong
+        place can be named, and every data page a CRC, which readers verify."""
         # Dictionary pages only for the categorical columns: the small integer columns come out
         # smaller and faster plain-encoded under zstd.
         categorical = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+        stamp = {SHARD_CHUNK: str(chunk_id).encode(), **({SHARD_RUN: run_id.encode()} if run_id else {})}
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **stamp})
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd", use_dictionary=categorical, write_page_checksum=True)
+        data = sink.getvalue()
+        digest = hashlib.sha256(data).hexdigest()
         if self.local:
             folder = Path(self.path(table_name))
             folder.mkdir(parents=True, exist_ok=True)
             final = folder / shard_name(chunk_id)
             temporary = folder / f".{final.name}.{os.getpid()}.tmp"
-            pq.write_table(table, temporary, compression="zstd", use_dictionary=categorical)
+            with open(temporary, "wb") as handle:
+                handle.write(data)
             os.replace(temporary, final)
         else:
-            buffer = io.BytesIO()
-            pq.write_table(table, buffer, compression="zstd", use_dictionary=categorical)
-            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), buffer.getvalue())
+            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), data.to_pybytes())
+        return digest
 
     def write_chunk(self, chunk_id: int, hands: pa.Table, actions: pa.Table | None,
-                    extras: dict[str, pa.Table] | None = None) -> dict[str, int]:
-        """Write a chunk's shards (extra tables in folders of their names); return each table's row count."""
-        rows = {}
-        for name, table in (extras or {}).items():
-            self.write_shard(name, chunk_id, table)
+                    extras: dict[str, pa.Table] | None = None, run_id: str | None = None) -> dict[str, Any]:
+        """Write a chunk's shards (extra tables in folders of their names); return what the journal records of
+        them: each table's row count (``rows``) and SHA-256 (``sha256``)."""
+        tables = {**(extras or {}), **({ACTIONS_DIR: actions} if actions is not None else {}), HANDS_DIR: hands}
+        rows, digests = {}, {}
+        for name, table in tables.items():  # the hands shard last: its presence says the others are in place
+            digests[name] = self.write_shard(name, chunk_id, table, run_id)
             rows[name] = table.num_rows
-        if actions is not None:
-            self.write_shard(ACTIONS_DIR, chunk_id, actions)
-            rows[ACTIONS_DIR] = actions.num_rows
-        self.write_shard(HANDS_DIR, chunk_id, hands)
-        rows[HANDS_DIR] = hands.num_rows
-        return rows
+        return {"rows": rows, "sha256": digests}
+
+    def has_table(self, table: str) -> bool:
+        """Whether the folder holds a table's folder (``hands``, ``actions``, ...)."""
+        return os.path.isdir(self.path(table)) if self.local else self.fs.isdir(self.path(table))
 
     def shard_ids(self, table: str) -> list[int]:
         """The chunk ids of the finished shards in a table's folder (none when the folder is missing)."""
@@ -183,7 +196,8 @@ class RunFolder:
             return []
         return sorted(int(m.group(1)) for m in map(_SHARD.match, names) if m)
 
-    def _metadata(self, table: str, chunk_id: int) -> pq.FileMetaData | None:
+    def footer(self, table: str, chunk_id: int) -> pq.FileMetaData | None:
+        """A shard's footer (its row count, statistics and key-value metadata), or None when missing or unreadable."""
         path = self.path(table, shard_name(chunk_id))
         try:
             if self.local:
@@ -197,8 +211,8 @@ class RunFolder:
         """One shard's rows (only ``columns``, if given)."""
         path = self.path(table, shard_name(chunk_id))
         if self.local:
-            return pq.read_table(path, columns=columns)
-        return pq.read_table(arrow_owned(self.fs.cat_file(path)), columns=columns)
+            return pq.read_table(path, columns=columns, page_checksum_verification=True)
+        return pq.read_table(arrow_owned(self.fs.cat_file(path)), columns=columns, page_checksum_verification=True)
 
     def read_table(self, table: str, columns: list[str] | None = None) -> pa.Table:
         """Every finished shard of a table, in chunk order (only ``columns``, if given).
@@ -228,12 +242,31 @@ class RunFolder:
 
     def shard_rows(self, table: str, chunk_id: int) -> int:
         """A shard's row count from its footer, or -1 when it is missing or unreadable."""
-        metadata = self._metadata(table, chunk_id)
+        metadata = self.footer(table, chunk_id)
         return -1 if metadata is None else metadata.num_rows
+
+    def shard_digest(self, table: str, chunk_id: int) -> str | None:
+        """The SHA-256 of a shard's bytes as they are now, or None when it is missing."""
+        path = self.path(table, shard_name(chunk_id))
+        try:
+            if self.local:
+                with open(path, "rb") as handle:
+                    return hashlib.file_digest(handle, "sha256").hexdigest()
+            return hashlib.sha256(self.fs.cat_file(path)).hexdigest()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def shard_size(self, table: str, chunk_id: int) -> int:
+        """A shard's size in bytes (0 when it is missing)."""
+        try:
+            return os.path.getsize(self.path(table, shard_name(chunk_id))) if self.local else \
+                int(self.fs.size(self.path(table, shard_name(chunk_id))))
+        except (FileNotFoundError, NotADirectoryError):
+            return 0
 
     def column_range(self, table: str, chunk_id: int, column: str) -> tuple[int, int] | None:
         """The least and greatest value of an integer column, from the shard's statistics (None if unknown)."""
-        metadata = self._metadata(table, chunk_id)
+        metadata = self.footer(table, chunk_id)
         if metadata is None:
             return None
         index = metadata.schema.to_arrow_schema().get_field_index(column)
@@ -277,27 +310,20 @@ class RunFolder:
         """The journal, open for adding records."""
         return Journal(self)
 
-    def read_journal(self) -> list[dict[str, Any]]:
-        """The journal's records; a line cut short by a kill, or garbled, is skipped (its chunk is played again)."""
+    def journal_lines(self) -> list[tuple[str, bytes]]:
+        """The journal's records as raw lines, each with the words that name it (``journal.jsonl line 3``). A last
+        line with no newline yet is left out: a kill cut it short, or its writer is adding it now; its chunk is not
+        finished (``integrity.take_snapshot`` reads them)."""
         if self.local:
             data = self._read_bytes(JOURNAL) or b""
-            lines = data.splitlines()
-        else:
-            try:
-                paths = self.fs.ls(self.path(JOURNAL_DIR), detail=False)
-            except FileNotFoundError:
-                paths = []
-            lines = list(self.fs.cat([p for p in paths if p.endswith(".json")]).values()) if paths else []
-        records = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                continue
-            if isinstance(record, dict) and isinstance(record.get("chunk"), int) and \
-                    isinstance(record.get("rows"), dict):
-                records.append(record)
-        return records
+            lines = data.split(b"\n")
+            return [(f"{JOURNAL} line {number}", line) for number, line in enumerate(lines[:-1], 1)]
+        try:
+            paths = sorted(p for p in self.fs.ls(self.path(JOURNAL_DIR), detail=False) if p.endswith(".json"))
+        except FileNotFoundError:
+            return []
+        found = self.fs.cat(paths) if paths else {}
+        return [(f"{JOURNAL_DIR}/{path.rsplit('/', 1)[-1]}", found[path]) for path in paths]
 
     def clear_journal(self) -> None:
         """Empty the journal once the manifest holds its records."""
@@ -333,9 +359,10 @@ class Journal:
         self.folder = folder
         self._file = open(folder.path(JOURNAL), "a", encoding="utf-8") if folder.local else None  # noqa: SIM115
 
-    def append(self, chunk_id: int, rows: dict[str, int], seconds: list[float]) -> None:
-        """Record a chunk whose shards are all in place."""
-        line = json.dumps({"chunk": chunk_id, "rows": rows, "seconds": seconds})
+    def append(self, chunk_id: int, record: dict[str, Any]) -> None:
+        """Record a chunk whose shards are all in place (``record``: its ``rows``, ``sha256``, ``run_id``,
+        ``seconds``)."""
+        line = json.dumps({"chunk": chunk_id, **record})
         if self._file is not None:
             self._file.write(line + "\n")
             self._file.flush()
@@ -466,19 +493,6 @@ def read_manifest(out: str | os.PathLike) -> dict[str, Any] | None:
     """The run's manifest, or None when the folder holds none readable."""
     manifest = RunFolder(out).read_manifest()
     return manifest if isinstance(manifest, dict) else None
-
-
-def finished_chunks(out: str | os.PathLike, manifest: dict[str, Any]) -> list[int]:
-    """The chunks a manifest lists as complete, with those its journal has recorded since: for reading a live run."""
-    listed = {int(chunk) for chunk in manifest.get("chunks_complete", [])}
-    return sorted(listed | {record["chunk"] for record in RunFolder(out).read_journal()})
-
-
-def complete_chunks(out: str | os.PathLike, expected_rows: dict[int, int]) -> set[int]:
-    """The chunks whose hands shard exists with the planned row count."""
-    folder = RunFolder(out)
-    return {chunk for chunk in folder.shard_ids(HANDS_DIR) if expected_rows.get(chunk) == folder.shard_rows(
-        HANDS_DIR, chunk)}
 
 
 def is_bookkeeping(name: str) -> bool:

@@ -41,7 +41,8 @@ from experiments.analysis.duck import (
 )
 from experiments.analysis.load import SEAT_AGENT, chunks_total, complete_shards, lineup_table, read_manifest, run_game
 from experiments.analysis.stats import proportion_from_moments
-from experiments.runner.storage import ACTIONS_DIR
+from experiments.runner import integrity
+from experiments.runner.storage import ACTIONS_DIR, RunFolder
 from sim import games
 
 ANATOMY_COLUMNS = ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths", "cycle_seats")
@@ -110,7 +111,10 @@ def action_shards(folder: Path, shards: ShardIndex) -> ShardIndex | None:
     """The run's action logs as a ``ShardIndex`` beside its hands shards (a chunk's actions shard has its hands
     shard's name, so the same slices read it), or None if the run kept no logs of some complete chunk."""
     paths = tuple(folder / ACTIONS_DIR / path.name for path in shards.paths)
-    return replace(shards, paths=paths) if all(path.is_file() for path in paths) else None
+    if not all(path.is_file() for path in paths):
+        return None
+    integrity.check_table(RunFolder(folder), ACTIONS_DIR, [int(path.stem.removeprefix("part-")) for path in paths])
+    return replace(shards, paths=paths)
 
 
 def run_slices(run: CutoffRun) -> list[Slice | None]:
