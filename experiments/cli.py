@@ -35,6 +35,9 @@ COMMANDS = {
     "cutoffs": "How a run's hands are cut off (Knorri: repeat and cap): shares per table, the anatomy of every loop, "
                "hand length as a survival curve, and with --counterfactual what the cut-off changes; figures and a "
                "Markdown page.",
+    "verify": "Check every shard of a run against the SHA-256, rows and run id its writer recorded, the journal "
+              "against the manifest and the code against the run's; one line per problem (exit 1), and with "
+              "--repair play the damaged chunks again.",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 
