@@ -18,11 +18,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from experiments.errors import RunDamaged
-from experiments.runner.storage import ACTIONS_DIR, HANDS_DIR, MANIFEST, SHARD_CHUNK, SHARD_RUN, RunFolder, shard_name
+from experiments.runner.storage import (
+    ACTIONS_DIR,
+    HANDS_DIR,
+    JOURNAL,
+    MANIFEST,
+    SHARD_CHUNK,
+    SHARD_RUN,
+    RunFolder,
+    shard_name,
+)
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
@@ -34,7 +43,12 @@ class ChunkRecord:
     rows: dict[str, int]
     sha256: dict[str, str] | None = None  # None: written before shards were checksummed (rows are checked alone)
     seconds: list[float] | None = None
-    journal: bool = False  # recorded by the journal alone (not yet folded into the manifest)
+    source: str = MANIFEST  # where it is recorded: the manifest, or a journal line (``journal.jsonl line 3``)
+
+    @property
+    def journal(self) -> bool:
+        """Whether the journal alone records it (not yet folded into the manifest)."""
+        return self.source != MANIFEST
 
     def as_json(self) -> dict[str, Any]:
         """The record as the manifest and the journal hold it."""
@@ -76,6 +90,7 @@ def take_snapshot(folder: RunFolder) -> Snapshot:
             problems.append(f"{label} is damaged (it is not a chunk's record)")
             continue
         chunk, record, line_run = parsed
+        record = replace(record, source=label)
         if line_run is not None and line_run != run_id:
             problems.append(f"{label} records chunk {chunk} of another run (run {line_run}, not {run_id})")
             continue
@@ -137,16 +152,24 @@ def parse_record(line: bytes) -> tuple[int, ChunkRecord, str | None] | None:
         return None
     seconds = data.get("seconds")
     return data["chunk"], ChunkRecord(rows, record_digests, seconds if isinstance(seconds, list) else None,
-                                      journal=True), run_id
+                                      source=JOURNAL), run_id
 
 
 def shard_problem(folder: RunFolder, table: str, chunk: int, record: ChunkRecord | None,
                   run_id: str | None) -> str | None:
-    """What is wrong with one shard against its chunk's record, in words naming the file; None when it matches.
+    """What is wrong with one shard against its chunk's record, in words naming the file (and the journal line
+    that records it, if one does); None when it matches.
 
     A recorded SHA-256 is checked (so any changed byte is found); a record from before checksums has its row count
     checked against the footer's, and a chunk with no record at all (``record`` None) only needs a readable shard.
     """
+    problem = _problem(folder, table, chunk, record, run_id)
+    if problem is None or record is None or not record.journal:
+        return problem
+    return f"{problem} (against its record in {record.source})"
+
+
+def _problem(folder: RunFolder, table: str, chunk: int, record: ChunkRecord | None, run_id: str | None) -> str | None:
     name = f"{table}/{shard_name(chunk)}"
     digest = folder.shard_digest(table, chunk)
     if digest is None:

@@ -204,7 +204,7 @@ class RunFolder:
                 return pq.ParquetFile(path).metadata
             with self.fs.open(path, "rb") as handle:
                 return pq.ParquetFile(handle).metadata
-        except (OSError, pa.ArrowException):
+        except (OSError, ValueError, pa.ArrowException):  # a garbled footer fails to parse or to decode
             return None
 
     def read_shard(self, table: str, chunk_id: int, columns: list[str] | None = None) -> pa.Table:
