@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pickle
 import sys
+import traceback
 from collections.abc import Sequence
 
 from agents.base import AgentSpecError
 from experiments.errors import DEBUG_VARIABLE, RunDamaged, UsageError, print_trace
 from sim.cards import CardParseError
 from sim.errors import AgentFailure, GameInputError
+from sim.seating import described
 
 # Subcommand name -> module under experiments.commands with add_arguments(parser) and run(args) -> int.
 COMMANDS = {
@@ -68,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def damaged_compile_cache(error: BaseException) -> bool:
+    """Whether ``error`` came from numba loading a cached kernel (a file of the cache cut short or garbled)."""
+    return "numba/core/caching.py" in "".join(traceback.format_exception(error)).replace("\\", "/")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
@@ -84,10 +92,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (GameInputError, AgentSpecError, CardParseError, UsageError) as error:
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 2
+    except (pickle.UnpicklingError, EOFError) as error:
+        if not damaged_compile_cache(error):
+            raise
+        print(f"knorri-sim: error: the compiled code cache is damaged ({described(error)}): run knorri-sim cache "
+              "clear, and the next command compiles the engine afresh", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt as interrupt:  # a run's says what it kept and how to resume (execute.RunInterrupted)
-        print(f"knorri-sim: {interrupt or 'interrupted'}", file=sys.stderr)
+        print(f"knorri-sim: {str(interrupt) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 130
 
 

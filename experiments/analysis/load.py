@@ -35,8 +35,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from experiments.errors import UsageError
+from experiments.errors import ConfigError, RunDamaged, UsageError
 from experiments.runner import integrity
+from experiments.runner.config import from_json
+from experiments.runner.manifest import check_manifest
 from experiments.runner.moments import add_moments
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import HANDS_DIR, MANIFEST, RunFolder, shard_name
@@ -349,6 +351,12 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     if version != SCHEMA_VERSION:
         raise RunFolderError(f"run folder {str(folder)!r} has schema version {version!r}; this analysis reads "
                              f"version {SCHEMA_VERSION}: rerun it with this version of knorri-sim")
+    damaged = f"run folder {str(folder)!r} is damaged"
+    try:  # the fields the analysis reads, of the types knorri-sim writes (an edited "chunks_total": "forty")
+        check_manifest(manifest, f"{damaged}: {MANIFEST}")
+        from_json(manifest["config"])
+    except ConfigError as error:
+        raise RunDamaged(str(error) if str(error).startswith(damaged) else f"{damaged}: {error}") from None
     return manifest
 
 

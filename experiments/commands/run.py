@@ -272,8 +272,9 @@ def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
         raise ConfigError(f"--out {str(out)!r} holds a run written with schema version {manifest.get('schema_version')}"
                           f" (this knorri-sim writes {SCHEMA_VERSION}): give a new or empty folder")
     if manifest.get("run_id") != config.run_id():
-        raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
-                          "give a new or empty folder, or --resume it")
+        raise ConfigError(f"--out {str(out)!r} holds another run (run {manifest.get('run_id')}, not this run's "
+                          f"{config.run_id()}): give a new or empty folder (--resume {out} would go on with that "
+                          "other run, not this one)")
     done, total = len(manifest.get("chunks_complete", [])), manifest.get("chunks_total")
     raise ConfigError(f"--out {str(out)!r} already holds this run ({done} of {total} chunks done): "
                       f"finish or re-summarise it with --resume {out}")

@@ -22,7 +22,7 @@ from agents.base import Agent, AgentMaker, AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
-from experiments.runner.seating import agent_maker, replay_command
+from experiments.runner.seating import agent_maker, agents_print_to_stderr, replay_command
 from experiments.runner.summary import with_summary
 from sim import games
 from sim.decision_limit import limit_decisions
@@ -108,7 +108,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
     try:
-        with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
+        with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()), agents_print_to_stderr():
             played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
                                 task.log_actions, task.options, _worker_maker(task.game), task.continuation)
     except AgentFailure as failure:

@@ -25,6 +25,7 @@ from experiments.runner import fingerprint, routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig
+from experiments.runner.locking import unwritable
 from experiments.runner.manifest import git_commit, mark, new_manifest, now, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
@@ -39,7 +40,7 @@ from experiments.runner.plan import (
 from experiments.runner.schema import SCHEMA_VERSION, run_categories
 from experiments.runner.storage import RunFolder, is_url
 from experiments.runner.verify import Record, finished_chunks, remove_unfinished
-from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
+from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, exit_guard, workers_for
 from sim import games
 from sim.contract import extra_tables
 
@@ -183,24 +184,27 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
     cpu0 = time.process_time()
     manifest = plan.manifest
     status_before = manifest.get("status")
-    out.remove_temporary_files()
-    finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
-    wanted = [task for task in plan.tasks if only is None or task.chunk.id in only]
-    todo = [task for task in wanted if task.chunk.id not in finished]
-    if resumed:
-        changed = check_code(plan, manifest, finished, accept_changes, out) if todo else []
-        if changed:
-            manifest.setdefault("code_changes", []).append(
-                {"time": now(), "changes": changed, "chunks_made_before": chunk_ranges(finished),
-                 "code_before": manifest.get("code")})
-        manifest.setdefault("resumes", []).append(
-            {"time": now(), "versions": package_versions(), "git": git_commit()})
-    remove_unfinished(out, plan.chunks, finished, run_tables(plan.config))  # once the code check let the run go on
-    if todo:
-        manifest["code"] = plan.code  # what makes the chunks still to play
-    manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
-    manifest["chunk_sha256"] = {}
-    _fold(out, manifest, finished, status="running", error=None)
+    try:  # a folder it cannot change (read-only, immutable) is one line, before any chunk plays
+        out.remove_temporary_files()
+        finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
+        wanted = [task for task in plan.tasks if only is None or task.chunk.id in only]
+        todo = [task for task in wanted if task.chunk.id not in finished]
+        if resumed:
+            changed = check_code(plan, manifest, finished, accept_changes, out) if todo else []
+            if changed:
+                manifest.setdefault("code_changes", []).append(
+                    {"time": now(), "changes": changed, "chunks_made_before": chunk_ranges(finished),
+                     "code_before": manifest.get("code")})
+            manifest.setdefault("resumes", []).append(
+                {"time": now(), "versions": package_versions(), "git": git_commit()})
+        remove_unfinished(out, plan.chunks, finished, run_tables(plan.config))  # once the code check let it go on
+        if todo:
+            manifest["code"] = plan.code  # what makes the chunks still to play
+        manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
+        manifest["chunk_sha256"] = {}
+        _fold(out, manifest, finished, status="running", error=None)
+    except OSError as error:
+        raise unwritable(out.location, error) from None
     if announce:
         print(announce, file=sys.stderr, flush=True)
     stopped = stop is not None and stop(sorted(finished))
@@ -216,21 +220,24 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
     failure: ChunkFailed | None = None
     outcomes = _run(workers, todo, compile_first)
     try:
-        for outcome in outcomes:
-            if isinstance(outcome, ChunkFailed):
-                failure = failure or outcome
-                continue
-            written = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
-                                                         outcome.extras, run_id)
-            seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
-                                             outcome.cpu)]
-            record = {"rows": written["rows"], "sha256": written["sha256"], "seconds": seconds}
-            journal.append(outcome.chunk_id, {"run_id": run_id, **record})
-            new[outcome.chunk_id] = record
-            bar.update(written["rows"][storage.HANDS_DIR])
-            if stop is not None and failure is None and stop(sorted(set(finished) | set(new))):
-                stopped = True
-                break
+        with exit_guard(lambda: f"an agent ended the process itself while a chunk played in it; the "
+                                f"{len(finished) + len(new)} finished chunks are kept (no data lost): run knorri-sim "
+                                f"run --resume {out}"):  # one worker: agents play in this process
+            for outcome in outcomes:
+                if isinstance(outcome, ChunkFailed):
+                    failure = failure or outcome
+                    continue
+                written = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
+                                                             outcome.extras, run_id)
+                seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
+                                                 outcome.cpu)]
+                record = {"rows": written["rows"], "sha256": written["sha256"], "seconds": seconds}
+                journal.append(outcome.chunk_id, {"run_id": run_id, **record})
+                new[outcome.chunk_id] = record
+                bar.update(written["rows"][storage.HANDS_DIR])
+                if stop is not None and failure is None and stop(sorted(set(finished) | set(new))):
+                    stopped = True
+                    break
     except WorkersLost as error:
         _fold(out, manifest, new, status="failed", error=str(error))
         raise RunStopped(_stopped(str(error), manifest, out)) from None

@@ -173,6 +173,8 @@ def _problem(folder: RunFolder, table: str, chunk: int, record: ChunkRecord | No
     name = f"{table}/{shard_name(chunk)}"
     digest = folder.shard_digest(table, chunk)
     if digest is None:
+        if folder.file_in_place_of(table):
+            return f"{table} is a file, not the folder of its shards"
         return f"{table}/ is missing" if not folder.has_table(table) else f"{name} is missing"
     wanted = (record.sha256 or {}).get(table) if record is not None else None
     if wanted is not None:

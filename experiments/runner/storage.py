@@ -25,14 +25,11 @@ writer renews.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import re
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,21 +38,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from experiments.errors import UsageError
+from experiments.runner.locking import LOCK, file_lock, lease
 
 MANIFEST = "manifest.json"
 JOURNAL = "journal.jsonl"
 JOURNAL_DIR = "journal"  # the journal on an object store: one record per object
-LOCK = ".lock"
 HANDS_DIR = "hands"
 ACTIONS_DIR = "actions"
-LEASE_SECONDS = 30.0  # an object store's lock that has not been renewed for this long is a dead writer's
 _SHARD = re.compile(r"^part-(\d{6,})\.parquet$")
 SHARD_RUN = b"knorri_sim_run_id"  # a shard's footer keys: the run and the chunk that wrote it
 SHARD_CHUNK = b"knorri_sim_chunk"
-
-
-class RunFolderBusy(UsageError):
-    """Another live process is writing the run folder; reported as one line, exit code 2."""
 
 
 def shard_name(chunk_id: int) -> str:
@@ -184,6 +176,10 @@ class RunFolder:
     def has_table(self, table: str) -> bool:
         """Whether the folder holds a table's folder (``hands``, ``actions``, ...)."""
         return os.path.isdir(self.path(table)) if self.local else self.fs.isdir(self.path(table))
+
+    def file_in_place_of(self, table: str) -> bool:
+        """Whether a file stands where a table's folder belongs (a damaged run)."""
+        return os.path.isfile(self.path(table)) if self.local else self.fs.isfile(self.path(table))
 
     def shard_ids(self, table: str) -> list[int]:
         """The chunk ids of the finished shards in a table's folder (none when the folder is missing)."""
@@ -345,10 +341,10 @@ class RunFolder:
         """
         holder = f"process {os.getpid()} on {socket.gethostname()}"
         if self.local:
-            with _file_lock(Path(self.root), holder):
+            with file_lock(Path(self.root), holder):
                 yield
             return
-        with _lease(self, holder):
+        with lease(self, holder):
             yield
 
 
@@ -375,115 +371,12 @@ class Journal:
             self._file.close()
 
 
-@contextlib.contextmanager
-def _file_lock(root: Path, holder: str) -> Iterator[None]:
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise _unwritable(root, error) from None
-    handle = _locked(root / LOCK, root)
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(holder)
-        handle.flush()
-        yield
-    finally:
-        # A run that ends in order (finished, stopped or interrupted) takes its lock file away, still holding
-        # the lock; a killed one leaves it, and the next writer locks it again (the system dropped the lock).
-        with contextlib.suppress(OSError):
-            (root / LOCK).unlink()
-        handle.close()  # closing drops the flock
-
-
-def _locked(path: Path, root: Path) -> Any:
-    """``path`` opened and flocked. A lock file its holder removed as this process opened it is tried again:
-    only the file that the name still names counts, so no two writers can hold twins of it."""
-    while True:
-        try:
-            handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115
-        except OSError as error:
-            raise _unwritable(root, error) from None
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            other = handle.read().strip() or "another process"
-            handle.close()
-            raise RunFolderBusy(f"run folder {str(root)!r} is being written by {other}: wait for it to finish "
-                                "or stop it, then --resume") from None
-        try:
-            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            return handle
-        handle.close()
-
-
-def _unwritable(root: Path, error: OSError) -> UsageError:
-    return UsageError(f"cannot write the run folder {str(root)!r}: {error.strerror or error} "
-                      f"({error.filename or root}): give a folder you can write")
-
-
-@contextlib.contextmanager
-def _lease(folder: RunFolder, holder: str) -> Iterator[None]:
-    current = folder._read_bytes(LOCK)
-    if current is not None:
-        try:
-            lease = json.loads(current)
-            age = time.time() - float(lease["renewed"])
-        except (ValueError, KeyError, TypeError):
-            lease, age = {}, LEASE_SECONDS
-        if lease.get("host") == socket.gethostname() and not _alive(lease.get("pid")):
-            age = LEASE_SECONDS  # a writer on this machine that has died: no need to wait its lease out
-        if age < LEASE_SECONDS:
-            raise RunFolderBusy(f"run folder {folder.location!r} is being written by {lease.get('holder')} (its "
-                                f"lease renewed {age:.0f} s ago): wait for it to finish or stop it, then --resume")
-    stop = threading.Event()
-
-    def lease_now() -> bytes:
-        return json.dumps({"holder": holder, "host": socket.gethostname(), "pid": os.getpid(),
-                           "renewed": time.time()}).encode()
-
-    def renew() -> None:
-        while not stop.wait(LEASE_SECONDS / 3):
-            with contextlib.suppress(OSError):  # a missed renewal is retried; the lease outlives two
-                folder._write_bytes(lease_now(), LOCK)
-
-    try:
-        folder._write_bytes(lease_now(), LOCK)
-    except OSError as error:
-        raise UsageError(f"cannot write the run folder {folder.location!r}: {error}") from None
-    thread = threading.Thread(target=renew, name="knorri-lease", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        folder._remove(LOCK)
-
-
 def arrow_owned(data: bytes) -> pa.BufferReader:
     """A reader over a copy of ``data`` in memory that Arrow owns: Arrow's threads can drop it at any time, where a
     buffer over Python bytes must take the interpreter's lock to be released (see ``RunFolder.read_table``)."""
     buffer = pa.allocate_buffer(len(data))
     pa.FixedSizeBufferWriter(buffer).write(data)
     return pa.BufferReader(buffer)
-
-
-def _alive(pid: Any) -> bool:
-    """Whether a process of this machine with that pid exists."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # ----- the same, for a local folder given as a path (the analysis, tests) --------------------------------------

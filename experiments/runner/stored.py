@@ -7,6 +7,7 @@ from typing import Any
 
 from experiments.runner.config import ConfigError, RunConfig, build_config, from_json
 from experiments.runner.execute import check_schema_version
+from experiments.runner.manifest import check_manifest
 from experiments.runner.plan import check_lineups
 from experiments.runner.storage import MANIFEST, RunFolder
 
@@ -41,26 +42,3 @@ def stored_run(location: str, command: str, workers: int | None = None, schedule
         raise ConfigError(f"{where}: the manifest's config does not match its run id")
     check_lineups(config)
     return config, out, manifest
-
-
-def check_manifest(manifest: Any, where: str) -> None:
-    """Refuse, in one line starting with ``where``, a manifest that is not the kind ``knorri-sim run`` writes."""
-    if not isinstance(manifest, dict):
-        raise ConfigError(f"{where} holds a {type(manifest).__name__}, not a knorri-sim run's manifest")
-    for key, kind in (("config", dict), ("run_id", str), ("chunk_hands", int), ("chunks_total", int)):
-        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
-            raise ConfigError(f"{where} has no valid {key!r}: it is not a knorri-sim run's manifest")
-    if not isinstance(manifest["config"].get("tables"), list):
-        raise ConfigError(f"{where}: its config has no tables: it is not a knorri-sim run's manifest")
-    if manifest["chunk_hands"] < 1:
-        raise ConfigError(f"{where}: chunk_hands must be at least 1, not {manifest['chunk_hands']}")
-    complete = manifest.get("chunks_complete", [])
-    if not isinstance(complete, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in complete):
-        raise ConfigError(f"{where}: chunks_complete must be a list of chunk ids")
-    rows = manifest.get("chunk_rows", {})
-    if not isinstance(rows, dict) or not all(
-            key.isdigit() and isinstance(tables, dict) and all(isinstance(n, int) for n in tables.values())
-            for key, tables in rows.items()):
-        raise ConfigError(f"{where}: chunk_rows must map chunk ids to each table's row count")
-    if not isinstance(manifest.get("chunk_seconds", {}), dict):
-        raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")

@@ -31,6 +31,10 @@ def finished_chunks(out: RunFolder, manifest: dict[str, Any], chunks: list[Chunk
 
     Raises ``ConfigError`` when the manifest disagrees with the plan or the shards (nothing is touched).
     """
+    for table in tables:
+        if out.file_in_place_of(table):
+            raise integrity.damaged(out, f"{table} is a file, not the folder of its shards (move it away, and "
+                                         "--resume plays its chunks again)")
     records = integrity.take_snapshot(out).records
     run_id = manifest.get("run_id")
     planned = {chunk.id: chunk for chunk in chunks}

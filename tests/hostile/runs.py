@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -65,3 +69,20 @@ def one_line(text: str) -> str:
     """The command's stderr, checked to be one error line and no traceback."""
     assert text.count("\n") == 1 and text.startswith("knorri-sim: ") and "Traceback" not in text, text
     return text
+
+
+TESTS = Path(__file__).resolve().parent.parent
+ROOT = TESTS.parent
+
+
+def knorri_sim(*args: str, env_extra: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen:
+    """``knorri-sim`` in a fresh process, with tests/ on the path for the hostile agents (``hostile.bots``)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)]), **(env_extra or {})}
+    return subprocess.Popen([sys.executable, "-m", "experiments.cli", *args], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, str, str]:
+    """Wait for a ``knorri_sim`` process: its exit code, stdout and stderr."""
+    stdout, stderr = process.communicate(timeout=timeout)
+    return process.returncode, stdout, stderr

@@ -206,7 +206,7 @@ def test_a_folder_holding_another_run_is_refused_and_left_alone(tmp_path, capsys
     capsys.readouterr()
     assert main([*base, "--seed", "2", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "holds another run's data" in err and err.count("\n") == 1
+    assert "holds another run (run " in err and "would go on with that other run" in err and err.count("\n") == 1
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
