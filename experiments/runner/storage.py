@@ -137,7 +137,7 @@ class RunFolder:
 
     def write_shard(self, table_name: str, chunk_id: int, table: pa.Table, run_id: str | None = None) -> str:
         """Write a shard whole (a temporary name then a rename, atomic on one file system, or one put) and return
-        its SHA-256: the bytes are hashed as they leave memory, so the digest is of exactly what was written.
+        the SHA-256 of exactly the bytes written (on a file system, of the temporary file before its rename).
 
         The footer carries the run id and the chunk (``SHARD_RUN``, ``SHARD_CHUNK``), so a shard found in the wrong
         place can be named, and every data page a CRC, which readers verify."""
@@ -146,20 +146,23 @@ class RunFolder:
         categorical = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
         stamp = {SHARD_CHUNK: str(chunk_id).encode(), **({SHARD_RUN: run_id.encode()} if run_id else {})}
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **stamp})
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd", use_dictionary=categorical, write_page_checksum=True)
-        data = sink.getvalue()
-        digest = hashlib.sha256(data).hexdigest()
-        if self.local:
-            folder = Path(self.path(table_name))
-            folder.mkdir(parents=True, exist_ok=True)
-            final = folder / shard_name(chunk_id)
-            temporary = folder / f".{final.name}.{os.getpid()}.tmp"
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, final)
-        else:
-            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), data.to_pybytes())
+        options = {"compression": "zstd", "use_dictionary": categorical, "write_page_checksum": True}
+        if not self.local:
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink, **options)
+            data = sink.getvalue().to_pybytes()
+            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), data)
+            return hashlib.sha256(data).hexdigest()
+        folder = Path(self.path(table_name))
+        folder.mkdir(parents=True, exist_ok=True)
+        final = folder / shard_name(chunk_id)
+        temporary = folder / f".{final.name}.{os.getpid()}.tmp"
+        pq.write_table(table, temporary, **options)
+        # hashed as it lies on disk, read back from the page cache: building the shard in memory first would cost
+        # more, in page faults on a fresh buffer for every shard
+        with open(temporary, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        os.replace(temporary, final)
         return digest
 
     def write_chunk(self, chunk_id: int, hands: pa.Table, actions: pa.Table | None,

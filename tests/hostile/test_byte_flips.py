@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from experiments.analysis.knorri import load_run
-from experiments.analysis.knorri.cutoffs import open_cutoff_run
+from experiments.analysis.knorri.cutoffs import checked_action_shards, open_cutoff_run
 from experiments.analysis.load import RunFolderError
 from experiments.errors import RunDamaged, UsageError
 from experiments.league import read_finishing_orders
@@ -74,12 +74,12 @@ def test_a_flipped_bit_in_a_hands_shard_is_refused_by_every_reader_naming_the_sh
 
 @settings(FLIPS, max_examples=350)
 @given(data=st.data())
-def test_a_flipped_bit_in_an_actions_shard_is_refused_by_every_reader_naming_the_shard(live, data):
-    out, _, replays = live
+def test_a_flipped_bit_in_an_actions_shard_is_refused_by_every_reader_of_it_naming_the_shard(live, data):
+    out, _, _ = live
     path, offset, bit = data.draw(shard_and_flip(out, "actions"))
     hand = ONE_PER_CHUNK[int(path.stem.removeprefix("part-"))]
     with flipped(path, offset, bit):
-        for read in (lambda: run_replay(out, hand), lambda: open_cutoff_run(out)):
+        for read in (lambda: run_replay(out, hand), lambda: checked_action_shards(open_cutoff_run(out))):
             result, said = refusal(read)
             assert result is None and f"actions/{path.name} " in said and "is damaged" in said, said
 

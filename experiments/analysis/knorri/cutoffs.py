@@ -111,10 +111,16 @@ def action_shards(folder: Path, shards: ShardIndex) -> ShardIndex | None:
     """The run's action logs as a ``ShardIndex`` beside its hands shards (a chunk's actions shard has its hands
     shard's name, so the same slices read it), or None if the run kept no logs of some complete chunk."""
     paths = tuple(folder / ACTIONS_DIR / path.name for path in shards.paths)
-    if not all(path.is_file() for path in paths):
-        return None
-    integrity.check_table(RunFolder(folder), ACTIONS_DIR, [int(path.stem.removeprefix("part-")) for path in paths])
-    return replace(shards, paths=paths)
+    return replace(shards, paths=paths) if all(path.is_file() for path in paths) else None
+
+
+def checked_action_shards(run: CutoffRun) -> ShardIndex | None:
+    """The run's action logs (``action_shards``), each checked against its record before it is read (most of the
+    analysis never reads them, so only what does pays for the check)."""
+    if run.actions is not None:
+        chunks = [int(path.stem.removeprefix("part-")) for path in run.actions.paths]
+        integrity.check_table(RunFolder(run.folder), ACTIONS_DIR, chunks)
+    return run.actions
 
 
 def run_slices(run: CutoffRun) -> list[Slice | None]:
