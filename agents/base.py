@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -161,6 +162,9 @@ TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
 
 
+LARGEST_INT = (1 << 63) - 1  # an int parameter fits the 64-bit integers compiled agents hold it in
+
+
 def parameter_value(agent: str, key: str, raw: str, kind: type) -> Any:
     """A spec parameter's text as ``kind`` (``PARAMETERS[key]``); a ``bool`` reads true/false, yes/no, on/off, 1/0."""
     if kind is bool:
@@ -169,9 +173,15 @@ def parameter_value(agent: str, key: str, raw: str, kind: type) -> Any:
             return word in TRUE_WORDS
         raise AgentSpecError(f"agent {agent!r}: {key}={raw!r} is not a bool: use true or false")
     try:
-        return kind(raw)
+        value = kind(raw)
     except ValueError:
         raise AgentSpecError(f"agent {agent!r}: {key}={raw!r} is not a valid {kind.__name__}") from None
+    if kind is int and not -LARGEST_INT - 1 <= value <= LARGEST_INT:
+        raise AgentSpecError(f"agent {agent!r}: {key}={raw} is out of range: an int parameter is at most "
+                             f"{LARGEST_INT:,} (a 64-bit integer, as the compiled code holds it)")
+    if kind is float and not math.isfinite(value):
+        raise AgentSpecError(f"agent {agent!r}: {key}={raw!r} is not a finite number")
+    return value
 
 
 def _check_takes_seed(factory: AgentFactory, spec: str) -> None:

@@ -1,20 +1,24 @@
 """The ``knorri-sim`` command: one entry point, one module per subcommand.
 
 Every user-facing error is one line on stderr and a non-zero exit: 2 for bad input, 1 when an agent
-failed while playing (its file and line named; ``--debug`` or ``KNORRI_SIM_DEBUG=1`` adds its traceback).
+failed while playing (its file and line named; ``--debug`` or ``KNORRI_SIM_DEBUG=1`` adds its traceback) or a
+run's files are damaged (the file named).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import pickle
 import sys
+import traceback
 from collections.abc import Sequence
 
 from agents.base import AgentSpecError
-from experiments.errors import DEBUG_VARIABLE, UsageError, print_trace
+from experiments.errors import DEBUG_VARIABLE, RunDamaged, UsageError, print_trace
 from sim.cards import CardParseError
 from sim.errors import AgentFailure, GameInputError
+from sim.seating import described
 
 # Subcommand name -> module under experiments.commands with add_arguments(parser) and run(args) -> int.
 COMMANDS = {
@@ -34,6 +38,9 @@ COMMANDS = {
     "cutoffs": "How a run's hands are cut off (Knorri: repeat and cap): shares per table, the anatomy of every loop, "
                "hand length as a survival curve, and with --counterfactual what the cut-off changes; figures and a "
                "Markdown page.",
+    "verify": "Check every shard of a run against the SHA-256, rows and run id its writer recorded, the journal "
+              "against the manifest and the code against the run's; one line per problem (exit 1), and with "
+              "--repair play the damaged chunks again.",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 
@@ -64,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def damaged_compile_cache(error: BaseException) -> bool:
+    """Whether ``error`` came from numba loading a cached kernel (a file of the cache cut short or garbled)."""
+    return "numba/core/caching.py" in "".join(traceback.format_exception(error)).replace("\\", "/")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
@@ -74,13 +86,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_trace(error.trace, args)
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 1
+    except RunDamaged as error:  # the input was fine; the run's files are not what was written
+        print(f"knorri-sim: error: {error}", file=sys.stderr)
+        return 1
     except (GameInputError, AgentSpecError, CardParseError, UsageError) as error:
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 2
+    except (pickle.UnpicklingError, EOFError) as error:
+        if not damaged_compile_cache(error):
+            raise
+        print(f"knorri-sim: error: the compiled code cache is damaged ({described(error)}): run knorri-sim cache "
+              "clear, and the next command compiles the engine afresh", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt as interrupt:  # a run's says what it kept and how to resume (execute.RunInterrupted)
-        print(f"knorri-sim: {interrupt or 'interrupted'}", file=sys.stderr)
+        print(f"knorri-sim: {str(interrupt) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 130
 
 

@@ -18,6 +18,11 @@ class ConfigError(UsageError):
     """A config file, option or lineup the runner refuses; one line, nothing written."""
 
 
+class RunDamaged(Exception):
+    """A run folder whose files differ from what its writer recorded (a shard missing, short, another run's, a copy
+    of another chunk's, or its bytes changed); one line naming the file, exit code 1."""
+
+
 DEBUG_VARIABLE = "KNORRI_SIM_DEBUG"
 
 

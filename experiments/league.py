@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from experiments.analysis import ladder
+from experiments.analysis.load import complete_shards
 from experiments.runner import storage
 from experiments.runner.config import ConfigError, RunConfig, build_config
 from experiments.runner.execute import execute, plan_run, workers_for
@@ -114,8 +115,7 @@ def read_finishing_orders(folder: Path, game: str) -> Iterator[tuple[list[str], 
     adapter's ``finishing_places`` over its ``PLACE_COLUMNS``.
     """
     adapter = games.adapter(game)
-    hands = folder / storage.HANDS_DIR
-    paths = sorted(hands.glob("part-*.parquet"))
+    paths = complete_shards(folder)  # the finished chunks, each shard checked against its record
     names = pq.read_schema(paths[0]).names
     seats = int((storage.read_manifest(folder) or {})["tables"][0]["seats"])
     wanted = ["hand_index", "deal_group"] + [f"agent_{s}" for s in range(seats)]
@@ -124,7 +124,7 @@ def read_finishing_orders(folder: Path, game: str) -> Iterator[tuple[list[str], 
     if missing:
         raise ConfigError(f"{str(folder)!r} has no column {missing[0]!r}: not a {adapter.TITLE} run of this version")
     for path in paths:  # a shard is a chunk, and chunks in id order are the rows in run order
-        data = pq.read_table(path, columns=wanted).sort_by("hand_index")
+        data = pq.read_table(path, columns=wanted, page_checksum_verification=True).sort_by("hand_index")
         agent_names = sorted({name for s in range(seats)
                               for name in data.column(f"agent_{s}").combine_chunks().dictionary.to_pylist()})
         codes = np.empty((data.num_rows, seats), dtype=np.int64)

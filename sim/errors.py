@@ -98,6 +98,27 @@ def agent_location(agent: Any, error: BaseException) -> str:
     return where
 
 
+def method_location(agent: Any, method: str) -> str:
+    """Where an agent's ``method`` (``act``, ``reset``) is written, as ``file:line`` of its ``def`` (``""`` when
+    unknown): what a message points at when the agent returned something wrong rather than raised."""
+    function = getattr(type(agent), method, None)
+    try:
+        code = getattr(function, "__code__", None)
+        return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    except AttributeError:
+        return ""
+
+
+def raised_at(error: BaseException, module: str | None = None) -> str:
+    """Where ``error`` was raised, as ``file:line``: the innermost frame in ``module``'s file when one is (a user's
+    class), else the innermost frame of all; ``""`` without a traceback."""
+    frames = traceback.extract_tb(error.__traceback__)
+    source = getattr(sys.modules.get(module or ""), "__file__", None)
+    own = [frame for frame in frames if source and str(Path(frame.filename).resolve()) == str(Path(source).resolve())]
+    frame = (own or frames or [None])[-1]
+    return f"{frame.filename}:{frame.lineno}" if frame is not None else ""
+
+
 def full_trace(error: BaseException) -> str:
     """The exception's whole traceback as text (for ``--debug``)."""
     return "".join(traceback.format_exception(error))

@@ -20,7 +20,15 @@ import numpy as np
 from sim.agent import Agent, AgentMaker, AgentSpecError
 from sim.decision_limit import DecisionTimeout, current_limit, decision
 from sim.engine_words import AUTO, ENGINES, REFERENCE, engine_word
-from sim.errors import AgentFailure, FailedDeal, GameInputError, IllegalActionError, agent_location, full_trace
+from sim.errors import (
+    AgentFailure,
+    FailedDeal,
+    GameInputError,
+    IllegalActionError,
+    agent_location,
+    full_trace,
+    method_location,
+)
 from sim.reference_base import ReferenceGame
 from sim.rng import agent_seed, derive_seed
 
@@ -113,11 +121,13 @@ class SeatedAgent:
                 return call()
         except AgentFailure:
             raise
-        except DecisionTimeout:
+        except DecisionTimeout as error:
+            where = agent_location(self.agent, error) or method_location(self.agent, verb)
             raise AgentRaised(self.spec, self.seat, f"no answer from {verb}() within {current_limit():g} s "
-                              "(the decision time limit, --decision-timeout)") from None
+                              f"(the decision time limit, --decision-timeout), waiting at {where}") from None
         except ActionTypeError as error:
-            raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")) from error
+            raise AgentRaised(self.spec, self.seat, str(error).removeprefix("the agent: ")
+                              + f" ({verb}() at {method_location(self.agent, verb)})") from error
         except (Exception, SystemExit) as error:  # any failure inside a user's agent stops the run, named
             where = agent_location(self.agent, error)
             what = f"{described(error)} in {verb}()" + (f" at {where}" if where else "")
@@ -173,9 +183,10 @@ def play_guarded(play: Callable[[], T], agents: Sequence[SeatedAgent], where: st
     except IllegalActionError as error:
         spec = agents[error.seat].spec
         legal = ", ".join(map(str, error.legal))
+        chose = method_location(getattr(agents[error.seat], "agent", agents[error.seat]), "act")
         raise AgentFailure(f"agent {spec!r} at seat {error.seat} chose illegal action "
-                           f"{_named(error.action, action_name)} in {where}; legal ids were {legal}",
-                           row, deal) from None
+                           f"{_named(error.action, action_name)} in {where}; legal ids were {legal}"
+                           + (f" (act() at {chose})" if chose else ""), row, deal) from None
     except AgentRaised as error:
         raise AgentFailure(f"agent {error.spec!r} at seat {error.seat} failed in {where}: {error.what}",
                            row, deal, error.trace) from None

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from experiments.cli import main
-from experiments.runner import storage
+from experiments.runner import integrity, storage
 
 LOGGED_RUN = ["--seats", "3", "--agents", "random", "--hands", "60", "--chunk-hands", "10", "--seed", "5",
               "--log-actions", "--workers", "1", "--no-progress"]
@@ -60,13 +60,14 @@ def test_resume_replays_chunks_damaged_in_any_table(logged_run, capsys):
 
 def test_a_chunk_finished_after_the_last_manifest_is_read_from_the_journal(logged_run, capsys):
     manifest = json.loads((logged_run / "manifest.json").read_text())
-    rows = manifest["chunk_rows"].pop("4")
+    rows, digests = manifest["chunk_rows"].pop("4"), manifest["chunk_sha256"].pop("4")
     manifest["chunks_complete"].remove(4)
     (logged_run / "manifest.json").write_text(json.dumps(manifest))
-    line = json.dumps({"chunk": 4, "rows": rows, "seconds": [0, 0, 0, 0]})
+    line = json.dumps({"chunk": 4, "run_id": manifest["run_id"], "rows": rows, "sha256": digests,
+                       "seconds": [0, 0, 0, 0]})
     (logged_run / storage.JOURNAL).write_text(line + "\n" + line[:15])  # a kill cut the next line short
     stamp = (logged_run / "hands" / "part-000004.parquet").stat().st_mtime_ns
-    assert storage.finished_chunks(logged_run, manifest) == list(range(6))
+    assert sorted(integrity.verified_chunks(storage.RunFolder(logged_run)).records) == list(range(6))
     assert main(["run", "--resume", str(logged_run), "--no-progress"]) == 0
     assert (logged_run / "hands" / "part-000004.parquet").stat().st_mtime_ns == stamp  # not played again
     assert json.loads((logged_run / "manifest.json").read_text())["chunk_rows"]["4"] == rows
@@ -87,11 +88,26 @@ def test_a_manifest_that_disagrees_with_its_shards_is_refused_and_nothing_is_tou
     assert {p: p.read_bytes() for p in logged_run.rglob("*.parquet")} == before
 
 
-def test_hands_outside_their_planned_range_are_refused(logged_run, capsys):
-    first, second = (logged_run / "hands" / storage.shard_name(c) for c in (0, 1))
+def swap_first_two_hands_shards(run):
+    first, second = (run / "hands" / storage.shard_name(c) for c in (0, 1))
     swapped = first.read_bytes()
     first.write_bytes(second.read_bytes())
     second.write_bytes(swapped)
+
+
+def test_swapped_shards_fail_their_checksums_and_are_played_again(logged_run, capsys):
+    hands = read_table(logged_run, "hands")
+    swap_first_two_hands_shards(logged_run)
+    assert main(["run", "--resume", str(logged_run), "--no-progress"]) == 0
+    pd.testing.assert_frame_equal(read_table(logged_run, "hands"), hands)
+    assert pq.read_table(logged_run / "hands" / storage.shard_name(0))["hand_index"].to_pylist() == list(range(10))
+
+
+def test_hands_outside_their_planned_range_are_refused_when_the_manifest_has_no_checksums(logged_run, capsys):
+    manifest = json.loads((logged_run / "manifest.json").read_text())
+    del manifest["chunk_sha256"]  # as written before shards were checksummed: the rows and the plan are all we have
+    (logged_run / "manifest.json").write_text(json.dumps(manifest))
+    swap_first_two_hands_shards(logged_run)
     assert main(["run", "--resume", str(logged_run), "--no-progress"]) == 2
     assert "holds hand_index 10 to 19 where the plan puts chunk 0 at 0 to 9" in one_error_line(capsys)
 

@@ -1,11 +1,13 @@
 """Loading a run folder for analysis: what every game's loader shares.
 
 A run folder is what ``knorri-sim run`` writes: ``manifest.json`` and
-``hands/part-*.parquet``. Only chunks the manifest lists as complete and whose
-shard exists are read, so a run that is still going (or was killed) gives a
-consistent, smaller sample. Rows of one deal group share their cards (duplicate
-deals), so every statistic treats ``(table, deal_group)`` as one cluster: the
-``cluster`` column (``cluster_ids``).
+``hands/part-*.parquet``. Only chunks the manifest (or a live run's journal)
+records as finished are read, each shard checked against the SHA-256 its writer
+recorded (``complete_shards``), so a run that is still going (or was killed)
+gives a consistent, smaller sample and a damaged one is refused in one line.
+Rows of one deal group share their cards (duplicate deals), so every statistic
+treats ``(table, deal_group)`` as one cluster: the ``cluster`` column
+(``cluster_ids``).
 
 The manifest names the game (``run_game``), ``open_run`` checks the folder and
 finds its complete shards, ``read_shards`` reads them, ``lineup_table`` names the
@@ -33,10 +35,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from experiments.errors import UsageError
+from experiments.errors import ConfigError, RunDamaged, UsageError
+from experiments.runner import integrity
+from experiments.runner.config import from_json
+from experiments.runner.manifest import check_manifest
 from experiments.runner.moments import add_moments
 from experiments.runner.schema import READABLE_VERSIONS, SCHEMA_VERSION, as_current
-from experiments.runner.storage import HANDS_DIR, MANIFEST, finished_chunks, shard_name
+from experiments.runner.storage import HANDS_DIR, MANIFEST, RunFolder, shard_name
 from sim import games
 from sim.contract import plural
 
@@ -226,8 +231,8 @@ class RunReader(Generic[LoadedRunT]):
 
     ``read_part(folder, manifest, paths)`` reads shards (all a run's complete ones, or one chunk's) as a
     ``RunPart``; ``combine(parts)`` makes one loaded run of parts; ``let_go`` names the row frames a streamed run
-    drops; ``report_partials()`` gives what a streamed run gathers unless told; ``check(folder, paths)``, if
-    given, refuses a folder the game needs more of than its hands shards (Kort's rounds), in one line.
+    drops; ``report_partials()`` gives what a streamed run gathers unless told. Every table a chunk wrote beside
+    its hands (Kort's rounds) is checked with them (``complete_shards``).
     """
 
     game: str
@@ -235,7 +240,6 @@ class RunReader(Generic[LoadedRunT]):
     combine: Callable[[Sequence[RunPart]], LoadedRunT]
     let_go: tuple[str, ...]
     report_partials: Callable[[], Sequence[Partial]]
-    check: Callable[[Path, list[Path]], None] | None = None
 
     def load_run(self, folder: str | Path) -> LoadedRunT:
         """Read the complete shards of the game's run in ``folder``; refuse a bad folder in one line."""
@@ -256,11 +260,9 @@ class RunReader(Generic[LoadedRunT]):
                             self.report_partials() if partials is None else partials, list(self.let_go), batch_rows)
 
     def _open(self, folder: str | Path) -> tuple[Path, dict[str, Any], list[Path]]:
-        """The folder, its manifest and complete shards, checked (``open_run``, then the game's ``check``)."""
+        """The folder, its manifest and complete shards, checked (``open_run``)."""
         folder = Path(folder)
         manifest, paths = open_run(folder, self.game)
-        if self.check is not None:
-            self.check(folder, paths)
         return folder, manifest, paths
 
 
@@ -354,19 +356,27 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         raise RunFolderError(f"run folder {str(folder)!r} has schema version {version!r}; this analysis reads "
                              f"versions {' and '.join(map(str, READABLE_VERSIONS))}: rerun it with this version of "
                              "knorri-sim")
+    damaged = f"run folder {str(folder)!r} is damaged"
+    try:  # the fields the analysis reads, of the types knorri-sim writes (an edited "chunks_total": "forty")
+        check_manifest(manifest, f"{damaged}: {MANIFEST}")
+        from_json(manifest["config"])
+    except ConfigError as error:
+        raise RunDamaged(str(error) if str(error).startswith(damaged) else f"{damaged}: {error}") from None
     return manifest
 
 
-def complete_shards(folder: Path, manifest: dict[str, Any]) -> list[Path]:
-    """The shards of the chunks the manifest lists as complete that exist; none at all is one line."""
-    listed = finished_chunks(folder, manifest)  # the manifest's list and the journal of a live run
-    paths = [folder / HANDS_DIR / shard_name(chunk) for chunk in listed]
-    paths = [path for path in paths if path.is_file()]
-    if not paths:
-        raise RunFolderError(f"run folder {str(folder)!r} has no complete chunk yet "
-                             f"(0 of {manifest.get('chunks_total', '?')}): let the run finish, or resume it with "
-                             f"knorri-sim run --resume {folder}")
-    return paths
+def complete_shards(folder: Path, manifest: dict[str, Any] | None = None) -> list[Path]:
+    """The hands shards of the chunks the run records as finished, every shard of theirs checked against its record
+    (``integrity.verified_chunks``: one snapshot of the manifest and a live run's journal, each shard's SHA-256); a
+    damaged shard is one line naming it (``RunDamaged``, exit code 1), and no finished chunk at all another.
+    ``manifest``: the run's, as the caller read it, for its planned chunk count."""
+    snapshot = integrity.verified_chunks(RunFolder(folder))
+    chunks = sorted(snapshot.records)
+    if not chunks:
+        total = (snapshot.manifest or manifest or {}).get("chunks_total", "?")
+        raise RunFolderError(f"run folder {str(folder)!r} has no complete chunk yet (0 of {total}): let the run "
+                             f"finish, or resume it with knorri-sim run --resume {folder}")
+    return [folder / HANDS_DIR / shard_name(chunk) for chunk in chunks]
 
 
 def iter_shard_batches(paths: Sequence[Path], columns: list[str], batch_size: int = 65_536) -> Iterator[pa.RecordBatch]:
@@ -375,7 +385,7 @@ def iter_shard_batches(paths: Sequence[Path], columns: list[str], batch_size: in
     Not a ``pyarrow.dataset``: a dataset keeps every shard's footer once it has read it, about 110 KB a Knorri
     shard, 0.5 GB over a 100M-hand run's 5,000 shards; this holds one shard's and one batch's."""
     for path in paths:
-        with pq.ParquetFile(path) as shard:
+        with pq.ParquetFile(path, page_checksum_verification=True) as shard:
             yield from shard.iter_batches(batch_size=batch_size, columns=columns)
 
 
@@ -392,7 +402,8 @@ def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[s
     width = sum(1 for name in names if SEAT_AGENT.fullmatch(name))
     try:
         # partitioning=None: a folder named like "name=value" is a run folder, not a hive partition
-        table = pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None)
+        table = pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None,
+                              page_checksum_verification=True)
         return table if version == str(SCHEMA_VERSION) else as_current(table, game)
     except (OSError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())[:200]

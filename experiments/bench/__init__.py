@@ -1,6 +1,8 @@
 """The benchmarks, one module per concern, each run by ``knorri-sim bench`` or ``python -m experiments.bench.<module>``.
 
 - ``engines``: each engine's speed on uniform random deals of a game (``knorri-sim bench``).
+- ``integrity``: what checking a run's bytes costs, writing (checksummed shards) and reading (every shard checked)
+  (``python -m experiments.bench.integrity``).
 - ``lineups``: a lineup of agents through the game's runner adapter, on each path it can take
   (``knorri-sim bench --agents SPECS``; ``python -m experiments.bench.lineups`` for every game's table).
 - ``mcts``: ``mcts`` decisions per second in any game, and the Knorri search floor

@@ -54,6 +54,7 @@ def lineup(text: str, seats: int | None, game: str) -> list[str]:
     """
     adapter = games.adapter(game)
     specs = split_agent_specs(text)
+    check_specs(specs, game)  # an unknown agent is named before the seat count its specs imply is checked
     n_seats = check_seats(adapter, seats or (len(specs) if len(specs) > 1 else adapter.DEFAULT_SEATS))
     specs = parse_lineup(specs, n_seats)
     check_specs(specs, game)

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from types import ModuleType
 
 from agents import lineup
 from agents.lineup import parse_lineup
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.errors import UsageError
-from experiments.runner.seating import build_agent
+from experiments.runner.config import DECISION_TIMEOUT
+from experiments.runner.seating import agents_print_to_stderr, build_agent
+from sim.decision_limit import limit_decisions
 from sim.reference_base import ReferenceGame
 from sim.rng import derive_seed
 from sim.seating import SeatedAgent, play_guarded, play_with_agents
@@ -37,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="play a match of this many rows, seeded as the runner seeds a match (default 1: one "
                              "deal from --seed); for games whose matches hold several (Knorri)")
     parser.add_argument("--json", action="store_true", help="print the public log as JSON lines instead")
+    parser.add_argument("--decision-timeout", type=float, metavar="SECONDS", default=DECISION_TIMEOUT,
+                        help=f"stop if a Python agent takes longer than this over one decision (default "
+                             f"{DECISION_TIMEOUT:g}, as for knorri-sim run; 0: no limit)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,19 +54,24 @@ def run(args: argparse.Namespace) -> int:
     if args.hands > MAX_HANDS:
         raise UsageError(f"--hands: a match played here has at most {MAX_HANDS:,} deals, not {args.hands:,} "
                          "(knorri-sim run plays more)")
+    if not (math.isfinite(args.decision_timeout) and args.decision_timeout >= 0):
+        raise UsageError(f"--decision-timeout must be a finite number of seconds, 0 or more (0: no limit), not "
+                         f"{args.decision_timeout:g}")
     adapter, n_seats, options = game_settings(args.game, args.seats, args.option)
     if args.hands > max(adapter.MATCH_HANDS):
         raise UsageError(f"--hands: {adapter.TITLE} plays one {adapter.ROW} per seed, not a match of several")
     specs = parse_lineup(args.agents, n_seats)
-    agents = [SeatedAgent(build_agent(spec, args.game, seed=args.seed), spec, None) for spec in specs]
+    if args.hands > 1 and args.first is not None:
+        raise UsageError("--first applies to a single deal: a match opens as the runner opens one")
+    with agents_print_to_stderr():
+        agents = [SeatedAgent(build_agent(spec, args.game, seed=args.seed), spec, None) for spec in specs]
     if args.hands > 1:
-        if args.first is not None:
-            raise UsageError("--first applies to a single deal: a match opens as the runner opens one")
-        _play_match(adapter, n_seats, options, agents, args.seed, args.hands)
+        _play_match(adapter, n_seats, options, agents, args.seed, args.hands, args.decision_timeout)
         return 0
     deal = adapter.deal(n_seats, args.seed, options, args.first)
     where = f"the {adapter.ROW} with seed {args.seed}" + ("" if args.first is None else f" (first seat {args.first})")
-    play_guarded(lambda: play_with_agents(deal, agents, args.seed), agents, where, adapter.action_text)
+    with limit_decisions(args.decision_timeout), agents_print_to_stderr():
+        play_guarded(lambda: play_with_agents(deal, agents, args.seed), agents, where, adapter.action_text)
     if args.json:
         for event in deal.log:
             print(json.dumps(event))
@@ -73,15 +84,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play_match(adapter: ModuleType, n_seats: int, options: dict, agents: list[SeatedAgent], seed: int,
-                rows: int) -> None:
+                rows: int, decision_timeout: float) -> None:
     """Play and print a match of ``rows`` deals from match seed ``seed``: each deal's end, then the totals."""
     totals = [0] * n_seats
     previous: ReferenceGame | None = None
     for index in range(rows):
         deal_seed = derive_seed(seed, index)
         deal = adapter.deal(n_seats, deal_seed, options, previous=previous)
-        play_guarded(lambda deal=deal, deal_seed=deal_seed: play_with_agents(deal, agents, deal_seed), agents,
-                     f"{adapter.ROW} {index} of the match with seed {seed}", adapter.action_text)
+        with limit_decisions(decision_timeout), agents_print_to_stderr():
+            play_guarded(lambda deal=deal, deal_seed=deal_seed: play_with_agents(deal, agents, deal_seed), agents,
+                         f"{adapter.ROW} {index} of the match with seed {seed}", adapter.action_text)
         print(f"{adapter.ROW} {index + 1}: {adapter.describe_end(deal)}")
         totals = [total + score for total, score in zip(totals, deal.scores, strict=True)]
         previous = deal

@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", metavar="SPECS", default=None, help=f"a new deal's agents: {lineup.SYNTAX}")
 
 
+MAX_HAND_INDEX = 1 << 63  # hand_index is an int64 column
+
+
 def run(args: argparse.Namespace) -> int:
     """Rebuild or play the deal, write its page and say where it is."""
     if args.run_dir is not None:
@@ -46,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
                              "played (give RUN_DIR and --hand-index, or --seed and --agents without RUN_DIR)")
         if args.hand_index is None:
             raise UsageError("--hand-index is required with RUN_DIR: which of the run's rows to replay")
-        if args.hand_index < 0:
-            raise UsageError(f"--hand-index must be 0 or more, not {args.hand_index}")
+        if not 0 <= args.hand_index < MAX_HAND_INDEX:
+            raise UsageError(f"--hand-index must be from 0 to 2**63 - 1 (a run's hand_index column), not "
+                             f"{args.hand_index}")
         replay = run_replay(args.run_dir, args.hand_index, args.seat)
         default = f"replay-{args.hand_index}.html"
     else:

@@ -38,7 +38,6 @@ from experiments.runner.config import (
     config_summary,
     default_config,
     default_experiment,
-    from_json,
     game_adapter,
     lineup_at_seats,
     load_file,
@@ -49,7 +48,6 @@ from experiments.runner.execute import (
     RunPlan,
     RunStopped,
     check_code,
-    check_schema_version,
     execute,
     plan_run,
     run_tables,
@@ -58,7 +56,9 @@ from experiments.runner.execute import (
 from experiments.runner.plan import check_lineups, rounding_note
 from experiments.runner.schema import SCHEMA_VERSION
 from experiments.runner.storage import RunFolder
+from experiments.runner.stored import stored_run
 from experiments.runner.summary import format_summary, summarise_run
+from experiments.runner.verify import recorded_chunks
 from sim import games
 from sim.contract import check_seats, plural
 from sim.engine_words import spelled
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
                               f"config and chunk_hands make {len(plan.chunks)}: the manifest disagrees with itself "
                               "(was it edited?)")
         plan.manifest = manifest
-    done = storage.complete_chunks(out.location, {c.id: c.hands for c in plan.chunks}) if out.is_dir() else set()
+    done = recorded_chunks(out, plan.chunks) if out.is_dir() else set()
     if manifest is not None:
         check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
     to_compile = code_to_compile(config, plan.tables)
@@ -303,35 +303,12 @@ def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
         raise ConfigError(f"--out {str(out)!r} holds a run written with schema version {manifest.get('schema_version')}"
                           f" (this knorri-sim writes {SCHEMA_VERSION}): give a new or empty folder")
     if manifest.get("run_id") != config.run_id():
-        raise ConfigError(f"--out {str(out)!r} holds another run's data (run {manifest.get('run_id')}): "
-                          "give a new or empty folder, or --resume it")
+        raise ConfigError(f"--out {str(out)!r} holds another run (run {manifest.get('run_id')}, not this run's "
+                          f"{config.run_id()}): give a new or empty folder (--resume {out} would go on with that "
+                          "other run, not this one)")
     done, total = len(manifest.get("chunks_complete", [])), manifest.get("chunks_total")
     raise ConfigError(f"--out {str(out)!r} already holds this run ({done} of {total} chunks done): "
                       f"finish or re-summarise it with --resume {out}")
-
-
-def _check_manifest(out: RunFolder, manifest: Any) -> None:
-    """Refuse, in one line, a manifest that is not the kind ``knorri-sim run`` writes."""
-    where = f"--resume {str(out)!r}: manifest.json"
-    if not isinstance(manifest, dict):
-        raise ConfigError(f"{where} holds a {type(manifest).__name__}, not a knorri-sim run's manifest")
-    for key, kind in (("config", dict), ("run_id", str), ("chunk_hands", int), ("chunks_total", int)):
-        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
-            raise ConfigError(f"{where} has no valid {key!r}: it is not a knorri-sim run's manifest")
-    if not isinstance(manifest["config"].get("tables"), list):
-        raise ConfigError(f"{where}: its config has no tables: it is not a knorri-sim run's manifest")
-    if manifest["chunk_hands"] < 1:
-        raise ConfigError(f"{where}: chunk_hands must be at least 1, not {manifest['chunk_hands']}")
-    complete = manifest.get("chunks_complete", [])
-    if not isinstance(complete, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in complete):
-        raise ConfigError(f"{where}: chunks_complete must be a list of chunk ids")
-    rows = manifest.get("chunk_rows", {})
-    if not isinstance(rows, dict) or not all(
-            key.isdigit() and isinstance(tables, dict) and all(isinstance(n, int) for n in tables.values())
-            for key, tables in rows.items()):
-        raise ConfigError(f"{where}: chunk_rows must map chunk ids to each table's row count")
-    if not isinstance(manifest.get("chunk_seconds", {}), dict):
-        raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")
 
 
 def _decided_duel(folder: str) -> str | None:
@@ -357,28 +334,4 @@ def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, 
     if clashing:
         raise ConfigError(f"--resume takes the experiment from its manifest; {clashing[0]} cannot be given with it "
                           "(only --workers, --scheduler, --decision-timeout, --accept-changes and --no-progress can)")
-    out = RunFolder(args.resume)
-    try:
-        manifest = out.read_manifest() if out.is_dir() else None
-    except OSError as error:
-        raise ConfigError(f"--resume {str(out)!r} cannot be read: {error.strerror or error}") from None
-    if manifest is None:
-        raise ConfigError(f"--resume {str(out)!r} holds no knorri-sim run (no readable manifest.json)")
-    _check_manifest(out, manifest)
-    check_schema_version(manifest, out)
-    stored = from_json(manifest["config"])
-    raw = stored.to_json()
-    raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
-    if stored.match_hands == 1:  # a game without matches refuses the key; 1 is everyone's default
-        raw.pop("match_hands")
-    raw["continue_past_cutoff"] = raw.pop("continuation")  # stored checked, under the field's name
-    raw["workers"] = args.workers if args.workers is not None else stored.workers
-    raw["scheduler"] = args.scheduler if args.scheduler is not None else stored.scheduler
-    raw["out"] = str(out)
-    if args.decision_timeout is not None:
-        raw["decision_timeout"] = args.decision_timeout
-    config = build_config({k: v for k, v in raw.items() if v is not None}, f"--resume {out}")
-    if config.run_id() != manifest.get("run_id"):
-        raise ConfigError(f"--resume {str(out)!r}: the manifest's config does not match its run id")
-    check_lineups(config)
-    return config, out, manifest
+    return stored_run(args.resume, "--resume", args.workers, args.scheduler, args.decision_timeout)

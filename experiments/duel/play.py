@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from experiments.duel.sprt import CONTINUE, UNDECIDED, Sprt, Verdict, sequential_test
-from experiments.runner import storage
+from experiments.runner import integrity, storage
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig, build_config
 from experiments.runner.execute import execute, plan_run, workers_for
@@ -163,7 +163,7 @@ def folder_differences(folder: str | RunFolder, in_order: bool = False) -> np.nd
     folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
     manifest = duel_manifest(folder)
     design = manifest_design(manifest)
-    chunks = sorted(int(chunk) for chunk in storage.finished_chunks(folder.location, manifest))
+    chunks = sorted(integrity.verified_chunks(folder).records)  # each shard checked against its record
     if in_order:
         chunks = [chunk for index, chunk in enumerate(chunks) if chunk == index]
     parts = [chunk_differences(folder, chunk, design) for chunk in chunks]

@@ -25,8 +25,9 @@ import pyarrow.parquet as pq
 from agents.base import AgentSpecError, parse_spec
 from experiments.analysis.load import complete_shards, read_manifest, run_game
 from experiments.errors import UsageError
+from experiments.runner import integrity
 from experiments.runner.seating import build_agent
-from experiments.runner.storage import ACTIONS_DIR, shard_name
+from experiments.runner.storage import ACTIONS_DIR, RunFolder, shard_name
 from sim import games
 from sim.contract import renderer
 from sim.reference_base import ReferenceGame
@@ -184,7 +185,8 @@ def _run_row(folder: Path, manifest: dict[str, Any], hand_index: int, row_name: 
     # one shard at a time (its footer's statistics skip it unread unless it may hold the row): a read of every shard
     # at once holds every footer, about 0.5 GB over a 100M-hand run
     for path in paths:
-        table = pq.read_table(path, filters=[("hand_index", "=", hand_index)], partitioning=None)
+        table = pq.read_table(path, filters=[("hand_index", "=", hand_index)], partitioning=None,
+                              page_checksum_verification=True)
         if table.num_rows:
             break
     if table.num_rows == 0:
@@ -200,7 +202,9 @@ def _logged_decisions(folder: Path, chunk: int, hand_index: int) -> list[int] | 
     path = folder / ACTIONS_DIR / shard_name(chunk)
     if not path.is_file():
         return None
-    table = pq.read_table(path, columns=["hand_index", "step", "action"], partitioning=None)
+    integrity.check_table(RunFolder(folder), ACTIONS_DIR, [chunk])
+    table = pq.read_table(path, columns=["hand_index", "step", "action"], partitioning=None,
+                          page_checksum_verification=True)
     table = table.filter(pc.equal(table.column("hand_index"), hand_index))
     order = pc.sort_indices(table, sort_keys=[("step", "ascending")])
     return [int(a) for a in table.column("action").take(order).to_pylist()]

@@ -45,7 +45,7 @@ from agents.base import Agent, make_agent
 from experiments.runner.seating import checked_agent
 from sim.batch_base import CompiledBatch
 from sim.contract import ChunkColumns, plural
-from sim.errors import AgentFailure, agent_location, full_trace
+from sim.errors import AgentFailure, agent_location, full_trace, method_location
 from sim.rng import AGENT_STREAM, derive_seeds
 
 
@@ -157,14 +157,16 @@ class _SeatTable:
         chosen = np.asarray(chosen)
         if chosen.shape != (len(rows),) or (chosen.size and chosen.dtype.kind not in "iu"):
             raise AgentFailure(f"agent {spec!r} at seat {seat}: act_batch must return {len(rows)} integer action ids "
-                               f"(one per row), not an array of shape {chosen.shape} and dtype {chosen.dtype}")
+                               f"(one per row), not an array of shape {chosen.shape} and dtype {chosen.dtype} "
+                               f"(act_batch() at {method_location(agent, 'act_batch')})")
         inside = (chosen >= 0) & (chosen < masks.shape[1])
         legal = inside & masks[np.arange(len(rows)), np.where(inside, chosen, 0)]
         if not legal.all():
             bad = int(np.flatnonzero(~legal)[0])
             raise AgentFailure(f"agent {spec!r} at seat {seat} chose illegal action {int(chosen[bad])} in the {deal} "
                                f"with seed {seeds[rows[bad]]}; legal ids were "
-                               f"{', '.join(map(str, np.flatnonzero(masks[bad]).tolist()))}")
+                               f"{', '.join(map(str, np.flatnonzero(masks[bad]).tolist()))} "
+                               f"(act_batch() at {method_location(agent, 'act_batch')})")
         return chosen.astype(np.int64)
 
 

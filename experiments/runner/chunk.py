@@ -22,7 +22,7 @@ from agents.base import Agent, AgentMaker, AgentSpecError
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
-from experiments.runner.seating import agent_maker, replay_command
+from experiments.runner.seating import agent_maker, agents_print_to_stderr, replay_command
 from experiments.runner.summary import with_summary
 from sim import games
 from sim.decision_limit import limit_decisions
@@ -70,7 +70,8 @@ class ChunkResult:
     engine_cpu: float  # CPU time of this worker process playing the matches
     cpu: float  # CPU time of this worker process for the whole task
     extras: dict[str, pa.Table] = field(default_factory=dict)  # the game's extra tables (Kort's rounds), by name
-    written: dict[str, int] | None = None  # rows per table when the worker wrote the shards (its tables dropped)
+    written: dict[str, Any] | None = None  # when the worker wrote the shards (its tables dropped): each table's
+    # rows and SHA-256 (``RunFolder.write_chunk``)
 
 
 def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
@@ -95,7 +96,8 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
 
     started = time.perf_counter() - result.seconds
     started_cpu = time.process_time() - result.cpu
-    written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras)
+    written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras,
+                                              task.run_id)
     return ChunkResult(result.chunk_id, None, None, result.engine_seconds, time.perf_counter() - started,
                        result.engine_cpu, time.process_time() - started_cpu, {}, written)
 
@@ -106,7 +108,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     chunk, table = task.chunk, task.table
     seeds, seatings = chunk_matches(task)
     try:
-        with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()):
+        with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()), agents_print_to_stderr():
             played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
                                 task.log_actions, task.options, _worker_maker(task.game), task.continuation)
     except AgentFailure as failure:

@@ -175,6 +175,9 @@ def config_path(text: str | Path) -> Path:
     shipped = shipped_configs()
     if path.stem in shipped and path.name in (path.stem, shipped[path.stem].name) and len(path.parts) == 1:
         return shipped[path.stem]
+    if path.is_dir():
+        raise ConfigError(f"--config {str(path)!r} is a folder, not a config file: give a TOML or YAML file, or one "
+                          f"of {', '.join(shipped)} (knorri-sim run --list-configs)")
     raise ConfigError(f"config file {str(path)!r} does not exist, and no shipped config has that name: give a file, "
                       f"or one of {', '.join(shipped)} (knorri-sim run --list-configs)")
 

@@ -25,6 +25,7 @@ from experiments.runner import fingerprint, routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig
+from experiments.runner.locking import unwritable
 from experiments.runner.manifest import git_commit, mark, new_manifest, now, package_versions
 from experiments.runner.plan import (
     COMPILED_CHUNK_HANDS,
@@ -38,8 +39,8 @@ from experiments.runner.plan import (
 )
 from experiments.runner.schema import SCHEMA_VERSION, run_categories
 from experiments.runner.storage import RunFolder, is_url
-from experiments.runner.verify import Record, finished_chunks
-from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, workers_for
+from experiments.runner.verify import Record, finished_chunks, remove_unfinished
+from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, exit_guard, workers_for
 from sim import games
 from sim.contract import extra_tables
 
@@ -120,7 +121,7 @@ def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
 def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | DaskWorkers, progress: bool = True,
             resumed: bool = False, compile_first: bool = False, notebook: bool = False,
             stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False,
-            announce: str | None = None) -> dict[str, Any]:
+            announce: str | None = None, only: Collection[int] | None = None) -> dict[str, Any]:
     """Play every chunk not yet finished, writing shards and journal lines as they finish, under the folder's lock.
 
     ``compile_first``: the cache lacks compiled code the run needs (``compiling.code_to_compile``), so local
@@ -135,13 +136,15 @@ def execute(plan: RunPlan, out: RunFolder | str | Path, workers: LocalWorkers | 
     ``CodeChanged`` when a resume would mix chunks of other code (``check_code``) unless ``accept_changes``,
     which goes on and records the change in the manifest's ``code_changes``. ``announce`` is a line for stderr
     once the folder is taken and its manifest written, before any chunk plays (so bad input stays one line).
+    ``only``: play none but these chunks (``knorri-sim verify --repair``: the damaged ones); the run is complete
+    when every chunk is finished, and otherwise keeps the status it had.
     """
     folder = out if isinstance(out, RunFolder) else RunFolder(out)
     if resumed:
         check_schema_version(plan.manifest, folder)
     with folder.lock():
         return _execute(plan, folder, workers, progress, resumed, compile_first, notebook, stop, accept_changes,
-                        announce)
+                        announce, only)
 
 
 def check_schema_version(manifest: dict[str, Any], folder: RunFolder) -> None:
@@ -177,52 +180,64 @@ def run_tables(config: RunConfig) -> list[str]:
 def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers, progress: bool,
              resumed: bool, compile_first: bool, notebook: bool,
              stop: Callable[[Collection[int]], bool] | None = None, accept_changes: bool = False,
-             announce: str | None = None) -> dict[str, Any]:
+             announce: str | None = None, only: Collection[int] | None = None) -> dict[str, Any]:
     cpu0 = time.process_time()
     manifest = plan.manifest
-    out.remove_temporary_files()
-    finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
-    todo = [task for task in plan.tasks if task.chunk.id not in finished]
-    if resumed:
-        changed = check_code(plan, manifest, finished, accept_changes, out)
-        if changed:
-            manifest.setdefault("code_changes", []).append(
-                {"time": now(), "changes": changed, "chunks_made_before": chunk_ranges(finished),
-                 "code_before": manifest.get("code")})
-        manifest.setdefault("resumes", []).append(
-            {"time": now(), "versions": package_versions(), "git": git_commit()})
-    if todo:
-        manifest["code"] = plan.code  # what makes the chunks still to play
-    manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
-    _fold(out, manifest, finished, status="running", error=None)
+    status_before = manifest.get("status")
+    try:  # a folder it cannot change (read-only, immutable) is one line, before any chunk plays
+        out.remove_temporary_files()
+        finished = finished_chunks(out, manifest, plan.chunks, run_tables(plan.config))
+        wanted = [task for task in plan.tasks if only is None or task.chunk.id in only]
+        todo = [task for task in wanted if task.chunk.id not in finished]
+        if resumed:
+            changed = check_code(plan, manifest, finished, accept_changes, out) if todo else []
+            if changed:
+                manifest.setdefault("code_changes", []).append(
+                    {"time": now(), "changes": changed, "chunks_made_before": chunk_ranges(finished),
+                     "code_before": manifest.get("code")})
+            manifest.setdefault("resumes", []).append(
+                {"time": now(), "versions": package_versions(), "git": git_commit()})
+        remove_unfinished(out, plan.chunks, finished, run_tables(plan.config))  # once the code check let it go on
+        if todo:
+            manifest["code"] = plan.code  # what makes the chunks still to play
+        manifest["chunks_complete"], manifest["chunk_rows"], manifest["chunk_seconds"] = [], {}, {}
+        manifest["chunk_sha256"] = {}
+        _fold(out, manifest, finished, status="running", error=None)
+    except OSError as error:
+        raise unwritable(out.location, error) from None
     if announce:
         print(announce, file=sys.stderr, flush=True)
     stopped = stop is not None and stop(sorted(finished))
-    todo = [] if stopped else [task for task in plan.tasks if task.chunk.id not in finished]
+    todo = [] if stopped else todo
     hands_done = sum(plan.chunks[c].hands for c in finished)
     unit = games.adapter(plan.config.game).ROW
     bar_type, show = (auto_tqdm, progress) if notebook else (tqdm, None if progress else False)
     bar = bar_type(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=scaled_counts(plan.hands_total),
                    smoothing=0.05, disable=not show if show is not None else None, dynamic_ncols=True)
     journal = out.journal()
+    run_id = plan.config.run_id()
     new: dict[int, Record] = {}
     failure: ChunkFailed | None = None
     outcomes = _run(workers, todo, compile_first)
     try:
-        for outcome in outcomes:
-            if isinstance(outcome, ChunkFailed):
-                failure = failure or outcome
-                continue
-            rows = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
-                                                      outcome.extras)
-            seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
-                                             outcome.cpu)]
-            journal.append(outcome.chunk_id, rows, seconds)
-            new[outcome.chunk_id] = {"rows": rows, "seconds": seconds}
-            bar.update(rows[storage.HANDS_DIR])
-            if stop is not None and failure is None and stop(sorted(set(finished) | set(new))):
-                stopped = True
-                break
+        with exit_guard(lambda: f"an agent ended the process itself while a chunk played in it; the "
+                                f"{len(finished) + len(new)} finished chunks are kept (no data lost): run knorri-sim "
+                                f"run --resume {out}"):  # one worker: agents play in this process
+            for outcome in outcomes:
+                if isinstance(outcome, ChunkFailed):
+                    failure = failure or outcome
+                    continue
+                written = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
+                                                             outcome.extras, run_id)
+                seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
+                                                 outcome.cpu)]
+                record = {"rows": written["rows"], "sha256": written["sha256"], "seconds": seconds}
+                journal.append(outcome.chunk_id, {"run_id": run_id, **record})
+                new[outcome.chunk_id] = record
+                bar.update(written["rows"][storage.HANDS_DIR])
+                if stop is not None and failure is None and stop(sorted(set(finished) | set(new))):
+                    stopped = True
+                    break
     except WorkersLost as error:
         _fold(out, manifest, new, status="failed", error=str(error))
         raise RunStopped(_stopped(str(error), manifest, out)) from None
@@ -247,7 +262,8 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
         _fold(out, manifest, new, status="failed", error=failure.message)
         raise RunStopped(_stopped(failure.message, manifest, out), failure.trace)
     manifest["writer_cpu_seconds"] = round(manifest.get("writer_cpu_seconds", 0) + time.process_time() - cpu0, 3)
-    _fold(out, manifest, new, status="stopped" if stopped else "complete")
+    every = len(set(finished) | set(new)) == len(plan.chunks)
+    _fold(out, manifest, new, status="stopped" if stopped else "complete" if every else status_before)
     return manifest
 
 
@@ -255,6 +271,8 @@ def _fold(out: RunFolder, manifest: dict[str, Any], records: dict[int, Record], 
     """Add finished chunks' rows and times to the manifest, write it, and empty the journal it now holds."""
     for chunk_id, record in records.items():
         manifest["chunk_rows"][str(chunk_id)] = record["rows"]
+        if record.get("sha256") is not None:
+            manifest["chunk_sha256"][str(chunk_id)] = record["sha256"]
         if record.get("seconds") is not None:
             manifest["chunk_seconds"][str(chunk_id)] = record["seconds"]
     manifest["chunks_complete"] = sorted(set(manifest["chunks_complete"]) | set(records))

@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from experiments.runner.config import RunConfig
+from experiments.runner.config import ConfigError, RunConfig
 from experiments.runner.plan import Chunk, TablePlan
 from experiments.runner.schema import SCHEMA_VERSION, markdown_table
 from sim import games
@@ -60,6 +60,8 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "chunks_complete": [],
         # chunk id -> rows written in each table (hands, actions, extra tables): what --resume checks
         "chunk_rows": {},
+        # chunk id -> each table's shard's SHA-256, as written: what every reader checks a shard against
+        "chunk_sha256": {},
         # chunk id -> [engine wall s, task wall s, engine CPU s, task CPU s], as the worker measured them
         "chunk_seconds": {},
         "writer_cpu_seconds": 0.0,  # this process's CPU while scheduling, collecting and writing
@@ -84,3 +86,26 @@ def mark(manifest: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def check_manifest(manifest: Any, where: str) -> None:
+    """Refuse, in one line starting with ``where``, a manifest that is not the kind ``knorri-sim run`` writes."""
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{where} holds a {type(manifest).__name__}, not a knorri-sim run's manifest")
+    for key, kind in (("config", dict), ("run_id", str), ("chunk_hands", int), ("chunks_total", int)):
+        if not isinstance(manifest.get(key), kind) or isinstance(manifest.get(key), bool):
+            raise ConfigError(f"{where} has no valid {key!r}: it is not a knorri-sim run's manifest")
+    if not isinstance(manifest["config"].get("tables"), list):
+        raise ConfigError(f"{where}: its config has no tables: it is not a knorri-sim run's manifest")
+    if manifest["chunk_hands"] < 1:
+        raise ConfigError(f"{where}: chunk_hands must be at least 1, not {manifest['chunk_hands']}")
+    complete = manifest.get("chunks_complete", [])
+    if not isinstance(complete, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in complete):
+        raise ConfigError(f"{where}: chunks_complete must be a list of chunk ids")
+    rows = manifest.get("chunk_rows", {})
+    if not isinstance(rows, dict) or not all(
+            key.isdigit() and isinstance(tables, dict) and all(isinstance(n, int) for n in tables.values())
+            for key, tables in rows.items()):
+        raise ConfigError(f"{where}: chunk_rows must map chunk ids to each table's row count")
+    if not isinstance(manifest.get("chunk_seconds", {}), dict):
+        raise ConfigError(f"{where}: chunk_seconds must map chunk ids to times")

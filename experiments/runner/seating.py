@@ -9,13 +9,15 @@ each worker.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from functools import lru_cache, partial
 
 from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
 from sim import games
-from sim.errors import FailedDeal, GameInputError
+from sim.errors import FailedDeal, GameInputError, raised_at
 from sim.seating import described
 
 
@@ -26,7 +28,18 @@ def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
     except (AgentSpecError, GameInputError):
         raise
     except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
-        raise AgentSpecError(f"agent spec {spec!r} failed to start: {described(error)}") from None
+        module = spec.strip().partition(":")[0] if ":" in spec else None
+        where = raised_at(error, module)
+        raise AgentSpecError(f"agent spec {spec!r} failed to start: {described(error)}"
+                             + (f" (raised at {where})" if where else "")) from None
+
+
+@contextlib.contextmanager
+def agents_print_to_stderr() -> Iterator[None]:
+    """While agents play, what they ``print`` goes to stderr: stdout holds the command's own output (a run's
+    summary, a played deal's log), which a script may read."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def agent_maker(game: str) -> AgentMaker:

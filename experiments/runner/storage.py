@@ -25,14 +25,11 @@ writer renews.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import io
+import hashlib
 import json
 import os
 import re
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,19 +38,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from experiments.errors import UsageError
+from experiments.runner.locking import LOCK, file_lock, lease
 
 MANIFEST = "manifest.json"
 JOURNAL = "journal.jsonl"
 JOURNAL_DIR = "journal"  # the journal on an object store: one record per object
-LOCK = ".lock"
 HANDS_DIR = "hands"
 ACTIONS_DIR = "actions"
-LEASE_SECONDS = 30.0  # an object store's lock that has not been renewed for this long is a dead writer's
 _SHARD = re.compile(r"^part-(\d{6,})\.parquet$")
-
-
-class RunFolderBusy(UsageError):
-    """Another live process is writing the run folder; reported as one line, exit code 2."""
+SHARD_RUN = b"knorri_sim_run_id"  # a shard's footer keys: the run and the chunk that wrote it
+SHARD_CHUNK = b"knorri_sim_chunk"
 
 
 def shard_name(chunk_id: int) -> str:
@@ -141,36 +135,54 @@ class RunFolder:
 
     # ----- shards -------------------------------------------------------------------------------------------
 
-    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table) -> None:
-        """Write a shard whole: a temporary name then a rename (atomic on one file system), or one put."""
+    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table, run_id: str | None = None) -> str:
+        """Write a shard whole (a temporary name then a rename, atomic on one file system, or one put) and return
+        the SHA-256 of exactly the bytes written (on a file system, of the temporary file before its rename).
+
+        The footer carries the run id and the chunk (``SHARD_RUN``, ``SHARD_CHUNK``), so a shard found in the wrong
+        place can be named, and every data page a CRC, which readers verify."""
         # Dictionary pages only for the categorical columns: the small integer columns come out
         # smaller and faster plain-encoded under zstd.
         categorical = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
-        if self.local:
-            folder = Path(self.path(table_name))
-            folder.mkdir(parents=True, exist_ok=True)
-            final = folder / shard_name(chunk_id)
-            temporary = folder / f".{final.name}.{os.getpid()}.tmp"
-            pq.write_table(table, temporary, compression="zstd", use_dictionary=categorical)
-            os.replace(temporary, final)
-        else:
-            buffer = io.BytesIO()
-            pq.write_table(table, buffer, compression="zstd", use_dictionary=categorical)
-            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), buffer.getvalue())
+        stamp = {SHARD_CHUNK: str(chunk_id).encode(), **({SHARD_RUN: run_id.encode()} if run_id else {})}
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **stamp})
+        options = {"compression": "zstd", "use_dictionary": categorical, "write_page_checksum": True}
+        if not self.local:
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink, **options)
+            data = sink.getvalue().to_pybytes()
+            self.fs.pipe_file(self.path(table_name, shard_name(chunk_id)), data)
+            return hashlib.sha256(data).hexdigest()
+        folder = Path(self.path(table_name))
+        folder.mkdir(parents=True, exist_ok=True)
+        final = folder / shard_name(chunk_id)
+        temporary = folder / f".{final.name}.{os.getpid()}.tmp"
+        pq.write_table(table, temporary, **options)
+        # hashed as it lies on disk, read back from the page cache: building the shard in memory first would cost
+        # more, in page faults on a fresh buffer for every shard
+        with open(temporary, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        os.replace(temporary, final)
+        return digest
 
     def write_chunk(self, chunk_id: int, hands: pa.Table, actions: pa.Table | None,
-                    extras: dict[str, pa.Table] | None = None) -> dict[str, int]:
-        """Write a chunk's shards (extra tables in folders of their names); return each table's row count."""
-        rows = {}
-        for name, table in (extras or {}).items():
-            self.write_shard(name, chunk_id, table)
+                    extras: dict[str, pa.Table] | None = None, run_id: str | None = None) -> dict[str, Any]:
+        """Write a chunk's shards (extra tables in folders of their names); return what the journal records of
+        them: each table's row count (``rows``) and SHA-256 (``sha256``)."""
+        tables = {**(extras or {}), **({ACTIONS_DIR: actions} if actions is not None else {}), HANDS_DIR: hands}
+        rows, digests = {}, {}
+        for name, table in tables.items():  # the hands shard last: its presence says the others are in place
+            digests[name] = self.write_shard(name, chunk_id, table, run_id)
             rows[name] = table.num_rows
-        if actions is not None:
-            self.write_shard(ACTIONS_DIR, chunk_id, actions)
-            rows[ACTIONS_DIR] = actions.num_rows
-        self.write_shard(HANDS_DIR, chunk_id, hands)
-        rows[HANDS_DIR] = hands.num_rows
-        return rows
+        return {"rows": rows, "sha256": digests}
+
+    def has_table(self, table: str) -> bool:
+        """Whether the folder holds a table's folder (``hands``, ``actions``, ...)."""
+        return os.path.isdir(self.path(table)) if self.local else self.fs.isdir(self.path(table))
+
+    def file_in_place_of(self, table: str) -> bool:
+        """Whether a file stands where a table's folder belongs (a damaged run)."""
+        return os.path.isfile(self.path(table)) if self.local else self.fs.isfile(self.path(table))
 
     def shard_ids(self, table: str) -> list[int]:
         """The chunk ids of the finished shards in a table's folder (none when the folder is missing)."""
@@ -183,22 +195,23 @@ class RunFolder:
             return []
         return sorted(int(m.group(1)) for m in map(_SHARD.match, names) if m)
 
-    def _metadata(self, table: str, chunk_id: int) -> pq.FileMetaData | None:
+    def footer(self, table: str, chunk_id: int) -> pq.FileMetaData | None:
+        """A shard's footer (its row count, statistics and key-value metadata), or None when missing or unreadable."""
         path = self.path(table, shard_name(chunk_id))
         try:
             if self.local:
                 return pq.ParquetFile(path).metadata
             with self.fs.open(path, "rb") as handle:
                 return pq.ParquetFile(handle).metadata
-        except (OSError, pa.ArrowException):
+        except (OSError, ValueError, pa.ArrowException):  # a garbled footer fails to parse or to decode
             return None
 
     def read_shard(self, table: str, chunk_id: int, columns: list[str] | None = None) -> pa.Table:
         """One shard's rows (only ``columns``, if given)."""
         path = self.path(table, shard_name(chunk_id))
         if self.local:
-            return pq.read_table(path, columns=columns)
-        return pq.read_table(arrow_owned(self.fs.cat_file(path)), columns=columns)
+            return pq.read_table(path, columns=columns, page_checksum_verification=True)
+        return pq.read_table(arrow_owned(self.fs.cat_file(path)), columns=columns, page_checksum_verification=True)
 
     def read_table(self, table: str, columns: list[str] | None = None) -> pa.Table:
         """Every finished shard of a table, in chunk order (only ``columns``, if given).
@@ -228,12 +241,31 @@ class RunFolder:
 
     def shard_rows(self, table: str, chunk_id: int) -> int:
         """A shard's row count from its footer, or -1 when it is missing or unreadable."""
-        metadata = self._metadata(table, chunk_id)
+        metadata = self.footer(table, chunk_id)
         return -1 if metadata is None else metadata.num_rows
+
+    def shard_digest(self, table: str, chunk_id: int) -> str | None:
+        """The SHA-256 of a shard's bytes as they are now, or None when it is missing."""
+        path = self.path(table, shard_name(chunk_id))
+        try:
+            if self.local:
+                with open(path, "rb") as handle:
+                    return hashlib.file_digest(handle, "sha256").hexdigest()
+            return hashlib.sha256(self.fs.cat_file(path)).hexdigest()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def shard_size(self, table: str, chunk_id: int) -> int:
+        """A shard's size in bytes (0 when it is missing)."""
+        try:
+            return os.path.getsize(self.path(table, shard_name(chunk_id))) if self.local else \
+                int(self.fs.size(self.path(table, shard_name(chunk_id))))
+        except (FileNotFoundError, NotADirectoryError):
+            return 0
 
     def column_range(self, table: str, chunk_id: int, column: str) -> tuple[int, int] | None:
         """The least and greatest value of an integer column, from the shard's statistics (None if unknown)."""
-        metadata = self._metadata(table, chunk_id)
+        metadata = self.footer(table, chunk_id)
         if metadata is None:
             return None
         index = metadata.schema.to_arrow_schema().get_field_index(column)
@@ -277,27 +309,20 @@ class RunFolder:
         """The journal, open for adding records."""
         return Journal(self)
 
-    def read_journal(self) -> list[dict[str, Any]]:
-        """The journal's records; a line cut short by a kill, or garbled, is skipped (its chunk is played again)."""
+    def journal_lines(self) -> list[tuple[str, bytes]]:
+        """The journal's records as raw lines, each with the words that name it (``journal.jsonl line 3``). A last
+        line with no newline yet is left out: a kill cut it short, or its writer is adding it now; its chunk is not
+        finished (``integrity.take_snapshot`` reads them)."""
         if self.local:
             data = self._read_bytes(JOURNAL) or b""
-            lines = data.splitlines()
-        else:
-            try:
-                paths = self.fs.ls(self.path(JOURNAL_DIR), detail=False)
-            except FileNotFoundError:
-                paths = []
-            lines = list(self.fs.cat([p for p in paths if p.endswith(".json")]).values()) if paths else []
-        records = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                continue
-            if isinstance(record, dict) and isinstance(record.get("chunk"), int) and \
-                    isinstance(record.get("rows"), dict):
-                records.append(record)
-        return records
+            lines = data.split(b"\n")
+            return [(f"{JOURNAL} line {number}", line) for number, line in enumerate(lines[:-1], 1)]
+        try:
+            paths = sorted(p for p in self.fs.ls(self.path(JOURNAL_DIR), detail=False) if p.endswith(".json"))
+        except FileNotFoundError:
+            return []
+        found = self.fs.cat(paths) if paths else {}
+        return [(f"{JOURNAL_DIR}/{path.rsplit('/', 1)[-1]}", found[path]) for path in paths]
 
     def clear_journal(self) -> None:
         """Empty the journal once the manifest holds its records."""
@@ -319,10 +344,10 @@ class RunFolder:
         """
         holder = f"process {os.getpid()} on {socket.gethostname()}"
         if self.local:
-            with _file_lock(Path(self.root), holder):
+            with file_lock(Path(self.root), holder):
                 yield
             return
-        with _lease(self, holder):
+        with lease(self, holder):
             yield
 
 
@@ -333,9 +358,10 @@ class Journal:
         self.folder = folder
         self._file = open(folder.path(JOURNAL), "a", encoding="utf-8") if folder.local else None  # noqa: SIM115
 
-    def append(self, chunk_id: int, rows: dict[str, int], seconds: list[float]) -> None:
-        """Record a chunk whose shards are all in place."""
-        line = json.dumps({"chunk": chunk_id, "rows": rows, "seconds": seconds})
+    def append(self, chunk_id: int, record: dict[str, Any]) -> None:
+        """Record a chunk whose shards are all in place (``record``: its ``rows``, ``sha256``, ``run_id``,
+        ``seconds``)."""
+        line = json.dumps({"chunk": chunk_id, **record})
         if self._file is not None:
             self._file.write(line + "\n")
             self._file.flush()
@@ -348,115 +374,12 @@ class Journal:
             self._file.close()
 
 
-@contextlib.contextmanager
-def _file_lock(root: Path, holder: str) -> Iterator[None]:
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise _unwritable(root, error) from None
-    handle = _locked(root / LOCK, root)
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(holder)
-        handle.flush()
-        yield
-    finally:
-        # A run that ends in order (finished, stopped or interrupted) takes its lock file away, still holding
-        # the lock; a killed one leaves it, and the next writer locks it again (the system dropped the lock).
-        with contextlib.suppress(OSError):
-            (root / LOCK).unlink()
-        handle.close()  # closing drops the flock
-
-
-def _locked(path: Path, root: Path) -> Any:
-    """``path`` opened and flocked. A lock file its holder removed as this process opened it is tried again:
-    only the file that the name still names counts, so no two writers can hold twins of it."""
-    while True:
-        try:
-            handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115
-        except OSError as error:
-            raise _unwritable(root, error) from None
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            other = handle.read().strip() or "another process"
-            handle.close()
-            raise RunFolderBusy(f"run folder {str(root)!r} is being written by {other}: wait for it to finish "
-                                "or stop it, then --resume") from None
-        try:
-            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            return handle
-        handle.close()
-
-
-def _unwritable(root: Path, error: OSError) -> UsageError:
-    return UsageError(f"cannot write the run folder {str(root)!r}: {error.strerror or error} "
-                      f"({error.filename or root}): give a folder you can write")
-
-
-@contextlib.contextmanager
-def _lease(folder: RunFolder, holder: str) -> Iterator[None]:
-    current = folder._read_bytes(LOCK)
-    if current is not None:
-        try:
-            lease = json.loads(current)
-            age = time.time() - float(lease["renewed"])
-        except (ValueError, KeyError, TypeError):
-            lease, age = {}, LEASE_SECONDS
-        if lease.get("host") == socket.gethostname() and not _alive(lease.get("pid")):
-            age = LEASE_SECONDS  # a writer on this machine that has died: no need to wait its lease out
-        if age < LEASE_SECONDS:
-            raise RunFolderBusy(f"run folder {folder.location!r} is being written by {lease.get('holder')} (its "
-                                f"lease renewed {age:.0f} s ago): wait for it to finish or stop it, then --resume")
-    stop = threading.Event()
-
-    def lease_now() -> bytes:
-        return json.dumps({"holder": holder, "host": socket.gethostname(), "pid": os.getpid(),
-                           "renewed": time.time()}).encode()
-
-    def renew() -> None:
-        while not stop.wait(LEASE_SECONDS / 3):
-            with contextlib.suppress(OSError):  # a missed renewal is retried; the lease outlives two
-                folder._write_bytes(lease_now(), LOCK)
-
-    try:
-        folder._write_bytes(lease_now(), LOCK)
-    except OSError as error:
-        raise UsageError(f"cannot write the run folder {folder.location!r}: {error}") from None
-    thread = threading.Thread(target=renew, name="knorri-lease", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        folder._remove(LOCK)
-
-
 def arrow_owned(data: bytes) -> pa.BufferReader:
     """A reader over a copy of ``data`` in memory that Arrow owns: Arrow's threads can drop it at any time, where a
     buffer over Python bytes must take the interpreter's lock to be released (see ``RunFolder.read_table``)."""
     buffer = pa.allocate_buffer(len(data))
     pa.FixedSizeBufferWriter(buffer).write(data)
     return pa.BufferReader(buffer)
-
-
-def _alive(pid: Any) -> bool:
-    """Whether a process of this machine with that pid exists."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # ----- the same, for a local folder given as a path (the analysis, tests) --------------------------------------
@@ -466,19 +389,6 @@ def read_manifest(out: str | os.PathLike) -> dict[str, Any] | None:
     """The run's manifest, or None when the folder holds none readable."""
     manifest = RunFolder(out).read_manifest()
     return manifest if isinstance(manifest, dict) else None
-
-
-def finished_chunks(out: str | os.PathLike, manifest: dict[str, Any]) -> list[int]:
-    """The chunks a manifest lists as complete, with those its journal has recorded since: for reading a live run."""
-    listed = {int(chunk) for chunk in manifest.get("chunks_complete", [])}
-    return sorted(listed | {record["chunk"] for record in RunFolder(out).read_journal()})
-
-
-def complete_chunks(out: str | os.PathLike, expected_rows: dict[int, int]) -> set[int]:
-    """The chunks whose hands shard exists with the planned row count."""
-    folder = RunFolder(out)
-    return {chunk for chunk in folder.shard_ids(HANDS_DIR) if expected_rows.get(chunk) == folder.shard_rows(
-        HANDS_DIR, chunk)}
 
 
 def is_bookkeeping(name: str) -> bool:

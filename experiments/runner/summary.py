@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from experiments.runner import integrity
 from experiments.runner.moments import MOMENTS, cluster_moments, mean_ci
 from experiments.runner.storage import HANDS_DIR, RunFolder
 from sim import games
@@ -149,7 +150,7 @@ def with_summary(table: pa.Table, game: str) -> pa.Table:
 
 def shard_summary(out: RunFolder, chunk_id: int, game: str) -> ChunkSummary:
     """A chunk's summary statistics: from its shard's footer, or (an older shard) from its columns."""
-    metadata = out._metadata(HANDS_DIR, chunk_id)
+    metadata = out.footer(HANDS_DIR, chunk_id)
     stored = (metadata.metadata or {}).get(SUMMARY_KEY) if metadata is not None else None
     if stored is not None and "tables" in (summary := json.loads(stored)):
         return summary  # a footer written before the seat counts' facts were kept is read again from the columns
@@ -167,7 +168,8 @@ def summarise(out: RunFolder | str | os.PathLike, game: str | None = None,
 
 def summarise_run(out: RunFolder | str | os.PathLike, game: str | None = None,
                   known: dict[int, ChunkSummary] | None = None) -> RunSummary:
-    """The summary of the run's finished shards: each seat count's facts and its agents' rows.
+    """The summary of the run's finished chunks (those its manifest and journal record): each seat count's facts and
+    its agents' rows.
 
     ``known``: chunks' statistics already in hand (the chunks this process just ran), read from no shard.
     ``game`` defaults to the one the run's manifest records (Knorri for a manifest without one).
@@ -179,7 +181,8 @@ def summarise_run(out: RunFolder | str | os.PathLike, game: str | None = None,
     totals: dict[tuple[int, str], list] = {}
     counts: dict[int, list] = {}
     reason_names: list[str] = []
-    for chunk_id in out.shard_ids(HANDS_DIR):
+    snapshot = integrity.take_snapshot(out)  # the chunks recorded as finished (a run checks its shards as it goes)
+    for chunk_id in sorted(snapshot.records) if snapshot.manifest is not None else out.shard_ids(HANDS_DIR):
         summary = (known or {}).get(chunk_id) or shard_summary(out, chunk_id, game)
         reason_names = reason_names or summary["reasons"]
         for seats, agent, *numbers, reasons in summary["rows"]:

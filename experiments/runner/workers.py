@@ -16,6 +16,7 @@ leave Ctrl-C to the run, which stops them.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -59,6 +60,27 @@ def end_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="knorri-parent-watch", daemon=True).start()
+
+
+@contextlib.contextmanager
+def exit_guard(message: Callable[[], str]) -> Iterator[None]:
+    """While the block runs, an ``os._exit`` (an agent playing in this process, with one worker, ending it) first
+    prints ``message()`` as the one error line and ends with exit code 1: never a silent exit with the agent's
+    code. A worker process that ends is the pool's news (``WorkersLost``)."""
+    real_exit = os._exit
+
+    def named_exit(code: int) -> None:
+        os._exit = real_exit
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"knorri-sim: error: {message()} (it called os._exit({code}))\n")
+            sys.stderr.flush()
+        real_exit(1)
+
+    os._exit = named_exit
+    try:
+        yield
+    finally:
+        os._exit = real_exit
 
 
 def windowed(tasks: Iterable[ChunkTask], submit: Callable[[ChunkTask], Any],

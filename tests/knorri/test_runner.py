@@ -206,7 +206,7 @@ def test_a_folder_holding_another_run_is_refused_and_left_alone(tmp_path, capsys
     capsys.readouterr()
     assert main([*base, "--seed", "2", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "holds another run's data" in err and err.count("\n") == 1
+    assert "holds another run (run " in err and "would go on with that other run" in err and err.count("\n") == 1
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
@@ -248,7 +248,11 @@ def test_summary_matches_the_rows_and_a_finished_run_resumes_to_its_summary(tmp_
 
 
 def test_half_written_files_and_damaged_shards_never_count_as_complete(tmp_path):
-    from experiments.runner import storage
+    from experiments.runner import integrity, storage
+
+    def record_of(out, chunk):
+        snapshot = integrity.take_snapshot(storage.RunFolder(out))
+        return snapshot.records[chunk], snapshot.run_id
 
     out = tmp_path / "run"
     run_experiment(small_config(hands=16), out)
@@ -257,7 +261,9 @@ def test_half_written_files_and_damaged_shards_never_count_as_complete(tmp_path)
     (out / ".manifest.json.999.tmp").write_text('{"status": "half wr')
     pd.testing.assert_frame_equal(read_hands(out), before)  # readers skip the temporary name
     (out / "hands" / "part-000001.parquet").write_bytes(b"PAR1 damaged")
-    assert storage.complete_chunks(out, {0: 8, 1: 8}) == {0}
+    assert integrity.shard_problem(storage.RunFolder(out), "hands", 0, *record_of(out, 0)) is None
+    assert "part-000001.parquet is damaged" in integrity.shard_problem(storage.RunFolder(out), "hands", 1,
+                                                                      *record_of(out, 1))
     assert main(["run", "--resume", str(out), "--no-progress"]) == 0
     assert not list(out.rglob("*.tmp"))
     pd.testing.assert_frame_equal(read_hands(out), before)

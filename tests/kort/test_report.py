@@ -190,9 +190,9 @@ def test_a_run_missing_a_complete_chunks_rounds_is_refused_in_one_line(run_dir, 
     folder = tmp_path / "damaged"
     shutil.copytree(run_dir, folder, ignore=shutil.ignore_patterns("report"))
     next((folder / "rounds").glob("part-*.parquet")).unlink()
-    assert main(["report", str(folder)]) == 2
+    assert main(["report", str(folder)]) == 1  # a damaged run, not bad input
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "the rounds of a complete chunk are missing" in err
+    assert err.count("\n") == 1 and "is damaged: rounds/part-" in err and ".parquet is missing" in err
 
 
 def test_a_run_without_two_different_teams_reports_no_ladder(tmp_path, capsys):

@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from experiments.analysis.duck import WHERE, ShardIndex, moments_of, moments_sql, quantile_of_counts, sql_list, summed
-from experiments.analysis.knorri.cutoffs import CutoffRun, run_slices
+from experiments.analysis.knorri.cutoffs import CutoffRun, checked_action_shards, run_slices
 from experiments.analysis.ladder import Rater
 from experiments.analysis.load import RunFolderError, iter_shard_batches, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config
@@ -194,9 +194,10 @@ def compare_runs(con: duckdb.DuckDBPyConnection, first: CutoffRun, second: Cutof
 
 
 def _logs(run: CutoffRun) -> ShardIndex:
-    if run.actions is None:
+    actions = checked_action_shards(run)
+    if actions is None:
         raise RunFolderError(f"the run in {str(run.folder)!r} kept no action logs (make it with --log-actions)")
-    return run.actions
+    return actions
 
 
 def _compare(con: duckdb.DuckDBPyConnection, first: CutoffRun, width: int, second_cut_offs: tuple[str, ...],

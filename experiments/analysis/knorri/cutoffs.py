@@ -41,7 +41,8 @@ from experiments.analysis.duck import (
 )
 from experiments.analysis.load import SEAT_AGENT, chunks_total, complete_shards, lineup_table, read_manifest, run_game
 from experiments.analysis.stats import proportion_from_moments
-from experiments.runner.storage import ACTIONS_DIR
+from experiments.runner import integrity
+from experiments.runner.storage import ACTIONS_DIR, RunFolder
 from sim import games
 
 ANATOMY_COLUMNS = ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths", "cycle_seats")
@@ -111,6 +112,15 @@ def action_shards(folder: Path, shards: ShardIndex) -> ShardIndex | None:
     shard's name, so the same slices read it), or None if the run kept no logs of some complete chunk."""
     paths = tuple(folder / ACTIONS_DIR / path.name for path in shards.paths)
     return replace(shards, paths=paths) if all(path.is_file() for path in paths) else None
+
+
+def checked_action_shards(run: CutoffRun) -> ShardIndex | None:
+    """The run's action logs (``action_shards``), each checked against its record before it is read (most of the
+    analysis never reads them, so only what does pays for the check)."""
+    if run.actions is not None:
+        chunks = [int(path.stem.removeprefix("part-")) for path in run.actions.paths]
+        integrity.check_table(RunFolder(run.folder), ACTIONS_DIR, chunks)
+    return run.actions
 
 
 def run_slices(run: CutoffRun) -> list[Slice | None]:

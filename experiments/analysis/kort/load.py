@@ -31,7 +31,6 @@ import pyarrow as pa
 from experiments.analysis.load import (
     LoadedRun,
     Partial,
-    RunFolderError,
     RunPart,
     RunReader,
     chunks_total,
@@ -115,14 +114,6 @@ def _combine(parts: Sequence[RunPart]) -> KortRun:
 # ----- inside --------------------------------------------------------------------------------------
 
 
-def _check_rounds(folder: Path, paths: list[Path]) -> None:
-    """Every complete chunk's rounds shard is there, or one line naming the first one missing."""
-    missing = [path for path in (folder / ROUNDS_DIR / path.name for path in paths) if not path.is_file()]
-    if missing:
-        raise RunFolderError(f"run folder {str(folder)!r} lacks {missing[0].relative_to(folder)}: the rounds of a "
-                             "complete chunk are missing; the folder is damaged")
-
-
 def _read_part(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> RunPart:
     """The shards ``paths`` of the run in ``folder`` (all its complete ones, or one chunk's), with their rounds, as a
     part's frames."""
@@ -195,7 +186,7 @@ def _seats_frame(data: pa.Table) -> pd.DataFrame:
     })
 
 
-READER = RunReader(GAME, _read_part, _combine, ("matches", "rounds"), _report_partials, check=_check_rounds)
+READER = RunReader(GAME, _read_part, _combine, ("matches", "rounds"), _report_partials)
 """How Kort's run folders are read (with their rounds): ``load_run``, ``load_runs`` and ``stream_run`` are its
 methods."""
 load_run = READER.load_run
