@@ -63,6 +63,14 @@ def fill_seats(specs: Sequence[str], n_seats: int, where: str = "--agents") -> l
     return specs
 
 
+def cycle_to_seats(specs: Sequence[str], n_seats: int) -> list[str]:
+    """A lineup written for another seat count seated at ``n_seats``: its specs in order, cycled from the first when
+    there are more seats, trimmed when there are fewer (so a config's lineup plays at any seat count)."""
+    if not specs:
+        raise LineupError("a lineup to seat names at least one agent spec")
+    return [specs[seat % len(specs)] for seat in range(n_seats)]
+
+
 def parse_lineup(text: str | Sequence[str], n_seats: int, where: str = "--agents") -> list[str]:
     """``split_agent_specs`` then ``fill_seats``: the spec of every seat of an ``n_seats`` table."""
     return fill_seats(split_agent_specs(text, where), n_seats, where)

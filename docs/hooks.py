@@ -1,7 +1,8 @@
 """mkdocs hooks: the pages whose one maintained copy lives elsewhere in the repository are read from there.
 
 The site's home page is README.md, each game's rules page is its ``seeds/<game>.md`` (beside the scenario fixtures
-and tests that name its rules) and the contributing page is CONTRIBUTING.md. Their files under ``docs/`` only
+and tests that name its rules), the notebooks' page is ``notebooks/README.md`` and the contributing page is
+CONTRIBUTING.md. Their files under ``docs/`` only
 point at them (so GitHub shows a link there); at build time this hook puts the text itself in their place, with
 its links made relative to ``docs/``: the README links the pages as GitHub shows them (``docs/agents.md``,
 ``seeds/knorri.md``, ``CONTRIBUTING.md``), the site holds them at ``agents.md``, ``rules/knorri.md`` and
@@ -23,6 +24,7 @@ INCLUDED = {
     "rules/knockout_whist.md": "seeds/knockout_whist.md",
     "rules/kort.md": "seeds/kort.md",
     "contributing.md": "CONTRIBUTING.md",
+    "notebooks.md": "notebooks/README.md",
 }
 # a link's start as the repository's root sees it -> the same place on the site (a link's #anchor is kept)
 SITE_PATHS = {"docs/": "", **{source: page for page, source in INCLUDED.items() if page != "index.md"}}

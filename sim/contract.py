@@ -114,7 +114,9 @@ class GameSummary(Protocol):
     SUMMARY_REASONS: tuple[str, ...]
     """The ``end_reason`` values whose shares the summary shows."""
     END_REASON_DOCS: Mapping[str, str]
-    """Every ``end_reason`` value in a few words, for the summary's legend (empty: the game has no such column)."""
+    """Every ``end_reason`` value in a few words, for the summary's legend (empty: the game has no such column); a
+    meaning may name an option in braces (``{cap:,}``), which the legend fills with its run's value
+    (``end_reason_meanings``)."""
     CUT_OFFS: tuple[str, ...]
     """The ``end_reason`` values that cut a row off (a table rule stopped it) rather than end it by the game's own
     rules: the RL interfaces' truncations and what ``knorri-sim cutoffs`` studies (empty: the game never cuts off)."""
@@ -236,6 +238,10 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
     reasons = next((column.categories for column in adapter.HAND_COLUMNS if column.name == "end_reason"), ()) or ()
     if set(adapter.END_REASON_DOCS) != set(reasons):
         problems.append("END_REASON_DOCS must explain every end_reason category, and only those")
+    try:
+        end_reason_meanings(adapter)
+    except (KeyError, IndexError, ValueError):
+        problems.append("END_REASON_DOCS may name only the game's options in braces")
     if adapter.CUT_OFFS and not (callable(getattr(adapter, "check_continuation", None))
                                  and getattr(adapter, "CONTINUED_COLUMNS", None)):
         problems.append("a game with CUT_OFFS gives check_continuation and CONTINUED_COLUMNS (a row played on past "
@@ -255,6 +261,13 @@ def _contract_names() -> list[str]:
 def _contract_functions() -> list[str]:
     return [attribute for attribute, value in vars(GameAdapter).items()
             if callable(value) and not attribute.startswith("_")]
+
+
+def end_reason_meanings(adapter: GameAdapter | ModuleType, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Each end reason's meaning (``END_REASON_DOCS``) with the options it names in braces filled in: the run's
+    ``options`` (so a cap=20000 run's legend says 20,000, not the default), else the game's defaults."""
+    values = {**adapter.check_options({}), **(options or {})}
+    return {name: meaning.format(**values) for name, meaning in adapter.END_REASON_DOCS.items()}
 
 
 def check_seats(adapter: GameAdapter | ModuleType, n_seats: int) -> int:
@@ -293,7 +306,12 @@ def has_compiled_engine(adapter: GameAdapter | ModuleType) -> bool:
 
 @dataclass(frozen=True)
 class ColumnSpec:
-    """One column an adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning."""
+    """One column an adapter fills: its name, NumPy dtype, whether it has one value per seat, and meaning.
+
+    A column that holds a number (a count, an index, a seat, a score) is a signed integer, int32 for a count or
+    int64 for one that grows with the run, so a difference of two is always safe: an unsigned ``b - a`` below
+    zero wraps round to 4,294,967,... in NumPy and pandas. Unsigned types are for bit patterns alone, never
+    subtracted: seeds and card sets (uint64), seat masks and CRC-32 checksums."""
 
     name: str
     dtype: str
@@ -317,32 +335,35 @@ class ChunkColumns:
     tables: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
-def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None,
-                     step_dtype: str = "uint16") -> tuple[ColumnSpec, ...]:
-    """A game's ``ACTION_COLUMNS``: every decision's step in its ``row``, seat, ``period`` (the part of the row it
-    came in, if the game has one), ``phase`` (``phases`` says the values) and action id (``actions`` the range).
-    ``step_dtype`` is wider for a game whose rows can run past 65,535 decisions (Knorri under a raised cap)."""
+def decision_columns(row: str, phases: str, actions: str, period: ColumnSpec | None = None) -> tuple[ColumnSpec, ...]:
+    """A game's ``ACTION_COLUMNS``: every decision's step in its ``row`` (int32: a row may run to a million decisions,
+    Knorri's under its largest cap), seat, ``period`` (the part of the row it came in, if the game has one),
+    ``phase`` (``phases`` says the values) and action id (``actions`` the range); signed, as every number of a run
+    is (``ColumnSpec``), the small ids int16."""
     return (
-        ColumnSpec("step", step_dtype, f"the decision's place in the {row}, from 0"),
-        ColumnSpec("seat", "uint8", "the seat that decided"),
+        ColumnSpec("step", "int32", f"the decision's place in the {row}, from 0"),
+        ColumnSpec("seat", "int16", "the seat that decided"),
         *((period,) if period else ()),
-        ColumnSpec("phase", "uint8", phases),
-        ColumnSpec("action", "uint8", actions),
+        ColumnSpec("phase", "int16", phases),
+        ColumnSpec("action", "int16", actions),
     )
 
 
 
-def decision_totals(taken: str, count_dtype: str = "uint16") -> tuple[ColumnSpec, ColumnSpec]:
+def decision_totals(taken: str) -> tuple[ColumnSpec, ColumnSpec]:
     """A hands table's ``decisions`` (how many were taken; ``taken`` says which kinds) and ``decisions_crc32``
     (the CRC-32 of their action ids, which the conformance protocol checks) columns."""
     return (
-        ColumnSpec("decisions", count_dtype, f"decisions taken ({taken})"),
+        ColumnSpec("decisions", "int32", f"decisions taken ({taken})"),
         ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order "
                    "(as in the conformance protocol)"),
     )
 
-def plural(word: str) -> str:
-    """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``."""
+def plural(word: str, count: int | None = None) -> str:
+    """A row's name in the plural, for messages: ``hands``, ``games``, ``matches``; given a ``count`` of one, the
+    word as it is (``1 replay``, ``2 replays``)."""
+    if count == 1:
+        return word
     return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
 
 
@@ -373,9 +394,10 @@ class GameRender(Protocol):
     """How a game draws a position: what a notebook shows (each engine's ``_repr_svg_``) and ``knorri-sim replay``
     puts in its page, one frame a decision. Optional in an adapter (``renderer`` names a game that lacks it)."""
 
-    def render_svg(self, deal: ReferenceGame, seat: int | None = None) -> str:
+    def render_svg(self, deal: ReferenceGame, seat: int | None = None, names: Sequence[str] | None = None) -> str:
         """The deal's position as one SVG document drawn in SVG itself (no image files, generic fonts only): the
-        whole deal for an analyst, or with ``seat`` only what that seat may know."""
+        whole deal for an analyst, or with ``seat`` only what that seat may know; ``names``, the agents at the
+        seats, label each seat's row, and the seat to move has its legal cards marked where they are shown."""
 
     def repeat_span(self, deal: ReferenceGame, row: Mapping[str, Any] | None = None) -> tuple[int, int] | None:
         """For a finished deal cut off by a repeated position, the two equal positions as decisions taken (0 is

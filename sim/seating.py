@@ -237,13 +237,13 @@ class DecisionLog:
     """Collects (row, step, seat, [period,] phase, action) for every decision played: the actions table.
 
     ``period`` names the column (and the observation's attribute) saying which part of a match a decision
-    came in, e.g. ``("hand", "hand_no")``; a game without one leaves it out. ``step_dtype`` is the step
-    column's type (the game's ``ACTION_COLUMNS``).
+    came in, e.g. ``("hand", "hand_no")``; a game without one leaves it out. The types are those of
+    ``sim.contract.decision_columns``.
     """
 
-    def __init__(self, period: tuple[str, str] | None = None, step_dtype: str = "uint16") -> None:
+    def __init__(self, period: tuple[str, str] | None = None) -> None:
         self.names = ("hand_row", "step", "seat", *(period[:1] if period else ()), "phase", "action")
-        self.dtypes = ("int64", step_dtype, "uint8", *(("uint8",) if period else ()), "uint8", "uint8")
+        self.dtypes = ("int64", "int32", "int16", *(("int16",) if period else ()), "int16", "int16")
         self._period = period[1] if period else None
         self.rows: list[tuple[int, ...]] = []
         self._row = 0

@@ -22,6 +22,8 @@ WIDTH = 900
 MARGIN = 14
 LABEL_WIDTH = 190  # the label column of a row of cards
 STEP = 24  # how far apart the cards of a row sit when there is room
+RAISE = 6  # how far a marked card (a legal play of the seat to move) stands above its row
+NAME_CHARACTERS = 16  # of an agent's name beside its seat in a row's label; the page's title holds the whole lineup
 
 # One stylesheet for every drawing: the classes are the same in each, so inline SVGs on one page agree.
 STYLE = (
@@ -78,6 +80,23 @@ def text(x: float, y: float, words: str, css: str = "t", anchor: str = "start") 
     return f'<text x="{x:g}" y="{y:g}" class="{css}"{end}>{escape(words)}</text>'
 
 
+def seat_label(seat: int, names: Sequence[str] | None = None) -> str:
+    """A seat's label in a drawing: ``seat 2``, or with the agent that sits there ``seat 2: greedy`` (a long name
+    shortened with an ellipsis, so the label stays in its column)."""
+    if not names or seat >= len(names) or not names[seat]:
+        return f"seat {seat}"
+    name = str(names[seat])
+    shown = name if len(name) <= NAME_CHARACTERS else name[:NAME_CHARACTERS - 1] + "\u2026"
+    return f"seat {seat}: {shown}"
+
+
+def legal_cards(cards: Sequence[int], legal: Sequence[int]) -> list[int]:
+    """The cards of a row that the seat to move may play: the legal ids that are cards of that row (a pick-up, a
+    knock or a choice of trumps is no card and marks none)."""
+    allowed = set(legal)
+    return [card for card in cards if card in allowed]
+
+
 def badge(x: float, y: float, words: str, colour: str) -> tuple[str, float]:
     """A coloured label with white text at ``(x, y)``; returns it and its width."""
     width = 12 + 7.2 * len(words)
@@ -127,7 +146,8 @@ class Sheet:
 
     def cards(self, label: str, cards: Sequence[int] = (), hidden: int = 0, note: str = "", to_move: bool = False,
               marked: Sequence[int] = (), shaded: bool = False) -> None:
-        """A labelled row: ``cards`` face up (those in ``marked`` edged), then ``hidden`` backs, then a note.
+        """A labelled row: ``cards`` face up (those in ``marked`` edged and raised), then ``hidden`` backs, then a
+        note.
 
         ``to_move`` draws the label as the seat whose turn it is; ``shaded`` puts a band behind the row.
         """
@@ -145,7 +165,7 @@ class Sheet:
         x = MARGIN + LABEL_WIDTH
         chosen = set(marked)
         for card in cards:
-            self.parts.append(card_face(x, top, card, card in chosen))
+            self.parts.append(card_face(x, top - RAISE if card in chosen else top, card, card in chosen))
             x += step
         for _ in range(hidden):
             self.parts.append(card_back(x, top))

@@ -17,13 +17,17 @@ NOTEBOOKS = ROOT / "notebooks"
 KERNEL = "knorri-sim-test"
 
 
-def make_kernel_dir(folder: Path) -> Path:
+def make_kernel_dir(folder: Path, without: tuple[str, ...] = ()) -> Path:
     """A kernel spec in ``folder`` running this interpreter with the project importable, whatever is installed
-    where; returns ``folder``."""
+    where; returns ``folder``. The modules named in ``without`` cannot be imported in the kernel (as in a Jupyter
+    that lacks them: ``("ipywidgets",)``)."""
     spec = folder / KERNEL
     spec.mkdir()
+    blocked = "".join(f"sys.modules[{name!r}] = None; " for name in without)
+    launch = ["-c", f"import sys; {blocked}from ipykernel import kernelapp; kernelapp.launch_new_instance()"] \
+        if without else ["-m", "ipykernel_launcher"]
     (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [sys.executable, *launch, "-f", "{connection_file}"],
         "display_name": "knorri-sim tests", "language": "python",
         "env": {"PYTHONPATH": str(ROOT), "MPLBACKEND": "module://matplotlib_inline.backend_inline"},
     }))
@@ -47,6 +51,15 @@ def execute(name: str, kernel_dir, run_dir=None, **parameters) -> nbformat.Noteb
         index = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
         lines[index] = f"{key} = {value!r}"
     cells[0].source = "\n".join(lines)
+    return _run(notebook, kernel_dir)
+
+
+def execute_cells(sources: list[str], kernel_dir) -> nbformat.NotebookNode:
+    """Run a notebook of these code cells in the kernel of ``kernel_dir``."""
+    return _run(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources]), kernel_dir)
+
+
+def _run(notebook: nbformat.NotebookNode, kernel_dir) -> nbformat.NotebookNode:
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))
     client = NotebookClient(notebook, km=manager, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute()

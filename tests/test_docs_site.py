@@ -9,6 +9,7 @@ a machine without a network.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import subprocess
@@ -46,11 +47,19 @@ def test_the_site_builds_strict_and_offline_with_every_page(tmp_path):
 
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "Two commands" in home  # the home page is the README itself
+    opening = home.split('id="two-commands"', 1)[1].split('id="knorri-in-brief"', 1)[0]  # the first screen
+    words = html.unescape(re.sub(r"<[^>]+>", "", opening))
+    assert opening.count("<pre") == 2 and "pip install -e . && knorri-sim run" in words and "-m pytest" in words
+    assert 'href="#do-hands-really-loop-the-cut-offs-measured"' in opening and 'href="first_bot/"' in opening
+    assert "stylesheets/extra.css" in home  # code blocks wrap rather than scroll
+    assert "white-space: pre-wrap" in (site / "stylesheets" / "extra.css").read_text(encoding="utf-8")
     assert 'href="experiments/"' in home and 'href="rules/knorri/"' in home  # its links made relative to docs/
     for game, title in (("knorri", "Knorri as knorri-sim plays it"), ("knockout_whist", "Knockout Whist as"),
                         ("kort", "Kort as knorri-sim plays it")):
         assert title in (site / "rules" / game / "index.html").read_text(encoding="utf-8")
     assert "Where compiled bots live" in (site / "contributing" / "index.html").read_text(encoding="utf-8")
+    notebooks = (site / "notebooks" / "index.html").read_text(encoding="utf-8")  # notebooks/README.md
+    assert "jupyter nbconvert --to notebook --execute" in notebooks
     reference = {page: (site / "reference" / page / "index.html").read_text(encoding="utf-8")
                  for page in ("sim", "knorri", "agents", "runner", "analysis")}
     for page, name in (("sim", "sim.games.register_game"), ("knorri", "sim.knorri.reference.KnorriHand"),

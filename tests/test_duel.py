@@ -113,7 +113,7 @@ def test_greedy_beats_random_and_the_json_line_ends_the_output(knorri_played):
     assert isinstance(line["mean_diff"], float) and line["mean_diff"] > 0.05
     assert line["ci95"][0] < line["mean_diff"] < line["ci95"][1]
     assert line["llr"] >= line["bounds"][1] and line["bounds"] == pytest.approx([-np.log(19), np.log(19)])
-    assert "decision: H1" in stdout and f"after {MIN_DEALS} deals" in stdout
+    assert f"after {MIN_DEALS} deals" in stdout and "H1: A (greedy) is better than B (random)" in stdout
 
 
 def test_the_duel_folder_is_a_run_that_plays_every_deal_on_the_same_seeds(knorri_duel):
@@ -138,7 +138,9 @@ def test_the_mean_difference_is_the_mean_of_each_deals_paired_difference(knorri_
 
 def test_report_reads_the_duel_folder(knorri_duel, capsys):
     assert main(["report", str(knorri_duel)]) == 0
-    assert "partial run" in capsys.readouterr().out and (knorri_duel / "report" / "report.md").is_file()
+    printed = capsys.readouterr().out
+    assert "a duel, stopped by its test" in printed and "partial run" not in printed
+    assert (knorri_duel / "report" / "report.md").is_file() and (knorri_duel / "report" / "duel_llr.png").is_file()
 
 
 def test_the_same_agent_twice_accepts_h0_and_never_h1(tmp_path, capsys):
@@ -153,7 +155,8 @@ def test_no_bound_crossed_by_max_deals_is_undecided(tmp_path, capsys):
     stdout = capsys.readouterr().out
     line = _json_line(stdout)
     assert line["decision"] == "undecided" and line["deals"] == 8 and line["llr"] == 0.0
-    assert "undecided: no bound crossed in 8 deals" in stdout
+    assert "after 8 deals (64 hands): undecided: the test favours neither an edge of 0.5 nor a deficit of 0.5" \
+        in stdout
 
 
 def test_two_workers_reach_the_same_verdict_as_one(tmp_path, capsys):
@@ -203,9 +206,10 @@ def test_the_duel_is_the_run_that_run_plays_with_assign_duel(tmp_path, capsys):
     capsys.readouterr()
     manifests = [json.loads((tmp_path / name / "manifest.json").read_text()) for name in ("duel", "run")]
     assert manifests[0]["run_id"] == manifests[1]["run_id"]
-    assert main(["run", "--resume", str(tmp_path / "duel"), "--workers", "1", "--no-progress"]) == 0
-    hands = [pd.read_parquet(tmp_path / name / "hands") for name in ("duel", "run")]
-    pd.testing.assert_frame_equal(*hands)
+    duel_hands, run_hands = (pd.read_parquet(tmp_path / name / "hands") for name in ("duel", "run"))
+    played = run_hands[run_hands["chunk"].isin(duel_hands["chunk"].unique())].reset_index(drop=True)
+    assert 0 < len(duel_hands) < len(run_hands)  # the duel stopped when its test decided; the run played them all
+    pd.testing.assert_frame_equal(duel_hands, played)
     design = duel_design(("greedy", "random", "random", "random"), (0, 1, 2))
     assert np.allclose(play.folder_differences(tmp_path / "run"), _differences(tmp_path / "run", design).to_numpy())
 

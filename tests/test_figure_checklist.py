@@ -31,10 +31,14 @@ from experiments.analysis.kort import report as kort_report
 from experiments.analysis.kort.load import load_run as load_kort_run
 from experiments.analysis.kort.sample import make_small_run as make_kort_run
 from experiments.analysis.reports import drawn_figures
+from experiments.cli import main
+from experiments.duel import figures as duel_figures
+from experiments.duel.reading import read_duel
+from experiments.runner.storage import read_manifest
 
 matplotlib.use("Agg")
 
-FIGURE_MODULES = (figures, generic, knorri_figures, cutoff_figures, kort_figures, kw_figures)
+FIGURE_MODULES = (figures, generic, knorri_figures, cutoff_figures, kort_figures, kw_figures, duel_figures)
 SMALLEST_FONT = 8.0  # points, at the figure's own size (9 to 14 inches wide, shown at a page's column width)
 WIDEST_LABEL = 1 / 3  # of the figure's width, for any one tick label
 
@@ -47,8 +51,8 @@ def _figure_functions() -> set[str]:
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
-    """Every figure the reports, the cut-off page (with its run's continuation and a counterfactual) and the league
-    draw, each drawn once."""
+    """Every figure the reports, the cut-off page (with its run's continuation and a counterfactual), the league
+    and a duel draw, each drawn once."""
     folder = tmp_path_factory.mktemp("figures")
     base = make_small_run(folder / "knorri", hands=40, seed=4, engine="reference",
                           continuation={"repeat": 0, "cap": 20000})  # the cut-off page's continuation figures too
@@ -64,6 +68,12 @@ def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
     analysis = cutoffs.analyse(base, other)
     out += [(f"cutoffs: {spec.name}", spec.draw(analysis)) for spec in cutoff_page.FIGURES if spec.applies(analysis)]
     out.append(("league ratings", figures.league_ratings_figure({4: ladder.ratings(stream_run(base))}, "A league")))
+    duel = folder / "duel"
+    assert main(["duel", "greedy", "random", "--seats", "3", "--max-deals", "40", "--workers", "1", "--no-progress",
+                 "--out", str(duel)]) == 0
+    reading = read_duel(duel, read_manifest(duel))
+    out += [("duel: LLR path", duel_figures.llr_path_figure(reading)),
+            ("duel: running mean", duel_figures.running_mean_figure(reading))]
     for _, figure in out:
         FigureCanvasAgg(figure).draw()
     return out

@@ -25,12 +25,18 @@ for the run the block wrote last; a run without ``--out`` is given one so its ma
 The lineup check: a run with ``--agents`` must have played exactly those specs (from its manifest); a run
 without must have played agents that the text names: every agent of its config appears in the command's block
 (its comments included) or in the paragraph that introduces it.
+
+A page's files: a fenced Python block with a file name for its title (```` ```python title="lowbot.py" ````, which
+the site shows above the code) is a file the reader saves, and is written into the scratch folder before any of
+that page's commands run (``knorri-sim play --agents "lowbot:LowBot;..."`` finds it there, as it would in the
+reader's folder).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,11 +67,16 @@ ONE_WORKER = {"run", "bench", "league", "duel"}  # given --workers 1 (in this pr
 
 @dataclass(frozen=True)
 class Example:
-    """One example: its commands in order, the texts that name what they play, and where each is."""
+    """One example: its commands in order, the texts that name what they play, where each is, and the files its
+    page has the reader save (name, text)."""
 
     where: str
     commands: tuple[str, ...]
     contexts: tuple[str, ...]
+    files: tuple[tuple[str, str], ...] = ()
+
+
+FILE_TITLE = re.compile(r'^python\s+title="([\w.-]+\.py)"')  # a fenced block the reader saves as that file
 
 
 def readme_examples(text: str, page: str = "README.md") -> list[Example]:
@@ -73,6 +84,7 @@ def readme_examples(text: str, page: str = "README.md") -> list[Example]:
     examples: list[Example] = []
     prose: list[str] = []
     lines = text.splitlines()
+    files = tuple(page_files(text))
     i = 0
     while i < len(lines):
         if lines[i].strip().startswith("```"):
@@ -83,7 +95,7 @@ def readme_examples(text: str, page: str = "README.md") -> list[Example]:
                 commands = _fenced_commands(block)
                 if commands:
                     examples.append(Example(f"{page} line {i + 1}", tuple(commands),
-                                            ("\n".join(block) + "\n" + _last_paragraph(prose),)))
+                                            ("\n".join(block) + "\n" + _last_paragraph(prose),), files))
             prose.append("")
             i = end + 1
             continue
@@ -95,8 +107,23 @@ def readme_examples(text: str, page: str = "README.md") -> list[Example]:
             command = " ".join(match.group(1).split())
             if command not in seen and not re.search(r"\b[A-Z][A-Z_]+\b", command):  # OUT, RUN_DIR: a pattern
                 seen.add(command)
-                examples.append(Example(f"{page} inline: {command[:60]}", (command,), (paragraph,)))
+                examples.append(Example(f"{page} inline: {command[:60]}", (command,), (paragraph,), files))
     return examples
+
+
+def page_files(text: str) -> list[tuple[str, str]]:
+    """The files a page has the reader save: each fenced block titled with a Python file's name, and its text
+    (a block indented in a list item taken at the fence's indent)."""
+    files = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        fence = line.strip()
+        match = FILE_TITLE.match(fence[3:].strip()) if fence.startswith("```") else None
+        if match:
+            indent = len(line) - len(line.lstrip())
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip().startswith("```"))
+            files.append((match.group(1), "\n".join(row[indent:] for row in lines[i + 1:end]) + "\n"))
+    return files
 
 
 def site_examples(texts: dict[str, str]) -> list[Example]:
@@ -107,8 +134,9 @@ def site_examples(texts: dict[str, str]) -> list[Example]:
         for example in readme_examples(text, page):
             key = tuple(" ".join(command.split()) for command in example.commands)
             first = merged.get(key)
-            merged[key] = example if first is None else Example(first.where, first.commands,
-                                                                 first.contexts + example.contexts)
+            merged[key] = example if first is None else Example(
+                first.where, first.commands, first.contexts + example.contexts,
+                first.files + tuple(file for file in example.files if file not in first.files))
     return list(merged.values())
 
 
@@ -206,9 +234,19 @@ def test_an_example_shown_in_two_places_runs_once_and_is_checked_against_both_te
 
 
 
+def test_a_python_block_titled_with_a_file_name_is_a_file_the_pages_commands_find():
+    page = ('```python title="bot.py"\nclass Bot:\n    pass\n```\n\n- a step:\n\n  ```python title="two.py"\n'
+            '  X = 2\n  ```\n\n```python\nnot = "a file"\n```\n\n```bash\nknorri-sim play --agents bot:Bot\n```\n')
+    (example,) = readme_examples(page, "page.md")
+    assert example.files == (("bot.py", "class Bot:\n    pass\n"), ("two.py", "X = 2\n"))
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=[example.where for example in EXAMPLES])
 def test_a_documented_command_runs_and_plays_the_lineup_its_text_names(example, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    for name, text in example.files:  # the files the page has the reader save, in the folder the commands run in
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        monkeypatch.delitem(sys.modules, Path(name).stem, raising=False)  # this folder's copy, not an earlier one
     run_dirs: list[str] = []
     for index, command in enumerate(example.commands):
         words = reduced(command, run_dirs, index)

@@ -12,7 +12,7 @@ import pytest
 from experiments.cli import main
 from experiments.runner.summary import RunSummary, SeatCountFacts, SummaryRow, format_summary, legend
 from sim import games
-from sim.contract import plural
+from sim.contract import end_reason_meanings, plural
 
 BUILT_IN = ("knorri", "knockout-whist", "kort")
 
@@ -77,7 +77,7 @@ def test_the_legend_is_one_line_naming_seat_rows_and_every_end_reason(game):
     adapter = games.adapter(game)
     line = legend(game)
     assert "\n" not in line and line.startswith("Legend: ") and f"seat-{plural(adapter.ROW)} = one per seat" in line
-    assert all(f"{name} = {meaning}" in line for name, meaning in adapter.END_REASON_DOCS.items())
+    assert all(f"{name} = {meaning}" in line for name, meaning in end_reason_meanings(adapter).items())
     assert "95% CI = over deal groups" in line
 
 

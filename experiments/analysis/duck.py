@@ -36,12 +36,20 @@ def connect() -> Iterator[duckdb.DuckDBPyConnection]:
     spill = tempfile.mkdtemp(prefix="knorri-sim-duckdb-")
     con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 2, "preserve_insertion_order": False,
                                  "temp_directory": spill})
-    con.execute("SET enable_progress_bar = false")  # a library's queries print nothing
+    quiet(con)
     try:
         yield con
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
+
+
+def quiet(con: duckdb.DuckDBPyConnection) -> None:
+    """Turn DuckDB's progress bar off, so a library's queries print nothing, wherever it is on. In a Jupyter kernel
+    without ipywidgets DuckDB has it off already and refuses any change of it (even to off), so it is set only
+    where it is on: the analysis runs in any kernel, with or without ipywidgets."""
+    if con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0]:
+        con.execute("SET enable_progress_bar = false")
 
 
 def register_shards(con: duckdb.DuckDBPyConnection, paths: Sequence[Path], name: str,

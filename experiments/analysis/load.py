@@ -40,7 +40,7 @@ from experiments.runner import integrity
 from experiments.runner.config import from_json
 from experiments.runner.manifest import check_manifest
 from experiments.runner.moments import add_moments
-from experiments.runner.schema import SCHEMA_VERSION
+from experiments.runner.schema import READABLE_VERSIONS, SCHEMA_VERSION, as_current
 from experiments.runner.storage import HANDS_DIR, MANIFEST, RunFolder, shard_name
 from sim import games
 from sim.contract import plural
@@ -203,7 +203,11 @@ def open_run(folder: Path, game: str) -> tuple[dict[str, Any], list[Path]]:
 
 
 def chunks_total(manifest: dict[str, Any], paths: list[Path]) -> int:
-    """The chunks the run plans (the manifest's count; the shards read, for a manifest without one)."""
+    """The chunks the run plans (the manifest's count; the shards read, for a manifest without one). A run stopped
+    on purpose (status ``stopped``: a duel whose test decided) is whole with the chunks it finished: the rest were
+    never to be played, so reading them all is reading the run complete."""
+    if manifest.get("status") == "stopped" and isinstance(manifest.get("chunks_complete"), list):
+        return len(manifest["chunks_complete"])
     return int(manifest.get("chunks_total", len(paths)))
 
 
@@ -348,9 +352,10 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict) or "config" not in manifest:
         raise RunFolderError(f"{str(path)!r} is not a knorri-sim run manifest")
     version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise RunFolderError(f"run folder {str(folder)!r} has schema version {version!r}; this analysis reads "
-                             f"version {SCHEMA_VERSION}: rerun it with this version of knorri-sim")
+                             f"versions {' and '.join(map(str, READABLE_VERSIONS))}: rerun it with this version of "
+                             "knorri-sim")
     damaged = f"run folder {str(folder)!r} is damaged"
     try:  # the fields the analysis reads, of the types knorri-sim writes (an edited "chunks_total": "forty")
         check_manifest(manifest, f"{damaged}: {MANIFEST}")
@@ -385,17 +390,21 @@ def iter_shard_batches(paths: Sequence[Path], columns: list[str], batch_size: in
 
 
 def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[str]]) -> pa.Table:
-    """The shards as one table of ``columns(width)``, width being the run's widest table (seats)."""
-    version = (pq.read_schema(paths[0]).metadata or {}).get(b"knorri_sim_schema_version", b"").decode()
-    if version != str(SCHEMA_VERSION):
+    """The shards as one table of ``columns(width)``, width being the run's widest table (seats), each column of the
+    type this schema writes (``schema.as_current``: an older version's unsigned counts come back signed)."""
+    metadata = pq.read_schema(paths[0]).metadata or {}
+    version = metadata.get(b"knorri_sim_schema_version", b"").decode()
+    if version not in map(str, READABLE_VERSIONS):
         raise RunFolderError(f"the shards in {str(folder / HANDS_DIR)!r} have schema version {version or 'none'!r}; "
-                             f"this analysis reads version {SCHEMA_VERSION}")
+                             f"this analysis reads versions {' and '.join(map(str, READABLE_VERSIONS))}")
+    game = metadata.get(b"knorri_sim_game", games.DEFAULT_GAME.encode()).decode()
     names = pq.read_schema(paths[0]).names
     width = sum(1 for name in names if SEAT_AGENT.fullmatch(name))
     try:
         # partitioning=None: a folder named like "name=value" is a run folder, not a hive partition
-        return pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None,
-                             page_checksum_verification=True)
+        table = pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None,
+                              page_checksum_verification=True)
+        return table if version == str(SCHEMA_VERSION) else as_current(table, game)
     except (OSError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())[:200]
         raise RunFolderError(f"cannot read the shards in {str(folder / HANDS_DIR)!r}: {reason}") from None

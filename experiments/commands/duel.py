@@ -15,8 +15,8 @@ import time
 from typing import Any
 
 from agents.lineup import split_agent_specs
-from experiments.duel.play import BATCH_DEALS, MIN_DEALS, UNDECIDED, DuelResult, DuelState, duel_setup, play_duel
-from experiments.duel.sprt import H0, H1, Sprt
+from experiments.duel.play import BATCH_DEALS, MIN_DEALS, DuelResult, DuelState, duel_setup, play_duel
+from experiments.duel.sprt import Sprt, llr_against_bounds, signed, test_words, verdict_words
 from experiments.errors import UsageError
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import option_settings
@@ -119,14 +119,13 @@ class Progress:
         if not self.tty and now - self.last < PROGRESS_SECONDS and state.verdict.decision == "continue":
             return
         self.last = now
-        lower, upper = self.test.bounds
         verdict = state.verdict
         played = sum(len(deals) for deals in state.differences.values())
         if verdict.deals == 0:
             line = f"duel: {played:,} deals played; the test looks from {MIN_DEALS} in deal order"
         else:
-            line = (f"duel: {played:,} deals played; at {verdict.deals:,}: LLR {_signed(verdict.llr, 2)} in "
-                    f"[{lower:+.2f}, {upper:+.2f}], mean A-B {verdict.mean:+.3f}")
+            line = (f"duel: {played:,} deals played; at {verdict.deals:,}: "
+                    f"{llr_against_bounds(verdict.llr, self.test)}, mean A-B {verdict.mean:+.3f}")
         if self.tty:
             print(f"\r\033[K{line}", end="", file=sys.stderr, flush=True)
         else:
@@ -137,12 +136,6 @@ class Progress:
         """End the line rewritten in place."""
         if self.tty and self.shown:
             print(file=sys.stderr, flush=True)
-
-
-def _signed(value: float, places: int) -> str:
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value:+.{places}f}"
 
 
 def format_result(result: DuelResult, test: Sprt) -> str:
@@ -157,18 +150,12 @@ def format_result(result: DuelResult, test: Sprt) -> str:
     unit = f"points per {row}"
     lines = [f"{adapter.TITLE} duel at {setup.seats} seats: A = {a} against B = {b}, others "
              f"{', '.join(dict.fromkeys(others))}; the tested {tested} turns over {setup.rotations} positions",
-             f"H1: A better by at least {test.delta1:g} {unit}; H0: by at most {test.delta0:g} "
-             f"(alpha {test.alpha:g}, beta {test.beta:g})"]
-    decision = state.decision
-    said = {H1: f"H1: A ({a}) is better than B ({b}) by at least {test.delta1:g} {unit}",
-            H0: f"H0: A ({a}) is better than B ({b}) by at most {test.delta0:g} {unit}",
-            UNDECIDED: f"undecided: no bound crossed in {setup.max_deals:,} deals"}[decision]
+             test_words(test, row)]
     rows = verdict.deals * len(setup.design)
-    lines.append(f"decision: {said}, after {verdict.deals:,} deals ({rows:,} {plural(row)})")
-    low, high = verdict.ci95
-    lines.append(f"mean difference A - B: {verdict.mean:+.4f} {unit}, 95% CI {low:+.4f} to {high:+.4f} "
-                 f"(sd of a deal's difference {verdict.sd:.3f})")
-    lines.append(f"LLR {_signed(verdict.llr, 3)}, bounds {lower:+.3f} and {upper:+.3f}")
+    lines.append(f"after {verdict.deals:,} deals ({rows:,} {plural(row)}): "
+                 + verdict_words(state.decision, verdict, test, a, b, row))
+    lines.append(f"LLR {signed(verdict.llr, 3)}, bounds {lower:+.3f} and {upper:+.3f}; sd of a deal's difference "
+                 f"{verdict.sd:.3f} {unit}")
     lines.append(f"run folder {setup.config.out}: {result.deals_in_folder:,} deals (knorri-sim report reads it; "
                  f"the same command resumes it); this command took {result.seconds:.1f} s wall, the batches it "
                  f"played {result.cpu_seconds:.1f} s of CPU (not counting any abandoned when the test decided)")

@@ -18,6 +18,8 @@ import matplotlib
 
 from experiments.analysis.generic import report_for
 from experiments.analysis.load import RunFolderError, read_manifest, run_game
+from experiments.duel.figures import write_duel_report
+from experiments.duel.reading import read_duel
 from sim.contract import plural
 
 
@@ -42,12 +44,18 @@ def run(args: argparse.Namespace) -> int:
         written = report.write(loaded, out)
     except OSError as error:
         raise RunFolderError(f"cannot write the report into {str(out)!r}: {error.strerror or error}") from None
-    partial = "" if loaded.complete else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
+    duel = read_duel(args.run_dir, manifest)
+    if duel is not None:
+        written += write_duel_report(duel, out)
+    partial = "" if loaded.complete or duel else f" (partial run: {loaded.chunks_read} of {loaded.chunks_total} chunks)"
     pages = sum(1 for path in written if path.suffix == ".html")
-    shown = f"{sum(1 for path in written if path.suffix == '.png')} figures" + (f", {pages} replays" if pages else "")
+    shown = f"{sum(1 for path in written if path.suffix == '.png')} figures" + \
+        (f", {pages} {plural('replay', pages)}" if pages else "")
     print(f"{loaded.row_count:,} {plural(loaded.row)}{partial}: {shown} and report.md "
           f"written to {out} in {time.perf_counter() - started:.1f} s")
-    if not loaded.complete:
+    if duel is not None:
+        print(duel.state_line())
+    elif not loaded.complete:
         print(partial_note(args.run_dir, manifest))
     return 0
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from agents import lineup
 from agents.lineup import split_agent_specs
+from experiments.duel.reading import read_duel
+from experiments.duel.sprt import CONTINUE
 from experiments.errors import print_trace
 from experiments.runner import estimate, storage
 from experiments.runner.compiling import code_to_compile, compile_notice
@@ -37,6 +39,7 @@ from experiments.runner.config import (
     default_config,
     default_experiment,
     game_adapter,
+    lineup_at_seats,
     load_file,
     option_settings,
     shipped_configs,
@@ -57,9 +60,9 @@ from experiments.runner.stored import stored_run
 from experiments.runner.summary import format_summary, summarise_run
 from experiments.runner.verify import recorded_chunks
 from sim import games
-from sim.contract import plural
+from sim.contract import check_seats, plural
 from sim.engine_words import spelled
-from sim.errors import AgentFailure
+from sim.errors import AgentFailure, GameInputError
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
@@ -86,7 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "cap=20000; repeatable; config key continue_past_cutoff): the row keeps its outcome and "
                         "gains continued_* columns")
     parser.add_argument("--seats", metavar="N[,N…]", help="seat count(s), 3 to 6 for Knorri, 2 to 7 for "
-                        "Knockout Whist, 4 for Kort; one table per count")
+                        "Knockout Whist, 4 for Kort; one table per count; without --agents, each seats the config's "
+                        "lineup for that count (its lineups key), else its lineup cycled or trimmed")
     parser.add_argument("--agents", metavar="SPECS", help=lineup.SYNTAX)
     parser.add_argument("--assign", choices=ASSIGN_MODES,
                         help="seat the lineup as given, in every rotation, in every permutation, or (balanced) "
@@ -140,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
     if args.accept_changes and not args.resume:
         raise ConfigError("--accept-changes goes with --resume DIR: a new run has no earlier chunks to differ from")
     if args.resume:
+        decided = _decided_duel(args.resume)
+        if decided:
+            print(decided)
+            return 0
         config, out, manifest = _resumed(args)
     else:
         config = _config_from(args)
@@ -173,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(format_summary(summarise_run(out, config.game), config.game))
+    print(format_summary(summarise_run(out, config.game), config.game, config.options))
     adapter = games.adapter(config.game)
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
@@ -212,6 +220,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     """The config file (or the default one) with the given options laid over it, checked."""
     given = {key: getattr(args, opt) for opt, key in EXPERIMENT_OPTIONS.items()
              if key and getattr(args, opt) is not None}
+    notice = None
     game = args.game or games.DEFAULT_GAME
     if args.config:
         raw: dict[str, Any] = load_file(args.config)
@@ -221,16 +230,10 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         if {"seats", "agents", "assign"} & set(given):  # the lineup is the command line's, not the default's
             raw["name"] = "command line"
     where = f"config {args.config!r} with options" if args.config else "options"
-    if "seats" in given and "agents" not in given and (raw.get("agents") or raw.get("tables")):
-        # the lineup is the config's: say so, since the user gave only the seat count
-        source = str(config_path(args.config)) if args.config else str(default_config(game))
-        where += f" (--seats without --agents keeps the agents of {source})"
     if "options" in given:
         given["options"] = {**(raw.get("options") or {}), **option_settings(given["options"])}
     if "continue_past_cutoff" in given:
         given["continue_past_cutoff"] = option_settings(given["continue_past_cutoff"], "--continue-past-cutoff")
-    if "seats" in given or "agents" in given:
-        raw.pop("tables", None)
     if "hands" in given:
         raw.pop("matches", None)
         raw.pop("match_hands", None)
@@ -243,6 +246,15 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
             raise ConfigError(f"--seats takes seat counts separated by commas, not {given['seats']!r}") from None
     if "agents" in given:
         given["agents"] = split_agent_specs(given["agents"])
+    elif "seats" in given and (raw.get("agents") or raw.get("tables")):
+        source = config_path(args.config) if args.config else default_config(game)
+        given["tables"], notice = _config_lineups(raw, given.pop("seats"), source,
+                                                  given.get("game") or raw.get("game", game))
+        raw.pop("seats", None)
+        raw.pop("agents", None)
+    if "seats" in given or "agents" in given or "tables" in given:
+        raw.pop("tables", None)
+        raw.pop("lineups", None)  # the command line chose the lineup: the config's other seat counts do not apply
     raw.update(given)
     if args.workers is not None:
         raw["workers"] = args.workers
@@ -252,7 +264,26 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
         raw["decision_timeout"] = args.decision_timeout
     config = build_config(raw, where)
     check_lineups(config)
+    if notice:
+        print(notice, file=sys.stderr)  # once the config is good: bad input stays one line
     return config
+
+
+def _config_lineups(raw: dict[str, Any], seat_counts: list[int], source: Path,
+                    game: str) -> tuple[list[dict[str, Any]], str]:
+    """``--seats N`` without ``--agents``: a table at each count seating the config's lineup for it
+    (``lineup_at_seats``), and the line for stderr saying what each seats and where it came from."""
+    adapter = game_adapter(game, "--game")
+    tables, said = [], []
+    for seats in seat_counts:
+        try:
+            check_seats(adapter, seats)
+        except GameInputError as error:
+            raise ConfigError(f"--seats: {error}") from None
+        specs, assign, how = lineup_at_seats(raw, seats, adapter, f"config {str(source)!r}")
+        tables.append({"seats": seats, "agents": specs} | ({"assign": assign} if assign else {}))
+        said.append(f"{seats} seats play {'; '.join(specs)} ({how.replace('its', source.name + chr(39) + 's', 1)})")
+    return tables, "--seats without --agents: " + ", and ".join(said)
 
 
 def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
@@ -278,6 +309,23 @@ def _check_new_folder(out: RunFolder, config: RunConfig) -> None:
     done, total = len(manifest.get("chunks_complete", [])), manifest.get("chunks_total")
     raise ConfigError(f"--out {str(out)!r} already holds this run ({done} of {total} chunks done): "
                       f"finish or re-summarise it with --resume {out}")
+
+
+def _decided_duel(folder: str) -> str | None:
+    """For a duel's folder (``knorri-sim duel``'s), what ``--resume`` says instead of playing: that its test has
+    decided (None for any other run, whose checks ``_resumed`` makes). A duel not decided yet is refused in one line
+    naming the duel command that plays on: ``run --resume`` would play all its deals, with no test to stop them."""
+    try:
+        manifest = RunFolder(folder).read_manifest()
+        duel = read_duel(folder, manifest) if isinstance(manifest, dict) else None
+    except (OSError, ConfigError, KeyError, TypeError, ValueError):
+        return None  # not a readable duel: _resumed says what is wrong with the folder
+    if duel is None:
+        return None
+    if duel.decision == CONTINUE:
+        raise ConfigError(f"--resume {folder!r}: {duel.state_line()}, not knorri-sim run --resume (which would play "
+                          "every deal the duel may, with no test to stop it)")
+    return f"--resume {folder}: nothing to play: {duel.state_line()} (knorri-sim report {folder} draws it)"
 
 
 def _resumed(args: argparse.Namespace) -> tuple[RunConfig, RunFolder, dict[str, Any]]:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from experiments.duel.sprt import CONTINUE, Sprt, Verdict, sequential_test
+from experiments.duel.sprt import CONTINUE, UNDECIDED, Sprt, Verdict, sequential_test
 from experiments.runner import integrity, storage
 from experiments.runner.compiling import code_to_compile
 from experiments.runner.config import ConfigError, RunConfig, build_config
@@ -44,7 +44,6 @@ from sim.errors import GameInputError
 
 BATCH_DEALS = 4  # deals per chunk: the test looks after each; see the module docstring and sprt's on overshoot
 MIN_DEALS = 32  # no look before this many deals, where the variance estimate is still rough
-UNDECIDED = "undecided"
 
 
 @dataclass(frozen=True)
@@ -125,19 +124,48 @@ def chunk_differences(folder: RunFolder, chunk_id: int, design: tuple[DuelSeatin
     return np.bincount(deal, weights=signed, minlength=int(deal.max()) + 1) / (len(design) // 2)
 
 
-def folder_differences(folder: str | RunFolder) -> np.ndarray:
-    """Every deal's paired difference in a run folder of a duel table (``knorri-sim duel``'s, or ``knorri-sim run
-    --assign duel``'s), in deal order, over its finished chunks."""
+def duel_decision(verdict: Verdict, max_deals: int) -> str:
+    """``H1``, ``H0``, ``undecided`` (no bound crossed by ``max_deals``) or ``continue`` (deals still to play)."""
+    if verdict.decision == CONTINUE and verdict.deals == max_deals:
+        return UNDECIDED
+    return verdict.decision
+
+
+def duel_manifest(folder: str | RunFolder) -> dict[str, Any]:
+    """The manifest of a run folder of a duel table (``knorri-sim duel``'s, or ``knorri-sim run --assign duel``'s);
+    one line for a folder that holds no run, or a run that is not a duel."""
     folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
     manifest = folder.read_manifest() if folder.is_dir() else None
     if not isinstance(manifest, dict):
         raise ConfigError(f"{str(folder)!r} holds no knorri-sim run (no readable manifest.json)")
-    tables = manifest["config"]["tables"]
-    if len(tables) != 1 or tables[0].get("assign") != "duel":
+    if not is_duel(manifest):
         raise ConfigError(f"{str(folder)!r} is not a duel: its run has no single table with assign = duel")
-    teams = games.adapter(manifest.get("game", games.DEFAULT_GAME)).seat_teams(int(tables[0]["seats"]))
-    design = duel_design(tuple(tables[0]["agents"]), teams)
+    return manifest
+
+
+def is_duel(manifest: dict[str, Any]) -> bool:
+    """Whether a run's manifest is a duel table's: one table, ``assign = duel``."""
+    tables = manifest.get("config", {}).get("tables", [])
+    return len(tables) == 1 and tables[0].get("assign") == "duel"
+
+
+def manifest_design(manifest: dict[str, Any]) -> tuple[DuelSeating, ...]:
+    """A duel run's seatings, from its manifest's table."""
+    table = manifest["config"]["tables"][0]
+    teams = games.adapter(manifest.get("game", games.DEFAULT_GAME)).seat_teams(int(table["seats"]))
+    return duel_design(tuple(table["agents"]), teams)
+
+
+def folder_differences(folder: str | RunFolder, in_order: bool = False) -> np.ndarray:
+    """Every deal's paired difference in a run folder of a duel table (``knorri-sim duel``'s, or ``knorri-sim run
+    --assign duel``'s), over its finished chunks in chunk order; with ``in_order``, only up to the first chunk
+    missing, so the differences are the deals in deal order that the sequential test reads."""
+    folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    manifest = duel_manifest(folder)
+    design = manifest_design(manifest)
     chunks = sorted(integrity.verified_chunks(folder).records)  # each shard checked against its record
+    if in_order:
+        chunks = [chunk for index, chunk in enumerate(chunks) if chunk == index]
     parts = [chunk_differences(folder, chunk, design) for chunk in chunks]
     return np.concatenate(parts) if parts else np.zeros(0)
 
@@ -157,9 +185,7 @@ class DuelState:
     @property
     def decision(self) -> str:
         """``H1``, ``H0``, ``undecided`` (no bound crossed by ``max_deals``) or ``continue`` (still playing)."""
-        if self.verdict.decision == CONTINUE and self.verdict.deals == self.setup.max_deals:
-            return UNDECIDED
-        return self.verdict.decision
+        return duel_decision(self.verdict, self.setup.max_deals)
 
     def deals_in_order(self) -> np.ndarray:
         """The differences of the finished chunks from the first up to the first one missing."""
@@ -191,6 +217,23 @@ class DuelResult:
     cpu_seconds: float  # CPU the batches written by this command took, as their workers measured it
 
 
+def test_record(test: Sprt) -> dict[str, float]:
+    """The test a duel's manifest records under ``duel``, as its parameters."""
+    return {"delta0": test.delta0, "delta1": test.delta1, "alpha": test.alpha, "beta": test.beta}
+
+
+def recorded_test(manifest: dict[str, Any]) -> Sprt | None:
+    """The test a duel's manifest records (``test_record``), or None for a duel table ``knorri-sim duel`` did not
+    play (``run --assign duel``, or a duel from before the record)."""
+    record = manifest.get("duel")
+    if not isinstance(record, dict):
+        return None
+    try:
+        return Sprt(**{key: float(record[key]) for key in ("delta0", "delta1", "alpha", "beta")})
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def check_folder(folder: RunFolder, config: RunConfig) -> dict[str, Any] | None:
     """The manifest of the duel already in ``folder`` (None for a new or empty folder); one line for a file, a
     folder of other things, or another run."""
@@ -219,6 +262,7 @@ def play_duel(setup: DuelSetup, test: Sprt, report: Callable[[DuelState], None] 
     plan = plan_run(config, manifest["chunk_hands"] if manifest else None)
     if manifest is not None:
         plan.manifest = manifest
+    plan.manifest["duel"] = test_record(test)  # the test this duel is read with (report, resume); the latest wins
     state = DuelState(setup, test, folder, report)
     with workers_for(config) as workers:
         final = execute(plan, folder, workers, progress=False, resumed=manifest is not None,

@@ -199,3 +199,82 @@ def sequential_test(diffs: Sequence[float] | np.ndarray, test: Sprt, looks: Sequ
     decision = {1: H1, -1: H0, 0: CONTINUE}[int(way[0])]
     return Verdict(decision, int(n[at]), float(mean[at]), interval(n[at], mean[at], variance[at]), float(llr[at]),
                    math.sqrt(variance[at]))
+
+
+UNDECIDED = "undecided"  # no bound crossed by the last deal a duel may play
+
+
+def signed(value: float, places: int = 3) -> str:
+    """A signed number as the duel prints it, or +inf/-inf (the LLR of differences that are all equal)."""
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.{places}f}"
+
+
+def _edge(delta: float, first: bool = False) -> str:
+    """A difference the test asks about, in words: an edge of 0.05, a deficit of 0.05, none (no edge, said first)."""
+    if delta == 0:
+        return "no edge" if first else "none"
+    return f"an edge of {delta:g}" if delta > 0 else f"a deficit of {-delta:g}"
+
+
+def _sign(low: float, high: float, decided: bool = True) -> str:
+    """What the interval says of the sign of the difference alone (an interval of a single deal says nothing);
+    before the test has decided, only where the interval lies, which is a guide and not the test's answer."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "too few deals to tell"
+    if not decided:
+        where = "below 0" if high < 0 else "above 0" if low > 0 else "across 0"
+        return f"the interval lies {where} (a guide, not the test's answer)"
+    if high < 0:
+        return "A is worse"
+    if low > 0:
+        return "A is better"
+    return "the interval holds 0: no difference either way is shown"
+
+
+def verdict_words(decision: str, verdict: Verdict, test: Sprt, a: str = "A", b: str = "B",
+                  row: str = "hand") -> str:
+    """A duel's verdict in plain words: what the test favoured, the LLR against the bound it crossed, and the
+    estimate with its interval; for H0 and no decision, what the interval says of the sign. Every printed verdict
+    (the duel's, the report's, the docs') is written here, so the words always match the numbers.
+
+    ``decision`` is ``H1``, ``H0``, ``undecided`` or ``continue``; ``row`` the unit a difference is per.
+    H1 says the test favours an edge of ``delta1`` over ``delta0``, not that the edge is at least ``delta1``; H0
+    that it favours ``delta0`` over ``delta1``, not that A is worse: the interval's sign says that."""
+    lower, upper = test.bounds
+    low, high = verdict.ci95
+    estimate = f"estimate {signed(verdict.mean)} a {row} (95% CI {signed(low)} to {signed(high)})"
+    a_is, big = f"A ({a})", f"{test.delta1:g}"
+    if decision == H1:
+        said = f"{a_is} is better than B ({b})" if test.delta1 > 0 else \
+            f"{a_is} is worse than B ({b}) by no more than {-test.delta1:g}"
+        note = "" if low > 0 else f": {_sign(low, high)}"
+        return (f"H1: {said}: the test favours {_edge(test.delta1)} over {_edge(test.delta0)} "
+                f"(LLR {signed(verdict.llr, 2)} ≥ {upper:.2f}); {estimate}{note}")
+    if decision == H0:
+        said = f"{a_is} is not better than B ({b}) by {big}" if test.delta1 > 0 else \
+            f"{a_is} is worse than B ({b}) by more than {-test.delta1:g}"
+        return (f"H0: {said}: the test favours {_edge(test.delta0, True)} over {_edge(test.delta1)} "
+                f"(LLR {signed(verdict.llr, 2)} ≤ {lower:.2f}); {estimate}: {_sign(low, high)}")
+    state = "undecided" if decision == UNDECIDED else "not decided yet"
+    return (f"{state}: the test favours neither {_edge(test.delta1)} nor {_edge(test.delta0)} (LLR "
+            f"{signed(verdict.llr, 2)} between {lower:.2f} and {upper:+.2f}); {estimate}: {_sign(low, high, False)}")
+
+
+def test_words(test: Sprt, row: str = "hand") -> str:
+    """What the test weighs, in one line: H1 and H0 with their edges, and the error rates."""
+    return (f"the test weighs H1, A better by {test.delta1:g} points per {row} or more, against H0, by "
+            f"{test.delta0:g} or less (alpha {test.alpha:g}, beta {test.beta:g})")
+
+
+def llr_against_bounds(llr: float, test: Sprt) -> str:
+    """The LLR beside the bound it crossed (``LLR -3.28 ≤ -2.94: H0``), or between its bounds: the progress line's
+    words."""
+    lower, upper = test.bounds
+    decision = test.decision(llr)
+    if decision == H1:
+        return f"LLR {signed(llr, 2)} ≥ {upper:+.2f}: H1"
+    if decision == H0:
+        return f"LLR {signed(llr, 2)} ≤ {lower:+.2f}: H0"
+    return f"LLR {signed(llr, 2)} in [{lower:+.2f}, {upper:+.2f}]"

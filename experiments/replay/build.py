@@ -56,14 +56,15 @@ class Replay:
 
 def replay_decisions(game: str, fresh: ReferenceGame, decisions: Sequence[int], title: str,
                      seat: int | None = None, row: Mapping[str, Any] | None = None,
-                     continuation: Mapping[str, Any] | None = None) -> Replay:
+                     continuation: Mapping[str, Any] | None = None, names: Sequence[str] | None = None) -> Replay:
     """Apply ``decisions`` to ``fresh`` (a deal as dealt) one by one, drawing each position (for ``seat`` alone
-    if given) and describing each decision's events; ``row`` is the run's row, for the repeat's columns. With a
-    ``continuation`` (the run's checked rules), decisions left after a cut-off play the deal on past it."""
+    if given, each seat named by its agent in ``names``) and describing each decision's events; ``row`` is the
+    run's row, for the repeat's columns. With a ``continuation`` (the run's checked rules), decisions left after a
+    cut-off play the deal on past it."""
     adapter = games.adapter(game)
     draw = renderer(adapter)
     seen = len(fresh.log)
-    frames = [draw.render_svg(fresh, seat)]
+    frames = [draw.render_svg(fresh, seat, names)]
     lines = [[adapter.describe_event(event) for event in fresh.log]]
     cut_result, cut_span = None, None
     for action in decisions:
@@ -75,7 +76,7 @@ def replay_decisions(game: str, fresh: ReferenceGame, decisions: Sequence[int], 
         caused = [adapter.describe_event(event) for event in fresh.log[seen:]]
         lines.append(caused or [f"seat {mover}: {adapter.action_text(int(action))}"])  # a choice not yet logged
         seen = len(fresh.log)
-        frames.append(draw.render_svg(fresh, seat))
+        frames.append(draw.render_svg(fresh, seat, names))
     if not fresh.done:
         raise UsageError(f"the {len(decisions)} decisions given do not finish the deal: the actions table is "
                          "incomplete")
@@ -127,7 +128,8 @@ def fresh_replay(game: str, n_seats: int, seed: int, specs: Sequence[str], optio
     check_seat(seat, n_seats)
     decisions = played_decisions(game, n_seats, seed, specs, options, first, what)
     title = f"{adapter.TITLE}, {n_seats} seats, seed {seed}: {'; '.join(specs)}"
-    return replay_decisions(game, adapter.deal(n_seats, seed, options, first), decisions, title, seat)
+    return replay_decisions(game, adapter.deal(n_seats, seed, options, first), decisions, title, seat,
+                            names=specs)
 
 
 def run_replay(run_dir: str | Path, hand_index: int, seat: int | None = None) -> Replay:
@@ -158,7 +160,7 @@ def run_replay(run_dir: str | Path, hand_index: int, seat: int | None = None) ->
     title = f"{adapter.TITLE} run {manifest.get('run_id', folder.name)}, {adapter.ROW} {hand_index} " \
             f"({n_seats} seats, seed {seed}): {'; '.join(specs)}"
     return replay_decisions(game, adapter.deal(n_seats, seed, options, first), decisions, title, seat, row,
-                            continuation)
+                            continuation, specs)
 
 
 def _continuation(adapter: Any, options: Mapping[str, Any], manifest: Mapping[str, Any],

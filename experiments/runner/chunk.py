@@ -126,15 +126,15 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     arrangement = np.tile(np.arange(arrangements), chunk.groups)
     k = table.match_hands
     ids = {
-        "chunk": np.full(chunk.hands, chunk.id, dtype=np.uint32),
-        "table": np.full(chunk.hands, table.index, dtype=np.uint8),
-        "deal_group": np.repeat(groups, k).astype(np.uint32),
-        "arrangement": np.repeat(arrangement, k).astype(np.uint16),
-        "match": np.repeat(table.first_match + groups * arrangements + arrangement, k).astype(np.uint32),
-        "hand_in_match": np.tile(np.arange(k), len(seatings)).astype(np.uint8),
+        "chunk": np.full(chunk.hands, chunk.id, dtype=np.int32),
+        "table": np.full(chunk.hands, table.index, dtype=np.int32),
+        "deal_group": np.repeat(groups, k).astype(np.int64),
+        "arrangement": np.repeat(arrangement, k).astype(np.int32),
+        "match": np.repeat(table.first_match + groups * arrangements + arrangement, k).astype(np.int64),
+        "hand_in_match": np.tile(np.arange(k), len(seatings)).astype(np.int32),
         "hand_index": chunk.first_hand + np.arange(chunk.hands, dtype=np.int64),
         "match_seed": np.repeat(seeds, k),
-        "n_seats": np.full(chunk.hands, table.seats, dtype=np.uint8),
+        "n_seats": np.full(chunk.hands, table.seats, dtype=np.int32),
     }
     agent_codes = {spec: code for code, spec in enumerate(task.categories["agent"])}
     seat_codes = np.array([[agent_codes[s] for s in seating] for seating in table.seatings], dtype=np.int16)

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agents.lineup import LineupError, fill_seats, split_agent_specs
+from agents.lineup import LineupError, cycle_to_seats, fill_seats, split_agent_specs
 from experiments.errors import ConfigError
 from sim import games
 from sim.contract import check_seats
@@ -31,8 +31,9 @@ DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
 # Keys a config file may hold; "tables" is a list of {seats, agents, assign}, "options" a table of name = value.
 RUN_KEYS = ("game", "options", "seed", "hands", "matches", "match_hands", "assign", "seats", "agents", "tables",
             "workers", "out", "scheduler", "log_actions", "chunk_hands", "name", "decision_timeout", "engine",
-            "continue_past_cutoff")
+            "continue_past_cutoff", "lineups")
 DECISION_TIMEOUT = 60.0  # seconds a Python agent may take over one decision, unless the config says otherwise
+# "lineups" says what the config seats at other seat counts (``lineup_at_seats``): not in the RunConfig or run id.
 # Keys that say where and how a run goes, not what it plays: not in its run id, and free to change on --resume.
 PLACE_KEYS = ("workers", "out", "scheduler", "name", "decision_timeout", "engine")  # every engine gives the same rows
 TABLE_KEYS = ("seats", "agents", "assign")
@@ -261,6 +262,7 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
     if not isinstance(log_actions, bool):
         raise ConfigError(f"{where}: log_actions must be true or false")
     decision_timeout = _seconds(raw.get("decision_timeout", DECISION_TIMEOUT), "decision_timeout", where)
+    stated_lineups(raw, adapter, where)
     try:
         engine = engine_word(raw.get("engine", AUTO))
     except GameInputError as error:
@@ -344,6 +346,64 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
             continue
         tables.append(TableConfig(seats, tuple(fill_seats(specs, seats, label)), table_assign))
     return tuple(tables)
+
+
+def stated_lineups(raw: dict[str, Any], adapter: ModuleType, where: str = "config") -> dict[int, list[str]]:
+    """A config's ``lineups`` key (seat count = [specs]): the lineup it seats at a count its tables do not play,
+    which ``run --seats N`` without ``--agents`` takes; each checked to be a seat count of the game and to fill it."""
+    stated = raw.get("lineups") or {}
+    if not isinstance(stated, Mapping):
+        raise ConfigError(f"{where}: lineups must be a table of seat count = [agent specs], not {stated!r}")
+    played = {seats for seats, _, _ in _config_tables(raw, adapter)}
+    lineups = {}
+    for key, specs in stated.items():
+        label = f"{where}: lineups.{key}"
+        seats = _int(key, "a seat count", label)
+        try:
+            check_seats(adapter, seats)
+            if isinstance(specs, str) or not isinstance(specs, list | tuple):
+                raise ConfigError(f"{label} must be a list of agent specs, not {specs!r}")
+            lineups[seats] = fill_seats(split_agent_specs(specs, label), seats, label)
+        except (GameInputError, LineupError) as error:
+            raise ConfigError(str(error) if isinstance(error, LineupError) else f"{label}: {error}") from None
+        if seats in played:
+            raise ConfigError(f"{label}: the config's own lineup already plays {seats} seats: state it once")
+    return lineups
+
+
+def lineup_at_seats(raw: dict[str, Any], n_seats: int, adapter: ModuleType,
+                    where: str = "config") -> tuple[list[str], str | None, str]:
+    """What a config seats at ``n_seats`` when only the seat count is asked for (``run --seats N``): its own lineup
+    at that count, else the one its ``lineups`` key states, else its lineup cycled or trimmed to the count. Returns
+    the specs, the table's own assign (or None) and how they were found, in words for the notice."""
+    for seats, specs, assign in _config_tables(raw, adapter):
+        if seats == n_seats:
+            return list(specs), assign, "its lineup"
+    stated = stated_lineups(raw, adapter, where)
+    if n_seats in stated:
+        return stated[n_seats], None, f"its lineup for {n_seats} seats"
+    seats, specs, assign = _config_tables(raw, adapter)[0]
+    if (assign or raw.get("assign")) in ("balanced", "duel"):  # a pool, or A, B and the others: any seat count
+        return list(specs), assign, "its lineup"
+    change = "trimmed" if len(specs) > n_seats else "cycled"
+    return cycle_to_seats(specs, n_seats), assign, f"its {seats}-seat lineup {change} to {n_seats} seats"
+
+
+def _config_tables(raw: dict[str, Any], adapter: ModuleType) -> list[tuple[Any, list[str], str | None]]:
+    """The seat count, specs and own assign of each table a config's raw keys play, as written (unchecked)."""
+    if isinstance(raw.get("tables"), list):
+        return [(entry.get("seats", adapter.DEFAULT_SEATS), _as_list(entry.get("agents", ["random"])),
+                 entry.get("assign")) for entry in raw["tables"] if isinstance(entry, dict)] or \
+            [(adapter.DEFAULT_SEATS, ["random"], None)]
+    seats = raw.get("seats", adapter.DEFAULT_SEATS)
+    specs = _as_list(raw.get("agents", ["random"]))
+    return [(n, specs, None) for n in (seats if isinstance(seats, list) else [seats])] or \
+        [(adapter.DEFAULT_SEATS, specs, None)]
+
+
+def _as_list(agents: Any) -> list[str]:
+    """A table's agents as a list of specs (a spec string is split as ``--agents`` is)."""
+    return split_agent_specs(agents) if isinstance(agents, str) else list(agents)
 
 
 def duel_lineup(specs: list[str], seats: int, adapter: ModuleType, where: str) -> tuple[str, ...]:

@@ -37,8 +37,9 @@ from sim.rng import derive_seed, derive_seeds
 TARGET_CHUNKS = 64
 COMPILED_CHUNK_HANDS = 20_000  # lineups at the engine's speed (routes.ENGINE)
 PYTHON_CHUNK_HANDS = 200  # every other lineup
-# A run's plan (a task per chunk) is held in memory and its chunks are numbered in uint32 columns, as are its
-# matches and deal groups: larger runs are refused before anything is planned.
+# A run's plan (a task per chunk) is held in memory and its chunks are numbered in int32 columns, its matches and
+# deal groups in int64 ones (a run of version 2 numbered them in uint32): larger runs are refused before anything is
+# planned.
 MAX_CHUNKS = 1_000_000
 MAX_MATCHES = 2**32
 

@@ -21,20 +21,24 @@ import pyarrow as pa
 from sim import games
 from sim.contract import ColumnSpec, extra_tables
 
-SCHEMA_VERSION = 2  # 2: Knorri's phase-2 counts widened to uint32, its loop-anatomy columns added
+SCHEMA_VERSION = 3
+"""2: Knorri's phase-2 counts widened to uint32, its loop-anatomy columns added; 3: every number signed (int32, or
+int64 for an index that grows with the run), so a difference is safe; unsigned only for bit patterns (seeds, card
+sets, seat masks, CRC-32s): ``sim.contract.ColumnSpec``."""
+READABLE_VERSIONS = (2, 3)  # what the readers read: a version 2 shard's unsigned numbers come back as today's types
 
 ID_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("run_id", "int8", "the run: a hash of the config and master seed", categories=()),
-    ColumnSpec("chunk", "uint32", "the chunk (shard) the hand was played in"),
-    ColumnSpec("table", "uint8", "the table's place in the config (one seat count and lineup)"),
-    ColumnSpec("deal_group", "uint32", "the seeded match within its table; every arrangement plays it"),
-    ColumnSpec("arrangement", "uint16", "which seating of the lineup (fixed, a rotation or a permutation)"),
-    ColumnSpec("match", "uint32", "the match's index in the run, from 0"),
-    ColumnSpec("hand_in_match", "uint8", "the hand's place in its match, from 0"),
+    ColumnSpec("chunk", "int32", "the chunk (shard) the hand was played in"),
+    ColumnSpec("table", "int32", "the table's place in the config (one seat count and lineup)"),
+    ColumnSpec("deal_group", "int64", "the seeded match within its table; every arrangement plays it"),
+    ColumnSpec("arrangement", "int32", "which seating of the lineup (fixed, a rotation or a permutation)"),
+    ColumnSpec("match", "int64", "the match's index in the run, from 0"),
+    ColumnSpec("hand_in_match", "int32", "the hand's place in its match, from 0"),
     ColumnSpec("hand_index", "int64", "the hand's index in the run, from 0: unique"),
     ColumnSpec("match_seed", "uint64", "the match's seed: `knorri-sim play --seats N --seed MATCH_SEED --hands K "
                "--agents …` replays the match"),
-    ColumnSpec("n_seats", "uint8", "seats at the table"),
+    ColumnSpec("n_seats", "int32", "seats at the table"),
     ColumnSpec("agent", "int8", "the agent spec at seat i (null for a seat the table does not have)",
                per_seat=True, categories=()),
 )
@@ -114,6 +118,34 @@ def actions_schema(game: str = games.DEFAULT_GAME, continued: bool = False) -> p
     columns = ACTION_ID_COLUMNS + games.adapter(game).ACTION_COLUMNS + ((CONTINUED_ACTION,) if continued else ())
     fields = [pa.field(s.name, _arrow_type(s), nullable=False) for s in columns]
     return pa.schema(fields, metadata=_metadata(game))
+
+
+def current_types(game: str = games.DEFAULT_GAME) -> dict[str, pa.DataType]:
+    """The type this schema gives each numeric column of any of the game's tables (hands, extra tables, actions),
+    per-seat columns by their stem: what an older shard's column is read as (``as_current``)."""
+    adapter = games.adapter(game)
+    specs = (id_columns(game) + game_columns(game, continued=True) + sum(extra_columns(game).values(), ())
+             + ACTION_ID_COLUMNS + adapter.ACTION_COLUMNS + (CONTINUED_ACTION,))
+    return {spec.name: _arrow_type(spec) for spec in specs if spec.categories is None}
+
+
+def as_current(table: pa.Table, game: str = games.DEFAULT_GAME) -> pa.Table:
+    """``table`` (read from a shard of any readable version) with each numeric column of an older type cast to the
+    type this schema writes: a version 2 shard's unsigned counts come back signed, so readers of older runs see
+    the columns a new run has (the casts widen: every value fits)."""
+    types = current_types(game)
+    for index, field in enumerate(table.schema):
+        target = types.get(field.name) or types.get(_stem(field.name))
+        if target is not None and field.type != target and pa.types.is_integer(field.type):
+            table = table.set_column(index, pa.field(field.name, target, field.nullable),
+                                     table.column(index).cast(target))
+    return table
+
+
+def _stem(name: str) -> str:
+    """A per-seat column's stem: ``pile_3`` -> ``pile``, ``continued_score_0`` -> ``continued_score``."""
+    stem, _, seat = name.rpartition("_")
+    return stem if seat.isdigit() else name
 
 
 def _metadata(game: str) -> dict[str, str]:

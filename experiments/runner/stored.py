@@ -32,6 +32,7 @@ def stored_run(location: str, command: str, workers: int | None = None, schedule
     raw["tables"] = [{"seats": t.seats, "agents": list(t.agents), "assign": t.assign} for t in stored.tables]
     if stored.match_hands == 1:  # a game without matches refuses the key; 1 is everyone's default
         raw.pop("match_hands")
+    raw["continue_past_cutoff"] = raw.pop("continuation")  # stored checked, under the field's name
     raw["workers"] = workers if workers is not None else stored.workers
     raw["scheduler"] = scheduler if scheduler is not None else stored.scheduler
     raw["out"] = str(out)

@@ -34,7 +34,7 @@ from experiments.runner import integrity
 from experiments.runner.moments import MOMENTS, cluster_moments, mean_ci
 from experiments.runner.storage import HANDS_DIR, RunFolder
 from sim import games
-from sim.contract import plural
+from sim.contract import end_reason_meanings, plural
 
 Z95 = 1.959964
 SUMMARY_KEY = b"knorri_sim_summary"  # the hands shard's footer key holding its chunk's summary statistics
@@ -218,10 +218,11 @@ def _row(seats: int, agent: str, numbers: list[int], reasons: dict[str, int], re
     return SummaryRow(seats, agent, n, mean, half, hits / n, shares, every_seat, moments["clusters"])
 
 
-def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME) -> str:
+def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME, options: dict | None = None) -> str:
     """The summary as text: per seat count its facts, then a fixed-width row per agent; last, the legend.
 
-    The rate's name, the end reasons' meanings and the score range are the game adapter's.
+    The rate's name, the end reasons' meanings and the score range are the game adapter's; ``options`` are the
+    run's, which the legend's meanings quote (its own cap, not the default).
     """
     adapter = games.adapter(game)
     row = adapter.ROW
@@ -251,7 +252,7 @@ def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME) -> str:
             mean = "-" if r.every_seat else format(r.mean_score, "+.3f")
             lines.append(f"  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {mean:>10}  "
                          f"{intervals[id(r)]:>{ci_width}}  {100 * r.outcome_rate:>8.2f}%")
-    lines.append(legend(game, any(r.every_seat for r in summary.agents)))
+    lines.append(legend(game, any(r.every_seat for r in summary.agents), options))
     return "\n".join(lines)
 
 
@@ -264,13 +265,13 @@ def interval_text(r: SummaryRow) -> str:
     return "±" + format(r.ci95, ".3f")
 
 
-def legend(game: str, every_seat: bool = False) -> str:
-    """One line naming what the summary's words mean, in the game's words: a seat-row, each end reason, the CI
-    (and, when ``every_seat``, why such an agent shows no mean)."""
+def legend(game: str, every_seat: bool = False, options: dict | None = None) -> str:
+    """One line naming what the summary's words mean, in the game's words: a seat-row, each end reason (with the
+    run's ``options`` it names), the CI (and, when ``every_seat``, why such an agent shows no mean)."""
     adapter = games.adapter(game)
     row = adapter.ROW
     parts = [f"seat-{plural(row)} = one per seat of each {row} (an agent at two seats of a {row} counts twice)",
-             *(f"{name} = {meaning}" for name, meaning in adapter.END_REASON_DOCS.items()),
+             *(f"{name} = {meaning}" for name, meaning in end_reason_meanings(adapter, options).items()),
              f"95% CI = over deal groups (the {plural(row)} every seating plays on the same deals count as one "
              "sample)"]
     if every_seat:

@@ -111,28 +111,28 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
                "reset with agent_seed(SEED, seat); sim.knockout_whist.adapter.replay(options, SEED, actions) "
                "replays it from the actions table"),
     *(ColumnSpec(option.name, "bool", f"option {option.name}: {option.doc}") for option in OPTIONS),
-    ColumnSpec("hands_played", "uint8", "hands dealt, 1 to 7 (a rainbow end counts 4)"),
-    ColumnSpec("winner", "uint8", "the seat that won the game"),
+    ColumnSpec("hands_played", "int32", "hands dealt, 1 to 7 (a rainbow end counts 4)"),
+    ColumnSpec("winner", "int32", "the seat that won the game"),
     ColumnSpec("end_reason", "int8", "how the game ended: last_trick (hand 7), last_standing or rainbow",
                categories=END_REASONS),
     ColumnSpec("score", "int8", "the seat's score: n - 1 for the winner, -1 for every other seat (sums to zero)",
                per_seat=True),
-    ColumnSpec("place", "uint8", "the seat's finishing place: 1 for the winner, else 1 + the seats that lasted "
+    ColumnSpec("place", "int32", "the seat's finishing place: 1 for the winner, else 1 + the seats that lasted "
                "longer (seats out after the same hand share a place; at a rainbow end the seats still in "
                "share place 2)", per_seat=True),
-    ColumnSpec("out_hand", "uint8", "the hand after which the seat was knocked out (1 to 7); null for a seat "
+    ColumnSpec("out_hand", "int32", "the hand after which the seat was knocked out (1 to 7); null for a seat "
                "never knocked out (the winner, or a seat still in when a rainbow ended the game)", per_seat=True),
-    ColumnSpec("dog_hand", "uint8", "the hand the seat played on its dog's life (2 to 7); null if it had none",
+    ColumnSpec("dog_hand", "int32", "the hand the seat played on its dog's life (2 to 7); null if it had none",
                per_seat=True),
-    ColumnSpec("dogs_given", "uint8", "seats given a dog's life in the game (all in the same hand)"),
-    ColumnSpec("dogs_saved", "uint8", "dogs whose one card took a trick, so they played on as ordinary seats"),
-    ColumnSpec("seats_left", "uint8", "seats not knocked out at the end (1, or more at a rainbow end)"),
+    ColumnSpec("dogs_given", "int32", "seats given a dog's life in the game (all in the same hand)"),
+    ColumnSpec("dogs_saved", "int32", "dogs whose one card took a trick, so they played on as ordinary seats"),
+    ColumnSpec("seats_left", "int32", "seats not knocked out at the end (1, or more at a rainbow end)"),
     *decision_totals("trump choices, exchange picks, plays and knocks"),
 )
 
 ACTION_COLUMNS = decision_columns("game", "0 trump choice, 1 card exchange, 2 play or knock",
                                   "the action id (0..58, see the rulings' action table)",
-                                  ColumnSpec("hand", "uint8", "the hand of the game it was taken in, 1 to 7"))
+                                  ColumnSpec("hand", "int16", "the hand of the game it was taken in, 1 to 7"))
 
 
 PLACE_COLUMNS = ("place",)
@@ -223,7 +223,7 @@ def places(out_hand: np.ndarray, winner: np.ndarray) -> np.ndarray:
     """
     lasted = np.where(np.isnan(out_hand), LAST_HAND + 1, out_hand)
     lasted[np.arange(len(winner)), winner] = np.inf
-    return places_from_values(lasted).astype(np.uint8)
+    return places_from_values(lasted).astype(np.int32)
 
 
 # ----- inside --------------------------------------------------------------------------------------
@@ -237,17 +237,17 @@ def _result_columns(options: Options, seeds: np.ndarray, played: BatchResults) -
         columns[name] = np.full(count, getattr(options, name), dtype=bool)
     out_hand = np.where(played.out_hand > 0, played.out_hand, np.nan)  # 0: never knocked out
     columns.update({
-        "hands_played": played.hands_played.astype(np.uint8),
-        "winner": played.winner.astype(np.uint8),
+        "hands_played": played.hands_played.astype(np.int32),
+        "winner": played.winner.astype(np.int32),
         "end_reason": _reason_codes(played.end_reasons()),
         "score": played.scores.astype(np.int8),
         "place": places(out_hand, played.winner),
-        "out_hand": nullable(out_hand, "uint8"),
-        "dog_hand": nullable(np.where(played.dog_hand > 0, played.dog_hand, np.nan), "uint8"),
-        "dogs_given": (played.dog_hand > 0).sum(axis=1).astype(np.uint8),
-        "dogs_saved": played.dog_saved.sum(axis=1).astype(np.uint8),
-        "seats_left": (played.out_hand == 0).sum(axis=1).astype(np.uint8),
-        "decisions": played.decisions.astype(np.uint16),
+        "out_hand": nullable(out_hand, "int32"),
+        "dog_hand": nullable(np.where(played.dog_hand > 0, played.dog_hand, np.nan), "int32"),
+        "dogs_given": (played.dog_hand > 0).sum(axis=1).astype(np.int32),
+        "dogs_saved": played.dog_saved.sum(axis=1).astype(np.int32),
+        "seats_left": (played.out_hand == 0).sum(axis=1).astype(np.int32),
+        "decisions": played.decisions.astype(np.int32),
         "decisions_crc32": played.crc32.astype(np.uint32),
     })
     return {spec.name: columns[spec.name] for spec in HAND_COLUMNS}
@@ -300,8 +300,8 @@ def _game_columns(played: list[tuple[int, KnockoutWhistGame]], options: Options)
         columns["decisions"][row] = len(game.decisions)
         columns["decisions_crc32"][row] = zlib.crc32(bytes(game.decisions))
     columns["place"] = places(out_hand, columns["winner"])
-    columns["out_hand"] = nullable(out_hand, "uint8")
-    columns["dog_hand"] = nullable(dog_hand, "uint8")
+    columns["out_hand"] = nullable(out_hand, "int32")
+    columns["dog_hand"] = nullable(dog_hand, "int32")
     return columns
 
 

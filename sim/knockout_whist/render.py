@@ -9,20 +9,21 @@ every hand is face up; drawn for one ``seat``, only its own cards are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.cards import card_list
 from sim.errors import GameInputError
 from sim.knockout_whist.encoding import KNOCK, NO_TRUMPS, Phase, Status, cards_in_hand
 from sim.knockout_whist.reference import KnockoutWhistGame
-from sim.svg_cards import Sheet, card_label, suit_symbol
+from sim.svg_cards import Sheet, card_label, legal_cards, seat_label, suit_symbol
 
 STATUS_BADGES = {Status.IN: ("in", "#3a7d44"), Status.DOG: ("dog's life", "#b5651d"), Status.OUT: ("out", "#8a90a0")}
 
 
-def render_svg(game: KnockoutWhistGame, seat: int | None = None) -> str:
-    """The position of ``game`` as one SVG document: every hand, or what ``seat`` may know."""
+def render_svg(game: KnockoutWhistGame, seat: int | None = None, names: Sequence[str] | None = None) -> str:
+    """The position of ``game`` as one SVG document: every hand, or what ``seat`` may know; ``names`` are the
+    agents at the seats, each named beside its seat, and the seat to move has its legal cards raised."""
     if seat is not None and not 0 <= seat < game.n_seats:
         raise GameInputError(f"a seat of this {game.n_seats}-player game is 0 to {game.n_seats - 1}, not {seat}")
     sheet = Sheet()
@@ -41,9 +42,11 @@ def render_svg(game: KnockoutWhistGame, seat: int | None = None) -> str:
         status = Status(game.status[other])
         shown = seat is None or other == seat
         cards = card_list(game.hands[other])
-        sheet.cards(f"seat {other}", cards if shown else [], 0 if shown else len(cards),
+        marked = legal_cards(cards, game.legal_actions()) if shown and other == game.to_move and not game.done \
+            else []
+        sheet.cards(seat_label(other, names), cards if shown else [], 0 if shown else len(cards),
                     note=f"{STATUS_BADGES[status][0]}, tricks {game.tricks[other]}",
-                    to_move=other == game.to_move, shaded=status == Status.OUT)
+                    to_move=other == game.to_move, shaded=status == Status.OUT, marked=marked)
     sheet.badges([(f"{STATUS_BADGES[Status(s)][0]}: seat {n}", STATUS_BADGES[Status(s)][1])
                   for n, s in enumerate(game.status)], "standing")
     if game.done:

@@ -87,7 +87,7 @@ OUTCOME = ("loser", "loss rate")
 SUMMARY_REASONS = ("repeat", "cap")
 END_REASON_DOCS = {"out": "played to the end, one seat left holding cards",
                    "repeat": "cut off: a phase-2 position recurred (option repeat)",
-                   "cap": "cut off at the phase-2 action cap (option cap, 1,500 by default)"}
+                   "cap": "cut off at the phase-2 action cap (option cap: {cap:,} phase-2 actions)"}
 CUT_OFFS = ("repeat", "cap")  # the table's repeat rule and action cap stop a hand the rules have not ended
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
@@ -100,27 +100,27 @@ COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 14.0}
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the hand's seed: `knorri-sim play --seats N --seed SEED --first FIRST_SEAT "
                "--agents 'AGENT_0;AGENT_1;…'` replays it"),
-    ColumnSpec("first_seat", "uint8", "the seat with the first turn of phase 1"),
+    ColumnSpec("first_seat", "int32", "the seat with the first turn of phase 1"),
     ColumnSpec("score", "int8", "the seat's score in this hand (a hand sums to zero)", per_seat=True),
-    ColumnSpec("loser", "uint8", "the seat left holding cards (or ranked last at a cut-off)"),
+    ColumnSpec("loser", "int32", "the seat left holding cards (or ranked last at a cut-off)"),
     ColumnSpec("end_reason", "int8", "why the hand ended: out, repeat or cap", categories=END_REASONS),
-    ColumnSpec("phase2_actions", "uint32", "plays and pick-ups in phase 2"),
-    ColumnSpec("tricks_completed", "uint32", "tricks completed and set aside"),
-    ColumnSpec("redeals", "uint8", "deals thrown in because nobody captured in phase 1"),
-    ColumnSpec("seats_out_after_phase1", "uint8", "seats that took nothing in phase 1"),
-    ColumnSpec("pile", "uint8", "the seat's pile size after phase 1 (its hand for phase 2)", per_seat=True),
+    ColumnSpec("phase2_actions", "int32", "plays and pick-ups in phase 2"),
+    ColumnSpec("tricks_completed", "int32", "tricks completed and set aside"),
+    ColumnSpec("redeals", "int32", "deals thrown in because nobody captured in phase 1"),
+    ColumnSpec("seats_out_after_phase1", "int32", "seats that took nothing in phase 1"),
+    ColumnSpec("pile", "int32", "the seat's pile size after phase 1 (its hand for phase 2)", per_seat=True),
     ColumnSpec("held", "uint64", "cards the seat held at the end, as a bitset (bit id = card id); "
                "at an `out` end only the loser holds cards", per_seat=True),
-    ColumnSpec("cycle_length", "uint32", "for a `repeat` end, phase-2 actions between the two equal positions "
+    ColumnSpec("cycle_length", "int32", "for a `repeat` end, phase-2 actions between the two equal positions "
                "(the repeat and its latest earlier occurrence): `phase2_actions - cycle_start`; null otherwise",
                nullable=True),
-    ColumnSpec("decisions", "uint32", "decisions taken (phase-1 choices and phase-2 actions)"),
+    ColumnSpec("decisions", "int32", "decisions taken (phase-1 choices and phase-2 actions)"),
     ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the decisions' action ids, one byte each, in order"),
     # The loop's anatomy, for a hand ended by `repeat` (null otherwise): the cycle is the phase-2 actions
     # cycle_start + 1 .. phase2_actions, from the latest earlier occurrence of the repeated position to the repeat.
-    ColumnSpec("cycle_start", "uint32", "for a `repeat` end, the phase-2 action count at the latest earlier "
+    ColumnSpec("cycle_start", "int32", "for a `repeat` end, the phase-2 action count at the latest earlier "
                "occurrence of the repeated position; null otherwise", nullable=True),
-    ColumnSpec("cycle_choices", "uint32", "for a `repeat` end, the cycle's decisions where the seat to move had "
+    ColumnSpec("cycle_choices", "int32", "for a `repeat` end, the cycle's decisions where the seat to move had "
                "more than one legal action (at least 1: no loop is forced); null otherwise", nullable=True),
     ColumnSpec("cycle_log2_paths", "float32", "for a `repeat` end, the sum of log2(legal actions) over the "
                "cycle's decisions: uniform random play goes round the same cycle again with chance 2 to the minus "
@@ -135,13 +135,13 @@ _CONTINUED = "for a hand the rules cut off, played on past the cut (--continue-p
 CONTINUED_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("continued_end_reason", "int8", _CONTINUED + "how it ended then, out or cap; null for a hand that "
                "ended out", categories=END_REASONS, nullable=True),
-    ColumnSpec("continued_phase2_actions", "uint32", _CONTINUED + "its phase-2 actions in all, the cut ones "
+    ColumnSpec("continued_phase2_actions", "int32", _CONTINUED + "its phase-2 actions in all, the cut ones "
                "included (never fewer than `phase2_actions`); null otherwise", nullable=True),
-    ColumnSpec("continued_loser", "uint8", _CONTINUED + "the seat left holding cards (or ranked last at the "
+    ColumnSpec("continued_loser", "int32", _CONTINUED + "the seat left holding cards (or ranked last at the "
                "continuation's cap); null otherwise", nullable=True),
     ColumnSpec("continued_score", "int8", _CONTINUED + "the seat's score at its final end; null otherwise",
                per_seat=True, nullable=True),
-    ColumnSpec("continued_decisions", "uint32", _CONTINUED + "its decisions in all (the actions table's steps "
+    ColumnSpec("continued_decisions", "int32", _CONTINUED + "its decisions in all (the actions table's steps "
                "from `decisions` on are the continued ones); null otherwise", nullable=True),
     ColumnSpec("continued_decisions_crc32", "uint32", _CONTINUED + "CRC-32 of all its decisions' action ids, one "
                "byte each, in order; null otherwise", nullable=True),
@@ -151,7 +151,7 @@ CONTINUE_CAP = 20_000
 """The cap a continuation plays on to unless it names one (never below the table's own)."""
 
 ACTION_COLUMNS = decision_columns("hand", "1 for a phase-1 capture choice, 2 for a phase-2 play or pick-up",
-                                  "the action id (0..64, see the rulings' action table)", step_dtype="uint32")
+                                  "the action id (0..64, see the rulings' action table)")
 
 
 PLACE_COLUMNS = ("score",)  # a seat's score is the seats still holding cards when it went out: its place
@@ -198,7 +198,7 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     if on_compiled_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
         return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions,
                                rules, more)
-    recorder = DecisionLog(step_dtype="uint32") if log_actions else None
+    recorder = DecisionLog() if log_actions else None
     pool = AgentPool(n_seats, recorder, make_agent)
     played: list[tuple[int, KnorriHand]] = []
     finals: list[KnorriHand] = []
@@ -371,17 +371,17 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
     reason = rows("reason")
     hands = {
         "seed": rows("seed").astype(np.uint64),
-        "first_seat": rows("first_seat").astype(np.uint8),
+        "first_seat": rows("first_seat").astype(np.int32),
         "score": rows("scores").astype(np.int8),
-        "loser": rows("loser").astype(np.uint8),
+        "loser": rows("loser").astype(np.int32),
         "end_reason": rows("reason").astype(np.int8),
-        "phase2_actions": rows("phase2_actions").astype(np.uint32),
-        "tricks_completed": rows("tricks_completed").astype(np.uint32),
-        "redeals": rows("redeals").astype(np.uint8),
-        "seats_out_after_phase1": (piles == 0).sum(axis=1).astype(np.uint8),
-        "pile": piles.astype(np.uint8),
+        "phase2_actions": rows("phase2_actions").astype(np.int32),
+        "tricks_completed": rows("tricks_completed").astype(np.int32),
+        "redeals": rows("redeals").astype(np.int32),
+        "seats_out_after_phase1": (piles == 0).sum(axis=1).astype(np.int32),
+        "pile": piles.astype(np.int32),
         "held": rows("held_at_end").astype(np.uint64),
-        "decisions": rows("decisions").astype(np.uint32),
+        "decisions": rows("decisions").astype(np.int32),
         "decisions_crc32": rows("crc32").astype(np.uint32),
     }
     not_repeat = reason != END_REASONS.index("repeat")
@@ -396,9 +396,9 @@ def _result_columns(n_seats: int, batches: Sequence[BatchResults], log_actions: 
         log = np.concatenate(logs)
         if match_hands > 1:
             log = log[np.lexsort((log[:, 1], log[:, 0]))]
-        actions = {"hand_row": log[:, 0].astype(np.int64), "step": log[:, 1].astype(np.uint32),
-                   "seat": log[:, 2].astype(np.uint8), "phase": log[:, 3].astype(np.uint8),
-                   "action": log[:, 4].astype(np.uint8)}
+        actions = {"hand_row": log[:, 0].astype(np.int64), "step": log[:, 1].astype(np.int32),
+                   "seat": log[:, 2].astype(np.int16), "phase": log[:, 3].astype(np.int16),
+                   "action": log[:, 4].astype(np.int16)}
     if batches[0].continued is not None:
         final = _result_columns(n_seats, [b.continued for b in batches], False).hands
         hands.update(_continued_columns(hands, final))

@@ -10,17 +10,19 @@ holds is: its own cards face up, the others' as backs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.cards import card_list
 from sim.errors import GameInputError
+from sim.knorri.encoding import PICK_UP, run_cards
 from sim.knorri.reference import KnorriHand
-from sim.svg_cards import Sheet, card_label
+from sim.svg_cards import Sheet, card_label, legal_cards, seat_label
 
 
-def render_svg(hand: KnorriHand, seat: int | None = None) -> str:
-    """The position of ``hand`` as one SVG document: the whole deal, or what ``seat`` may know."""
+def render_svg(hand: KnorriHand, seat: int | None = None, names: Sequence[str] | None = None) -> str:
+    """The position of ``hand`` as one SVG document: the whole deal, or what ``seat`` may know; ``names`` are the
+    agents at the seats, each named beside its seat."""
     if seat is not None and not 0 <= seat < hand.n_seats:
         raise GameInputError(f"a seat of this {hand.n_seats}-seat hand is 0 to {hand.n_seats - 1}, not {seat}")
     sheet = Sheet()
@@ -29,16 +31,16 @@ def render_svg(hand: KnorriHand, seat: int | None = None) -> str:
     if hand.phase == 1:
         sheet.heading(f"Knorri, {hand.n_seats} seats: phase 1" + (f", redeal {hand.redeals}" if hand.redeals else ""),
                       whose)
-        _phase1(sheet, hand, view, seat)
+        _phase1(sheet, hand, view, seat, names)
     else:
         sheet.heading(f"Knorri, {hand.n_seats} seats: phase 2, {hand.phase2_actions} actions", whose)
-        _phase2(sheet, hand, view, seat)
+        _phase2(sheet, hand, view, seat, names)
     if hand.done:
         sheet.line(_end_text(hand), "h")
     return sheet.svg(f"Knorri position after {len(hand.decisions)} decisions")
 
 
-def _phase1(sheet: Sheet, hand: KnorriHand, view: Any, seat: int | None) -> None:
+def _phase1(sheet: Sheet, hand: KnorriHand, view: Any, seat: int | None, names: Sequence[str] | None) -> None:
     legal = set(view.legal) if seat is not None else set(hand.legal_actions())
     turned = "" if view.turned is None else f"; seat {view.to_move} turned {card_label(view.turned)} and chooses"
     sheet.line(f"stock: {view.stock_left} cards left{turned}")
@@ -47,14 +49,18 @@ def _phase1(sheet: Sheet, hand: KnorriHand, view: Any, seat: int | None) -> None
     sheet.cards("table", list(view.table), marked=sorted(legal), note=f"{len(view.table)} cards")
     for other in range(hand.n_seats):
         cards, hidden = _seat_cards(hand, view, seat, other)
-        sheet.cards(f"seat {other} pile", cards, hidden, note=f"{view.card_counts[other]} cards",
+        sheet.cards(f"{seat_label(other, names)} pile", cards, hidden, note=f"{view.card_counts[other]} cards",
                     to_move=other == hand.to_move)
 
 
-def _phase2(sheet: Sheet, hand: KnorriHand, view: Any, seat: int | None) -> None:
+def _phase2(sheet: Sheet, hand: KnorriHand, view: Any, seat: int | None, names: Sequence[str] | None) -> None:
     needed = view.plays_needed
     opening = "; the holder of 2C opens" if view.opening else ""
-    to_move = "" if hand.done else f"; seat {hand.to_move} to play"
+    legal = [] if hand.done or seat not in (None, hand.to_move) else hand.legal_actions()
+    playable = {card for action in legal for card in ([action] if action < PICK_UP else run_cards(action))
+                if action != PICK_UP}
+    may = " (its legal plays raised" + (", or pick up" if PICK_UP in legal else "") + ")" if legal else ""
+    to_move = "" if hand.done else f"; seat {hand.to_move} to play{may}"
     sheet.line(f"trick: {len(view.trick)} of {needed} plays{opening}{to_move}; "
                f"{hand.tricks_completed} tricks set aside")
     plays = [(f"seat {who}" if who >= 0 else "", cards) for who, cards in trick_plays(hand)]
@@ -65,7 +71,9 @@ def _phase2(sheet: Sheet, hand: KnorriHand, view: Any, seat: int | None) -> None
         note = f"{view.card_counts[other]} cards" + (f", out: {view.scores[other]:+d}" if out else "")
         if hand.done:
             note = f"{view.card_counts[other]} cards, score {hand.scores[other]:+d}"
-        sheet.cards(f"seat {other}", cards, hidden, note=note, to_move=other == hand.to_move, shaded=out)
+        marked = legal_cards(cards, sorted(playable)) if other == hand.to_move else []
+        sheet.cards(seat_label(other, names), cards, hidden, note=note, to_move=other == hand.to_move, shaded=out,
+                    marked=marked)
     sheet.line("scores: " + "  ".join(f"seat {s} {v:+d}" for s, v in enumerate(hand.scores)))
 
 

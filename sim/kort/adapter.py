@@ -109,18 +109,18 @@ ID_DOCS = {
 _SEED_DOC = ("the match's seed: KortMatch(options, seed=SEED) deals it, every agent reset with agent_seed(SEED, seat); "
              "sim.kort.adapter.replay(options, SEED, actions) replays it from the actions table")
 _OPTION_COLUMNS = (
-    ColumnSpec("target_wins", "uint8", "option target_wins: the wins that end the match (7, or 3 in ranked play)"),
-    ColumnSpec("first_holder", "uint8", "option first_holder: the seat holding the trump in the first round"),
+    ColumnSpec("target_wins", "int32", "option target_wins: the wins that end the match (7, or 3 in ranked play)"),
+    ColumnSpec("first_holder", "int32", "option first_holder: the seat holding the trump in the first round"),
 )
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", _SEED_DOC),
     *_OPTION_COLUMNS,
-    ColumnSpec("rounds", "uint8", "rounds played (a redeal does not start a new round)"),
-    ColumnSpec("redeals", "uint16", "redeals over the whole match"),
-    ColumnSpec("wins_team0", "uint8", "match wins of team 0 (seats 0 and 2) at the end; may pass the target"),
-    ColumnSpec("wins_team1", "uint8", "match wins of team 1 (seats 1 and 3) at the end; may pass the target"),
-    ColumnSpec("winner_team", "uint8", "the team that reached the target: 0 (seats 0 and 2) or 1 (seats 1 and 3)"),
+    ColumnSpec("rounds", "int32", "rounds played (a redeal does not start a new round)"),
+    ColumnSpec("redeals", "int32", "redeals over the whole match"),
+    ColumnSpec("wins_team0", "int32", "match wins of team 0 (seats 0 and 2) at the end; may pass the target"),
+    ColumnSpec("wins_team1", "int32", "match wins of team 1 (seats 1 and 3) at the end; may pass the target"),
+    ColumnSpec("winner_team", "int32", "the team that reached the target: 0 (seats 0 and 2) or 1 (seats 1 and 3)"),
     ColumnSpec("score", "int8", "the seat's result: +1 on the winning team, -1 on the other (sums to zero)",
                per_seat=True),
     ColumnSpec("won", "bool", "whether the seat's team won the match", per_seat=True),
@@ -130,32 +130,32 @@ HAND_COLUMNS: tuple[ColumnSpec, ...] = (
 ROUND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the match's seed (as in the hands table)"),
     *_OPTION_COLUMNS,
-    ColumnSpec("round", "uint8", "the round's place in the match, from 0"),
-    ColumnSpec("holder", "uint8", "the seat holding the trump (its team is holder % 2)"),
-    ColumnSpec("trump", "uint8", "the trump suit: 0 clubs, 1 diamonds, 2 hearts, 3 spades"),
+    ColumnSpec("round", "int32", "the round's place in the match, from 0"),
+    ColumnSpec("holder", "int32", "the seat holding the trump (its team is holder % 2)"),
+    ColumnSpec("trump", "int32", "the trump suit: 0 clubs, 1 diamonds, 2 hearts, 3 spades"),
     ColumnSpec("trump_13", "bool", "the holder chose \"13\": trumps are the suit of its 13th card"),
-    ColumnSpec("redeals", "uint8", "redeals before the deal that was played"),
-    *(ColumnSpec(f"{kind}_team{team}", "uint8", doc.format(team=team))
+    ColumnSpec("redeals", "int32", "redeals before the deal that was played"),
+    *(ColumnSpec(f"{kind}_team{team}", "int32", doc.format(team=team))
       for kind, doc in (("sar", "Sar declarations by team {team}, chosen or automatic"),
                         ("sar_auto", "of those, automatic ones (fewer than 3 trumps, or 5 tricks already)"),
                         ("trop", "Trop declarations by team {team}"),
                         ("trop_to_end", "Trop to the end declarations by team {team}"))
       for team in range(NUM_TEAMS)),
-    ColumnSpec("tricks_team0", "uint8", "tricks taken by team 0 (seats 0 and 2)"),
-    ColumnSpec("tricks_team1", "uint8", "tricks taken by team 1 (seats 1 and 3)"),
+    ColumnSpec("tricks_team0", "int32", "tricks taken by team 0 (seats 0 and 2)"),
+    ColumnSpec("tricks_team1", "int32", "tricks taken by team 1 (seats 1 and 3)"),
     ColumnSpec("bavan", "bool", "both partners of a 7:0 team voted Bavan and play went on"),
     ColumnSpec("result", "int8", "how the round ended: ordinary, kort, at_kort, bavan_made, bavan_failed or "
                "trop_failed", categories=RESULTS),
-    ColumnSpec("result_team", "uint8", "the team the round's wins went to"),
-    ColumnSpec("wins", "uint8", "the match wins the round gave (1, 5 or 7)"),
-    ColumnSpec("match_wins_team0", "uint8", "team 0's match wins after the round"),
-    ColumnSpec("match_wins_team1", "uint8", "team 1's match wins after the round"),
+    ColumnSpec("result_team", "int32", "the team the round's wins went to"),
+    ColumnSpec("wins", "int32", "the match wins the round gave (1, 5 or 7)"),
+    ColumnSpec("match_wins_team0", "int32", "team 0's match wins after the round"),
+    ColumnSpec("match_wins_team1", "int32", "team 1's match wins after the round"),
 )
 EXTRA_TABLES = {"rounds": ROUND_COLUMNS}
 
 ACTION_COLUMNS = decision_columns("match", "0 trump choice, 1 lead (or redeal), 2 declaration, 3 follow, 4 Bavan vote",
                                   "the action id (0..62, see the rulings' action table)",
-                                  ColumnSpec("round", "uint8", "the round it was taken in, from 0"))
+                                  ColumnSpec("round", "int16", "the round it was taken in, from 0"))
 ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own playouts
 COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
@@ -360,7 +360,7 @@ class _Rounds:
 
 
 def _option_columns(options: Options, count: int) -> dict[str, np.ndarray]:
-    return {name: np.full(count, getattr(options, name), dtype=np.uint8) for name in OPTION_NAMES}
+    return {name: np.full(count, getattr(options, name), dtype=np.int32) for name in OPTION_NAMES}
 
 
 def _match_columns(seeds: np.ndarray, options: Options, summary: _MatchSummary) -> dict[str, np.ndarray]:
@@ -368,14 +368,14 @@ def _match_columns(seeds: np.ndarray, options: Options, summary: _MatchSummary) 
     columns = {
         "seed": seeds,
         **_option_columns(options, len(seeds)),
-        "rounds": summary.rounds.astype(np.uint8),
-        "redeals": summary.redeals.astype(np.uint16),
-        "wins_team0": summary.wins[:, 0].astype(np.uint8),
-        "wins_team1": summary.wins[:, 1].astype(np.uint8),
-        "winner_team": summary.winner_team.astype(np.uint8),
+        "rounds": summary.rounds.astype(np.int32),
+        "redeals": summary.redeals.astype(np.int32),
+        "wins_team0": summary.wins[:, 0].astype(np.int32),
+        "wins_team1": summary.wins[:, 1].astype(np.int32),
+        "winner_team": summary.winner_team.astype(np.int32),
         "score": summary.scores.astype(np.int8),
         "won": summary.winner_team[:, None] == team_of_seat[None, :],
-        "decisions": summary.decisions.astype(np.uint16),
+        "decisions": summary.decisions.astype(np.int32),
         "decisions_crc32": summary.crc32.astype(np.uint32),
     }
     return {spec.name: columns[spec.name] for spec in HAND_COLUMNS}

@@ -9,20 +9,21 @@ drawn for one ``seat``, only its own cards are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.cards import card_list
 from sim.errors import GameInputError
 from sim.kort.encoding import NUM_SEATS, NUM_TEAMS, TROP_TO_END_LEADS, LeadKind, Phase
 from sim.kort.reference import KortMatch
-from sim.svg_cards import Sheet, card_label, suit_symbol
+from sim.svg_cards import Sheet, card_label, legal_cards, seat_label, suit_symbol
 
 TEAM_COLOURS = ("#2f5d8c", "#a3392f")
 
 
-def render_svg(match: KortMatch, seat: int | None = None) -> str:
-    """The position of ``match`` as one SVG document: every hand, or what ``seat`` may know."""
+def render_svg(match: KortMatch, seat: int | None = None, names: Sequence[str] | None = None) -> str:
+    """The position of ``match`` as one SVG document: every hand, or what ``seat`` may know; ``names`` are the
+    agents at the seats, each named beside its seat, and the seat to move has its legal cards raised."""
     if seat is not None and not 0 <= seat < NUM_SEATS:
         raise GameInputError(f"a Kort seat is 0 to {NUM_SEATS - 1}, not {seat}")
     sheet = Sheet()
@@ -43,8 +44,10 @@ def render_svg(match: KortMatch, seat: int | None = None) -> str:
     for other in range(NUM_SEATS):
         shown = seat is None or other == seat
         cards = card_list(match.hands[other])
-        sheet.cards(f"seat {other} (team {other % 2})", cards if shown else [], 0 if shown else len(cards),
-                    note=f"{len(cards)} cards", to_move=other == match.to_move)
+        marked = legal_cards(cards, match.legal_actions()) if shown and other == match.to_move and not match.done \
+            else []
+        sheet.cards(seat_label(other, names), cards if shown else [], 0 if shown else len(cards),
+                    note=f"team {other % 2}, {len(cards)} cards", to_move=other == match.to_move, marked=marked)
     if match.done:
         sheet.line(f"end ({match.end_reason.value}): team {match.winner_team} wins "
                    f"{match.wins[0]}:{match.wins[1]} after {match.rounds_played} rounds", "h")

@@ -121,7 +121,7 @@ def test_the_schema_is_typed_and_documented(tmp_path):
     assert set(frame.end_reason.cat.categories) == {"last_trick", "last_standing", "rainbow"}
     doc = markdown_table(game=GAME)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS) and all(f"`{name}`" in doc for name in FLAG_OPTIONS)
-    assert "a match is one game" in doc and "`hand` | uint8" in doc
+    assert "a match is one game" in doc and "`hand` | int16" in doc
 
 
 def test_the_summary_gives_each_agents_mean_score_and_win_rate(tmp_path, capsys):

@@ -240,3 +240,28 @@ def test_a_continued_row_replays_through_its_cut_and_its_continuation(tmp_path, 
     assert replay.steps == row["continued_decisions"] > row["decisions"]
     assert replay.result.startswith(f"cut off by the rules: result: {row['end_reason']}")
     assert f"played on past the cut-off: result: {row['continued_end_reason']}" in replay.result
+
+
+def test_a_continued_run_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, capsys):
+    import json
+    import shutil
+
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    assert main(["run", "--seats", "5", "--agents", "random;greedy;loginf;random;random", "--hands", "160",
+                 "--chunk-hands", "40", "--seed", "9", "--workers", "1", "--no-progress", "--log-actions",
+                 "--continue-past-cutoff", "cap=4000", "--out", str(whole)]) == 0
+    shutil.copytree(whole, resumed)
+    for table in ("hands", "actions"):  # as if the run had been killed before its last chunk
+        (resumed / table / "part-000003.parquet").unlink()
+    manifest = json.loads((resumed / "manifest.json").read_text())
+    manifest["chunks_complete"] = [0, 1, 2]
+    for key in ("chunk_rows", "chunk_seconds"):
+        manifest.get(key, {}).pop("3", None)
+    (resumed / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["run", "--resume", str(resumed), "--workers", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    for table, keys in (("hands", ["hand_index"]), ("actions", ["hand_index", "step"])):
+        frames = [pq.read_table(folder / table).to_pandas().sort_values(keys).reset_index(drop=True)
+                  for folder in (whole, resumed)]
+        assert frames[0].drop(columns="chunk", errors="ignore").equals(frames[1].drop(columns="chunk", errors="ignore"))
+    assert pq.read_table(whole / "hands").to_pandas()["continued_end_reason"].notna().any()

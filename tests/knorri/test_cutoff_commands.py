@@ -113,7 +113,7 @@ def test_resuming_a_run_of_an_older_schema_is_one_line(tmp_path, capsys):
     manifest_path.write_text(json.dumps(manifest))
     said = one_line_error(capsys, ["run", "--resume", str(tmp_path / "old"), "--no-progress"])
     assert f"schema version 1 and this knorri-sim writes version {SCHEMA_VERSION}" in said
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
 
 
 # ----- league and bench -------------------------------------------------------------------------------------------
@@ -180,16 +180,16 @@ def test_out_of_range_options_are_refused_in_one_line_on_every_command(capsys, t
 
 def test_a_hand_longer_than_65535_actions_is_stored_whole_in_the_widened_columns(tmp_path):
     # Four greedy seats loop for ever in the run's second hand (it ends by repeat at the default rules), so with
-    # the repeat check off it runs to the cap, past what uint16 columns could hold.
+    # the repeat check off it runs to the cap, past what 16-bit columns could hold.
     out = tmp_path / "long"
     argv = ["run", "--seats", "4", "--agents", "greedy", "--hands", "2", "--engine", "reference", "--workers", "1",
             "--no-progress", "--log-actions", "--option", "repeat=0", "--option", "cap=70000", "--out", str(out)]
     assert main(argv) == 0
     hands = hands_of(out)
     assert list(hands["end_reason"]) == ["out", "cap"] and hands["phase2_actions"][1] == 70000
-    assert hands["decisions"][1] > 70000 and hands["tricks_completed"].dtype == "uint32"
+    assert hands["decisions"][1] > 70000 and hands["tricks_completed"].dtype == "int32"
     steps = pd.read_parquet(out / "actions").query("hand_index == 1")["step"]
-    assert steps.dtype == "uint32" and steps.max() == hands["decisions"][1] - 1
+    assert steps.dtype == "int32" and steps.max() == hands["decisions"][1] - 1
 
 
 def test_a_new_run_into_the_folder_of_an_older_schema_is_one_line(tmp_path, capsys):
@@ -198,4 +198,4 @@ def test_a_new_run_into_the_folder_of_an_older_schema_is_one_line(tmp_path, caps
     manifest_path = tmp_path / "old" / "manifest.json"
     manifest_path.write_text(json.dumps({**json.loads(manifest_path.read_text()), "schema_version": 1}))
     said = one_line_error(capsys, ["run", *RUN, "--out", str(tmp_path / "old")])
-    assert "holds a run written with schema version 1 (this knorri-sim writes 2)" in said
+    assert f"holds a run written with schema version 1 (this knorri-sim writes {SCHEMA_VERSION})" in said

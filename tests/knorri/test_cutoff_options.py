@@ -145,7 +145,7 @@ def test_play_matches_reference_route_plays_every_hand_under_the_options():
     columns = adapter.play_matches(5, seeds, [["random"] * 5] * 6, match_hands=3, options={"cap": 40},
                                     make_agent=agent_maker("knorri"), engine="reference")
     hands = columns.hands
-    assert hands["phase2_actions"].max() <= 40 and hands["phase2_actions"].dtype == np.uint32
+    assert hands["phase2_actions"].max() <= 40 and hands["phase2_actions"].dtype == np.int32
     assert (hands["end_reason"] == adapter.END_REASONS.index("cap")).sum() > 0
     default = adapter.play_matches(5, seeds, [["random"] * 5] * 6, match_hands=3,
                                     make_agent=agent_maker("knorri"), engine="reference")

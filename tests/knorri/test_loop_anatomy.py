@@ -100,18 +100,18 @@ def test_the_anatomy_columns_are_null_exactly_when_the_hand_did_not_repeat():
             assert spec.nullable and columns[spec.name].dtype == np.dtype(spec.dtype)
             assert np.array_equal(np.ma.getmaskarray(columns[spec.name]), ~repeat)
     assert [columns[name].dtype for name in ("cycle_start", "cycle_length", "cycle_choices", "cycle_log2_paths",
-                                             "cycle_seats")] == ["uint32", "uint32", "uint32", "float32", "uint8"]
+                                             "cycle_seats")] == ["int32", "int32", "int32", "float32", "uint8"]
     start, length = columns["cycle_start"][repeat], columns["cycle_length"][repeat]
     assert np.array_equal(start + length, columns["phase2_actions"][repeat])
     assert (columns["cycle_choices"][repeat] >= 1).all()
     assert (columns["cycle_log2_paths"][repeat] >= columns["cycle_choices"][repeat]).all()
 
 
-def test_the_widened_columns_are_uint32():
+def test_the_widened_columns_are_int32():
     kinds = {spec.name: spec.dtype for spec in adapter.HAND_COLUMNS}
-    assert all(kinds[name] == "uint32" for name in ("phase2_actions", "cycle_length", "tricks_completed",
-                                                   "decisions"))
-    assert {spec.name: spec.dtype for spec in adapter.ACTION_COLUMNS}["step"] == "uint32"
+    assert all(kinds[name] == "int32" for name in ("phase2_actions", "cycle_length", "tricks_completed",
+                                                  "decisions"))
+    assert {spec.name: spec.dtype for spec in adapter.ACTION_COLUMNS}["step"] == "int32"
 
 
 LINEUP_AGENTS = ("random", "greedy", "loginf", "mcts:iters=8")

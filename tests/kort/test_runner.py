@@ -167,7 +167,7 @@ def test_the_schema_is_typed_and_documented(tmp_path):
     assert list(read(tmp_path / "run", "rounds").result.cat.categories) == list(adapter.RESULTS)
     doc = markdown_table(game=GAME)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS + ROUND_COLUMNS)
-    assert "Table `rounds`" in doc and "`round` | uint8" in doc and "a whole Kort match" in doc
+    assert "Table `rounds`" in doc and "`round` | int16" in doc and "a whole Kort match" in doc
 
 
 def test_the_summary_gives_each_agent_its_teams_mean_result_and_win_rate(tmp_path, capsys):

@@ -35,10 +35,10 @@ PLACE_COLUMNS = ("score",)
 ID_DOCS: dict[str, str] = {}
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (
     ColumnSpec("seed", "uint64", "the game's seed"),
-    ColumnSpec("winner", "uint8", "the seat with most tricks (a tie: the tied seat that took a trick last)"),
+    ColumnSpec("winner", "int32", "the seat with most tricks (a tie: the tied seat that took a trick last)"),
     ColumnSpec("end_reason", "int8", "how the game ended", categories=tuple(reason.value for reason in EndReason)),
     ColumnSpec("score", "int8", "the tricks the seat took", per_seat=True),
-    ColumnSpec("decisions", "uint8", "cards played"),
+    ColumnSpec("decisions", "int32", "cards played"),
     ColumnSpec("decisions_crc32", "uint32", "CRC-32 of the cards played, one byte each, in order"),
 )
 ACTION_COLUMNS = decision_columns("game", "always 0: Ten has one phase", "the card played, 0 to 9")
@@ -123,10 +123,10 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
                                lambda seed: TenGame(n_seats, seed), "the Ten game", action_text)
     hands = {
         "seed": np.array([seed for seed, _ in played], dtype=np.uint64),
-        "winner": np.array([game.winner for _, game in played], dtype=np.uint8),
+        "winner": np.array([game.winner for _, game in played], dtype=np.int32),
         "end_reason": np.zeros(len(played), dtype=np.int8),
         "score": np.array([game.tricks for _, game in played], dtype=np.int8).reshape(len(played), n_seats),
-        "decisions": np.array([len(game.decisions) for _, game in played], dtype=np.uint8),
+        "decisions": np.array([len(game.decisions) for _, game in played], dtype=np.int32),
         "decisions_crc32": np.array([zlib.crc32(bytes(game.decisions)) for _, game in played], dtype=np.uint32),
     }
     return ChunkColumns(hands=hands, actions=log.columns() if log else None)

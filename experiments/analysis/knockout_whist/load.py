@@ -150,7 +150,7 @@ def _seats_frame(data: pa.Table, games: pd.DataFrame) -> pd.DataFrame:
     width = sum(1 for name in data.column_names if name.startswith("score_"))
     place = np.stack([pc.fill_null(data.column(f"place_{s}"), 0).to_numpy() for s in range(width)], axis=1)
     seated = place > 0  # a seat of the game's table (the wider tables' columns are null for it)
-    place = np.where(seated, place, np.iinfo(np.int64).max).astype(np.int64)
+    place = np.where(seated, place.astype(np.int64), np.iinfo(np.int64).max)  # int64 first: the max must fit
     beaten = (place[:, None, :] > place[:, :, None]).sum(axis=2) - (~seated).sum(axis=1)[:, None]
     game, seat = np.nonzero(seated)  # game by game, seats in order within each
 

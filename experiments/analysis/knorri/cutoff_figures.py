@@ -228,7 +228,7 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
                       legend=not extra.empty)
     outcomes = counterfactual.outcomes
     names += [f"n = {cut:,}" for cut in outcomes["cut"]]
-    labels = [shared.short_label(f"{label}: {reason} (n = {cut:,})", 34) for label, reason, cut in
+    labels = [shared.short_label(f"{label}: {reason} (n\u00a0=\u00a0{cut:,})", 34) for label, reason, cut in
               zip(outcomes["label"], outcomes["reason"], outcomes["cut"], strict=True)]
     paired = outcomes["paired"].clip(lower=1)
     same = outcomes["ended"] - outcomes["scores_changed"].clip(upper=outcomes["ended"])
@@ -249,7 +249,8 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     whose, what = (("cut-off hands", "playing on") if counterfactual.continued else
                    ("paired cut-off hands", "the second run"))
     shared.label_axes(bars, f"% of the table's {whose}", "", f"What {what} made of them")
-    bars.legend(fontsize=shared.FONT["tick"] - 1, loc="lower right")
+    bars.legend(fontsize=shared.FONT["tick"] - 1, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2,
+                frameon=False)  # below the bars, where it covers none of them
     first, second = options_text(counterfactual.first_options), options_text(counterfactual.second_options)
     title = (f"Cut-off hands ({first}) played on past the cut under {second}" if counterfactual.continued else
              f"Cut-off hands of the first run ({first}) paired with the second run's under {second}")

@@ -76,15 +76,17 @@ def cutoff_rates_figure(rates: pd.DataFrame) -> Figure:
     return shared.declare(figure, title, units, counts, "95% CI", "x from 0")
 
 
-@REPORT_FIGURES.figure("phase2_length", "Phase-2 actions per hand by seat count, the 1,500 cap marked",
+@REPORT_FIGURES.figure("phase2_length", "Phase-2 actions per hand by seat count, the run's cap marked",
                         stats.phase2_histogram)
 def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure:
-    """Histogram of phase-2 actions per hand, one line per seat count, with the 1,500-action cap marked.
+    """Histogram of phase-2 actions per hand, one line per seat count, with the run's action cap marked.
 
     ``histogram`` counts the hands of each seat count and length (``stats.phase2_histogram``: ``seats``,
-    ``phase2_actions``, ``hands``, and ``capped``, the seat count's hands cut off at the cap)."""
+    ``phase2_actions``, ``hands``, ``capped``, the seat count's hands cut off at the cap, and ``cap``, the run's
+    cap; the rulings' 1,500 without it)."""
     figure, (ax,) = shared.new_figure()
-    top = max(PHASE2_CAP, int(histogram["phase2_actions"].max())) + bin_width
+    cap = int(histogram["cap"].max()) if "cap" in histogram and len(histogram) else PHASE2_CAP
+    top = max(cap, int(histogram["phase2_actions"].max())) + bin_width
     bins = np.arange(0, top + bin_width, bin_width)
     names = []
     for seats, group in histogram.groupby("seats", sort=True):
@@ -94,7 +96,7 @@ def phase2_length_figure(histogram: pd.DataFrame, bin_width: int = 10) -> Figure
         capped = 100 * float(group["capped"].iloc[0]) / hands
         names.append(f"{seats} seats ({hands:,} hands, {capped:.1f}% cut at the cap)")
         ax.stairs(share, edges, color=shared.SEAT_COLOURS.get(int(seats)), linewidth=1.6, label=names[-1])
-    ax.axvline(PHASE2_CAP, color="black", linestyle="--", linewidth=1.2, label=f"cap: {PHASE2_CAP:,} actions")
+    ax.axvline(cap, color="black", linestyle="--", linewidth=1.2, label=f"cap: {cap:,} actions")
     ax.set_yscale("log")
     ax.set_xlim(0, top + 4 * bin_width)
     title = "How long phase 2 runs"
@@ -207,7 +209,7 @@ def seat_position_figure(positions: pd.DataFrame) -> Figure:
 
 
 @REPORT_FIGURES.figure("agent_scores", "Score per seat-hand by agent and seat count",
-                        lambda run: stats.score_distribution(run, ("n_seats", "agent")))
+                        lambda run: stats.score_distribution(run, ("n_seats", "agent")), compares_agents=True)
 def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
     """The share of seat-hands with each score per agent, one panel per seat count, each agent's n in its legend."""
     colours = shared.agent_colours(distribution["agent"].unique().tolist())

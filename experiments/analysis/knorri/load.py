@@ -56,6 +56,12 @@ class Run(LoadedRun):
         """The run's rows (``hands``), whatever the game calls them."""
         return self.hands
 
+    @property
+    def cap(self) -> int:
+        """The phase-2 action cap the run played under (its ``cap`` option; the rulings' 1,500 for a run from
+        before the option)."""
+        return int(self.manifest.get("config", {}).get("options", {}).get("cap", PHASE2_CAP))
+
 
 def load_run(folder: str | Path) -> Run:
     """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line.

@@ -16,9 +16,10 @@ import pandas as pd
 
 from experiments.analysis import ladder, reports
 from experiments.analysis.knorri import cutoff_page, cutoffs, figures, stats
-from experiments.analysis.knorri.load import PHASE2_CAP, Run, stream_run
+from experiments.analysis.knorri.load import Run, stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 from experiments.replay.examples import end_reason_examples
+from sim.contract import plural
 
 FIGURES: tuple[FigureSpec, ...] = (
     *figures.REPORT_FIGURES.specs,
@@ -44,16 +45,17 @@ def summary_markdown(run: Run) -> str:
     hands = run.row_count
     lines = [f"# Knorri run {reports.run_names([manifest])}", ""]
     state = reports.read_state(run)
+    match_hands = int(manifest["config"].get("match_hands", 1))
     lines += [f"- Hands: {hands:,} ({state}); master seed {manifest.get('master_seed')}; "
-              f"{manifest['config'].get('match_hands', 1)} hand(s) per match.",
+              f"{match_hands} {plural('hand', match_hands)} per match.",
               "- Tables: " + "; ".join(run.tables["label"]) + ".",
               f"- Zero sum: {_zero_sum(run)}.",
               reports.INTERVAL_SENTENCE, ""]
     lines += ["## Cut-offs", "", *cutoff_page.section_lines(cutoff_analysis(run), level=3),
               "### Phase-2 length and the loopiest lineups", "", "Phase-2 length (plays and pick-ups per hand):", "",
-              markdown_table(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {PHASE2_CAP:,} cap"})),
+              markdown_table(stats.phase2_length_summary(run).rename(columns={"at_cap": f"at the {run.cap:,} cap"})),
               "", _cycle_sentence(run), "", "Lineups that loop most (repeat or cap):", "",
-              markdown_table(_with_interval(stats.loopiest_lineups(run), "share", "cut-off share")), ""]
+              markdown_table(_with_interval(stats.loopiest_lineups(run), "share", "cut-off share %")), ""]
     positions = stats.position_scores(run)
     lines += ["## Scores by seat position", "", "Position 0 has the first turn of phase 1.", "",
               markdown_table(_score_columns(positions, ["seats", "position"])), ""]
@@ -82,7 +84,8 @@ def _cycle_sentence(run: Run) -> str:
     parts = []
     for seats, part in counts.groupby("seats"):
         top = part.sort_values("hands", ascending=False).iloc[0]
-        parts.append(f"{seats} seats: {int(part['hands'].sum()):,} repeats, most often a cycle of "
+        repeats = int(part["hands"].sum())
+        parts.append(f"{seats} seats: {repeats:,} {plural('repeat', repeats)}, most often a cycle of "
                      f"{int(top['cycle_length'])} actions ({100 * top['hands'] / part['hands'].sum():.0f}%), "
                      f"longest {int(part['cycle_length'].max())}")
     return "Cycle lengths of repeats: " + "; ".join(parts) + "."
@@ -91,7 +94,7 @@ def _cycle_sentence(run: Run) -> str:
 def _score_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     shown = frame[keys + ["seat_hands"]].copy()
     shown["mean score"] = reports.mean_intervals(frame)
-    shown["loss rate"] = percent_intervals(frame, "loss_rate", "loss_low", "loss_high")
+    shown["loss rate %"] = percent_intervals(frame, "loss_rate", "loss_low", "loss_high")
     return shown
 
 

@@ -84,12 +84,14 @@ def loopiest_lineups(run: Run, top: int = 5) -> pd.DataFrame:
 
 def phase2_histogram(run: Run) -> pd.DataFrame:
     """Per seat count and phase-2 length: how many hands ran that long (``seats``, ``phase2_actions``, ``hands``),
-    with ``capped``, the seat count's hands cut off at the cap: what the phase-2 figure draws."""
+    with ``capped``, the seat count's hands cut off at the cap, and ``cap``, the run's cap: what the phase-2 figure
+    draws."""
     counts = run.partial(PHASE2_LENGTHS).astype({"n_seats": np.int64, "phase2_actions": np.int64,
                                                  "hands": np.int64})
     caps = run.partial(CUTOFFS_BY_SEATS)
     capped = caps[caps["reason"] == "cap"].set_index("n_seats")["total"].astype(np.int64)
     counts["capped"] = counts["n_seats"].map(capped).fillna(0).astype(np.int64)
+    counts["cap"] = run.cap
     return counts.rename(columns={"n_seats": "seats"})
 
 

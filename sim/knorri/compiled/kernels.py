@@ -159,6 +159,13 @@ def _start(cards, ints, deck, rng, n_seats, first_seat, cap, repeat):
     ints[I_CAP] = cap
     ints[I_REPEAT] = repeat
     ints[I_CRC] = CRC_START
+    _no_end(ints)
+    _deal(cards, ints, deck, rng)
+
+
+@njit(**config.INLINED_KERNEL)
+def _no_end(ints):
+    """A hand still playing: no end reason, loser, loop anatomy or cut-off seat."""
     ints[I_END_REASON] = -1
     ints[I_LOSER] = -1
     ints[I_CYCLE] = -1
@@ -167,7 +174,6 @@ def _start(cards, ints, deck, rng, n_seats, first_seat, cap, repeat):
     ints[I_CYCLE_LOG2] = -1
     ints[I_CYCLE_SEATS] = -1
     ints[I_CUT_MOVER] = -1
-    _deal(cards, ints, deck, rng)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -310,14 +316,7 @@ def continue_past_cutoff(cards, ints, cap):
         if cards[C_HAND + s] != 0:
             ints[I_SCORE + s] = 0
     ints[I_TO_MOVE] = ints[I_CUT_MOVER]
-    ints[I_END_REASON] = -1
-    ints[I_LOSER] = -1
-    ints[I_CUT_MOVER] = -1
-    ints[I_CYCLE] = -1
-    ints[I_CYCLE_START] = -1
-    ints[I_CYCLE_CHOICES] = -1
-    ints[I_CYCLE_LOG2] = -1
-    ints[I_CYCLE_SEATS] = -1
+    _no_end(ints)
     ints[I_CAP] = cap
     ints[I_REPEAT] = 0
     if ints[I_PHASE2_ACTIONS] >= cap:
