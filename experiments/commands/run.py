@@ -244,6 +244,8 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
             given["seats"] = [int(part) for part in given["seats"].split(",") if part.strip()]
         except ValueError:
             raise ConfigError(f"--seats takes seat counts separated by commas, not {given['seats']!r}") from None
+        if not given["seats"]:
+            raise ConfigError(f"{where}: seats must name at least one seat count")
     if "agents" in given:
         given["agents"] = split_agent_specs(given["agents"])
     elif "seats" in given and (raw.get("agents") or raw.get("tables")):
