@@ -154,9 +154,9 @@ def test_one_agent_tables_sharing_a_seat_count_each_print_no_signed_zero(tmp_pat
 def test_a_one_agent_report_draws_no_agent_charts_and_says_why(one_agent_run, tmp_path):
     written = report.write_report(load_run(one_agent_run), tmp_path)
     names = {path.stem for path in written}
-    assert not names & {"ladder_means", "pairwise", "ratings"} and "cutoff_rates" in names
+    assert not names & {"agent_scores", "ladder_means", "pairwise", "ratings"} and "cutoff_rates" in names
     summary = (tmp_path / "report.md").read_text()
-    assert "Not drawn: ladder_means, pairwise, ratings: no two different agents met" in summary
+    assert "Not drawn: agent_scores, ladder_means, pairwise, ratings: no two different agents met" in summary
 
 
 def test_head_to_head_shares_are_wilson_intervals_never_a_bare_zero_width():
