@@ -1,6 +1,6 @@
 """What checking a run's bytes costs: its writing and its reading, each timed with and without the checks.
 
-    python -m experiments.bench.integrity --hands 200000 --repeat 5 [--json]
+    python -m experiments.bench.integrity --hands 200000 --repeat 5 [--no-log-actions] [--json]
 
 ``write``: ``knorri-sim run`` of a compiled random lineup with its action log (the most bytes a hand can write)
 into a fresh folder, with the shards checksummed as the runner writes them (SHA-256 of the bytes, page CRCs, the
@@ -36,11 +36,12 @@ from experiments.runner import integrity
 from experiments.runner.storage import RunFolder, shard_name
 
 
-def run_args(hands: int, out: Path) -> list[str]:
-    """The run both arms of ``write`` play (and ``read`` reads): four random seats, logged, one worker."""
+def run_args(hands: int, out: Path, log_actions: bool = True) -> list[str]:
+    """The run both arms of ``write`` play (and ``read`` reads): four random seats, one worker, logged unless a
+    run too large for an action log (ten million hands) is timed."""
     return ["run", "--seats", "4", "--agents", "random", "--hands", str(hands), "--chunk-hands",
-            str(max(1, hands // 20)), "--seed", "1", "--log-actions", "--workers", "1", "--no-progress",
-            "--out", str(out)]
+            str(max(1, min(hands // 20, 500_000))), "--seed", "1", *(["--log-actions"] if log_actions else []),
+            "--workers", "1", "--no-progress", "--out", str(out)]
 
 
 def plain_write_shard(folder: RunFolder, table_name: str, chunk_id: int, table: pa.Table,
@@ -108,10 +109,11 @@ def timing(owner: Any, name: str, spent: list[float]) -> Iterator[None]:
         delattr(owner, "_timed_" + name)
 
 
-def measure(hands: int, repeat: int, work: Path) -> dict[str, Any]:
+def measure(hands: int, repeat: int, work: Path, log_actions: bool = True) -> dict[str, Any]:
     """Both arms of both paths, ``repeat`` times, in alternating order (checked first, then unchecked first); each
     arm's CPU seconds, whole and in the part the checks touch (writing the shards; checking them)."""
-    cpu_seconds(run_args(min(hands, 1000), work / "warm"))  # compile, import and draw once, outside the timings
+    # compile, import and draw once, outside the timings
+    cpu_seconds(run_args(min(hands, 1000), work / "warm", log_actions))
     cpu_seconds(["report", str(work / "warm"), "--out", str(work / "warm-report")])
     names = ("write checked", "write plain", "read checked", "read unchecked")
     times: dict[str, list[float]] = {name: [] for name in names}
@@ -133,15 +135,16 @@ def measure(hands: int, repeat: int, work: Path) -> dict[str, Any]:
 
     for index in range(repeat):
         checked, plain = work / f"checked-{index}", work / f"plain-{index}"
-        writes = [("write checked", run_args(hands, checked)), ("write plain", run_args(hands, plain))]
+        writes = [("write checked", run_args(hands, checked, log_actions)),
+                  ("write plain", run_args(hands, plain, log_actions))]
         reads = [(name, ["report", str(checked), "--out", str(work / f"report-{name[5:]}-{index}")])
                  for name in ("read checked", "read unchecked")]
         for pair in (writes, reads):
             for name, argv in pair if index % 2 == 0 else pair[::-1]:
                 arm(name, argv)
     size = sum(path.stat().st_size for path in (work / "checked-0").rglob("part-*.parquet"))
-    return {"hands": hands, "repeat": repeat, "shard_mb": round(size / 1e6, 1), "cpu_seconds": times,
-            "in_part": parts}
+    return {"hands": hands, "repeat": repeat, "log_actions": log_actions, "shard_mb": round(size / 1e6, 1),
+            "cpu_seconds": times, "in_part": parts}
 
 
 def summary(result: dict[str, Any]) -> list[str]:
@@ -166,10 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.bench.integrity", description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=200_000, help="hands in the timed run (default 200,000)")
     parser.add_argument("--repeat", type=int, default=5, help="timings of each arm (default 5)")
+    parser.add_argument("--log-actions", action=argparse.BooleanOptionalAction, default=True,
+                        help="write the action log too (default); --no-log-actions for runs of millions of hands")
     parser.add_argument("--json", action="store_true", help="print every timing as JSON")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="knorri-integrity-") as work:
-        result = measure(args.hands, args.repeat, Path(work))
+        result = measure(args.hands, args.repeat, Path(work), args.log_actions)
     print(json.dumps(result) if args.json else "\n".join(summary(result)))
     return 0
 
