@@ -17,6 +17,11 @@ clone or an install) so that two clones never evict each other's code::
 A user's own kernels outside these packages (an agent loaded by import path) are
 cached in the same folder; numba checks them against their own file only.
 
+Processes sharing the folder compile each kernel once between them: the first to
+need a signature that is not cached takes a lock on it (``compile_once``), and the
+others wait, then load its code from the cache. So test workers, run workers and
+a user's second shell never compile the same kernel side by side.
+
 ``sim.config`` calls ``activate()`` on import, before any kernel is decorated
 (every kernel module imports ``sim.config`` for its flags). When no folder can be
 written (a read-only home and temporary directory), caching is turned off: every
@@ -34,6 +39,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
 
 BASE_ENV = "KNORRI_SIM_CACHE_DIR"
 """The environment variable that moves the cache's base folder."""
@@ -45,6 +53,7 @@ SOURCE_PACKAGES = ("sim", "agents")
 """The packages whose code the kernels can compile in: every ``.py`` file under them is fingerprinted."""
 
 INDEX_SUFFIX = ".nbi"  # numba's index file, one per cached kernel
+LOCKS = ".locks"  # the folder of per-signature compile locks, inside a key's folder
 
 
 @dataclass(frozen=True)
@@ -142,7 +151,39 @@ def activate(root: Path = SOURCE_ROOT) -> CacheFolder | None:
     folder = writable_folder((default_base(), fallback_base()), root)
     if folder is not None:
         numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = str(folder.path)
+        compile_once(folder.path / LOCKS)
     return folder
+
+
+def compile_once(locks: Path) -> None:
+    """Make processes that share the cache compile each kernel signature once between them.
+
+    Wraps numba's ``Dispatcher.compile``: a signature that is neither compiled in this process nor (as numba
+    then checks) in the cache is compiled under a file lock named after the kernel and the signature, so a
+    second process needing it waits for the first and loads its saved code instead of compiling it too.
+    Within a process numba's own compiler lock is taken first, so only one thread ever waits on a file lock.
+    Kernels declared without ``cache=True`` are compiled as before. Calling it again only moves the locks.
+    """
+    from numba.core import caching, sigutils
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.dispatcher import Dispatcher
+
+    compile_plain = getattr(Dispatcher.compile, "compile_plain", Dispatcher.compile)
+
+    def compile_locked(self: Any, sig: Any) -> Any:
+        if isinstance(self._cache, caching.NullCache):
+            return compile_plain(self, sig)
+        with global_compiler_lock:
+            args, _ = sigutils.normalize_signature(sig)
+            if self.overloads.get(tuple(args)) is not None:
+                return compile_plain(self, sig)
+            name = f"{self._cache._cache_file._index_path}|{args}"
+            locks.mkdir(parents=True, exist_ok=True)
+            with FileLock(locks / f"{hashlib.sha1(name.encode()).hexdigest()}.lock"):
+                return compile_plain(self, sig)
+
+    compile_locked.compile_plain = compile_plain  # type: ignore[attr-defined]
+    Dispatcher.compile = compile_locked
 
 
 def writable_folder(bases: Iterable[Path], root: Path = SOURCE_ROOT) -> CacheFolder | None:

@@ -239,3 +239,36 @@ def test_cache_commands_say_so_when_nothing_is_cached(monkeypatch, capsys):
     monkeypatch.setattr(config, "CACHE", None)
     assert main(["cache", "info"]) == 0
     assert "not cached" in capsys.readouterr().out
+
+
+# A kernel slow enough to compile (a long chain of arithmetic) that two processes released at once would both
+# compile it if nothing made one wait; each process prints whether it loaded the code or compiled it.
+SLOW_KERNEL = "from numba import njit\n\n\n@njit(cache=True)\ndef slow(x):\n" + "".join(
+    f"    x = (x * {k + 3} + {k}) % 1000003\n" for k in range(400)) + "    return x\n"
+RACE = """
+import json, sys, time
+from pathlib import Path
+import sim.config  # the cache folder and its compile locks
+import slow_kernel
+go = Path(sys.argv[1])
+while not go.exists():
+    time.sleep(0.005)
+slow_kernel.slow(7)
+stats = slow_kernel.slow.stats
+print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]))
+"""
+
+
+def test_two_processes_needing_one_uncached_kernel_compile_it_once_between_them(tmp_path):
+    (tmp_path / "slow_kernel.py").write_text(SLOW_KERNEL)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", compile_cache.BASE_ENV: str(tmp_path / "cache")}
+    go = tmp_path / "go"
+    racers = [subprocess.Popen([sys.executable, "-c", RACE, str(go)], cwd=tmp_path, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    go.touch()
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=600)
+        assert racer.returncode == 0, err
+        outcomes.append(json.loads(out))
+    assert sorted(outcomes) == [[0, 1], [1, 0]]  # one compiled it, the other waited and loaded its code
