@@ -1,44 +1,41 @@
-"""Where numba keeps the compiled machine code: one folder keyed by a fingerprint of every source file.
+"""Where numba keeps the compiled machine code: a folder per kernel module, named by the code it compiles in.
 
-Numba checks only a kernel's own source file before reusing its cached machine
-code, but the kernels inline functions and freeze constants from many other
-modules (``inline="always"``, globals such as ``END_EXCHANGE``). So the cache is
-keyed here by one fingerprint of every ``.py`` file under ``sim/`` and
-``agents/`` (with the numba and Python versions): any edit there gives a new
-key, so a fresh folder and a fresh compile, and the folders of older keys of the
-same source tree are removed.
+Numba checks only a kernel's own source file, by its time stamp, before reusing
+cached machine code; but the kernels inline functions and freeze constants from
+the modules they import. So a kernel of ``sim/`` or ``agents/`` is cached here in
+a folder named by a fingerprint of its module's source and of every module of
+those packages that it imports, directly or not (function-local imports too),
+plus the modules a factory-built kernel captures, and numba's and Python's
+versions. An edit recompiles only the kernels whose fingerprint it changes, and
+another clone or install of the same sources finds their code compiled already,
+since nothing in a fingerprint depends on a file's path or time::
 
-The folders live under ``KNORRI_SIM_CACHE_DIR`` if set, else the user's cache
-directory (``~/.cache/knorri-sim`` on Linux), one subfolder per source tree (a
-clone or an install) so that two clones never evict each other's code::
+    <base>/<numba and Python versions>/<module>/<fingerprint>/   numba's files
+    <base>/<numba and Python versions>/<module>+<captured>/...    a factory's kernels, by what they capture
+    <base>/<numba and Python versions>/other/<fingerprint>/      kernels elsewhere (a user's agent), by all of them
 
-    <base>/<tree>-<hash of its path>/<key>/...numba's files...
-
-A user's own kernels outside these packages (an agent loaded by import path) are
-cached in the same folder; numba checks them against their own file only.
-
-Processes sharing the folder compile each kernel once between them: the first to
-need a signature that is not cached takes a lock on it (``compile_once``), and the
-others wait, then load its code from the cache. So test workers, run workers and
-a user's second shell never compile the same kernel side by side.
-
-``sim.config`` calls ``activate()`` on import, before any kernel is decorated
-(every kernel module imports ``sim.config`` for its flags). When no folder can be
-written (a read-only home and temporary directory), caching is turned off: every
-process compiles what it runs, slowly but never stale.
+The base is ``KNORRI_SIM_CACHE_DIR`` if set, else the user's cache folder
+(``~/.cache/knorri-sim`` on Linux). Clones at other commits share it, so each
+module keeps its ``KEEP`` most recently used fingerprints. Processes sharing the
+folder compile each kernel once between them (``compile_once``). ``sim.config``
+calls ``activate()`` on import, before any kernel is decorated; when no folder can
+be written, caching is off and every process compiles what it runs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from importlib import import_module
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from filelock import FileLock
@@ -50,43 +47,34 @@ SOURCE_ROOT = Path(__file__).resolve().parent.parent
 """The folder holding the ``sim`` and ``agents`` packages of this source tree."""
 
 SOURCE_PACKAGES = ("sim", "agents")
-"""The packages whose code the kernels can compile in: every ``.py`` file under them is fingerprinted."""
+"""The packages whose kernels are cached by fingerprint: their code is what kernels compile in."""
+
+KEEP = 4
+"""Fingerprints kept per module: the current one and the most recently used others (other clones' commits)."""
 
 INDEX_SUFFIX = ".nbi"  # numba's index file, one per cached kernel
-LOCKS = ".locks"  # the folder of per-signature compile locks, inside a key's folder
+LOCKS = ".locks"  # per-signature compile locks
+OTHER = "other"  # numba's own layout, for kernels outside the packages
 
 
 @dataclass(frozen=True)
 class CacheFolder:
-    """The compiled-code folder this process uses: its base, its source tree's folder and its key."""
+    """The compiled-code folder this process uses: its base and the folder of its numba and Python versions."""
 
     base: Path
-    tree: Path
-    key: str
+    versions: str
 
     @property
     def path(self) -> Path:
-        """The folder numba writes into (``tree / key``)."""
-        return self.tree / self.key
+        """The folder of this numba and Python (``base / versions``): a subfolder per kernel module."""
+        return self.base / self.versions
 
 
-def source_files(root: Path = SOURCE_ROOT) -> list[Path]:
-    """Every Python file the kernels can compile in, in a fixed order: all of ``sim/`` and ``agents/``."""
-    files: list[Path] = []
-    for package in SOURCE_PACKAGES:
-        files += [p for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts]
-    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
-
-
-def source_key(root: Path = SOURCE_ROOT) -> str:
-    """The fingerprint of the source files, numba's version and Python's: it names the cache folder."""
+def versions_name() -> str:
+    """The folder name of the numba and Python versions that compile: their code is never shared."""
     import numba
 
-    digest = hashlib.sha256(f"numba {numba.__version__} {sys.implementation.cache_tag}\0".encode())
-    for path in source_files(root):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:20]
+    return f"numba-{numba.__version__}-{sys.implementation.cache_tag}"
 
 
 def default_base() -> Path:
@@ -109,48 +97,183 @@ def fallback_base() -> Path:
     return Path(tempfile.gettempdir()) / f"knorri-sim-{user}"
 
 
-def tree_folder(base: Path, root: Path = SOURCE_ROOT) -> Path:
-    """The folder of one source tree under ``base``: its name and a hash of its absolute path."""
-    return base / f"{root.name}-{hashlib.sha1(str(root).encode()).hexdigest()[:10]}"
-
-
-def cache_folder(base: Path | None = None, root: Path = SOURCE_ROOT) -> CacheFolder:
-    """The folder this source tree's compiled code belongs in (nothing is created)."""
-    base = default_base() if base is None else base
-    return CacheFolder(base, tree_folder(base, root), source_key(root))
-
-
-def prepare(folder: CacheFolder) -> bool:
-    """Create ``folder`` if need be and remove its tree's folders of other keys; False if it cannot be written."""
+# ----- fingerprints ------------------------------------------------------------------------------------------
+def module_name(path: Path, root: Path = SOURCE_ROOT) -> str | None:
+    """The dotted name of a source file of ``sim/`` or ``agents/`` under ``root``; ``None`` for any other file."""
     try:
-        folder.path.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder.path).close()
-    except OSError:
-        return False
-    for stale in stale_folders(folder):
-        shutil.rmtree(stale, ignore_errors=True)
-    return True
+        parts = path.resolve().relative_to(root).with_suffix("").parts
+    except ValueError:
+        return None
+    if not parts or parts[0] not in SOURCE_PACKAGES or path.suffix != ".py":
+        return None
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def stale_folders(folder: CacheFolder) -> list[Path]:
-    """The folders of older keys of the same source tree: compiled from sources that have since changed."""
-    if not folder.tree.is_dir():
-        return []
-    return sorted(p for p in folder.tree.iterdir() if p.is_dir() and p.name != folder.key)
+def module_file(name: str, root: Path = SOURCE_ROOT) -> Path | None:
+    """The source file of a module of ``sim/`` or ``agents/`` (a package's ``__init__.py``); ``None`` if none."""
+    if name.split(".")[0] not in SOURCE_PACKAGES:
+        return None
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)|import[ \t]+([^\n#]+))",
+                         re.MULTILINE)
+"""An import statement anywhere in a file (function-local too; a docstring's look-alike only adds a module)."""
+
+
+@cache
+def imported_modules(name: str, root: Path = SOURCE_ROOT) -> frozenset[str]:
+    """The modules of ``sim/`` and ``agents/`` whose names ``name`` imports, anywhere in its file.
+
+    ``from P import n`` counts ``P.n`` when that is a module, else ``P`` (whose ``__init__`` defines ``n``); a
+    package's ``__init__`` is not counted for importing a module under it, as a kernel compiles in only the
+    names it imports.
+    """
+    path = module_file(name, root)
+    if path is None:
+        return frozenset()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for source, names, modules in IMPORT_LINE.findall(path.read_text()):
+        if not source:  # import a.b.c as d, e
+            found.update(part.split()[0] for part in modules.split(",") if part.strip())
+            continue
+        level = len(source) - len(source.lstrip("."))
+        parent = package.split(".")[:len(package.split(".")) - level + 1] if level else []
+        source = ".".join(parent + ([source.lstrip(".")] if source.lstrip(".") else []))
+        aliases = [part.split()[0] for part in names.strip("()\\ \t").replace("\n", ",").split(",")
+                   if part.strip() and not part.strip().startswith("#")]
+        if names.rstrip().endswith("\\") or not aliases:  # a line continued: count the source itself too
+            found.add(source)
+        for alias in aliases:
+            inner = f"{source}.{alias}"
+            found.add(inner if module_file(inner, root) is not None else source)
+    return frozenset(m for m in found if m != name and module_file(m, root) is not None)
+
+
+@cache
+def fingerprint(names: frozenset[str], root: Path = SOURCE_ROOT) -> str:
+    """The fingerprint of the named modules and every module of the packages they import, directly or not."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in seen and module_file(name, root) is not None:
+            seen.add(name)
+            todo.extend(imported_modules(name, root))
+    digest = hashlib.sha256(versions_name().encode() + b"\0")
+    for name in sorted(seen):
+        digest.update(name.encode() + b"\0" + module_file(name, root).read_bytes() + b"\0")  # type: ignore[union-attr]
+    return digest.hexdigest()[:20]
+
+
+def tree_fingerprint(root: Path = SOURCE_ROOT) -> str:
+    """The fingerprint of every source file of ``sim/`` and ``agents/`` under ``root``, with the versions."""
+    files = sorted(p for package in SOURCE_PACKAGES for p in (root / package).rglob("*.py")
+                   if "__pycache__" not in p.parts)
+    digest = hashlib.sha256(versions_name().encode() + b"\0")
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def captured_modules(py_func: Any) -> frozenset[str]:
+    """The modules a factory-built kernel captures (modules, or functions and kernels, in its closure cells)."""
+    names = set()
+    for cell in getattr(py_func, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        value = getattr(value, "py_func", value)
+        if isinstance(value, ModuleType):
+            names.add(value.__name__)
+        elif callable(value) and isinstance(getattr(value, "__module__", None), str):
+            names.add(value.__module__)
+    return frozenset(names)
+
+
+# ----- numba's side --------------------------------------------------------------------------------------------
+ACTIVE: CacheFolder | None = None
+"""The folder ``activate`` chose for this process (``None``: nothing cached)."""
+
+
+def kernel_folder(folder: CacheFolder, py_func: Any, py_file: str, root: Path = SOURCE_ROOT) -> Path | None:
+    """Where a kernel of ``sim/`` or ``agents/`` is cached (created, and marked as just used); ``None`` elsewhere."""
+    name = module_name(Path(py_file), root)
+    if name is None:
+        return None
+    names = "+".join([name, *sorted(captured_modules(py_func) - {name})])
+    path = folder.path / names / fingerprint(frozenset(names.split("+")), root)
+    use(path)
+    return path
+
+
+@cache
+def use(path: Path) -> None:
+    """Create a fingerprint's folder, mark it as the module's most recently used and drop its oldest beyond KEEP."""
+    path.mkdir(parents=True, exist_ok=True)
+    os.utime(path)
+    siblings = sorted((p for p in path.parent.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    for stale in siblings[:-KEEP] if len(siblings) > KEEP else []:
+        if stale != path:
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _locator_class() -> type:
+    from numba.core import caching
+
+    class KernelLocator(caching._CacheLocator):
+        """Numba's cache locator for the packages' kernels: the fingerprint folder, stamped by the fingerprint."""
+
+        def __init__(self, py_func: Any, path: Path) -> None:
+            self._lineno = py_func.__code__.co_firstlineno
+            self._path = path
+
+        def get_cache_path(self) -> str:
+            return str(self._path)
+
+        def get_source_stamp(self) -> str:
+            return self._path.name
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            if ACTIVE is None:
+                return None
+            path = kernel_folder(ACTIVE, py_func, py_file)
+            return None if path is None else cls(py_func, path)
+
+    return KernelLocator
 
 
 def activate(root: Path = SOURCE_ROOT) -> CacheFolder | None:
-    """Point numba's cache at this tree's folder for the current key; ``None`` (no caching) if none is writable.
+    """Point numba's cache at the fingerprint folders; ``None`` (no caching) if no base folder is writable.
 
-    Sets ``numba.config.CACHE_DIR`` and ``NUMBA_CACHE_DIR`` (numba rereads its environment when it compiles,
-    and worker processes inherit it); must run before any ``@njit(cache=True)`` decorator, since numba picks
-    a kernel's cache folder when the kernel is decorated.
+    Puts the packages' locator first in numba's list, sets ``numba.config.CACHE_DIR`` and ``NUMBA_CACHE_DIR``
+    (for other kernels; worker processes inherit it) and makes compiles wait on each other (``compile_once``).
+    Must run before any ``@njit(cache=True)`` decorator, since numba locates a kernel's cache when decorating it.
     """
+    global ACTIVE
+    from numba.core import caching
     from numba.core import config as numba_config
 
-    folder = writable_folder((default_base(), fallback_base()), root)
+    folder = writable_folder((default_base(), fallback_base()))
+    ACTIVE = folder
     if folder is not None:
-        numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = str(folder.path)
+        # kernels elsewhere may call the packages' kernels: keyed by all of the packages, as numba checks only
+        # their own files
+        other = folder.path / OTHER / tree_fingerprint(root)
+        use(other)
+        numba_config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"] = str(other)
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+        if not any(k.__name__ == "KernelLocator" for k in impl._locator_classes):
+            impl._locator_classes.insert(0, _locator_class())
         compile_once(folder.path / LOCKS)
     return folder
 
@@ -186,31 +309,56 @@ def compile_once(locks: Path) -> None:
     Dispatcher.compile = compile_locked
 
 
-def writable_folder(bases: Iterable[Path], root: Path = SOURCE_ROOT) -> CacheFolder | None:
-    """The first of ``bases`` where this tree's current-key folder can be written, prepared; ``None`` if none."""
-    key = source_key(root)
+def writable_folder(bases: Iterable[Path]) -> CacheFolder | None:
+    """The first of ``bases`` where this numba's and Python's folder can be written, created; ``None`` if none."""
     for base in bases:
-        folder = CacheFolder(base, tree_folder(base, root), key)
-        if prepare(folder):
-            return folder
+        folder = CacheFolder(base, versions_name())
+        try:
+            folder.path.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder.path).close()
+        except OSError:
+            continue
+        return folder
     return None
 
 
+# ----- what is kept ------------------------------------------------------------------------------------------
 def folder_size(path: Path) -> int:
     """Bytes in the files under ``path`` (0 if it does not exist)."""
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
 
 
+def index_count(path: Path) -> int:
+    """How many kernels (index files) a cache folder holds."""
+    return sum(1 for _ in path.rglob(f"*{INDEX_SUFFIX}")) if path.is_dir() else 0
+
+
+def current_folders(folder: CacheFolder, root: Path = SOURCE_ROOT) -> list[Path]:
+    """The fingerprint folders this source tree's modules use now (of the modules that have cached code)."""
+    if not folder.path.is_dir():
+        return []
+    current = []
+    for module in folder.path.iterdir():
+        names = module.name.split("+")
+        if module.is_dir() and all(module_file(name, root) is not None for name in names):
+            path = module / fingerprint(frozenset(names), root)
+            if path.is_dir():
+                current.append(path)
+    return sorted(current)
+
+
 def kernels_cached(module_names: Iterable[str]) -> bool:
     """Whether every named module has compiled code in the cache (any of its kernels has an index file).
 
-    A module counts as compiled once any of its kernels is cached: kernels are compiled together with the
+    A module counts as compiled once any of its own kernels is cached (or, for a module whose kernels are all
+    built elsewhere, any of those): kernels are compiled together with the
     ones they call, and an entry point a run never calls stays uncached for good. A module without cached
     kernels (or with caching off) will be compiled by the first call into it.
     """
     for name in module_names:
-        indexes = [_index_path(value) for value in vars(import_module(name)).values()]
-        if not any(index is not None and index.exists() for index in indexes):
+        kernels = [value for value in vars(import_module(name)).values() if _index_path(value) is not None]
+        own = [k for k in kernels if getattr(k.py_func, "__module__", None) == name]  # not imported ones
+        if not any(_index_path(kernel).exists() for kernel in own or kernels):  # type: ignore[union-attr]
             return False
     return True
 
@@ -222,18 +370,13 @@ def _index_path(kernel: object) -> Path | None:
     return Path(index) if index else None
 
 
-def clear(folder: CacheFolder, every_tree: bool = False) -> list[tuple[Path, int]]:
-    """Delete this source tree's compiled code (or every tree's under the base); return each folder and its bytes."""
-    if every_tree:
+def clear(folder: CacheFolder, everything: bool = False) -> list[tuple[Path, int]]:
+    """Delete the compiled code this source tree uses now (or everything under the base); each folder, its bytes."""
+    if everything:
         targets = sorted(p for p in folder.base.iterdir() if p.is_dir()) if folder.base.is_dir() else []
     else:
-        targets = [folder.tree] if folder.tree.is_dir() else []
+        targets = current_folders(folder)
     removed = [(path, folder_size(path)) for path in targets]
     for path in targets:
         shutil.rmtree(path, ignore_errors=True)
     return removed
-
-
-def index_count(path: Path) -> int:
-    """How many kernels (index files) a cache folder holds."""
-    return sum(1 for _ in path.rglob(f"*{INDEX_SUFFIX}")) if path.is_dir() else 0

@@ -4,11 +4,11 @@ Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or
 ``PARALLEL_KERNEL`` for the few that fan out over cores), so a flag is changed
 here once and nowhere else:
 
-- ``cache=True``: the first run compiles and writes the machine code into one folder
-  keyed by a fingerprint of every source file (``sim.compile_cache``, set up when
-  this module is imported, before any kernel is decorated); later runs load it, and
-  any source edit means a fresh folder and a fresh compile. ``False`` only when no
-  cache folder can be written.
+- ``cache=True``: the first run compiles and writes the machine code into folders
+  keyed by a fingerprint of each kernel's module and what it imports
+  (``sim.compile_cache``, set up when this module is imported, before any kernel is
+  decorated); later runs load it, and a source edit recompiles the kernels it
+  touches. ``False`` only when no cache folder can be written.
 - ``fastmath=False``: the engines do integer work only, and exact results matter
   more than the last few percent.
 - ``boundscheck=False``: the kernels are tested against the reference engine;

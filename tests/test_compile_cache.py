@@ -14,51 +14,51 @@ from conftest import ROOT
 
 from experiments.cli import main
 from sim import compile_cache, config
-from sim.compile_cache import source_key, writable_folder
+from sim.compile_cache import fingerprint, writable_folder
 
 
 def _tree(root: Path) -> Path:
-    for name, text in {"sim/a.py": "A = 1\n", "agents/deep/b.py": "B = 2\n", "tests/t.py": "T = 3\n",
-                       "sim/__pycache__/stray.py": "S = 4\n"}.items():
+    for name, text in {"sim/__init__.py": "", "sim/a.py": "from sim import b\n\n\ndef f():\n    import sim.c\n",
+                       "sim/b.py": "B = 2\n", "sim/c.py": "C = 3\n", "sim/d.py": "D = 4\n",
+                       "agents/e.py": "from sim.d import D\n", "tests/t.py": "import sim.a\n"}.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return root
 
 
-def test_the_key_follows_every_source_file_under_sim_and_agents_and_nothing_else(tmp_path):
+def test_a_fingerprint_follows_its_module_and_every_module_it_imports_and_nothing_else(tmp_path):
     root = _tree(tmp_path / "tree")
-    key = source_key(root)
-    for name in ("tests/t.py", "sim/__pycache__/stray.py"):
-        (root / name).write_text("changed = True\n")
-        assert source_key(root) == key, name
-    for name in ("sim/a.py", "agents/deep/b.py"):
+
+    def prints() -> dict[str, str]:
+        compile_cache.imported_modules.cache_clear()
+        compile_cache.fingerprint.cache_clear()
+        return {name: fingerprint(frozenset({name}), root) for name in ("sim.a", "sim.d", "agents.e")}
+
+    before = prints()
+    for name, changed in (("sim/b.py", {"sim.a"}), ("sim/c.py", {"sim.a"}), ("sim/d.py", {"sim.d", "agents.e"}),
+                          ("tests/t.py", set()), ("sim/__init__.py", set())):
         (root / name).write_text((root / name).read_text() + "# edited\n")
-        assert source_key(root) != key, name
-        key = source_key(root)
-    (root / "sim" / "new.py").write_text("")
-    assert source_key(root) != key
+        after = prints()
+        assert {m for m in before if after[m] != before[m]} == changed, name
+        before = after
 
 
-def test_a_new_key_gets_a_fresh_folder_and_removes_the_older_ones_of_its_tree_only(tmp_path):
-    base = tmp_path / "cache"
-    one, other = _tree(tmp_path / "one"), _tree(tmp_path / "other")
-    first, neighbour = writable_folder([base], one), writable_folder([base], other)
-    (first.path / "kernel.nbi").write_text("old machine code")
-    (one / "sim" / "a.py").write_text("A = 2\n")
-    second = writable_folder([base], one)
-    assert second.tree == first.tree and second.key != first.key
-    assert second.path.is_dir() and not any(second.path.iterdir())
-    assert not first.path.exists()
-    assert neighbour.path.is_dir()  # another clone's code is left alone
+def test_a_module_keeps_its_most_recently_used_fingerprints_and_drops_the_oldest(tmp_path):
+    module = tmp_path / "sim.kernels"
+    for k in range(compile_cache.KEEP + 2):
+        compile_cache.use(module / f"print{k}")
+        os.utime(module / f"print{k}", (1000 + k, 1000 + k))
+    compile_cache.use(module / "now")
+    kept = sorted(p.name for p in module.iterdir())
+    assert kept == sorted(["now"] + [f"print{k}" for k in range(3, compile_cache.KEEP + 2)])
 
 
 def test_an_unwritable_base_falls_back_to_the_next_and_none_means_no_cache(tmp_path):
-    root = _tree(tmp_path / "tree")
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
-    chosen = writable_folder([blocked / "cache", tmp_path / "fallback"], root)
+    chosen = writable_folder([blocked / "cache", tmp_path / "fallback"])
     assert chosen is not None and chosen.base == tmp_path / "fallback" and chosen.path.is_dir()
-    assert writable_folder([blocked / "cache"], root) is None
+    assert writable_folder([blocked / "cache"]) is None
 
 
 def test_the_cache_base_is_moved_by_its_environment_variable(monkeypatch, tmp_path):
@@ -68,15 +68,16 @@ def test_the_cache_base_is_moved_by_its_environment_variable(monkeypatch, tmp_pa
     assert compile_cache.default_base().name == "knorri-sim"
 
 
-def test_this_process_compiles_into_the_current_key_folder():
+def test_this_process_compiles_a_kernel_into_its_modules_fingerprint_folder():
     import numba
 
     assert config.CACHE is not None and config.KERNEL["cache"]
-    assert config.CACHE.key == source_key(compile_cache.SOURCE_ROOT)
-    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(config.CACHE.path)
+    other = config.CACHE.path / compile_cache.OTHER / compile_cache.tree_fingerprint()
+    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(other)  # kernels outside the packages
     from sim.knockout_whist.compiled import kernels
 
-    assert Path(kernels.choices._cache._cache_path).is_relative_to(config.CACHE.path)
+    name = "sim.knockout_whist.compiled.kernels"
+    assert Path(kernels.choices._cache._cache_path) == config.CACHE.path / name / fingerprint(frozenset({name}))
 
 
 # A scratch copy of the packages: print the compiled exchange decision's special id, the constant Python
@@ -92,7 +93,7 @@ cards, ints, _, _ = new_position()
 ints[state.I_PHASE] = state.P_EXCHANGE
 print(json.dumps({"compiled": int(kernels.choices(cards, ints)[1]), "python": encoding.END_EXCHANGE,
                   "before": cached_before, "after": compile_cache.kernels_cached(KERNELS),
-                  "folder": str(config.CACHE.path)}))
+                  "folder": str(kernels.choices._cache._cache_path)}))
 """
 
 
@@ -116,7 +117,21 @@ def test_compiled_code_follows_an_edited_constant_in_a_file_the_kernel_only_impo
     encoding.write_text(encoding.read_text().replace("END_EXCHANGE = 58", "END_EXCHANGE = 57"))
     second = _probe(tree, base)
     assert (second["compiled"], second["python"], second["before"]) == (57, 57, False)
-    assert second["folder"] != first["folder"] and not Path(first["folder"]).exists()
+    assert second["folder"] != first["folder"]
+
+
+def test_another_copy_of_the_same_sources_loads_the_compiled_code_and_an_edit_elsewhere_keeps_it(tmp_path):
+    # A second clone or install (another path, other file times) finds the code compiled; an edit to a module
+    # the kernel does not import leaves its fingerprint, so its code, as it was.
+    trees = [tmp_path / "one", tmp_path / "two"]
+    for tree in trees:
+        for package in compile_cache.SOURCE_PACKAGES:
+            shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "cache"
+    assert not _probe(trees[0], base)["before"]
+    unrelated = trees[1] / "sim" / "kort" / "rules.py"
+    unrelated.write_text(unrelated.read_text() + "\n# edited\n")
+    assert _probe(trees[1], base)["before"]
 
 
 # Compile the three state-row accessors of one column (argv[1]), or load those of columns 1 and 2 and read
@@ -211,26 +226,32 @@ def test_kernels_built_by_the_shared_factories_load_from_the_cache_in_the_next_p
 
 @pytest.fixture
 def scratch_cache(monkeypatch, tmp_path):
-    """The CLI pointed at a scratch cache folder (the real one stays untouched), with two stale trees' code."""
+    """The CLI pointed at a scratch cache folder (the real one stays untouched): one kernel of this tree's, an
+    older fingerprint of its module, and another numba's folder."""
     folder = writable_folder([tmp_path / "base"])
-    (folder.path / "sub").mkdir()
-    (folder.path / "sub" / "k.nbi").write_bytes(b"x" * 1000)
-    (folder.base / "other-clone" / "key").mkdir(parents=True)
+    name = "sim.compiled_bits"
+    current = folder.path / name / fingerprint(frozenset({name}))
+    current.mkdir(parents=True)
+    (current / "k.nbi").write_bytes(b"x" * 1000)
+    (folder.path / name / "older").mkdir()
+    (folder.base / "numba-0.0-cpython-00" / name).mkdir(parents=True)
     monkeypatch.setattr(config, "CACHE", folder)
     return folder
 
 
-def test_cache_info_names_the_folder_key_kernels_and_size(scratch_cache, capsys):
+def test_cache_info_names_the_folder_the_kernels_and_what_else_is_kept(scratch_cache, capsys):
     assert main(["cache", "info"]) == 0
     out = capsys.readouterr().out
-    assert str(scratch_cache.path) in out and scratch_cache.key in out
-    assert "1 compiled kernels" in out and "1 other source tree" in out
+    assert str(scratch_cache.path) in out
+    assert "1 module of this source tree" in out and "1 compiled kernels" in out
+    assert "1 older or other trees' fingerprint," in out and "1 other folder under the base" in out
 
 
-def test_cache_clear_removes_this_trees_code_and_all_removes_every_trees(scratch_cache, capsys):
+def test_cache_clear_removes_the_code_this_tree_uses_and_all_removes_everything(scratch_cache, capsys):
+    name = "sim.compiled_bits"
     assert main(["cache", "clear"]) == 0
     assert "1 folder," in capsys.readouterr().out
-    assert not scratch_cache.tree.exists() and (scratch_cache.base / "other-clone").exists()
+    assert [p.name for p in (scratch_cache.path / name).iterdir()] == ["older"]
     assert main(["cache", "clear", "--all"]) == 0
     assert not any(scratch_cache.base.iterdir())
 

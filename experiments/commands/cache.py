@@ -1,9 +1,9 @@
 """``knorri-sim cache info|clear``: where the compiled engine code lives, how big it is, and removing it.
 
-The compiled code is kept in one folder per source tree and source fingerprint
-(``sim.compile_cache``); a source edit starts a fresh folder and removes the old
-one, so clearing is never needed for correctness: it frees disk space, or forces
-the next run to compile from scratch (to time a first run, say).
+The compiled code is kept in a folder per kernel module and fingerprint of the
+code it compiles in (``sim.compile_cache``); a source edit starts fresh folders for
+the kernels it touches, so clearing is never needed for correctness: it frees disk
+space, or forces the next run to compile from scratch (to time a first run, say).
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from sim import compile_cache
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``info`` or ``clear``, and ``--all`` for every source tree's code under the base folder."""
+    """``info`` or ``clear``, and ``--all`` for everything under the base folder."""
     parser.add_argument("action", choices=("info", "clear"),
-                        help="info: where the compiled code is, its key and size; clear: delete it")
+                        help="info: where the compiled code is, and its size; clear: delete the code this source "
+                             "tree uses")
     parser.add_argument("--all", action="store_true",
-                        help="clear: also delete the code compiled for other source trees (clones, installs) "
-                             "under the same base folder")
+                        help="clear: delete everything under the base folder, the code of other source trees "
+                             "(clones at other commits), numba versions and fingerprints too")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,31 +35,34 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "info":
         print(describe(folder))
         return 0
-    removed = compile_cache.clear(folder, every_tree=args.all)
+    removed = compile_cache.clear(folder, everything=args.all)
     freed = sum(size for _, size in removed)
-    what = "every source tree's compiled code" if args.all else "this source tree's compiled code"
+    what = "all compiled code" if args.all else "the compiled code this source tree uses"
     print(f"cleared {what}: {len(removed)} folder{'s' * (len(removed) != 1)}, {_size(freed)}, under {folder.base}; "
           "the next run compiles afresh")
     return 0
 
 
 def describe(folder: compile_cache.CacheFolder) -> str:
-    """Several lines: the base, this tree's folder, the current key, its kernels and size, and the other folders."""
-    current = folder.path
+    """Several lines: the base, this numba's folder, the code this tree uses, and the rest kept under the base."""
+    current = compile_cache.current_folders(folder)
+    skip = (compile_cache.LOCKS, compile_cache.OTHER)
+    modules = [p for p in folder.path.iterdir() if p.is_dir() and p.name not in skip]
+    kept = [key for module in modules for key in module.iterdir() if key.is_dir() and key not in current]
+    others = [p for p in sorted(folder.base.iterdir()) if p.is_dir() and p != folder.path]
     lines = [
         f"base:    {folder.base} (set {compile_cache.BASE_ENV} to move it)",
-        f"tree:    {folder.tree} (this source tree: {compile_cache.SOURCE_ROOT})",
-        f"key:     {folder.key} (fingerprint of {len(compile_cache.source_files())} source files under "
-        f"{', '.join(p + '/' for p in compile_cache.SOURCE_PACKAGES)} with numba's and Python's versions)",
-        f"current: {current}: {compile_cache.index_count(current)} compiled kernels, "
-        f"{_size(compile_cache.folder_size(current))}",
+        f"folder:  {folder.path} (one subfolder per kernel module, one below it per fingerprint of the code it "
+        "compiles in)",
+        f"current: {len(current)} module{'s' * (len(current) != 1)} of this source tree "
+        f"({compile_cache.SOURCE_ROOT}): {sum(compile_cache.index_count(p) for p in current)} compiled kernels, "
+        f"{_size(sum(compile_cache.folder_size(p) for p in current))}",
+        f"kept:    {len(kept)} older or other trees' fingerprint{'s' * (len(kept) != 1)}, "
+        f"{_size(sum(compile_cache.folder_size(p) for p in kept))} (at most {compile_cache.KEEP} per module)",
+        f"others:  {len(others)} other folder{'s' * (len(others) != 1)} under the base (other numba or Python "
+        "versions, older layouts), "
+        f"{_size(sum(compile_cache.folder_size(p) for p in others))} (knorri-sim cache clear --all removes them)",
     ]
-    others = [p for p in sorted(folder.base.iterdir()) if p.is_dir() and p != folder.tree]
-    stale = compile_cache.stale_folders(folder)
-    lines += [f"stale:   {p} ({_size(compile_cache.folder_size(p))})" for p in stale]
-    lines.append(f"others:  {len(others)} other source tree{'s' * (len(others) != 1)} under the base, "
-                 f"{_size(sum(compile_cache.folder_size(p) for p in others))} "
-                 f"(knorri-sim cache clear --all removes them too)")
     return "\n".join(lines)
 
 

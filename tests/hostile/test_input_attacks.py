@@ -85,7 +85,7 @@ def test_a_compile_cache_cut_short_is_one_line_that_says_cache_clear_mends_it(ru
     if sim.config.CACHE is None:
         pytest.skip("no folder for compiled code can be written here")
     cached = sim.config.CACHE.path  # the file's run compiled the engine's kernels into it
-    copy = tmp_path / "cache" / sim.config.CACHE.tree.name / sim.config.CACHE.key
+    copy = tmp_path / "cache" / sim.config.CACHE.versions
     shutil.copytree(cached, copy)
     cut = list(copy.rglob("*.nbc"))
     assert cut, "the engine's kernels are cached"
