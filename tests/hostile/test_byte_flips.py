@@ -61,7 +61,7 @@ def shard_and_flip(out, table):
                                              st.integers(0, 7)))
 
 
-@settings(FLIPS, max_examples=350)
+@settings(FLIPS, max_examples=500)
 @given(data=st.data())
 def test_a_flipped_bit_in_a_hands_shard_is_refused_by_every_reader_naming_the_shard(live, data):
     out, _, _ = live
@@ -72,7 +72,7 @@ def test_a_flipped_bit_in_a_hands_shard_is_refused_by_every_reader_naming_the_sh
             assert result is None and f"hands/{path.name} " in said and "is damaged" in said, said
 
 
-@settings(FLIPS, max_examples=350)
+@settings(FLIPS, max_examples=500)
 @given(data=st.data())
 def test_a_flipped_bit_in_an_actions_shard_is_refused_by_every_reader_of_it_naming_the_shard(live, data):
     out, _, _ = live
