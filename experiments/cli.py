@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Sequence
 
 from agents.base import AgentSpecError
+from experiments import compile_notice
 from experiments.errors import DEBUG_VARIABLE, RunDamaged, UsageError, print_trace
 from sim.cards import CardParseError
 from sim.errors import AgentFailure, GameInputError
@@ -79,6 +80,7 @@ def damaged_compile_cache(error: BaseException) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
+    compile_notice.listen()
     module = importlib.import_module(f"experiments.commands.{args.command}")
     try:
         return int(module.run(args) or 0)

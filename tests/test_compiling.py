@@ -95,3 +95,25 @@ def test_a_first_run_says_it_compiles_and_a_second_does_not(tmp_path):
         notices.append(done.stderr)
     assert notices == ["compiling the engine (first use): it took 1 s of CPU when measured on a quiet machine, and "
                        "takes longer on a loaded one\n", ""]
+
+
+# A command's process: the listener on, then two kernels compiled (not cached) and one more call of the first.
+LISTENED = """
+from numba import njit
+from experiments import compile_notice
+compile_notice.listen()
+first = njit(lambda x: x + 1)
+second = njit(lambda x: x * 2)
+print(first(1), second(2), first(3))
+"""
+
+
+def test_any_command_that_compiles_says_so_once_on_stderr_and_a_loaded_kernel_says_nothing():
+    done = subprocess.run([sys.executable, "-c", LISTENED], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "4", "4"]
+    assert done.stderr.count("compiling the engine's kernels for first use") == 1
+    said_first = LISTENED.replace("compile_notice.listen()",
+                                  "compile_notice.say('the run said its own')\ncompile_notice.listen()")
+    quiet = subprocess.run([sys.executable, "-c", said_first], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert quiet.stderr.strip() == "the run said its own"  # a command's own notice is not repeated

@@ -21,6 +21,7 @@ from typing import Any
 
 from agents import lineup
 from agents.lineup import split_agent_specs
+from experiments.compile_notice import say as say_once
 from experiments.duel.reading import read_duel
 from experiments.duel.sprt import CONTINUE
 from experiments.errors import print_trace
@@ -168,8 +169,7 @@ def run(args: argparse.Namespace) -> int:
         check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
     to_compile = code_to_compile(config, plan.tables)
     notice = compile_notice(to_compile)
-    if notice:
-        print(notice, file=sys.stderr, flush=True)
+    say_once(notice)
     _say_estimate(plan, done)
     with workers_for(config) as workers:
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from experiments.compile_notice import say as say_once
 from experiments.runner import fingerprint, verify
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import ConfigError
@@ -53,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
                           "manifest); nothing was touched")
     plan.manifest = manifest
     notice = compile_notice(code_to_compile(config, plan.tables))
-    if notice:
-        print(notice, file=sys.stderr, flush=True)
+    say_once(notice)
     with workers_for(config) as workers:
         try:
             execute(plan, out, workers, progress=False, resumed=True, only=found.damaged,
