@@ -108,7 +108,7 @@ print(first(1), second(2), first(3))
 """
 
 
-def test_any_command_that_compiles_says_so_once_on_stderr_and_a_loaded_kernel_says_nothing():
+def test_a_command_that_compiles_says_so_once_on_stderr_or_not_again_after_its_own_notice():
     done = subprocess.run([sys.executable, "-c", LISTENED], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "4", "4"]
