@@ -46,7 +46,7 @@ from sim.knorri.compiled.batch_kernels import (
 )
 from sim.knorri.compiled.encode import END_REASONS, encode_hand
 from sim.knorri.compiled.history import history_capacity
-from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_hands
+from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_chunk, play_hands
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.reference import EndReason, KnorriHand, check_continuation, check_cut_offs, check_seats
@@ -247,10 +247,15 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     position = start_position or _NO_POSITION
     if continued is None:
         continued = _result_arrays(0, n_seats)
+    rules_then_continuation = (np.int64(rules[0]), np.int64(rules[1]),
+                               np.int64(-1 if continue_cap is None else continue_cap))
+    if workers == 1:
+        play_chunk(n_seats, seeds, first, table, np.int64(0), np.int64(len(seeds)), columns, log, offsets,
+                   *rules_then_continuation, continued, *position)
+        return
     with numba_threads(workers):
         play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), columns, log, offsets,
-                   np.int64(rules[0]), np.int64(rules[1]), np.int64(-1 if continue_cap is None else continue_cap),
-                   continued, *position)
+                   *rules_then_continuation, continued, *position)
 
 
 # ----- the batch ------------------------------------------------------------------------------------

@@ -113,9 +113,10 @@ def _uniform_streams(policies, n_seats):
 
 
 @njit(**config.KERNEL)
-def _play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets, cap, repeat,
+def play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets, cap, repeat,
                 continued_cap, continued, cards0, ints0, deck0, keys0, records0):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows."""
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows: on one core, called
+    alone, as its parallel wrapper is slow to compile and gains nothing there."""
     from_position = cards0.shape[0] > 0
     if from_position:  # the position's own rules
         cap, repeat = ints0[state.I_CAP], ints0[state.I_REPEAT]
@@ -180,6 +181,6 @@ def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, lo
     """
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
-        _play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
+        play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
                     (chunk + 1) * total // n_chunks, results, log, log_offsets, cap, repeat, continued_cap,
                     continued, cards0, ints0, deck0, keys0, records0)
