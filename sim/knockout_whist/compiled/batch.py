@@ -30,7 +30,7 @@ from sim.batch_base import (
 from sim.compiled_bits import crc_final, seed_streams
 from sim.knockout_whist.compiled import batch_kernels, state
 from sim.knockout_whist.compiled.kernels import init_game
-from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_games
+from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_chunk, play_games
 from sim.knockout_whist.compiled.policies import POLICY_IDS
 from sim.knockout_whist.compiled.state import END_REASONS
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options, OptionsLike
@@ -95,8 +95,11 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     options = as_options(options)
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
-    with numba_threads(workers):
-        play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
+    if workers == 1:
+        play_chunk(options.players, options.flags(), seeds, policy, 0, len(seeds), ints)
+    else:
+        with numba_threads(workers):
+            play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
     return results_from_rows(options, seeds, ints)
 
 

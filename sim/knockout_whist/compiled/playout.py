@@ -29,8 +29,9 @@ def _play_to_end(cards, ints, deck, rng, policy):
 
 
 @njit(**config.KERNEL)
-def _play_chunk(n_seats, flags, seeds, policy, start, stop, ints_out):
-    """Play games ``start`` to ``stop - 1`` of ``play_games`` with one set of scratch rows."""
+def play_chunk(n_seats, flags, seeds, policy, start, stop, ints_out):
+    """Play games ``start`` to ``stop - 1`` of ``play_games`` with one set of scratch rows: on one core, called
+    alone, as its parallel wrapper is slow to compile and gains nothing there."""
     cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
     deck = np.zeros(52, dtype=np.int64)
     rng = np.zeros(NUM_RNG, dtype=np.uint64)
@@ -50,5 +51,5 @@ def play_games(n_seats, flags, seeds, policy, n_chunks, ints_out):
     """
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
-        _play_chunk(n_seats, flags, seeds, policy, chunk * total // n_chunks, (chunk + 1) * total // n_chunks,
+        play_chunk(n_seats, flags, seeds, policy, chunk * total // n_chunks, (chunk + 1) * total // n_chunks,
                     ints_out)

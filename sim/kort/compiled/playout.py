@@ -53,8 +53,9 @@ def _play_to_end(cards, ints, deck, rng, policy, rounds):
 
 
 @njit(**config.KERNEL)
-def _play_chunk(target_wins, first_holder, seeds, policy, start, stop, ints_out, rounds_out):
-    """Play matches ``start`` to ``stop - 1`` of ``play_matches`` with one set of scratch rows."""
+def play_chunk(target_wins, first_holder, seeds, policy, start, stop, ints_out, rounds_out):
+    """Play matches ``start`` to ``stop - 1`` of ``play_matches`` with one set of scratch rows: on one core, called
+    alone, as its parallel wrapper is slow to compile and gains nothing there."""
     cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
     deck = np.zeros(52, dtype=np.int64)
     rng = np.zeros(NUM_RNG, dtype=np.uint64)
@@ -75,5 +76,5 @@ def play_matches(target_wins, first_holder, seeds, policy, n_chunks, ints_out, r
     """
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
-        _play_chunk(target_wins, first_holder, seeds, policy, chunk * total // n_chunks,
+        play_chunk(target_wins, first_holder, seeds, policy, chunk * total // n_chunks,
                     (chunk + 1) * total // n_chunks, ints_out, rounds_out)
