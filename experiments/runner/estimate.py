@@ -24,7 +24,7 @@ from sim.contract import ChunkColumns, plural
 LONG_RUN_SECONDS = 180.0  # say how long a run will take when it is longer than this
 LARGE_LOG_BYTES = 1e9  # say how large the action log will be when it is larger than this
 SAMPLE_SECONDS = 0.5  # time the sample for about this long (one row at least)
-# A run of fewer rows is not sampled: the default experiment (100 hands, about a minute) starts at once, with no
+# A run of fewer rows is not sampled: the default experiment (100 hands, seconds once compiled) starts at once, with no
 # compiling in this process before its workers start. (A few hundred rows of mcts at 1,000 iterations can still
 # take minutes unannounced; the progress bar's rate shows it.)
 MIN_SAMPLED_ROWS = 200
