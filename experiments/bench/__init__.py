@@ -14,6 +14,8 @@
 - ``openspiel_speed``: clones, random play and ``random_sim_test`` of every game through ``pyspiel``
   (``python -m experiments.bench.openspiel_speed``, the ``rl`` extra).
 - ``rl_vector``: the RL vector env's learner steps per second (``python -m experiments.bench.rl_vector``).
+- ``startup``: how long the main commands take as whole processes, cold (an empty compile cache) and warm
+  (``python -m experiments.bench.startup``).
 - ``runner``: ``knorri-sim run`` end to end, against the engine alone and into an S3-compatible store
   (``python -m experiments.bench.runner overhead|store``).
 
