@@ -13,6 +13,7 @@ import inspect
 import matplotlib
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from experiments.analysis import figures, generic, ladder
@@ -173,5 +174,20 @@ def test_tick_labels_are_legible_at_column_width(drawn):
                         return f"{axis} tick {t.get_text()!r} takes {box.width / width:.0%} of the width"
                 if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)):
                     return f"{axis} tick labels overlap"
+        return None
+    assert _failures(drawn, check) == []
+
+
+def test_no_legend_covers_a_bar(drawn):
+    def check(figure, facts):
+        renderer = figure.canvas.get_renderer()
+        legends = [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None] + list(figure.legends)
+        boxes = [legend.get_window_extent(renderer) for legend in legends if legend.get_visible()]
+        for i, ax in enumerate(_data_axes(figure)):
+            for bar in ax.patches:
+                if isinstance(bar, Rectangle) and bar.get_visible() and bar.get_width() and bar.get_height():
+                    extent = bar.get_window_extent(renderer)
+                    if any(box.overlaps(extent) for box in boxes):
+                        return f"axes {i}: a legend covers the bar at {bar.get_xy()}"
         return None
     assert _failures(drawn, check) == []

@@ -186,8 +186,9 @@ def ladder_means_figure(scores: pd.DataFrame, row: str = "hand") -> Figure:
     ax.set_xlabel(f"mean score ({units}, 95% CI over duplicate deals)", fontsize=FONT["label"])
     title = f"Bot ladder: mean score per {row} at each mixed table"
     ax.set_title(title, fontsize=FONT["title"])
-    if agents:
-        ax.legend(fontsize=FONT["tick"], title="agent", title_fontsize=FONT["tick"])
+    if agents:  # the legend below the axes, where it covers no point and no interval
+        figure.legend(*ax.get_legend_handles_labels(), fontsize=FONT["tick"], title="agent",
+                      title_fontsize=FONT["tick"], loc="outside lower center", ncol=min(3, len(agents)))
     else:
         ax.text(0.5, 0.5, "no table seats two different agents", ha="center", va="center", transform=ax.transAxes,
                 fontsize=FONT["label"])

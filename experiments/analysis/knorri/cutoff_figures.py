@@ -243,6 +243,11 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
         share = 100 * values.to_numpy() / paired.to_numpy()
         bars.barh(np.arange(len(labels)), share, left=left, color=colour, label=name)
         left += share
+    empty = left == 0
+    if empty.any():  # a table none of whose cut-off hands could be followed draws no bar: a hollow mark says so
+        bars.plot(np.zeros(int(empty.sum())), np.arange(len(labels))[empty], "D", markersize=7,
+                  markerfacecolor="white", markeredgecolor="black", linestyle="none", clip_on=False, zorder=3,
+                  label="none followed (0 hands)")
     bars.set_yticks(np.arange(len(labels)), labels, fontsize=shared.FONT["tick"] - 1)
     bars.invert_yaxis()
     bars.set_xlim(0, 100)

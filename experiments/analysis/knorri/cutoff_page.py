@@ -45,14 +45,20 @@ class CutoffFigure:
     caption: str
     draw: Callable[[CutoffAnalysis], Figure]
     follows: str | None = None
-    of_agents: bool = False  # drawn only where some agent's scores were compared
+    of_agents: bool = False  # drawn only where some table seated several agents (``several_agents``)
 
     def applies(self, analysis: CutoffAnalysis | None) -> bool:
         """Whether ``analysis`` has this figure (``None``: a run alone, as ``knorri-sim report`` has)."""
         if self.follows is None:
             return True
         cf = getattr(analysis, self.follows) if analysis is not None else None
-        return cf is not None and not (self.of_agents and cf.agents.empty)
+        return cf is not None and not (self.of_agents and not several_agents(cf.agents))
+
+
+def several_agents(agents: pd.DataFrame) -> bool:
+    """Whether some seat count's table seated more than one agent: with one, every hand's scores sum to zero among
+    the same agent's seats, so its change in mean score is zero by construction and a figure of it says nothing."""
+    return not agents.empty and int(agents.groupby("seats")["agent"].nunique().max()) > 1
 
 
 FIGURES: tuple[CutoffFigure, ...] = (
