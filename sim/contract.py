@@ -387,7 +387,7 @@ def places_from_values(values: np.ndarray) -> np.ndarray:
     return 1 + (values[:, None, :] > values[:, :, None]).sum(axis=2)
 
 
-# ----- the render facet (issue #25): a position drawn as SVG, for notebooks and the replay page ---------------------
+# ----- the render facet: a position drawn as SVG, for notebooks and the replay page --------------------------------
 
 
 class GameRender(Protocol):

@@ -9,8 +9,8 @@ Two evaluators offer it:
 - ``CompiledPlayout`` reads the position into the compiled engine's rows and plays
   it out in one compiled call.
 
-``make_playout`` picks the evaluator for every search agent: switching them all
-to compiled playouts is the one constant ``USE_COMPILED``.
+``make_playout`` picks the evaluator for every search agent: the compiled one, unless
+told otherwise (the Python one is the readable statement it is tested against).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
 PLAYOUT_POLICIES = ("random", "greedy")
-USE_COMPILED = True  # compiled playouts (same greedy scores as Python, tested); False for Python everywhere
 
 
 class Playout(Protocol):
@@ -92,12 +91,7 @@ class CompiledPlayout:
         return self._search.play_out(self._rows(hand), self._policy_id, self._stream.next(), self._scratch)
 
 
-def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool | None = None) -> Playout:
-    """The compiled playout if asked for (default ``USE_COMPILED``) and installed, else the Python one."""
+def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool = True) -> Playout:
+    """The compiled playout, or the Python one when ``compiled`` is False (the same scores, tested)."""
     _check_policy(policy)
-    if USE_COMPILED if compiled is None else compiled:
-        try:
-            return CompiledPlayout(policy, seed)
-        except (ImportError, AttributeError):
-            pass
-    return PythonPlayout(policy, seed)
+    return CompiledPlayout(policy, seed) if compiled else PythonPlayout(policy, seed)
