@@ -1,25 +1,17 @@
 """Where numba keeps the compiled machine code: a folder per kernel module, named by the code it compiles in.
 
-Numba checks only a kernel's own source file, by its time stamp, before reusing
-cached machine code; but the kernels inline functions and freeze constants from
-the modules they import. So a kernel of ``sim/`` or ``agents/`` is cached here in
-a folder named by a fingerprint of its module's source and of every module of
-those packages that it imports, directly or not (function-local imports too),
-plus the modules a factory-built kernel captures, and numba's and Python's
-versions. An edit recompiles only the kernels whose fingerprint it changes, and
-another clone or install of the same sources finds their code compiled already,
-since nothing in a fingerprint depends on a file's path or time::
+Numba checks only a kernel's own file, by its time, before reusing cached code, but kernels inline functions and
+freeze constants from what they import. So a kernel of ``sim/`` or ``agents/`` is cached under a fingerprint of
+its module's source and of every module of those packages it imports, directly or not (plus what a factory-built
+kernel captures), with numba's and Python's versions. An edit recompiles only the kernels it touches; another
+clone or install of the same sources loads their code, as no path or file time enters a fingerprint::
 
-    <base>/<numba and Python versions>/<module>/<fingerprint>/   numba's files
-    <base>/<numba and Python versions>/<module>+<captured>/...    a factory's kernels, by what they capture
-    <base>/<numba and Python versions>/other/<fingerprint>/      kernels elsewhere (a user's agent), by all of them
+    <base>/<numba and Python versions>/<module>[+<captured>]/<fingerprint>/   numba's files
+    <base>/<numba and Python versions>/other/<fingerprint of all>/          kernels elsewhere (a user's agent)
 
-The base is ``KNORRI_SIM_CACHE_DIR`` if set, else the user's cache folder
-(``~/.cache/knorri-sim`` on Linux). Clones at other commits share it, so each
-module keeps its ``KEEP`` most recently used fingerprints. Processes sharing the
-folder compile each kernel once between them (``compile_once``). ``sim.config``
-calls ``activate()`` on import, before any kernel is decorated; when no folder can
-be written, caching is off and every process compiles what it runs.
+The base is ``KNORRI_SIM_CACHE_DIR``, else the user's cache folder; each module keeps its ``KEEP`` most recently
+used fingerprints. Processes sharing the folder compile each kernel once (``compile_once``). ``sim.config`` calls
+``activate()`` before any kernel is decorated; with no writable folder, nothing is cached.
 """
 
 from __future__ import annotations
