@@ -141,7 +141,7 @@ def test_5_an_agents_error_names_its_file_and_line_and_debug_prints_the_tracebac
 def test_6_messages_say_where_specs_came_from_refuse_empty_pieces_and_quote_cpu_seconds(tmp_path, monkeypatch,
                                                                                           capsys):
     monkeypatch.chdir(tmp_path)
-    # (--seats alone seats the default config's lineup for that count: tests/test_third_hour.py)
+    # (--seats alone seats the default config's lineup for that count: tests/test_seat_count_lineups.py)
     # a trailing colon, and an empty piece between separators, are refused, the piece named
     assert main(["play", "--agents", "random:"]) == 2
     assert "agent spec 'random:': nothing follows a ':'" in capsys.readouterr().err
