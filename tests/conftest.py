@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from experiments.cli import main
 from sim.cards import CLUBS, DIAMONDS, FULL_DECK, HEARTS, SPADES, card_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,3 +150,23 @@ def kernel_dir(tmp_path_factory: Any) -> Path:
     from notebook_runs import make_kernel_dir
 
     return make_kernel_dir(tmp_path_factory.mktemp("kernels"))
+
+
+# ----- small runs several test files read ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def kort_run(tmp_path_factory):
+    """Greedy as a team against random, both ways round, matches to 2: a few matches on the reference engine."""
+    out = tmp_path_factory.mktemp("kort") / "run"
+    assert main(["run", "--game", "kort", "--agents", "greedy;random;greedy;random", "--assign", "rotate",
+                 "--matches", "6", "--option", "target_wins=2", "--seed", "4", "--out", str(out), "--workers", "1",
+                 "--no-progress"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def one_agent_run(tmp_path_factory):
+    """Four random seats at 3 and 4 seats, 60 hands: a run of one agent."""
+    out = tmp_path_factory.mktemp("one") / "run"
+    assert main(["run", "--seats", "3,4", "--agents", "random", "--hands", "60", "--out", str(out), "--workers", "1",
+                 "--no-progress"]) == 0
+    return out

@@ -18,7 +18,7 @@ from experiments.duel.figures import llr_path_figure, running_mean_figure
 from experiments.duel.reading import read_duel
 from experiments.duel.sprt import H0, H1, UNDECIDED, Sprt, Verdict, llr_against_bounds, verdict_words
 
-# ----- 3. duel verdicts in plain words -----------------------------------------------------------------------------
+# ----- duel verdicts in plain words -----------------------------------------------------------------------------
 
 
 def _verdict(mean: float, low: float, high: float, llr: float, deals: int = 56) -> Verdict:
@@ -67,7 +67,7 @@ def test_a_duel_prints_its_verdict_with_the_words_of_verdict_words(tmp_path, cap
     assert "≤ -2.94: H0" in printed.err and " in [" not in printed.err.splitlines()[-1]
 
 
-# ----- 1. a duel's folder is a duel --------------------------------------------------------------------------------
+# ----- a duel's folder is a duel --------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The figures that misled a new user (issue 28.8), each drawn from a small table and checked for its fix:
+"""The report figures read right, each drawn from a small table:
 cutoff_rates' zero counts and n per bar, pairwise's counts, diagonal and rounding, seat_position's axis from 0,
 and the lineup labels' width."""
 
