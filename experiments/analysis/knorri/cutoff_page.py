@@ -45,14 +45,14 @@ class CutoffFigure:
     caption: str
     draw: Callable[[CutoffAnalysis], Figure]
     follows: str | None = None
-    of_agents: bool = False  # drawn only where some agent's scores were compared
+    of_agents: bool = False  # drawn only where two different agents played: one alone averages zero by symmetry
 
     def applies(self, analysis: CutoffAnalysis | None) -> bool:
         """Whether ``analysis`` has this figure (``None``: a run alone, as ``knorri-sim report`` has)."""
         if self.follows is None:
             return True
         cf = getattr(analysis, self.follows) if analysis is not None else None
-        return cf is not None and not (self.of_agents and cf.agents.empty)
+        return cf is not None and not (self.of_agents and cf.agents["agent"].nunique() < 2)
 
 
 FIGURES: tuple[CutoffFigure, ...] = (
