@@ -239,11 +239,16 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     if not counterfactual.continued:
         parts.append((outcomes["diverged"], "left the first run's path" + (" (at least)" if counterfactual.partial
                                                                             else ""), "#8c8c8c"))
-    for values, name, colour in parts:
+    rows = np.arange(len(labels))
+    for k, (values, name, colour) in enumerate(parts):
         share = 100 * values.to_numpy() / paired.to_numpy()
-        bars.barh(np.arange(len(labels)), share, left=left, color=colour, label=name)
+        bars.barh(rows, share, left=left, color=colour, label=name)
+        zero = share == 0  # a bar of width zero draws nothing: it gets a mark of its own, spread down the row
+        bars.plot(left[zero], rows[zero] + shared.side_offset(k, len(parts), 0.8 / len(parts)), linestyle="none",
+                  marker="o", markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=1.8,
+                  clip_on=False)
         left += share
-    bars.set_yticks(np.arange(len(labels)), labels, fontsize=shared.FONT["tick"] - 1)
+    bars.set_yticks(rows, labels, fontsize=shared.FONT["tick"] - 1)
     bars.invert_yaxis()
     bars.set_xlim(0, 100)
     whose, what = (("cut-off hands", "playing on") if counterfactual.continued else
