@@ -1,5 +1,6 @@
 """The cut-off page's figures of what became of the cut-off hands (issue 38, point 7): no agent-effect figure where
-one agent played, a mark for every bar of zero and a legend that covers no bar."""
+one agent played, and a mark in its own colour for every bar of zero. That no legend covers a bar, here as in every
+figure, is the figure checklist's (``tests/test_figure_checklist.py``)."""
 
 from __future__ import annotations
 
@@ -52,10 +53,3 @@ def test_every_bar_of_zero_in_the_counterfactual_figure_has_a_mark_of_its_own(co
         assert any(x == patch.get_x() and low <= y <= high and colour == to_rgba(patch.get_facecolor())
                    for x, y, colour in marks), f"no mark for the zero bar at {patch.get_x()}, {low}"
 
-
-def test_the_counterfactual_figures_legend_covers_no_bar(continued):
-    figure, bars = _drawn(continued)
-    renderer = figure.canvas.get_renderer()
-    legend = bars.get_legend().get_window_extent(renderer)
-    drawn = [patch for patch in bars.patches if isinstance(patch, Rectangle) and patch.get_width() > 0]
-    assert drawn and not any(legend.overlaps(patch.get_window_extent(renderer)) for patch in drawn)

@@ -122,8 +122,10 @@ def _seat_bars(ax, seats: pd.DataFrame) -> list[str]:
     for i, label in enumerate(tables):
         part = seats[seats["label"] == label]
         names.append(f"n = {int(part['repeats'].iloc[0]):,} repeats")
-        ax.bar(part["seat"] + shared.side_offset(i, len(tables), width), 100 * part["share"], width,
-               color=table_colour(i), label=shared.short_label(f"{label} ({names[-1]})", 40))
+        places = part["seat"].to_numpy() + shared.side_offset(i, len(tables), width)
+        ax.bar(places, 100 * part["share"], width, color=table_colour(i),
+               label=shared.short_label(f"{label} ({names[-1]})", 40))
+        shared.zero_marks(ax, places[part["share"].to_numpy() == 0], table_colour(i))
     ax.set_ylim(0, 100 + 12 * len(tables))  # room above the bars for the legend
     shared.label_axes(ax, "seat", "repeats in which the seat acted in the cycle (%)", "Which seats loop", legend=False)
     if tables:
@@ -244,9 +246,8 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
         share = 100 * values.to_numpy() / paired.to_numpy()
         bars.barh(rows, share, left=left, color=colour, label=name)
         zero = share == 0  # a bar of width zero draws nothing: it gets a mark of its own, spread down the row
-        bars.plot(left[zero], rows[zero] + shared.side_offset(k, len(parts), 0.8 / len(parts)), linestyle="none",
-                  marker="o", markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=1.8,
-                  clip_on=False)
+        shared.zero_marks(bars, rows[zero] + shared.side_offset(k, len(parts), 0.8 / len(parts)), colour,
+                          horizontal=True, at=left[zero])
         left += share
     bars.set_yticks(rows, labels, fontsize=shared.FONT["tick"] - 1)
     bars.invert_yaxis()

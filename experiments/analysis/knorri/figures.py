@@ -224,7 +224,7 @@ def agent_score_distribution_figure(distribution: pd.DataFrame) -> Figure:
             ax.bar(mine["score"] + (i - (len(agents) - 1) / 2) * width, 100 * mine["share"], width,
                    color=colours[agent], label=names[-1])
         _score_axes(ax, f"{seats} seats", "the agent's seat-hands (%)")
-        ax.legend(fontsize=shared.FONT["tick"])
+        ax.legend(fontsize=shared.FONT["tick"], loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the bars
     title = "Score per seat and hand, by agent and seat count"
     figure.suptitle(title, fontsize=shared.FONT["title"])
     return shared.declare(figure, title, "seat-hands (%)", names, None, "y from 0")

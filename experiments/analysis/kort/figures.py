@@ -110,7 +110,8 @@ def rounds_per_match_figure(counts: pd.DataFrame) -> Figure:
     names = shared.length_share_bars(ax, counts, "label", labels, colours, "rounds", "matches", "rounds")
     title = "How many rounds a match lasts"
     shared.label_axes(ax, "rounds in the match (a redeal does not start a round)", "matches (% of the table's matches)",
-                      title)
+                      title, legend=False)
+    figure.legend(fontsize=shared.FONT["tick"], loc="outside lower center")  # below the bars, covering none
     return shared.declare(figure, title, "% of the table's matches", names, None, "y from 0")
 
 
