@@ -150,8 +150,9 @@ def zero_marks(ax: Any, places: np.ndarray, colour: str, horizontal: bool = Fals
     """Ring each bar of zero at ``places`` (on the axis, or at ``at``) so that it is seen, not left blank."""
     level = np.broadcast_to(at, np.shape(places))
     x, y = (level, places) if horizontal else (places, level)
-    ax.plot(x, y, linestyle="none", marker="o", markersize=6, markerfacecolor="white", markeredgecolor=colour,
-            markeredgewidth=1.8, clip_on=False)
+    (marks,) = ax.plot(x, y, linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                       markeredgecolor=colour, markeredgewidth=1.8, clip_on=False)
+    marks.set_in_layout(False)  # drawn past the axes' edge, it must not squeeze the layout
 
 
 def error_bars(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float = 1.0) -> np.ndarray:
