@@ -1,5 +1,6 @@
 """Every figure of every report and notebook against the figure checklist of CONTRIBUTING.md (issue 28.8): a title,
-units, n, intervals named, zero visible, labels legible at column width.
+units, n, intervals named, zero visible (a bar of zero marked), labels legible at column width, no legend over a
+bar (issue 38).
 
 Each figure function declares those facts (``experiments.analysis.figures.declare``); these tests draw every
 figure of the three games' reports, the generic report, the cut-off page and the league from small runs, and check
@@ -13,7 +14,7 @@ import inspect
 import matplotlib
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.patches import Rectangle
+from matplotlib.container import BarContainer
 from matplotlib.text import Text
 
 from experiments.analysis import figures, generic, ladder
@@ -106,14 +107,16 @@ def test_each_figure_has_the_title_it_declares(drawn):
     def check(figure, facts):
         titles = [_norm(ax.get_title()) for ax in figure.axes] + [_norm(figure.get_suptitle())]
         return None if facts.title and _norm(facts.title) in titles else f"no title {facts.title!r}"
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
 
 
 def test_each_figure_names_its_units_on_an_axis(drawn):
     def check(figure, facts):
         labels = " | ".join(_norm(ax.get_xlabel()) + " | " + _norm(ax.get_ylabel()) for ax in figure.axes)
         return None if facts.units and _norm(facts.units) in labels else f"no axis label with {facts.units!r}"
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
 
 
 def test_each_figure_prints_the_n_behind_it(drawn):
@@ -122,7 +125,8 @@ def test_each_figure_prints_the_n_behind_it(drawn):
         missing = [n for n in facts.n if _norm(n) not in shown]
         counted = any(any(c.isdigit() for c in n) for n in facts.n) or all(n.startswith("no ") for n in facts.n)
         return f"n not printed: {missing}" if missing or not facts.n or not counted else None
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
 
 
 def test_each_figures_intervals_are_named_on_it(drawn):
@@ -130,7 +134,8 @@ def test_each_figures_intervals_are_named_on_it(drawn):
         if facts.interval is None:
             return None
         return None if _norm(facts.interval) in _texts(figure) else f"interval {facts.interval!r} not named"
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
 
 
 def test_zero_is_visible_on_every_value_axis_or_the_axis_says_why_not(drawn):
@@ -156,7 +161,8 @@ def test_zero_is_visible_on_every_value_axis_or_the_axis_says_why_not(drawn):
             if way == "broken" and "broken" not in label:
                 return f"axes {i}: a broken {axis} axis must say so in its label"
         return None
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
 
 
 def test_tick_labels_are_legible_at_column_width(drawn):
@@ -175,19 +181,41 @@ def test_tick_labels_are_legible_at_column_width(drawn):
                 if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False)):
                     return f"{axis} tick labels overlap"
         return None
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
+
+
+def _bars(ax) -> list:
+    """The bars of ``ax``'s bar charts (its bar containers' rectangles), zero-sized ones included."""
+    return [patch for container in ax.containers if isinstance(container, BarContainer) for patch in container]
+
+
+def test_a_bar_of_zero_draws_a_mark_of_its_own(drawn):
+    def check(figure, facts):
+        for ax in _data_axes(figure):
+            marks = [(x, y) for line in ax.lines if line.get_marker() not in (None, "None", "", " ")
+                     for x, y in zip(line.get_xdata(), line.get_ydata(), strict=False)]
+            for bar in _bars(ax):
+                if not (bar.get_width() == 0 or bar.get_height() == 0) or not bar.get_visible():
+                    continue
+                (x0, y0), (x1, y1) = bar.get_bbox().get_points()
+                if not any(min(x0, x1) <= x <= max(x0, x1) and min(y0, y1) <= y <= max(y0, y1) for x, y in marks):
+                    return f"a bar of zero at ({x0:.3g}, {y0:.3g}) has no mark"
+        return None
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)
 
 
 def test_no_legend_covers_a_bar(drawn):
     def check(figure, facts):
         renderer = figure.canvas.get_renderer()
-        legends = [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None] + list(figure.legends)
+        legends = [ax.get_legend() for ax in figure.axes if ax.get_legend()] + list(figure.legends)
         boxes = [legend.get_window_extent(renderer) for legend in legends if legend.get_visible()]
-        for i, ax in enumerate(_data_axes(figure)):
-            for bar in ax.patches:
-                if isinstance(bar, Rectangle) and bar.get_visible() and bar.get_width() and bar.get_height():
-                    extent = bar.get_window_extent(renderer)
-                    if any(box.overlaps(extent) for box in boxes):
-                        return f"axes {i}: a legend covers the bar at {bar.get_xy()}"
+        for ax in _data_axes(figure):
+            for bar in _bars(ax):
+                box = bar.get_window_extent(renderer)
+                if box.width > 0 and box.height > 0 and any(legend.overlaps(box) for legend in boxes):
+                    return f"a legend covers the bar at {box.x0:.0f}, {box.y0:.0f} (pixels)"
         return None
-    assert _failures(drawn, check) == []
+    failures = _failures(drawn, check)
+    assert failures == [], "\n".join(failures)

@@ -138,10 +138,21 @@ def length_share_bars(ax: Any, counts: pd.DataFrame, group: str, groups: list, c
         share = part.set_index(length)["share"].reindex(lengths, fill_value=0.0)
         mean = float((share * lengths).sum())
         shown.append(f"{int(part[rows].sum()):,} {rows}")
-        ax.bar(lengths + side_offset(i, len(groups), width), 100 * share.to_numpy(), width, color=colours[value],
+        places = lengths + side_offset(i, len(groups), width)
+        ax.bar(places, 100 * share.to_numpy(), width, color=colours[value],
                label=f"{(names or {}).get(value, value)} ({shown[-1]}, mean {mean:.2f} {unit})")
+        zero_marks(ax, places[share.to_numpy() == 0], colours[value])
     ax.set_xticks(lengths)
     return shown
+
+
+def zero_marks(ax: Any, places: np.ndarray, colour: str, horizontal: bool = False, at: Any = 0.0) -> None:
+    """Ring each bar of zero at ``places`` (on the axis, or at ``at``) so that it is seen, not left blank."""
+    level = np.broadcast_to(at, np.shape(places))
+    x, y = (level, places) if horizontal else (places, level)
+    (marks,) = ax.plot(x, y, linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                       markeredgecolor=colour, markeredgewidth=1.8, clip_on=False)
+    marks.set_in_layout(False)  # drawn past the axes' edge, it must not squeeze the layout
 
 
 def error_bars(frame: pd.DataFrame, centre: str, low: str, high: str, scale: float = 1.0) -> np.ndarray:

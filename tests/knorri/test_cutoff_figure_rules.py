@@ -1,5 +1,5 @@
-"""The cut-off page's figures draw only what can be read from them: no agent effect where one agent played, and a
-mark for a table whose bar is empty."""
+"""The cut-off page draws the agent-effect figure only where some table seated several agents: with one agent its
+change is zero by construction."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from types import SimpleNamespace
 
 import matplotlib
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from experiments.analysis.knorri import cutoff_figures, cutoff_page
+from experiments.analysis.knorri import cutoff_page
 from experiments.analysis.knorri.counterfactual import Counterfactual
 
 matplotlib.use("Agg")
@@ -43,14 +42,3 @@ def test_a_table_of_several_agents_has_the_agent_effect_figure():
     assert _figures(_followed(_agents([(4, "random"), (4, "greedy")]))) == both
     assert _figures(_followed(_agents([(3, "random"), (4, "random"), (4, "loginf")]))) == both
 
-
-def test_a_table_whose_bar_is_empty_gets_a_hollow_mark_at_zero_and_a_legend_entry():
-    outcomes = pd.DataFrame({"label": ["4 seats", "5 seats"], "reason": ["repeat", "repeat"], "cut": [3, 2],
-                             "paired": [3, 0], "ended": [2, 0], "scores_changed": [1, 0], "never_ended": [1, 0],
-                             "diverged": [0, 0]})
-    figure = cutoff_figures.counterfactual_figure(_followed(_agents([(4, "random")]), outcomes))
-    FigureCanvasAgg(figure).draw()
-    bars = figure.axes[1]
-    marks = [line for line in bars.get_lines() if line.get_marker() == "D"]
-    assert len(marks) == 1 and list(marks[0].get_xdata()) == [0] and list(marks[0].get_ydata()) == [1]
-    assert "none followed (0 hands)" in [t.get_text() for t in bars.get_legend().get_texts()]

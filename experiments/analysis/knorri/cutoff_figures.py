@@ -122,8 +122,10 @@ def _seat_bars(ax, seats: pd.DataFrame) -> list[str]:
     for i, label in enumerate(tables):
         part = seats[seats["label"] == label]
         names.append(f"n = {int(part['repeats'].iloc[0]):,} repeats")
-        ax.bar(part["seat"] + shared.side_offset(i, len(tables), width), 100 * part["share"], width,
-               color=table_colour(i), label=shared.short_label(f"{label} ({names[-1]})", 40))
+        places = part["seat"].to_numpy() + shared.side_offset(i, len(tables), width)
+        ax.bar(places, 100 * part["share"], width, color=table_colour(i),
+               label=shared.short_label(f"{label} ({names[-1]})", 40))
+        shared.zero_marks(ax, places[part["share"].to_numpy() == 0], table_colour(i))
     ax.set_ylim(0, 100 + 12 * len(tables))  # room above the bars for the legend
     shared.label_axes(ax, "seat", "repeats in which the seat acted in the cycle (%)", "Which seats loop", legend=False)
     if tables:
@@ -239,16 +241,15 @@ def counterfactual_figure(counterfactual: Counterfactual) -> Figure:
     if not counterfactual.continued:
         parts.append((outcomes["diverged"], "left the first run's path" + (" (at least)" if counterfactual.partial
                                                                             else ""), "#8c8c8c"))
-    for values, name, colour in parts:
+    rows = np.arange(len(labels))
+    for k, (values, name, colour) in enumerate(parts):
         share = 100 * values.to_numpy() / paired.to_numpy()
-        bars.barh(np.arange(len(labels)), share, left=left, color=colour, label=name)
+        bars.barh(rows, share, left=left, color=colour, label=name)
+        zero = share == 0  # a bar of width zero draws nothing: it gets a mark of its own, spread down the row
+        shared.zero_marks(bars, rows[zero] + shared.side_offset(k, len(parts), 0.8 / len(parts)), colour,
+                          horizontal=True, at=left[zero])
         left += share
-    empty = left == 0
-    if empty.any():  # a table none of whose cut-off hands could be followed draws no bar: a hollow mark says so
-        bars.plot(np.zeros(int(empty.sum())), np.arange(len(labels))[empty], "D", markersize=7,
-                  markerfacecolor="white", markeredgecolor="black", linestyle="none", clip_on=False, zorder=3,
-                  label="none followed (0 hands)")
-    bars.set_yticks(np.arange(len(labels)), labels, fontsize=shared.FONT["tick"] - 1)
+    bars.set_yticks(rows, labels, fontsize=shared.FONT["tick"] - 1)
     bars.invert_yaxis()
     bars.set_xlim(0, 100)
     whose, what = (("cut-off hands", "playing on") if counterfactual.continued else
