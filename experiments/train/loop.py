@@ -6,9 +6,10 @@ seat finished the deal with, from epsilon-greedy self-play of the current networ
 the return of a whole deal is the target, which suits games scored once at the end. A share of the deals seats the
 engine's ``greedy`` at every seat but one, so the network also meets the baseline it is judged against.
 
-**A generation** is ``GENERATION_SHARDS`` shards of self-play deals (``selfplay.play_shard``), played on the
-workers (or a Dask cluster), then one pass of minibatches over their decisions. Every random draw of a generation
-comes from the training's seed and the generation's number, so a generation does not depend on where it ran.
+**A generation** is ``GENERATION_SHARDS`` shards of self-play deals (``selfplay.play_shard``, ``Method.shard_hands``
+deals each), played on the workers (or a Dask cluster), then one pass of minibatches over their decisions. Every
+random draw of a generation comes from the training's seed and the generation's number, so a generation does not
+depend on where it ran.
 
 **Checkpoints** (``checkpoint.npz``, written atomically: a temporary file, then a rename) hold the weights, Adam's
 state and the counters; the network alone goes to ``weights.npz`` (playable as ``learned:weights=...``), and each
@@ -36,8 +37,6 @@ from sim.rng import derive_seed, derive_seeds
 
 GENERATION_SHARDS = 4
 """Shards of self-play a generation plays (each a batch of deals), the unit of work a worker takes."""
-SHARD_HANDS = 64
-"""Deals (hands, games or matches) a shard plays."""
 MINIBATCH = 1024
 """Decisions per Adam step."""
 SETTINGS_FILE, CHECKPOINT_FILE, WEIGHTS_FILE, BEST_FILE = "training.json", "checkpoint.npz", "weights.npz", "best.npz"
@@ -62,6 +61,7 @@ class Method:
     epsilon: float = 0.05
     greedy_share: float = 0.25
     eval_deals: int = 200
+    shard_hands: int = 64
 
 
 @dataclass
@@ -94,16 +94,16 @@ def input_scale(method: Method) -> np.ndarray:
     random play from the training's seed, so counts such as phase-2 actions come in near 1."""
     facts = games.adapter(method.game).LEARNING
     network = random_network(facts.observation_size, facts.num_actions, method.hidden, seed=method.seed)
-    samples = selfplay.play_shard(method.game, method.seats[0], shard_seeds(method.seed, -1, 0), method.options,
-                                  network, 1.0, 0.0, derive_seed(method.seed, 7))
+    samples = selfplay.play_shard(method.game, method.seats[0], shard_seeds(method.seed, -1, 0, method.shard_hands),
+                                  method.options, network, 1.0, 0.0, derive_seed(method.seed, 7))
     largest = np.abs(samples.observations.astype(np.float32)).max(axis=0, initial=0.0)
     return (1.0 / np.maximum(largest, 1.0)).astype(np.float32)
 
 
-def shard_seeds(seed: int, generation: int, shard: int) -> np.ndarray:
-    """The deal seeds of one shard of one generation (generation -1: the scale's shard)."""
+def shard_seeds(seed: int, generation: int, shard: int, hands: int) -> np.ndarray:
+    """The ``hands`` deal seeds of one shard of one generation (generation -1: the scale's shard)."""
     base = derive_seed(seed, generation + 1, shard)
-    return derive_seeds(np.full(SHARD_HANDS, base, dtype=np.uint64), np.arange(SHARD_HANDS, dtype=np.uint64))
+    return derive_seeds(np.full(hands, base, dtype=np.uint64), np.arange(hands, dtype=np.uint64))
 
 
 def timed_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], network: QNetwork,
@@ -124,7 +124,7 @@ class Training:
         self.out, self.method, self.run_shards, self.command = out, method, run_shards, command
         self.counters = Counters()
         saved = read_settings(out)
-        if saved is not None and saved["method"] != jsonable(asdict(method)):
+        if saved is not None and jsonable({**asdict(method), **saved["method"]}) != jsonable(asdict(method)):
             raise TrainingError(f"--out {str(out)!r} holds another training ({describe(saved['method'])}): give a "
                                 "new folder, or the same game, seats, options, seed and method to resume it")
         if resume and not (out / CHECKPOINT_FILE).exists():
@@ -152,8 +152,9 @@ class Training:
         method, g = self.method, self.counters.generation
         n_seats = method.seats[g % len(method.seats)]
         network = self.learner.network()
-        jobs = [(method.game, n_seats, shard_seeds(method.seed, g, shard), method.options, network, method.epsilon,
-                 method.greedy_share, derive_seed(method.seed, g + 1, shard, 1)) for shard in range(GENERATION_SHARDS)]
+        jobs = [(method.game, n_seats, shard_seeds(method.seed, g, shard, method.shard_hands), method.options, network,
+                 method.epsilon, method.greedy_share, derive_seed(method.seed, g + 1, shard, 1))
+                for shard in range(GENERATION_SHARDS)]
         results = self.run_shards(jobs)
         samples = selfplay.Samples.joined([samples for samples, _ in results])
         worker_cpu = sum(seconds for _, seconds in results)
