@@ -53,7 +53,7 @@ def legal_cards(hand: str, *extra: int) -> list[int]:
 
 
 def test_a_spec_names_kort_s_own_agents():
-    assert known_agents(GAME) == ["greedy", "mcts", "random", "tracker"]
+    assert known_agents(GAME) == ["greedy", "learned", "mcts", "random", "tracker"]
     assert isinstance(make_agent("greedy", game=GAME), GreedyAgent)
     assert isinstance(make_agent("greedy"), KnorriGreedy)
     assert isinstance(make_agent("tracker", game=GAME), TrackerAgent)

@@ -47,7 +47,7 @@ def test_knorris_tensor_from_an_observation_is_the_batchs_at_every_decision(seat
     assert checked > 20
 
 
-def test_learned_plays_through_play_run_and_duel(tmp_path, capsys):
+def test_learned_plays_through_play_run_duel_league_and_replay(tmp_path, capsys):
     spec = f"learned:weights={random_weights(tmp_path)}"
     assert main(["play", "--seats", "4", "--seed", "3", "--agents", f"{spec};greedy;random;loginf"]) == 0
     assert "seat 0:" in capsys.readouterr().out
@@ -57,6 +57,11 @@ def test_learned_plays_through_play_run_and_duel(tmp_path, capsys):
                  "--json", "--out", str(tmp_path / "duel")]) == 0
     verdict = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert verdict["deals"] == 4
+    assert main(["league", "--seats", "3", "--agents", f"{spec},greedy,random", "--deals", "1", "--workers", "1",
+                 "--no-progress", "--out", str(tmp_path / "league")]) == 0
+    assert main(["replay", "--seed", "5", "--agents", f"{spec};greedy;random;loginf",
+                 "--out", str(tmp_path / "hand.html")]) == 0
+    assert (tmp_path / "hand.html").stat().st_size > 1000
 
 
 def test_learned_is_deterministic_and_draws_nothing(tmp_path):
@@ -73,3 +78,19 @@ def test_a_game_without_shipped_weights_names_the_command_that_makes_them(tmp_pa
         make_agent("learned", game="kort")
     with pytest.raises(AgentSpecError, match="weights file .*missing.npz' does not exist"):
         make_agent(f"learned:weights={tmp_path / 'missing.npz'}", game="kort")
+
+
+def test_learned_sits_at_the_rl_interfaces_tables_and_plays_the_learner_through_its_observation(tmp_path):
+    pytest.importorskip("gymnasium")
+    from rl.gym_env import SingleSeatEnv
+
+    weights = random_weights(tmp_path)
+    env = SingleSeatEnv("knorri", 4, seat=1, opponents=f"learned:weights={weights}")
+    observation, _ = env.reset(seed=4)
+    network = learned_agent.load_network("knorri", str(weights))
+    done = False
+    while not done:
+        action = int(network.best_actions(observation["observation"][None], observation["action_mask"][None])[0])
+        observation, _, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+    assert env.game.done
