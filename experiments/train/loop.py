@@ -4,7 +4,8 @@
 it is regressed (mean squared error, Adam) on the *Monte-Carlo return* of the actions taken, the final score the
 seat finished the deal with, from epsilon-greedy self-play of the current network. No bootstrapping, no discount:
 the return of a whole deal is the target, which suits games scored once at the end. A share of the deals seats the
-engine's ``greedy`` at every seat but one, so the network also meets the baseline it is judged against.
+engine's ``greedy`` or ``random`` at some seats (``Method.opponents``: each seat but one drawn on its own), so the
+network also meets the baselines it is judged against.
 
 **A generation** is ``GENERATION_SHARDS`` shards of self-play deals (``selfplay.play_shard``, ``Method.shard_hands``
 deals each), played on the workers (or a Dask cluster), then one pass of minibatches over their decisions. Every
@@ -59,7 +60,7 @@ class Method:
     hidden: tuple[int, int] = (256, 128)
     learning_rate: float = 3e-4
     epsilon: float = 0.05
-    greedy_share: float = 0.25
+    opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 0.3, "random": 0.2})
     eval_deals: int = 200
     shard_hands: int = 64
 
@@ -95,7 +96,7 @@ def input_scale(method: Method) -> np.ndarray:
     facts = games.adapter(method.game).LEARNING
     network = random_network(facts.observation_size, facts.num_actions, method.hidden, seed=method.seed)
     samples = selfplay.play_shard(method.game, method.seats[0], shard_seeds(method.seed, -1, 0, method.shard_hands),
-                                  method.options, network, 1.0, 0.0, derive_seed(method.seed, 7))
+                                  method.options, network, 1.0, {}, derive_seed(method.seed, 7))
     largest = np.abs(samples.observations.astype(np.float32)).max(axis=0, initial=0.0)
     return (1.0 / np.maximum(largest, 1.0)).astype(np.float32)
 
@@ -107,10 +108,10 @@ def shard_seeds(seed: int, generation: int, shard: int, hands: int) -> np.ndarra
 
 
 def timed_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], network: QNetwork,
-                epsilon: float, greedy_share: float, stream_seed: int) -> tuple[selfplay.Samples, float]:
+                epsilon: float, opponents: Mapping[str, float], stream_seed: int) -> tuple[selfplay.Samples, float]:
     """``selfplay.play_shard`` and the CPU seconds it took where it ran (a worker's CPU is not this process's)."""
     started = time.process_time()
-    samples = selfplay.play_shard(game, n_seats, seeds, options, network, epsilon, greedy_share, stream_seed)
+    samples = selfplay.play_shard(game, n_seats, seeds, options, network, epsilon, opponents, stream_seed)
     return samples, time.process_time() - started
 
 
@@ -153,7 +154,7 @@ class Training:
         n_seats = method.seats[g % len(method.seats)]
         network = self.learner.network()
         jobs = [(method.game, n_seats, shard_seeds(method.seed, g, shard, method.shard_hands), method.options, network,
-                 method.epsilon, method.greedy_share, derive_seed(method.seed, g + 1, shard, 1))
+                 method.epsilon, method.opponents, derive_seed(method.seed, g + 1, shard, 1))
                 for shard in range(GENERATION_SHARDS)]
         results = self.run_shards(jobs)
         samples = selfplay.Samples.joined([samples for samples, _ in results])

@@ -96,8 +96,8 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
              f"| game, seats, options | {method['game']}, {', '.join(map(str, method['seats']))}, "
              f"{json.dumps(method['options'])} |",
              f"| seed | {method['seed']} |",
-             f"| method | epsilon {method['epsilon']}, learning rate {method['learning_rate']}, greedy at the other "
-             f"seats in {method['greedy_share']:.0%} of the deals |"]
+             f"| method | epsilon {method['epsilon']}, learning rate {method['learning_rate']}, engine policies at "
+             f"a seat: {opponent_words(method.get('opponents', {}))} |"]
     if counters is not None:
         lines += [f"| hands trained | {counters.hands:,} ({counters.decisions:,} decisions) |",
                   f"| training CPU time | {counters.cpu_seconds / 60:.1f} minutes ({counters.wall_seconds / 60:.1f} "
@@ -117,6 +117,11 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
     lines += [f"| {row['hands']:,} | {row['cpu_seconds'] / 60:.1f} | {row['deals']} | {row['others']} | "
               f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |" for row in evaluations]
     return "\n".join(lines) + "\n"
+
+
+def opponent_words(opponents: Mapping[str, float]) -> str:
+    """A training's opponent chances in words: ``greedy 30%, random 20%`` (the rest: the network)."""
+    return ", ".join(f"{name} {chance:.0%}" for name, chance in opponents.items()) or "none (pure self-play)"
 
 
 def write_training_report(folder: Path, out: Path) -> list[Path]:

@@ -2,10 +2,11 @@
 
 One *shard* is a batch of deals (``LearningFacts.new_batch``) stepped together to their end. At every step the
 seats to move choose by the current network (``agents.learned.network``), each row exploring with chance
-``epsilon`` (a uniform legal action instead of the greedy one). Optionally some deals seat the engine's own
-``greedy`` policy at every seat but one, so the network also learns against the baseline it is judged by. Every
-decision a network seat made is kept: its observation row, the action, and its *return*, the seat's final score in
-that deal (a team's in a team game), which Deep Monte-Carlo regresses Q(s, a) on.
+``epsilon`` (a uniform legal action instead of the greedy one). Seats may instead be held by the engine's own
+policies (``greedy``, ``random``), drawn seat by seat, so the network also learns against the baselines it is
+judged by and meets more than itself. Every decision a network seat made with a choice (two legal actions or more)
+is kept: its observation row, the action, and its *return*, the seat's final score in that deal (a team's in a team
+game), which Deep Monte-Carlo regresses Q(s, a) on.
 
 A shard depends only on its seeds and its own random stream, never on which process plays it, so a generation's
 shards can be played on any number of workers (or a Dask cluster) and give the same samples.
@@ -43,30 +44,25 @@ class Samples:
 
 
 def play_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], network: QNetwork,
-               epsilon: float, greedy_share: float, stream_seed: int) -> Samples:
-    """Play the deals of ``seeds`` to their end by ``network`` (exploring with chance ``epsilon``), a share
-    ``greedy_share`` of them with the engine's greedy policy at every seat but one, and return the network seats'
-    decisions with their returns."""
+               epsilon: float, opponents: Mapping[str, float], stream_seed: int) -> Samples:
+    """Play the deals of ``seeds`` to their end by ``network`` (exploring with chance ``epsilon``), each seat but
+    one of every deal held by an engine policy with the chance ``opponents`` gives it (``{"greedy": 0.3,
+    "random": 0.2}``; policies the game's batch lacks are left out), and return the decisions of the network's
+    seats that had a choice, with their returns."""
     adapter = games.adapter(game)
     facts = adapter.LEARNING
     rng = np.random.default_rng(stream_seed)
     batch = facts.new_batch(n_seats, np.asarray(seeds, dtype=np.uint64), options)
     deals = len(seeds)
-    policies = np.full((deals, n_seats), -1, dtype=np.int8)
-    greedy = (adapter.BATCH_POLICIES or {}).get("greedy")
-    if greedy is not None and greedy_share > 0:
-        with_greedy = rng.random(deals) < greedy_share
-        learner_seat = rng.integers(0, n_seats, deals)
-        policies[with_greedy] = greedy
-        policies[with_greedy, learner_seat[with_greedy]] = -1
+    policies = opponent_policies(deals, n_seats, opponents, adapter.BATCH_POLICIES or {}, rng)
+    with_policies = bool((policies >= 0).any())
     observations, actions, deal_of, seat_of = [], [], [], []
     while True:
         to_move = batch.to_move
         live = np.flatnonzero(to_move >= 0)
         if not live.size:
             break
-        chosen = batch.policy_actions(policies) if greedy is not None and greedy_share > 0 else \
-            np.full(deals, -1, dtype=np.int64)
+        chosen = batch.policy_actions(policies) if with_policies else np.full(deals, -1, dtype=np.int64)
         mine = live[policies[live, to_move[live]] < 0]
         if mine.size:
             rows = batch.observation_tensor(mine)
@@ -76,10 +72,11 @@ def play_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str,
             if explore.any():
                 picks[explore] = uniform_legal(mask[explore], rng)
             chosen[mine] = picks
-            observations.append(rows.astype(np.float16))
-            actions.append(picks.astype(np.int16))
-            deal_of.append(mine)
-            seat_of.append(to_move[mine])
+            choice = mask.sum(axis=1) > 1  # a forced move teaches nothing about choosing
+            observations.append(rows[choice].astype(np.float16))
+            actions.append(picks[choice].astype(np.int16))
+            deal_of.append(mine[choice])
+            seat_of.append(to_move[mine[choice]])
         batch.step(chosen)
     scores = batch.scores.astype(np.float32)
     deal_of_all = np.concatenate(deal_of) if deal_of else np.zeros(0, dtype=np.int64)
@@ -90,6 +87,23 @@ def play_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str,
         actions=np.concatenate(actions) if actions else np.zeros(0, dtype=np.int16),
         returns=seat_returns(scores, deal_of_all, seat_of_all),
         hands=deals, decisions=int(deal_of_all.size))
+
+
+def opponent_policies(deals: int, n_seats: int, opponents: Mapping[str, float], policy_ids: Mapping[str, int],
+                      rng: np.random.Generator) -> np.ndarray:
+    """``int8[deals, n_seats]``: the engine policy at each seat (-1: the network), each seat drawn on its own with
+    the chances ``opponents`` gives, one seat of every deal kept for the network."""
+    policies = np.full((deals, n_seats), -1, dtype=np.int8)
+    named = [(policy_ids[name], chance) for name, chance in opponents.items() if name in policy_ids and chance > 0]
+    if not named:
+        return policies
+    draw = rng.random((deals, n_seats))
+    low = 0.0
+    for policy, chance in named:
+        policies[(draw >= low) & (draw < low + chance)] = policy
+        low += chance
+    policies[np.arange(deals), rng.integers(0, n_seats, deals)] = -1
+    return policies
 
 
 def seat_returns(scores: np.ndarray, deal_of: np.ndarray, seat_of: np.ndarray) -> np.ndarray:

@@ -30,10 +30,10 @@ def test_act_and_act_batch_make_the_same_choices_so_both_routes_give_the_same_ro
         assert np.array_equal(np.asarray(values), np.asarray(reference[column])), column
 
 
-@pytest.mark.parametrize("seats", [3, 6])
-def test_knorris_tensor_from_an_observation_is_the_batchs_at_every_decision(seats):
+@pytest.mark.parametrize(("seats", "seed"), [(3, 11), (4, 12), (5, 13), (6, 14), (4, 15)])
+def test_knorris_tensor_from_an_observation_is_the_batchs_at_every_decision(seats, seed):
     adapter = games.adapter("knorri")
-    hand = adapter.deal(seats, 11, {})
+    hand = adapter.deal(seats, seed, {})
     encoders = [encoder_for("knorri", seats) for _ in range(seats)]
     rng = np.random.default_rng(5)
     checked = 0

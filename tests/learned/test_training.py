@@ -35,32 +35,43 @@ def tiny_training(out: Path, hands: int, seed: int = 3, **limits: object) -> Non
           progress=False)
 
 
-def test_every_decision_of_a_seat_returns_the_score_that_seat_finished_the_hand_with(tmp_path):
+def test_every_choice_of_a_seat_returns_the_score_that_seat_finished_the_hand_with(tmp_path):
     weights = random_weights(tmp_path)
     network = load(weights)
     match_seeds = [21, 22, 23]
     seeds = derive_seeds(np.array(match_seeds, dtype=np.uint64), 0)  # the runner deals a match's hand 0 so
-    samples = selfplay.play_shard("knorri", 4, seeds, {}, network, epsilon=0.0, greedy_share=0.0, stream_seed=0)
-    hands = play_matches("knorri", 4, match_seeds, [[f"learned:weights={weights}"] * 4] * 3).hands
-    scores = np.asarray(hands["score"])
-    assert samples.decisions == int(np.asarray(hands["decisions"]).sum()) == len(samples.returns)
-    assert sorted(np.unique(samples.returns).tolist()) == sorted(np.unique(scores).tolist())
-    assert samples.returns.sum() == pytest.approx(sum(
-        float(scores[row, seat]) * count for row, seat, count in decisions_by_seat(network, seeds)))
+    samples = selfplay.play_shard("knorri", 4, seeds, {}, network, epsilon=0.0, opponents={}, stream_seed=0)
+    scores = np.asarray(play_matches("knorri", 4, match_seeds, [[f"learned:weights={weights}"] * 4] * 3)
+                        .hands["score"], dtype=np.float32)
+    choices = choices_by_seat(network, seeds)
+    assert samples.decisions == len(samples.returns) == choices.sum() > 0
+    assert samples.returns.sum() == pytest.approx(float((scores * choices).sum()))
+    assert set(samples.returns.tolist()) == {float(scores[d, s]) for d, s in zip(*np.nonzero(choices), strict=True)}
 
 
-def decisions_by_seat(network, seeds):
-    """(deal, seat, decisions) of greedy self-play by ``network``, counted on the batch itself."""
+def choices_by_seat(network, seeds) -> np.ndarray:
+    """``[deal, seat]``: the decisions with two legal actions or more in greedy self-play by ``network``."""
     from sim import games
 
     batch = games.adapter("knorri").LEARNING.new_batch(4, seeds, {})
     counts = np.zeros((len(seeds), 4), dtype=np.int64)
     while (live := np.flatnonzero(batch.to_move >= 0)).size:
-        counts[live, batch.to_move[live]] += 1
+        mask = batch.legal_mask(live)
+        chosen = live[mask.sum(axis=1) > 1]
+        counts[chosen, batch.to_move[chosen]] += 1
         actions = np.full(len(seeds), -1, dtype=np.int64)
-        actions[live] = network.best_actions(batch.observation_tensor(live), batch.legal_mask(live))
+        actions[live] = network.best_actions(batch.observation_tensor(live), mask)
         batch.step(actions)
-    return [(row, seat, counts[row, seat]) for row in range(len(seeds)) for seat in range(4)]
+    return counts
+
+
+def test_engine_policies_hold_the_seats_they_are_drawn_for_and_one_seat_is_always_the_networks():
+    rng = np.random.default_rng(0)
+    policies = selfplay.opponent_policies(2000, 4, {"greedy": 0.3, "random": 0.2}, {"greedy": 5, "random": 1}, rng)
+    assert ((policies == -1).sum(axis=1) >= 1).all()
+    assert set(np.unique(policies).tolist()) == {-1, 1, 5}
+    assert 0.2 < (policies == 5).mean() < 0.3 < (policies == -1).mean()
+    assert (selfplay.opponent_policies(5, 3, {"greedy": 1.0}, {"random": 1}, rng) == -1).all()  # no greedy here
 
 
 def test_a_known_hands_returns_are_its_final_scores():
