@@ -36,8 +36,14 @@ def library_versions() -> dict[str, str]:
             "optax": optax.__version__, "numpy": np.__version__}
 
 
+AVERAGE_RATE = 0.01
+"""How far the weights' running average moves towards the weights at each step (about the last hundred steps)."""
+
+
 class Learner:
-    """The Q-network's parameters and Adam's state, stepped on minibatches of (observation, action, return)."""
+    """The Q-network's parameters and Adam's state, stepped on minibatches of (observation, action, return), with a
+    running average of the weights: a step's weights carry its minibatch's noise, the average much less, so it is
+    the average that is evaluated and shipped (self-play uses the weights as they are)."""
 
     def __init__(self, network: QNetwork, learning_rate: float, clip: float = 10.0) -> None:
         import jax
@@ -61,8 +67,13 @@ class Learner:
             updates, opt_state = self.optimizer.update(grads, opt_state, params)
             return optax.apply_updates(params, updates), opt_state, value
 
+        def follow(average: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+            return {name: average[name] + AVERAGE_RATE * (params[name] - average[name]) for name in average}
+
         self._step = jax.jit(step)
+        self._follow = jax.jit(follow)
         self._q = jax.jit(q_all)
+        self.average = dict(self.params)
 
     def train(self, observations: np.ndarray, actions: np.ndarray, returns: np.ndarray) -> float:
         """One Adam step on a minibatch (observations as the batch gives them, unscaled); the loss before it."""
@@ -70,24 +81,31 @@ class Learner:
         self.params, self.opt_state, value = self._step(self.params, self.opt_state, x,
                                                         np.asarray(actions, dtype=np.int32),
                                                         np.asarray(returns, dtype=np.float32))
+        self.average = self._follow(self.average, self.params)
         return float(value)
 
     def q_values(self, observations: np.ndarray) -> np.ndarray:
         """Q of every action id in each observation row, by JAX (the numba pass must agree)."""
         return np.asarray(self._q(self.params, np.asarray(observations, dtype=np.float32) * self.scale))
 
-    def network(self) -> QNetwork:
-        """The current weights as the NumPy network the ``learned`` agent plays."""
+    def network(self, averaged: bool = False) -> QNetwork:
+        """The current weights (or their running average, ``averaged``) as the NumPy network ``learned`` plays."""
+        params = self.average if averaged else self.params
         return QNetwork(scale=self.scale.copy(), meta=dict(self.meta),
-                        **{name: np.asarray(self.params[name], dtype=np.float32).copy() for name in LAYERS})
+                        **{name: np.asarray(params[name], dtype=np.float32).copy() for name in LAYERS})
 
     def state_arrays(self) -> dict[str, np.ndarray]:
-        """Adam's state as named arrays (``opt_0``, ``opt_1``, ...), for a checkpoint."""
+        """Adam's state (``opt_0``, ``opt_1``, ...) and the weights' running average (``average_w1``, ...) as named
+        arrays, for a checkpoint."""
         leaves = self._jax.tree_util.tree_leaves(self.opt_state)
-        return {f"opt_{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)}
+        return {**{f"opt_{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)},
+                **{f"average_{name}": np.asarray(value) for name, value in self.average.items()}}
 
     def load_state(self, arrays: dict[str, np.ndarray]) -> None:
-        """Adam's state back from ``state_arrays`` (the structure is the optimizer's own)."""
+        """Adam's state and the running average back from ``state_arrays`` (a checkpoint written before the average
+        was kept starts it at the weights)."""
+        self.average = {name: self._jax.numpy.asarray(arrays.get(f"average_{name}", self.params[name]))
+                        for name in LAYERS}
         leaves, structure = self._jax.tree_util.tree_flatten(self.opt_state)
         if len([key for key in arrays if key.startswith("opt_")]) != len(leaves):
             raise ValueError("the checkpoint's optimizer state does not fit this learner")

@@ -12,8 +12,9 @@ deals each), played on the workers (or a Dask cluster), then one pass of minibat
 random draw of a generation comes from the training's seed and the generation's number, so a generation does not
 depend on where it ran.
 
-**Checkpoints** (``checkpoint.npz``, written atomically: a temporary file, then a rename) hold the weights, Adam's
-state and the counters; the network alone goes to ``weights.npz`` (playable as ``learned:weights=...``), and each
+**Checkpoints** (``checkpoint.npz``, written atomically: a temporary file, then a rename) hold the weights, their
+running average, Adam's state and the counters; the averaged network goes to ``weights.npz`` (playable as
+``learned:weights=...``), and each
 checkpoint is followed by an evaluation against ``greedy`` (``evaluate.py``) appended to ``evaluations.jsonl``.
 The best evaluated weights are kept as ``best.npz``. A killed training resumes from its last checkpoint.
 """
@@ -171,10 +172,11 @@ class Training:
         return samples.hands, samples.decisions, float(np.mean(losses)) if losses else float("nan"), worker_cpu
 
     def checkpoint(self, evaluate: Callable[[str], dict[str, Any]] | None) -> dict[str, Any] | None:
-        """Write the checkpoint and the weights (atomically), then evaluate them and append the result."""
-        network = self.learner.network()
+        """Write the checkpoint and the averaged weights (atomically), then evaluate them and append the result."""
+        network = self.learner.network(averaged=True)
         self.counters.checkpoints += 1
         arrays = {**network.arrays(), **self.learner.state_arrays()}
+        arrays.update({name: getattr(self.learner.network(), name) for name in LAYERS})  # the weights themselves
         write_checkpoint(self.out / CHECKPOINT_FILE, arrays, self.counters)
         save_network(network, self.out / WEIGHTS_FILE)
         if evaluate is None:
