@@ -59,7 +59,7 @@ class LearnedAgent:
 
     GAME: ClassVar[str] = "knorri"
     PARAMETERS: ClassVar[dict[str, type]] = {"weights": str}
-    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 2.0}
+    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 2.0, "agents.learned.tensors": 1.0}
 
     def __init__(self, seed: int = 0, weights: str | None = None) -> None:
         self.name = "learned"
@@ -76,10 +76,9 @@ class LearnedAgent:
         """The legal action of highest Q in this position (lowest id among equals)."""
         if self._encode is None:
             self.reset(observation.seat, observation.n_seats)
-        tensor = self._encode(observation)
-        mask = np.zeros((1, self.network.num_actions), dtype=np.bool_)
-        mask[0, list(legal)] = True
-        return int(self.network.best_actions(tensor[None, :], mask)[0])
+        if len(legal) == 1:  # nothing to choose; the tracker reads the log it skips at the next call
+            return int(legal[0])
+        return self.network.best_of(self._encode(observation), np.asarray(legal, dtype=np.int64))
 
     def act_batch(self, observations: np.ndarray, legal_mask: np.ndarray) -> np.ndarray:
         """The same choice for every row at once: the batch route's tensor rows and legal masks."""

@@ -74,6 +74,12 @@ class QNetwork:
         """``int64[k]``: each row's legal action of highest Q (the lowest id among equals), deterministic."""
         return best_legal(self.q_values(observations), np.ascontiguousarray(legal_mask, dtype=np.bool_))
 
+    def best_of(self, observation: np.ndarray, legal: np.ndarray) -> int:
+        """One position's legal action of highest Q (lowest id among equals): ``best_actions`` for a single row,
+        with its legal ids as an ``int64`` array, in one compiled call."""
+        return int(best_of_row(np.ascontiguousarray(observation, dtype=np.float32), legal, self.scale, self.w1,
+                               self.b1, self.w2, self.b2, self.w3, self.b3))
+
     def save(self, path: str | Path) -> str:
         """Write the weights to ``path`` (``.npz``, NumPy only, no pickles) and return their sha256 (of the arrays
         and meta, so the same weights give the same digest whatever the zip file's dates)."""
@@ -184,3 +190,15 @@ def best_legal(q, legal_mask):
             if legal_mask[r, a] and (chosen[r] < 0 or q[r, a] > best):
                 chosen[r], best = a, q[r, a]
     return chosen
+
+
+@njit(**config.KERNEL)
+def best_of_row(observation, legal, scale, w1, b1, w2, b2, w3, b3):
+    """The legal id (of ``legal``, ascending) of highest Q for one observation row: ``forward`` then ``best_legal``."""
+    q = np.empty((1, w3.shape[1]), dtype=np.float32)
+    forward(observation.reshape(1, observation.shape[0]), scale, w1, b1, w2, b2, w3, b3, q)
+    best = legal[0]
+    for a in legal[1:]:
+        if q[0, a] > q[0, best]:
+            best = a
+    return best

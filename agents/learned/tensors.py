@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.knorri.tracker import KnorriTracker
-from sim import games
+from sim import config, games
 
 Encoder = Callable[[Any], np.ndarray]
 
@@ -34,15 +35,9 @@ def encoder_for(game: str, n_seats: int) -> Encoder:
     raise ValueError(f"the learned agent reads no observation of {game}: it plays knorri, knockout-whist and kort")
 
 
-def card_flags(card_sets: list[int]) -> np.ndarray:
-    """``float32[len(card_sets), 52]``: one row of flags per card set (an int, bit ``id`` per card)."""
-    words = np.array(card_sets, dtype="<u8").view(np.uint8)
-    return np.unpackbits(words, bitorder="little").reshape(len(card_sets), 64)[:, :52].astype(np.float32)
-
-
 class KnorriEncoder:
     """Knorri's tensor from an observation and the piles and hands its public log shows (Knorri's tracker), written
-    field by field as the compiled batch writes it (``sim.knorri.adapter.OBSERVATION_SLICES``)."""
+    field by field as the compiled batch writes it (``sim.knorri.adapter.OBSERVATION_SLICES``), in compiled code."""
 
     def __init__(self, n_seats: int) -> None:
         self.n_seats = n_seats
@@ -50,7 +45,7 @@ class KnorriEncoder:
         self.size = games.adapter("knorri").LEARNING.observation_size
         from sim.knorri.adapter import OBSERVATION_SLICES  # the tensor's named fields
 
-        self.at = {name: part.start for name, part in OBSERVATION_SLICES.items()}
+        self.offsets = np.array([OBSERVATION_SLICES[name].start for name in _FIELDS], dtype=np.int64)
 
     def __call__(self, observation: Any) -> np.ndarray:
         """The tensor the compiled batch writes for this seat's decision."""
@@ -58,39 +53,70 @@ class KnorriEncoder:
         out = np.zeros(self.size, dtype=np.float32)
         if observation.done:
             return out
-        n, seat, at = self.n_seats, observation.seat, self.at
-        phase = self.tracker.phase
+        n, seat = self.n_seats, observation.seat
         order = [(seat + k) % n for k in range(n)]  # seats counted from the acting one
-        held = card_flags([self.tracker.holdings[other] for other in order])
-        out[at["own_hand"]:at["own_hand"] + 52] = held[0]
-        out[at["other_hands"]:at["other_hands"] + (n - 1) * 52] = held[1:].ravel()
-        counts = held.sum(axis=1)
-        out[at["card_counts"]:at["card_counts"] + n] = counts
-        if phase == 2:
-            out[at["out"]:at["out"] + n] = counts == 0
-        out[at["present"]:at["present"] + n] = 1.0
-        out[at["scores"]:at["scores"] + n] = [observation.scores[other] for other in order]
-        holding = int((counts > 0).sum())
-        out[at["phase"] + phase - 1] = 1.0
-        if phase == 1:
-            out[[at["table"] + card for card in observation.table]] = 1.0
-            if observation.turned is not None:
-                out[at["turned"] + observation.turned] = 1.0
-            out[at["stock_left"]] = observation.stock_left
-            out[at["plays_needed"]] = n
+        holdings = np.array([self.tracker.holdings[other] for other in order], dtype=np.uint64)
+        scores = np.array([observation.scores[other] for other in order], dtype=np.int64)
+        if self.tracker.phase == 1:
+            table = np.array(observation.table, dtype=np.int64)
+            turned = -1 if observation.turned is None else observation.turned
+            write_knorri(out, self.offsets, holdings, scores, 1, table, turned, observation.stock_left, _NO_CARDS, 0,
+                         0, 0, 0)
             return out
-        flat = [card for play in observation.trick for card in play]
+        flat = np.array([card for play in observation.trick for card in play], dtype=np.int64)
         run = len(observation.trick[0]) if observation.trick and len(observation.trick[0]) > 1 else 0
-        out[[at["trick_cards"] + card for card in flat]] = 1.0
-        out[at["trick_order"]:at["trick_order"] + len(flat)] = [card + 1 for card in flat]
-        if flat:
-            out[at["top_card"] + flat[-1]] = 1.0
-            out[at["bottom_card"] + flat[0]] = 1.0
-            out[at["plays_needed"]] = observation.plays_needed
-        else:
-            out[at["plays_needed"]] = holding
-        out[at["opening"]] = float(observation.opening)
-        out[at["plays_in_trick"]] = len(flat) - run + (1 if run > 0 else 0)
-        out[at["run_cards_in_trick"]] = run
-        out[at["phase2_actions"]] = observation.phase2_actions
+        write_knorri(out, self.offsets, holdings, scores, 2, _NO_CARDS, -1, 0, flat, run, observation.plays_needed,
+                     int(observation.opening), observation.phase2_actions)
         return out
+
+
+_NO_CARDS = np.zeros(0, dtype=np.int64)
+_FIELDS = ("own_hand", "other_hands", "table", "turned", "trick_cards", "top_card", "bottom_card", "trick_order",
+           "card_counts", "out", "present", "scores", "phase", "opening", "plays_in_trick", "plays_needed",
+           "run_cards_in_trick", "stock_left", "phase2_actions")
+"""The fields of Knorri's tensor, in the order ``write_knorri`` takes their offsets."""
+
+
+@njit(**config.KERNEL)
+def write_knorri(out, at, holdings, scores, phase, table, turned, stock_left, trick, run, needed, opening, actions):
+    """Write Knorri's tensor into ``out`` (zeros) as the compiled batch writes it: ``at`` the fields' offsets in
+    ``_FIELDS`` order, ``holdings`` and ``scores`` by seat from the acting one, then the phase's own facts."""
+    n = holdings.shape[0]
+    holding = 0
+    for k in range(n):
+        start = at[0] if k == 0 else at[1] + (k - 1) * 52
+        count = 0
+        for card in range(52):
+            if (holdings[k] >> np.uint64(card)) & np.uint64(1):
+                out[start + card] = 1.0
+                count += 1
+        out[at[8] + k] = count
+        if phase == 2 and count == 0:
+            out[at[9] + k] = 1.0
+        out[at[10] + k] = 1.0
+        out[at[11] + k] = scores[k]
+        if count > 0:
+            holding += 1
+    out[at[12] + phase - 1] = 1.0
+    if phase == 1:
+        for card in table:
+            out[at[2] + card] = 1.0
+        if turned >= 0:
+            out[at[3] + turned] = 1.0
+        out[at[17]] = stock_left
+        out[at[15]] = n
+        return
+    length = trick.shape[0]
+    for i in range(length):
+        out[at[4] + trick[i]] = 1.0
+        out[at[7] + i] = trick[i] + 1
+    if length > 0:
+        out[at[5] + trick[length - 1]] = 1.0
+        out[at[6] + trick[0]] = 1.0
+        out[at[15]] = needed
+    else:
+        out[at[15]] = holding
+    out[at[13]] = opening
+    out[at[14]] = length - run + (1 if run > 0 else 0)
+    out[at[16]] = run
+    out[at[18]] = actions
