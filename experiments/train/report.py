@@ -99,7 +99,7 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
              f"| method | epsilon {method['epsilon']}, learning rate {method['learning_rate']}, engine policies at "
              f"a seat: {opponent_words(method.get('opponents', {}))} |"]
     if counters is not None:
-        lines += [f"| hands trained | {counters.hands:,} ({counters.decisions:,} decisions) |",
+        lines += [f"| hands trained | {counters.hands:,} ({counters.decisions:,} decisions with a choice) |",
                   f"| training CPU time | {counters.cpu_seconds / 60:.1f} minutes ({counters.wall_seconds / 60:.1f} "
                   "wall) |"]
     versions = ", ".join(f"{name} {version}" for name, version in settings.get("versions", {}).items())

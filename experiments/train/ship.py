@@ -4,7 +4,8 @@
 
 copies the training folder's ``best.npz`` (its best evaluated weights) to ``agents/learned/weights/<game>.npz``,
 where plain ``learned`` finds them, and writes the model card (``experiments.train.report.model_card``: the
-command, seed, hands, CPU time, library versions, evaluations and sha256) as ``<game>.md`` beside them.
+command, seed, hands, CPU time, library versions, evaluations and sha256) as ``<game>.md`` beside them, the
+training folder written as ``runs/<its name>``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ def ship(folder: Path, weights: Path | None = None) -> Path:
     target = shipped_weights(game)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
-    target.with_suffix(".md").write_text(model_card(folder, source))
+    card = model_card(folder, source)
+    for where in dict.fromkeys((str(folder.resolve()), str(folder))):  # the machine's own paths stay on it
+        card = card.replace(where, f"runs/{folder.name}")
+    target.with_suffix(".md").write_text(card)
     return target
 
 
