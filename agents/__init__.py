@@ -2,8 +2,8 @@
 
 Importing this package registers every game's built-in agents: ``random`` (every
 game), Knorri's ``greedy``, ``loginf`` and ``mcts`` and their compiled lineup player
-(``agents.knorri.lineup``), and Knockout Whist's and Kort's own (``agents.knockout_whist``,
-``agents.kort``).
+(``agents.knorri.lineup``), Knockout Whist's and Kort's own (``agents.knockout_whist``,
+``agents.kort``), and every game's ``learned`` (``agents.learned``).
 """
 
 import runpy as _runpy
@@ -16,7 +16,7 @@ _runpy.run_path(str(_Path(__file__).resolve().parent.parent / "sim" / "harness.p
                 run_name="sim.harness")["refuse_shadowing"]()
 
 # registering the built-in agents and their compiled lineup players
-from agents import knockout_whist, knorri, kort  # noqa: E402, F401 (after the guard above)
+from agents import knockout_whist, knorri, kort, learned  # noqa: E402, F401 (after the guard above)
 from agents.base import (  # noqa: E402
     Agent,
     AgentSpecError,

@@ -42,6 +42,8 @@ COMMANDS = {
     "verify": "Check every shard of a run against the SHA-256, rows and run id its writer recorded, the journal "
               "against the manifest and the code against the run's; one line per problem (exit 1), and with "
               "--repair play the damaged chunks again.",
+    "train": "Train a learned agent's network by self-play Deep Monte-Carlo on the compiled batch, with checkpoints "
+             "(resumable) and an evaluation against greedy at each (needs the train extra).",
     "cache": "Show where the compiled engine code is kept and its size (info), or delete it (clear).",
 }
 

@@ -36,7 +36,7 @@ def test_make_agent_builds_each_agent_with_its_parameters():
     ("spec", "message"),
     [
         ("", "empty agent spec"),
-        ("alphazero", "unknown agent 'alphazero': known agents are greedy, loginf, mcts, random"),
+        ("alphazero", "unknown agent 'alphazero': known agents are greedy, learned, loginf, mcts, random"),
         ("mcts:depth=3", "agent 'mcts' has no parameter 'depth'; its parameters: c, chance_iters, eps, horizon, "
                          "iters, line_iters, models, others, pick, prior, rollout, seed, time, version"),
         ("mcts:iters=many", "agent 'mcts': iters='many' is not a valid int"),

@@ -37,10 +37,15 @@ from experiments.cli import main
 from experiments.duel import figures as duel_figures
 from experiments.duel.reading import read_duel
 from experiments.runner.storage import read_manifest
+from experiments.train import report as train_report
 
 matplotlib.use("Agg")
 
-FIGURE_MODULES = (figures, generic, knorri_figures, cutoff_figures, kort_figures, kw_figures, duel_figures)
+FIGURE_MODULES = (figures, generic, knorri_figures, cutoff_figures, kort_figures, kw_figures, duel_figures,
+                  train_report)
+EVALUATIONS = [{"opponent": "greedy", "others": "random", "deals": 200, "rows": 1600, "cpu_seconds": 60.0 * minutes,
+                "mean": mean, "low": mean - 0.2, "high": mean + 0.2, "hands": 1000 * minutes}
+               for minutes, mean in ((4, -0.9), (8, -0.3), (12, 0.1))]  # a training's evaluations (evaluate.py)
 SMALLEST_FONT = 8.0  # points, at the figure's own size (9 to 14 inches wide, shown at a page's column width)
 WIDEST_LABEL = 1 / 3  # of the figure's width, for any one tick label
 
@@ -76,6 +81,7 @@ def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
     reading = read_duel(duel, read_manifest(duel))
     out += [("duel: LLR path", duel_figures.llr_path_figure(reading)),
             ("duel: running mean", duel_figures.running_mean_figure(reading))]
+    out.append(("training: learning curve", train_report.learning_curve_figure(EVALUATIONS, "Learning curve")))
     for _, figure in out:
         FigureCanvasAgg(figure).draw()
     return out

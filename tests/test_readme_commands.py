@@ -57,9 +57,11 @@ SIZES: dict[str, dict[str, int]] = {
     "bench": {"--hands": 200, "--games": 200, "--matches": 20, "--repeat": 1},
     "league": {"--deals": 1},
     "duel": {"--max-deals": 4},
+    "train": {"--hands": 256, "--eval-deals": 2},
 }
 DEFAULT_RUN_SIZE = ("--hands", "8")  # added to a run that names no size (a config's thousands of rows)
 DEFAULT_DUEL_SIZE = ("--max-deals", "4")  # added to a duel that names no size: one look, at its fourth deal
+DEFAULT_TRAIN_SIZE = (("--hands", "256"), ("--eval-deals", "2"))  # a training stops at whichever limit comes first
 DEFAULT_BENCH_SIZE = {"knorri": ("--hands", "200"), "knockout-whist": ("--games", "200"), "kort": ("--matches", "20")}
 TRAJ_SEEDS = 5  # traj --seeds A B plays at most A .. A+5
 ONE_WORKER = {"run", "bench", "league", "duel"}  # given --workers 1 (in this process: nothing to spawn, compiled once)
@@ -176,6 +178,10 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         run_dirs.append(words[words.index("--out") + 1])
     if name == "duel" and "--max-deals" not in words:
         words += DEFAULT_DUEL_SIZE
+    if name == "train":  # one generation of self-play and a two-deal evaluation, whatever --budget says
+        words += [word for option, value in DEFAULT_TRAIN_SIZE for word in (option, value) if option not in words]
+        if "--out" in words:
+            run_dirs.append(words[words.index("--out") + 1])
     if "--config" in words:  # the pages' paths are from the repository's root; the command runs in a scratch folder
         at = words.index("--config") + 1
         if "/" in words[at]:  # a path; a bare name is a shipped config's, found from any folder

@@ -20,12 +20,14 @@ from experiments.analysis.generic import report_for
 from experiments.analysis.load import RunFolderError, read_manifest, run_game
 from experiments.duel.figures import write_duel_report
 from experiments.duel.reading import read_duel
+from experiments.train.report import is_training, write_training_report
 from sim.contract import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The run folder and where to write."""
-    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by knorri-sim run")
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by knorri-sim run (or a training "
+                        "folder of knorri-sim train: its learning curve and model card)")
     parser.add_argument("--out", metavar="DIR", help="where to write the PNGs and report.md (default RUN_DIR/report)")
 
 
@@ -33,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     """Load the run's complete chunks, write its game's figures and the summary, and say where they are."""
     matplotlib.use("Agg")
     started = time.perf_counter()
+    if is_training(args.run_dir):
+        return training_report(Path(args.run_dir), Path(args.out) if args.out else None, started)
     manifest = read_manifest(Path(args.run_dir))
     game = run_game(manifest)
     out = Path(args.out) if args.out else Path(args.run_dir) / "report"
@@ -57,6 +61,17 @@ def run(args: argparse.Namespace) -> int:
         print(duel.state_line())
     elif not loaded.complete:
         print(partial_note(args.run_dir, manifest))
+    return 0
+
+
+def training_report(folder: Path, out: Path | None, started: float) -> int:
+    """A training folder's learning curve and model card (``experiments.train.report``)."""
+    out = out or folder / "report"
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"--out {str(out)!r} is a file: give a folder for the figure and report.md")
+    written = write_training_report(folder, out)
+    print(f"training {folder}: the learning curve and the model card (report.md) written to {out} in "
+          f"{time.perf_counter() - started:.1f} s ({len(written)} files)")
     return 0
 
 

@@ -47,7 +47,7 @@ from sim.contract import (
 )
 from sim.errors import FailedDeal, GameInputError
 from sim.knorri import encoding
-from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE
+from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE, OBSERVATION_SLICES  # noqa: F401 (readers above sim)
 from sim.knorri.compiled.encode import END_REASONS
 from sim.knorri.compiled.policies import POLICY_NAMES
 from sim.knorri.conformance import reference_line

@@ -43,7 +43,7 @@ def seen(phase=Phase.PLAY, hand="", trumps=3, trick=(), dog=False):
 
 
 def test_a_spec_names_the_agent_of_the_game_being_played():
-    assert known_agents(GAME) == ["greedy", "mcts", "random", "tracker"]
+    assert known_agents(GAME) == ["greedy", "learned", "mcts", "random", "tracker"]
     assert "tracker" not in known_agents() and {"greedy", "loginf", "mcts", "random"} <= set(known_agents())
     assert isinstance(make_agent("greedy"), KnorriGreedy)
     assert isinstance(make_agent("greedy", game=GAME), GreedyAgent)
@@ -51,7 +51,7 @@ def test_a_spec_names_the_agent_of_the_game_being_played():
     assert type(make_agent("random", game=GAME)) is RandomAgent
     assert make_agent("runner_fixtures.agents:PythonRandom", game=GAME).name == "random"
     with pytest.raises(AgentSpecError, match="unknown agent 'loginf' for knockout-whist: known agents are greedy, "
-                                             "mcts, random, tracker, or module.path:ClassName"):
+                                             "learned, mcts, random, tracker, or module.path:ClassName"):
         make_agent("loginf", game=GAME)
 
 

@@ -53,13 +53,13 @@ def legal_cards(hand: str, *extra: int) -> list[int]:
 
 
 def test_a_spec_names_kort_s_own_agents():
-    assert known_agents(GAME) == ["greedy", "mcts", "random", "tracker"]
+    assert known_agents(GAME) == ["greedy", "learned", "mcts", "random", "tracker"]
     assert isinstance(make_agent("greedy", game=GAME), GreedyAgent)
     assert isinstance(make_agent("greedy"), KnorriGreedy)
     assert isinstance(make_agent("tracker", game=GAME), TrackerAgent)
     assert type(make_agent("random", game=GAME)) is RandomAgent
-    with pytest.raises(AgentSpecError, match="unknown agent 'loginf' for kort: known agents are greedy, mcts, "
-                                             "random, tracker, or module.path:ClassName"):
+    with pytest.raises(AgentSpecError, match="unknown agent 'loginf' for kort: known agents are greedy, learned, "
+                                             "mcts, random, tracker, or module.path:ClassName"):
         make_agent("loginf", game=GAME)
     with pytest.raises(AgentSpecError, match="agent 'greedy' has no parameter 'depth'"):
         make_agent("greedy:depth=2", game=GAME)

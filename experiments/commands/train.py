@@ -1,0 +1,110 @@
+"""``knorri-sim train --game G --seats N``: train a ``learned`` agent's network by self-play Deep Monte-Carlo.
+
+The method, the checkpoints and the evaluation are ``experiments.train``'s. The same command on the same ``--out``
+(or ``--resume``) continues from the last checkpoint; ``knorri-sim report DIR`` draws the learning curve and writes
+the model card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from experiments.errors import UsageError
+from sim import games
+from sim.contract import check_seats
+from sim.errors import GameInputError
+from sim.options import option_pairs
+
+DESIGN = ("Deep Monte-Carlo, as in DouZero: a Q-network scores every action of a position from the seat's "
+          "observation tensor, and is regressed on the final score of the seat that took it, from epsilon-greedy "
+          "self-play on the game's compiled batch (a quarter of the deals against greedy). Every checkpoint is "
+          "followed by an evaluation: the network against greedy on fixed duplicate deals, the mean paired "
+          "difference with its 95% interval. --budget counts CPU minutes over every resume. Needs the train extra "
+          "(pip install 'knorri-sim[train]'); playing the weights does not.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``train``."""
+    parser.epilog = DESIGN
+    parser.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT_GAME,
+                        help=f"which game (default {games.DEFAULT_GAME})")
+    parser.add_argument("--seats", metavar="N[,N...]", default=None,
+                        help="seats at the table, or several counts taken in turn by generation (3,4,5,6): one "
+                             "network plays them all (default: the game's default)")
+    parser.add_argument("--budget", type=float, metavar="MINUTES", help="stop after this many CPU minutes in all")
+    parser.add_argument("--hands", type=int, metavar="N", help="stop after this many hands (games, matches) in all")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="the master seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1, metavar="W",
+                        help="local processes playing the self-play shards (default 1)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="play the self-play shards on this Dask scheduler")
+    parser.add_argument("--out", metavar="DIR", help="the training folder (default runs/train-<game>-<time>); "
+                        "an existing one with the same options resumes")
+    parser.add_argument("--resume", action="store_true", help="continue from --out's last checkpoint (the same "
+                        "command on the same --out does too; --resume insists that there is one)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a game option, e.g. cap=20000 (Knorri); repeatable")
+    parser.add_argument("--checkpoint-minutes", type=float, default=5.0, metavar="M",
+                        help="a checkpoint and an evaluation every M CPU minutes (default 5)")
+    parser.add_argument("--checkpoint-hands", type=int, metavar="N",
+                        help="a checkpoint every N hands instead (their places then depend on the seed alone)")
+    parser.add_argument("--eval-deals", type=int, default=200, metavar="D",
+                        help="duplicate deals of each evaluation against greedy (default 200)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, then train (or resume) until the budget or the hands are spent."""
+    adapter = games.adapter(args.game)
+    if adapter.LEARNING is None:
+        raise UsageError(f"{adapter.TITLE} gives no learning facts (observation tensors): it cannot be trained")
+    seats = seat_counts(adapter, args.seats)
+    for name, value in (("--budget", args.budget), ("--checkpoint-minutes", args.checkpoint_minutes)):
+        if value is not None and not value > 0:
+            raise UsageError(f"{name} must be a positive number of minutes, not {value}")
+    for name, value in (("--hands", args.hands), ("--checkpoint-hands", args.checkpoint_hands),
+                        ("--workers", args.workers), ("--eval-deals", args.eval_deals)):
+        if value is not None and value < 1:
+            raise UsageError(f"{name} must be at least 1, not {value}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, not {args.seed}")
+    options = adapter.check_options(dict(option_pairs(args.option)))
+    try:
+        from experiments.train.learner import configure_threads
+        configure_threads(args.workers if not args.scheduler else 1)
+        import jax  # noqa: F401  (the train extra, checked before anything is written)
+        import optax  # noqa: F401
+    except ImportError:
+        raise UsageError("knorri-sim train needs the train extra: pip install 'knorri-sim[train]' (JAX and optax); "
+                         "playing trained weights does not") from None
+    from experiments.train.loop import Limits, Method
+    from experiments.train.run import train
+
+    out = Path(args.out or f"runs/train-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}")
+    method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals)
+    limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
+    command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
+    training = train(out, method, limits, args.workers, args.scheduler, args.resume, command,
+                     progress=not args.no_progress)
+    counters = training.counters
+    print(f"{out}: {counters.hands:,} hands, {counters.decisions:,} decisions, {counters.cpu_seconds / 60:.1f} CPU "
+          f"minutes of training, {counters.checkpoints} checkpoints; weights in {out / 'weights.npz'} "
+          f"(play them with learned:weights={out / 'weights.npz'}); knorri-sim report {out} draws the curve")
+    return 0
+
+
+def seat_counts(adapter: object, text: str | None) -> tuple[int, ...]:
+    """The seat counts ``--seats`` names (one, or several separated by commas), each checked for the game."""
+    if text is None:
+        return (adapter.DEFAULT_SEATS,)
+    try:
+        counts = tuple(int(piece) for piece in text.split(","))
+    except ValueError:
+        raise UsageError(f"--seats takes seat counts separated by commas (4, or 3,4,5,6), not {text!r}") from None
+    try:
+        return tuple(dict.fromkeys(check_seats(adapter, count) for count in counts))
+    except GameInputError as error:
+        raise UsageError(f"--seats: {error}") from None

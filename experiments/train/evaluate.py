@@ -1,0 +1,61 @@
+"""A training's evaluation: the network against ``greedy`` on fixed duplicate deals, as a duel pairs them.
+
+The deals are the same at every evaluation of a training (their seeds come from the training's seed alone), and
+each is played as the duel plays a deal (``experiments.runner.plan.duel_design``): the tested seat takes every
+rotation round the table, once held by the network and once by ``greedy``, the other seats the same. A deal's
+paired difference is the network's mean score per row there minus greedy's; the evaluation reports their mean
+with the fixed-sample 95% interval (``experiments.duel.sprt``'s), so points on a learning curve are comparable
+within a training and across trainings of the same game and seat count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from experiments.duel.sprt import Z95
+from experiments.runner.plan import duel_design
+from experiments.runner.routes import play_matches
+from sim import games
+from sim.rng import derive_seed, derive_seeds
+
+EVAL_STREAM = 0x5EED_E7A1
+"""The stream the evaluation deals' seeds are drawn from (apart from the training's own)."""
+
+
+def evaluation_others(game: str) -> str:
+    """The spec at the seats the duel does not test: ``random`` (every game has it), as the issue's first duel."""
+    return "random"
+
+
+def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, options: Mapping[str, Any],
+             opponent: str = "greedy") -> dict[str, Any]:
+    """The network in ``weights`` against ``opponent`` on ``deals`` fixed duplicate deals: the mean paired
+    difference (points per row at the tested seat), its 95% interval, the deals and the rows played."""
+    teams = games.adapter(game).seat_teams(n_seats)
+    others = evaluation_others(game)
+    n_others = sum(1 for team in teams if team != teams[0])
+    design = duel_design((f"learned:weights={weights}", opponent, *([others] * n_others)), teams)
+    deal_seeds = derive_seeds(np.full(deals, derive_seed(seed, EVAL_STREAM), dtype=np.uint64),
+                              np.arange(deals, dtype=np.uint64))
+    match_seeds = np.repeat(deal_seeds, len(design))
+    seatings = [seating.seating for seating in design] * deals
+    hands = play_matches(game, n_seats, match_seeds, seatings, options=dict(options)).hands
+    scores = np.asarray(hands["score"], dtype=np.float64).reshape(deals, len(design), n_seats)
+    weight = np.zeros((len(design), n_seats))
+    for index, seating in enumerate(design):
+        weight[index, list(seating.tested)] = (1.0 if seating.side == 0 else -1.0) / len(seating.tested)
+    differences = (scores * weight[None]).sum(axis=(1, 2)) / (len(design) // 2)
+    return summary(differences, opponent, others, len(design) * deals)
+
+
+def summary(differences: np.ndarray, opponent: str, others: str, rows: int) -> dict[str, Any]:
+    """The mean of paired differences with its fixed-sample 95% interval (``m +- 1.96 s / sqrt(n)``)."""
+    n = len(differences)
+    mean = float(differences.mean()) if n else math.nan
+    half = float(Z95 * differences.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    return {"opponent": opponent, "others": others, "deals": n, "rows": rows, "mean": mean,
+            "low": mean - half, "high": mean + half}

@@ -1,0 +1,139 @@
+"""``knorri-sim report DIR`` on a training folder: the learning curve and the model card.
+
+The curve is every evaluation of the training (the network against ``greedy`` on the same fixed duplicate deals,
+``evaluate.py``) against the training's CPU minutes, each with its 95% interval. The model card says what the
+weights are and how they were made: the command, seed, hands, CPU time, library versions, the evaluations and the
+weights' sha256; the same card goes beside shipped weights (``write_model_card``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from agents.learned.network import load
+from experiments.analysis.figures import FONT, declare, new_figure
+from experiments.train.loop import (
+    BEST_FILE,
+    CHECKPOINT_FILE,
+    WEIGHTS_FILE,
+    TrainingError,
+    best_evaluation,
+    read_checkpoint,
+    read_evaluations,
+    read_settings,
+)
+from sim import games
+
+
+def is_training(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a training (its settings file), rather than a run."""
+    try:
+        return read_settings(Path(folder)) is not None
+    except TrainingError:
+        return False
+
+
+def learning_curve_figure(evaluations: Sequence[Mapping[str, Any]], title: str) -> Figure:
+    """Each evaluation's mean paired difference against greedy (points per row at the tested seat) with its 95%
+    interval, against the training's CPU minutes when it was taken; a line at 0, where the network plays as
+    greedy does."""
+    figure, (ax,) = new_figure(9, 5)
+    minutes = np.array([row["cpu_seconds"] / 60 for row in evaluations])
+    mean = np.array([row["mean"] for row in evaluations])
+    low = np.array([row["low"] for row in evaluations])
+    high = np.array([row["high"] for row in evaluations])
+    deals = evaluations[0]["deals"] if evaluations else 0
+    n_text = f"n = {deals:,} duplicate deals per point" if evaluations else "no evaluations"
+    opponent = evaluations[0]["opponent"] if evaluations else "greedy"
+    others = evaluations[0]["others"] if evaluations else "random"
+    if evaluations:
+        ax.errorbar(minutes, mean, yerr=[mean - low, high - mean], fmt="o-", color="#1b6ca8", capsize=3,
+                    label=f"learned - {opponent}, others {others} ({n_text}); bars: 95% interval")
+    ax.axhline(0, color="black", linewidth=0.8)
+    spread = [0.0, *low[np.isfinite(low)], *high[np.isfinite(high)]]
+    pad = 0.05 * (max(spread) - min(spread) + 1e-9)
+    ax.set_ylim(min(spread) - pad, max(spread) + pad)
+    ax.set_xlim(0, max(float(minutes.max()) if len(minutes) else 1.0, 1e-3) * 1.05)
+    units = "points per row"
+    ax.set_xlabel("training CPU time (minutes, every resume summed)", fontsize=FONT["label"])
+    ax.set_ylabel(f"mean paired difference ({units})", fontsize=FONT["label"])
+    ax.set_title(title, fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["tick"], loc="best")
+    return declare(figure, title, units, n_text, "95% interval", "y from 0")
+
+
+def curve_title(settings: Mapping[str, Any]) -> str:
+    """The learning curve's title: the game and seat counts trained at."""
+    method = settings["method"]
+    title = games.adapter(method["game"]).TITLE
+    seats = ",".join(str(seat) for seat in method["seats"])
+    return f"Learning curve: {title} at {seats} seats against greedy"
+
+
+def model_card(folder: Path, weights: Path | None = None) -> str:
+    """The model card of a training's weights (its best evaluated ones by default) as Markdown."""
+    settings = read_settings(folder)
+    if settings is None:
+        raise TrainingError(f"{str(folder)!r} holds no training")
+    weights = weights or (folder / BEST_FILE if (folder / BEST_FILE).exists() else folder / WEIGHTS_FILE)
+    method = settings["method"]
+    _, counters = read_checkpoint(folder / CHECKPOINT_FILE) if (folder / CHECKPOINT_FILE).exists() else ({}, None)
+    network = load(weights)
+    evaluations = read_evaluations(folder)
+    best = best_evaluation(folder)
+    title = games.adapter(method["game"]).TITLE
+    lines = [f"# Model card: learned, {title}", "",
+             f"A Q-network ({network.observation_size} inputs, hidden {network.w1.shape[1]} and "
+             f"{network.w2.shape[1]}, {network.num_actions} outputs) trained by Deep Monte-Carlo self-play.", "",
+             "| fact | value |", "| --- | --- |",
+             f"| command | `{settings.get('command') or '(not recorded)'}` |",
+             f"| game, seats, options | {method['game']}, {', '.join(map(str, method['seats']))}, "
+             f"{json.dumps(method['options'])} |",
+             f"| seed | {method['seed']} |",
+             f"| method | epsilon {method['epsilon']}, learning rate {method['learning_rate']}, engine policies at "
+             f"a seat: {opponent_words(method.get('opponents', {}))} |"]
+    if counters is not None:
+        lines += [f"| hands trained | {counters.hands:,} ({counters.decisions:,} decisions with a choice) |",
+                  f"| training CPU time | {counters.cpu_seconds / 60:.1f} minutes ({counters.wall_seconds / 60:.1f} "
+                  "wall) |"]
+    versions = ", ".join(f"{name} {version}" for name, version in settings.get("versions", {}).items())
+    lines += [f"| library versions | {versions} |",
+              f"| weights | `{weights.name}`, sha256 `{network.sha256()}` |"]
+    if best is not None:
+        lines += [f"| these weights | the evaluation at {best['hands']:,} hands, "
+                  f"{best['cpu_seconds'] / 60:.1f} CPU minutes |"]
+    lines += ["", "## Evaluations", "",
+              "Against greedy on the same fixed duplicate deals at each checkpoint (the duel's design: the tested "
+              "seat at every rotation, once learned and once greedy): mean paired difference in points per row, "
+              "with its 95% interval.", "",
+              "| hands | CPU minutes | deals | others | learned - greedy | 95% interval |",
+              "| ---: | ---: | ---: | --- | ---: | --- |"]
+    lines += [f"| {row['hands']:,} | {row['cpu_seconds'] / 60:.1f} | {row['deals']} | {row['others']} | "
+              f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |" for row in evaluations]
+    return "\n".join(lines) + "\n"
+
+
+def opponent_words(opponents: Mapping[str, float]) -> str:
+    """A training's opponent chances in words: ``greedy 30%, random 20%`` (the rest: the network)."""
+    return ", ".join(f"{name} {chance:.0%}" for name, chance in opponents.items()) or "none (pure self-play)"
+
+
+def write_training_report(folder: Path, out: Path) -> list[Path]:
+    """Draw the learning curve and write the model card (``report.md``) into ``out``; return what was written."""
+    settings = read_settings(folder)
+    if settings is None:
+        raise TrainingError(f"{str(folder)!r} holds no training")
+    if not (folder / WEIGHTS_FILE).exists():
+        raise TrainingError(f"{str(folder)!r} has no checkpoint yet: its training has not reached one")
+    out.mkdir(parents=True, exist_ok=True)
+    curve = out / "learning_curve.png"
+    learning_curve_figure(read_evaluations(folder), curve_title(settings)).savefig(curve)
+    card = out / "report.md"
+    card.write_text(model_card(folder) + "\n![The learning curve](learning_curve.png)\n")
+    return [curve, card]

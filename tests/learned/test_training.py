@@ -1,0 +1,152 @@
+"""The training loop at a tiny budget: returns, determinism, checkpoints, resume after a kill, the report."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.learned.network import load
+from experiments.cli import main
+from experiments.runner.routes import play_matches
+from experiments.train import selfplay
+from experiments.train.loop import CHECKPOINT_FILE, Limits, Method, read_checkpoint, read_evaluations
+from sim.rng import derive_seeds
+from tests.learned.helpers import random_weights
+
+pytest.importorskip("jax")
+
+from experiments.train.learner import configure_threads  # noqa: E402
+
+configure_threads(1)
+TINY = {"eval_deals": 2, "shard_hands": 4}
+
+
+def tiny_training(out: Path, hands: int, seed: int = 3, **limits: object) -> None:
+    from experiments.train.run import train
+
+    train(out, Method("knorri", (4,), {"cap": 1500, "repeat": 2}, seed, **TINY), Limits(hands=hands, **limits),
+          progress=False)
+
+
+def test_every_choice_of_a_seat_returns_the_score_that_seat_finished_the_hand_with(tmp_path):
+    weights = random_weights(tmp_path)
+    network = load(weights)
+    match_seeds = [21, 22, 23]
+    seeds = derive_seeds(np.array(match_seeds, dtype=np.uint64), 0)  # the runner deals a match's hand 0 so
+    samples = selfplay.play_shard("knorri", 4, seeds, {}, network, epsilon=0.0, opponents={}, stream_seed=0)
+    scores = np.asarray(play_matches("knorri", 4, match_seeds, [[f"learned:weights={weights}"] * 4] * 3)
+                        .hands["score"], dtype=np.float32)
+    choices = choices_by_seat(network, seeds)
+    assert samples.decisions == len(samples.returns) == choices.sum() > 0
+    assert samples.returns.sum() == pytest.approx(float((scores * choices).sum()))
+    assert set(samples.returns.tolist()) == {float(scores[d, s]) for d, s in zip(*np.nonzero(choices), strict=True)}
+
+
+def choices_by_seat(network, seeds) -> np.ndarray:
+    """``[deal, seat]``: the decisions with two legal actions or more in greedy self-play by ``network``."""
+    from sim import games
+
+    batch = games.adapter("knorri").LEARNING.new_batch(4, seeds, {})
+    counts = np.zeros((len(seeds), 4), dtype=np.int64)
+    while (live := np.flatnonzero(batch.to_move >= 0)).size:
+        mask = batch.legal_mask(live)
+        chosen = live[mask.sum(axis=1) > 1]
+        counts[chosen, batch.to_move[chosen]] += 1
+        actions = np.full(len(seeds), -1, dtype=np.int64)
+        actions[live] = network.best_actions(batch.observation_tensor(live), mask)
+        batch.step(actions)
+    return counts
+
+
+def test_engine_policies_hold_the_seats_they_are_drawn_for_and_one_seat_is_always_the_networks():
+    rng = np.random.default_rng(0)
+    policies = selfplay.opponent_policies(2000, 4, {"greedy": 0.3, "random": 0.2}, {"greedy": 5, "random": 1}, rng)
+    assert ((policies == -1).sum(axis=1) >= 1).all()
+    assert set(np.unique(policies).tolist()) == {-1, 1, 5}
+    assert 0.2 < (policies == 5).mean() < 0.3 < (policies == -1).mean()
+    assert (selfplay.opponent_policies(5, 3, {"greedy": 1.0}, {"random": 1}, rng) == -1).all()  # no greedy here
+
+
+def test_a_known_hands_returns_are_its_final_scores():
+    scores = np.array([[-6, 3, 2, 1], [1, 2, 3, -6]], dtype=np.float32)
+    returns = selfplay.seat_returns(scores, np.array([0, 0, 1, 1, 0]), np.array([0, 1, 3, 2, 0]))
+    assert returns.tolist() == [-6, 3, -6, 3, -6]
+
+
+def test_one_worker_and_one_thread_give_the_same_first_checkpoint_bit_for_bit(tmp_path):
+    for name in ("a", "b"):
+        tiny_training(tmp_path / name, hands=32)
+    first, counters_a = read_checkpoint(tmp_path / "a" / CHECKPOINT_FILE)
+    second, counters_b = read_checkpoint(tmp_path / "b" / CHECKPOINT_FILE)
+    assert first.keys() == second.keys() and len(first) > 10
+    assert all(first[name].tobytes() == second[name].tobytes() for name in first)
+    assert (counters_a.hands, counters_a.decisions) == (counters_b.hands, counters_b.decisions)
+    assert (tmp_path / "a" / "weights.npz").exists() and len(read_evaluations(tmp_path / "a")) == 1
+
+
+def test_a_resumed_training_continues_from_its_checkpoint_as_if_never_stopped(tmp_path):
+    tiny_training(tmp_path / "whole", hands=32)
+    tiny_training(tmp_path / "halves", hands=16)
+    tiny_training(tmp_path / "halves", hands=32)
+    whole, _ = read_checkpoint(tmp_path / "whole" / CHECKPOINT_FILE)
+    halves, counters = read_checkpoint(tmp_path / "halves" / CHECKPOINT_FILE)
+    assert counters.hands == 32 and counters.checkpoints == 2
+    assert all(whole[name].tobytes() == halves[name].tobytes() for name in whole)
+
+
+def test_a_training_killed_mid_way_resumes_from_its_last_checkpoint_and_reaches_another(tmp_path):
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "experiments.cli", "train", "--hands", "100000", "--checkpoint-hands", "16",
+               "--eval-deals", "1", "--seed", "5", "--no-progress", "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    try:
+        deadline = time.monotonic() + 240
+        while not (out / CHECKPOINT_FILE).exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        assert (out / CHECKPOINT_FILE).exists()
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    _, before = read_checkpoint(out / CHECKPOINT_FILE)
+    assert main(["train", "--resume", "--hands", str(before.hands + 16), "--checkpoint-hands", "16",
+                 "--eval-deals", "1", "--seed", "5", "--no-progress", "--out", str(out)]) == 0
+    _, after = read_checkpoint(out / CHECKPOINT_FILE)
+    assert after.hands > before.hands and after.checkpoints > before.checkpoints
+
+
+def test_the_report_of_a_training_draws_its_learning_curve_and_writes_its_model_card(tmp_path, capsys):
+    tiny_training(tmp_path / "t", hands=16)
+    assert main(["report", str(tmp_path / "t")]) == 0
+    card = (tmp_path / "t" / "report" / "report.md").read_text()
+    assert "# Model card: learned, Knorri" in card and "sha256" in card and "| 16 |" in card
+    assert (tmp_path / "t" / "report" / "learning_curve.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--seats", "9"], "--seats: "),
+    (["--seats", "four"], "--seats takes seat counts separated by commas"),
+    ([], "give --budget MINUTES"),
+    (["--hands", "0"], "--hands must be at least 1"),
+    (["--budget", "-1"], "--budget must be a positive number"),
+    (["--hands", "8", "--option", "cap=0"], "cap"),
+])
+def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys, arguments, message):
+    assert main(["train", "--out", str(tmp_path / "t"), *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1 and "Traceback" not in error
+
+
+def test_a_folder_of_another_training_or_nothing_to_resume_is_refused(tmp_path, capsys):
+    tiny_training(tmp_path / "t", hands=16)
+    assert main(["train", "--hands", "16", "--seed", "4", "--out", str(tmp_path / "t")]) == 2
+    assert "holds another training" in capsys.readouterr().err
+    assert main(["train", "--hands", "16", "--resume", "--out", str(tmp_path / "new")]) == 2
+    assert "holds no checkpoint to resume from" in capsys.readouterr().err
