@@ -230,14 +230,15 @@ def test_9_the_extras_are_split_by_purpose_and_test_pulls_in_every_one_the_suite
     def names(extra: str) -> set[str]:
         return {re.split(r"[<>=\[]", requirement)[0].lower() for requirement in extras[extra]}
 
-    assert set(extras) == {"rl", "s3", "test", "docs", "notebooks"}
+    assert set(extras) == {"rl", "s3", "test", "docs", "notebooks", "train"}
     assert names("rl") == {"pettingzoo", "gymnasium", "open_spiel"}  # nothing for object storage
     assert names("s3") == {"moto", "s3fs", "fsspec"}
     assert {"ipykernel", "ipywidgets"} <= names("notebooks") and "polars" not in names("notebooks")
     assert "polars" in names("test")  # the docs' polars snippet runs in the suite; notebooks do not use it
     assert names("docs") == {"mkdocs", "mkdocs-material", "mkdocstrings"}
     assert "mkdocstrings[python]>=0.25" in extras["docs"]
-    assert "knorri-sim[rl,s3,notebooks,docs]" in extras["test"]
+    assert names("train") == {"jax", "optax"}  # the learner alone; playing learned weights needs neither
+    assert "knorri-sim[rl,s3,notebooks,docs,train]" in extras["test"]
     assert "pip install -q -e '.[test]'" in (ROOT / ".ci" / "run").read_text()
     notebooks_readme = (ROOT / "notebooks" / "README.md").read_text()
     assert "pip install -e '.[notebooks]'" in notebooks_readme and "'.[test]'" not in notebooks_readme
