@@ -78,7 +78,8 @@ def test_every_checked_in_config_is_valid():
             config = build_config(load_file(path), str(path))
             check_lineups(config)
     default = build_config(load_file(ROOT / "experiments" / "configs" / "default.toml"))
-    assert {parse_spec(spec)[0] for spec in default.tables[0].agents} == set(known_agents())
+    # every hand-written agent; learned (a trained network) is left out so the default run stays what it measured
+    assert {parse_spec(spec)[0] for spec in default.tables[0].agents} == set(known_agents()) - {"learned"}
 
 
 @pytest.mark.parametrize("raw, words", [
