@@ -15,7 +15,7 @@ from pathlib import Path
 
 from experiments.errors import UsageError
 from sim import games
-from sim.contract import check_seats
+from sim.contract import check_seats, plural
 from sim.errors import GameInputError
 from sim.options import option_pairs
 
@@ -90,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
     training = train(out, method, limits, args.workers, args.scheduler, args.resume, command,
                      progress=not args.no_progress)
     counters = training.counters
-    print(f"{out}: {counters.hands:,} hands, {counters.decisions:,} decisions, {counters.cpu_seconds / 60:.1f} CPU "
-          f"minutes of training, {counters.checkpoints} checkpoints; weights in {out / 'weights.npz'} "
+    print(f"{out}: {counters.hands:,} {plural(adapter.ROW, counters.hands)}, {counters.decisions:,} decisions, "
+          f"{counters.cpu_seconds / 60:.1f} CPU minutes of training, {counters.checkpoints} "
+          f"{plural('checkpoint', counters.checkpoints)}; weights in {out / 'weights.npz'} "
           f"(play them with learned:weights={out / 'weights.npz'}); knorri-sim report {out} draws the curve")
     return 0
 
