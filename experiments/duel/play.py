@@ -113,14 +113,20 @@ def chunk_differences(folder: RunFolder, chunk_id: int, design: tuple[DuelSeatin
     seats = len(design[0].seating)
     columns = ["deal_group", "arrangement", *(f"score_{s}" for s in range(seats))]
     data = folder.read_shard(storage.HANDS_DIR, chunk_id, columns)  # through the folder, never pyarrow over fsspec
-    scores = np.stack([data.column(f"score_{s}").to_numpy() for s in range(seats)], axis=1).astype(np.float64)
-    weight = np.zeros((len(design), seats))
-    for index, seating in enumerate(design):
-        weight[index, list(seating.tested)] = (1.0 if seating.side == 0 else -1.0) / len(seating.tested)
+    scores = np.stack([data.column(f"score_{s}").to_numpy() for s in range(seats)], axis=1)
     arrangement = data.column("arrangement").to_numpy().astype(np.int64)
     group = data.column("deal_group").to_numpy().astype(np.int64)
-    deal = group - group.min()
-    signed = (scores * weight[arrangement]).sum(axis=1)
+    return deal_differences(scores, arrangement, group - group.min(), design)
+
+
+def deal_differences(scores: np.ndarray, arrangement: np.ndarray, deal: np.ndarray,
+                     design: tuple[DuelSeating, ...]) -> np.ndarray:
+    """Each deal's paired difference from its rows (``scores[row, seat]``, the row's seating in ``design`` and its
+    deal, counted from 0): A's mean score per row at the tested seat over the deal's rotations, less B's."""
+    weight = np.zeros((len(design), scores.shape[1]))
+    for index, seating in enumerate(design):
+        weight[index, list(seating.tested)] = (1.0 if seating.side == 0 else -1.0) / len(seating.tested)
+    signed = (scores.astype(np.float64) * weight[arrangement]).sum(axis=1)
     return np.bincount(deal, weights=signed, minlength=int(deal.max()) + 1) / (len(design) // 2)
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from experiments.duel.sprt import Z95
+from experiments.duel.play import deal_differences
+from experiments.duel.sprt import interval
 from experiments.runner.plan import duel_design
 from experiments.runner.routes import play_matches
 from sim import games
@@ -44,11 +45,9 @@ def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, optio
     match_seeds = np.repeat(deal_seeds, len(design))
     seatings = [seating.seating for seating in design] * deals
     hands = play_matches(game, n_seats, match_seeds, seatings, options=dict(options)).hands
-    scores = np.asarray(hands["score"], dtype=np.float64).reshape(deals, len(design), n_seats)
-    weight = np.zeros((len(design), n_seats))
-    for index, seating in enumerate(design):
-        weight[index, list(seating.tested)] = (1.0 if seating.side == 0 else -1.0) / len(seating.tested)
-    differences = (scores * weight[None]).sum(axis=(1, 2)) / (len(design) // 2)
+    scores = np.asarray(hands["score"]).reshape(deals * len(design), n_seats)
+    arrangement = np.tile(np.arange(len(design)), deals)
+    differences = deal_differences(scores, arrangement, np.repeat(np.arange(deals), len(design)), design)
     return summary(differences, opponent, others, len(design) * deals)
 
 
@@ -56,6 +55,5 @@ def summary(differences: np.ndarray, opponent: str, others: str, rows: int) -> d
     """The mean of paired differences with its fixed-sample 95% interval (``m +- 1.96 s / sqrt(n)``)."""
     n = len(differences)
     mean = float(differences.mean()) if n else math.nan
-    half = float(Z95 * differences.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    return {"opponent": opponent, "others": others, "deals": n, "rows": rows, "mean": mean,
-            "low": mean - half, "high": mean + half}
+    low, high = interval(n, mean, float(differences.var(ddof=1)) if n > 1 else math.nan)
+    return {"opponent": opponent, "others": others, "deals": n, "rows": rows, "mean": mean, "low": low, "high": high}
