@@ -24,8 +24,16 @@ def say(line: str | None = GENERIC) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
+_listening = False
+
+
 def listen() -> None:
-    """Say ``GENERIC`` when numba starts compiling in this process, unless something was said already."""
+    """Say ``GENERIC`` when numba starts compiling in this process, unless something was said already; listening
+    starts once per process, however many commands it runs."""
+    global _listening
+    if _listening:
+        return
+    _listening = True
     from numba.core import event
 
     class Notice(event.Listener):
