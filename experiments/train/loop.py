@@ -21,6 +21,7 @@ The best evaluated weights are kept as ``best.npz``. A killed training resumes f
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -219,12 +220,9 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 def write_checkpoint(path: Path, arrays: dict[str, np.ndarray], counters: Counters) -> None:
     """The weights, Adam's state and the counters in one ``.npz``, written atomically."""
-    temporary = path.with_name(path.name + ".tmp.npz")
-    with open(temporary, "wb") as handle:
-        np.savez(handle, counters=np.array(json.dumps(asdict(counters))), **arrays)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    buffer = io.BytesIO()
+    np.savez(buffer, counters=np.array(json.dumps(asdict(counters))), **arrays)
+    write_atomically(path, buffer.getvalue())
 
 
 def read_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], Counters]:
