@@ -7,7 +7,7 @@ those columns are, and the functions below check what callers pass in.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from types import ModuleType
@@ -115,6 +115,18 @@ def numba_threads(workers: int) -> Iterator[None]:
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+def play_spread(workers: int, total: int, serial: Callable[..., Any], parallel: Callable[..., Any],
+                head: Sequence[Any], tail: Sequence[Any]) -> None:
+    """Play ``total`` games: on one worker the serial chunk kernel over all of them (``serial(*head, 0, total,
+    *tail)``), whose prange wrapper would only cost its compile; on more, the wrapper over ``chunk_count`` chunks
+    (``parallel(*head, chunks, *tail)``) on ``workers`` threads."""
+    if workers == 1:
+        serial(*head, np.int64(0), np.int64(total), *tail)
+        return
+    with numba_threads(workers):
+        parallel(*head, chunk_count(total, workers), *tail)
 
 
 def code_names(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:

@@ -20,9 +20,8 @@ import numpy as np
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
-    chunk_count,
     ints_column,
-    numba_threads,
+    play_spread,
     playout_request,
     protocol_rows,
     seeded_state,
@@ -95,11 +94,8 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     options = as_options(options)
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
-    if workers == 1:
-        play_chunk(options.players, options.flags(), seeds, policy, 0, len(seeds), ints)
-    else:
-        with numba_threads(workers):
-            play_games(options.players, options.flags(), seeds, policy, chunk_count(len(seeds), workers), ints)
+    play_spread(workers, len(seeds), play_chunk, play_games, (options.players, options.flags(), seeds, policy),
+                (ints,))
     return results_from_rows(options, seeds, ints)
 
 

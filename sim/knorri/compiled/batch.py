@@ -25,10 +25,9 @@ from sim.batch_base import (
     CompiledBatch,
     check_seeds,
     check_workers,
-    chunk_count,
     empty_state,
     ints_column,
-    numba_threads,
+    play_spread,
     policy_id,
 )
 from sim.errors import GameInputError
@@ -247,15 +246,9 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     position = start_position or _NO_POSITION
     if continued is None:
         continued = _result_arrays(0, n_seats)
-    rules_then_continuation = (np.int64(rules[0]), np.int64(rules[1]),
-                               np.int64(-1 if continue_cap is None else continue_cap))
-    if workers == 1:
-        play_chunk(n_seats, seeds, first, table, np.int64(0), np.int64(len(seeds)), columns, log, offsets,
-                   *rules_then_continuation, continued, *position)
-        return
-    with numba_threads(workers):
-        play_hands(n_seats, seeds, first, table, chunk_count(len(seeds), workers), columns, log, offsets,
-                   *rules_then_continuation, continued, *position)
+    play_spread(workers, len(seeds), play_chunk, play_hands, (n_seats, seeds, first, table),
+                (columns, log, offsets, np.int64(rules[0]), np.int64(rules[1]),
+                 np.int64(-1 if continue_cap is None else continue_cap), continued, *position))
 
 
 # ----- the batch ------------------------------------------------------------------------------------

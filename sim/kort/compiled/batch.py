@@ -21,11 +21,10 @@ import numpy as np
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
-    chunk_count,
     code_names,
     ints_column,
     ints_columns,
-    numba_threads,
+    play_spread,
     playout_request,
     protocol_rows,
     seeded_state,
@@ -169,12 +168,8 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
     rounds = _round_arrays(len(seeds), options, keep_rounds)
-    if workers == 1:
-        play_chunk(options.target_wins, options.first_holder, seeds, policy, 0, len(seeds), ints, rounds)
-    else:
-        with numba_threads(workers):
-            play_matches(options.target_wins, options.first_holder, seeds, policy, chunk_count(len(seeds), workers),
-                         ints, rounds)
+    play_spread(workers, len(seeds), play_chunk, play_matches,
+                (options.target_wins, options.first_holder, seeds, policy), (ints, rounds))
     return _results(options, seeds, ints, rounds)
 
 
