@@ -64,7 +64,7 @@ def test_the_site_builds_strict_and_offline_with_every_page(tmp_path):
                  for page in ("sim", "knorri", "agents", "runner", "analysis")}
     for page, name in (("sim", "sim.games.register_game"), ("knorri", "sim.knorri.reference.KnorriHand"),
                        ("agents", "agents.base.make_agent"), ("runner", "experiments.runner.execute.run_experiment"),
-                       ("analysis", "experiments.analysis.knorri.load.stream_run")):
+                       ("analysis", "experiments.analysis.knorri.stream.stream_run")):
         assert f'id="{name}"' in reference[page], (page, name)  # its docstring, under its own heading
 
     for page in site.rglob("*.html"):  # nothing a reader's browser would fetch from elsewhere

@@ -26,8 +26,8 @@ from experiments.analysis.knorri import cutoff_figures, cutoff_page, cutoffs
 from experiments.analysis.knorri import figures as knorri_figures
 from experiments.analysis.knorri import report as knorri_report
 from experiments.analysis.knorri.counterfactual import replay_with_options
-from experiments.analysis.knorri.load import stream_run
 from experiments.analysis.knorri.sample import make_small_run
+from experiments.analysis.knorri.stream import stream_run
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import report as kort_report
 from experiments.analysis.kort.load import load_run as load_kort_run

@@ -18,7 +18,8 @@ import pytest
 
 from experiments.analysis.knorri import stats as knorri_stats
 from experiments.analysis.knorri.figures import phase2_length_figure
-from experiments.analysis.knorri.load import load_run, stream_run
+from experiments.analysis.knorri.load import load_run
+from experiments.analysis.knorri.stream import stream_run
 from experiments.analysis.load import read_shards
 from experiments.cli import main
 from experiments.runner.schema import SCHEMA_VERSION, extra_columns, game_columns, id_columns

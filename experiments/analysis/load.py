@@ -231,15 +231,14 @@ class RunReader(Generic[LoadedRunT]):
 
     ``read_part(folder, manifest, paths)`` reads shards (all a run's complete ones, or one chunk's) as a
     ``RunPart``; ``combine(parts)`` makes one loaded run of parts; ``let_go`` names the row frames a streamed run
-    drops; ``report_partials()`` gives what a streamed run gathers unless told. Every table a chunk wrote beside
-    its hands (Kort's rounds) is checked with them (``complete_shards``).
+    drops. Every table a chunk wrote beside its hands (Kort's rounds) is checked with them (``complete_shards``).
+    What a streamed run gathers is its caller's: each game's ``stream`` module gives its report's partials.
     """
 
     game: str
     read_part: Callable[[Path, dict[str, Any], list[Path]], RunPart]
     combine: Callable[[Sequence[RunPart]], LoadedRunT]
     let_go: tuple[str, ...]
-    report_partials: Callable[[], Sequence[Partial]]
 
     def load_run(self, folder: str | Path) -> LoadedRunT:
         """Read the complete shards of the game's run in ``folder``; refuse a bad folder in one line."""
@@ -250,14 +249,13 @@ class RunReader(Generic[LoadedRunT]):
         apart."""
         return self.combine([self.read_part(*self._open(folder)) for folder in folders])
 
-    def stream_run(self, folder: str | Path, partials: Sequence[Partial] | None = None,
-                   batch_rows: int = BATCH_ROWS) -> LoadedRunT:
-        """The run in ``folder`` as its statistics alone: each batch of chunks read in turn, its ``partials`` (by
-        default every one the game's report reads) added up, its rows let go; memory stays that of one batch
-        whatever the run's size, and every statistic equals ``load_run``'s."""
+    def stream_run(self, folder: str | Path, partials: Sequence[Partial], batch_rows: int = BATCH_ROWS) -> LoadedRunT:
+        """The run in ``folder`` as its statistics alone: each batch of chunks read in turn, its ``partials`` added
+        up, its rows let go; memory stays that of one batch whatever the run's size, and every statistic equals
+        ``load_run``'s."""
         folder, manifest, paths = self._open(folder)
         return stream_paths([manifest], paths, lambda chunk: self.combine([self.read_part(folder, manifest, chunk)]),
-                            self.report_partials() if partials is None else partials, list(self.let_go), batch_rows)
+                            partials, list(self.let_go), batch_rows)
 
     def _open(self, folder: str | Path) -> tuple[Path, dict[str, Any], list[Path]]:
         """The folder, its manifest and complete shards, checked (``open_run``)."""

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from experiments.analysis.knorri import load_run
-from experiments.analysis.knorri.cutoffs import checked_action_shards, open_cutoff_run
+from experiments.analysis.knorri.cutoff_run import checked_action_shards, open_cutoff_run
 from experiments.analysis.load import RunFolderError
 from experiments.errors import RunDamaged, UsageError
 from experiments.league import read_finishing_orders

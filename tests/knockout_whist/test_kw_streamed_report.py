@@ -8,7 +8,8 @@ import pytest
 
 from experiments.analysis import ladder
 from experiments.analysis.knockout_whist import report, stats
-from experiments.analysis.knockout_whist.load import load_run, stream_run
+from experiments.analysis.knockout_whist.load import load_run
+from experiments.analysis.knockout_whist.stream import stream_run
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
 

@@ -14,8 +14,9 @@ from lifelines import KaplanMeierFitter
 
 from experiments.analysis import ladder
 from experiments.analysis.knockout_whist import sample as knockout_whist_sample
-from experiments.analysis.knorri import cutoff_page, cutoffs, stats
+from experiments.analysis.knorri import cutoff_page, cutoff_run, cutoffs, stats
 from experiments.analysis.knorri.counterfactual import stream_ratings
+from experiments.analysis.knorri.cutoff_run import ANATOMY_COLUMNS
 from experiments.analysis.knorri.load import load_run
 from experiments.analysis.knorri.sample import make_small_run
 from experiments.cli import main
@@ -107,7 +108,7 @@ def test_a_run_without_the_anatomy_columns_gets_a_one_line_note(run_dir, tmp_pat
     shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns("cutoffs", "report"))
     for shard in (copy / "hands").glob("*.parquet"):
         table = pq.read_table(shard)
-        kept = [name for name in table.column_names if name not in cutoffs.ANATOMY_COLUMNS or name == "cycle_length"]
+        kept = [name for name in table.column_names if name not in ANATOMY_COLUMNS or name == "cycle_length"]
         pq.write_table(table.select(kept), shard)
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest.pop("chunk_sha256")  # such a run was written before shards were checksummed
@@ -190,7 +191,7 @@ def _frames(analysis) -> dict:
 def test_every_statistic_adds_up_slice_by_slice_to_the_whole_run(run_dir, same_run_again, monkeypatch):
     whole = cutoffs.analyse(run_dir, same_run_again)
     assert len(cutoffs.run_slices(whole.run)) == 4  # one slice a table: the run is far under ROWS_PER_SLICE
-    monkeypatch.setattr(cutoffs, "ROWS_PER_SLICE", 7)  # a slice of one or two deal groups: dozens of slices
+    monkeypatch.setattr(cutoff_run, "ROWS_PER_SLICE", 7)  # a slice of one or two deal groups: dozens of slices
     sliced = cutoffs.analyse(run_dir, same_run_again)
     assert len(cutoffs.run_slices(sliced.run)) > 40
     for name, frame in _frames(whole).items():

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from experiments.analysis.knorri import cutoff_page, cutoffs
+from experiments.analysis.knorri import cutoff_page, cutoff_run, cutoffs
 from experiments.analysis.knorri.counterfactual import compare_continued, stream_ratings
 from experiments.analysis.knorri.sample import make_small_run
 from experiments.analysis.load import RunFolderError
@@ -120,7 +120,7 @@ def test_the_page_says_in_one_line_what_a_continuation_is_and_draws_its_figures(
 
 
 def test_the_continuation_adds_up_slice_by_slice(run_dir, analysis, monkeypatch):
-    monkeypatch.setattr(cutoffs, "ROWS_PER_SLICE", 7)  # a slice of one or two deal groups: dozens of slices
+    monkeypatch.setattr(cutoff_run, "ROWS_PER_SLICE", 7)  # a slice of one or two deal groups: dozens of slices
     run = cutoffs.open_cutoff_run(run_dir)
     assert len(cutoffs.run_slices(run)) > 40
     with cutoffs.connect() as con:

@@ -10,7 +10,8 @@ import pytest
 from experiments.analysis import ladder
 from experiments.analysis import load as shared_load
 from experiments.analysis.knorri import report, stats
-from experiments.analysis.knorri.load import load_run, stream_run
+from experiments.analysis.knorri.load import load_run
+from experiments.analysis.knorri.stream import stream_run
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
 

@@ -8,7 +8,8 @@ import pytest
 
 from experiments.analysis import ladder
 from experiments.analysis.kort import report, stats
-from experiments.analysis.kort.load import load_run, stream_run
+from experiments.analysis.kort.load import load_run
+from experiments.analysis.kort.stream import stream_run
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
 

@@ -9,6 +9,7 @@ the openskill ratings are the shared ones (``experiments.analysis.ladder``), ran
 the seats by when they went out.
 """
 
-from experiments.analysis.knockout_whist.load import GameRun, load_run, load_runs, stream_run, stream_runs
+from experiments.analysis.knockout_whist.load import GameRun, load_run, load_runs
+from experiments.analysis.knockout_whist.stream import stream_run, stream_runs
 
 __all__ = ["GameRun", "load_run", "load_runs", "stream_run", "stream_runs"]

@@ -4,7 +4,7 @@ A run folder is what ``knorri-sim run --game knockout-whist`` writes; the checks
 are every game's (``experiments.analysis.load``): a missing, empty or foreign folder,
 another schema version or no complete chunk is one line. Several folders (one run
 per variant, say) load as one ``GameRun``, their tables numbered one after the other
-(``load_runs``; ``stream_runs`` streams them instead, in the memory of one chunk):
+(``load_runs``; ``stream.stream_runs`` streams them instead, in the memory of one chunk):
 
 - ``games``: one row per game (run, table, seat count, variant, hands played, winner, how it ended, dogs);
 - ``seats``: one row per seat of a game (its agent, score, place, the seats it outlasted, its dog's life).
@@ -26,9 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from experiments.analysis.load import (
-    BATCH_ROWS,
     LoadedRun,
-    Partial,
     RunPart,
     RunReader,
     chunks_total,
@@ -36,7 +34,6 @@ from experiments.analysis.load import (
     lineup_table,
     read_shards,
     stack_runs,
-    stack_streamed,
 )
 from sim.knockout_whist.adapter import END_REASONS, GAME
 from sim.knockout_whist.encoding import DEFAULT_OPTIONS, FLAG_OPTIONS
@@ -74,23 +71,6 @@ def variant_label(options: Mapping[str, Any]) -> str:
     changed = [f"{name}={str(bool(options[name])).lower()}" for name in FLAG_OPTIONS
                if name in options and bool(options[name]) != getattr(DEFAULT_OPTIONS, name)]
     return " ".join(changed) or DEFAULT_VARIANT
-
-
-def stream_runs(folders: Sequence[str | Path], partials: Sequence[Partial] | None = None,
-                 batch_rows: int = BATCH_ROWS) -> GameRun:
-    """Several Knockout Whist runs as one, streamed: each run read shard by shard (``stream_run``) and their
-    statistics added up (``stack_streamed``), equal to ``load_runs``'s; by default those split by variant
-    (``stats.variant_partials``), the notebook's runs of one variant each. Memory stays that of one chunk."""
-    from experiments.analysis.knockout_whist.stats import variant_partials
-
-    partials = variant_partials() if partials is None else partials
-    return stack_streamed([stream_run(folder, partials, batch_rows) for folder in folders], partials)
-
-
-def _report_partials() -> list[Partial]:
-    from experiments.analysis.knockout_whist.stats import report_partials  # stats reads this module
-
-    return report_partials()
 
 
 def _combine(parts: Sequence[RunPart]) -> GameRun:
@@ -182,8 +162,8 @@ def _seat_context(seats: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return seats
 
 
-READER = RunReader(GAME, _read_part, _combine, ("games",), _report_partials)
-"""How Knockout Whist's run folders are read: ``load_run``, ``load_runs`` and ``stream_run`` are its methods."""
+READER = RunReader(GAME, _read_part, _combine, ("games",))
+"""How Knockout Whist's run folders are read: ``load_run`` and ``load_runs`` are its methods, and
+``stream.stream_run`` streams through it."""
 load_run = READER.load_run
 load_runs = READER.load_runs
-stream_run = READER.stream_run

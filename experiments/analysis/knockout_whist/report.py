@@ -16,7 +16,8 @@ import pandas as pd
 from experiments.analysis import ladder, reports
 from experiments.analysis.knockout_whist import figures as kw_figures
 from experiments.analysis.knockout_whist import stats
-from experiments.analysis.knockout_whist.load import GameRun, stream_run
+from experiments.analysis.knockout_whist.load import GameRun
+from experiments.analysis.knockout_whist.stream import stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
 from sim.knockout_whist.adapter import END_REASONS, GAME
 

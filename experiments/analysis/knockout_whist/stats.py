@@ -174,7 +174,7 @@ def agent_results(run: GameRun, per_table: bool = True) -> pd.DataFrame:
 
 
 def report_partials() -> list[Partial]:
-    """Every partial the report reads (one run, split by seat count): what ``load.stream_run`` gathers."""
+    """Every partial the report reads (one run, split by seat count): what ``stream.stream_run`` gathers."""
     from experiments.analysis import ladder
 
     return [ZERO_SUM, _partial("seat wins", BY, _seat_wins), _partial("game lengths", BY, _length_counts),
@@ -184,7 +184,7 @@ def report_partials() -> list[Partial]:
 
 def variant_partials(by: tuple[str, ...] = ("variant",)) -> list[Partial]:
     """The partials of the statistics split by ``by`` (the variant, by default) that add up from run to run:
-    what ``load.stream_runs`` gathers for runs of several variants read together."""
+    what ``stream.stream_runs`` gathers for runs of several variants read together."""
     return [ZERO_SUM, _partial("seat wins", by, _seat_wins), _partial("game lengths", by, _length_counts),
             _partial("game length moments", by, _length_moments), _partial("dog moments", by, _dog_moments)]
 

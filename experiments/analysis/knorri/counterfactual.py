@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from experiments.analysis.duck import WHERE, ShardIndex, moments_of, moments_sql, quantile_of_counts, sql_list, summed
-from experiments.analysis.knorri.cutoffs import CutoffRun, checked_action_shards, run_slices
+from experiments.analysis.knorri.cutoff_run import CutoffRun, checked_action_shards, run_slices
 from experiments.analysis.ladder import Rater
 from experiments.analysis.load import RunFolderError, iter_shard_batches, read_manifest
 from experiments.runner.config import PLACE_KEYS, build_config

@@ -11,7 +11,6 @@ statistic treats ``(table, deal_group)`` as one cluster: the ``cluster`` column.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,15 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from experiments.analysis.load import (
-    BATCH_ROWS,
     LoadedRun,
-    Partial,
     chunks_total,
     cluster_ids,
     lineup_table,
     open_run,
     read_shards,
-    stream_paths,
 )
 
 END_REASONS = ("out", "repeat", "cap")
@@ -66,29 +62,15 @@ class Run(LoadedRun):
 def load_run(folder: str | Path) -> Run:
     """Read the complete shards of the run in ``folder``; refuse a missing, empty or foreign folder in one line.
 
-    Every row is held in memory (about 360 bytes a hand): for a run of millions of hands use ``stream_run``,
+    Every row is held in memory (about 360 bytes a hand): for a run of millions of hands use ``stream.stream_run``,
     which keeps the statistics alone.
     """
     folder = Path(folder)
     manifest, paths = open_run(folder, "knorri")
-    return _load_paths(folder, manifest, paths)
+    return load_paths(folder, manifest, paths)
 
 
-def stream_run(folder: str | Path, partials: Sequence[Partial] | None = None,
-               batch_rows: int = BATCH_ROWS) -> Run:
-    """The run in ``folder`` as its statistics alone: each shard read in turn (only the columns they need), its
-    ``partials`` (by default every one ``stats`` and the ladder define) added up, and its rows let go. Memory
-    stays that of one chunk, whatever the run's size; every statistic equals ``load_run``'s."""
-    from experiments.analysis.knorri.stats import knorri_partials
-
-    folder = Path(folder)
-    manifest, paths = open_run(folder, "knorri")
-    return stream_paths([manifest], paths, lambda chunk_paths: _load_paths(folder, manifest, chunk_paths),
-                        knorri_partials() if partials is None else partials, ["hands"],
-                        batch_rows)
-
-
-def _load_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> Run:
+def load_paths(folder: Path, manifest: dict[str, Any], paths: list[Path]) -> Run:
     """The run's rows in ``paths`` (all its complete shards, or one chunk's)."""
     data = read_shards(folder, paths, _shard_columns)
     tables = lineup_table(manifest)

@@ -16,7 +16,8 @@ import pandas as pd
 
 from experiments.analysis import ladder, reports
 from experiments.analysis.knorri import cutoff_page, cutoffs, figures, stats
-from experiments.analysis.knorri.load import Run, stream_run
+from experiments.analysis.knorri.load import Run
+from experiments.analysis.knorri.stream import stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_intervals
 from experiments.replay.examples import end_reason_examples
 from sim.contract import plural

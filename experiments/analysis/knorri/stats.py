@@ -191,7 +191,7 @@ def agent_scores(run: Run, per_table: bool = False) -> pd.DataFrame:
 
 
 def knorri_partials() -> list[Partial]:
-    """Every partial a Knorri report reads: what ``load.stream_run`` gathers chunk by chunk."""
+    """Every partial a Knorri report reads: what ``stream.stream_run`` gathers chunk by chunk."""
     from experiments.analysis import ladder
 
     return [CUTOFFS_BY_TABLE, CUTOFFS_BY_SEATS, PHASE2_LENGTHS, CYCLE_LENGTHS, ZERO_SUM, *SCORE_COUNTS.values(),

@@ -9,6 +9,7 @@ play). The seat-pair ladder and the openskill ratings are the shared ones
 ratings rate each match's two teams.
 """
 
-from experiments.analysis.kort.load import KortRun, load_run, load_runs, stream_run
+from experiments.analysis.kort.load import KortRun, load_run, load_runs
+from experiments.analysis.kort.stream import stream_run
 
 __all__ = ["KortRun", "load_run", "load_runs", "stream_run"]

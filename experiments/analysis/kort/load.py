@@ -30,7 +30,6 @@ import pyarrow as pa
 
 from experiments.analysis.load import (
     LoadedRun,
-    Partial,
     RunPart,
     RunReader,
     chunks_total,
@@ -83,12 +82,6 @@ def options_label(options: dict[str, Any]) -> str:
     """The options that differ from the rules' defaults, as ``--option`` writes them (``""`` if none)."""
     return " ".join(f"{name}={options[name]}" for name in OPTION_NAMES
                     if name in options and options[name] != getattr(DEFAULT_OPTIONS, name))
-
-
-def _report_partials() -> list[Partial]:
-    from experiments.analysis.kort.stats import report_partials  # stats reads this module
-
-    return report_partials()
 
 
 def _combine(parts: Sequence[RunPart]) -> KortRun:
@@ -186,9 +179,8 @@ def _seats_frame(data: pa.Table) -> pd.DataFrame:
     })
 
 
-READER = RunReader(GAME, _read_part, _combine, ("matches", "rounds"), _report_partials)
-"""How Kort's run folders are read (with their rounds): ``load_run``, ``load_runs`` and ``stream_run`` are its
-methods."""
+READER = RunReader(GAME, _read_part, _combine, ("matches", "rounds"))
+"""How Kort's run folders are read (with their rounds): ``load_run`` and ``load_runs`` are its methods, and
+``stream.stream_run`` streams through it."""
 load_run = READER.load_run
 load_runs = READER.load_runs
-stream_run = READER.stream_run

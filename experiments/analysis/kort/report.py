@@ -14,7 +14,8 @@ import pandas as pd
 from experiments.analysis import reports
 from experiments.analysis.kort import figures as kort_figures
 from experiments.analysis.kort import stats
-from experiments.analysis.kort.load import KortRun, stream_run
+from experiments.analysis.kort.load import KortRun
+from experiments.analysis.kort.stream import stream_run
 from experiments.analysis.reports import FigureSpec, markdown_table, percent_interval, percent_intervals
 from sim.kort.adapter import GAME, RESULTS
 

@@ -259,7 +259,7 @@ def team_results(run: KortRun) -> pd.DataFrame:
 
 
 def report_partials() -> list[Partial]:
-    """Every partial the report reads (one row per table): what ``load.stream_run`` gathers chunk by chunk."""
+    """Every partial the report reads (one row per table): what ``stream.stream_run`` gathers chunk by chunk."""
     from experiments.analysis import ladder
 
     holders = BY + ("holder_agents",)
