@@ -1,9 +1,9 @@
 """Bots that play from what a seat may know, and the protocol for a user's own.
 
-Importing this package registers every game's built-in agents: ``random`` (every
-game), Knorri's ``greedy``, ``loginf`` and ``mcts`` and their compiled lineup player
-(``agents.knorri.lineup``), Knockout Whist's and Kort's own (``agents.knockout_whist``,
-``agents.kort``), and every game's ``learned`` (``agents.learned``).
+Importing this package registers ``random`` (every game) and every installed game's own agents: each game's
+package is named by an entry point of ``sim.plugins.AGENTS`` (the built-in games' in ``pyproject.toml``: Knorri's
+``greedy``, ``loginf``, ``mcts`` and ``learned`` and their compiled lineup player, and the same for Knockout Whist
+and Kort). A broken plug-in is named in one line and skipped.
 """
 
 import runpy as _runpy
@@ -15,9 +15,7 @@ from pathlib import Path as _Path
 _runpy.run_path(str(_Path(__file__).resolve().parent.parent / "sim" / "harness.py"),
                 run_name="sim.harness")["refuse_shadowing"]()
 
-# registering the built-in agents and their compiled lineup players
-from agents import knockout_whist, knorri, kort, learned  # noqa: E402, F401 (after the guard above)
-from agents.base import (  # noqa: E402
+from agents.base import (  # noqa: E402 (after the guard above)
     Agent,
     AgentSpecError,
     RandomAgent,
@@ -26,5 +24,8 @@ from agents.base import (  # noqa: E402
     parse_spec,
     register,
 )
+from sim import plugins  # noqa: E402
+
+plugins.load_modules(plugins.AGENTS)  # every installed game's agents register themselves on import
 
 __all__ = ["Agent", "AgentSpecError", "RandomAgent", "known_agents", "make_agent", "parse_spec", "register"]

@@ -73,7 +73,7 @@ def facts(name: str) -> GameFacts:
 
 def learning_games() -> dict[str, GameFacts]:
     """Every registered game that gives the RL interfaces their facts, by name."""
-    return {name: facts(name) for name in games.GAMES if games.adapter(name).LEARNING is not None}
+    return {name: facts(name) for name in games.names() if games.adapter(name).LEARNING is not None}
 
 
 def deal_seed(match_seed: int) -> int:

@@ -48,7 +48,7 @@ def test_no_limit_and_a_bad_limit():
         pass
 
 
-@pytest.mark.parametrize("game", games.GAMES)
+@pytest.mark.parametrize("game", games.names())
 def test_every_agents_float_parameters_refuse_values_that_are_not_finite(game):
     checked = 0
     for name in known_agents(game):
@@ -59,7 +59,7 @@ def test_every_agents_float_parameters_refuse_values_that_are_not_finite(game):
                     with pytest.raises(AgentSpecError, match=f"{key}="):
                         make_agent(f"{name}:{key}={value}", game=game)
                 checked += 1
-    assert checked >= 2  # every game's mcts has time and c
+    assert checked >= 2 or "mcts" not in known_agents(game)  # every game's mcts has time and c
 
 
 def test_a_decision_that_no_interrupt_ends_calls_the_stuck_hook(monkeypatch):

@@ -1,11 +1,13 @@
 """Every registered game against the contract (``sim.contract``), and every command on every game.
 
-The tiny game Ten (``tests/tiny_game``) is registered here only, as a plugin would
-be: it proves that a game is its own folder plus one registration.
+The tiny game Ten is a package of its own (``tests/plugins/ten``), installed by the test command: its entry
+points are all that registers it, which proves a game and its agents from another package need no edit of the
+harness.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import types
 
@@ -15,21 +17,15 @@ import pytest
 import tiny_game
 from tiny_game.engine import TenGame
 
+from agents.base import known_agents
 from experiments.cli import main
 from experiments.runner.config import build_config
-from sim import games
+from sim import games, plugins
 from sim.contract import GameAdapter, check_adapter, has_compiled_engine, plural
 from sim.errors import GameInputError
 from sim.reference_base import ReferenceGame
 
-EVERY_GAME = (*games.GAMES, tiny_game.NAME)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def ten_registered():
-    tiny_game.register()
-    yield
-    games.GAMES.pop(tiny_game.NAME)
+EVERY_GAME = tuple(games.names())
 
 
 @pytest.mark.parametrize("name", EVERY_GAME)
@@ -106,12 +102,27 @@ def test_ten_plays_its_own_registered_bot(capsys):
     assert "Ten, seed 4, agents: lowest; random" in capsys.readouterr().out
 
 
-def test_the_tiny_game_needs_nothing_but_its_folder_and_one_registration():
+def test_a_game_from_another_package_needs_no_edit_of_the_harness():
     from conftest import ROOT
 
     mentions = [path.relative_to(ROOT).as_posix() for package in ("sim", "agents", "experiments", "rl")
                 for path in (ROOT / package).rglob("*.py") if "tiny_game" in path.read_text()]
     assert mentions == []
+    ten = {point.name: point for point in importlib.metadata.entry_points(group=plugins.GAMES)}[tiny_game.NAME]
+    assert ten.value == "tiny_game.adapter" and ten.dist.name == "knorri-sim-ten"
+    assert tiny_game.NAME in games.names() and "lowest" in known_agents(tiny_game.NAME)
+
+
+def test_the_built_in_games_are_plug_ins_like_any_other():
+    from conftest import ROOT
+
+    for group in (plugins.GAMES, plugins.AGENTS, plugins.REPORTS):
+        declared = {point.name for point in importlib.metadata.entry_points(group=group)
+                    if point.dist.name == "knorri-sim"}
+        assert declared == {"knorri", "knockout-whist", "kort"}, group
+    for registry in ("sim/games.py", "agents/__init__.py", "experiments/analysis/reports.py"):
+        text = (ROOT / registry).read_text()
+        assert not any(f"{package}." in text for package in ("knorri", "knockout_whist", "kort")), registry
 
 
 def test_an_adapter_missing_a_name_is_refused_in_one_line():
@@ -165,7 +176,7 @@ def test_a_new_games_run_ids_name_the_game_and_its_options():
 def test_only_one_game_may_leave_itself_out_of_its_run_ids():
     with pytest.raises(GameInputError, match="only one game's run ids leave the game out, and knorri's do"):
         games.register_game("ten-legacy", "Ten", "tiny_game.adapter", bare_run_ids=True)
-    assert "ten-legacy" not in games.GAMES
+    assert "ten-legacy" not in games.names()
 
 
 def test_a_command_refuses_a_compiled_engine_the_game_lacks(capsys):

@@ -160,7 +160,7 @@ def test_a_tiny_league_with_loginf_plays_on_the_reference_path(tmp_path, capsys)
     assert result.rows == 4 and {row.agent for row in result.scores} == {"random", "loginf"}
 
 
-@pytest.mark.parametrize("name", list(games.GAMES))
+@pytest.mark.parametrize("name", list(games.names()))
 def test_every_game_adapter_says_its_teams_and_how_a_row_gives_finishing_places(name):
     adapter = games.adapter(name)
     per_seat = {spec.name for spec in adapter.HAND_COLUMNS if spec.per_seat}

@@ -90,7 +90,7 @@ VERSION_2_TYPES = {"chunk": pa.uint32(), "table": pa.uint8(), "deal_group": pa.u
 their counts."""
 
 
-@pytest.mark.parametrize("game", list(games.GAMES))
+@pytest.mark.parametrize("game", list(games.names()))
 def test_every_number_in_every_table_is_signed_and_only_bit_patterns_are_unsigned(game):
     adapter = games.adapter(game)
     specs = (id_columns(game) + game_columns(game, continued=True) + sum(extra_columns(game).values(), ())

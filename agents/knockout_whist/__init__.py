@@ -6,7 +6,7 @@ agents here read Knockout Whist's observation: ``greedy`` (``greedy.py``),
 ``mcts`` (``mcts.py``: information-set search over deals of the hidden cards drawn by
 ``sampler.py``, compiled in ``search.py``). They live beside Knorri's agents, under
 ``agents/``, so that ``sim/`` (rules and engines) never holds a decision-maker.
-Importing this package registers them.
+Importing this package registers them, and ``learned`` (``agents.learned``) for the game.
 
 Each also plays inside compiled code, making the very same decisions:
 ``lineup.py`` plays whole games of any mix of them in numba (the runner's compiled
@@ -14,3 +14,7 @@ path), with ``compiled_tracker.py`` the tracker's deductions as one row per seat
 """
 
 from agents.knockout_whist import greedy, lineup, mcts, tracker  # noqa: F401  (registering the built-in agents)
+from agents.learned.agent import register_learned
+from sim.knockout_whist.tensor import encode_observation
+
+register_learned("knockout-whist", lambda n_seats: encode_observation)

@@ -7,7 +7,7 @@ result): ``greedy`` (``greedy.py``, a one-look heuristic for every decision),
 and ``mcts`` (``mcts.py``: information-set search over the hidden hands drawn by
 ``sampler.py``, compiled in ``search.py`` on the engine's compiled step API; its playouts
 play the engine's compiled ``greedy`` or ``random`` policy on the view ``playout.py`` keeps).
-Importing this package registers them.
+Importing this package registers them, and ``learned`` (``agents.learned``) for the game.
 
 Every one of them also has a compiled twin making the same choices, so that a lineup of
 built-in specs plays whole matches inside numba on the runner's compiled path:
@@ -17,3 +17,7 @@ public state only) or mcts (the same compiled search, fed by the compiled tracke
 """
 
 from agents.kort import greedy, lineup, mcts, tracker  # noqa: F401  (registering the built-in agents)
+from agents.learned.agent import register_learned
+from sim.kort.tensor import encode_observation
+
+register_learned("kort", lambda n_seats: encode_observation)

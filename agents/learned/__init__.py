@@ -1,6 +1,4 @@
-"""The ``learned`` agent of every built-in game: a Q-network trained by ``knorri-sim train``, played in NumPy and
-numba (``network.py``), from the seat's observation tensor (``tensors.py``; the agent in ``agent.py``). Importing
-this package registers it.
+"""The ``learned`` agent: a Q-network trained by ``knorri-sim train``, played in NumPy and numba (``network.py``),
+from the seat's observation tensor (the agent in ``agent.py``). Each game's agents package
+registers it for its game with the encoder of its observations (``agent.register_learned``).
 """
-
-from agents.learned import agent  # noqa: F401  (registering learned for every built-in game)

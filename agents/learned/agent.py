@@ -5,15 +5,15 @@ beside them); ``learned:weights=PATH`` plays any file ``knorri-sim train`` wrote
 count of its game: the tensor says which seats are at the table.
 
 It plays on every route. On the runner's batch route ``act_batch`` scores the rows of every hand where its seat is
-to move in one compiled call; on the reference route ``act`` builds the same tensor from the observation
-(``agents.learned.tensors``) and scores it alone. Each row is scored on its own, so both make the same choice;
-among actions of equal value the lowest id is taken, so the agent is deterministic and draws nothing.
+to move in one compiled call; on the reference route ``act`` builds the same tensor from the observation (with
+the encoder the game registered it with) and scores it alone. Each row is scored on its own, so both make the same
+choice; among actions of equal value the lowest id is taken, so the agent is deterministic and draws nothing.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,13 +21,13 @@ import numpy as np
 
 from agents.base import register
 from agents.learned import network
-from agents.learned.tensors import encoder_for
 from sim import games
+
+Encoder = Callable[[Any], np.ndarray]
+"""A seat's observation -> the ``float32`` tensor the game's compiled batch writes for that seat's decision."""
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 """Where the shipped weights and their model cards live, inside the package."""
-GAMES = ("knorri", "knockout-whist", "kort")
-"""The games ``learned`` is registered for: those whose observation it can read in ``act``."""
 
 _LOADED: dict[tuple[str, str, float], network.QNetwork] = {}  # (game, path, mtime) -> network, loaded once
 
@@ -57,9 +57,10 @@ def load_network(game: str, weights: str | None = None) -> network.QNetwork:
 class LearnedAgent:
     """Greedy over a Q-network's values of the legal actions (``agents.learned.network``)."""
 
-    GAME: ClassVar[str] = "knorri"
+    GAME: ClassVar[str] = ""
+    ENCODER: ClassVar[Callable[[int], Encoder]]
     PARAMETERS: ClassVar[dict[str, type]] = {"weights": str}
-    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 2.0, "agents.learned.tensors": 1.0}
+    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 2.0}
 
     def __init__(self, seed: int = 0, weights: str | None = None) -> None:
         self.name = "learned"
@@ -70,7 +71,7 @@ class LearnedAgent:
     def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
         """A new hand (or game) at ``seat``: forget the log read so far. It draws nothing, so ``seed`` is unused."""
         self.seat, self.n_seats = seat, n_seats
-        self._encode = encoder_for(self.GAME, n_seats)
+        self._encode = type(self).ENCODER(n_seats)
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """The legal action of highest Q in this position (lowest id among equals)."""
@@ -85,11 +86,23 @@ class LearnedAgent:
         return self.network.best_actions(observations, legal_mask)
 
 
-def _game_class(game: str) -> type[LearnedAgent]:
-    """``LearnedAgent`` bound to ``game`` (registered under ``learned`` for it)."""
-    return type(f"Learned{game.title().replace('-', '')}", (LearnedAgent,), {"GAME": game, "__doc__":
-                                                                              LearnedAgent.__doc__})
+def register_learned(game: str, encoder: Callable[[int], Encoder],
+                     compiled_code: dict[str, float] | None = None) -> type[LearnedAgent]:
+    """Register ``learned`` for ``game``, whose observations ``encoder(n_seats)`` turns into the tensor its batch
+    writes (a new encoder each hand, as it may remember the log); ``compiled_code`` names the encoder's kernel
+    modules and their compile seconds, as ``COMPILED_CODE`` does. A game's agents package calls this for itself."""
+    _ENCODERS[game] = encoder
+    bound = type(f"Learned{game.title().replace('-', '')}", (LearnedAgent,),
+                 {"GAME": game, "ENCODER": staticmethod(encoder), "__doc__": LearnedAgent.__doc__,
+                  "COMPILED_CODE": {**LearnedAgent.COMPILED_CODE, **(compiled_code or {})}})
+    return register("learned", game=game)(bound)
 
 
-for _game in GAMES:
-    register("learned", game=_game)(_game_class(_game))
+def encoder_for(game: str, n_seats: int) -> Encoder:
+    """A new encoder of ``game``'s observations at ``n_seats`` seats, as its agents package registered it."""
+    if game not in _ENCODERS:
+        raise ValueError(f"the learned agent reads no observation of {game}: it plays {', '.join(_ENCODERS)}")
+    return _ENCODERS[game](n_seats)
+
+
+_ENCODERS: dict[str, Callable[[int], Encoder]] = {}

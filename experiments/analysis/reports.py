@@ -6,9 +6,10 @@ report RUN_DIR`` reads the game the run's manifest names and asks
 ``experiments.analysis.generic.report_for``: the game's own report if one is
 registered here, else the generic one, which any game gets from what its adapter
 declares (``sim.contract``). This module never imports the generic report (which
-is built from the pieces below). The built-in games' reports are imported from one
-place, ``BUILT_IN_REPORTS``, one line a game; a game added elsewhere (a test's)
-registers its own, or gets the generic report with nothing to write.
+is built from the pieces below). Each installed game's report module, and its
+cut-off analysis's, is named by an entry point (``sim.plugins.REPORTS``,
+``sim.plugins.CUTOFFS``) and imported the first time a report is asked for; a game
+with none gets the generic report.
 
 The rest are the pieces every game's report shares: ``FigureSpec`` (one figure),
 ``FigureBook`` (a game's figures, each declared on the function that draws it, in
@@ -18,7 +19,6 @@ and closing lines and its tables of shares, head-to-head results and ratings.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,14 +30,8 @@ from matplotlib.figure import Figure
 
 from experiments.analysis import figures, ladder
 from experiments.errors import UsageError
+from sim import plugins
 from sim.contract import plural
-
-BUILT_IN_REPORTS: tuple[str, ...] = (
-    "experiments.analysis.knorri.report",
-    "experiments.analysis.knockout_whist.report",
-    "experiments.analysis.kort.report",
-)
-"""The modules whose import registers the built-in games' own reports."""
 
 RATING_SENTENCE = ("openskill Plackett-Luce rating from whole finishing orders (prior 25 ± 8.3; "
                    "the interval is mu ± 2 sigma, not widened for duplicate deals)")
@@ -131,9 +125,8 @@ def register_report(game: str, load_run: Callable[[str | Path], Any], figure_spe
 
 
 def registered_reports() -> dict[str, GameReport]:
-    """The registry itself (game -> its own report), the built-in games' reports imported first."""
-    for module in BUILT_IN_REPORTS:
-        importlib.import_module(module)
+    """The registry itself (game -> its own report), every installed game's report module imported first."""
+    _load_plugins(plugins.REPORTS)
     return _REPORTS
 
 
@@ -157,8 +150,8 @@ def register_cutoff_analysis(game: str, analysis: CutoffReport) -> CutoffReport:
 
 
 def cutoff_analysis_for(game: str) -> CutoffReport:
-    """The cut-off analysis registered for ``game`` (the built-in games' imported first); else one line."""
-    registered_reports()
+    """The cut-off analysis registered for ``game`` (every installed game's imported first); else one line."""
+    _load_plugins(plugins.CUTOFFS)
     found = _CUTOFF_ANALYSES.get(game)
     if found is None:
         raise UsageError(f"game {game!r} has cut-offs but no cut-off analysis: register one with "
@@ -308,3 +301,13 @@ def markdown_table(frame: pd.DataFrame) -> str:
     body = ["| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |"
             for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *body])
+
+
+_LOADED_GROUPS: set[str] = set()
+
+
+def _load_plugins(group: str) -> None:
+    """Import, once a process, every module the installed packages name in ``group`` (their import registers)."""
+    if group not in _LOADED_GROUPS:
+        _LOADED_GROUPS.add(group)
+        plugins.load_modules(group)

@@ -122,7 +122,7 @@ def _counts(text: str | None, default: Sequence[int], parser: argparse.ArgumentP
 def main(argv: Sequence[str] | None = None) -> int:
     """Print one line per seat count and budget (or, with ``--floor``, the Knorri lineup's search floor)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default=games.DEFAULT_GAME, choices=tuple(games.GAMES))
+    parser.add_argument("--game", default=games.DEFAULT_GAME, choices=tuple(games.names()))
     parser.add_argument("--seats", help="comma-separated seat counts (default: the game's bench seats)")
     parser.add_argument("--iters", default="100,1000", help="comma-separated iteration budgets (default 100,1000)")
     parser.add_argument("--deals", type=int, default=6, help="greedy deals whose decisions are timed (default 6)")

@@ -16,8 +16,8 @@ ENGINE_CHOICES = spelled(ENGINES)  # the words --engine takes where one engine p
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
     """``--game``, any registered game (default knorri)."""
-    parser.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT_GAME,
-                        help=f"which game (default {games.DEFAULT_GAME}): one of {', '.join(games.GAMES)}")
+    parser.add_argument("--game", choices=tuple(games.names()), default=games.DEFAULT_GAME,
+                        help=f"which game (default {games.DEFAULT_GAME}): one of {', '.join(games.names())}")
 
 
 def add_deal_arguments(parser: argparse.ArgumentParser, seats_help: str) -> None:

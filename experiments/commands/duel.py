@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = DESIGN
     parser.add_argument("a", metavar="A", help="the agent spec tested, e.g. mcts or 'mcts:iters=400'")
     parser.add_argument("b", metavar="B", help="the agent spec it is compared with, e.g. greedy")
-    parser.add_argument("--game", metavar="|".join(games.GAMES), default=games.DEFAULT_GAME,
+    parser.add_argument("--game", metavar="|".join(games.names()), default=games.DEFAULT_GAME,
                         help="which game (default knorri)")
     parser.add_argument("--seats", type=int, metavar="N", help="seats at the table (default: the game's default)")
     parser.add_argument("--others", metavar="SPECS", default="random",

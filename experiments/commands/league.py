@@ -46,7 +46,7 @@ DESIGN = ("The design: every ordering of the agents is dealt out one per seat (o
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``league``; the design is explained below them in ``--help``."""
     parser.epilog = DESIGN
-    parser.add_argument("--game", metavar="|".join(games.GAMES), default=games.DEFAULT_GAME,
+    parser.add_argument("--game", metavar="|".join(games.names()), default=games.DEFAULT_GAME,
                         help="which game (default knorri)")
     parser.add_argument("--seats", metavar="N[,N…]",
                         help="seat counts, one run each (default: every count the game allows)")

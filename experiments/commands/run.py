@@ -79,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "experiments/configs/default.toml, or <game>.toml with --game knockout-whist or kort); "
                         "options given here override its keys, the rest (e.g. assign = rotate in the default) "
                         "come from it")
-    parser.add_argument("--game", metavar="|".join(games.GAMES),
+    parser.add_argument("--game", metavar="|".join(games.names()),
                         help="which game (default: the config's, else knorri)")
     parser.add_argument("--option", action="append", metavar="NAME=VALUE",
                         help="a game option, e.g. dogs_life=false or target_wins=3 (repeatable; Knorri's are its "

@@ -30,7 +30,7 @@ DESIGN = ("Deep Monte-Carlo, as in DouZero: a Q-network scores every action of a
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``train``."""
     parser.epilog = DESIGN
-    parser.add_argument("--game", choices=tuple(games.GAMES), default=games.DEFAULT_GAME,
+    parser.add_argument("--game", choices=tuple(games.names()), default=games.DEFAULT_GAME,
                         help=f"which game (default {games.DEFAULT_GAME})")
     parser.add_argument("--seats", metavar="N[,N...]", default=None,
                         help="seats at the table, or several counts taken in turn by generation (3,4,5,6): one "

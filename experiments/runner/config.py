@@ -140,7 +140,7 @@ def default_experiment(game: str) -> dict[str, Any]:
 def game_adapter(name: Any, where: str = "config") -> ModuleType:
     """The runner adapter of the game called ``name``, or one ``ConfigError`` line naming the games."""
     if not isinstance(name, str):
-        raise ConfigError(f"{where}: game must be one of {', '.join(games.GAMES)}, not {name!r}")
+        raise ConfigError(f"{where}: game must be one of {', '.join(games.names())}, not {name!r}")
     try:
         return games.adapter(name)
     except GameInputError as error:

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 
 # What the runner asks of every game's adapter (``sim.games``).
 TITLE = "Knorri"
+BARE_RUN_IDS = True  # at the default options a run id names neither game nor options, as before there were others
 ROW = "hand"
 MATCH_HANDS = (1, 3, 5)
 ID_DOCS: dict[str, str] = {}  # the runner's identifier columns were worded for Knorri

@@ -10,7 +10,6 @@ import pytest
 from agents import make_agent
 from agents.base import AgentSpecError
 from agents.learned import agent as learned_agent
-from agents.learned.tensors import encoder_for
 from experiments.cli import main
 from experiments.runner.routes import BATCH, choose_route, play_matches
 from sim import games
@@ -34,7 +33,7 @@ def test_act_and_act_batch_make_the_same_choices_so_both_routes_give_the_same_ro
 def test_knorris_tensor_from_an_observation_is_the_batchs_at_every_decision(seats, seed):
     adapter = games.adapter("knorri")
     hand = adapter.deal(seats, seed, {})
-    encoders = [encoder_for("knorri", seats) for _ in range(seats)]
+    encoders = [learned_agent.encoder_for("knorri", seats) for _ in range(seats)]
     rng = np.random.default_rng(5)
     checked = 0
     while not hand.done:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agents.base import register
 
+
+@register("lowest", game="ten")
 class LowestCard:
     """Plays the lowest legal action id: in Ten its lowest card, which saves the high ones for later tricks."""
 

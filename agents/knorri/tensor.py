@@ -1,15 +1,13 @@
-"""A seat's observation tensor from its observation, for the learned agent's one-decision ``act``.
+"""Knorri's observation tensor from a seat's observation, for the learned agent's one-decision ``act``.
 
 The batch route hands ``act_batch`` the compiled batch's tensor rows; on the reference route ``act`` gets the
-seat's observation (a frozen dataclass) and must build the very same numbers, or the two routes would choose
-differently. Knockout Whist and Kort write that tensor from an observation themselves (``encode_observation``);
-Knorri's needs the other seats' piles and hands, which its public log shows card by card, so they are read with
+seat's observation and must build the very same numbers, or the two routes would choose differently. The tensor
+needs the other seats' piles and hands, which Knorri's public log shows card by card, so they are read with
 Knorri's tracker and the rest from the observation. Only what the seat may know goes in: the observation and its log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,22 +15,6 @@ from numba import njit
 
 from agents.knorri.tracker import KnorriTracker
 from sim import config, games
-
-Encoder = Callable[[Any], np.ndarray]
-
-
-def encoder_for(game: str, n_seats: int) -> Encoder:
-    """A function from the seat's observation to its ``float32`` observation tensor, for one hand (or game) at a
-    time: make a new one at every reset, as it may remember the log it has read."""
-    if game == "knorri":
-        return KnorriEncoder(n_seats)
-    if game == "knockout-whist":
-        from sim.knockout_whist.tensor import encode_observation
-        return encode_observation
-    if game == "kort":
-        from sim.kort.tensor import encode_observation
-        return encode_observation
-    raise ValueError(f"the learned agent reads no observation of {game}: it plays knorri, knockout-whist and kort")
 
 
 class KnorriEncoder:
