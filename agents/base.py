@@ -36,8 +36,9 @@ from sim.games import DEFAULT_GAME
 from sim.harness import HARNESS_PACKAGES, put_working_directory_last, shadowing_message, working_directory_copy
 from sim.rng import SplitMix64
 
-__all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpecError", "LineupPlayer", "RandomAgent", "compiled_code",
-           "known_agents", "lineup_player", "make_agent", "parse_spec", "register", "register_lineup"]
+__all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpec", "AgentSpecError", "LineupPlayer", "RandomAgent",
+           "compiled_code", "known_agents", "lineup_player", "make_agent", "parse_spec", "register", "register_lineup",
+           "resolve_spec"]
 
 
 AgentFactory = Callable[..., Agent]
@@ -85,27 +86,71 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, parsed
 
 
-def make_agent(spec: str, seed: int = 0, game: str = DEFAULT_GAME) -> Agent:
-    """Build the agent a spec names for ``game``: a registered name with parameters, or ``module.path:Class``."""
-    name, params = parse_spec(spec)
+class AgentSpec(str):
+    """A spec resolved once for one game: its text (what rows, manifests and messages show, so it is a ``str``),
+    the agent's name, its parameters as typed values and the factory they go to.
+
+    ``resolve_spec`` is the one place a spec's text is parsed; a run resolves every spec when its config is
+    built, and everything downstream reads ``name``, ``values`` and ``factory`` from here.
+    """
+
+    game: str
+    name: str
+    values: tuple[tuple[str, Any], ...]  # (key, typed value), as the spec wrote them
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The typed parameters by key."""
+        return dict(self.values)
+
+    @property
+    def factory(self) -> AgentFactory:
+        """The class (or callable) that makes the agent: registered under ``name`` for ``game``, or imported."""
+        return _lookup(self.name, self, self.game)
+
+    def derived(self, compute: Callable[[AgentSpec], Any]) -> Any:
+        """``compute(self)``, worked out once per resolved spec and kept with it: what a game's compiled lineup
+        reads from the spec (its compiled seat), so no table or chunk derives it again."""
+        kept = self.__dict__.setdefault("_derived", {})
+        if compute not in kept:
+            kept[compute] = compute(self)
+        return kept[compute]
+
+
+def resolve_spec(spec: str, game: str = DEFAULT_GAME) -> AgentSpec:
+    """``spec`` parsed and checked for ``game`` (a known agent, parameters it takes, values of their types, a
+    constructor taking ``seed``); an ``AgentSpec`` already resolved for ``game`` is returned as it is."""
+    if isinstance(spec, AgentSpec) and spec.game == game:
+        return spec
+    name, raw = parse_spec(spec)
     factory = _lookup(name, spec, game)
     accepted = getattr(factory, "PARAMETERS", {})
-    kwargs: dict[str, Any] = {}
-    for key, raw in params.items():
+    values = []
+    for key, text in raw.items():
         if key not in accepted:
             allowed = ", ".join(sorted(accepted)) or "none"
             raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its parameters: {allowed}")
-        kwargs[key] = parameter_value(name, key, raw, accepted[key])
+        values.append((key, parameter_value(name, key, text, accepted[key])))
     _check_takes_seed(factory, spec)
+    resolved = AgentSpec(str(spec).strip())
+    resolved.game, resolved.name, resolved.values = game, name, tuple(values)
+    return resolved
+
+
+def make_agent(spec: str, seed: int = 0, game: str = DEFAULT_GAME) -> Agent:
+    """Build the agent a spec names for ``game``: a registered name with parameters, or ``module.path:Class``
+    (a spec's text is resolved first; an ``AgentSpec`` of the game is used as it is)."""
+    spec = resolve_spec(spec, game)
+    kwargs = spec.params
     try:
         if "seed" in kwargs:  # a spec's own seed=... reaches the factory as spec_seed; the driver's stays seed
             kwargs["spec_seed"] = kwargs.pop("seed")
-        agent = factory(seed=seed, **kwargs)
+        agent = spec.factory(seed=seed, **kwargs)
     except (TypeError, ValueError) as error:
-        raise AgentSpecError(f"agent spec {spec!r}: {error}") from None
+        raise AgentSpecError(f"agent spec {str(spec)!r}: {error}") from None
     if not isinstance(agent, Agent):
         raise AgentSpecError(
-            f"{spec!r} does not make an agent: it needs name, reset(seat, n_seats) and act(obs, legal)"
+            f"{str(spec)!r} does not make an agent: it needs name, reset(seat, n_seats) and act(obs, legal)"
         )
     return agent
 
@@ -116,8 +161,7 @@ def compiled_code(spec: str, game: str = DEFAULT_GAME) -> dict[str, float]:
     Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.knorri.search": 33.0}``); ``{}`` for an
     agent in plain Python (a bad spec raises ``AgentSpecError``, as ``make_agent`` would).
     """
-    name, _ = parse_spec(spec)
-    return dict(getattr(_lookup(name, spec, game), "COMPILED_CODE", {}))
+    return dict(getattr(resolve_spec(spec, game).factory, "COMPILED_CODE", {}))
 
 
 class LineupPlayer(Protocol):

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
-from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec, register_lineup
+from agents.base import AgentSpec, AgentSpecError, RandomAgent, make_agent, register_lineup, resolve_spec
 from agents.deal_sampling import BINOMIAL
 from agents.knockout_whist import sampler, search
 from agents.knockout_whist.compiled_tracker import (
@@ -103,15 +102,20 @@ class CompiledAgent:
     spec_seed: int = 0
 
 
-@cache
 def compiled_agent(spec: str) -> CompiledAgent | None:
     """How ``spec`` plays inside the kernel, or None when it must play on the reference path.
 
     None for an import path (a user's agent, even one naming a built-in class), a spec that makes
-    no agent, and ``mcts`` with a time budget (wall-clock: not reproducible).
+    no agent, and ``mcts`` with a time budget (wall-clock: not reproducible). Worked out once per resolved spec.
     """
-    name, params = parse_spec(spec)
-    if ":" in name:
+    try:
+        return resolve_spec(spec, GAME).derived(_compiled_agent)
+    except AgentSpecError:
+        return None
+
+
+def _compiled_agent(spec: AgentSpec) -> CompiledAgent | None:
+    if ":" in spec.name:
         return None
     try:
         agent = make_agent(spec, seed=0, game=GAME)
@@ -126,7 +130,7 @@ def compiled_agent(spec: str) -> CompiledAgent | None:
         return CompiledAgent(TRACKER_SEAT)
     if kind is MCTSAgent and agent.time_budget <= 0:
         return CompiledAgent(MCTS_SEAT, agent.iters, agent.c, POLICY_IDS[agent.rollout], HORIZONS[agent.horizon],
-                             int(params.get("seed", 0)) & MASK64)
+                             int(spec.params.get("seed", 0)) & MASK64)
     return None
 
 

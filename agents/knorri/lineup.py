@@ -447,7 +447,7 @@ class KnorriLineups:
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec has a compiled seat (``compiled_seat``)."""
-        return all(compiled_seat(spec.strip()) is not None for spec in specs)
+        return all(compiled_seat(spec) is not None for spec in specs)
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
         """The lineup kernel's module, with its measured compile seconds."""
@@ -463,7 +463,7 @@ class KnorriLineups:
         cap, repeat = rules.get("cap", MAX_PHASE2_ACTIONS), rules.get("repeat", DEFAULT_REPEAT)
         more = check_continuation(rules, continuation)
         continue_cap = None if more is None else more["cap"]
-        seats = [[compiled_seat(spec.strip()) for spec in seating] for seating in seatings]
+        seats = [[compiled_seat(spec) for spec in seating] for seating in seatings]
 
         def rows(seeds: np.ndarray, first_seats: np.ndarray) -> tuple[Any, ...]:
             played = play_lineup(n_seats, seeds, first_seats, seats, log_actions, cap=cap, repeat=repeat,

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from agents.base import make_agent, parse_spec
+from agents.base import AgentSpec, make_agent, resolve_spec
 from agents.knorri import search_rules
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT
@@ -64,14 +63,17 @@ class CompiledSeat:
         return self.iters, self.line_iters, self.chance_iters, self.horizon
 
 
-@lru_cache(maxsize=256)
 def compiled_seat(spec: str) -> CompiledSeat | None:
     """The kernel's plan for a built-in spec, or None if only the Python agent can play it.
 
-    The spec is parsed and checked by ``make_agent`` itself, so its parameters mean exactly
-    what they mean to the Python agent (a bad spec raises ``AgentSpecError`` as there).
+    The spec's agent is made by ``make_agent`` itself, so its parameters mean exactly what they mean to the
+    Python agent (a bad spec raises ``AgentSpecError`` as there); worked out once per resolved spec.
     """
-    name, _ = parse_spec(spec)
+    return resolve_spec(spec, GAME).derived(_compiled_seat)
+
+
+def _compiled_seat(spec: AgentSpec) -> CompiledSeat | None:
+    name = spec.name
     if name not in BUILT_IN:
         return None
     agent = make_agent(spec, game=GAME)

@@ -21,13 +21,12 @@ nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from agents.base import AgentSpecError, RandomAgent, make_agent, parse_spec, register_lineup
+from agents.base import AgentSpec, AgentSpecError, RandomAgent, make_agent, register_lineup, resolve_spec
 from agents.deal_sampling import BINOMIAL
 from agents.kort import search, tracker
 from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
@@ -82,14 +81,20 @@ class CompiledAgent(NamedTuple):
     spec_seed: int  # mcts's own seed=..., as a uint64
 
 
-@lru_cache(maxsize=512)
 def compiled_agent(spec: str) -> CompiledAgent | None:
     """The compiled twin of the agent ``spec`` makes, or None when it plays on the reference path only
-    (a spec by import path, ``mcts`` with a time budget, or a spec that makes no agent)."""
+    (a spec by import path, ``mcts`` with a time budget, or a spec that makes no agent). Worked out once per
+    resolved spec."""
     try:
-        name, params = parse_spec(spec)
-        if ":" in name:
-            return None
+        return resolve_spec(spec, "kort").derived(_compiled_agent)
+    except AgentSpecError:
+        return None
+
+
+def _compiled_agent(spec: AgentSpec) -> CompiledAgent | None:
+    if ":" in spec.name:
+        return None
+    try:
         agent = make_agent(spec, seed=0, game="kort")
     except AgentSpecError:
         return None
@@ -102,7 +107,7 @@ def compiled_agent(spec: str) -> CompiledAgent | None:
         return CompiledAgent((TRACKER, 1, 0, 0, 0), 0.0, 0)
     if kind is MCTSAgent and agent.time_budget <= 0:
         return CompiledAgent((MCTS, 1, agent.iters, POLICY_IDS[agent.rollout], int(agent.horizon == "round")),
-                             float(agent.c), int(params.get("seed", "0")) & MASK64)
+                             float(agent.c), int(spec.params.get("seed", 0)) & MASK64)
     return None
 
 

@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
     seconds = time.perf_counter() - started
     print(format_summary(summarise_run(out, config.game), config.game, config.options))
-    adapter = games.adapter(config.game)
+    adapter = config.adapter
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +

@@ -41,8 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent
-from experiments.runner.seating import checked_agent
+from agents.base import Agent, make_agent, resolve_spec
 from sim.batch_base import CompiledBatch
 from sim.contract import ChunkColumns, plural
 from sim.errors import AgentFailure, agent_location, full_trace, method_location
@@ -50,8 +49,8 @@ from sim.rng import AGENT_STREAM, derive_seeds
 
 
 def has_act_batch(spec: str, game: str) -> bool:
-    """Whether the agent ``spec`` makes for ``game`` defines ``act_batch`` (the agent the run's checks built)."""
-    return callable(getattr(checked_agent(spec, game), "act_batch", None))
+    """Whether the class of the agent ``spec`` makes for ``game`` defines ``act_batch``."""
+    return callable(getattr(resolve_spec(spec, game).factory, "act_batch", None))
 
 
 def takes_batch_path(log_actions: bool, seatings: Sequence[Sequence[str]], game: str,
@@ -60,7 +59,7 @@ def takes_batch_path(log_actions: bool, seatings: Sequence[Sequence[str]], game:
     compiled policy, and every such seat's agent defining ``act_batch``."""
     if log_actions:
         return False
-    agents = {spec.strip() for seating in seatings for spec in seating} - set(policies)
+    agents = {spec for seating in seatings for spec in seating if spec not in policies}
     return bool(agents) and all(has_act_batch(spec, game) for spec in agents)
 
 
@@ -106,14 +105,13 @@ class _SeatTable:
         index: dict[tuple[int, str], int] = {}
         for i, seating in enumerate(seatings):
             for seat, spec in enumerate(seating):
-                name = spec.strip()
-                if name in policies:
-                    self.policies[i, seat] = policies[name]
+                if spec in policies:
+                    self.policies[i, seat] = policies[spec]
                     continue
-                if (seat, name) not in index:
-                    index[seat, name] = len(self.agents)
+                if (seat, spec) not in index:
+                    index[seat, spec] = len(self.agents)
                     self.agents.append((seat, spec, make_agent(spec, seed=0, game=game)))
-                self.owners[i, seat] = index[seat, name]
+                self.owners[i, seat] = index[seat, spec]
         self.with_streams = [_takes_streams(agent) for _, _, agent in self.agents]
 
     def play(self, batch: CompiledBatch, seeds: np.ndarray, deal: str) -> None:

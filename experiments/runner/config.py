@@ -10,12 +10,13 @@ import hashlib
 import json
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agents.base import AgentSpec, resolve_spec
 from agents.lineup import LineupError, cycle_to_seats, fill_seats, split_agent_specs
 from experiments.errors import ConfigError
 from sim import games
@@ -101,6 +102,17 @@ class RunConfig:
     def to_json(self) -> dict[str, Any]:
         """The config as plain JSON data (as the manifest stores it)."""
         return asdict(self)
+
+    @property
+    def adapter(self) -> ModuleType:
+        """The game's adapter, looked up once per config (and again in a worker that receives a copy)."""
+        if "_adapter" not in self.__dict__:
+            self.__dict__["_adapter"] = games.adapter(self.game)
+        return self.__dict__["_adapter"]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a copy sent to a worker holds: every field, not the adapter (a module is not pickled)."""
+        return {key: value for key, value in self.__dict__.items() if key != "_adapter"}
 
 
 def default_options(game: str) -> dict[str, Any]:
@@ -228,7 +240,7 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
         raise ConfigError(f"{where}: {error}") from None
     assign = _choice(raw.get("assign", "fixed"), ASSIGN_MODES, "assign", where)
     try:
-        tables = _tables(raw, assign, where, adapter)
+        tables = _tables(raw, assign, where, adapter, game)
     except LineupError as error:  # a config the runner refuses, like every other key's error
         raise ConfigError(str(error)) from None
     hands, matches = raw.get("hands"), raw.get("matches")
@@ -304,7 +316,9 @@ def from_json(data: dict[str, Any]) -> RunConfig:
                           f"{_one_line(error)})") from None
 
 
-def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -> tuple[TableConfig, ...]:
+def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType, game: str) -> tuple[TableConfig, ...]:
+    """Each table of the config, its specs resolved for ``game`` (``agents.base.resolve_spec``): the one place a
+    run parses them; everything downstream reads the resolved specs."""
     if "tables" in raw and ("seats" in raw or "agents" in raw):
         raise ConfigError(f"{where}: give either tables or seats and agents, not both")
     if "tables" in raw:
@@ -339,13 +353,19 @@ def _tables(raw: dict[str, Any], assign: str, where: str, adapter: ModuleType) -
             if len(set(specs)) != len(specs):
                 raise ConfigError(f"{label}: assign = balanced seats a pool of different agent specs; "
                                   f"{next(s for s in specs if specs.count(s) > 1)!r} is given twice")
-            tables.append(TableConfig(seats, tuple(specs), table_assign))
+            tables.append(TableConfig(seats, _resolved(specs, game), table_assign))
             continue
         if table_assign == "duel":
-            tables.append(TableConfig(seats, duel_lineup(specs, seats, adapter, label), table_assign))
+            tables.append(TableConfig(seats, _resolved(duel_lineup(specs, seats, adapter, label), game), table_assign))
             continue
-        tables.append(TableConfig(seats, tuple(fill_seats(specs, seats, label)), table_assign))
+        tables.append(TableConfig(seats, _resolved(fill_seats(specs, seats, label), game), table_assign))
     return tuple(tables)
+
+
+def _resolved(specs: Sequence[str], game: str) -> tuple[AgentSpec, ...]:
+    """The specs resolved for ``game``, each distinct one once (its agents made nowhere yet)."""
+    resolved = {spec: resolve_spec(spec, game) for spec in dict.fromkeys(specs)}
+    return tuple(resolved[spec] for spec in specs)
 
 
 def stated_lineups(raw: dict[str, Any], adapter: ModuleType, where: str = "config") -> dict[int, list[str]]:

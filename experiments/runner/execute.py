@@ -41,7 +41,6 @@ from experiments.runner.schema import SCHEMA_VERSION, run_categories
 from experiments.runner.storage import RunFolder, is_url
 from experiments.runner.verify import Record, finished_chunks, remove_unfinished
 from experiments.runner.workers import DaskWorkers, LocalWorkers, Outcome, WorkersLost, exit_guard, workers_for
-from sim import games
 from sim.contract import extra_tables
 
 __all__ = ["CodeChanged", "DaskWorkers", "LocalWorkers", "RunInterrupted", "RunPlan", "RunStopped", "check_code",
@@ -173,7 +172,7 @@ def check_code(plan: RunPlan, manifest: dict[str, Any], finished: set[int] | dic
 
 def run_tables(config: RunConfig) -> list[str]:
     """The folders a run writes a shard in for every chunk: hands, the game's extra tables, actions if logged."""
-    extras = list(extra_tables(games.adapter(config.game)))
+    extras = list(extra_tables(config.adapter))
     return [storage.HANDS_DIR, *extras, *([storage.ACTIONS_DIR] if config.log_actions else [])]
 
 
@@ -210,7 +209,7 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
     stopped = stop is not None and stop(sorted(finished))
     todo = [] if stopped else todo
     hands_done = sum(plan.chunks[c].hands for c in finished)
-    unit = games.adapter(plan.config.game).ROW
+    unit = plan.config.adapter.ROW
     bar_type, show = (auto_tqdm, progress) if notebook else (tqdm, None if progress else False)
     bar = bar_type(total=plan.hands_total, initial=hands_done, unit=unit, unit_scale=scaled_counts(plan.hands_total),
                    smoothing=0.05, disable=not show if show is not None else None, dynamic_ncols=True)

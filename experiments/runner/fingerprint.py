@@ -33,7 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from agents.base import known_agents, parse_spec
+from agents.base import known_agents, resolve_spec
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PROJECT_CODE = ("sim", "agents", "experiments/runner")
@@ -72,7 +72,7 @@ def agent_modules(specs: list[str], game: str) -> set[str]:
     registered = set(known_agents(game))
     modules = set()
     for spec in specs:
-        name, _ = parse_spec(spec)
+        name = resolve_spec(spec, game).name
         if ":" in name and name not in registered:
             modules.add(name.partition(":")[0])
     return modules

@@ -12,7 +12,6 @@ from typing import Any
 from experiments.runner.config import ConfigError, RunConfig
 from experiments.runner.plan import Chunk, TablePlan
 from experiments.runner.schema import SCHEMA_VERSION, markdown_table
-from sim import games
 
 PACKAGES = ("knorri-sim", "numpy", "numba", "pandas", "pyarrow", "joblib", "dask", "distributed", "tqdm", "openskill")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +51,7 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "config": config.to_json(),
         "chunk_hands": chunk_hands,
         "seed_derivation": ("match_seed = derive_seed(master_seed, table, deal_group); "
-                            f"{games.adapter(config.game).SEED_DERIVATION} (sim.rng.derive_seed)"),
+                            f"{config.adapter.SEED_DERIVATION} (sim.rng.derive_seed)"),
         "tables": [{"table": p.index, "seats": p.seats, "seatings": [list(s) for s in p.seatings],
                     "deal_groups": p.groups, "hands": p.hands} for p in plans],
         "hands_total": sum(p.hands for p in plans),

@@ -26,7 +26,6 @@ import numpy as np
 from experiments.runner import routes
 from experiments.runner.config import ConfigError, RunConfig, TableConfig
 from experiments.runner.seating import check_specs
-from sim import games
 from sim.contract import plural
 from sim.rng import derive_seed, derive_seeds
 
@@ -185,7 +184,7 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
     """Every table with its seatings, size and route; hands or matches round up to whole duplicate sets."""
     plans = []
     first_hand = first_match = 0
-    seat_teams = games.adapter(config.game).seat_teams
+    seat_teams = config.adapter.seat_teams
     for index, table in enumerate(config.tables):
         seatings = arrangements(table, seat_teams(table.seats))
         if config.matches is not None:
@@ -210,7 +209,7 @@ def rounding_note(config: RunConfig, plans: Sequence[TablePlan]) -> str | None:
     asked = config.matches if config.matches is not None else config.hands
     if asked is None:
         return None
-    unit = "match" if config.matches is not None else games.adapter(config.game).ROW
+    unit = "match" if config.matches is not None else config.adapter.ROW
     notes = []
     for plan in plans:
         played = plan.groups * len(plan.seatings) if config.matches is not None else plan.hands

@@ -13,9 +13,9 @@ import contextlib
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from functools import lru_cache, partial
+from functools import partial
 
-from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
+from agents.base import Agent, AgentMaker, AgentSpecError, make_agent, resolve_spec
 from sim import games
 from sim.errors import FailedDeal, GameInputError, raised_at
 from sim.seating import described
@@ -28,7 +28,7 @@ def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
     except (AgentSpecError, GameInputError):
         raise
     except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
-        module = spec.strip().partition(":")[0] if ":" in spec else None
+        module = resolve_spec(spec, game).name.partition(":")[0] if ":" in spec else None
         where = raised_at(error, module)
         raise AgentSpecError(f"agent spec {spec!r} failed to start: {described(error)}"
                              + (f" (raised at {where})" if where else "")) from None
@@ -49,17 +49,11 @@ def agent_maker(game: str) -> AgentMaker:
 
 
 def check_specs(specs: Sequence[str], game: str) -> None:
-    """Refuse a spec that makes no agent of ``game``, in one line (each agent is built once, so a constructor that
-    fails says so before a run starts)."""
+    """Refuse a spec that makes no agent of ``game``, in one line: each distinct spec's agent is built once, here,
+    so a constructor that fails says so before a run starts (the agents that play are built afresh,
+    ``agent_maker``)."""
     for spec in dict.fromkeys(specs):
-        checked_agent(spec, game)
-
-
-@lru_cache(maxsize=256)
-def checked_agent(spec: str, game: str) -> Agent:
-    """The agent ``spec`` makes, built once per process: what the run's checks read (its spec is good, whether it
-    defines ``act_batch``); the agents that play are built afresh (``agent_maker``)."""
-    return build_agent(spec.strip(), game)
+        build_agent(spec, game)
 
 
 def replay_command(game: str, deal: FailedDeal) -> str:
