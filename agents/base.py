@@ -108,13 +108,13 @@ class AgentSpec(str):
         """The class (or callable) that makes the agent: registered under ``name`` for ``game``, or imported."""
         return _lookup(self.name, self, self.game)
 
-    def derived(self, compute: Callable[[AgentSpec], Any]) -> Any:
-        """``compute(self)``, worked out once per resolved spec and kept with it: what a game's compiled lineup
-        reads from the spec (its compiled seat), so no table or chunk derives it again."""
+    def derived(self, key: Callable[..., Any], compute: Callable[[], Any]) -> Any:
+        """``compute()``, worked out once per resolved spec and kept with it under ``key`` (the function that reads
+        it): what a game's compiled lineup reads from the spec (its compiled seat), so no chunk derives it again."""
         kept = self.__dict__.setdefault("_derived", {})
-        if compute not in kept:
-            kept[compute] = compute(self)
-        return kept[compute]
+        if key not in kept:
+            kept[key] = compute()
+        return kept[key]
 
 
 def resolve_spec(spec: str, game: str = DEFAULT_GAME) -> AgentSpec:

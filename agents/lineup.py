@@ -9,9 +9,10 @@ and, where a table's seats are known, one spec fills every seat.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from agents.base import AgentSpecError, parse_spec
+from agents.base import Agent, AgentSpec, AgentSpecError, make_agent, parse_spec, resolve_spec
 
 SYNTAX = ("one agent spec per seat (or one for all), separated by ';' or by commas: a comma piece of the form "
           "key=value belongs to the spec before it, so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
@@ -74,3 +75,24 @@ def cycle_to_seats(specs: Sequence[str], n_seats: int) -> list[str]:
 def parse_lineup(text: str | Sequence[str], n_seats: int, where: str = "--agents") -> list[str]:
     """``split_agent_specs`` then ``fill_seats``: the spec of every seat of an ``n_seats`` table."""
     return fill_seats(split_agent_specs(text, where), n_seats, where)
+
+
+def compiled_twin(spec: str, game: str, twin_of: Callable[[Agent, AgentSpec], Any]) -> Any:
+    """What a game's compiled lineup plays for ``spec``: ``twin_of(agent, spec)`` of the agent the spec makes for
+    ``game`` (so a parameter means what it means to the Python agent), worked out once per resolved spec; None for
+    a spec by import path (a user's agent, even one naming a built-in class) or one that makes no agent."""
+    try:
+        resolved = resolve_spec(spec, game)
+    except AgentSpecError:
+        return None
+    if ":" in resolved.name:
+        return None
+
+    def compute() -> Any:
+        try:
+            agent = make_agent(resolved, seed=0, game=game)
+        except AgentSpecError:
+            return None
+        return twin_of(agent, resolved)
+
+    return resolved.derived(twin_of, compute)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from agents.base import AgentSpec, AgentSpecError, RandomAgent, make_agent, register_lineup, resolve_spec
+from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.deal_sampling import BINOMIAL
 from agents.knockout_whist import sampler, search
 from agents.knockout_whist.compiled_tracker import (
@@ -49,6 +49,7 @@ from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import SHAPE, hand_values
 from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
 from agents.knockout_whist.tracker import TrackerAgent
+from agents.lineup import compiled_twin
 from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
 from sim import config
 from sim.contract import ChunkColumns
@@ -106,21 +107,12 @@ def compiled_agent(spec: str) -> CompiledAgent | None:
     """How ``spec`` plays inside the kernel, or None when it must play on the reference path.
 
     None for an import path (a user's agent, even one naming a built-in class), a spec that makes
-    no agent, and ``mcts`` with a time budget (wall-clock: not reproducible). Worked out once per resolved spec.
+    no agent, and ``mcts`` with a time budget (wall-clock: not reproducible).
     """
-    try:
-        return resolve_spec(spec, GAME).derived(_compiled_agent)
-    except AgentSpecError:
-        return None
+    return compiled_twin(spec, GAME, _compiled_agent)
 
 
-def _compiled_agent(spec: AgentSpec) -> CompiledAgent | None:
-    if ":" in spec.name:
-        return None
-    try:
-        agent = make_agent(spec, seed=0, game=GAME)
-    except AgentSpecError:
-        return None
+def _compiled_agent(agent: Agent, spec: AgentSpec) -> CompiledAgent | None:
     kind = type(agent)
     if kind is RandomAgent:
         return CompiledAgent(RANDOM_SEAT)

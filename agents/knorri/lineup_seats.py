@@ -69,7 +69,8 @@ def compiled_seat(spec: str) -> CompiledSeat | None:
     The spec's agent is made by ``make_agent`` itself, so its parameters mean exactly what they mean to the
     Python agent (a bad spec raises ``AgentSpecError`` as there); worked out once per resolved spec.
     """
-    return resolve_spec(spec, GAME).derived(_compiled_seat)
+    resolved = resolve_spec(spec, GAME)
+    return resolved.derived(compiled_seat, lambda: _compiled_seat(resolved))
 
 
 def _compiled_seat(spec: AgentSpec) -> CompiledSeat | None:

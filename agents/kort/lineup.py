@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.base import AgentSpec, AgentSpecError, RandomAgent, make_agent, register_lineup, resolve_spec
+from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.deal_sampling import BINOMIAL
 from agents.kort import search, tracker
 from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
@@ -36,6 +36,7 @@ from agents.kort.playout import new_view, table_view
 from agents.kort.sampler import draw_hands
 from agents.kort.search import Scratch, Tree
 from agents.kort.values import match_win_chance
+from agents.lineup import compiled_twin
 from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
 from sim import config
 from sim.contract import ChunkColumns
@@ -83,21 +84,11 @@ class CompiledAgent(NamedTuple):
 
 def compiled_agent(spec: str) -> CompiledAgent | None:
     """The compiled twin of the agent ``spec`` makes, or None when it plays on the reference path only
-    (a spec by import path, ``mcts`` with a time budget, or a spec that makes no agent). Worked out once per
-    resolved spec."""
-    try:
-        return resolve_spec(spec, "kort").derived(_compiled_agent)
-    except AgentSpecError:
-        return None
+    (a spec by import path, ``mcts`` with a time budget, or a spec that makes no agent)."""
+    return compiled_twin(spec, "kort", _compiled_agent)
 
 
-def _compiled_agent(spec: AgentSpec) -> CompiledAgent | None:
-    if ":" in spec.name:
-        return None
-    try:
-        agent = make_agent(spec, seed=0, game="kort")
-    except AgentSpecError:
-        return None
+def _compiled_agent(agent: Agent, spec: AgentSpec) -> CompiledAgent | None:
     kind = type(agent)
     if kind is RandomAgent:
         return CompiledAgent((RANDOM, 1, 0, 0, 0), 0.0, 0)
