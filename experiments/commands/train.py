@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from agents.base import resolve_spec
 from experiments.errors import UsageError
 from sim import games
 from sim.contract import check_seats, plural
@@ -25,6 +26,12 @@ DESIGN = ("Deep Monte-Carlo, as in DouZero: a Q-network scores every action of a
           "followed by an evaluation: the network against greedy on fixed duplicate deals, the mean paired "
           "difference with its 95% interval. --budget counts CPU minutes over every resume. Needs the train extra "
           "(pip install 'knorri-sim[train]'); playing the weights does not.")
+
+
+IMITATION_RATE = 1e-3
+"""Adam's learning rate when imitating a teacher (its targets are choices, not noisy returns)."""
+IMITATION_PASSES = 4
+"""Passes over each generation's teacher decisions: each costs a search, so each is learned from more than once."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a checkpoint every N hands instead (their places then depend on the seed alone)")
     parser.add_argument("--eval-deals", type=int, default=200, metavar="D",
                         help="duplicate deals of each evaluation against greedy (default 200)")
+    parser.add_argument("--teacher", metavar="SPEC",
+                        help="imitate this agent's choices (e.g. mcts) instead of Deep Monte-Carlo self-play: the "
+                             "teacher plays the deals at some seats, greedy, random and loginf at the others, and the "
+                             "network learns to pick what the teacher picked")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -84,7 +95,11 @@ def run(args: argparse.Namespace) -> int:
     from experiments.train.run import train
 
     out = Path(args.out or f"runs/train-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}")
-    method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals)
+    teaching = {}
+    if args.teacher is not None:
+        teacher = resolve_spec(args.teacher, args.game)  # a spec that makes no agent is one line, before anything
+        teaching = {"teacher": str(teacher), "learning_rate": IMITATION_RATE, "passes": IMITATION_PASSES}
+    method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
     training = train(out, method, limits, args.workers, args.scheduler, args.resume, command,

@@ -70,7 +70,19 @@ class Learner:
         def follow(average: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
             return {name: average[name] + AVERAGE_RATE * (params[name] - average[name]) for name in average}
 
+        def imitation_loss(params: dict[str, Any], x: Any, masks: Any, actions: Any) -> Any:
+            logits = jnp.where(masks, q_all(params, x), -1e9)
+            chosen = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[:, None], axis=1)[:, 0]
+            return -jnp.mean(chosen)
+
+        def imitation_step(params: dict[str, Any], opt_state: Any, x: Any, masks: Any,
+                           actions: Any) -> tuple[Any, ...]:
+            value, grads = jax.value_and_grad(imitation_loss)(params, x, masks, actions)
+            updates, opt_state = self.optimizer.update(grads, opt_state, params)
+            return optax.apply_updates(params, updates), opt_state, value
+
         self._step = jax.jit(step)
+        self._imitation_step = jax.jit(imitation_step)
         self._follow = jax.jit(follow)
         self._q = jax.jit(q_all)
         self.average = dict(self.params)
@@ -81,6 +93,17 @@ class Learner:
         self.params, self.opt_state, value = self._step(self.params, self.opt_state, x,
                                                         np.asarray(actions, dtype=np.int32),
                                                         np.asarray(returns, dtype=np.float32))
+        self.average = self._follow(self.average, self.params)
+        return float(value)
+
+    def imitate(self, observations: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
+        """One Adam step towards a teacher's choices: cross-entropy of the softmax of Q over each row's legal
+        actions against the action the teacher took (the agent plays the legal action of highest Q, so the
+        values become a policy); the loss before the step."""
+        x = np.asarray(observations, dtype=np.float32) * self.scale
+        self.params, self.opt_state, value = self._imitation_step(self.params, self.opt_state, x,
+                                                                  np.asarray(masks, dtype=bool),
+                                                                  np.asarray(actions, dtype=np.int32))
         self.average = self._follow(self.average, self.params)
         return float(value)
 

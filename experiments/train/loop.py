@@ -34,7 +34,7 @@ import numpy as np
 
 from agents.learned.network import LAYERS, QNetwork, random_network
 from experiments.errors import UsageError
-from experiments.train import selfplay
+from experiments.train import imitation, selfplay
 from sim import games
 from sim.rng import derive_seed, derive_seeds
 
@@ -65,6 +65,9 @@ class Method:
     opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 0.3, "random": 0.2})
     eval_deals: int = 200
     shard_hands: int = 64
+    teacher: str | None = None  # imitate this agent's choices (``imitation``) instead of regressing on returns
+    teacher_opponents: dict[str, float] = field(default_factory=lambda: dict(imitation.TEACHER_OPPONENTS))
+    passes: int = 1  # passes of minibatches over each generation's decisions
 
 
 @dataclass
@@ -109,11 +112,11 @@ def shard_seeds(seed: int, generation: int, shard: int, hands: int) -> np.ndarra
     return derive_seeds(np.full(hands, base, dtype=np.uint64), np.arange(hands, dtype=np.uint64))
 
 
-def timed_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], network: QNetwork,
-                epsilon: float, opponents: Mapping[str, float], stream_seed: int) -> tuple[selfplay.Samples, float]:
-    """``selfplay.play_shard`` and the CPU seconds it took where it ran (a worker's CPU is not this process's)."""
+def timed_shard(play: Callable[..., selfplay.Samples], *arguments: Any) -> tuple[selfplay.Samples, float]:
+    """``play(*arguments)`` (``selfplay.play_shard`` or ``imitation.play_teacher_shard``) and the CPU seconds it
+    took where it ran (a worker's CPU is not this process's)."""
     started = time.process_time()
-    samples = selfplay.play_shard(game, n_seats, seeds, options, network, epsilon, opponents, stream_seed)
+    samples = play(*arguments)
     return samples, time.process_time() - started
 
 
@@ -154,21 +157,32 @@ class Training:
         """Play one generation and learn from it: hands played, decisions, mean loss, workers' CPU seconds."""
         method, g = self.method, self.counters.generation
         n_seats = method.seats[g % len(method.seats)]
-        network = self.learner.network()
-        jobs = [(method.game, n_seats, shard_seeds(method.seed, g, shard, method.shard_hands), method.options, network,
-                 method.epsilon, method.opponents, derive_seed(method.seed, g + 1, shard, 1))
-                for shard in range(GENERATION_SHARDS)]
+        if method.teacher is None:
+            network = self.learner.network()
+            jobs = [(selfplay.play_shard, method.game, n_seats, shard_seeds(method.seed, g, shard, method.shard_hands),
+                     method.options, network, method.epsilon, method.opponents,
+                     derive_seed(method.seed, g + 1, shard, 1)) for shard in range(GENERATION_SHARDS)]
+        else:
+            jobs = [(imitation.play_teacher_shard, method.game, n_seats,
+                     shard_seeds(method.seed, g, shard, method.shard_hands), method.options, method.teacher,
+                     method.teacher_opponents, derive_seed(method.seed, g + 1, shard, 1))
+                    for shard in range(GENERATION_SHARDS)]
         results = self.run_shards(jobs)
         samples = selfplay.Samples.joined([samples for samples, _ in results])
         worker_cpu = sum(seconds for _, seconds in results)
         rng = np.random.default_rng(derive_seed(method.seed, g + 1, 2))
-        order = rng.permutation(samples.decisions)
         size = min(MINIBATCH, samples.decisions)
         losses = []
-        for start in range(0, samples.decisions - size + 1, size) if size else ():
-            rows = order[start:start + size]
-            losses.append(self.learner.train(samples.observations[rows], samples.actions[rows],
-                                             samples.returns[rows]))
+        for _ in range(method.passes):
+            order = rng.permutation(samples.decisions)
+            for start in range(0, samples.decisions - size + 1, size) if size else ():
+                rows = order[start:start + size]
+                if method.teacher is None:
+                    losses.append(self.learner.train(samples.observations[rows], samples.actions[rows],
+                                                     samples.returns[rows]))
+                else:
+                    losses.append(self.learner.imitate(samples.observations[rows], samples.masks[rows],
+                                                       samples.actions[rows]))
         self.counters.generation += 1
         return samples.hands, samples.decisions, float(np.mean(losses)) if losses else float("nan"), worker_cpu
 
@@ -198,7 +212,8 @@ class Training:
 def network_meta(method: Method) -> dict[str, Any]:
     """What the weights file says of itself: the game, the seat counts and options it was trained at, the seed."""
     return {"game": method.game, "seats": list(method.seats), "options": method.options, "seed": method.seed,
-            "hidden": list(method.hidden), "method": "deep Monte-Carlo"}
+            "hidden": list(method.hidden),
+            "method": "deep Monte-Carlo" if method.teacher is None else f"imitation of {method.teacher}"}
 
 
 def save_network(network: QNetwork, path: Path) -> None:

@@ -88,16 +88,24 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
     evaluations = read_evaluations(folder)
     best = best_evaluation(folder)
     title = games.adapter(method["game"]).TITLE
+    teacher = method.get("teacher")
+    how = "Deep Monte-Carlo self-play" if teacher is None else f"imitating `{teacher}`'s choices"
+    if teacher is None:
+        recipe = (f"epsilon {method['epsilon']}, learning rate {method['learning_rate']}, engine policies at a seat: "
+                  f"{opponent_words(method.get('opponents', {}))}")
+    else:
+        recipe = (f"imitation of `{teacher}` (cross-entropy over the legal actions), learning rate "
+                  f"{method['learning_rate']}, {method.get('passes', 1)} passes a generation, the other agents at a "
+                  f"seat: {opponent_words(method.get('teacher_opponents', {}))}")
     lines = [f"# Model card: learned, {title}", "",
              f"A Q-network ({network.observation_size} inputs, hidden {network.w1.shape[1]} and "
-             f"{network.w2.shape[1]}, {network.num_actions} outputs) trained by Deep Monte-Carlo self-play.", "",
+             f"{network.w2.shape[1]}, {network.num_actions} outputs) trained by {how}.", "",
              "| fact | value |", "| --- | --- |",
              f"| command | `{settings.get('command') or '(not recorded)'}` |",
              f"| game, seats, options | {method['game']}, {', '.join(map(str, method['seats']))}, "
              f"{json.dumps(method['options'])} |",
              f"| seed | {method['seed']} |",
-             f"| method | epsilon {method['epsilon']}, learning rate {method['learning_rate']}, engine policies at "
-             f"a seat: {opponent_words(method.get('opponents', {}))} |"]
+             f"| method | {recipe} |"]
     if counters is not None:
         lines += [f"| hands trained | {counters.hands:,} ({counters.decisions:,} decisions with a choice) |",
                   f"| training CPU time | {counters.cpu_seconds / 60:.1f} minutes ({counters.wall_seconds / 60:.1f} "

@@ -27,20 +27,23 @@ from sim import games
 @dataclass
 class Samples:
     """Decisions of network seats: observation rows (float16: the tensors hold small whole numbers and flags),
-    the action taken, and the return (the seat's final score)."""
+    the action taken, and the return (the seat's final score); a teacher's decisions (``imitation``) also keep
+    their legal actions (``masks``)."""
 
     observations: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
     hands: int
     decisions: int
+    masks: np.ndarray | None = None
 
     @staticmethod
     def joined(parts: list[Samples]) -> Samples:
         """The samples of several shards, in order."""
+        masks = None if any(p.masks is None for p in parts) else np.concatenate([p.masks for p in parts])
         return Samples(np.concatenate([p.observations for p in parts]), np.concatenate([p.actions for p in parts]),
                        np.concatenate([p.returns for p in parts]), sum(p.hands for p in parts),
-                       sum(p.decisions for p in parts))
+                       sum(p.decisions for p in parts), masks)
 
 
 def play_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], network: QNetwork,

@@ -1,0 +1,79 @@
+"""Expert iteration's first step: the decisions of a teacher (a search agent, ``mcts``), for the network to imitate.
+
+One *shard* is a batch of deals played on the game's reference engine. Each seat of a deal is drawn on its own:
+the teacher, or one of the ``opponents`` (``{"greedy": 0.25, "random": 0.2, "loginf": 0.15}``, names the game
+lacks left out), with one seat of every deal kept for the teacher, so the network learns the teacher's choices
+in the positions the tables it is judged at reach, not only those of the teacher against itself. Every choice a
+teacher seat made (two legal actions or more) is kept: the seat's observation tensor (the numbers the compiled
+batch gives, ``LearningFacts.acting_tensor``), its legal actions and the teacher's action, which the learner
+imitates (``Learner.imitate``: cross-entropy of the network's values over the legal actions).
+
+A shard depends only on its seeds and its stream seed, never on where it is played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.base import known_agents, make_agent
+from experiments.train.selfplay import Samples
+from sim import games
+from sim.rng import derive_seed
+
+TEACHER_OPPONENTS = {"greedy": 0.25, "random": 0.2, "loginf": 0.15}
+"""The chance of each other agent at a seat of a teacher's shard (the rest of the seats are the teacher's)."""
+
+
+def seat_roles(deals: int, n_seats: int, teacher: str, opponents: Mapping[str, float],
+               rng: np.random.Generator) -> list[list[str]]:
+    """Each deal's spec at every seat: an opponent with the chance ``opponents`` gives it, else the teacher; one
+    seat of every deal is always the teacher's."""
+    names = [teacher, *opponents]
+    chances = np.array([max(0.0, 1.0 - sum(opponents.values())), *opponents.values()])
+    draws = rng.choice(len(names), size=(deals, n_seats), p=chances / chances.sum())
+    draws[np.arange(deals), rng.integers(0, n_seats, deals)] = 0
+    return [[names[k] for k in row] for row in draws]
+
+
+def play_teacher_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], teacher: str,
+                       opponents: Mapping[str, float], stream_seed: int) -> Samples:
+    """Play the deals of ``seeds`` with the teacher and the opponents ``seat_roles`` draws, and return the
+    teacher seats' choices (``Samples.masks`` holds their legal actions; the returns are their final scores)."""
+    adapter = games.adapter(game)
+    facts = adapter.LEARNING
+    present = set(known_agents(game))
+    opponents = {name: chance for name, chance in opponents.items() if name in present and chance > 0}
+    roles = seat_roles(len(seeds), n_seats, teacher, opponents, np.random.default_rng(stream_seed))
+    agents = {spec: [make_agent(spec, seed=0, game=game) for _ in range(n_seats)] for spec in {teacher, *opponents}}
+    observations, masks, actions, returns = [], [], [], []
+    for deal_seed, seating in zip(seeds, roles, strict=True):
+        deal = adapter.deal(n_seats, int(deal_seed), dict(options))
+        players = [agents[spec][seat] for seat, spec in enumerate(seating)]
+        for seat, player in enumerate(players):
+            player.reset(seat, n_seats, derive_seed(int(deal_seed), seat))
+        taught: list[int] = []
+        while not deal.done:
+            seat = deal.to_move
+            legal = deal.legal_actions()
+            action = int(players[seat].act(deal.observation(seat), legal))
+            if seating[seat] == teacher and len(legal) > 1:
+                observations.append(facts.acting_tensor(deal).astype(np.float16))
+                masks.append(_mask(legal, facts.num_actions))
+                actions.append(action)
+                taught.append(seat)
+            deal.apply(action)
+        returns.extend(float(deal.scores[seat]) for seat in taught)
+    size = facts.observation_size
+    return Samples(observations=np.array(observations, dtype=np.float16).reshape(-1, size),
+                   actions=np.array(actions, dtype=np.int16), returns=np.array(returns, dtype=np.float32),
+                   hands=len(seeds), decisions=len(actions),
+                   masks=np.array(masks, dtype=bool).reshape(-1, facts.num_actions))
+
+
+def _mask(legal: Sequence[int], num_actions: int) -> np.ndarray:
+    mask = np.zeros(num_actions, dtype=bool)
+    mask[list(legal)] = True
+    return mask
