@@ -23,6 +23,8 @@ import numpy as np
 from sim.errors import GameInputError
 
 if TYPE_CHECKING:
+    import random
+
     from sim.agent import AgentMaker
     from sim.reference_base import ReferenceGame
 
@@ -66,6 +68,9 @@ class LearningFacts:
     ``acting_tensor(deal)`` is the seat to move's float32 tensor of a reference deal, the numbers the batch gives;
     ``cut_offs`` (and the batch's ``cut_off_codes``) are end reasons that truncate rather than end;
     ``score_range(n_seats)`` bounds a seat's score and ``max_decisions(n_seats, options)`` one deal's decisions.
+    ``resample(deal, seat, rng)``, optional, is a copy of a reference deal that ``seat`` cannot tell from it, the
+    cards it has not seen drawn from the ``random.Random`` (``sim/<game>/worlds.py``, with the shared placing in
+    ``sim.worlds``): what OpenSpiel's ``resample_from_infostate`` gives and its ISMCTS searches (None: refused).
     """
 
     num_actions: int
@@ -77,6 +82,7 @@ class LearningFacts:
     cut_off_codes: tuple[int, ...]
     score_range: Callable[[int], tuple[float, float]]
     max_decisions: Callable[[int, Mapping[str, Any]], int]
+    resample: Callable[[ReferenceGame, int, random.Random], ReferenceGame] | None = None
 
 
 class GameIdentity(Protocol):
@@ -248,6 +254,9 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
                         "its cut-off: --continue-past-cutoff)")
     if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
         problems.append("LEARNING must be a LearningFacts or None")
+    elif adapter.LEARNING is not None and adapter.LEARNING.resample is not None \
+            and not callable(adapter.LEARNING.resample):
+        problems.append("LEARNING.resample must be a function or None")
     if problems:
         raise GameInputError(f"game {name!r}: " + "; ".join(problems))
 

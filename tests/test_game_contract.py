@@ -7,6 +7,7 @@ harness.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import json
 import types
@@ -143,6 +144,14 @@ def test_an_adapter_leaving_an_end_reason_unexplained_is_refused():
     adapter = games.adapter(tiny_game.NAME)
     broken = types.SimpleNamespace(**{**vars(adapter), "END_REASON_DOCS": {}})
     with pytest.raises(GameInputError, match="END_REASON_DOCS must explain every end_reason category"):
+        check_adapter("broken", broken)
+
+
+def test_an_adapter_whose_resample_is_no_function_is_refused():
+    adapter = games.adapter("knorri")
+    learning = dataclasses.replace(adapter.LEARNING, resample="shuffle")
+    broken = types.SimpleNamespace(**{**vars(adapter), "LEARNING": learning})
+    with pytest.raises(GameInputError, match="LEARNING.resample must be a function or None"):
         check_adapter("broken", broken)
 
 

@@ -44,7 +44,7 @@ from sim.contract import (
     places_from_values,
 )
 from sim.errors import GameInputError
-from sim.knockout_whist import tensor
+from sim.knockout_whist import tensor, worlds
 from sim.knockout_whist.conformance import reference_line
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
@@ -362,4 +362,5 @@ LEARNING = contract.LearningFacts(
     acting_tensor=lambda game: tensor.encode_observation(game.observation(game.to_move)), board=board_text,
     cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,
     # per hand of 7 - h + 1 cards: a trump choice, each seat's exchange picks (3 and an end) and plays, a knock
-    max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)))
+    max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)),
+    resample=worlds.resample)

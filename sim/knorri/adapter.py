@@ -46,7 +46,7 @@ from sim.contract import (
     places_from_values,
 )
 from sim.errors import FailedDeal, GameInputError
-from sim.knorri import encoding
+from sim.knorri import encoding, worlds
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE, OBSERVATION_SLICES  # noqa: F401 (readers above sim)
 from sim.knorri.compiled.encode import END_REASONS
 from sim.knorri.compiled.policies import POLICY_NAMES
@@ -577,4 +577,5 @@ LEARNING = contract.LearningFacts(
     cut_off_codes=tuple(END_REASONS.index(reason) for reason in CUT_OFFS),
     score_range=score_range,
     # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the table's phase-2 cap
-    max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"])
+    max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"],
+    resample=worlds.resample)

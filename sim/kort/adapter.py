@@ -46,7 +46,7 @@ from sim.contract import (
     decision_columns,
     decision_totals,
 )
-from sim.kort import tensor
+from sim.kort import tensor, worlds
 from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
 from sim.kort.encoding import (
@@ -455,4 +455,5 @@ LEARNING = contract.LearningFacts(
     acting_tensor=lambda match: tensor.encode_observation(match.observation(match.to_move)), board=board_text,
     cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,
     # per round: a trump choice, 13 tricks of 4 plays, a declaration per trick and a vote per seat
-    max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4))
+    max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4),
+    resample=worlds.resample)
