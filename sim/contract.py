@@ -14,7 +14,7 @@ one line naming what is missing, rather than halfway through a run.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -252,6 +252,11 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
                                  and getattr(adapter, "CONTINUED_COLUMNS", None)):
         problems.append("a game with CUT_OFFS gives check_continuation and CONTINUED_COLUMNS (a row played on past "
                         "its cut-off: --continue-past-cutoff)")
+    given = [name for name in DOCS_NAMES if hasattr(adapter, name)]
+    if given and (len(given) < len(DOCS_NAMES) or not is_dataclass(adapter.OBSERVATION)
+                  or not isinstance(adapter.ACTION_DOCS, str)):
+        problems.append("OBSERVATION (the observation dataclass) and ACTION_DOCS (its action ids in words) go "
+                        "together (see sim.contract.GameDocs)")
     if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
         problems.append("LEARNING must be a LearningFacts or None")
     elif adapter.LEARNING is not None and adapter.LEARNING.resample is not None \
@@ -423,3 +428,24 @@ def renderer(adapter: GameAdapter | ModuleType) -> GameRender:
         raise GameInputError(f"{adapter.TITLE} draws no positions: its adapter lacks {', '.join(missing)} "
                              "(see sim.contract.GameRender)")
     return adapter  # type: ignore[return-value]  # a module meets the Protocol by its attributes
+
+
+# ----- the docs facet: what an agent sees and chooses, for the page of observations ---------------------------------
+
+
+class GameDocs(Protocol):
+    """What an agent of the game is given and chooses from, for ``docs/observations.md`` (written by ``python -m
+    experiments.observation_docs``). Optional in an adapter: a game without it is left off the page."""
+
+    OBSERVATION: type
+    """The frozen dataclass ``observation(seat)`` gives; its module's ``FIELD_DOCS`` says what each field means."""
+    ACTION_DOCS: str
+    """The action ids in words (``0-51 a card, ...``)."""
+
+
+DOCS_NAMES = ("OBSERVATION", "ACTION_DOCS")
+
+
+def documents_observation(adapter: GameAdapter | ModuleType) -> bool:
+    """Whether the game gives the docs facet (``GameDocs``), so that the page of observations shows it."""
+    return all(hasattr(adapter, name) for name in DOCS_NAMES)

@@ -155,6 +155,13 @@ def test_an_adapter_whose_resample_is_no_function_is_refused():
         check_adapter("broken", broken)
 
 
+def test_an_adapter_giving_half_the_docs_facet_is_refused():
+    adapter = games.adapter("kort")
+    broken = types.SimpleNamespace(**{k: v for k, v in vars(adapter).items() if k != "ACTION_DOCS"})
+    with pytest.raises(GameInputError, match="OBSERVATION .* and ACTION_DOCS .* go together"):
+        check_adapter("broken", broken)
+
+
 def test_a_game_cannot_be_registered_twice_under_one_name():
     with pytest.raises(GameInputError, match="already registered"):
         games.register_game("kort", "Kort", "tiny_game.adapter")

@@ -58,6 +58,7 @@ from sim.knockout_whist.encoding import (
 )
 from sim.knockout_whist.encoding import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knockout_whist.encoding import MIN_SEATS as MIN_SEATS
+from sim.knockout_whist.observation import KnockoutWhistObservation
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.render import render_svg as render_svg  # the contract's render facet
 from sim.knockout_whist.render import repeat_span as repeat_span
@@ -78,6 +79,11 @@ SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 CUT_OFFS: tuple[str, ...] = ()  # every game ends by the rules
+# The docs facet (sim.contract.GameDocs): what an agent is given, and the action ids in words.
+OBSERVATION = KnockoutWhistObservation
+ACTION_DOCS = ("0-51 a card (played, or picked to throw away in an exchange), 52 a dog's knock, 53-56 choose "
+               "clubs to spades as trumps, 57 no trumps (option no_trumps_choice), 58 end the card exchange (option "
+               "card_exchange).")
 END_REASONS = tuple(reason.value for reason in EndReason)
 END_REASON_DOCS = {"last_trick": "a seat took the single trick of hand 7",
                    "last_standing": "every other seat was knocked out",

@@ -55,6 +55,7 @@ from sim.knorri.describe import describe_board, describe_result
 from sim.knorri.describe import describe_event as describe_event  # the contract's name, as is
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_CAP, MAX_PHASE2_ACTIONS, MAX_REPEAT, action_text
 from sim.knorri.match import hand_seed
+from sim.knorri.observation import KnorriObservation
 from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knorri.reference import MIN_SEATS as MIN_SEATS
 from sim.knorri.reference import KnorriHand, check_cut_offs, check_seats
@@ -90,6 +91,10 @@ END_REASON_DOCS = {"out": "played to the end, one seat left holding cards",
                    "repeat": "cut off: a phase-2 position recurred (option repeat)",
                    "cap": "cut off at the phase-2 action cap (option cap: {cap:,} phase-2 actions)"}
 CUT_OFFS = ("repeat", "cap")  # the table's repeat rule and action cap stop a hand the rules have not ended
+# The docs facet (sim.contract.GameDocs): what an agent is given, and the action ids in words.
+OBSERVATION = KnorriObservation
+ACTION_DOCS = ("0-51 a card (taken in phase 1, played in phase 2), 52 picks up the bottom card of the trick, "
+               "53-64 open with the club run 2C-3C up to 2C-AC.")
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 ENGINE_POLICIES = tuple(COMPILED_AGENTS)  # the bare specs play_matches plays on the engine's own policies
