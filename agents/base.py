@@ -37,8 +37,8 @@ from sim.harness import HARNESS_PACKAGES, put_working_directory_last, shadowing_
 from sim.rng import SplitMix64
 
 __all__ = ["EVERY_GAME", "Agent", "AgentMaker", "AgentSpec", "AgentSpecError", "LineupPlayer", "RandomAgent",
-           "compiled_code", "known_agents", "lineup_player", "make_agent", "parse_spec", "register", "register_lineup",
-           "resolve_spec"]
+           "bench_lineups", "compiled_code", "known_agents", "lineup_player", "make_agent", "parse_spec", "register",
+           "register_bench_lineups", "register_lineup", "resolve_spec"]
 
 
 AgentFactory = Callable[..., Agent]
@@ -200,6 +200,21 @@ def register_lineup(game: str, player: LineupPlayer) -> LineupPlayer:
 def lineup_player(game: str) -> LineupPlayer | None:
     """``game``'s compiled lineup player, or None for a game without one."""
     return _LINEUP_PLAYERS.get(game)
+
+
+_BENCH_LINEUPS: dict[str, tuple[str, ...]] = {}  # game -> the lineups its agents' package asks to have timed
+
+
+def register_bench_lineups(game: str, lineups: Sequence[str]) -> tuple[str, ...]:
+    """Name the lineups (``--agents`` texts) that ``python -m experiments.bench.lineups`` times for ``game`` by
+    default: the game's agents' package calls this beside registering them, since it knows which are worth timing."""
+    _BENCH_LINEUPS[game] = tuple(lineups)
+    return _BENCH_LINEUPS[game]
+
+
+def bench_lineups(game: str) -> tuple[str, ...]:
+    """The lineups timed for ``game`` by default: those its agents named, else ``random``, which every game plays."""
+    return _BENCH_LINEUPS.get(game, ("random",))
 
 
 TRUE_WORDS = ("true", "1", "yes", "on")

@@ -1,5 +1,7 @@
 """Write ``docs/observations.md``, what an agent sees in each game, from the observation classes' ``FIELD_DOCS``.
 
+Each registered game that gives the contract's docs facet (``sim.contract.GameDocs``: its
+adapter's ``OBSERVATION`` and ``ACTION_DOCS``) has a section, in the registry's order.
 Run ``python -m experiments.observation_docs`` after changing an observation; a test checks that
 the page equals what this renders and that every dataclass field is documented, so it cannot drift.
 """
@@ -11,20 +13,10 @@ import importlib
 import sys
 from pathlib import Path
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
+from sim import games
+from sim.contract import documents_observation
 
-# game title, observation module, its dataclass, and what its action ids are
-OBSERVATIONS = (
-    ("Knorri", "sim.knorri.observation", "KnorriObservation",
-     "0-51 a card (taken in phase 1, played in phase 2), 52 picks up the bottom card of the trick, "
-     "53-64 open with the club run 2C-3C up to 2C-AC."),
-    ("Knockout Whist", "sim.knockout_whist.observation", "KnockoutWhistObservation",
-     "0-51 a card (played, or picked to throw away in an exchange), 52 a dog's knock, 53-56 choose clubs to "
-     "spades as trumps, 57 no trumps (option no_trumps_choice), 58 end the card exchange (option card_exchange)."),
-    ("Kort", "sim.kort.observation", "KortObservation",
-     "0-51 a card, 52-55 name clubs to spades as trumps, 56 \"13\", 57 Sar, 58 Trop, 59 Trop to the end, "
-     "60 redeal, 61 and 62 vote Bavan yes and no."),
-)
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
 
 INTRO = """# What an agent sees: the observation of each game
 
@@ -40,6 +32,18 @@ a test fails when a field is missing here or the page is out of date.
 """
 
 
+def observations() -> list[tuple[str, str, str, str]]:
+    """Each documented game's title, observation module, observation class and action ids in words, read from the
+    registered games' adapters."""
+    shown = []
+    for name in games.names():
+        adapter = games.adapter(name)
+        if documents_observation(adapter):
+            observation = adapter.OBSERVATION
+            shown.append((adapter.TITLE, observation.__module__, observation.__name__, adapter.ACTION_DOCS))
+    return shown
+
+
 def field_docs(module_name: str, class_name: str) -> tuple[list[dataclasses.Field], dict[str, str]]:
     """The dataclass fields of an observation class and its module's ``FIELD_DOCS``."""
     module = importlib.import_module(module_name)
@@ -49,7 +53,7 @@ def field_docs(module_name: str, class_name: str) -> tuple[list[dataclasses.Fiel
 def render() -> str:
     """The page's Markdown: per game, the action ids and a table of every field with its type and meaning."""
     parts = [INTRO]
-    for title, module_name, class_name, actions in OBSERVATIONS:
+    for title, module_name, class_name, actions in observations():
         fields, docs = field_docs(module_name, class_name)
         parts.append(f"## {title}: `{class_name}` (`{module_name.replace('.', '/')}.py`)\n\nAction ids: {actions}\n")
         rows = ["| field | type | meaning |", "| --- | --- | --- |"]

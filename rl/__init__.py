@@ -4,7 +4,7 @@
 - ``rl.gym_env.SingleSeatEnv``: one learner seat against built-in agents (reference engine);
 - ``rl.vector_env.BatchVectorEnv``: many deals stepped in lockstep on the compiled engine, with autoreset;
 - ``rl.openspiel_game``: each game registered with OpenSpiel (``python_knorri`` ...), with fast clones and
-  ``resample_from_infostate`` (``rl.openspiel_worlds`` draws what a seat has not seen) for ISMCTS.
+  ``resample_from_infostate`` (each game's ``LearningFacts.resample`` draws what a seat has not seen) for ISMCTS.
 
 The layers run rl -> agents -> sim: built-in agents are the opponents; nothing below imports this package.
 """

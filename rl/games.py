@@ -15,6 +15,7 @@ plays it, so an episode can be replayed by the runner.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -49,6 +50,8 @@ class GameFacts:
     cut_off_codes: tuple[int, ...]  # the same as the compiled batch's ``end_reason`` codes
     score_range: Callable[[int], tuple[float, float]]  # (lowest, highest) score a seat can get at n seats
     max_decisions: Callable[[int, Options], int]  # an upper bound on one deal's decisions (n seats, options)
+    # (deal, seat, rng) -> a copy the seat cannot tell from the deal, its unseen cards drawn afresh (None: not given)
+    resample: Callable[[ReferenceGame, int, random.Random], ReferenceGame] | None = None
 
     def check_seats(self, n_seats: int) -> int:
         """``n_seats`` if the game is played with it; otherwise one clear line (the contract's one seat check)."""

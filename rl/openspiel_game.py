@@ -14,9 +14,10 @@ everything public, the public log included); its observation string leaves out t
 An algorithm that clones states (OpenSpiel's ``MCTSBot``) searches the true state,
 hidden cards and the seed's later decks included: it plays with perfect information.
 ``resample_from_infostate`` gives a state the seat cannot tell from the true one, its
-unseen cards drawn afresh (``rl.openspiel_worlds``), so OpenSpiel's ``ISMCTSBot``
-searches only what the seat may know. A clone costs a few microseconds: the state keeps
-the reference game behind one object whose deep copy is the engine's own ``clone``.
+unseen cards drawn afresh (the game's ``LearningFacts.resample``), so OpenSpiel's
+``ISMCTSBot`` searches only what the seat may know; a game that gives none refuses it.
+A clone costs a few microseconds: the state keeps the reference game behind one object
+whose deep copy is the engine's own ``clone``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 import pyspiel
 
 from rl.games import GameFacts, learning_games
-from rl.openspiel_worlds import resample_game
+from sim.errors import GameInputError
 from sim.games import adapter
 from sim.reference_base import ReferenceGame
 
@@ -202,14 +203,19 @@ class CardGameState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one, its hidden cards drawn afresh (what ISMCTS searches).
 
         ``probability_sampler()`` gives uniform numbers in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``); two
-        of them seed the draw. What is hidden, and how it is drawn, is each game's (``rl.openspiel_worlds``). The
-        copy keeps this state's OpenSpiel history, whose seed bytes then no longer describe its cards.
+        of them seed the draw. What is hidden, and how it is drawn, is each game's (its ``LearningFacts.resample``;
+        a game without one is refused in one line). The copy keeps this state's OpenSpiel history, whose seed bytes
+        then no longer describe its cards.
         """
+        facts = self.get_game().FACTS
+        if facts.resample is None:
+            raise GameInputError(f"{facts.title} draws no hidden cards afresh: its adapter's LearningFacts give no "
+                                 "resample, so OpenSpiel's resample_from_infostate (ISMCTS) is not offered")
         twin = self.clone()
         deal = twin._deal
         if deal.game is not None and deal.player != TERMINAL:
             seed = (int(probability_sampler() * 2**32) << 32) | int(probability_sampler() * 2**32)
-            deal.game = resample_game(deal.game, player_id, random.Random(seed))
+            deal.game = facts.resample(deal.game, player_id, random.Random(seed))
             deal.settle()
         return twin
 

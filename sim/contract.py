@@ -14,7 +14,7 @@ one line naming what is missing, rather than halfway through a run.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -23,6 +23,8 @@ import numpy as np
 from sim.errors import GameInputError
 
 if TYPE_CHECKING:
+    import random
+
     from sim.agent import AgentMaker
     from sim.reference_base import ReferenceGame
 
@@ -66,6 +68,9 @@ class LearningFacts:
     ``acting_tensor(deal)`` is the seat to move's float32 tensor of a reference deal, the numbers the batch gives;
     ``cut_offs`` (and the batch's ``cut_off_codes``) are end reasons that truncate rather than end;
     ``score_range(n_seats)`` bounds a seat's score and ``max_decisions(n_seats, options)`` one deal's decisions.
+    ``resample(deal, seat, rng)``, optional, is a copy of a reference deal that ``seat`` cannot tell from it, the
+    cards it has not seen drawn from the ``random.Random`` (``sim/<game>/worlds.py``, with the shared placing in
+    ``sim.worlds``): what OpenSpiel's ``resample_from_infostate`` gives and its ISMCTS searches (None: refused).
     """
 
     num_actions: int
@@ -77,6 +82,7 @@ class LearningFacts:
     cut_off_codes: tuple[int, ...]
     score_range: Callable[[int], tuple[float, float]]
     max_decisions: Callable[[int, Mapping[str, Any]], int]
+    resample: Callable[[ReferenceGame, int, random.Random], ReferenceGame] | None = None
 
 
 class GameIdentity(Protocol):
@@ -246,8 +252,16 @@ def check_adapter(name: str, adapter: ModuleType | Any) -> None:
                                  and getattr(adapter, "CONTINUED_COLUMNS", None)):
         problems.append("a game with CUT_OFFS gives check_continuation and CONTINUED_COLUMNS (a row played on past "
                         "its cut-off: --continue-past-cutoff)")
+    given = [name for name in DOCS_NAMES if hasattr(adapter, name)]
+    if given and (len(given) < len(DOCS_NAMES) or not is_dataclass(adapter.OBSERVATION)
+                  or not isinstance(adapter.ACTION_DOCS, str)):
+        problems.append("OBSERVATION (the observation dataclass) and ACTION_DOCS (its action ids in words) go "
+                        "together (see sim.contract.GameDocs)")
     if adapter.LEARNING is not None and not isinstance(adapter.LEARNING, LearningFacts):
         problems.append("LEARNING must be a LearningFacts or None")
+    elif adapter.LEARNING is not None and adapter.LEARNING.resample is not None \
+            and not callable(adapter.LEARNING.resample):
+        problems.append("LEARNING.resample must be a function or None")
     if problems:
         raise GameInputError(f"game {name!r}: " + "; ".join(problems))
 
@@ -414,3 +428,24 @@ def renderer(adapter: GameAdapter | ModuleType) -> GameRender:
         raise GameInputError(f"{adapter.TITLE} draws no positions: its adapter lacks {', '.join(missing)} "
                              "(see sim.contract.GameRender)")
     return adapter  # type: ignore[return-value]  # a module meets the Protocol by its attributes
+
+
+# ----- the docs facet: what an agent sees and chooses, for the page of observations ---------------------------------
+
+
+class GameDocs(Protocol):
+    """What an agent of the game is given and chooses from, for ``docs/observations.md`` (written by ``python -m
+    experiments.observation_docs``). Optional in an adapter: a game without it is left off the page."""
+
+    OBSERVATION: type
+    """The frozen dataclass ``observation(seat)`` gives; its module's ``FIELD_DOCS`` says what each field means."""
+    ACTION_DOCS: str
+    """The action ids in words (``0-51 a card, ...``)."""
+
+
+DOCS_NAMES = ("OBSERVATION", "ACTION_DOCS")
+
+
+def documents_observation(adapter: GameAdapter | ModuleType) -> bool:
+    """Whether the game gives the docs facet (``GameDocs``), so that the page of observations shows it."""
+    return all(hasattr(adapter, name) for name in DOCS_NAMES)

@@ -145,13 +145,25 @@ def test_the_example_agent_sets_its_bool_parameter_from_a_spec():
     assert make_agent("agents.examples.highest_card:HighestCardAgent:low_when_ahead=true").low_when_ahead is True
 
 
-@pytest.mark.parametrize(("title", "module_name", "class_name", "actions"), observation_docs.OBSERVATIONS)
+@pytest.mark.parametrize(("title", "module_name", "class_name", "actions"), observation_docs.observations())
 def test_every_observation_field_is_documented(title, module_name, class_name, actions):
     fields, docs = observation_docs.field_docs(module_name, class_name)
     names = [item.name for item in fields]
     missing, stale = set(names) - set(docs), set(docs) - set(names)
     assert not missing and not stale, f"{class_name}: undocumented {missing}, documented but gone {stale}"
     assert all(docs[name].strip() for name in names)
+
+
+def test_every_game_of_the_package_is_on_the_observation_page():
+    """The page reads the games' docs facets, so a built-in game that forgot its facet would drop off it unseen."""
+    import importlib.metadata
+
+    from sim import games, plugins
+
+    built_in = {point.name for point in importlib.metadata.entry_points(group=plugins.GAMES)
+                if point.dist.name == "knorri-sim"}
+    shown = {title for title, *_ in observation_docs.observations()}
+    assert {games.game(name).title for name in built_in} <= shown
 
 
 def test_the_observation_page_is_the_one_the_code_renders():

@@ -190,8 +190,8 @@ def test_a_resampled_state_agrees_with_the_movers_information_state(name, params
 def test_a_resampled_kort_deal_replays_to_the_same_public_log_from_its_own_deck():
     """What leads and declarations revealed holds in the drawn world: its deck, dealt afresh at the deal's start by
     the engine's public constructor, replays the deal's decisions to the same public events."""
-    from rl.openspiel_worlds import _kort_deal_decisions
     from sim.kort.reference import KortMatch
+    from sim.kort.worlds import _kort_deal_decisions
 
     sampler = pyspiel.UniformProbabilitySampler(6, 0.0, 1.0)
     checked = 0
@@ -213,7 +213,7 @@ def test_a_resampled_kort_deal_replays_to_the_same_public_log_from_its_own_deck(
 def test_unseen_cards_are_placed_by_matching_when_shuffles_rarely_fit():
     import random
 
-    from rl.openspiel_worlds import place_cards
+    from sim.worlds import place_cards
 
     hearts, spades = list(range(26, 39)), list(range(39, 52))
     sets = place_cards(hearts + spades + [0], [13, 1, 13], [0b1000, 0b0001, 0b0100], random.Random(0))
@@ -289,3 +289,20 @@ def test_states_and_resampled_states_round_trip_through_serialization(name, para
             assert [copy.information_state_string(p) for p in range(copy.num_players())] == \
                 [original.information_state_string(p) for p in range(original.num_players())]
             assert copy.legal_actions() == original.legal_actions()
+
+
+def test_a_game_that_draws_no_worlds_refuses_resampling_in_one_line():
+    """A game's ``LearningFacts.resample`` is optional: without it, ``resample_from_infostate`` says so and names
+    the missing fact, rather than failing inside a search."""
+    import dataclasses
+
+    from rl.games import facts
+    from sim.errors import GameInputError
+
+    unresampled = dataclasses.replace(facts("knorri"), resample=None)
+    blind = type("BlindGame", (openspiel_game.CardGame,), {"FACTS": unresampled})
+    state = blind({"players": 3}).new_initial_state()
+    for byte in range(openspiel_game.SEED_BYTES):
+        state.apply_action(byte)
+    with pytest.raises(GameInputError, match=r"^Knorri draws no hidden cards afresh: .*LearningFacts give no resample"):
+        state.resample_from_infostate(state.current_player(), pyspiel.UniformProbabilitySampler(0, 0.0, 1.0))

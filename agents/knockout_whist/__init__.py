@@ -13,8 +13,11 @@ Each also plays inside compiled code, making the very same decisions:
 path), with ``compiled_tracker.py`` the tracker's deductions as one row per seat.
 """
 
+from agents.base import register_bench_lineups
 from agents.knockout_whist import greedy, lineup, mcts, tracker  # noqa: F401  (registering the built-in agents)
 from agents.learned.agent import register_learned
 from sim.knockout_whist.tensor import encode_observation
 
 register_learned("knockout-whist", lambda n_seats: encode_observation)
+# What `python -m experiments.bench.lineups` times for the game by default.
+register_bench_lineups("knockout-whist", ("greedy", "tracker", "random;greedy;tracker;mcts:iters=100"))

@@ -11,8 +11,11 @@ Each has a compiled twin making the same choices, so that a lineup of built-in s
 whole hands inside numba on the runner's compiled path (``lineup.py``).
 """
 
+from agents.base import register_bench_lineups
 from agents.knorri import greedy, lineup, loginf, mcts  # noqa: F401  (registering the built-in agents)
 from agents.knorri.tensor import KnorriEncoder
 from agents.learned.agent import register_learned
 
 register_learned("knorri", KnorriEncoder, {"agents.knorri.tensor": 1.0})
+# What `python -m experiments.bench.lineups` times for the game by default.
+register_bench_lineups("knorri", ("greedy", "loginf", "random;greedy;loginf;mcts:iters=100"))

@@ -16,8 +16,11 @@ tracker (``compiled_tracker.py``: the tracker's deductions and choice, stepped f
 public state only) or mcts (the same compiled search, fed by the compiled tracker).
 """
 
+from agents.base import register_bench_lineups
 from agents.kort import greedy, lineup, mcts, tracker  # noqa: F401  (registering the built-in agents)
 from agents.learned.agent import register_learned
 from sim.kort.tensor import encode_observation
 
 register_learned("kort", lambda n_seats: encode_observation)
+# What `python -m experiments.bench.lineups` times for the game by default.
+register_bench_lineups("kort", ("greedy", "tracker"))

@@ -12,9 +12,10 @@ the machine may be shared, and the adapters play a chunk on one core), the media
 ``repeat`` timings on fresh seeds, after one untimed warm-up (compiling or loading the
 kernels). The reference path plays fewer deals (a fiftieth, at least one), since it is
 slow; what each path timed is printed beside its rate. The ``python -m`` form times a
-table of lineups for every game (each game's ``LINEUPS``, or those given) and checks that
-both paths wrote the same rows for the deals they both played. Nothing here knows a
-game's rules: everything goes through ``sim.games``.
+table of lineups for every registered game (those its agents name, ``agents.base.bench_lineups``,
+or those given) and checks that both paths wrote the same rows for the deals they both
+played. Nothing here knows a game's rules or agents: everything goes through ``sim.games``
+and the agents' registry.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import bench_lineups
 from agents.lineup import parse_lineup, split_agent_specs
 from experiments.runner import routes
 from experiments.runner.seating import check_specs
@@ -40,11 +42,6 @@ PATHS = (COMPILED, REFERENCE)
 DEFAULT_COUNT = 2_000
 REFERENCE_SHARE = 50
 """The reference path plays ``count // REFERENCE_SHARE`` deals (at least one)."""
-LINEUPS: dict[str, tuple[str, ...]] = {  # what ``python -m experiments.bench.lineups`` times by default, per game
-    "knorri": ("greedy", "loginf", "random;greedy;loginf;mcts:iters=100"),
-    "knockout-whist": ("greedy", "tracker", "random;greedy;tracker;mcts:iters=100"),
-    "kort": ("greedy", "tracker"),
-}
 
 
 def lineup(text: str, seats: int | None, game: str) -> list[str]:
@@ -157,10 +154,10 @@ def same_rows(many: Mapping[str, Any], few: Mapping[str, Any]) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Time each game's lineups on both paths and print them as one Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", action="append", choices=tuple(LINEUPS),
+    parser.add_argument("--game", action="append", choices=games.names(),
                         help="a game to time (repeatable; default every game)")
     parser.add_argument("--agents", action="append", metavar="SPECS",
-                        help="a lineup to time instead of the game's LINEUPS (repeatable; with one --game)")
+                        help="a lineup to time instead of those the game's agents name (repeatable; with one --game)")
     parser.add_argument("--hands", type=int, default=DEFAULT_COUNT, metavar="N",
                         help=f"rows per compiled timing (default {DEFAULT_COUNT:,}); the reference path plays a "
                              f"{REFERENCE_SHARE}th")
@@ -168,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a game option every deal is played under, e.g. target_wins=7 (Kort)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    chosen = args.game or list(LINEUPS)
+    chosen = args.game or games.names()
     if args.agents and len(chosen) != 1:
         parser.error("--agents goes with one --game")
     print(f"Rows per CPU second on one core, median of {args.repeat} timings after a warm-up.\n")
@@ -177,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|---|")
     for game in chosen:
         options = games.adapter(game).check_options(dict(option_pairs(args.option)))
-        for text in args.agents or LINEUPS[game]:
+        for text in args.agents or bench_lineups(game):
             specs = lineup(text, None, game)
             kept: dict[str, dict[str, Any]] = {path: {} for path in PATHS}
             cases = {path: time_path(game, specs, path, deals_on(path, args.hands), args.repeat, options,

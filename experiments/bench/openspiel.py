@@ -32,8 +32,16 @@ from open_spiel.python.algorithms import mcts as openspiel_mcts
 
 from agents.base import Agent, make_agent
 from rl import openspiel_game
-from sim.knorri.reference import KnorriHand
+from sim import games
 from sim.rng import agent_seed, derive_seed
+
+GAME = "knorri"
+"""The game both searches play: its phase 1 hides the stock from a seat and not from a cloned state."""
+
+
+def thrown_in(n_seats: int, seed: int) -> bool:
+    """Whether the deal of ``seed`` is over as dealt (no decision to compare), asked of the game's adapter."""
+    return games.adapter(GAME).deal(n_seats, seed, {}).done
 
 
 def play(n_seats: int, seed: int, seat: int, choose: Callable[[pyspiel.State], int],
@@ -41,7 +49,7 @@ def play(n_seats: int, seed: int, seat: int, choose: Callable[[pyspiel.State], i
     """Play the hand dealt from ``seed`` through OpenSpiel; ``choose(state)`` decides for ``seat``, ``others`` (reset
     here as the runner resets them) for the rest. Returns the seat's score, the CPU seconds of each of its decisions
     and whether each had more than one legal action."""
-    state = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": n_seats}).new_initial_state()
+    state = pyspiel.load_game(openspiel_game.short_name(GAME), {"players": n_seats}).new_initial_state()
     for byte in seed.to_bytes(openspiel_game.SEED_BYTES, "big"):
         state.apply_action(byte)
     for other, agent in others.items():
@@ -109,9 +117,9 @@ def main() -> None:
     if not args.agents:
         parser.error(f"--agents names one or both of {', '.join(AGENTS)}")
     n = args.seats
-    ours = make_agent(f"mcts:iters={args.sims}", game="knorri")
+    ours = make_agent(f"mcts:iters={args.sims}", game=GAME)
     rng = np.random.RandomState(args.seed)
-    game = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": n})
+    game = pyspiel.load_game(openspiel_game.short_name(GAME), {"players": n})
     bot = openspiel_mcts.MCTSBot(game, uct_c=args.uct_c, max_simulations=args.sims,
                                  evaluator=openspiel_mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
     scores: dict[str, list[float]] = {name: [] for name in AGENTS}
@@ -120,7 +128,7 @@ def main() -> None:
     warm = derive_seed(args.seed + 1, 0)  # compile our search before timing it
     ours.reset(0, n, agent_seed(warm, 0))
     play(n, warm, 0, lambda state: ours.act(state.game.observation(0), state.legal_actions()),
-         {s: make_agent(args.opponents, game="knorri") for s in range(1, n)})
+         {s: make_agent(args.opponents, game=GAME) for s in range(1, n)})
     start = time.process_time()
     deal = 0
     played = 0
@@ -128,11 +136,11 @@ def main() -> None:
             (args.deals <= 0 or played < args.deals):
         seed = derive_seed(args.seed, deal)
         deal += 1
-        if KnorriHand.from_seed(n, seed, 0).done:
+        if thrown_in(n, seed):
             continue
         seat = played % n
         played += 1
-        others = {s: make_agent(args.opponents, game="knorri") for s in range(n) if s != seat}
+        others = {s: make_agent(args.opponents, game=GAME) for s in range(n) if s != seat}
         ours.reset(seat, n, agent_seed(seed, seat))
 
         def our_choice(state, seat=seat):

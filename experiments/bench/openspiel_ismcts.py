@@ -33,9 +33,11 @@ from open_spiel.python.algorithms import ismcts
 from open_spiel.python.algorithms import mcts as openspiel_mcts
 
 from agents.base import make_agent
-from experiments.bench.openspiel import interval, play
+from experiments.bench.openspiel import GAME, interval, play, thrown_in
 from rl import openspiel_game
-from sim.knorri.reference import KnorriHand
+from sim import games
+from sim.contract import check_seats
+from sim.errors import GameInputError
 from sim.rng import agent_seed, derive_seed
 
 MIN_SIMULATIONS = 2
@@ -77,7 +79,7 @@ def dealt_seeds(seed: int, seats: int):
     while True:
         value = derive_seed(seed, deal)
         deal += 1
-        if not KnorriHand.from_seed(seats, value, 0).done:
+        if not thrown_in(seats, value):
             yield value
 
 
@@ -93,9 +95,9 @@ def calibrate(args: argparse.Namespace) -> float:
     seeds = dealt_seeds(args.seed + 1, args.seats)
     for index in range(args.calibrate + 1):
         seed, seat = next(seeds), index % args.seats
-        ours = make_agent(args.mcts, game="knorri")
+        ours = make_agent(args.mcts, game=GAME)
         ours.reset(seat, args.seats, agent_seed(seed, seat))
-        others = {s: make_agent(args.others, game="knorri") for s in range(args.seats) if s != seat}
+        others = {s: make_agent(args.others, game=GAME) for s in range(args.seats) if s != seat}
         _, times, choices = play(args.seats, seed, seat, mcts_chooser(ours, seat), others)
         if index:
             spent += [t for t, chose in zip(times, choices, strict=True) if chose]
@@ -125,12 +127,12 @@ def play_deal(args: argparse.Namespace, budget: float, seed: int, seat: int, ind
     """One duplicate deal: its seat, and each side's score, CPU seconds over its decisions with a choice, their
     number, and (ISMCTS) its simulations over them."""
     row: dict = {"seed": seed, "seat": seat}
-    game = pyspiel.load_game(openspiel_game.short_name("knorri"), {"players": args.seats})
-    ours = make_agent(args.mcts, game="knorri")
+    game = pyspiel.load_game(openspiel_game.short_name(GAME), {"players": args.seats})
+    ours = make_agent(args.mcts, game=GAME)
     ours.reset(seat, args.seats, agent_seed(seed, seat))
     bot = BudgetedISMCTSBot(game, budget, args.uct_c, derive_seed(args.seed, 1 << 20, index) & 0x7FFFFFFF)
     for name, choose in (("mcts", mcts_chooser(ours, seat)), ("ISMCTS", bot.step)):
-        others = {s: make_agent(args.others, game="knorri") for s in range(args.seats) if s != seat}
+        others = {s: make_agent(args.others, game=GAME) for s in range(args.seats) if s != seat}
         score, times, choices = play(args.seats, seed, seat, choose, others)
         row[name] = {"score": score, "cpu": sum(t for t, c in zip(times, choices, strict=True) if c),
                      "choices": sum(choices)}
@@ -155,13 +157,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.deals <= 0 or args.calibrate <= 0:
         parser.error("--deals and --calibrate must be at least 1")
-    if not 3 <= args.seats <= 6:
-        parser.error(f"Knorri is for 3 to 6 seats, not {args.seats}")
+    try:
+        check_seats(games.adapter(GAME), args.seats)
+    except GameInputError as error:
+        parser.error(str(error))
     if args.budget_ms is not None and args.budget_ms <= 0:
         parser.error("--budget-ms must be above 0")
     for option, spec in (("--mcts", args.mcts), ("--others", args.others)):
         try:
-            make_agent(spec, game="knorri")
+            make_agent(spec, game=GAME)
         except ValueError as error:  # an unknown spec, or parameters its agent does not take
             parser.error(f"{option}: {error}")
     rows_path = None if args.out is None else args.out.with_suffix(".jsonl")

@@ -3,12 +3,13 @@
 All on one core in CPU time (``time.process_time``), each figure the median of
 ``--repeats`` runs:
 
-- **clone**: ``state.clone()`` in microseconds, for each game (Knorri and Knockout
-  Whist at ``--seats``, Kort at its four), on states reached by random play (repeat
-  r times a fresh state, some 5 to 60 decisions into a deal).
+- **clone**: ``state.clone()`` in microseconds, for each game registered with OpenSpiel
+  (at ``--seats``; a game played by one seat count alone at that count, as Kort at its
+  four), on states reached by random play (repeat r times a fresh state, some 5 to 60
+  decisions into a deal).
 - **late clone** (``--late-deals N``, 0 to skip): the same, once, on the state before the
   last decision of the longest of N random deals of each game (the longest log to copy).
-- **random loop** (Knorri at ``--seats``): decisions per CPU second of exactly this
+- **random loop** (the default game, Knorri, at ``--seats``): decisions per CPU second of exactly this
   loop, deal after deal for ``--seconds`` CPU seconds a repeat (the deals' seed bytes
   and ``new_initial_state`` are inside the timing, only decisions are counted)::
 
@@ -20,7 +21,7 @@ All on one core in CPU time (``time.process_time``), each figure the median of
           state.apply_action(rng.choice(state.legal_actions()))
 
 - **random_sim_test** (``--sim-test N``, 0 to skip): CPU seconds of
-  ``pyspiel.random_sim_test(game, num_sims=N, serialize=True)`` on Knorri at five players.
+  ``pyspiel.random_sim_test(game, num_sims=N, serialize=True)`` on the default game at five players.
 
     python -m experiments.bench.openspiel_speed --repeats 5 --sim-test 5 --late-deals 200
 """
@@ -36,13 +37,26 @@ from collections.abc import Sequence
 import pyspiel
 
 from rl import openspiel_game
+from sim.games import DEFAULT_GAME
 
-GAMES = ("knorri", "knockout-whist", "kort")
+SIM_TEST_SEATS = 5
+"""The seats of the default game that ``random_sim_test`` plays."""
 
 
 def load(name: str, seats: int) -> pyspiel.Game:
     """The registered OpenSpiel game, at ``seats`` where the game has a choice of seat counts."""
-    return pyspiel.load_game(openspiel_game.short_name(name), {} if name == "kort" else {"players": seats})
+    choice = len(openspiel_game.GAME_CLASSES[name].FACTS.seats) > 1
+    return pyspiel.load_game(openspiel_game.short_name(name), {"players": seats} if choice else {})
+
+
+def seats_problem(seats: int) -> str | None:
+    """Why ``--seats`` is no seat count of every game that has a choice of them (None: it is)."""
+    choosing = [facts for facts in (cls.FACTS for cls in openspiel_game.GAME_CLASSES.values()) if len(facts.seats) > 1]
+    low, high = max(facts.seats[0] for facts in choosing), min(facts.seats[-1] for facts in choosing)
+    if low <= seats <= high:
+        return None
+    titles = " and ".join(facts.title for facts in choosing)
+    return f"--seats is for {titles} together: {low} to {high}, not {seats}"
 
 
 def random_state(game: pyspiel.Game, rng: random.Random, decisions: int) -> pyspiel.State:
@@ -114,21 +128,22 @@ def decisions_per_second(game: pyspiel.Game, rng: random.Random, seconds: float)
 def main(argv: Sequence[str] | None = None) -> None:
     """Measure and print each figure (median of the repeats, and every repeat)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seats", type=int, default=4, help="seats for Knorri and Knockout Whist (Kort: 4)")
+    parser.add_argument("--seats", type=int, default=4, help="seats for every game with a choice of seat counts")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--clones", type=int, default=2000, help="clones timed per repeat")
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds of random play per repeat")
     parser.add_argument("--late-deals", type=int, default=0, help="random deals whose longest is cloned late")
-    parser.add_argument("--sim-test", type=int, default=0, help="random_sim_test's num_sims on 5-seat Knorri")
+    parser.add_argument("--sim-test", type=int, default=0,
+                        help=f"random_sim_test's num_sims on the default game at {SIM_TEST_SEATS} seats")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.clones < 1 or args.seconds <= 0 or args.sim_test < 0 or args.late_deals < 0:
         parser.error("--repeats and --clones must be at least 1, --seconds above 0, --sim-test and --late-deals 0 "
                      "or more")
-    if not 3 <= args.seats <= 6:
-        parser.error(f"--seats is for Knorri and Knockout Whist together: 3 to 6, not {args.seats}")
+    if seats_problem(args.seats):
+        parser.error(seats_problem(args.seats))
     rng = random.Random(args.seed)
-    for name in GAMES:
+    for name in openspiel_game.GAME_CLASSES:
         game = load(name, args.seats)
         runs = [clone_micros(game, rng, args.clones) for _ in range(args.repeats)]
         print(f"clone {name}: {statistics.median(runs):.1f} us (runs: {', '.join(f'{r:.1f}' for r in runs)})")
@@ -136,15 +151,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             micros, decisions = late_clone_micros(game, rng, args.late_deals, args.clones)
             print(f"late clone {name}: {micros:.1f} us, before the last of {decisions} decisions "
                   f"(the longest of {args.late_deals} deals)")
-    game = load("knorri", args.seats)
+    game = load(DEFAULT_GAME, args.seats)
     runs = [decisions_per_second(game, rng, args.seconds) for _ in range(args.repeats)]
-    print(f"random loop knorri ({args.seats} seats): {statistics.median(runs):,.0f} decisions per CPU second "
+    print(f"random loop {DEFAULT_GAME} ({args.seats} seats): {statistics.median(runs):,.0f} decisions per CPU second "
           f"(runs: {', '.join(f'{r:,.0f}' for r in runs)})")
     if args.sim_test:
-        game = load("knorri", 5)
+        game = load(DEFAULT_GAME, SIM_TEST_SEATS)
         start = time.process_time()
         pyspiel.random_sim_test(game, num_sims=args.sim_test, serialize=True, verbose=False)
-        print(f"random_sim_test knorri (5 seats, num_sims={args.sim_test}, serialize): "
+        print(f"random_sim_test {DEFAULT_GAME} ({SIM_TEST_SEATS} seats, num_sims={args.sim_test}, serialize): "
               f"{time.process_time() - start:.1f} CPU s")
 
 

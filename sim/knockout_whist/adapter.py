@@ -44,7 +44,7 @@ from sim.contract import (
     places_from_values,
 )
 from sim.errors import GameInputError
-from sim.knockout_whist import tensor
+from sim.knockout_whist import tensor, worlds
 from sim.knockout_whist.conformance import reference_line
 from sim.knockout_whist.encoding import (
     FLAG_OPTIONS,
@@ -58,6 +58,7 @@ from sim.knockout_whist.encoding import (
 )
 from sim.knockout_whist.encoding import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knockout_whist.encoding import MIN_SEATS as MIN_SEATS
+from sim.knockout_whist.observation import KnockoutWhistObservation
 from sim.knockout_whist.reference import KnockoutWhistGame
 from sim.knockout_whist.render import render_svg as render_svg  # the contract's render facet
 from sim.knockout_whist.render import repeat_span as repeat_span
@@ -78,6 +79,11 @@ SEED_DERIVATION = "game seed = derive_seed(match_seed, 0) (a match is one game)"
 OUTCOME = ("winner", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 CUT_OFFS: tuple[str, ...] = ()  # every game ends by the rules
+# The docs facet (sim.contract.GameDocs): what an agent is given, and the action ids in words.
+OBSERVATION = KnockoutWhistObservation
+ACTION_DOCS = ("0-51 a card (played, or picked to throw away in an exchange), 52 a dog's knock, 53-56 choose "
+               "clubs to spades as trumps, 57 no trumps (option no_trumps_choice), 58 end the card exchange (option "
+               "card_exchange).")
 END_REASONS = tuple(reason.value for reason in EndReason)
 END_REASON_DOCS = {"last_trick": "a seat took the single trick of hand 7",
                    "last_standing": "every other seat was knocked out",
@@ -362,4 +368,5 @@ LEARNING = contract.LearningFacts(
     acting_tensor=lambda game: tensor.encode_observation(game.observation(game.to_move)), board=board_text,
     cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,
     # per hand of 7 - h + 1 cards: a trump choice, each seat's exchange picks (3 and an end) and plays, a knock
-    max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)))
+    max_decisions=lambda n, options: sum(1 + n * (4 + cards + 1) for cards in range(7, 0, -1)),
+    resample=worlds.resample)

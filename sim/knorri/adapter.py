@@ -46,7 +46,7 @@ from sim.contract import (
     places_from_values,
 )
 from sim.errors import FailedDeal, GameInputError
-from sim.knorri import encoding
+from sim.knorri import encoding, worlds
 from sim.knorri.compiled.batch_kernels import OBSERVATION_SIZE, OBSERVATION_SLICES  # noqa: F401 (readers above sim)
 from sim.knorri.compiled.encode import END_REASONS
 from sim.knorri.compiled.policies import POLICY_NAMES
@@ -55,6 +55,7 @@ from sim.knorri.describe import describe_board, describe_result
 from sim.knorri.describe import describe_event as describe_event  # the contract's name, as is
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_CAP, MAX_PHASE2_ACTIONS, MAX_REPEAT, action_text
 from sim.knorri.match import hand_seed
+from sim.knorri.observation import KnorriObservation
 from sim.knorri.reference import MAX_SEATS as MAX_SEATS  # the contract's seat range
 from sim.knorri.reference import MIN_SEATS as MIN_SEATS
 from sim.knorri.reference import KnorriHand, check_cut_offs, check_seats
@@ -90,6 +91,10 @@ END_REASON_DOCS = {"out": "played to the end, one seat left holding cards",
                    "repeat": "cut off: a phase-2 position recurred (option repeat)",
                    "cap": "cut off at the phase-2 action cap (option cap: {cap:,} phase-2 actions)"}
 CUT_OFFS = ("repeat", "cap")  # the table's repeat rule and action cap stop a hand the rules have not ended
+# The docs facet (sim.contract.GameDocs): what an agent is given, and the action ids in words.
+OBSERVATION = KnorriObservation
+ACTION_DOCS = ("0-51 a card (taken in phase 1, played in phase 2), 52 picks up the bottom card of the trick, "
+               "53-64 open with the club run 2C-3C up to 2C-AC.")
 # Agent specs the compiled engine plays itself (the same choices as the agents, tested).
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 ENGINE_POLICIES = tuple(COMPILED_AGENTS)  # the bare specs play_matches plays on the engine's own policies
@@ -577,4 +582,5 @@ LEARNING = contract.LearningFacts(
     cut_off_codes=tuple(END_REASONS.index(reason) for reason in CUT_OFFS),
     score_range=score_range,
     # phase-1 choices (one per stock card at most; a thrown-in deal had none) and the table's phase-2 cap
-    max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"])
+    max_decisions=lambda n, options: encoding.STOCK_SIZE + check_options(options)["cap"],
+    resample=worlds.resample)

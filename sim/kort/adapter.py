@@ -46,7 +46,7 @@ from sim.contract import (
     decision_columns,
     decision_totals,
 )
-from sim.kort import tensor
+from sim.kort import tensor, worlds
 from sim.kort.compiled.state import max_rounds
 from sim.kort.conformance import reference_line
 from sim.kort.encoding import (
@@ -60,6 +60,7 @@ from sim.kort.encoding import (
     action_text,
     parse_options,
 )
+from sim.kort.observation import KortObservation
 from sim.kort.reference import KortMatch, as_options
 from sim.kort.render import render_svg as render_svg  # the contract's render facet
 from sim.kort.render import repeat_span as repeat_span
@@ -82,6 +83,10 @@ OUTCOME = ("won", "win rate")
 SUMMARY_REASONS: tuple[str, ...] = ()
 END_REASON_DOCS: dict[str, str] = {}  # a match has no end_reason column: it ends when a team has won enough rounds
 CUT_OFFS: tuple[str, ...] = ()  # every match ends by the rules
+# The docs facet (sim.contract.GameDocs): what an agent is given, and the action ids in words.
+OBSERVATION = KortObservation
+ACTION_DOCS = ("0-51 a card, 52-55 name clubs to spades as trumps, 56 \"13\", 57 Sar, 58 Trop, 59 Trop to the end, "
+               "60 redeal, 61 and 62 vote Bavan yes and no.")
 RESULTS: tuple[str, ...] = tuple(result.word for result in Result)
 DECLARATIONS = ("sar", "sar_auto", "trop", "trop_to_end")
 """The declarations a round's row counts per team; ``sar`` counts every Sar, ``sar_auto`` the automatic ones."""
@@ -455,4 +460,5 @@ LEARNING = contract.LearningFacts(
     acting_tensor=lambda match: tensor.encode_observation(match.observation(match.to_move)), board=board_text,
     cut_offs=CUT_OFFS, cut_off_codes=(), score_range=score_range,
     # per round: a trump choice, 13 tricks of 4 plays, a declaration per trick and a vote per seat
-    max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4))
+    max_decisions=lambda n, options: max_rounds(options["target_wins"]) * (1 + 13 * 5 + 4),
+    resample=worlds.resample)
