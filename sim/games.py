@@ -59,12 +59,6 @@ def register_game(name: str, title: str, adapter: str, *, bare_run_ids: bool = F
     return entry
 
 
-def unregister_game(name: str) -> None:
-    """Forget the game called ``name`` (a game registered from code for a while, as a test's)."""
-    _discover()
-    _GAMES.pop(name, None)
-
-
 def names() -> list[str]:
     """Every registered game's ``--game`` word: the installed games' (entry points; the default first, then by
     name), then any added from code."""

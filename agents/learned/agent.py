@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import register
+from agents.base import register, resolve_spec
 from agents.learned import network
 from sim import games
 
@@ -91,7 +91,6 @@ def register_learned(game: str, encoder: Callable[[int], Encoder],
     """Register ``learned`` for ``game``, whose observations ``encoder(n_seats)`` turns into the tensor its batch
     writes (a new encoder each hand, as it may remember the log); ``compiled_code`` names the encoder's kernel
     modules and their compile seconds, as ``COMPILED_CODE`` does. A game's agents package calls this for itself."""
-    _ENCODERS[game] = encoder
     bound = type(f"Learned{game.title().replace('-', '')}", (LearnedAgent,),
                  {"GAME": game, "ENCODER": staticmethod(encoder), "__doc__": LearnedAgent.__doc__,
                   "COMPILED_CODE": {**LearnedAgent.COMPILED_CODE, **(compiled_code or {})}})
@@ -99,10 +98,6 @@ def register_learned(game: str, encoder: Callable[[int], Encoder],
 
 
 def encoder_for(game: str, n_seats: int) -> Encoder:
-    """A new encoder of ``game``'s observations at ``n_seats`` seats, as its agents package registered it."""
-    if game not in _ENCODERS:
-        raise ValueError(f"the learned agent reads no observation of {game}: it plays {', '.join(_ENCODERS)}")
-    return _ENCODERS[game](n_seats)
-
-
-_ENCODERS: dict[str, Callable[[int], Encoder]] = {}
+    """A new encoder of ``game``'s observations at ``n_seats`` seats: the one ``learned`` was registered with for
+    the game (an ``AgentSpecError`` line for a game without ``learned``)."""
+    return resolve_spec("learned", game).factory.ENCODER(n_seats)

@@ -140,8 +140,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.repeats < 1 or args.clones < 1 or args.seconds <= 0 or args.sim_test < 0 or args.late_deals < 0:
         parser.error("--repeats and --clones must be at least 1, --seconds above 0, --sim-test and --late-deals 0 "
                      "or more")
-    if seats_problem(args.seats):
-        parser.error(seats_problem(args.seats))
+    if problem := seats_problem(args.seats):
+        parser.error(problem)
     rng = random.Random(args.seed)
     for name in openspiel_game.GAME_CLASSES:
         game = load(name, args.seats)

@@ -28,12 +28,6 @@ DESIGN = ("Deep Monte-Carlo, as in DouZero: a Q-network scores every action of a
           "(pip install 'knorri-sim[train]'); playing the weights does not.")
 
 
-IMITATION_RATE = 1e-3
-"""Adam's learning rate when imitating a teacher (its targets are choices, not noisy returns)."""
-IMITATION_PASSES = 4
-"""Passes over each generation's teacher decisions: each costs a search, so each is learned from more than once."""
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``train``."""
     parser.epilog = DESIGN
@@ -98,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     teaching = {}
     if args.teacher is not None:
         teacher = resolve_spec(args.teacher, args.game)  # a spec that makes no agent is one line, before anything
+        from experiments.train.imitation import IMITATION_PASSES, IMITATION_RATE
+
         teaching = {"teacher": str(teacher), "learning_rate": IMITATION_RATE, "passes": IMITATION_PASSES}
     method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)

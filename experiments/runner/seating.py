@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from functools import partial
 
-from agents.base import Agent, AgentMaker, AgentSpecError, make_agent, resolve_spec
+from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
 from sim import games
 from sim.errors import FailedDeal, GameInputError, raised_at
 from sim.seating import described
@@ -28,7 +28,7 @@ def build_agent(spec: str, game: str, seed: int = 0) -> Agent:
     except (AgentSpecError, GameInputError):
         raise
     except (Exception, SystemExit) as error:  # a user's constructor: any failure is reported, named
-        module = resolve_spec(spec, game).name.partition(":")[0] if ":" in spec else None
+        module = str(spec).strip().partition(":")[0] if ":" in spec else None
         where = raised_at(error, module)
         raise AgentSpecError(f"agent spec {spec!r} failed to start: {described(error)}"
                              + (f" (raised at {where})" if where else "")) from None

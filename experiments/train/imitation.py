@@ -25,6 +25,10 @@ from sim.rng import derive_seed
 
 TEACHER_OPPONENTS = {"greedy": 0.25, "random": 0.2, "loginf": 0.15}
 """The chance of each other agent at a seat of a teacher's shard (the rest of the seats are the teacher's)."""
+IMITATION_RATE = 1e-3
+"""Adam's learning rate when imitating a teacher (its targets are choices, not noisy returns)."""
+IMITATION_PASSES = 4
+"""Passes over each generation's teacher decisions: each costs a search, so each is learned from more than once."""
 
 
 def seat_roles(deals: int, n_seats: int, teacher: str, opponents: Mapping[str, float],
