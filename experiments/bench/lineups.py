@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import bench_lineups
+from agents.base import bench_lineups, resolve_spec
 from agents.lineup import parse_lineup, split_agent_specs
 from experiments.runner import routes
 from experiments.runner.seating import check_specs
@@ -55,7 +55,7 @@ def lineup(text: str, seats: int | None, game: str) -> list[str]:
     n_seats = check_seats(adapter, seats or (len(specs) if len(specs) > 1 else adapter.DEFAULT_SEATS))
     specs = parse_lineup(specs, n_seats)
     check_specs(specs, game)
-    return specs
+    return [resolve_spec(spec, game) for spec in specs]  # resolved once, as a run's config resolves them
 
 
 def deals_on(path: str, count: int) -> int:
