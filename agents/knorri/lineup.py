@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -53,15 +53,18 @@ from agents.knorri.lineup_seats import (
     MCTS,
     POSTERIOR,
     CompiledSeat,
+    SeatAgent,
     compiled_seat,
-    model_plan,
-    seat_streams,
+    seat_agent,
+    seat_plan,
 )
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
 from agents.knorri.search import (
     ONE_SLOT,
     UNEXPANDED,
+    Tree,
+    Workspace,
     lookahead_choice,
     sampled_stock_iterations,
     uct_iterations,
@@ -71,7 +74,15 @@ from sim.contract import ChunkColumns
 from sim.knorri.adapter import check_continuation, check_options, lineup_columns
 from sim.knorri.compiled import (
     GREEDY,
+    LOG_ACTION,
+    LOG_FIELDS,
+    LOG_HAND,
+    LOG_PHASE,
+    LOG_SEAT,
+    LOG_STEP,
     RANDOM,
+    Position,
+    PositionRows,
     apply_action,
     continue_past_cutoff,
     copy_position,
@@ -91,9 +102,6 @@ from sim.knorri.compiled import (
     unseen_cards,
 )
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS, TABLE_SIZE
-
-TREE_FIELDS = 7  # child start, child count, action, mover, visits, path, nodes used (in slot 0)
-LOG_FIELDS = 5  # hand index, step, seat, phase, action: the batch engine's action log rows
 
 
 @dataclass
@@ -115,24 +123,19 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     check up to that cap, and ``continued`` holds every hand at its final end."""
     total = len(seeds)
     seeds = np.asarray(seeds, dtype=np.uint64)
-    kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
-    rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
-    budgets = np.array([[seat.budgets() for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats, 4)
-    cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
-    models = model_plan(seats, total, n_seats)
-    streams = seat_streams(seeds, seats, n_seats)
-    capacity = search_rules.tree_capacity(int(budgets[..., :HORIZON].max(initial=0)))  # the largest playout budget
-    template = new_position(cap, repeat)
+    plan = seat_plan(seeds, seats, n_seats)
+    capacity = search_rules.tree_capacity(int(plan.budgets[..., :HORIZON].max(initial=0)))  # the largest budget
+    position = new_position(cap, repeat)
     copies = 1 if continue_cap is None else 2
-    ints = np.zeros((copies, total, template[1].shape[0]), dtype=np.int64)
+    ints = np.zeros((copies, total, position.ints.shape[0]), dtype=np.int64)
     held_out = np.zeros((copies, total, n_seats), dtype=np.uint64)
     log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
+    deals = LineupDeals(np.int64(n_seats), seeds, np.asarray(first_seats, dtype=np.int64), np.int64(cap),
+                        np.int64(repeat), np.int64(-1 if continue_cap is None else continue_cap))
     start, rows = 0, 0
     while start < total:
-        start, rows = play_lineup_hands(n_seats, seeds, np.asarray(first_seats, dtype=np.int64), kinds, rollouts,
-                                        budgets, cs, streams, *models, capacity, np.int64(cap), np.int64(repeat),
-                                        np.int64(-1 if continue_cap is None else continue_cap), ints, held_out, log,
-                                        start, rows, *template)
+        start, rows = play_lineup_hands(deals, plan, LineupOutputs(ints, held_out, log), position, start, rows,
+                                        capacity)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
     continued = None if continue_cap is None else LineupRows(ints[1], held_out[1], None)
@@ -145,14 +148,15 @@ def _log_room(hands: int) -> int:
 
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.PASTED_KERNEL)
-def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_line):
+def _root_pick(tree, by_best_line):
     """``MCTSAgent``'s pick at the root (``agents.knorri.search.most_visited`` or ``best_line``): most visits, then
     the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
-    first = child_start[0]
-    seat = mover[0]
+    visits, totals = tree.visits, tree.totals
+    first = tree.child_start[0]
+    seat = tree.mover[0]
     line = totals.shape[1] - 1
     best, best_visits, best_mean, best_line = first, -1, -1.0, -1.0
-    for child in range(first, first + child_count[0]):
+    for child in range(first, first + tree.child_count[0]):
         mean = totals[child, seat] / visits[child] if visits[child] else 0.0
         if by_best_line:
             better = totals[child, line] > best_line or (totals[child, line] == best_line
@@ -161,17 +165,24 @@ def _root_pick(child_start, child_count, action, mover, visits, totals, by_best_
             better = visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean)
         if better:
             best, best_visits, best_mean, best_line = child, visits[child], mean, totals[child, line]
-    return action[best]
+    return tree.action[best]
 
 
 @njit(**config.PASTED_KERNEL)
-def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, iters, policies, search_rng,
-                   root_deck, choices, totals, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values):
+def _root_rows(position):
+    """A working position as the root a search copies from (its streams and slot table left out)."""
+    return PositionRows(position.cards, position.ints, position.deck, position.keys, position.records)
+
+
+@njit(**config.PASTED_KERNEL)
+def _phase1_choice(position, legal, n_legal, preferred, iters, policies, work):
     """``MCTSAgent``'s phase-1 pick: every choice on the same sampled orders of the unseen cards, best mean wins.
 
     The deck it searches keeps the seen part of the deal and lists the unseen cards ascending
     (as the Python agent rebuilds it); the search shuffles that part from its own stream.
     """
+    cards, ints, deck = position.cards, position.ints, position.deck
+    root_deck, choices, totals = work.root_deck, work.choices, work.choice_totals
     first_unseen = TABLE_SIZE + stock_turned(ints)
     for i in range(first_unseen):
         root_deck[i] = deck[i]
@@ -190,8 +201,8 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
     samples = search_rules.phase1_samples(iters, n_legal)
     for k in range(n_legal):
         totals[k] = 0.0
-    sampled_stock_iterations(cards, ints, root_deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
-                             slots2, legal2, values, choices[:n_legal], to_move(ints), samples, policies, search_rng,
+    root = PositionRows(cards, ints, root_deck, position.keys, position.records)
+    sampled_stock_iterations(root, work.first, choices[:n_legal], to_move(ints), samples, policies, work.search_rng,
                              totals[:n_legal])
     best, best_mean = 0, -1.0
     for k in range(n_legal):
@@ -202,73 +213,99 @@ def _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, 
 
 
 @njit(**config.PASTED_KERNEL)
-def _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version, evidence, fixed,
-                   work):
+def _phase2_choice(position, agent, policies, models, evidence, fixed, work):
     """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
     and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
-    the search stopping early by ``version``'s rule (``search_rules.settle_rule``), with the iterations
-    ``search_rules.phase2_budget`` picks from ``budgets`` (``iters``, ``line_iters``, ``chance_iters``; a chance
+    the search stopping early by the agent's version's rule (``search_rules.settle_rule``), with the iterations
+    ``search_rules.phase2_budget`` picks from its budgets (``iters``, ``line_iters``, ``chance_iters``; a chance
     search's playouts cut at ``horizon``) and the seat's ``evidence`` on the others
     (``search_rules.random_seats_seen``; ``fixed``: its models were given). The tree is cut to the largest
-    budget's capacity, as ``TreeSearch`` is.
-
-    ``work`` is ``_work_rows``' scratch (taken whole: numba cannot paste a call of over 30 arguments).
-    ``tree`` rows are child start, child count, action, mover, visits, then the path and the nodes
-    used; one tree serves every seat, each within its own capacity, emptied as ``TreeSearch.start`` does.
-    ``look_known`` is the ``loginf`` model's scratch (``_score_choice`` shares it: both clear it before use).
+    budget's capacity, as ``TreeSearch`` is; one tree serves every seat, emptied as ``TreeSearch.start`` does.
+    ``work.look_known`` is the ``loginf`` model's scratch (``_score_choice`` shares it: both clear it before use).
     """
-    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-     cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3,
-     _, _, _, tree, totals, search_rng, _, _, _, _, _, _, look_known) = work
+    budgets = agent.budgets
     size = search_rules.tree_capacity(
         search_rules.largest_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS]))
-    child_start, child_count, action, mover, visits = tree[0], tree[1], tree[2], tree[3], tree[4]
-    used = tree[6, :1]
+    whole = work.tree
+    tree = Tree(whole.child_start[:size], whole.child_count[:size], whole.action[:size], whole.mover[:size],
+                whole.visits[:size], whole.totals[:size], whole.used, whole.path[:size + 1])
+    totals, used = whole.totals, whole.used
     for node in range(used[0]):
-        visits[node] = 0
+        whole.visits[node] = 0
         for s in range(totals.shape[1]):
             totals[node, s] = 0.0
-    child_count[0] = UNEXPANDED
+    whole.child_count[0] = UNEXPANDED
     used[0] = 1
-    hero = to_move(ints)
-    by_line = auto_pick != 0 and search_rules.lines_are_exact(models, hero, policies[hero])
+    hero = to_move(position.ints)
+    by_line = agent.auto_pick != 0 and search_rules.lines_are_exact(models, hero, policies[hero])
     chance = search_rules.random_seats_seen(models, hero, evidence, fixed)
     budget = search_rules.phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
     horizon = search_rules.playout_horizon(budgets[HORIZON], chance)
-    rule = search_rules.settle_rule(version, by_line, search_rules.others_are_greedy(models, hero))
-    uct_iterations(cards, ints, deck, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
-                   values, child_start[:size], child_count[:size], action[:size], mover[:size], visits[:size],
-                   totals[:size], used, tree[5, :size + 1], budget, c, policies, search_rng, models,
-                   cards3, ints3, deck3, rng3, keys3, records3, slots3, legal3, look_known, rule, horizon)
-    return _root_pick(child_start, child_count, action, mover, visits, totals, by_line)
+    rule = search_rules.settle_rule(agent.version, by_line, search_rules.others_are_greedy(models, hero))
+    uct_iterations(_root_rows(position), work.first, tree, budget, agent.c, policies, work.search_rng, models,
+                   work.second, work.look_known, rule, horizon)
+    return _root_pick(tree, by_line)
+
+
+class SearchWork(NamedTuple):
+    """Every scratch array a seat's decision needs, made once per lineup call like the hand's own position
+    (``_search_work``): two workspaces (the searches' and the look-ahead's), the phase-1 search's deck,
+    choices and totals, the tree at its largest capacity, the search's stream, the carried greedy playout
+    (``known``), a legal-action buffer, the evidence each seat has gathered on the others (``loglik[seat]``;
+    ``no_evidence`` before phase 2), the models and playout policies a search gives the seats, and the
+    ``loginf`` model's look-ahead scratch."""
+
+    first: Workspace
+    second: Workspace
+    root_deck: np.ndarray
+    choices: np.ndarray
+    choice_totals: np.ndarray
+    tree: Tree
+    search_rng: np.ndarray
+    known: np.ndarray
+    legal: np.ndarray
+    loglik: np.ndarray
+    no_evidence: np.ndarray
+    models: np.ndarray
+    policies: np.ndarray
+    look_known: np.ndarray
 
 
 @njit(**config.PASTED_KERNEL)
-def _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity):
-    """Every scratch array a seat's decision needs, made like the hand's rows, as one tuple (see ``_decide``)."""
+def _search_work(position, n_seats, capacity):
+    """A fresh ``SearchWork`` for a table of ``n_seats`` whose largest tree holds ``capacity`` nodes."""
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    return (cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(),
-            legal.copy(), np.zeros(8, dtype=np.float64),
-            cards.copy(), ints.copy(), deck.copy(), rng.copy(), keys.copy(), records.copy(), slots.copy(), legal.copy(),
-            deck.copy(), legal.copy(), np.zeros(NUM_ACTIONS, dtype=np.float64),
-            np.zeros((TREE_FIELDS, capacity + 1), dtype=np.int64), np.zeros((capacity, n_seats + 1), dtype=np.float64),
-            np.zeros(1, dtype=np.uint64), np.zeros(1 + n_seats, dtype=np.float64), legal,
-            np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64), np.zeros((n_seats, MODEL_COUNT)),
-            np.zeros(n_seats, dtype=np.int64), np.zeros(n_seats, dtype=np.int64), np.zeros(1 + n_seats))
+    values = np.zeros(8, dtype=np.float64)
+    first = Workspace(_copy_of(position), legal.copy(), values)
+    second = Workspace(_copy_of(position), legal.copy(), values)
+    tree = Tree(np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
+                np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
+                np.zeros(capacity + 1, dtype=np.int64), np.zeros((capacity, n_seats + 1), dtype=np.float64),
+                np.zeros(1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64))
+    return SearchWork(first, second, position.deck.copy(), legal.copy(), np.zeros(NUM_ACTIONS, dtype=np.float64),
+                      tree, np.zeros(1, dtype=np.uint64), np.zeros(1 + n_seats, dtype=np.float64), legal,
+                      np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64), np.zeros((n_seats, MODEL_COUNT)),
+                      np.zeros(n_seats, dtype=np.int64), np.zeros(n_seats, dtype=np.int64), np.zeros(1 + n_seats))
 
 
 @njit(**config.PASTED_KERNEL)
-def _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
-            cards, ints, deck, rng, keys, records, streams, work):
-    """The action of the seat to move, by its agent ``kind`` (with its rollout, budget and exploration, and for
-    ``mcts`` its opponent models: ``model_plan``'s entries for the seat).
+def _copy_of(position):
+    """New arrays holding a copy of ``position``'s."""
+    return Position(position.cards.copy(), position.ints.copy(), position.deck.copy(), position.rng.copy(),
+                    position.keys.copy(), position.records.copy(), position.slots.copy())
 
-    ``streams[seat]`` is each seat's agent stream; ``work`` is ``_work_rows``' scratch, whose
-    ``known`` slot carries a greedy playout's values from one decision to the next (cleared here
+
+@njit(**config.PASTED_KERNEL)
+def _decide(agent, position, streams, work):
+    """The action of the seat to move, by its ``agent`` (a ``SeatAgent``).
+
+    ``streams[seat]`` is each seat's agent stream; ``work`` is ``_search_work``'s scratch, whose
+    ``known`` carries a greedy playout's values from one decision to the next (cleared here
     whenever the hand leaves the greedy line), and whose ``loglik[seat]`` is the seat's evidence so far.
     """
-    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, _, _, _, _, _, _, _, _,
-     root_deck, choices, choice_totals, _, _, search_rng, known, legal, loglik, no_evidence, models, policies, _) = work
+    cards, ints, rng = position.cards, position.ints, position.rng
+    legal, known, search_rng, models, policies = work.legal, work.known, work.search_rng, work.models, work.policies
+    kind = agent.kind
     seat = to_move(ints)
     n_legal = legal_actions(cards, ints, legal)
     if kind == RANDOM:
@@ -278,84 +315,99 @@ def _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_pri
     if n_legal == 1 or kind == GREEDY or (kind == LOGINF and phase_of(ints) == 1):
         return preferred
     if kind == LOGINF:
-        return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2,
-                                deck2, rng2, keys2, records2, slots2, legal2, values, rollout, streams, seat,
+        return lookahead_choice(position, legal, n_legal, preferred, work.first, agent.rollout, streams, seat,
                                 search_rng, known)
     search_rng[0] = next_u64(streams, seat)
-    if others != POSTERIOR:
-        models[:] = others
+    if agent.others != POSTERIOR:
+        models[:] = agent.others
     else:  # the evidence counts from phase 2 on, when the Python agent can read the whole deal
-        evidence = no_evidence if phase_of(ints) == 1 else loglik[seat]
-        most_likely(evidence, log_prior, candidates, n_candidates, seat, models)
+        evidence = work.no_evidence if phase_of(ints) == 1 else work.loglik[seat]
+        most_likely(evidence, agent.log_prior, agent.candidates, agent.n_candidates, seat, models)
     for s in range(models.shape[0]):
-        policies[s] = RANDOM if models[s] == search_rules.RANDOM_MODEL and s != seat else rollout
+        policies[s] = RANDOM if models[s] == search_rules.RANDOM_MODEL and s != seat else agent.rollout
     if phase_of(ints) == 1:
-        action = _phase1_choice(cards, ints, deck, keys, records, legal, n_legal, preferred, budgets[ITERS], policies,
-                                search_rng, root_deck, choices, choice_totals, cards2, ints2, deck2, rng2, keys2,
-                                records2, slots2, legal2, values)
+        action = _phase1_choice(position, legal, n_legal, preferred, agent.budgets[ITERS], policies, work)
     else:
-        action = _phase2_choice(cards, ints, deck, keys, records, budgets, c, policies, models, auto_pick, version,
-                                loglik[seat], others != POSTERIOR, work)
+        action = _phase2_choice(position, agent, policies, models, work.loglik[seat], agent.others != POSTERIOR,
+                                work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
 
 
 @njit(**config.PASTED_KERNEL)
-def _score_choice(h, seat, action, kind, kinds, rollouts, others, eps, cards, ints, deck, rng, keys, records, work):
+def _score_choice(plan, h, seat, action, position, work):
     """Add ``seat``'s choice of ``action`` (before it is applied) to the evidence of every ``mcts`` seat with a
     posterior (``agents.knorri.opponent_models``); the acting greedy or ``loginf`` seat's own choice is the
     comparison."""
-    (cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, _, _, _, _, _, _, _, _,
-     _, _, _, _, _, _, _, legal, loglik, _, _, _, look_known) = work
+    cards, ints, rng = position.cards, position.ints, position.rng
+    legal, look_known = work.legal, work.look_known
+    kind = plan.kinds[h, seat]
     n_legal = legal_actions(cards, ints, legal)
     if n_legal < 2:
         return
     greedy_choice = action if kind == GREEDY else policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
     lookahead = greedy_choice  # loginf captures as greedy does in phase 1
     if phase_of(ints) == 2:
-        if kind == LOGINF and rollouts[h, seat] == GREEDY:
+        if kind == LOGINF and plan.rollouts[h, seat] == GREEDY:
             lookahead = action
         else:
             look_known[0] = 0.0
-            lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, greedy_choice,
-                                         cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                         GREEDY, rng, ONE_SLOT, rng, look_known)
-    for observer in range(kinds.shape[1]):
-        if observer != seat and kinds[h, observer] == MCTS and others[h, observer] == POSTERIOR:
-            add_choice_evidence(loglik[observer], seat, action, n_legal, greedy_choice, lookahead, eps[h, observer])
+            lookahead = lookahead_choice(position, legal, n_legal, greedy_choice, work.first, GREEDY, rng, ONE_SLOT,
+                                         rng, look_known)
+    for observer in range(plan.kinds.shape[1]):
+        if observer != seat and plan.kinds[h, observer] == MCTS and plan.others[h, observer] == POSTERIOR:
+            add_choice_evidence(work.loglik[observer], seat, action, n_legal, greedy_choice, lookahead,
+                                plan.eps[h, observer])
+
+
+class LineupDeals(NamedTuple):
+    """The hands of a lineup call: hand h dealt from ``seeds[h]`` with first seat ``first_seats[h]``, under the
+    cut-off rules ``cap`` and ``repeat``; with a ``continue_cap`` of 0 or more, a hand they cut off plays on."""
+
+    n_seats: np.int64
+    seeds: np.ndarray
+    first_seats: np.ndarray
+    cap: np.int64
+    repeat: np.int64
+    continue_cap: np.int64
+
+
+class LineupOutputs(NamedTuple):
+    """Where a lineup call writes: each hand's final ``ints`` row and held cards (``[0]`` as the rules ended it,
+    ``[1]`` at its final end when hands play on), and the decision log (``LOG_FIELDS`` a row; no rows: none)."""
+
+    ints: np.ndarray
+    held: np.ndarray
+    log: np.ndarray
 
 
 @njit(**config.KERNEL)
-def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs, streams,
-                      others, counts, candidates, log_prior, eps, auto_pick, versions, capacity, cap,
-                      repeat, continue_cap, ints_out, held_out, log, start, log_rows, cards, ints, deck, rng, keys,
-                      records, slots):
-    """Play hands ``start`` on to the end with each seat's agent; return (hands done, log rows used).
+def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
+    """Play hands ``start`` on to the end with each seat's agent (``plan``, a ``SeatPlan``); return (hands done,
+    log rows used).
 
-    ``kinds[h, s]`` is seat s's agent in hand h (``RANDOM``, ``GREEDY``, ``LOGINF``, ``MCTS``), with its
-    rollout policy, ``mcts`` budgets (``CompiledSeat.budgets``) and exploration constant; ``streams[h, s]``
-    seeds its agent stream; ``others`` … ``versions`` say how an ``mcts`` seat models the others, and its
-    version (``model_plan``). Every hand
-    plays under the cut-off rules ``cap`` and ``repeat``. The position rows given are the hand's working rows
-    (``new_position(cap, repeat)``'s); the searches' rows are made like them. With a ``log``
-    that fills up, it stops before the hand that does not fit. With a ``continue_cap`` of 0 or more, a hand
-    the rules cut off plays on past the cut (``continue_past_cutoff``), each seat keeping its memory, and
-    ``ints_out[1]``, ``held_out[1]`` get every hand at its final end (``[0]``: as the rules ended it).
+    ``position`` is the hand's working position (``new_position(cap, repeat)``'s); the searches' positions are
+    made like it, and their trees hold up to ``capacity`` nodes. With a log that fills up, it stops before the
+    hand that does not fit. With a ``continue_cap`` of 0 or more, a hand the rules cut off plays on past the cut
+    (``continue_past_cutoff``), each seat keeping its memory.
     """
-    work = _work_rows(cards, ints, deck, rng, keys, records, slots, n_seats, capacity)
-    known, loglik = work[23], work[25]
+    n_seats, seeds, first_seats = deals.n_seats, deals.seeds, deals.first_seats
+    continue_cap, ints_out, held_out, log = deals.continue_cap, out.ints, out.held, out.log
+    cards, ints = position.cards, position.ints
+    work = _search_work(position, n_seats, capacity)
+    known, loglik = work.known, work.loglik
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
     logging = log.shape[0] > 0
     for h in range(start, seeds.shape[0]):
-        deal_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], seeds[h], cap, repeat)
+        deal_hand(position, n_seats, first_seats[h], seeds[h], deals.cap, deals.repeat)
         for s in range(n_seats):
-            seat_streams[s] = streams[h, s]
+            seat_streams[s] = plan.streams[h, s]
         known[0] = 0.0
         loglik[:] = 0.0
         observed = False
         for s in range(n_seats):
-            observed = observed or (kinds[h, s] == MCTS and others[h, s] == POSTERIOR)
+            observed = observed or (plan.kinds[h, s] == MCTS and plan.others[h, s] == POSTERIOR)
         step = 0
         continued = False
         while True:
@@ -368,23 +420,19 @@ def play_lineup_hands(n_seats, seeds, first_seats, kinds, rollouts, budgets, cs,
                 continued = True
                 continue
             seat = to_move(ints)
-            action = _decide(kinds[h, seat], rollouts[h, seat], budgets[h, seat], cs[h, seat], others[h, seat],
-                             counts[h, seat], candidates[h, seat], log_prior[h, seat], auto_pick[h, seat],
-                             versions[h, seat], cards, ints, deck, rng, keys, records,
-                             seat_streams, work)
+            action = _decide(seat_agent(plan, h, seat), position, seat_streams, work)
             if observed:
-                _score_choice(h, seat, action, kinds[h, seat], kinds, rollouts, others, eps, cards, ints, deck, rng,
-                              keys, records, work)
+                _score_choice(plan, h, seat, action, position, work)
             if logging:
                 if log_rows + step >= log.shape[0]:
                     return h, log_rows
                 row = log[log_rows + step]
-                row[0] = h
-                row[1] = step
-                row[2] = seat
-                row[3] = phase_of(ints)
-                row[4] = action
-            apply_action(cards, ints, deck, rng, keys, records, slots, action)
+                row[LOG_HAND] = h
+                row[LOG_STEP] = step
+                row[LOG_SEAT] = seat
+                row[LOG_PHASE] = phase_of(ints)
+                row[LOG_ACTION] = action
+            apply_action(position, action)
             step += 1
         log_rows += step
         _store_hand(h, ints, cards, n_seats, ints_out[1 if continue_cap >= 0 else 0],
@@ -404,14 +452,12 @@ def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
 
 
 @njit(**config.KERNEL)
-def _decide_once(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
-                 cards, ints, deck, rng, keys, records, slots, streams, capacity):
-    work = _work_rows(cards, ints, deck, rng, keys, records, slots, seat_count(ints), capacity)
-    return _decide(kind, rollout, budgets, c, others, n_candidates, candidates, log_prior, auto_pick, version,
-                   cards, ints, deck, rng, keys, records, streams, work)
+def _decide_once(agent, position, streams, capacity):
+    work = _search_work(position, seat_count(position.ints), capacity)
+    return _decide(agent, position, streams, work)
 
 
-def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
+def decide_at(rows: PositionRows, spec: str, stream_seed: int) -> int:
     """The compiled agent's choice at one position (``compiled.position_rows``), its stream seeded ``stream_seed``.
 
     ``stream_seed`` is what the Python agent's stream starts from after ``reset`` (for ``mcts``,
@@ -422,15 +468,15 @@ def decide_at(rows: tuple[np.ndarray, ...], spec: str, stream_seed: int) -> int:
     plan = compiled_seat(spec)
     if plan is None:
         raise ValueError(f"{spec!r} has no compiled agent")
-    position = new_position(*cut_off_rules(rows[1]))
-    cards, ints, deck, rng, keys, records, slots = position
-    copy_position(*rows, cards, ints, deck, keys, records, slots)
-    streams = np.zeros(seat_count(ints), dtype=np.uint64)
-    streams[to_move(ints)] = stream_seed & MASK64
-    others, counts, candidates, log_prior, _, auto_pick, versions = model_plan([[plan]], 1, 1)
-    budgets = np.array(plan.budgets(), dtype=np.int64)
-    return int(_decide_once(plan.kind, plan.rollout, budgets, plan.c, others[0, 0], counts[0, 0], candidates[0, 0],
-                            log_prior[0, 0], auto_pick[0, 0], versions[0, 0], *position, streams,
+    position = new_position(*cut_off_rules(rows.ints))
+    copy_position(rows, position)
+    streams = np.zeros(seat_count(position.ints), dtype=np.uint64)
+    streams[to_move(position.ints)] = stream_seed & MASK64
+    seats = seat_plan(np.zeros(1, dtype=np.uint64), [[plan]], 1)
+    agent = SeatAgent(*(np.ascontiguousarray(field[0, 0]) if field.ndim > 2 else field[0, 0]
+                        for field in (seats.kinds, seats.rollouts, seats.budgets, seats.cs, seats.others, seats.counts,
+                                      seats.candidates, seats.log_prior, seats.auto_pick, seats.versions)))
+    return int(_decide_once(agent, position, streams,
                             search_rules.tree_capacity(search_rules.largest_budget(*plan.budgets()[:HORIZON]))))
 
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from agents.base import AgentSpec, make_agent, resolve_spec
 from agents.knorri import search_rules
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import MODEL_COUNT
 from agents.knorri.search import POLICY_IDS
+from sim import config
 from sim.knorri.compiled import GREEDY, RANDOM
 from sim.rng import AGENT_STREAM, derive_seeds
 
@@ -101,6 +104,61 @@ def seat_streams(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_s
         if is_mcts.any():
             streams[is_mcts, s] = derive_seeds(streams[is_mcts, s], spec_seeds[is_mcts])
     return streams
+
+
+class SeatPlan(NamedTuple):
+    """Every seat's agent in every hand of a lineup call, as the kernel reads it: entry ``[h, s]`` of each array is
+    seat s's in hand h (``CompiledSeat``'s fields, ``budgets`` its ``budgets()`` row, ``streams`` its agent stream
+    seed, and ``model_plan``'s entries)."""
+
+    kinds: np.ndarray
+    rollouts: np.ndarray
+    budgets: np.ndarray
+    cs: np.ndarray
+    streams: np.ndarray
+    others: np.ndarray
+    counts: np.ndarray
+    candidates: np.ndarray
+    log_prior: np.ndarray
+    eps: np.ndarray
+    auto_pick: np.ndarray
+    versions: np.ndarray
+
+
+def seat_plan(seeds: np.ndarray, seats: Sequence[Sequence[CompiledSeat]], n_seats: int) -> SeatPlan:
+    """The ``SeatPlan`` of hands dealt from ``seeds`` with ``seats[h][s]`` at seat s."""
+    total = len(seeds)
+    kinds = np.array([[seat.kind for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    rollouts = np.array([[seat.rollout for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats)
+    budgets = np.array([[seat.budgets() for seat in row] for row in seats], dtype=np.int64).reshape(total, n_seats, 4)
+    cs = np.array([[seat.c for seat in row] for row in seats], dtype=np.float64).reshape(total, n_seats)
+    return SeatPlan(kinds, rollouts, budgets, cs, seat_streams(seeds, seats, n_seats),
+                    *model_plan(seats, total, n_seats))
+
+
+class SeatAgent(NamedTuple):
+    """One seat's agent at one decision: its kind, rollout policy, ``mcts`` budgets (``CompiledSeat.budgets``) and
+    exploration, how it models the others (``others``, or ``POSTERIOR`` over the first ``n_candidates`` of
+    ``candidates`` with their ``log_prior``), whether its pick may be the best line, and its ``mcts`` version."""
+
+    kind: np.int64
+    rollout: np.int64
+    budgets: np.ndarray
+    c: np.float64
+    others: np.int64
+    n_candidates: np.int64
+    candidates: np.ndarray
+    log_prior: np.ndarray
+    auto_pick: np.int64
+    version: np.int64
+
+
+@njit(**config.PASTED_KERNEL)
+def seat_agent(plan, h, seat):
+    """Seat ``seat``'s agent in hand ``h`` of a ``SeatPlan``."""
+    return SeatAgent(plan.kinds[h, seat], plan.rollouts[h, seat], plan.budgets[h, seat], plan.cs[h, seat],
+                     plan.others[h, seat], plan.counts[h, seat], plan.candidates[h, seat], plan.log_prior[h, seat],
+                     plan.auto_pick[h, seat], plan.versions[h, seat])
 
 
 def model_plan(seats: Sequence[Sequence[CompiledSeat]], total: int, n_seats: int) -> tuple[np.ndarray, ...]:

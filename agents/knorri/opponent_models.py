@@ -35,6 +35,7 @@ from agents.knorri.search_rules import GREEDY_MODEL, LOOKAHEAD_MODEL, MAXN, OPPO
 from sim import config
 from sim.knorri.compiled import (
     GREEDY,
+    PositionRows,
     apply_action,
     copy_position,
     is_over,
@@ -69,15 +70,14 @@ def add_choice_evidence(loglik, seat, action, n_legal, greedy_choice, lookahead,
 
 
 @njit(**config.KERNEL)
-def observe_decisions(cards, ints, deck, rng, keys, records, slots, legal, values,
-                      cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2,
-                      decisions, start, stop, hero, loglik, eps, known):
-    """Step the mirror position through ``decisions[start:stop]``, scoring every other seat's choice first.
+def observe_decisions(mirror, aside, decisions, start, stop, hero, loglik, eps, known):
+    """Step the ``mirror`` workspace through ``decisions[start:stop]``, scoring every other seat's choice first.
 
-    The mirror (``cards`` … ``slots``) must stand where ``decisions[start]`` is taken; it is left after
-    ``decisions[stop - 1]``. The second set of rows and ``known`` (float64[1 + seats]) are scratch for
-    ``loginf``'s look-ahead.
+    The mirror must stand where ``decisions[start]`` is taken; it is left after ``decisions[stop - 1]``. The
+    ``aside`` workspace and ``known`` (float64[1 + seats]) are scratch for ``loginf``'s look-ahead.
     """
+    position, legal = mirror.position, mirror.legal
+    cards, ints, rng = position.cards, position.ints, position.rng
     for i in range(start, stop):
         if is_over(ints):
             return
@@ -90,11 +90,10 @@ def observe_decisions(cards, ints, deck, rng, keys, records, slots, legal, value
                 lookahead = greedy_choice  # loginf captures as greedy does in phase 1
                 if phase_of(ints) == 2:
                     known[0] = 0.0
-                    lookahead = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal,
-                                                 greedy_choice, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                                                 legal2, values, GREEDY, rng, ONE_SLOT, rng, known)
+                    lookahead = lookahead_choice(position, legal, n_legal, greedy_choice, aside, GREEDY, rng,
+                                                 ONE_SLOT, rng, known)
                 add_choice_evidence(loglik, seat, action, n_legal, greedy_choice, lookahead, eps)
-        apply_action(cards, ints, deck, rng, keys, records, slots, action)
+        apply_action(position, action)
 
 
 @njit(**config.KERNEL)
@@ -114,9 +113,10 @@ def most_likely(loglik, log_prior, candidates, n_candidates, hero, models):
 
 
 @njit(**config.KERNEL)
-def start_mirror(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots):
-    """Place the mirror at a position read by ``compiled.position_rows`` (the deal, before its first decision)."""
-    copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+def start_mirror(rows, mirror):
+    """Place the ``mirror`` position at ``rows``, read by ``compiled.position_rows`` (the deal, before its first
+    decision)."""
+    copy_position(rows, mirror)
 
 
 def parse_models(text: str) -> tuple[str, ...]:
@@ -163,7 +163,7 @@ class Belief:
         """How many of the deal's decisions have been scored (0 before the mirror is placed)."""
         return max(self._seen, 0)
 
-    def observe(self, deal_rows: tuple[np.ndarray, ...] | None, decisions: Sequence[int]) -> None:
+    def observe(self, deal_rows: PositionRows | None, decisions: Sequence[int]) -> None:
         """Score the deal's ``decisions`` not read yet; ``deal_rows`` (the deal before any decision, known once
         phase 2 starts) places the mirror on the first call, and ``None`` means not yet known."""
         if self._seen < 0:
@@ -171,13 +171,11 @@ class Belief:
                 return
             self._mirror.fit(deal_rows)  # the table's cut-off rules, which the deal's rows carry
             self._look.fit(deal_rows)
-            start_mirror(*deal_rows, *self._mirror.state_rows())
+            start_mirror(deal_rows, self._mirror.position)
             self._seen = 0
         if len(decisions) > self._seen:
-            m, k = self._mirror, self._look
-            observe_decisions(*m.state_rows(), m.legal, m.values, *k.state_rows(), k.legal,
-                              np.asarray(decisions, dtype=np.int64), self._seen, len(decisions), self.hero,
-                              self.loglik, self.eps, self._known)
+            observe_decisions(self._mirror.workspace(), self._look.workspace(), np.asarray(decisions, dtype=np.int64),
+                              self._seen, len(decisions), self.hero, self.loglik, self.eps, self._known)
             self._seen = len(decisions)
 
     def current_models(self) -> np.ndarray:

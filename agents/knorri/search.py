@@ -37,6 +37,7 @@ and in phase 2 there are no unturned cards.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -56,6 +57,8 @@ from sim.knorri.compiled import (
     GREEDY,
     RANDOM,
     SEAT_STREAMS,
+    Position,
+    PositionRows,
     apply_action,
     below,
     copy_position,
@@ -85,28 +88,48 @@ ONE_SLOT = np.int64(0)
 separate copy of a kernel for each literal int passed to it."""
 
 
+class Workspace(NamedTuple):
+    """A position a search steps, with its scratch: ``legal`` (int64[NUM_ACTIONS]) and a playout's ``values``
+    (float64[8], one per seat)."""
+
+    position: Position
+    legal: np.ndarray
+    values: np.ndarray
+
+
+class Tree(NamedTuple):
+    """A UCT tree as arrays by node (node 0 is the root): where its children start and how many there are
+    (``UNEXPANDED`` before they are made), the action into it, the seat choosing there (``-1 - seat`` at a chance
+    node), its visits and value totals (a column per seat, then the best line's value), the nodes used (in
+    ``used[0]``) and one iteration's ``path``."""
+
+    child_start: np.ndarray
+    child_count: np.ndarray
+    action: np.ndarray
+    mover: np.ndarray
+    visits: np.ndarray
+    totals: np.ndarray
+    used: np.ndarray
+    path: np.ndarray
+
+
 class Scratch:
-    """One set of rows the search steps (a position copied from the root each iteration), sized for the table's
-    cut-off rules: ``fit`` resizes them for a root whose rules differ."""
+    """One ``Workspace`` the search steps (a position copied from the root each iteration), sized for the table's
+    cut-off rules: ``fit`` resizes it for a root whose rules differ."""
 
     def __init__(self) -> None:
-        self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots = new_position()
+        self.position = new_position()
         self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
         self.values = np.zeros(8, dtype=np.float64)
 
-    def fit(self, rows: tuple[np.ndarray, ...]) -> Scratch:
+    def fit(self, rows: PositionRows) -> Scratch:
         """Make the history rows the size the root ``rows`` (``compiled.position_rows``) needs under its rules."""
-        self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots = fit_position(
-            self.state_rows(), rows[1])
+        self.position = fit_position(self.position, rows.ints)
         return self
 
-    def rows(self) -> tuple[np.ndarray, ...]:
-        """The scratch rows in the order the kernels take them."""
-        return self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots, self.legal, self.values
-
-    def state_rows(self) -> tuple[np.ndarray, ...]:
-        """The rows that hold a position: cards, ints, deck, rng, keys, records, slots."""
-        return self.cards, self.ints, self.deck, self.rng, self.keys, self.records, self.slots
+    def workspace(self) -> Workspace:
+        """The scratch as the kernels take it."""
+        return Workspace(self.position, self.legal, self.values)
 
 
 # ----- kernels --------------------------------------------------------------------------------------
@@ -128,35 +151,35 @@ def _final_values(ints, values):
 
 
 @njit(**config.STEP_KERNEL)
-def _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values):
-    """Play the scratch position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
-    play_out_result(cards, ints, deck, rng, keys, records, slots, legal, policy)
-    _final_values(ints, values)
+def _play_out(work, policy):
+    """Play the workspace's position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
+    play_out_result(work.position, work.legal, policy)
+    _final_values(work.position.ints, work.values)
 
 
 @njit(**config.STEP_KERNEL)
-def _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values):
+def _play_out_seats(work, policies):
     """``_play_out`` with seat s playing ``policies[s]``."""
-    play_out_result_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
-    _final_values(ints, values)
+    play_out_result_seats(work.position, work.legal, policies)
+    _final_values(work.position.ints, work.values)
 
 
 @njit(**config.PASTED_KERNEL)
-def _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2, slots2):
-    """Copy a scratch position (with the positions it remembers and its streams) into a second set of rows."""
-    copy_position(cards, ints, deck, keys, records, cards2, ints2, deck2, keys2, records2, slots2)
-    for stream in range(rng.shape[0]):
-        rng2[stream] = rng[stream]
+def _copy_position(position, into):
+    """Copy a working position (with the positions it remembers and its streams) into a second one."""
+    copy_position(position, into)
+    for stream in range(position.rng.shape[0]):
+        into.rng[stream] = position.rng[stream]
 
 
 @njit(**config.STEP_KERNEL)
-def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred, cards2, ints2, deck2, rng2,
-                     keys2, records2, slots2, legal2, values, policy, streams, stream, local, known):
+def lookahead_choice(position, legal, n_legal, preferred, aside, policy, streams, stream, local, known):
     """``loginf``'s choice: the legal action whose playout with ``policy`` scores best for the seat to move.
 
-    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does. With a
-    ``RANDOM`` playout, each candidate that does not end the hand draws its playout's seed from
-    ``streams[stream]`` (``local`` is a one-slot scratch), as ``agents.knorri.playout.CompiledPlayout`` does.
+    ``preferred`` (greedy's choice) is tried first and keeps ties, as ``loginf`` does; each candidate is played
+    out in the ``aside`` workspace. With a ``RANDOM`` playout, each candidate that does not end the hand draws its
+    playout's seed from ``streams[stream]`` (``local`` is a one-slot scratch), as
+    ``agents.knorri.playout.CompiledPlayout`` does.
 
     ``known`` (float64[1 + seats]) carries greedy playouts' values from one decision to the next:
     a greedy playout is a function of its position, and the greedy playout from the current
@@ -164,6 +187,8 @@ def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pref
     ``known[1:]`` are those values and ``preferred`` is not played out again; on return
     ``known`` holds the chosen action's playout values (valid for a ``GREEDY`` playout only).
     """
+    ints = position.ints
+    values, trial = aside.values, aside.position
     seat = to_move(ints)
     n = seat_count(ints)
     reuse = policy == GREEDY and known[0] > 0
@@ -176,13 +201,12 @@ def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pref
             for s in range(n):
                 values[s] = known[1 + s]
         else:
-            _copy_position(cards, ints, deck, rng, keys, records, cards2, ints2, deck2, rng2, keys2, records2,
-                           slots2)
-            apply_action(cards2, ints2, deck2, rng2, keys2, records2, slots2, candidate)
-            if policy != GREEDY and not is_over(ints2):
+            _copy_position(position, trial)
+            apply_action(trial, candidate)
+            if policy != GREEDY and not is_over(trial.ints):
                 local[0] = next_u64(streams, stream)
-                _seed_streams(rng2, local)
-            _play_out(cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, policy, values)
+                _seed_streams(trial.rng, local)
+            _play_out(aside, policy)
         if values[seat] > best_value:
             best, best_value = candidate, values[seat]
             for s in range(n):
@@ -192,50 +216,52 @@ def lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, pref
 
 
 @njit(**config.KERNEL)
-def lookahead_from_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
-                        values, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2):
-    """``loginf``'s choice at the root position, as the ``loginf`` opponent model makes it in the tree."""
-    copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
-    n_legal = legal_actions(cards, ints, legal)
-    preferred = policy_action(GREEDY, to_move(ints), legal, n_legal, cards, ints, rng)
-    return lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                            cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, GREEDY, rng,
-                            ONE_SLOT, rng, np.zeros(1 + values.shape[0]))
+def lookahead_from_root(root, work, aside):
+    """``loginf``'s choice at the ``root`` position (``PositionRows``), as the ``loginf`` opponent model makes it in
+    the tree."""
+    position, legal = work.position, work.legal
+    copy_position(root, position)
+    n_legal = legal_actions(position.cards, position.ints, legal)
+    preferred = policy_action(GREEDY, to_move(position.ints), legal, n_legal, position.cards, position.ints,
+                              position.rng)
+    return lookahead_choice(position, legal, n_legal, preferred, aside, GREEDY, position.rng, ONE_SLOT, position.rng,
+                            np.zeros(1 + work.values.shape[0]))
 
 
 @njit(**config.KERNEL)
-def play_out_root(cards0, ints0, deck0, keys0, records0, cards, ints, deck, rng, keys, records, slots, legal,
-                  values, policy, seed):
-    """Play the root position out once with ``policy`` at every seat (streams from ``seed``); final scores in ints."""
-    copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+def play_out_root(root, work, policy, seed):
+    """Play the ``root`` position out once with ``policy`` at every seat (streams from ``seed``); final scores in
+    the workspace's ints."""
+    copy_position(root, work.position)
     search_rng = np.zeros(1, dtype=np.uint64)
     search_rng[0] = seed
-    _seed_streams(rng, search_rng)
-    _play_out(cards, ints, deck, rng, keys, records, slots, legal, policy, values)
+    _seed_streams(work.position.rng, search_rng)
+    _play_out(work, policy)
 
 
 @njit(**config.PASTED_KERNEL)
-def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action, mover, used,
-            models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values, known):
+def _expand(node, work, tree, models, hero, aside, known):
     """Make ``node``'s children (greedy's choice first, then ascending ids); False if the tree is full.
 
     At another seat's node its model ``models[seat]`` decides: one child (the model's choice) under
     ``greedy`` or ``loginf``, every action under ``maxn``, every action as a chance node under ``random``
     (``mover`` holds ``-1 - seat`` there).
     """
+    position, legal = work.position, work.legal
+    cards, ints = position.cards, position.ints
+    action, used = tree.action, tree.used
     n_legal = legal_actions(cards, ints, legal)
     first = used[0]
     if first + n_legal > action.shape[0]:
         return False
     seat = to_move(ints)
     model = MAXN if seat == hero else models[seat]
-    preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, rng)
+    preferred = policy_action(GREEDY, seat, legal, n_legal, cards, ints, position.rng)
     if model == GREEDY_MODEL or model == LOOKAHEAD_MODEL:
         if model == LOOKAHEAD_MODEL and n_legal > 1:
             known[0] = 0.0  # nothing carried over between nodes
-            preferred = lookahead_choice(cards, ints, deck, rng, keys, records, legal, n_legal, preferred,
-                                         cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, values,
-                                         GREEDY, rng, ONE_SLOT, rng, known)
+            preferred = lookahead_choice(position, legal, n_legal, preferred, aside, GREEDY, position.rng, ONE_SLOT,
+                                         position.rng, known)
         n_legal = 1
     action[first] = preferred
     at = first + 1
@@ -244,26 +270,27 @@ def _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, chi
             action[at] = legal[i]
             at += 1
     for child in range(first, first + n_legal):
-        child_count[child] = UNEXPANDED
-    child_start[node] = first
-    child_count[node] = n_legal
-    mover[node] = -1 - seat if model == RANDOM_MODEL else seat
+        tree.child_count[child] = UNEXPANDED
+    tree.child_start[node] = first
+    tree.child_count[node] = n_legal
+    tree.mover[node] = -1 - seat if model == RANDOM_MODEL else seat
     used[0] = first + n_legal
     return True
 
 
 @njit(**config.PASTED_KERNEL)
-def _select(node, c, child_start, child_count, mover, visits, totals, search_rng):
+def _select(node, c, tree, search_rng):
     """The child to follow: at a chance node a uniform draw; else the first one not yet tried, else the best
     UCB1 score for the seat to move."""
-    first = child_start[node]
-    stop = first + child_count[node]
-    if mover[node] < 0:
+    visits, totals = tree.visits, tree.totals
+    first = tree.child_start[node]
+    stop = first + tree.child_count[node]
+    if tree.mover[node] < 0:
         return first + below(search_rng, ONE_SLOT, stop - first)
     for child in range(first, stop):
         if visits[child] == 0:
             return child
-    seat = mover[node]
+    seat = tree.mover[node]
     log_n = math.log(visits[node])
     best, best_score = first, -1e300
     for child in range(first, stop):
@@ -274,65 +301,61 @@ def _select(node, c, child_start, child_count, mover, visits, totals, search_rng
 
 
 @njit(**config.PASTED_KERNEL)
-def _settled(child_start, child_count, visits, totals, remaining, settle):
+def _settled(tree, remaining, settle):
     """Whether the root's pick can no longer change within ``remaining`` iterations under rule ``settle``
     (``NEVER``, ``BY_VISITS``, ``BY_BEST_LINE``)."""
-    if settle == NEVER or child_count[0] == UNEXPANDED:
+    if settle == NEVER or tree.child_count[0] == UNEXPANDED:
         return False
     if settle == BY_BEST_LINE:
-        return totals[0, totals.shape[1] - 1] >= 1.0  # a line on which the searching seat goes out first
-    first = child_start[0]
+        return tree.totals[0, tree.totals.shape[1] - 1] >= 1.0  # a line on which the searching seat goes out first
+    first = tree.child_start[0]
     top, second = -1, -1
-    for child in range(first, first + child_count[0]):
-        if visits[child] > top:
-            top, second = visits[child], top
-        elif visits[child] > second:
-            second = visits[child]
+    for child in range(first, first + tree.child_count[0]):
+        if tree.visits[child] > top:
+            top, second = tree.visits[child], top
+        elif tree.visits[child] > second:
+            second = tree.visits[child]
     return top - max(second, 0) > remaining
 
 
 @njit(**config.STEP_KERNEL)
-def uct_iterations(cards0, ints0, deck0, keys0, records0,
-                   cards, ints, deck, rng, keys, records, slots, legal, values,
-                   child_start, child_count, action, mover, visits, totals, used, path,
-                   n_iterations, c, policies, search_rng, models,
-                   cards2, ints2, deck2, rng2, keys2, records2, slots2, legal2, known, settle, horizon):
-    """Run up to ``n_iterations`` more UCT iterations from the root position into the tree arrays (node 0 is the
-    root); return how many ran: fewer once the root's pick has settled under rule ``settle`` (``NEVER``,
-    ``BY_VISITS``, ``BY_BEST_LINE``: checked after every iteration, so the count is a function of the tree alone).
+def uct_iterations(root, work, tree, n_iterations, c, policies, search_rng, models, aside, known, settle, horizon):
+    """Run up to ``n_iterations`` more UCT iterations from the ``root`` position (``PositionRows``) into ``tree``;
+    return how many ran: fewer once the root's pick has settled under rule ``settle`` (``NEVER``, ``BY_VISITS``,
+    ``BY_BEST_LINE``: checked after every iteration, so the count is a function of the tree alone).
     Every playout ends after ``horizon`` phase-2 actions (0: never), as ``chance_playout_cap`` says.
 
-    The seat to move at the root searches; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
-    in the tree and plays ``policies[s]`` in playouts. ``totals`` has a column per seat, then one
-    holding the best value the searching seat found through each node. ``known`` (float64[1 + seats])
-    is scratch for the ``loginf`` model's look-ahead.
+    The seat to move at the root searches in ``work``; another seat s follows ``models[s]`` (``OPPONENT_MODELS``)
+    in the tree and plays ``policies[s]`` in playouts. The ``aside`` workspace and ``known``
+    (float64[1 + seats]) are scratch for the ``loginf`` model's look-ahead.
     """
-    n = seat_count(ints0)
-    hero = to_move(ints0)
+    position, values = work.position, work.values
+    ints = position.ints
+    visits, totals, path = tree.visits, tree.totals, tree.path
+    n = seat_count(root.ints)
+    hero = to_move(root.ints)
     for done in range(n_iterations):
-        if _settled(child_start, child_count, visits, totals, n_iterations - done, settle):
+        if _settled(tree, n_iterations - done, settle):
             return done
-        copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
-        _seed_streams(rng, search_rng)
-        node = np.int64(0)  # not the literal 0: numba would compile a second _expand for it (2 s)
+        copy_position(root, position)
+        _seed_streams(position.rng, search_rng)
+        node = np.int64(0)  # not the literal 0: numba would compile a second _expand for it
         path[0] = 0
         depth = 1
         while not is_over(ints):
-            if child_count[node] == UNEXPANDED:
+            if tree.child_count[node] == UNEXPANDED:
                 if node != 0 and visits[node] == 0:
                     break  # a new leaf: play it out
-                if not _expand(node, cards, ints, deck, rng, keys, records, legal, child_start, child_count, action,
-                               mover, used, models, hero, cards2, ints2, deck2, rng2, keys2, records2, slots2,
-                               legal2, values, known):
+                if not _expand(node, work, tree, models, hero, aside, known):
                     break  # the tree is full: play out from here
-            node = _select(node, c, child_start, child_count, mover, visits, totals, search_rng)
-            apply_action(cards, ints, deck, rng, keys, records, slots, action[node])
+            node = _select(node, c, tree, search_rng)
+            apply_action(position, tree.action[node])
             path[depth] = node
             depth += 1
             if visits[node] == 0:
                 break
         chance_playout_cap(ints, horizon)
-        _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
+        _play_out_seats(work, policies)
         for i in range(depth):
             visited = path[i]
             visits[visited] += 1
@@ -344,29 +367,29 @@ def uct_iterations(cards0, ints0, deck0, keys0, records0,
 
 
 @njit(**config.STEP_KERNEL)
-def sampled_stock_iterations(cards0, ints0, sample, keys0, records0,
-                             cards, ints, deck, rng, keys, records, slots, legal, values,
-                             choices, seat, n_samples, policies, search_rng, totals):
+def sampled_stock_iterations(root, work, choices, seat, n_samples, policies, search_rng, totals):
     """For each of ``n_samples`` orders of the unturned cards, play every root choice out (seat s playing
     ``policies[s]``); add ``seat``'s values.
 
-    ``sample`` is the root's deck, reshuffled in place sample after sample (the caller's copy: the
-    root's own deck row is never changed).
+    ``root.deck`` is reshuffled in place sample after sample (the caller passes a copy: the
+    position's own deck row is never changed).
     """
-    first_unseen = TABLE_SIZE + stock_turned(ints0)
+    position = work.position
+    rng, sample = position.rng, root.deck
+    first_unseen = TABLE_SIZE + stock_turned(root.ints)
     for _ in range(n_samples):
         for i in range(51, first_unseen, -1):  # Fisher-Yates over the unturned part only
             j = first_unseen + below(search_rng, ONE_SLOT, i - first_unseen + 1)
             sample[i], sample[j] = sample[j], sample[i]
         streams = next_u64(search_rng, ONE_SLOT)
         for k in range(choices.shape[0]):
-            copy_position(cards0, ints0, sample, keys0, records0, cards, ints, deck, keys, records, slots)
+            copy_position(root, position)
             rng[DEAL_STREAM] = streams
             for s in range(rng.shape[0] - SEAT_STREAMS):
                 rng[SEAT_STREAMS + s] = streams + np.uint64(s + 1)
-            apply_action(cards, ints, deck, rng, keys, records, slots, choices[k])
-            _play_out_seats(cards, ints, deck, rng, keys, records, slots, legal, policies, values)
-            totals[k] += values[seat]
+            apply_action(position, choices[k])
+            _play_out_seats(work, policies)
+            totals[k] += work.values[seat]
 
 
 # ----- Python side ----------------------------------------------------------------------------------
@@ -383,11 +406,13 @@ class TreeSearch:
         self.totals = np.zeros((capacity, n_seats + 1), dtype=np.float64)  # per seat, then the best line's value
         self.used = np.zeros(1, dtype=np.int64)
         self.path = np.zeros(capacity + 1, dtype=np.int64)
+        self.tree = Tree(self.child_start, self.child_count, self.action, self.mover, self.visits, self.totals,
+                         self.used, self.path)
         self.scratch = Scratch()
         self.lookahead = Scratch()
         self.known = np.zeros(n_seats + 1, dtype=np.float64)  # the loginf model's scratch
 
-    def start(self, rows: tuple[np.ndarray, ...]) -> None:
+    def start(self, rows: PositionRows) -> None:
         """Forget the last tree and root the next one at ``rows`` (from ``compiled.position_rows``)."""
         self.rows = rows
         self.scratch.fit(rows)
@@ -404,10 +429,9 @@ class TreeSearch:
         seat s follows ``models[s]`` and plays ``policies[s]`` in playouts (one id for every seat, or one per
         seat), each cut at ``horizon`` phase-2 actions (0: never). Returns the iterations run."""
         n = self.totals.shape[1] - 1
-        return uct_iterations(*self.rows, *self.scratch.rows(), self.child_start, self.child_count, self.action,
-                       self.mover, self.visits, self.totals, self.used, self.path, n_iterations, c,
-                       per_seat(policies, n), search_rng, per_seat(models, n), *self.lookahead.state_rows(),
-                       self.lookahead.legal, self.known, np.int64(settle), np.int64(horizon))
+        return uct_iterations(self.rows, self.scratch.workspace(), self.tree, n_iterations, c, per_seat(policies, n),
+                              search_rng, per_seat(models, n), self.lookahead.workspace(), self.known,
+                              np.int64(settle), np.int64(horizon))
 
     def root_children(self) -> list[tuple[int, int, float, float]]:
         """``(action, visits, mean value, best line's value)`` for the seat to move of every root child, greedy's
@@ -422,16 +446,15 @@ class TreeSearch:
                 for child in range(first, first + count)]
 
 
-def play_out(rows: tuple[np.ndarray, ...], policy: int, seed: int, scratch: Scratch) -> list[float]:
+def play_out(rows: PositionRows, policy: int, seed: int, scratch: Scratch) -> list[float]:
     """Every seat's final score after one compiled playout of a position (from ``compiled.position_rows``)."""
-    play_out_root(*rows, *scratch.fit(rows).rows(), policy, np.uint64(seed))
-    return [float(points) for points in scores(scratch.ints)]
+    play_out_root(rows, scratch.fit(rows).workspace(), policy, np.uint64(seed))
+    return [float(points) for points in scores(scratch.position.ints)]
 
 
-def lookahead_action(rows: tuple[np.ndarray, ...], scratch: Scratch, lookahead: Scratch) -> int:
+def lookahead_action(rows: PositionRows, scratch: Scratch, lookahead: Scratch) -> int:
     """The ``loginf`` opponent model's choice at a phase-2 position (compiled ``loginf``)."""
-    return int(lookahead_from_root(*rows, *scratch.fit(rows).rows(), *lookahead.fit(rows).state_rows(),
-                                   lookahead.legal))
+    return int(lookahead_from_root(rows, scratch.fit(rows).workspace(), lookahead.fit(rows).workspace()))
 
 
 def most_visited(children: list[tuple[int, int, float, float]]) -> int:
@@ -451,15 +474,14 @@ def best_line(children: list[tuple[int, int, float, float]]) -> int:
     return children[best][0]
 
 
-def sampled_stock_search(rows: tuple[np.ndarray, ...], choices: list[int], seat: int, n_samples: int,
+def sampled_stock_search(rows: PositionRows, choices: list[int], seat: int, n_samples: int,
                          policies: int | np.ndarray, search_rng: np.ndarray, scratch: Scratch) -> list[float]:
     """Mean value in [0, 1] for ``seat`` of each phase-1 choice over ``n_samples`` orders of the unturned cards
     (seat s playing ``policies[s]`` in the playouts: one id for every seat, or one per seat)."""
     totals = np.zeros(len(choices), dtype=np.float64)
-    cards, ints, deck, keys, records = rows
-    sampled_stock_iterations(cards, ints, deck.copy(), keys, records, *scratch.fit(rows).rows(),
-                             np.asarray(choices, dtype=np.int64), seat, n_samples, per_seat(policies, seat_count(ints)),
-                             search_rng, totals)
+    sampled_stock_iterations(rows._replace(deck=rows.deck.copy()), scratch.fit(rows).workspace(),
+                             np.asarray(choices, dtype=np.int64), seat, n_samples,
+                             per_seat(policies, seat_count(rows.ints)), search_rng, totals)
     return (totals / max(1, n_samples)).tolist()
 
 

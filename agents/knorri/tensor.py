@@ -8,7 +8,7 @@ Knorri's tracker and the rest from the observation. Only what the seat may know 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -27,7 +27,7 @@ class KnorriEncoder:
         self.size = games.adapter("knorri").LEARNING.observation_size
         from sim.knorri.adapter import OBSERVATION_SLICES  # the tensor's named fields
 
-        self.offsets = np.array([OBSERVATION_SLICES[name].start for name in _FIELDS], dtype=np.int64)
+        self.offsets = TensorOffsets(*(np.int64(OBSERVATION_SLICES[name].start) for name in TensorOffsets._fields))
 
     def __call__(self, observation: Any) -> np.ndarray:
         """The tensor the compiled batch writes for this seat's decision."""
@@ -42,63 +42,103 @@ class KnorriEncoder:
         if self.tracker.phase == 1:
             table = np.array(observation.table, dtype=np.int64)
             turned = -1 if observation.turned is None else observation.turned
-            write_knorri(out, self.offsets, holdings, scores, 1, table, turned, observation.stock_left, _NO_CARDS, 0,
-                         0, 0, 0)
+            view = SeatView(1, table, turned, observation.stock_left, _NO_CARDS, 0, 0, 0, 0)
+            write_knorri(out, self.offsets, holdings, scores, view)
             return out
         flat = np.array([card for play in observation.trick for card in play], dtype=np.int64)
         run = len(observation.trick[0]) if observation.trick and len(observation.trick[0]) > 1 else 0
-        write_knorri(out, self.offsets, holdings, scores, 2, _NO_CARDS, -1, 0, flat, run, observation.plays_needed,
-                     int(observation.opening), observation.phase2_actions)
+        view = SeatView(2, _NO_CARDS, -1, 0, flat, run, observation.plays_needed, int(observation.opening),
+                        observation.phase2_actions)
+        write_knorri(out, self.offsets, holdings, scores, view)
         return out
 
 
 _NO_CARDS = np.zeros(0, dtype=np.int64)
-_FIELDS = ("own_hand", "other_hands", "table", "turned", "trick_cards", "top_card", "bottom_card", "trick_order",
-           "card_counts", "out", "present", "scores", "phase", "opening", "plays_in_trick", "plays_needed",
-           "run_cards_in_trick", "stock_left", "phase2_actions")
-"""The fields of Knorri's tensor, in the order ``write_knorri`` takes their offsets."""
+
+
+class TensorOffsets(NamedTuple):
+    """Where each of the tensor's fields starts (``sim.knorri.adapter.OBSERVATION_SLICES``), by name."""
+
+    own_hand: np.int64
+    other_hands: np.int64
+    table: np.int64
+    turned: np.int64
+    trick_cards: np.int64
+    top_card: np.int64
+    bottom_card: np.int64
+    trick_order: np.int64
+    card_counts: np.int64
+    out: np.int64
+    present: np.int64
+    scores: np.int64
+    phase: np.int64
+    opening: np.int64
+    plays_in_trick: np.int64
+    plays_needed: np.int64
+    run_cards_in_trick: np.int64
+    stock_left: np.int64
+    phase2_actions: np.int64
+
+
+class SeatView(NamedTuple):
+    """The phase's own facts the tensor shows: phase 1's table, turned card (-1: none) and stock left, or phase 2's
+    trick (its cards in play order), the cards of its opening run (0: none), the plays it needs, whether the
+    opening play is still to come and the phase-2 actions so far."""
+
+    phase: int
+    table: np.ndarray
+    turned: int
+    stock_left: int
+    trick: np.ndarray
+    run: int
+    needed: int
+    opening: int
+    actions: int
 
 
 @njit(**config.KERNEL)
-def write_knorri(out, at, holdings, scores, phase, table, turned, stock_left, trick, run, needed, opening, actions):
-    """Write Knorri's tensor into ``out`` (zeros) as the compiled batch writes it: ``at`` the fields' offsets in
-    ``_FIELDS`` order, ``holdings`` and ``scores`` by seat from the acting one, then the phase's own facts."""
+def write_knorri(out, at, holdings, scores, view):
+    """Write Knorri's tensor into ``out`` (zeros) as the compiled batch writes it: ``at`` the fields' offsets
+    (``TensorOffsets``), ``holdings`` and ``scores`` by seat from the acting one, then the phase's own facts
+    (``SeatView``)."""
     n = holdings.shape[0]
+    phase = view.phase
     holding = 0
     for k in range(n):
-        start = at[0] if k == 0 else at[1] + (k - 1) * 52
+        start = at.own_hand if k == 0 else at.other_hands + (k - 1) * 52
         count = 0
         for card in range(52):
             if (holdings[k] >> np.uint64(card)) & np.uint64(1):
                 out[start + card] = 1.0
                 count += 1
-        out[at[8] + k] = count
+        out[at.card_counts + k] = count
         if phase == 2 and count == 0:
-            out[at[9] + k] = 1.0
-        out[at[10] + k] = 1.0
-        out[at[11] + k] = scores[k]
+            out[at.out + k] = 1.0
+        out[at.present + k] = 1.0
+        out[at.scores + k] = scores[k]
         if count > 0:
             holding += 1
-    out[at[12] + phase - 1] = 1.0
+    out[at.phase + phase - 1] = 1.0
     if phase == 1:
-        for card in table:
-            out[at[2] + card] = 1.0
-        if turned >= 0:
-            out[at[3] + turned] = 1.0
-        out[at[17]] = stock_left
-        out[at[15]] = n
+        for card in view.table:
+            out[at.table + card] = 1.0
+        if view.turned >= 0:
+            out[at.turned + view.turned] = 1.0
+        out[at.stock_left] = view.stock_left
+        out[at.plays_needed] = n
         return
+    trick, run = view.trick, view.run
     length = trick.shape[0]
     for i in range(length):
-        out[at[4] + trick[i]] = 1.0
-        out[at[7] + i] = trick[i] + 1
+        out[at.trick_cards + trick[i]] = 1.0
+        out[at.trick_order + i] = trick[i] + 1
     if length > 0:
-        out[at[5] + trick[length - 1]] = 1.0
-        out[at[6] + trick[0]] = 1.0
-        out[at[15]] = needed
+        out[at.top_card + trick[length - 1]] = 1.0
+        out[at.bottom_card + trick[0]] = 1.0
+        out[at.plays_needed] = view.needed
     else:
-        out[at[15]] = holding
-    out[at[13]] = opening
-    out[at[14]] = length - run + (1 if run > 0 else 0)
-    out[at[16]] = run
-    out[at[18]] = actions
+        out[at.plays_needed] = holding
+    out[at.opening] = view.opening
+    out[at.plays_in_trick] = length - run + (1 if run > 0 else 0)
+    out[at.run_cards_in_trick] = run
+    out[at.phase2_actions] = view.actions

@@ -19,9 +19,9 @@ def _mid_hand(n_seats: int, seed: int, actions: int) -> KnorriHand:
     return hand
 
 
-def _working_copy(hand: KnorriHand) -> tuple[np.ndarray, ...]:
+def _working_copy(hand: KnorriHand) -> compiled.Position:
     position = compiled.new_position()
-    compiled.copy_position(*compiled.position_rows(hand), *position[:3], *position[4:])
+    compiled.copy_position(compiled.position_rows(hand), position)
     return position
 
 
@@ -32,7 +32,8 @@ def test_a_copied_position_steps_on_exactly_as_the_reference_hand():
             hand = _mid_hand(n_seats, seed, 30)
             if hand.done:
                 continue
-            cards, ints, deck, rng, keys, records, slots = _working_copy(hand)
+            position = _working_copy(hand)
+            cards, ints = position.cards, position.ints
             legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
             stream = SplitMix64(seed + 99)
             while True:
@@ -46,7 +47,7 @@ def test_a_copied_position_steps_on_exactly_as_the_reference_hand():
                 assert legal[:count].tolist() == hand.legal_actions()
                 action = stream.choice(hand.legal_actions())
                 hand.apply(action)
-                compiled.apply_action(cards, ints, deck, rng, keys, records, slots, action)
+                compiled.apply_action(position, action)
             assert compiled.scores(ints) == hand.scores
             checked += 1
     assert checked > 15
@@ -54,12 +55,12 @@ def test_a_copied_position_steps_on_exactly_as_the_reference_hand():
 
 def test_a_random_playout_draws_each_seat_from_its_own_stream():
     hand = _mid_hand(4, 7, 20)
-    cards, ints, deck, rng, keys, records, slots = _working_copy(hand)
+    position = _working_copy(hand)
+    ints = position.ints
     streams = [SplitMix64(1000 + s) for s in range(4)]
     for s in range(4):
-        rng[compiled.SEAT_STREAMS + s] = 1000 + s
-    compiled.play_to_end(cards, ints, deck, rng, keys, records, slots, np.zeros(NUM_ACTIONS, dtype=np.int64),
-                         compiled.RANDOM)
+        position.rng[compiled.SEAT_STREAMS + s] = 1000 + s
+    compiled.play_to_end(position, np.zeros(NUM_ACTIONS, dtype=np.int64), compiled.RANDOM)
     while not hand.done:
         hand.apply(streams[hand.to_move].choice(hand.legal_actions()))
     assert compiled.scores(ints) == hand.scores

@@ -98,8 +98,8 @@ def test_knorri_batch_stepped_by_the_protocol_reproduces_every_variant_line(path
 # ----- the rules travel with the position ----------------------------------------------------------------
 def test_the_rules_are_in_every_dealt_positions_row():
     rows = compiled.new_position(200, 3)
-    compiled.deal_hand(*rows, 4, 0, np.uint64(5), np.int64(200), np.int64(3))
-    assert compiled.cut_off_rules(rows[1]) == (200, 3)
+    compiled.deal_hand(rows, 4, 0, np.uint64(5), np.int64(200), np.int64(3))
+    assert compiled.cut_off_rules(rows.ints) == (200, 3)
     batch = KnorriBatch.from_seeds(4, [1, 2], cap=777, repeat=0)
     assert batch._ints[:, I_CAP].tolist() == [777, 777] and batch._ints[:, I_REPEAT].tolist() == [0, 0]
 
@@ -110,7 +110,7 @@ def test_the_history_follows_the_cap_and_repeat_off_keeps_none():
     for cap, repeat, rows, slots in ((1500, 2, 1501, 4096), (200, 2, 201, 4096), (20_000, 2, 20_001, 0),
                                      (1500, 3, 1501, 0), (1_000_000, 0, 2, 0)):
         position = compiled.new_position(cap, repeat)
-        assert (len(position[4]), len(position[5]), len(position[6])) == (rows, rows, slots), (cap, repeat)
+        assert (len(position.keys), len(position.records), len(position.slots)) == (rows, rows, slots), (cap, repeat)
 
 
 def test_a_cap_past_1500_lets_hands_run_on():
@@ -137,9 +137,9 @@ def test_a_search_scratch_fits_the_position_it_is_given():
     while hand.phase == 1:
         hand.apply(hand.legal_actions()[0])
     rows = compiled.position_rows(hand)
-    assert compiled.cut_off_rules(rows[1]) == (20_000, 3)
+    assert compiled.cut_off_rules(rows.ints) == (20_000, 3)
     scratch = Scratch().fit(rows)
-    assert len(scratch.keys) == 20_001 and len(scratch.slots) == 0
+    assert len(scratch.position.keys) == 20_001 and len(scratch.position.slots) == 0
     assert rollout_scores(hand, 4, RANDOM, seed=3).sum(axis=1).tolist() == [0] * 4
 
 
@@ -225,7 +225,7 @@ def test_every_repeat_hands_loop_is_consistent_and_has_a_choice(n_seats, rules, 
 
 def _greedy_hand(n_seats, seed, cap):
     position = compiled.new_position(cap, 0)
-    compiled.deal_hand(*position, n_seats, seed % n_seats, np.uint64(seed), cap, 0)
+    compiled.deal_hand(position, n_seats, seed % n_seats, np.uint64(seed), cap, 0)
     return position
 
 
@@ -239,9 +239,9 @@ def test_a_greedy_playout_with_the_repeat_check_off_jumps_its_loop_to_the_caps_e
     for seed in range(300):
         for cap in (7, 61, 1500, 20000 if seed % 10 == 0 else 2003):
             played, jumped, per_seat = (_greedy_hand(n_seats, seed, cap) for _ in range(3))
-            compiled.play_to_end(*played, legal, GREEDY)
-            compiled.play_out_result(*jumped, legal, GREEDY)
-            compiled.play_out_result_seats(*per_seat, legal, np.full(n_seats, GREEDY, dtype=np.int64))
+            compiled.play_to_end(played, legal, GREEDY)
+            compiled.play_out_result(jumped, legal, GREEDY)
+            compiled.play_out_result_seats(per_seat, legal, np.full(n_seats, GREEDY, dtype=np.int64))
             cards, ints = played[:2]
             for cards2, ints2 in (jumped[:2], per_seat[:2]):
                 for field in (I_END_REASON, I_PHASE2_ACTIONS):

@@ -110,13 +110,12 @@ def _hands_with_engine_rows(n_seats: int, seeds: range):
     """Fresh hands, each with the compiled engine's own rows for it: dealt from seeds, and one deal thrown in."""
     for seed in seeds:
         rows = compiled.new_position()
-        compiled.deal_hand(*rows, n_seats, 0, np.uint64(seed), np.int64(1500), np.int64(2))
+        compiled.deal_hand(rows, n_seats, 0, np.uint64(seed), np.int64(1500), np.int64(2))
         yield KnorriHand.from_seed(n_seats, seed), rows
     hand = KnorriHand(n_seats, deck_nobody_captures())
     assert hand.redeals >= 1
     rows = compiled.new_position()
-    cards, ints, deck, keys, records = position_rows(hand)
-    compiled.copy_position(cards, ints, deck, keys, records, *rows[:3], *rows[4:])
+    compiled.copy_position(position_rows(hand), rows)
     yield hand, rows
 
 
@@ -129,7 +128,8 @@ def test_the_searches_start_from_the_position_the_python_agent_rebuilds(n_seats)
     tracker's unseen set. Phase 2: the remembered positions (repeat detection) are the same."""
     allowed = {I_REDEALS, I_DECISIONS, I_CRC}
     checked = {1: 0, 2: 0}
-    for hand, (cards, ints, deck, rng, keys, records, slots) in _hands_with_engine_rows(n_seats, range(10)):
+    for hand, position in _hands_with_engine_rows(n_seats, range(10)):
+        cards, ints, keys = position.cards, position.ints, position.keys
         trackers = [KnorriTracker(n_seats) for _ in range(n_seats)]
         stream = SplitMix64(hand.deck[0] ^ 0xBEEF)
         while not hand.done:
@@ -142,15 +142,15 @@ def test_the_searches_start_from_the_position_the_python_agent_rebuilds(n_seats)
                     rebuilt = position_rows(tracker.rebuild(card_list(tracker.unseen)))
                 else:
                     rebuilt = position_rows(tracker.position())
-                    np.testing.assert_array_equal(rebuilt[3], keys[:int(ints[I_HIST_LEN])])
+                    np.testing.assert_array_equal(rebuilt.keys, keys[:int(ints[I_HIST_LEN])])
                 same = np.arange(len(cards)) != C_HANDS_HASH if hand.phase == 1 else slice(None)
-                np.testing.assert_array_equal(rebuilt[0][same], cards[same])
-                differ = set(np.nonzero(rebuilt[1] != ints)[0].tolist())
+                np.testing.assert_array_equal(rebuilt.cards[same], cards[same])
+                differ = set(np.nonzero(rebuilt.ints != ints)[0].tolist())
                 assert differ <= allowed, differ
                 checked[hand.phase] += 1
             action = stream.choice(legal)
             hand.apply(action)
-            compiled.apply_action(cards, ints, deck, rng, keys, records, slots, action)
+            compiled.apply_action(position, action)
         assert int(ints[I_REDEALS]) == hand.redeals
     assert min(checked.values()) > 50
 

@@ -196,7 +196,7 @@ def test_phase1_sample_values_equal_python_playouts_of_the_same_stock_order():
         means = sampled_stock_search(known, choices, seat, 1, POLICY_IDS["greedy"],
                                      np.array([search_seed], dtype=np.uint64), scratch)
         stream = SplitMix64(search_seed)
-        order = list(known[2])
+        order = list(known.deck)
         first_unseen = TABLE_SIZE + len(tracker.turned_order)
         for i in range(51, first_unseen, -1):
             j = first_unseen + stream.below(i - first_unseen + 1)

@@ -1,15 +1,14 @@
-"""Compiled steps for search agents: one Knorri position as a few arrays, and the numba functions that step it.
+"""Compiled steps for search agents: one Knorri position as a record of arrays, and the numba functions that step it.
 
 An agent that searches inside compiled code works through this module alone; how the engine
 lays out a position stays private to ``sim.knorri``.
 
-A position is seven arrays, ``cards, ints, deck, rng, keys, records, slots``, always passed in
-that order (a function that never needs some of them leaves them out, keeping the order):
+A position is one record, ``Position`` (its arrays ``cards, ints, deck, rng, keys, records, slots`` by name):
 
 - ``new_position(cap, repeat)`` makes empty working arrays, with room for the longest history a hand under
   those cut-off rules can keep (``fit_position`` for a position's own rules);
 - ``position_rows(hand)`` reads a reference ``KnorriHand`` (such as the one a tracker deduces)
-  as ``cards, ints, deck, keys, records``: the position and the positions it remembers, so
+  as ``PositionRows``: the position and the positions it remembers, so
   lines stepped from it end on a repeat exactly as the reference engine's would;
 - ``copy_position`` copies one position into another's working arrays (a search's restart).
 
@@ -64,12 +63,20 @@ from sim.knorri.compiled.state import (
     I_TO_MOVE,
     I_TURN,
     I_TURNED,
+    LOG_ACTION,
+    LOG_FIELDS,
+    LOG_HAND,
+    LOG_PHASE,
+    LOG_SEAT,
+    LOG_STEP,
     NUM_CARD_FIELDS,
     NUM_INT_FIELDS,
     NUM_RNG,
     RECORD_SIZE,
     RNG_DEAL,
     RNG_SEAT,
+    Position,
+    PositionRows,
 )
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
@@ -82,7 +89,15 @@ SEAT_STREAMS = RNG_SEAT
 __all__ = [
     "DEAL_STREAM",
     "GREEDY",
+    "LOG_ACTION",
+    "LOG_FIELDS",
+    "LOG_HAND",
+    "LOG_PHASE",
+    "LOG_SEAT",
+    "LOG_STEP",
     "NUM_ACTIONS",
+    "Position",
+    "PositionRows",
     "RANDOM",
     "SEAT_STREAMS",
     "apply_action",
@@ -117,16 +132,16 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-def new_position(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) -> tuple[np.ndarray, ...]:
-    """Empty working arrays ``cards, ints, deck, rng, keys, records, slots`` for one position and its history,
+def new_position(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) -> Position:
+    """Empty working arrays for one position and its history,
     sized for a table with the cut-off rules ``cap`` and ``repeat`` (the history holds up to ``cap + 1``
     positions, none with the repeat check off; the slot table exists only under the default repeat rule and a
     cap of at most 1,500)."""
     rows = history_capacity(cap, repeat)
-    return (np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
-            np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64),
-            np.zeros(rows, dtype=np.uint64), np.zeros((rows, RECORD_SIZE), dtype=np.uint64),
-            np.empty(slot_table_size(cap, repeat), dtype=np.int16))
+    return Position(np.zeros(NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(NUM_INT_FIELDS, dtype=np.int64),
+                    np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64),
+                    np.zeros(rows, dtype=np.uint64), np.zeros((rows, RECORD_SIZE), dtype=np.uint64),
+                    np.empty(slot_table_size(cap, repeat), dtype=np.int16))
 
 
 def cut_off_rules(ints: np.ndarray) -> tuple[int, int]:
@@ -142,14 +157,14 @@ def cap_after(ints: np.ndarray, actions: int) -> None:
         ints[I_CAP] = ints[I_PHASE2_ACTIONS] + actions
 
 
-def fits_position(position: tuple[np.ndarray, ...], ints: np.ndarray) -> bool:
+def fits_position(position: Position, ints: np.ndarray) -> bool:
     """Whether working arrays (``new_position``'s) are the size a position with this ``ints`` row needs."""
     cap, repeat = cut_off_rules(ints)
-    return (position[4].shape[0] == history_capacity(cap, repeat)
-            and position[6].shape[0] == slot_table_size(cap, repeat))
+    return (position.keys.shape[0] == history_capacity(cap, repeat)
+            and position.slots.shape[0] == slot_table_size(cap, repeat))
 
 
-def fit_position(position: tuple[np.ndarray, ...] | None, ints: np.ndarray) -> tuple[np.ndarray, ...]:
+def fit_position(position: Position | None, ints: np.ndarray) -> Position:
     """``position`` if its arrays fit the rules in ``ints`` (``cut_off_rules``), else new ones that do: a
     search's scratch follows the table it is asked about."""
     if position is not None and fits_position(position, ints):
@@ -157,15 +172,15 @@ def fit_position(position: tuple[np.ndarray, ...] | None, ints: np.ndarray) -> t
     return new_position(*cut_off_rules(ints))
 
 
-def position_rows(hand: KnorriHand) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A reference hand's position as ``cards, ints, deck, keys, records``, its remembered positions included.
+def position_rows(hand: KnorriHand) -> PositionRows:
+    """A reference hand's position as ``PositionRows``, its remembered positions included.
 
     Read once per decision, stepped many times: a compiled search copies these rows into
     working arrays (``copy_position``) at every restart and pays the reading only once.
     """
     cards, ints, deck, _, keys, records = encode_hand(hand, 0)
     remembered = int(ints[I_HIST_LEN])
-    return cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy()
+    return PositionRows(cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy())
 
 
 def scores(ints: np.ndarray) -> list[int]:
@@ -191,21 +206,20 @@ stock_turned = row_field(
 
 
 @njit(**config.PASTED_KERNEL)
-def play_to_end(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
-             records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policy: int) -> None:
+def play_to_end(position: Position, legal: np.ndarray, policy: int) -> None:
     """Play the position on to the end with ``policy`` (``GREEDY``, ``RANDOM``) at every seat.
 
     ``legal`` is an int64[NUM_ACTIONS] scratch buffer. Random choices draw from the seats' own
     streams in ``rng``, exactly as ``policy_action`` would at each decision.
     """
+    cards, ints, rng = position.cards, position.ints, position.rng
     while ints[I_END_REASON] < 0:
         seat = ints[I_TO_MOVE]
-        apply_action(cards, ints, deck, rng, keys, records, slots, decide(policy, seat, cards, ints, rng, legal))
+        apply_action(position, decide(policy, seat, cards, ints, rng, legal))
 
 
 @njit(**config.PASTED_KERNEL)
-def play_out_result(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
-                    records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policy: int) -> None:
+def play_out_result(position: Position, legal: np.ndarray, policy: int) -> None:
     """``play_to_end`` for a search that reads only how the hand ends: the same end reason, final position and
     scores, without playing out a greedy loop to a far cap.
 
@@ -218,41 +232,42 @@ def play_out_result(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: 
     counters of decisions and the crc, which no search reads. Any other policy or rule plays as
     ``play_to_end`` does.
     """
-    if policy != GREEDY or ints[I_REPEAT] != 0 or records.shape[0] == 0:
-        play_to_end(cards, ints, deck, rng, keys, records, slots, legal, policy)
+    if policy != GREEDY or position.ints[I_REPEAT] != 0 or position.records.shape[0] == 0:
+        play_to_end(position, legal, policy)
     else:
-        _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, legal)
+        _play_greedy_jumping_loops(position, legal)
 
 
 @njit(**config.PASTED_KERNEL)
-def play_out_result_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
-                          records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
+def play_out_result_seats(position: Position, legal: np.ndarray, policies: np.ndarray) -> None:
     """``play_out_result`` with a policy per seat (``play_to_end_seats``' choices): a greedy loop is jumped only
     when every seat plays ``GREEDY``, the one case in which the hand's choices follow from its position."""
+    ints = position.ints
     every_seat_greedy = True
     for seat in range(ints[I_N_SEATS]):
         every_seat_greedy = every_seat_greedy and policies[seat] == GREEDY
-    if not every_seat_greedy or ints[I_REPEAT] != 0 or records.shape[0] == 0:
-        play_to_end_seats(cards, ints, deck, rng, keys, records, slots, legal, policies)
+    if not every_seat_greedy or ints[I_REPEAT] != 0 or position.records.shape[0] == 0:
+        play_to_end_seats(position, legal, policies)
     else:
-        _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, legal)
+        _play_greedy_jumping_loops(position, legal)
 
 
 @njit(**config.INLINED_KERNEL)
-def _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, legal):
+def _play_greedy_jumping_loops(position, legal):
     """Play on with ``GREEDY`` at every seat under ``repeat=0``, jumping the first loop found (Brent's search) to
     the position the cap ends it in."""
+    cards, ints, rng, records = position.cards, position.ints, position.rng, position.records
     saved_row = records.shape[0] - 1  # with the repeat check off no history row is ever read
     saved, lap, power = False, 0, 1
     while ints[I_END_REASON] < 0:
         seat = ints[I_TO_MOVE]
-        apply_action(cards, ints, deck, rng, keys, records, slots, decide(GREEDY, seat, cards, ints, rng, legal))
+        apply_action(position, decide(GREEDY, seat, cards, ints, rng, legal))
         if ints[I_END_REASON] >= 0 or ints[I_PHASE] != 2:
             continue
         if saved:
             lap += 1
             if equals_position_row(cards, ints, records, saved_row):
-                _finish_on_loop(cards, ints, deck, rng, keys, records, slots, legal, lap)
+                _finish_on_loop(position, legal, lap)
                 return
         if not saved or lap == power:
             write_position_row(cards, ints, records, saved_row)
@@ -261,13 +276,14 @@ def _play_greedy_jumping_loops(cards, ints, deck, rng, keys, records, slots, leg
 
 
 @njit(**config.INLINED_KERNEL)
-def _finish_on_loop(cards, ints, deck, rng, keys, records, slots, legal, lap):
+def _finish_on_loop(position, legal, lap):
     """End a greedy hand that is back at the position it held ``lap`` actions ago: it holds at the cap the position
     it holds after the cap's remainder of whole laps."""
+    cards, ints, rng = position.cards, position.ints, position.rng
     cap = ints[I_CAP]
     for _ in range((cap - ints[I_PHASE2_ACTIONS]) % lap):
         seat = ints[I_TO_MOVE]
-        apply_action(cards, ints, deck, rng, keys, records, slots, decide(GREEDY, seat, cards, ints, rng, legal))
+        apply_action(position, decide(GREEDY, seat, cards, ints, rng, legal))
     if ints[I_END_REASON] < 0:
         ints[I_PHASE2_ACTIONS] = cap
         cut_off(cards, ints, END_CAP)
@@ -293,9 +309,7 @@ def unseen_cards(cards: np.ndarray, ints: np.ndarray) -> np.uint64:
 
 
 @njit(**config.STEP_KERNEL)
-def deal_hand(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
-              records: np.ndarray, slots: np.ndarray, n_seats: int, first_seat: int, seed: np.uint64, cap: int,
-              repeat: int) -> None:
+def deal_hand(position: Position, n_seats: int, first_seat: int, seed: np.uint64, cap: int, repeat: int) -> None:
     """Deal the hand of ``seed`` as the batch engine does, under the cut-off rules ``cap`` and ``repeat``, and play
     phase 1 up to the first choice.
 
@@ -303,22 +317,23 @@ def deal_hand(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.nda
     ``RANDOM`` seat draws from); ``slots`` is emptied for a new history. The arrays are
     ``new_position(cap, repeat)``'s; the rules stay in ``ints``, where every step reads them.
     """
+    rng, slots = position.rng, position.slots
     rng[DEAL_STREAM] = seed
     for s in range(n_seats):
         rng[SEAT_STREAMS + s] = agent_seed(seed, s)
     for i in range(slots.shape[0]):
         slots[i] = FREE_SLOT
-    init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seat, cap, repeat)
+    init_hand(position.cards, position.ints, position.deck, rng, position.keys, position.records, slots, n_seats,
+              first_seat, cap, repeat)
 
 
 @njit(**config.PASTED_KERNEL)
-def play_to_end_seats(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray, keys: np.ndarray,
-                      records: np.ndarray, slots: np.ndarray, legal: np.ndarray, policies: np.ndarray) -> None:
+def play_to_end_seats(position: Position, legal: np.ndarray, policies: np.ndarray) -> None:
     """``play_to_end`` with a policy per seat: seat s plays ``policies[s]`` (``GREEDY``, ``RANDOM``).
 
     With every entry equal it makes exactly ``play_to_end``'s choices.
     """
+    cards, ints, rng = position.cards, position.ints, position.rng
     while ints[I_END_REASON] < 0:
         seat = ints[I_TO_MOVE]
-        apply_action(cards, ints, deck, rng, keys, records, slots,
-                     decide(policies[seat], seat, cards, ints, rng, legal))
+        apply_action(position, decide(policies[seat], seat, cards, ints, rng, legal))

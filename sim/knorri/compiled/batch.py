@@ -31,11 +31,12 @@ from sim.batch_base import (
     policy_id,
 )
 from sim.errors import GameInputError
-from sim.knorri.compiled import batch_kernels, position_rows, state
+from sim.knorri.compiled import PositionRows, batch_kernels, position_rows, state
 from sim.knorri.compiled.batch_kernels import (
     OBSERVATION_MEANINGS,
     OBSERVATION_SIZE,
     OBSERVATION_SLICES,
+    BatchRows,
     batch_advance_learner,
     batch_continue_cut,
     batch_deal,
@@ -45,8 +46,17 @@ from sim.knorri.compiled.batch_kernels import (
 )
 from sim.knorri.compiled.encode import END_REASONS, encode_hand
 from sim.knorri.compiled.history import history_capacity
-from sim.knorri.compiled.playout import LOG_FIELDS, RESULT_FIELDS, gather_results, play_chunk, play_hands
+from sim.knorri.compiled.playout import (
+    RESULT_FIELDS,
+    CutOffRules,
+    Deals,
+    Outputs,
+    gather_results,
+    play_chunk,
+    play_hands,
+)
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
+from sim.knorri.compiled.state import LOG_FIELDS
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.reference import EndReason, KnorriHand, check_continuation, check_cut_offs, check_seats
 from sim.rng import GOLDEN_GAMMA
@@ -59,8 +69,8 @@ batch's cut-off rules."""
 _NO_LOG = np.zeros((0, LOG_FIELDS), dtype=np.int64)
 _SCORES = [name for name, _, _ in RESULT_FIELDS].index("scores")
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
-_NO_POSITION = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                np.zeros(0, dtype=np.uint64), np.zeros((0, state.RECORD_SIZE), dtype=np.uint64))
+_NO_POSITION = PositionRows(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                            np.zeros(0, dtype=np.uint64), np.zeros((0, state.RECORD_SIZE), dtype=np.uint64))
 
 
 def _seats_and_seeds(n_seats: int, seeds: Sequence[int] | np.ndarray,
@@ -239,16 +249,18 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
                     columns: tuple[np.ndarray, ...], log: np.ndarray, offsets: np.ndarray,
                     rules: tuple[np.int64, np.int64], continue_cap: int | None = None,
                     continued: tuple[np.ndarray, ...] | None = None,
-                    start_position: tuple[np.ndarray, ...] | None = None) -> None:
+                    start_position: PositionRows | None = None) -> None:
     """Call the parallel playout kernel on ``workers`` threads; it writes each hand's results into ``columns``
     (``rules``: the cut-off rules ``(cap, repeat)`` of hands dealt from seeds), and with ``continue_cap`` each
     hand's result at its final end into ``continued``."""
-    position = start_position or _NO_POSITION
+    root = start_position or _NO_POSITION
     if continued is None:
         continued = _result_arrays(0, n_seats)
-    play_spread(workers, len(seeds), play_chunk, play_hands, (n_seats, seeds, first, table),
-                (columns, log, offsets, np.int64(rules[0]), np.int64(rules[1]),
-                 np.int64(-1 if continue_cap is None else continue_cap), continued, *position))
+    deals = Deals(np.int64(n_seats), seeds, first, table)
+    cut_off = CutOffRules(np.int64(rules[0]), np.int64(rules[1]),
+                          np.int64(-1 if continue_cap is None else continue_cap))
+    out = Outputs(columns, log, offsets, continued)
+    play_spread(workers, len(seeds), play_chunk, play_hands, (deals,), (out, cut_off, root))
 
 
 # ----- the batch ------------------------------------------------------------------------------------
@@ -312,8 +324,10 @@ class KnorriBatch(CompiledBatch):
         cards, ints, decks, rngs = empty_state(total, state.NUM_CARD_FIELDS, state.NUM_INT_FIELDS, state.NUM_RNG)
         keys = np.zeros((total, _OWN_HISTORY), dtype=np.uint64)
         records = np.zeros((total, _OWN_HISTORY, state.RECORD_SIZE), dtype=np.uint64)
-        batch_deal(cards, ints, decks, rngs, keys, records, np.zeros((total, 0), dtype=np.int16),
-                   np.arange(total, dtype=np.int64), seeds, first, n_seats, cap, repeat)
+        dealt = BatchRows(cards, ints, decks, rngs, keys, records, np.full(total, -1, dtype=np.int64),
+                          np.zeros((0, 0), dtype=np.uint64), np.zeros((0, 0, state.RECORD_SIZE), dtype=np.uint64),
+                          np.zeros((total, 0), dtype=np.int16))
+        batch_deal(dealt, np.arange(total, dtype=np.int64), seeds, first, n_seats, cap, repeat)
         batch = cls(cards, ints, decks, rngs, keys, records)
         batch.cap, batch.repeat = int(cap), int(repeat)  # an empty batch keeps the rules it was asked for
         if continue_cap is not None:
@@ -363,14 +377,15 @@ class KnorriBatch(CompiledBatch):
 
     def _apply(self, ids: np.ndarray) -> None:
         self._prepare_step()
-        batch_step(self._cards, self._ints, self._decks, self._rngs, *self._history(), self._slots, ids)
+        batch_step(self._kernel_rows(), ids)
         if self._continue_cap is not None:
             batch_continue_cut(self._cards, self._ints, self._cut_ints, self._cut_held, self._continued,
                                np.int64(self._continue_cap))
 
-    def _history(self) -> tuple[np.ndarray, ...]:
-        """The remembered positions as the kernels take them: own rows, spill rows by hand, the spill pool."""
-        return self._keys, self._records, self._spill, self._spill_keys, self._spill_records
+    def _kernel_rows(self) -> BatchRows:
+        """The hands as the kernels take them (the spill pool is replaced when it grows, so made per call)."""
+        return BatchRows(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._spill,
+                         self._spill_keys, self._spill_records, self._slots)
 
     def restart(self, where: np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
         """Deal fresh hands at the indices ``where`` from ``seeds`` (as ``from_seeds`` deals them), in place in
@@ -384,9 +399,8 @@ class KnorriBatch(CompiledBatch):
         self._spill[where] = -1
         if self._continue_cap is not None:
             self._continued[where] = False
-        batch_deal(self._cards, self._ints, self._decks, self._rngs, self._keys, self._records, self._slots, where,
-                   seeds, np.zeros(len(where), dtype=np.int64), self.n_seats, np.int64(self.cap),
-                   np.int64(self.repeat))
+        batch_deal(self._kernel_rows(), where, seeds, np.zeros(len(where), dtype=np.int64), self.n_seats,
+                   np.int64(self.cap), np.int64(self.repeat))
 
     def advance_learner(self, rows: np.ndarray, ids: np.ndarray | None, policies: np.ndarray, seat: int,
                         observations: np.ndarray, masks: np.ndarray, done: np.ndarray) -> None:
@@ -395,9 +409,8 @@ class KnorriBatch(CompiledBatch):
         actions = _NO_ACTIONS if ids is None else ids
         scratch = np.zeros(NUM_ACTIONS, dtype=np.int64)
         while True:
-            short = batch_advance_learner(self._cards, self._ints, self._decks, self._rngs, *self._history(),
-                                          self._slots, rows, actions, policies, int(seat), observations, masks, done,
-                                          self._short, scratch)
+            short = batch_advance_learner(self._kernel_rows(), rows, actions, policies, int(seat), observations, masks,
+                                          done, self._short, scratch)
             if short == 0:
                 return
             rows = self._short[:short].copy()
@@ -405,8 +418,7 @@ class KnorriBatch(CompiledBatch):
             actions = _NO_ACTIONS
 
     def _play_others(self, policies: np.ndarray, seat: int) -> None:
-        batch_play_others(self._cards, self._ints, self._decks, self._rngs, *self._history(), self._slots,
-                          policies, seat, np.zeros(NUM_ACTIONS, dtype=np.int64))
+        batch_play_others(self._kernel_rows(), policies, seat, np.zeros(NUM_ACTIONS, dtype=np.int64))
 
     def _prepare_step(self) -> None:
         # A step remembers at most one position per hand: move every hand whose own rows are full to the spill pool.

@@ -6,13 +6,15 @@ kernel writes by the offsets of ``OBSERVATION_SLICES``, the same slices readers 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from sim import config
 from sim.compiled_bits import U64, agent_seed, mark_cards, popcount
 from sim.knorri.compiled import state
-from sim.knorri.compiled.kernels import apply_action, continue_past_cutoff, init_hand, is_legal, legal_actions
+from sim.knorri.compiled.kernels import continue_past_cutoff, init_hand, is_legal, legal_actions, step
 from sim.knorri.compiled.policies import decide
 from sim.knorri.encoding import MAX_SEATS, NUM_ACTIONS, STOCK_SIZE
 from sim.tensor_layout import layout
@@ -84,23 +86,48 @@ def batch_first_illegal(cards, ints, actions, scratch):
     return -1
 
 
+class BatchRows(NamedTuple):
+    """A batch's hands as the kernels take them: row b of each array is hand b's (``state`` documents the
+    columns), and a hand that outgrew its own history rows keeps them in row ``spill[b]`` of the spill pool
+    (-1: its own rows)."""
+
+    cards: np.ndarray
+    ints: np.ndarray
+    decks: np.ndarray
+    rngs: np.ndarray
+    keys: np.ndarray
+    records: np.ndarray
+    spill: np.ndarray
+    spill_keys: np.ndarray
+    spill_records: np.ndarray
+    slots: np.ndarray
+
+
 @njit(**config.INLINED_KERNEL)
-def _history(keys, records, spill, spill_keys, spill_records, b):
+def _history(batch, b):
     """Hand b's remembered positions: its own rows of ``keys``/``records``, or, once it outgrew them, its row
     ``spill[b]`` of the spill pool (room for every position a hand can remember; -1: none)."""
-    row = spill[b]
+    row = batch.spill[b]
     if row >= 0:
-        return spill_keys[row], spill_records[row]
-    return keys[b], records[b]
+        return batch.spill_keys[row], batch.spill_records[row]
+    return batch.keys[b], batch.records[b]
+
+
+@njit(**config.INLINED_KERNEL)
+def _step_hand(batch, b, action):
+    """Apply ``action`` in hand b."""
+    hand_keys, hand_records = _history(batch, b)
+    step(batch.cards[b], batch.ints[b], batch.decks[b], batch.rngs[b], hand_keys, hand_records, batch.slots[b],
+         action)
 
 
 @njit(**config.STEP_KERNEL)
-def batch_step(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, actions):
+def batch_step(batch, actions):
     """Apply ``actions[b]`` to every hand b not yet done (the caller has checked them all)."""
+    ints = batch.ints
     for b in range(ints.shape[0]):
         if ints[b, state.I_END_REASON] < 0:
-            hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
-            apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], actions[b])
+            _step_hand(batch, b, actions[b])
 
 
 @njit(**config.KERNEL)
@@ -116,33 +143,30 @@ def batch_decide(cards, ints, rngs, policies, out):
 
 
 @njit(**config.STEP_KERNEL)
-def batch_play_others(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, policies,
-                      seat, legal):
+def batch_play_others(batch, policies, seat, legal):
     """In every hand, let each seat but ``seat`` take compiled policy ``policies[s]``'s choices until ``seat`` is to
     move or the hand is over. A hand whose remembered positions would overflow its rows stops early (the caller
     moves it to the spill pool and calls again); ``legal``: int64[65] scratch."""
-    for b in range(ints.shape[0]):
-        _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, policies,
-                        seat, legal, b)
+    for b in range(batch.ints.shape[0]):
+        _play_others_in(batch, policies, seat, legal, b)
 
 
 @njit(**config.INLINED_KERNEL)
-def _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, policies,
-                    seat, legal, b):
+def _play_others_in(batch, policies, seat, legal, b):
     """``batch_play_others`` in hand b alone; whether the hand is left short of room for one more position."""
-    hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
+    cards, ints, rngs = batch.cards, batch.ints, batch.rngs
+    hand_keys, hand_records = _history(batch, b)
     capacity = hand_keys.shape[0]
     while (ints[b, state.I_END_REASON] < 0 and ints[b, state.I_TO_MOVE] != seat
            and ints[b, state.I_HIST_LEN] + 1 < capacity):
         mover = ints[b, state.I_TO_MOVE]
         action = decide(policies[mover], mover, cards[b], ints[b], rngs[b], legal)
-        apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], action)
+        step(cards[b], ints[b], batch.decks[b], rngs[b], hand_keys, hand_records, batch.slots[b], action)
     return ints[b, state.I_END_REASON] < 0 and ints[b, state.I_HIST_LEN] + 1 >= capacity
 
 
 @njit(**config.STEP_KERNEL)
-def batch_advance_learner(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots, rows,
-                          actions, policies, seat, observations, masks, done, short, legal):
+def batch_advance_learner(batch, rows, actions, policies, seat, observations, masks, done, short, legal):
     """The vector env's step in one pass over the hands ``rows``, each hand's state still in cache from one stage
     to the next: apply ``actions[b]`` (checked legal by the caller; none when ``actions`` is empty), let the other
     seats play ``policies`` to ``seat``'s next turn (as ``batch_play_others``), and write ``observations[b]``,
@@ -150,14 +174,13 @@ def batch_advance_learner(cards, ints, decks, rngs, keys, records, spill, spill_
     action always fits. Returns how many hands are left short of room (stopped before ``seat``'s turn, or at it
     with a full history), listed first in ``short``: the caller moves them to the spill pool and calls again for
     them alone, without actions."""
+    cards, ints = batch.cards, batch.ints
     count = 0
     for i in range(rows.shape[0]):
         b = rows[i]
         if actions.shape[0] > 0 and ints[b, state.I_END_REASON] < 0:
-            hand_keys, hand_records = _history(keys, records, spill, spill_keys, spill_records, b)
-            apply_action(cards[b], ints[b], decks[b], rngs[b], hand_keys, hand_records, slots[b], actions[b])
-        if _play_others_in(cards, ints, decks, rngs, keys, records, spill, spill_keys, spill_records, slots,
-                           policies, seat, legal, b):
+            _step_hand(batch, b, actions[b])
+        if _play_others_in(batch, policies, seat, legal, b):
             short[count] = b
             count += 1
         done[b] = ints[b, state.I_END_REASON] >= 0
@@ -167,12 +190,13 @@ def batch_advance_learner(cards, ints, decks, rngs, keys, records, spill, spill_
 
 
 @njit(**config.STEP_KERNEL)
-def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, first_seats, n_seats, cap, repeat):
+def batch_deal(batch, rows, seeds, first_seats, n_seats, cap, repeat):
     """Deal hand ``rows[i]`` afresh from ``seeds[i]`` with first seat ``first_seats[i]``, as ``KnorriHand.from_seed``
     deals it under the cut-off rules ``cap`` and ``repeat``, into its own history rows (the caller has taken it out
     of the spill pool): its streams reseeded (seat s's is ``agent_seed(seed, s)``, as ``RandomAgent``'s), phase 1
     played up to the first choice. Remembered positions past the history's new length are left as they were: they
     are never read."""
+    cards, ints, decks, rngs = batch.cards, batch.ints, batch.decks, batch.rngs
     for i in range(rows.shape[0]):
         b = rows[i]
         for k in range(rngs.shape[1]):
@@ -182,8 +206,8 @@ def batch_deal(cards, ints, decks, rngs, keys, records, slots, rows, seeds, firs
             rngs[b, state.RNG_SEAT + s] = agent_seed(seeds[i], s)
         for k in range(decks.shape[1]):
             decks[b, k] = 0
-        init_hand(cards[b], ints[b], decks[b], rngs[b], keys[b], records[b], slots[b], n_seats, first_seats[i], cap,
-                  repeat)
+        init_hand(cards[b], ints[b], decks[b], rngs[b], batch.keys[b], batch.records[b], batch.slots[b], n_seats,
+                  first_seats[i], cap, repeat)
 
 
 @njit(**config.STEP_KERNEL)

@@ -371,8 +371,10 @@ def phase2_choices(cards, ints):
 
 
 @njit(**config.INLINED_KERNEL)
-def apply_action(cards, ints, deck, rng, keys, records, slots, action):
-    """Take a legal ``action`` for the seat to move (the caller has checked it) and play on to the next decision."""
+def step(cards, ints, deck, rng, keys, records, slots, action):
+    """Take a legal ``action`` for the seat to move (the caller has checked it) and play on to the next decision;
+    the engine's own form of ``apply_action``, over the position's arrays one by one (a batch passes rows of its
+    2-D arrays)."""
     ints[I_DECISIONS] += 1
     ints[I_CRC] = crc_byte(ints[I_CRC], action)
     if ints[I_PHASE] == 1:
@@ -384,13 +386,24 @@ def apply_action(cards, ints, deck, rng, keys, records, slots, action):
         _phase2_action(cards, ints, keys, records, slots, action)
 
 
+@njit(**config.INLINED_KERNEL)
+def apply_action(position, action):
+    """Take a legal ``action`` for the seat to move in a ``Position`` (the caller has checked it) and play on to the
+    next decision."""
+    step(position.cards, position.ints, position.deck, position.rng, position.keys, position.records,
+         position.slots, action)
+
+
 @njit(**config.STEP_KERNEL)
-def copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots):
-    """Copy a position with the positions it remembers into working rows, and enter those in ``slots``.
+def copy_position(source, position):
+    """Copy ``source`` (a ``PositionRows`` or a ``Position``) with the positions it remembers into ``position``'s
+    working arrays, and enter those in its slot table.
 
     Element by element rather than ``a[:] = b``: for each slice copy numba compiles a
     shape-mismatch error message, and those messages cost seconds of every cold start.
     """
+    cards0, ints0, deck0, keys0, records0 = source.cards, source.ints, source.deck, source.keys, source.records
+    cards, ints, deck, keys, records = position.cards, position.ints, position.deck, position.keys, position.records
     for i in range(cards0.shape[0]):
         cards[i] = cards0[i]
     for i in range(ints0.shape[0]):
@@ -401,7 +414,7 @@ def copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys
         keys[i] = keys0[i]
         for j in range(records0.shape[1]):
             records[i, j] = records0[i, j]
-    reset_slots(ints, keys, slots, FREE_SLOT)
+    reset_slots(ints, keys, position.slots, FREE_SLOT)
 
 
 @njit(**config.STEP_KERNEL)

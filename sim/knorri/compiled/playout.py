@@ -7,6 +7,8 @@ output arrays, so nothing is shared between threads.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -22,10 +24,9 @@ from sim.knorri.compiled.kernels import (
     init_hand_uniform,
 )
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
+from sim.knorri.compiled.state import Position, PositionRows
 from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, plays_the_rules, ready
 from sim.knorri.encoding import NUM_ACTIONS
-
-LOG_FIELDS = 5  # hand index, step, seat, phase, action
 
 RESULT_FIELDS = (
     ("redeals", np.int64, False),
@@ -46,6 +47,36 @@ RESULT_FIELDS = (
 )
 """The per-hand results a playout writes, in the order of ``store_result``'s arrays: (name, dtype, one column per
 seat); the names are ``batch.BatchResults``' fields."""
+
+
+class Deals(NamedTuple):
+    """The hands a playout plays: hand h is dealt from ``seeds[h]`` with first seat ``first_seats[h]``, and seat s
+    plays ``policies[h, s]``."""
+
+    n_seats: np.int64
+    seeds: np.ndarray
+    first_seats: np.ndarray
+    policies: np.ndarray
+
+
+class Outputs(NamedTuple):
+    """Where a playout writes: each hand's results as the rules ended it (``RESULT_FIELDS``' arrays), the decision
+    log (hand h's first row at ``log_offsets[h]``; no rows: no log), and every hand's results at its final end
+    (``continued``, when hands cut off play on)."""
+
+    results: tuple
+    log: np.ndarray
+    log_offsets: np.ndarray
+    continued: tuple
+
+
+class CutOffRules(NamedTuple):
+    """The table's cut-off rules for hands dealt from seeds, and the cap of hands that play on past a cut
+    (-1: none do)."""
+
+    cap: np.int64
+    repeat: np.int64
+    continued_cap: np.int64
 
 
 @njit(**config.INLINED_KERNEL)
@@ -82,10 +113,11 @@ def gather_results(ints, hands, hands_start, n_seats, results):
 
 
 @njit(**config.STEP_KERNEL)
-def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log, log_row, hand_index, uniform):
+def _play_on(position, legal, policies, log, log_row, hand_index, uniform):
     """Play one hand on, each decision from the seat's policy, logging it if ``log`` has room (its decision ``d``
     in row ``log_row + d``); to its end, or with ``uniform`` only until ``uniform`` can take it on
     (``uniform.ready``)."""
+    cards, ints, rng = position.cards, position.ints, position.rng
     step = ints[state.I_DECISIONS]
     logging = log.shape[0] > 0
     while ints[state.I_END_REASON] < 0 and not (uniform and ready(ints)):
@@ -93,12 +125,12 @@ def _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies, log,
         action = decide(policies[seat], seat, cards, ints, rng, legal)
         if logging:
             row = log[log_row + step]
-            row[0] = hand_index
-            row[1] = step
-            row[2] = seat
-            row[3] = ints[state.I_PHASE]
-            row[4] = action
-        apply_action(cards, ints, deck, rng, keys, records, slots, action)
+            row[state.LOG_HAND] = hand_index
+            row[state.LOG_STEP] = step
+            row[state.LOG_SEAT] = seat
+            row[state.LOG_PHASE] = ints[state.I_PHASE]
+            row[state.LOG_ACTION] = action
+        apply_action(position, action)
         step += 1
 
 
@@ -113,13 +145,15 @@ def _uniform_streams(policies, n_seats):
 
 
 @njit(**config.KERNEL)
-def play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log, log_offsets, cap, repeat,
-                continued_cap, continued, cards0, ints0, deck0, keys0, records0):
+def play_chunk(deals, start, stop, out, rules, root):
     """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows: on one core, called
     alone, as its parallel wrapper is slow to compile and gains nothing there."""
-    from_position = cards0.shape[0] > 0
+    n_seats, seeds, first_seats, policies = deals.n_seats, deals.seeds, deals.first_seats, deals.policies
+    results, log, log_offsets, continued = out.results, out.log, out.log_offsets, out.continued
+    cap, repeat, continued_cap = rules.cap, rules.repeat, rules.continued_cap
+    from_position = root.cards.shape[0] > 0
     if from_position:  # the position's own rules
-        cap, repeat = ints0[state.I_CAP], ints0[state.I_REPEAT]
+        cap, repeat = root.ints[state.I_CAP], root.ints[state.I_REPEAT]
     cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
     ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
     deck = np.zeros(52, dtype=np.int64)
@@ -127,6 +161,7 @@ def play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log,
     keys = np.zeros(history_capacity(cap, repeat), dtype=np.uint64)
     records = np.zeros((history_capacity(cap, repeat), state.RECORD_SIZE), dtype=np.uint64)
     slots = np.empty(slot_table_size(cap, repeat), dtype=np.int16)
+    position = Position(cards, ints, deck, rng, keys, records, slots)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     trick = np.zeros(TRICK_SCRATCH, dtype=np.uint8)
     logging = log.shape[0] > 0
@@ -139,7 +174,7 @@ def play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log,
         streams, uniform = _uniform_streams(policies[h], n_seats)
         uniform = uniform and not logging and fast
         if from_position:
-            copy_position(cards0, ints0, deck0, keys0, records0, cards, ints, deck, keys, records, slots)
+            copy_position(root, position)
         else:
             slots[:] = FREE_SLOT
             if uniform:
@@ -147,40 +182,43 @@ def play_chunk(n_seats, seeds, first_seats, policies, start, stop, results, log,
                                   U64(streams))
             else:
                 init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], cap, repeat)
-        _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
-                 log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
+        _play_on(position, legal, policies[h], log, log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
         if ints[state.I_END_REASON] < 0:
             play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
         store_result(results, h, ints, cards, state.C_HAND, n_seats)
         if continued_cap >= 0:
             if ints[state.I_END_REASON] != state.END_OUT:
                 continue_past_cutoff(cards, ints, continued_cap)
-                _play_on(cards, ints, deck, rng, keys, records, slots, legal, policies[h], log,
-                         log_offsets[h] if logging else np.int64(0), np.int64(h), False)
+                _play_on(position, legal, policies[h], log, log_offsets[h] if logging else np.int64(0), np.int64(h),
+                         False)
             store_result(continued, h, ints, cards, state.C_HAND, n_seats)
 
 
 @njit(**config.PARALLEL_KERNEL)
-def play_hands(n_seats, seeds, first_seats, policies, n_chunks, results, log, log_offsets, cap, repeat,
-               continued_cap, continued, cards0, ints0, deck0, keys0, records0):
-    """Play ``len(seeds)`` hands to the end; entry h of each of ``results``' arrays (``RESULT_FIELDS``) gets hand
+def play_hands(deals, n_chunks, out, rules, root):
+    """Play the ``Deals`` to the end; entry h of each of ``out.results``' arrays (``RESULT_FIELDS``) gets hand
     h's result.
 
-    Hand h's own stream starts at ``seeds[h]`` and seat s's at ``agent_seed(seeds[h], s)``;
-    ``policies[h, s]`` is seat s's policy. With an empty ``cards0`` each hand is dealt
-    from its seed (first seat ``first_seats[h]``); otherwise every hand starts from the
-    one position ``cards0, ints0, deck0`` with the history ``keys0, records0`` (rollouts).
-    ``log`` has one row per decision (``log_offsets[h]`` is hand h's first) or no rows. Hands dealt from seeds
-    play under the cut-off rules ``cap`` and ``repeat``; from a position, under the position's own. With a
-    ``continued_cap`` of 0 or more, a hand cut off plays on (``continue_past_cutoff``) and ``continued`` gets
-    every hand's result at its final end (``log_offsets`` then leave room for the continued decisions).
+    Hand h's own stream starts at ``seeds[h]`` and seat s's at ``agent_seed(seeds[h], s)``.
+    With an empty ``root`` (``PositionRows``) each hand is dealt from its seed; otherwise every
+    hand starts from that one position with the positions it remembers (rollouts).
+    ``out.log`` has one row per decision or no rows. Hands dealt from seeds play under
+    ``rules``; from a position, under the position's own. With a ``rules.continued_cap`` of 0
+    or more, a hand cut off plays on (``continue_past_cutoff``) and ``out.continued`` gets every
+    hand's result at its final end (``log_offsets`` then leave room for the continued decisions).
 
     The parallel kernel only splits the work: numba's prange pass is slow to compile
     over anything more, and every compiled entry point re-optimises the whole engine
     it links, so playouts and rollouts share this one.
     """
+    # numba's prange passes only flat arguments to its threads: the records are taken apart here and made again
+    # in each chunk.
+    n_seats, seeds, first_seats, policies = deals.n_seats, deals.seeds, deals.first_seats, deals.policies
+    results, log, log_offsets, continued = out.results, out.log, out.log_offsets, out.continued
+    cap, repeat, continued_cap = rules.cap, rules.repeat, rules.continued_cap
+    cards0, ints0, deck0, keys0, records0 = root.cards, root.ints, root.deck, root.keys, root.records
     total = seeds.shape[0]
     for chunk in prange(n_chunks):
-        play_chunk(n_seats, seeds, first_seats, policies, chunk * total // n_chunks,
-                    (chunk + 1) * total // n_chunks, results, log, log_offsets, cap, repeat, continued_cap,
-                    continued, cards0, ints0, deck0, keys0, records0)
+        play_chunk(Deals(n_seats, seeds, first_seats, policies), chunk * total // n_chunks,
+                   (chunk + 1) * total // n_chunks, Outputs(results, log, log_offsets, continued),
+                   CutOffRules(cap, repeat, continued_cap), PositionRows(cards0, ints0, deck0, keys0, records0))

@@ -20,6 +20,8 @@ receives, so a policy cannot see it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -81,6 +83,10 @@ RNG_DEAL = np.int64(0)  # rng[RNG_DEAL]: the hand's own stream (decks, and the p
 RNG_SEAT = np.int64(1)  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + MAX_SEATS
 
+# ----- a decision log row (the action log of ``play_batch`` and the lineup player) -------------------------------
+LOG_HAND, LOG_STEP, LOG_SEAT, LOG_PHASE, LOG_ACTION = range(5)
+LOG_FIELDS = 5
+
 # A row of the position history, for exact repeat checks. A full row holds the position: every
 # hand, the trick words, then the small fields packed (``R_META``). A step row holds only the
 # action that led to its position from the row before, as ``STEP_ROW | action`` in ``R_META``:
@@ -93,6 +99,29 @@ RECORD_SIZE = MAX_SEATS + 3
 STEP_ROW = np.uint64(1 << 63)
 # R_META of a full row: the seat to move in bits 0-2, then these fields at these bit offsets.
 META_OPENING, META_NEEDED, META_RUN_LEFT, META_TRICK_LEN = 3, 4, 8, 12
+
+class Position(NamedTuple):
+    """One position's working arrays, as every step of it takes them (``new_position`` makes them)."""
+
+    cards: np.ndarray  # uint64[NUM_CARD_FIELDS]: the card sets (``C_*``)
+    ints: np.ndarray  # int64[NUM_INT_FIELDS]: the scalars (``I_*``), the table's cut-off rules among them
+    deck: np.ndarray  # int64[52]: the deal, table cards first, then the stock in turning order
+    rng: np.ndarray  # uint64[NUM_RNG]: the hand's stream, then each seat's
+    keys: np.ndarray  # uint64[rows]: the remembered positions' hashes
+    records: np.ndarray  # uint64[rows, RECORD_SIZE]: the remembered positions (``R_*``)
+    slots: np.ndarray  # int16[table]: the hash table over ``keys`` (empty when no repeat check needs it)
+
+
+class PositionRows(NamedTuple):
+    """A position read once, to be copied into working arrays at each restart: a ``Position`` without the streams
+    and the slot table, which the copy makes afresh."""
+
+    cards: np.ndarray
+    ints: np.ndarray
+    deck: np.ndarray
+    keys: np.ndarray
+    records: np.ndarray
+
 
 # ----- tables, built once at import -------------------------------------------------------------
 LOWER_IN_SUIT = np.array([lower_in_suit(c) for c in range(NUM_CARDS)], dtype=np.uint64)

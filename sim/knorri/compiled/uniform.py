@@ -11,14 +11,14 @@ the trick, the commonest irreversible event, is made in the step, and a position
 home slot in the history table is taken by another key is probed on there. A seat going
 out that leaves two or more holding cards is made by ``_seat_out`` without leaving the
 loop either. Anything rarer leaves it as an event (``EV_*``): the last seat but one going
-out, made by ``kernels.apply_action``, which ends the hand; a position whose key a position
+out, made by ``kernels.step``, which ends the hand; a position whose key a position
 of the stretch already has, which ``_event`` confirms or rejects field by field
 (``history.is_remembered``); the cap. The loop starts once the opening run (if any)
 has left the trick: the first trick's plays go through the general path, and no later
 trick holds a run.
 
 The draws, the actions and every result are those of ``policies.decide`` with
-the PROTOCOL or RANDOM policy followed by ``kernels.apply_action``: the seat draws from
+the PROTOCOL or RANDOM policy followed by ``kernels.step``: the seat draws from
 its own stream (RANDOM) or the hand's (PROTOCOL) and takes the k-th legal id (the
 playable cards ascending, then the pick-up).
 """
@@ -31,7 +31,7 @@ from numba import njit
 from sim import config
 from sim.compiled_bits import ONE, U64, below, crc_byte, nth_card, popcount
 from sim.knorri.compiled.history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, record_cycle, write_row
-from sim.knorri.compiled.kernels import apply_action
+from sim.knorri.compiled.kernels import step
 from sim.knorri.compiled.moves import cut_off, next_holding
 from sim.knorri.compiled.state import (
     BEATERS,
@@ -90,7 +90,7 @@ def ready(ints):
 @njit(**config.INLINED_KERNEL)
 def plays_the_rules(cap, repeat):
     """Whether ``play_one`` plays a table with these cut-off rules: the rules as written (cap 1,500, the first
-    return a repeat), which its loop holds as constants; any other table plays through ``apply_action``."""
+    return a repeat), which its loop holds as constants; any other table plays through ``kernels.step``."""
     return cap == MAX_PHASE2_ACTIONS and repeat == DEFAULT_REPEAT
 
 
@@ -216,7 +216,7 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
 @njit(**config.STEP_KERNEL)
 def _seat_out(cards, ints, keys, records, slots, trick, fixed, state, card):
     """The seat to move plays its last ``card`` and goes out, three or more seats holding cards before it:
-    (``EV_NONE`` or ``EV_CAP``, the fixed values and the fields after it), as ``kernels.apply_action`` would play it.
+    (``EV_NONE`` or ``EV_CAP``, the fixed values and the fields after it), as ``kernels.step`` would play it.
 
     The seat scores the seats still holding; the trick is complete if the play was the last it
     needed; the next seat holding cards moves. A new stretch of history begins (a seat out never
@@ -265,7 +265,7 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
     """Handle a step's event in the hand's rows; return True if the hand is over (else the caller reloads)."""
     store(cards, ints, state, trick)
     if event == EV_IRREVERSIBLE:
-        apply_action(cards, ints, deck, rng, keys, records, slots, action)
+        step(cards, ints, deck, rng, keys, records, slots, action)
         return ints[I_END_REASON] >= 0
     mover, actions, hashed, base = state[0], state[3], state[6], state[8]
     ints[I_HIST_LEN] -= 1  # the new position is not remembered yet
