@@ -133,9 +133,6 @@ OWN_GAME_IMPORTS_ALLOWED = {
     "agents/examples/highest_card.py": {"knorri"},
     # --floor times Knorri's own compiled search kernels by wrapping them: a measure only that game's search has
     "experiments/bench/mcts.py": {"knorri"},
-    # Knorri's own ladder of agents, which deals Knorri's reference engine directly (its deals could come through
-    # the adapter, and the script could move to Knorri's folders: waiting for its rename on another branch)
-    "experiments/ladder.py": {"knorri"},
 }
 
 

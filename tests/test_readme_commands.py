@@ -12,7 +12,7 @@ elsewhere (``seeds/*.md``, ``CONTRIBUTING.md``) hold no fenced commands; their i
 Not run: the two install commands at the top (``python3 -m venv ... pip install -e .``): they build a virtual
 environment from the network, minutes of work the CI does itself; the ``knorri-sim run`` they end with is the
 default experiment, which the block of ``docs/experiments.md`` runs as a command of its own. Nor are
-``python -m experiments.ladder`` (tested in ``test_ladder.py``) and the Python blocks.
+the ``python -m experiments.bench`` modules (tested in ``test_bench_*.py``) and the Python blocks.
 
 Sizes are cut by ``SIZES`` below (``docs/experiments.md`` says so where it lists the commands): a run plays a few hands,
 matches or games per table instead of thousands (``--hands 1000000`` becomes ``--hands 8``, ``--matches 600``
