@@ -155,7 +155,7 @@ def _imported_modules(path, package: str) -> set[str]:
 
 
 def test_no_module_outside_a_games_folders_imports_that_game():
-    """A game is its own folders plus one registration (issue #40): sim/<game>/, agents/<game>/ and
+    """A game is its own folders plus one registration: sim/<game>/, agents/<game>/ and
     experiments/analysis/<game>/ alone import the game; everything else asks its adapter or its registries."""
     from conftest import ROOT
 
