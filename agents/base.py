@@ -1,25 +1,14 @@
 """The agent protocol and agent specs.
 
-An agent is made from a spec string and a seed, is told its seat at the start of
-each hand (or game), and chooses one action id from an observation and the legal
-ids. It sees only what its seat may know: the observation, never the engine's state.
+An agent is made from a spec string and a seed, is told its seat at the start of each hand (or game), and chooses
+one action id from an observation and the legal ids. It sees only what its seat may know: the observation, never
+the engine's state.
 
-Names are registered per game, so a spec means the right agent for the game being
-played: ``greedy`` is Knorri's greedy in Knorri and Knockout Whist's greedy there.
-An agent registered for every game (``random``) serves them all, and a spec by
-import path (``module.path:Class``) works in any game it was written for. Each
-game's built-in agents register themselves when their package is imported, and
-importing ``agents`` imports every game's (``agents/__init__.py``).
-
-An agent class that runs compiled code of its own says where it is in
-``COMPILED_CODE``: its module of kernels, with the seconds compiling them takes on
-first use (measured). The runner imports those modules only for a lineup that names
-the agent, to tell a first run that it will compile first (``compiled_code``).
-
-A game whose built-in agents have compiled twins registers a lineup player
-(``register_lineup``): it plays whole chunks of a lineup of those specs in compiled
-code, with the same rows as the reference engine and the Python agents. The runner
-asks ``lineup_player`` for it; the engines in ``sim`` never know it exists.
+Names are registered per game, so a spec means the right agent for the game being played; ``random`` serves every
+game, and a spec by import path (``module.path:Class``) works in any game it was written for. Importing ``agents``
+registers every installed game's agents. An agent class with compiled code of its own names its kernels in
+``COMPILED_CODE`` (``compiled_code``), and a game whose built-in agents have compiled twins registers a lineup
+player (``register_lineup``) that plays whole chunks in compiled code. More in docs/internals.md, ``agents.base``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,13 @@
 """Every game registered with OpenSpiel as a Python game: ``pyspiel.load_game("python_knorri", {"players": 4})``.
 
-Importing this module registers ``python_knorri``, ``python_knockout_whist`` and
-``python_kort`` (parameters: ``players``, and the game's runner options such as Kort's
-``target_wins``). Each is sequential, zero-sum (the scores of a deal sum to zero),
-imperfect-information, with terminal rewards (a deal's scores), played on the game's
-reference engine. Chance is explicit: a deal starts with ``SEED_BYTES`` chance nodes
-of 256 equally likely outcomes each, which draw the 64-bit seed the harness deals from
-(the same deal ``knorri-sim`` plays for that seed: every deck, redeal and later hand
-follows from it), so the deal's randomness is one explicit draw, never seen by a player.
-A player's information state string is its reference observation (its own cards and
-everything public, the public log included); its observation string leaves out the log.
-
-An algorithm that clones states (OpenSpiel's ``MCTSBot``) searches the true state,
-hidden cards and the seed's later decks included: it plays with perfect information.
-``resample_from_infostate`` gives a state the seat cannot tell from the true one, its
-unseen cards drawn afresh (the game's ``LearningFacts.resample``), so OpenSpiel's
-``ISMCTSBot`` searches only what the seat may know; a game that gives none refuses it.
-A clone costs a few microseconds: the state keeps the reference game behind one object
-whose deep copy is the engine's own ``clone``.
+Importing this module registers ``python_knorri``, ``python_knockout_whist`` and ``python_kort`` (parameters:
+``players``, and the game's runner options). Each is sequential, zero-sum, imperfect-information, with terminal
+rewards, played on the game's reference engine. Chance is explicit: a deal starts with ``SEED_BYTES`` chance
+nodes that draw the 64-bit seed the harness deals from, so the deal is the one ``knorri-sim`` plays for that seed.
+A player's information state string is its reference observation; its observation string leaves out the log.
+An algorithm that clones states searches the true state, with perfect information; ``resample_from_infostate``
+gives one the seat cannot tell from it, so ``ISMCTSBot`` searches only what the seat may know. More in
+docs/internals.md, ``rl.openspiel_game``.
 """
 
 from __future__ import annotations

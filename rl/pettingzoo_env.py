@@ -1,20 +1,12 @@
 """PettingZoo AEC environments: every game's reference engine, one agent per seat (``player_0`` ...).
 
-``env(game="knorri", n_seats=4)`` (wrapped as PettingZoo's classic games are: an
-illegal action ends the episode with a penalty) or ``raw_env(...)``. An episode is
-the game's runner row (a Knorri hand, a Knockout Whist game, a Kort match); every
-agent's reward is its score, given when the episode ends. Knorri's repeat and cap
-cut-offs are truncations (with the scores the rules give them), every other end a
-termination. The acting agent observes its tensor (only what its seat may know: the
-compiled batch's numbers) and its legal actions as ``action_mask``; the others
-observe zeros until it is their turn. ``render_mode="ansi"`` returns the board as text.
-Seeding: ``reset(seed=S)`` plays the runner's match ``derive_seed(S, k)`` at the k-th
-reset after it (``S`` is 0 until a seed is given); a deal that ends before anyone decides
-(a rare Knorri hand where one seat captures everything) is skipped.
-
-PettingZoo's ``api_test`` and ``seed_test`` apply and pass; ``max_cycles_test`` does not
-apply: it needs a parallel environment (every agent acting each cycle, unmasked), and these
-are turn-based games whose actions are masked.
+``env(game="knorri", n_seats=4)`` (wrapped as PettingZoo's classic games are) or ``raw_env(...)``. An episode is
+the game's runner row; every agent's reward is its score, given when the episode ends, and Knorri's cut-offs are
+truncations. The acting agent observes its tensor (only what its seat may know) and its legal actions as
+``action_mask``. ``reset(seed=S)`` plays the runner's match ``derive_seed(S, k)`` at the k-th reset after it; a
+deal that ends before anyone decides is skipped. PettingZoo's ``api_test`` and ``seed_test`` pass;
+``max_cycles_test`` needs a parallel environment and does not apply. More in docs/internals.md,
+``rl.pettingzoo_env``.
 """
 
 from __future__ import annotations

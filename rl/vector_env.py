@@ -1,19 +1,10 @@
 """A Gymnasium vector environment on the compiled batch engine: many deals stepped in lockstep, with autoreset.
 
-``BatchVectorEnv(game="knorri", num_envs=1024, n_seats=4, seat=0, opponents="greedy")``:
-each of ``num_envs`` slots holds one deal of the game (its runner row) with the learner
-at ``seat``; the other seats are played inside compiled code by the batch's policies
-(``random``, and ``greedy`` where the game has it compiled; other agents are refused:
-use ``SingleSeatEnv``). ``step(actions)`` takes one legal action per slot (the mask is
-in the observation; an illegal one raises), lets the others play to the learner's next
-turn and returns the learner's score as the reward when a deal ends. Autoreset is
-Gymnasium's ``SAME_STEP``: a finished slot is dealt its next episode in the same step,
-and the finished deal's scores and match seed are in ``info["final_scores"]`` and
-``info["final_match_seed"]`` (masked by ``info["_final_scores"]``). Episode ``k`` (counted
-over all slots in the order they are dealt) is the runner's match ``derive_seed(S, k)``
-after ``reset(seed=S)`` (``S`` is 0 until a seed is given); ``info["match_seed"]`` names
-each slot's current one. Deals that end before the learner decides are played out and listed
-in ``info["skipped_match_seeds"]`` and ``info["skipped_scores"]``.
+``BatchVectorEnv(game="knorri", num_envs=1024, n_seats=4, seat=0, opponents="greedy")``: each slot holds one deal
+with the learner at ``seat``, the other seats played inside compiled code by the batch's policies (other agents
+are refused: use ``SingleSeatEnv``). ``step(actions)`` takes one legal action per slot and returns the learner's
+score as the reward when a deal ends. Autoreset is Gymnasium's ``SAME_STEP``, episode ``k`` the runner's match
+``derive_seed(S, k)`` after ``reset(seed=S)``. What ``info`` carries is in docs/internals.md, ``rl.vector_env``.
 """
 
 from __future__ import annotations

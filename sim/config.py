@@ -1,19 +1,11 @@
 """Compile flags for every numba kernel of the project, in one place.
 
-Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or
-``PARALLEL_KERNEL`` for the few that fan out over cores), so a flag is changed
-here once and nowhere else:
-
-- ``cache=True``: the first run compiles and writes the machine code into folders
-  keyed by a fingerprint of each kernel's module and what it imports
-  (``sim.compile_cache``, set up when this module is imported, before any kernel is
-  decorated); later runs load it, and a source edit recompiles the kernels it
-  touches. ``False`` only when no cache folder can be written.
-- ``fastmath=False``: the engines do integer work only, and exact results matter
-  more than the last few percent.
-- ``boundscheck=False``: the kernels are tested against the reference engine;
-  set ``NUMBA_BOUNDSCHECK=1`` in the environment to check indices while debugging.
-- ``nogil=True``: callers may run kernels from several Python threads.
+Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or ``PARALLEL_KERNEL`` for the few that fan
+out over cores), so a flag is changed here once and nowhere else: ``cache=True`` (keyed by each kernel's code,
+``sim.compile_cache``, set up when this module is imported; ``False`` only when no cache folder can be written),
+``fastmath=False`` (integer work, where exact results matter), ``boundscheck=False`` (the kernels are tested
+against the reference engine; ``NUMBA_BOUNDSCHECK=1`` checks indices while debugging) and ``nogil=True``
+(callers may run kernels from several Python threads).
 """
 
 from __future__ import annotations

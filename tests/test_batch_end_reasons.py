@@ -1,5 +1,5 @@
 """Every game's batch says why each entry ended by name (``end_reason``), as the reference engine does, and the
-batch results' integer codes have names (issue 15.4: ``KnorriBatch.end_reason`` is documented in docs/engines.md)."""
+batch results' integer codes have names (``KnorriBatch.end_reason`` is documented in docs/engines.md)."""
 
 from __future__ import annotations
 

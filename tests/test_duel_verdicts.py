@@ -1,4 +1,4 @@
-"""A duel in plain words (issue 38, points 1 and 3): its verdicts from one function, saying what the test favoured and
+"""A duel in plain words: its verdicts from one function, saying what the test favoured and
 what the interval says of the sign; the progress line's crossed bound; a duel's folder read as a duel by report and
 by run --resume."""
 

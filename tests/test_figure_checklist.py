@@ -1,6 +1,6 @@
-"""Every figure of every report and notebook against the figure checklist of CONTRIBUTING.md (issue 28.8): a title,
+"""Every figure of every report and notebook against the figure checklist of CONTRIBUTING.md: a title,
 units, n, intervals named, zero visible (a bar of zero marked), labels legible at column width, no legend over a
-bar (issue 38).
+bar.
 
 Each figure function declares those facts (``experiments.analysis.figures.declare``); these tests draw every
 figure of the three games' reports, the generic report, the cut-off page and the league from small runs, and check

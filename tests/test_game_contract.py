@@ -133,9 +133,6 @@ OWN_GAME_IMPORTS_ALLOWED = {
     "agents/examples/highest_card.py": {"knorri"},
     # --floor times Knorri's own compiled search kernels by wrapping them: a measure only that game's search has
     "experiments/bench/mcts.py": {"knorri"},
-    # Knorri's own ladder of agents, which deals Knorri's reference engine directly (its deals could come through
-    # the adapter, and the script could move to Knorri's folders: waiting for its rename on another branch)
-    "experiments/ladder.py": {"knorri"},
 }
 
 
@@ -158,7 +155,7 @@ def _imported_modules(path, package: str) -> set[str]:
 
 
 def test_no_module_outside_a_games_folders_imports_that_game():
-    """A game is its own folders plus one registration (issue #40): sim/<game>/, agents/<game>/ and
+    """A game is its own folders plus one registration: sim/<game>/, agents/<game>/ and
     experiments/analysis/<game>/ alone import the game; everything else asks its adapter or its registries."""
     from conftest import ROOT
 

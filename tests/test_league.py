@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import league
 from experiments.analysis import ladder
 from experiments.cli import main
+from experiments.league.results import results as league_results
 from experiments.runner.config import TableConfig
 from experiments.runner.plan import arrangements, balanced_seatings
 from sim import games
@@ -76,7 +76,7 @@ def test_every_seating_plays_the_same_deals(knorri_league):
 
 
 def test_the_league_prints_scores_places_and_ratings_and_greedy_rates_above_random(knorri_league, capsys):
-    result = league.results(knorri_league / "seats-4", "knorri")
+    result = league_results(knorri_league / "seats-4", "knorri")
     rated = result.ratings.set_index("agent")
     assert rated.loc["greedy", "low"] > rated.loc["random", "high"]
     places = result.places.set_index("agent")
@@ -135,7 +135,7 @@ def test_knockout_whist_league_places_are_the_game_placing(tmp_path, capsys):
     options = ["--game", "knockout-whist", "--seats", "2,5", "--agents", "random,greedy,tracker", "--deals", "12"]
     assert main(_league(tmp_path, *options)) == 0
     hands = pd.read_parquet(tmp_path / "seats-5" / "hands")
-    result = league.results(tmp_path / "seats-5", "knockout-whist")
+    result = league_results(tmp_path / "seats-5", "knockout-whist")
     greedy = np.concatenate([hands.loc[hands[f"agent_{s}"] == "greedy", f"place_{s}"] for s in range(5)])
     assert result.places.set_index("agent").loc["greedy", "1st"] == pytest.approx((greedy == 1).mean())
     assert result.seatings == 6 and result.rows == 72
@@ -144,7 +144,7 @@ def test_knockout_whist_league_places_are_the_game_placing(tmp_path, capsys):
 
 def test_kort_league_rates_teams_from_the_match_result_and_report_reads_it(tmp_path, capsys):
     assert main(_league(tmp_path, "--game", "kort", "--agents", "random,greedy", "--deals", "10")) == 0
-    result = league.results(tmp_path / "seats-4", "kort")
+    result = league_results(tmp_path / "seats-4", "kort")
     assert result.seatings == 2 and list(result.places.columns) == ["agent", "1st", "2nd", "mean place"]
     rated = result.ratings.set_index("agent")
     assert rated.loc["greedy", "rating"] > rated.loc["random", "rating"]
@@ -156,7 +156,7 @@ def test_kort_league_rates_teams_from_the_match_result_and_report_reads_it(tmp_p
 
 def test_a_tiny_league_with_loginf_plays_on_the_reference_path(tmp_path, capsys):
     assert main(_league(tmp_path, "--seats", "3", "--agents", "random,loginf", "--deals", "2")) == 0
-    result = league.results(tmp_path / "seats-3", "knorri")
+    result = league_results(tmp_path / "seats-3", "knorri")
     assert result.rows == 4 and {row.agent for row in result.scores} == {"random", "loginf"}
 
 

@@ -3,33 +3,12 @@ it runs, at a reduced size, and plays the lineup the text around it names.
 
 Which commands: every line of a fenced ``bash`` block that starts with ``knorri-sim`` (a trailing ``\\`` continues
 it; ``[...]`` marks an optional part, left out), and every ``knorri-sim run`` written inline in the prose (the
-measured commands quoted beside their figures). A new command added to the README or a page is covered without
-touching this file (an inline ``knorri-sim run`` with a placeholder such as ``OUT`` is a pattern, not an example).
-The same commands shown in several places (the README's quick start repeats a page's block, say) run once, and
-their lineup is checked against the text of every place that shows them. The pages the site includes from
-elsewhere (``seeds/*.md``, ``CONTRIBUTING.md``) hold no fenced commands; their inline ones are patterns.
-
-Not run: the two install commands at the top (``python3 -m venv ... pip install -e .``): they build a virtual
-environment from the network, minutes of work the CI does itself; the ``knorri-sim run`` they end with is the
-default experiment, which the block of ``docs/experiments.md`` runs as a command of its own. Nor are
-``python -m experiments.ladder`` (tested in ``test_ladder.py``) and the Python blocks.
-
-Sizes are cut by ``SIZES`` below (``docs/experiments.md`` says so where it lists the commands): a run plays a few hands,
-matches or games per table instead of thousands (``--hands 1000000`` becomes ``--hands 8``, ``--matches 600``
-``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5 seeds, ``bench`` one short timing
-per case (``--hands 200``, ``--games 200`` or ``--matches 20`` when none is given), a duel at most 4 deals
-(``--max-deals 4``), and every command one worker
-in this process (``--workers 1``); a ``--config`` path is taken from the repository's root. ``RUN_DIR`` stands
-for the run the block wrote last; a run without ``--out`` is given one so its manifest can be read.
-
-The lineup check: a run with ``--agents`` must have played exactly those specs (from its manifest); a run
-without must have played agents that the text names: every agent of its config appears in the command's block
-(its comments included) or in the paragraph that introduces it.
-
-A page's files: a fenced Python block with a file name for its title (```` ```python title="lowbot.py" ````, which
-the site shows above the code) is a file the reader saves, and is written into the scratch folder before any of
-that page's commands run (``knorri-sim play --agents "lowbot:LowBot;..."`` finds it there, as it would in the
-reader's folder).
+measured commands quoted beside their figures; one with a placeholder such as ``OUT`` is a pattern, not an
+example). A command shown in several places runs once, checked against the text of every place. Not run: the
+install commands at the top of the README (they build a virtual environment from the network), the ``python -m
+experiments.bench`` modules (tested in ``test_bench_*.py``) and the Python blocks. How a command is cut down is
+``reduced``'s, how its lineup is checked ``check_lineup``'s, and the files a page has the reader save are
+``page_files``'.
 """
 
 from __future__ import annotations
@@ -115,7 +94,13 @@ def readme_examples(text: str, page: str = "README.md") -> list[Example]:
 
 def page_files(text: str) -> list[tuple[str, str]]:
     """The files a page has the reader save: each fenced block titled with a Python file's name, and its text
-    (a block indented in a list item taken at the fence's indent)."""
+    (a block indented in a list item taken at the fence's indent).
+
+    Such a block (```` ```python title="lowbot.py" ````, which the site shows above the code) is written into the
+    scratch folder before any of that page's commands run, so ``knorri-sim play --agents "lowbot:LowBot;..."``
+    finds it there, as it would in the reader's folder. The pages the site includes from elsewhere
+    (``seeds/*.md``, ``CONTRIBUTING.md``) hold no fenced commands; their inline ones are patterns.
+    """
     files = []
     lines = text.splitlines()
     for i, line in enumerate(lines):
@@ -160,7 +145,16 @@ def _last_paragraph(prose: list[str]) -> str:
 
 
 def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
-    """The command's argv (without ``knorri-sim``) at the checked size, per ``SIZES``."""
+    """The command's argv (without ``knorri-sim``) at the checked size, per ``SIZES``.
+
+    A run plays a few hands, matches or games per table instead of thousands (``--hands 1000000`` becomes
+    ``--hands 8``, ``--matches 600`` ``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5
+    seeds, ``bench`` one short timing per case, a duel at most 4 deals, and every command one worker in this
+    process (``--workers 1``); ``docs/experiments.md`` says so where it lists the commands. A ``--config`` path is
+    taken from the repository's root. ``RUN_DIR`` stands for the run the block wrote last; a run without ``--out``
+    is given one so its manifest can be read. (The README's quick start ends with the default experiment, which the
+    block of ``docs/experiments.md`` runs as a command of its own.)
+    """
     command = re.sub(r"\s*\[[^\]]*\]", "", command)
     words = shlex.split(command, comments=True)[1:]
     name = words[0]
@@ -207,7 +201,12 @@ def _per_seat(agents: list[str], seats: int) -> list[str]:
 
 
 def check_lineup(words: list[str], out: Path, context: str) -> None:
-    """The run in ``out`` played the ``--agents`` given, or agents the text (of one place showing it) names."""
+    """The run in ``out`` played the ``--agents`` given, or agents the text (of one place showing it) names.
+
+    A run with ``--agents`` must have played exactly those specs (from its manifest); a run without must have
+    played agents that the text names: every agent of its config appears in the command's block (its comments
+    included) or in the paragraph that introduces it.
+    """
     manifest = read_manifest(out)
     assert manifest is not None and manifest["status"] == "complete", f"{out}: no complete run"
     tables = manifest["config"]["tables"]

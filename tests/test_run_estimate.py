@@ -1,4 +1,4 @@
-"""A long run, or one writing a large action log, says so before it starts (issue 15.5), from the compiled
+"""A long run, or one writing a large action log, says so before it starts, from the compiled
 engine's measured rate or the CPU time of a short sample; a short run says nothing."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ def _tasks(**raw):
 
 
 def test_a_long_compiled_run_is_estimated_from_the_engines_rate_at_its_seat_count_measured_now():
-    # long enough to be over LONG_RUN_SECONDS at any rate the engine reaches (50M hands was not, on a quiet machine:
-    # 4 seats sampled at 142,000 hands a CPU second come to 176 s on two workers, and no line was printed)
+    # long enough to be over LONG_RUN_SECONDS at any rate the engine reaches (a tenth as many was not, on a quiet
+    # machine: no line was printed)
     hands = 500_000_000
     tasks = _tasks(seats=[4], agents=["random"], hands=hands)
     guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)

@@ -1,5 +1,5 @@
 """A run's size is rounded up to whole deal groups, every seating playing every deal, and one line on stderr says
-so before the run starts (issue 28.4)."""
+so before the run starts."""
 
 from __future__ import annotations
 

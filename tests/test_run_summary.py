@@ -1,4 +1,4 @@
-"""The run's closing summary, as a newcomer reads it (issue 28.3): each seat count's facts once (rows, deal groups,
+"""The run's closing summary, as a newcomer reads it: each seat count's facts once (rows, deal groups,
 how they ended, a seat's best and worst score, all from the game's adapter), then the agents' rows, then one
 legend line; an interval that cannot be computed says why instead of printing ``nan``."""
 

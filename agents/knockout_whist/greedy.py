@@ -1,24 +1,10 @@
 """Knockout Whist's ``greedy``: a one-look heuristic from the seat's own cards and the trick on the table.
 
-Every decision is a pure function of the observation:
-
-- **Trumps** (hands 2 to 7): its longest suit, as the rules' tips advise; ties go
-  to the suit with the higher ranks (then the higher suit id). It never chooses
-  no trumps: a suit it holds most of is worth more than none.
-- **Card exchange**: it throws away its non-trump cards below an 8 (lowest
-  first, as many as allowed), since a card drawn from the stock is an 8 on
-  average; then it ends its exchange.
-- **Leading**: its highest non-trump card (an ace or king of a side suit wins
-  whenever the others follow), trumps only when it holds nothing else (then the
-  highest), so it takes the tricks it can while keeping trumps to ruff with.
-- **Following**: the cheapest card that beats the trick so far, a card's cost
-  being its rank plus 13 for a trump; when nothing beats it, the trick is lost,
-  so it ducks with its cheapest card.
-- **A dog**: plays its one card when it beats the trick so far, and knocks
-  otherwise (on the hand's last trick the card must go anyway).
-
-The engine's compiled greedy policy (``compiled.GREEDY``) makes the same choices; it
-plays ``greedy`` seats (and search playouts) inside compiled code.
+Every decision is a pure function of the observation: trumps by its longest suit, an exchange that throws away
+low side cards, high side cards led and trumps kept to ruff with, the cheapest card that beats the trick when
+following, and a dog that knocks unless its card wins. The rules in full are in docs/internals.md,
+``agents.knockout_whist.greedy``. The engine's compiled greedy policy (``compiled.GREEDY``) makes the same
+choices; it plays ``greedy`` seats (and search playouts) inside compiled code.
 """
 
 from __future__ import annotations

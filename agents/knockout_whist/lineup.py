@@ -1,26 +1,13 @@
 """Whole Knockout Whist games between built-in agents in compiled code: ``random``, ``greedy``, ``tracker``, ``mcts``.
 
-``play_lineups`` plays one game per seed, each with its own lineup (a spec per seat), without
-returning to Python, and makes exactly the decisions the Python agents make in the reference
-engine (the runner's compiled path; the tests compare the rows). Each seat's agent keeps its own
-state in the kernel, allocated once per chunk of games and reset at every game:
+``play_lineups`` plays one game per seed, each with its own lineup (a spec per seat), without returning to Python,
+and makes exactly the decisions the Python agents make in the reference engine (the runner's compiled path; the
+tests compare the rows). Each seat's agent keeps its own state in the kernel, allocated once per chunk of games
+and reset at every game; how each agent plays there is in docs/internals.md, ``agents.knockout_whist.lineup``.
 
-- ``random`` draws ``legal[next() % len(legal)]`` from the seat's stream ``agent_seed(seed, seat)``,
-  as ``RandomAgent``; ``greedy`` is the compiled greedy policy;
-- ``tracker`` keeps a compiled tracker row (``compiled_tracker.py``) fed with every public action,
-  and decides with ``tracker_choice``;
-- ``mcts`` keeps a tracker row and its stream, reseeded each game from
-  ``derive_seed(agent_seed(seed, seat), spec seed)`` as ``SampledSearchAgent.reset`` does. At a
-  decision with a choice it draws the search's seed from that stream, lays out the hidden cards
-  from its tracker (what ``sampler.HiddenCards`` reads), draws one stand-in deal, builds the root
-  from what the seat sees (``compiled.seat_view``, the rows ``position_rows`` makes) and runs the
-  same compiled ``search.search``; it plays the root's most visited action (ties: the lower id).
-  Searches run one at a time, so the mcts seats share one tree and one set of search scratch
-  arrays (a tree is emptied at every decision, so sharing changes nothing).
-
-A spec plays here when it names a built-in agent (not an import path) and, for ``mcts``, gives no
-wall-clock budget (``time``: not reproducible, so it stays on the reference path); ``compiled_agent``
-says how a spec plays, or None.
+A spec plays here when it names a built-in agent (not an import path) and, for ``mcts``, gives no wall-clock
+budget (``time``: not reproducible, so it stays on the reference path); ``compiled_agent`` says how a spec plays,
+or None.
 """
 
 from __future__ import annotations
@@ -316,8 +303,7 @@ class KnockoutWhistLineups:
 
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log
-    # The lineup kernel (measured: a cold `knorri-sim run --game knockout-whist --agents
-    # 'random;greedy;tracker;mcts:iters=10' --hands 8 --workers 1` took 40.2 s of CPU, 2.2 s once cached).
+    # The lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
     CODE: dict[str, float] = {"agents.knockout_whist.lineup": 38.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:

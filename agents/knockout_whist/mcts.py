@@ -1,33 +1,14 @@
 """Knockout Whist's ``mcts``: information-set Monte Carlo tree search from what the seat has seen.
 
-At each decision with a choice (trumps, a card to throw away or the end of an exchange,
-a card to play, a dog's knock) the seat's ``KnockoutWhistTracker`` says what every other
-seat cannot hold; ``sampler.DealSampler`` draws the hidden cards uniformly among the
-deals consistent with that, and ``search.search`` runs single-observer ISMCTS (SO-ISMCTS:
-one tree over action sequences, a fresh determinization every iteration, UCB1 over
-availability counts, max-n backups of each seat's own value) in compiled code. The
-root's most visited action is played (ties: the lower id). It reads only the seat's
-observation: the position it searches is rebuilt from the observation and the sampled
-cards, never taken from the engine.
+At each decision with a choice the seat's ``KnockoutWhistTracker`` says what every other seat cannot hold,
+``sampler.DealSampler`` draws the hidden cards among the deals consistent with that, and ``search.search`` runs
+single-observer ISMCTS in compiled code; the root's most visited action is played (ties: the lower id). It reads
+only the seat's observation, never the engine.
 
-Value: each seat's expected normalised score (1 for the winner, 0 for the others, the
-rulings' n - 1 and -1 rescaled). By default (``horizon=hand``) a playout stops at the end
-of the hand being played and a seat still in is worth its chance to win from there,
-measured once in greedy self-play (``hand_values``): whether it went out, became a dog or
-won the trump choice is what a hand decides, and the later deals, fresh each hand, would
-only add noise. ``horizon=game`` plays every playout to the game's end instead.
-
-Parameters (spec ``mcts:iters=1000,c=0.7,rollout=greedy``): ``iters`` iterations per
-decision; ``time`` seconds per decision instead (0 = use ``iters``); ``c`` the exploration
-constant; ``rollout`` the playout policy, ``greedy`` or ``random``; ``horizon`` ``hand`` or
-``game``; ``seed`` varies the search's random streams. At each game the streams are
-reseeded from the seat's seed for the game mixed with that ``seed`` (0 unless given), so a
-game with its agents is a function of its seed and the specs.
-
-Without ``time``, whole games with ``mcts`` seats also play inside compiled code
-(``lineup.mcts_choice``: the same stream, deal sampler and search, fed by a compiled
-tracker), making exactly this agent's decisions; a time budget is not reproducible, so
-``mcts:time=...`` plays only here.
+Parameters (spec ``mcts:iters=1000,c=0.7,rollout=greedy``): ``iters``, ``time``, ``c``, ``rollout``, ``horizon``
+(``hand``: a playout stops at the hand's end, valued by ``hand_values``; or ``game``) and ``seed``. Without
+``time``, whole games also play inside compiled code (``lineup.mcts_choice``) with this agent's decisions. The
+parameters, values and seeding in full are in docs/internals.md, ``agents.knockout_whist.mcts``.
 """
 
 from __future__ import annotations
@@ -52,8 +33,7 @@ class MCTSAgent(SampledSearchAgent):
     """SO-ISMCTS over sampled deals of the hidden cards (see the module docstring)."""
 
     # Its compiled search (with the sampler, hand values and engine kernels it calls), and the CPU seconds compiling
-    # it takes on first use: a cold `run --game knockout-whist --agents 'mcts:iters=10;random;random;random'
-    # --hands 8 --workers 1` took 25.4 s of CPU, 1.7 s once cached.
+    # it takes on first use (as measured in docs/speed.md).
     COMPILED_CODE: dict[str, float] = {"agents.knockout_whist.search": 24.0}
 
     DEFAULTS = {"c": 0.7, "rollout": "greedy", "horizon": "hand"}

@@ -1,28 +1,11 @@
 """Deals of the cards one Knockout Whist seat cannot see, drawn uniformly among those consistent with what it knows.
 
-A seat knows its own cards, the cards played this hand, hand 1's turned card and the
-cards it threw away; everything else of this hand's deck (the *pool*) lies in the
-other seats' hands, the stock, or the others' thrown-away cards. ``HiddenCards`` reads
-that, with each seat's card count and the suits it showed it lacks (``voids``, from
-failures to follow suit: ``KnockoutWhistTracker``), from a tracker and an observation.
-
-``DealSampler`` draws a deal: every other seat's hand, and the stock's order. Its
-distribution is **uniform over the deals consistent with the seat's knowledge**: every
-way of giving each seat as many pool cards as it holds, none of a suit it lacks, with
-the stock in any order (so the same deal weighs the same however the seats played into
-it; the other seats' policies are not modelled). With the option ``rainbow``, in hand 4
-no ordinary seat was dealt one card of each suit (the game would have ended), and
-deals breaking that are redrawn; with a card exchange as well, the dealt cards are no
-longer known and that check is left out.
-
-How (exact, not approximate): a void only bans whole suits, so a deal is counted by how
-many cards of each suit each seat gets. For the seats with voids, in turn, a table of
-completion counts (the ways to deal the seats after it from each remaining per-suit
-count) gives each seat's suit counts their exact probability; the cards within a suit are
-then a uniform choice, and the seats without voids and the stock share the rest by a
-uniform shuffle (every way to do that counts the same). The table is built once per
-decision; a draw then costs a few microseconds, in compiled code (``draw_deal``) that a
-compiled search calls directly.
+``HiddenCards`` reads what a seat knows from its tracker and observation: the *pool* of cards it has not seen, each
+seat's card count and the suits it showed it lacks. ``DealSampler`` draws every other seat's hand and the stock's
+order, **uniformly over the deals consistent with that knowledge** (the other seats' policies are not modelled),
+exactly rather than by rejection; ``draw_deal`` is the compiled draw a compiled search calls. What a seat knows,
+the ``rainbow`` option's check and how the exact draw works are in docs/internals.md,
+``agents.knockout_whist.sampler``.
 """
 
 from __future__ import annotations

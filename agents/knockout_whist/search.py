@@ -1,31 +1,11 @@
 """Compiled single-observer information-set MCTS (SO-ISMCTS) for Knockout Whist's ``mcts``.
 
-One tree over the searching seat's information set: a node is a sequence of actions
-from the decision being made (every seat's actions, the seat's own and the others'),
-whatever cards lie behind them. Each iteration:
-
-1. **determinize**: copy the position the seat sees and deal it a fresh sample of the
-   hidden cards (the other hands and the stock order, ``sampler.draw_deal``: uniform
-   among the deals consistent with what the seat knows), with fresh streams for the
-   later deals and cuts;
-2. **select**: from the root, while every action legal in this determinization has a
-   child, step to the child of the seat to move with the best UCB1 score, counted over
-   the iterations in which that child was available (legal), so a child that is rarely
-   possible is not starved (Cowling, Powley and Whitehouse 2012, "Information Set Monte
-   Carlo Tree Search");
-3. **expand** one untried legal action, chosen uniformly, then **play out** with a
-   compiled policy (random or greedy) at every seat, to the end of the game or, with
-   the ``HAND_END`` horizon, to the end of the hand being played at the root;
-4. **back up**: each node adds the value of the seat that chose its action (max-n:
-   every seat maximises its own result).
-
-Values are in [0, 1], each seat's expected normalised score: at the game's end its score
-normalised (the rulings give the winner n - 1 and every other seat -1, so 1 for the
-winner, 0 for the others); at the end of a hand, 0 for a seat knocked out and for the
-others their chance to win from there, ``hand_values``' table (``hand_values.py``).
-
-Everything runs inside numba on the engine's compiled step API
-(``sim.knockout_whist.compiled``): one call makes a whole decision's iterations.
+One tree over the searching seat's information set: a node is a sequence of actions from the decision being made,
+whatever cards lie behind them. Each iteration determinizes (a fresh sample of the hidden cards), selects by UCB1
+over availability counts, expands one untried action and plays out with a compiled policy, then backs up each
+seat's own value (max-n). Values are in [0, 1], each seat's expected normalised score (``hand_values`` at a hand's
+end). Everything runs inside numba on the engine's compiled step API (``sim.knockout_whist.compiled``): one call
+makes a whole decision's iterations. The steps in full are in docs/internals.md, ``agents.knockout_whist.search``.
 """
 
 from __future__ import annotations

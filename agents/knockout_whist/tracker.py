@@ -1,26 +1,12 @@
 """What each seat cannot hold in Knockout Whist, deduced from one seat's observations; and ``tracker``, greedy with it.
 
-``KnockoutWhistTracker`` reads the public log a seat's observations carry, plus
-the seat's own cards, and keeps for every other seat the cards it cannot hold
-now. Every hand is dealt from a fresh deck, so the knowledge starts again at each
-deal. A seat cannot hold:
+``KnockoutWhistTracker`` reads the public log a seat's observations carry, plus the seat's own cards, and keeps
+for every other seat the cards it cannot hold now (played, held or thrown away by the observer, or of a suit it
+failed to follow), starting again at each deal. ``might_beat`` and ``must_hold_suit`` read those sets.
 
-- a card already played this hand, or the card turned up for trumps in hand 1;
-- a card the observing seat holds, or threw away in a card exchange this hand;
-- a card of a suit it failed to follow this hand (an ordinary seat must follow
-  suit when it can; a dog may play its one card on any trick, so it shows nothing).
-
-From those sets and the public card counts, ``might_beat`` says whether a seat
-may still beat a card in the current trick, and ``must_hold_suit`` whether it is
-forced to hold a suit (more cards than it could hold outside the suit).
-
-``tracker`` plays as ``greedy`` does, except where the deductions settle a trick:
-it leads its cheapest card that nobody can beat when it has one, follows with the
-cheapest winner that no seat still to play can beat when it has one, and as a dog
-plays its card only when nobody still to play can beat it.
-
-``compiled_tracker.py`` is the same tracker and choice in numba, for games played
-inside compiled code (``lineup.py``); the tests hold the two equal at every decision.
+``tracker`` plays as ``greedy`` does, except where the deductions settle a trick. ``compiled_tracker.py`` is the
+same tracker and choice in numba, for games played inside compiled code; the tests hold the two equal at every
+decision. The deductions and choices in full are in docs/internals.md, ``agents.knockout_whist.tracker``.
 """
 
 from __future__ import annotations

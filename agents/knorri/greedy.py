@@ -1,22 +1,12 @@
 """``greedy``: a one-look-ahead heuristic for both phases, simple enough to compile.
 
-The heuristic, a pure function of the seat's own cards and the trick:
+A pure function of the seat's own cards and the trick: in phase 1 it takes the highest-ranked candidate; it opens
+with its longest club run; following, it plays the cheapest card that beats the top card (a diamond costs 13 ranks
+more) and picks up only when nothing beats; leading, it plays its cheapest card. The reasons for each rule are in
+docs/internals.md, ``agents.knorri.greedy``.
 
-- Phase 1, which card to take: the highest-ranked candidate (ties, which only a
-  diamond taking a spade or a heart can meet: the higher id). High cards beat
-  more in phase 2, and every capture adds two cards whatever it takes.
-- Opening: the longest club run it holds, to shed the most cards in one play.
-- Following: the cheapest card that beats the top card, where a card's cost is
-  its rank, plus 13 for a diamond (trumps are kept for spades and hearts that
-  nothing else beats). It picks up only when nothing beats.
-- Leading: its cheapest card (ties: the lower id). Weak cards go while the
-  others can still beat them and the trick gets set aside; strong cards are
-  kept for following, which is how a seat sheds its last cards. (Leading the
-  card the fewest others beat, so that the next seat has to pick it up, loses
-  clearly against this in self-play measurements: ``experiments/ladder.py``.)
-
-``greedy_action`` is the whole policy; the compiled playouts carry the same
-rules, and a test checks that both make the same choices.
+``greedy_action`` is the whole policy; the compiled playouts carry the same rules, and a test checks that both
+make the same choices.
 """
 
 from __future__ import annotations

@@ -1,34 +1,15 @@
 """Whole Knorri hands between built-in agents, seat by seat ``random``, ``greedy``, ``loginf`` or ``mcts``, in numba.
 
-The runner's compiled path for lineups the batch engine's own policies cannot play
-(the runner reaches it through ``LINEUP_PLAYER``, registered in ``agents.base``). One compiled call plays a
-list of hands from their seeds to the end: the engine steps the hand (``deal_hand``,
-``apply_action`` from ``sim.knorri.compiled``) and at every decision the seat to move
-is asked through its agent's compiled code:
+The runner's compiled path for lineups the batch engine's own policies cannot play (reached through
+``LINEUP_PLAYER``, registered in ``agents.base``). One compiled call plays a list of hands from their seeds to the
+end, the engine stepping the hand and each seat to move asked through its agent's compiled code, with the state,
+streams and searches of its Python agent. A seat is told only what it may know, so for the same seed a hand plays
+the same decisions as with the Python agents on the reference engine (tested row for row). How each agent plays
+here, and what it may see, is in docs/internals.md, ``agents.knorri.lineup``.
 
-- ``random`` and ``greedy``: the engine's compiled policies (``RandomAgent``'s stream, greedy's rules);
-- ``loginf``: greedy's choice, then in phase 2 every legal action played out with the
-  rollout policy (``agents.knorri.search.lookahead_choice``), exactly as ``LogInfAgent``;
-- ``mcts``: ``MCTSAgent``'s two searches, ``uct_iterations`` (phase 2) and
-  ``sampled_stock_iterations`` (phase 1), with the same budgets, tree capacity and ties.
-
-Every seat keeps its agent's state as the Python agent does: the streams are reseeded
-at each hand from ``agent_seed(hand seed, seat)`` (mixed with an ``mcts`` spec's ``seed``),
-and ``mcts`` draws its search's seed from its stream at every decision with two or more
-legal ids. Search scratch rows and the tree are allocated once per call and reused.
-
-A seat is told only what it may know. In phase 2 every hand is public once the log is
-read, so the searches start from the engine's position itself (the positions it remembers
-included, so repeats end lines as they would in the hand). In phase 1 the stock order is
-hidden: ``mcts`` searches a deck whose face-down part is the unseen cards in ascending
-order (``unseen_cards``, from the public rows), exactly the deck the Python agent rebuilds
-from its tracker, and shuffles that part itself; it never reads the engine's order.
-So for the same seed a hand plays the same decisions as with the Python agents on the
-reference engine, and the runner writes the same rows (tested row for row).
-
-An ``mcts`` with a time budget (``time=``) is not reproducible and stays with the Python
-agent; so does every agent named by import path. What each seat's spec becomes in the kernel
-(``CompiledSeat``) is read in ``agents.knorri.lineup_seats``.
+An ``mcts`` with a time budget (``time=``) is not reproducible and stays with the Python agent; so does every
+agent named by import path. What each seat's spec becomes in the kernel (``CompiledSeat``) is read in
+``agents.knorri.lineup_seats``.
 """
 
 from __future__ import annotations
@@ -487,8 +468,7 @@ class KnorriLineups:
 
     names = BUILT_IN
     logs_actions = True
-    # The lineup kernel, with the CPU seconds compiling it takes on first use (measured: a cold `knorri-sim run
-    # --agents 'random;greedy;loginf;mcts:iters=10' --hands 8 --workers 1` took 24.5 s of CPU, 1.7 s once cached).
+    # The lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
     CODE: dict[str, float] = {"agents.knorri.lineup": 23.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:

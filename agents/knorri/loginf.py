@@ -1,27 +1,13 @@
 """``loginf``: log inference. It works out every seat's hand from the public log and plays on that.
 
-From phase 2 on, every hand is known exactly (``KnorriTracker``), so the
-second phase is a game of complete information. ``loginf`` uses that the
-simplest way that pays: for each legal action it plays the known position out
-to the end with every seat following ``greedy``, and takes the action that
-leaves it the best score (ties go to greedy's own choice). It is greedy that
-looks one decision ahead through the others' exact hands. The playouts run under
-the table's cut-off options (``cap``, ``repeat``): the tracker's position carries them.
+From phase 2 on every hand is known exactly (``KnorriTracker``), so for each legal action ``loginf`` plays the
+known position out to the end with every seat following ``greedy`` (under the table's cut-off options) and takes
+the action that leaves it the best score (ties go to greedy's choice). In phase 1 the stock order is unknown,
+and it takes what greedy takes. Why a look-ahead rather than a fixed rule is in docs/internals.md,
+``agents.knorri.loginf``.
 
-In phase 1 the stock order is unknown, and it takes what greedy takes.
-
-Measured (``experiments/ladder.py``): leading what the next seat cannot beat
-(the obvious use of knowing its hand) loses clearly against greedy's "lead your
-cheapest card", because it spends the strong cards a seat needs to follow;
-the look-ahead finds the exceptions instead of a fixed rule.
-
-Through ``knorri-sim run`` a lineup of built-in specs plays in compiled code
-(``agents.knorri.lineup``): the same look-ahead (``agents.knorri.search.lookahead_choice``)
-on the engine's phase-2 position, which the log makes public, with the playout
-seeds drawn from the same stream (``agent_seed(hand seed, seat)``), so the rows
-are this agent's, row for row. There a greedy playout's result is carried to the
-next decision when the hand follows greedy's line, which saves one playout in
-most decisions and changes no choice.
+Through ``knorri-sim run`` a lineup of built-in specs plays in compiled code (``agents.knorri.lineup``): the same
+look-ahead (``agents.knorri.search.lookahead_choice``) from the same streams, so the rows are this agent's.
 """
 
 from __future__ import annotations

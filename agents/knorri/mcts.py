@@ -1,80 +1,16 @@
 """``mcts``: Monte Carlo tree search over the position the log reveals, compiled end to end.
 
-Phase 2 is a game of complete information once the tracker has read the log,
-so the search is UCT over the exact position (under the table's cut-off options,
-which the tracker reads off the observation and the compiled rows carry), scores normalised to [0, 1],
-greedy playouts from each new leaf. Only the searching seat's nodes branch: the
-other seats play ``loginf``'s choice inside the tree (greedy with a
-one-decision look-ahead, computed in compiled code when their node is made).
-Children are tried greedy's choice first, so the first pass over the root's
-children is ``loginf``'s own look-ahead; the rest of the budget searches the
-seat's later decisions against that model of the others. (Letting every seat
-search for itself, max-n, measured clearly weaker: ``MaxnMCTSAgent``. The model
-is a bet on the others: against greedy players, whom ``loginf`` predicts
-exactly, ``mcts`` scores +1.74 a hand where ``loginf`` scores +2.76;
-``experiments/results/ladder_mcts.md``.)
+Phase 2 is a game of complete information once the tracker has read the log, so the search is UCT over the exact
+position, greedy playouts from each new leaf, the other seats playing the model the posterior gives them
+(``agents.knorri.opponent_models``). In phase 1 the stock order is hidden: each sample is an order of the unseen
+cards, every capture choice is played out on it, and the best mean wins. The search runs in compiled code
+(``agents.knorri.search``); how many playouts it spends and when it stops are ``agents.knorri.search_rules``.
 
-In phase 1 the stock order is hidden, and the choices that follow depend on it,
-so there is no tree: each sample is an order of the unseen cards (known as a
-set), every capture choice is played out on that same order, and the choice
-with the best mean wins (ties to greedy's choice).
-
-The search runs in compiled code (``agents.knorri.search``) on the compiled engine's
-rows: the position is read once per decision and every iteration steps a copy
-of it, so 1,000 iterations cost milliseconds.
-
-A phase-2 search stops before its budget once more iterations could not change its pick
-(``search_rules.settle_rule``): the most visited child leads the next by more visits than are
-left, or, where the pick is the best line and every other seat is modelled ``greedy``, a
-line found goes out first for the seat (no line scores more). Profiled over six 4 x
-``mcts`` hands of the first version (CPU time), 4.8 s of the 5.9 s spent in ``act`` went
-to phase-2 UCT (2.8 ms a search), 0.4 s to phase-1 sampling (64 searches) and 0.3 s to
-reading positions and the posterior; and a search is its playouts: 1,000 playouts from
-the root alone cost 1.4 ms (greedy seats) to 2.3 ms (some seats random). So the saving
-is in playing fewer.
-
-Where every other seat is deterministic the budget is five times larger (``line_iters``):
-cutting it to 200 there lost 0.03 points a hand against three ``greedy`` seats (60 deals,
-±0.03), with 1,000 nothing (+0.01 ± 0.02), and those searches mostly stop at the first
-winning line anyway. Where another seat is modelled ``random`` its tree nodes are chance
-nodes, each visit one draw, so a value is a mean of noisy samples, and ``chance_iters`` sets
-that budget apart. Against ``greedy`` with the other seats random (``knorri-sim duel``), 200
-playouts there did not win (version 2: H0 after 228 deals, +0.011 a hand) and 1,000 did (H1 after
-40 deals, +0.094), but at four times the CPU of a table of four ``mcts``, because the posterior
-takes other ``mcts`` seats for random players too: a searcher's choices look no different from a
-uniform player's by any cheap yardstick (scored against the greedy playout of every legal action,
-``mcts`` picked a best-scoring action in 52 to 56% of the decisions where the actions differed,
-against 45% for a uniform pick). So version 3 makes those playouts cheap instead: a search with
-chance nodes cuts each playout after ``horizon`` phase-2 actions (default 40) and scores it by the
-rules' own cut-off ranking (``search_rules.chance_playout_cap``), and spends 600 of them
-(``chance_iters``, three times ``iters``), where each seat modelled ``random`` has been seen choosing
-(``search_rules.random_seats_seen``): a seat not seen yet is ``random`` only by the tie of an empty
-posterior, and against ``loginf`` seats cut playouts there cost 0.012 points a hand against the first
-``mcts`` (400 deals, 95% CI -0.023 to -0.001). Random play runs long before a seat goes out, so a cut
-playout costs a small part of a whole one: four version-3 ``mcts`` play 10.4 hands per CPU second
-where four of version 2 play 6.3 with a third of the playouts, and it wins (H1 after 56 deals,
-+0.080 a hand; 1,000 cut playouts: H1 after 32, +0.086, at 0.36 of the first ``mcts``'s time per
-decision where 600 take 0.25).
-
-Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): ``iters`` playouts
-per decision (default 200); ``line_iters`` those of a phase-2 search whose pick is the
-best line (default five times ``iters``); ``chance_iters`` those of a phase-2 search with another seat
-modelled ``random`` (default three times ``iters``), and ``horizon`` the phase-2 actions each of its playouts
-plays (default 40; 0 plays them to the end); ``time`` seconds per decision instead (0 = use ``iters``); ``c``
-the exploration constant; ``rollout`` the playout policy, ``greedy`` or
-``random``; ``seed`` varies the search's random streams; ``version=1`` is the
-first ``mcts``: 1,000 playouts by default in every search, and every one spent (no early stop); ``version=2``
-the one before the cut playouts (``chance_iters`` as ``iters``, no ``horizon``). At each hand the
-streams are reseeded from the hand's seed mixed with that ``seed`` (0 unless
-given), so a hand with its agents is a function of its seed and the specs.
-
-Through ``knorri-sim run`` a lineup of built-in specs (this agent with any
-``iters``, ``c``, ``rollout`` and ``seed``) plays whole hands in compiled code
-(``agents.knorri.lineup``) with the same searches, budgets, tree capacity, ties and
-streams, so it writes this agent's rows, row for row. Phase 1 there searches a deck
-whose face-down part is the unseen cards ascending, as ``_search_phase1`` rebuilds it;
-the engine's true order is never read. A ``time`` budget is spent by the clock, so no
-two runs agree: a lineup with one plays this Python agent on the reference engine.
+Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): docs/agents.md's table of Knorri's agents; ``version=1``
+and ``version=2`` are the earlier ``mcts`` (docs/agents.md, "How ``mcts`` saves playouts, and the first ``mcts``",
+has the versions and what each measured). Through ``knorri-sim run`` a lineup of built-in specs plays in compiled
+code (``agents.knorri.lineup``) with this agent's rows; a ``time`` budget keeps the reference engine. The design
+in full is in docs/internals.md, ``agents.knorri.mcts``.
 """
 
 from __future__ import annotations
@@ -133,8 +69,8 @@ class MCTSAgent:
                                    "others": str, "models": str, "prior": str, "eps": float, "pick": str,
                                    "version": int, "line_iters": int, "chance_iters": int,
                                    "horizon": int}
-    # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use:
-    # measured 33 s, a cold match of random;greedy;loginf;mcts:iters=10 (numba's compile events summed).
+    # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use
+    # (as measured in docs/speed.md).
     COMPILED_CODE: dict[str, float] = {"agents.knorri.search": 33.0}
 
     def __init__(self, seed: int = 0, iters: int | None = None, time: float = 0.0, c: float = DEFAULT_C,

@@ -1,25 +1,14 @@
 """What ``mcts`` learns during a hand about how each other seat plays: a posterior over candidate policies.
 
-Once phase 2 starts the whole deal is public (every stock card has been turned), so
-every choice a seat has been seen to make in the deal, its phase-1 captures included,
-can be scored against what each candidate policy would have chosen in that exact
-position (the stock order is never needed before then, and never read):
+Once phase 2 starts the whole deal is public, so every choice a seat has been seen to make in the deal can be
+scored against what each candidate policy (``random``, ``greedy``, ``loginf``, and ``maxn``, a searcher) would have
+chosen in that exact position; the stock order is never read. Only decisions with two or more legal actions
+count. The log-likelihoods add up over the hand, and the seat's model inside the tree is the candidate with the
+highest log-likelihood plus log prior (``most_likely``). Each candidate's likelihood is in docs/internals.md,
+``agents.knorri.opponent_models``.
 
-- ``random``: every legal action equally likely, ``1/n``;
-- ``greedy`` and ``loginf``: their own choice with probability ``1 - eps``, any other
-  action ``eps / (n - 1)`` (smoothed, so one surprise does not rule a model out);
-- ``maxn``, "a searcher" that plays for itself: no fixed choice to compare with, so a
-  middle ground: the greedy and loginf choices share ``SEARCHER_AGREEMENT`` and the
-  other actions the rest. A seat that neither fixed heuristic explains, yet that plays
-  them far more often than chance, ends up here and is searched for as itself.
-
-Only decisions with two or more legal actions count. The log-likelihoods add up over
-the hand; the seat's model inside the tree is the candidate with the highest
-log-likelihood plus log prior (``most_likely``).
-
-Both the Python agent and the compiled lineup kernels call ``observe_decisions`` on the
-same inputs (the deal, known whole once phase 2 starts, and the deal's decisions), so
-they reach the same floats in the same order.
+Both the Python agent and the compiled lineup kernels call ``observe_decisions`` on the same inputs, so they reach
+the same floats in the same order.
 """
 
 from __future__ import annotations

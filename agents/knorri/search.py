@@ -1,37 +1,15 @@
 """Compiled search for ``mcts``: the whole tree search runs in numba, through the engine's step API.
 
-The Python side reads the position once per decision (``compiled.position_rows``);
-every iteration then copies those rows into scratch rows, applies the tree
-path's actions with the engine's own step (``compiled.apply_action``, so repeats
-and the cap end lines exactly as in the reference engine), plays the leaf out
-with a compiled policy and backs the scores up. Nothing returns to Python
-inside a search, so 1,000 iterations take milliseconds. This module uses only
-``sim.knorri.compiled`` (and ``encoding``), never the engine's row layouts.
+The Python side reads the position once per decision (``compiled.position_rows``); every iteration copies those
+rows, applies the tree path's actions with the engine's own step (so repeats and the cap end lines exactly as in
+the reference engine), plays the leaf out with a compiled policy and backs the scores up, never returning to
+Python. Two searches: ``TreeSearch`` (phase 2, UCT with one value per seat) and ``sampled_stock_search`` (phase 1,
+sampled orders of the unseen stock). ``lookahead_choice`` is ``loginf``'s whole decision. The version's budgets
+and stops are ``agents.knorri.search_rules``; the searches in full are in docs/internals.md,
+``agents.knorri.search``.
 
-Two searches, one per phase:
-
-- ``TreeSearch`` (phase 2, complete information): UCT with one value per
-  seat. A node's children are made all at once when it is first revisited,
-  greedy's choice first; unvisited children are tried in that order before
-  UCB1 chooses, so with greedy playouts the first pass over the root's
-  children is exactly ``loginf``'s look-ahead, and more iterations refine it.
-  The other seats either search for themselves (max-n: a child per legal
-  action) or follow a model (one child: greedy's or ``loginf``'s choice).
-- ``sampled_stock_search`` (phase 1, the stock order hidden): each sample is
-  one order of the unseen cards; every root choice is played out on the same
-  sample (common random numbers), and the choice with the best mean wins.
-
-How many playouts a search spends, when it may stop, how it models the other seats and how large its tree
-is are the version's rules, in ``agents.knorri.search_rules``.
-
-``lookahead_choice`` is ``loginf``'s whole decision in compiled code (the tree's
-``loginf`` opponent model, and ``agents.knorri.lineup``'s ``loginf`` seats). Kernels
-that allocate nothing compile without numba's reference counting (``STEP_KERNEL``):
-with it, passing arrays between kernels cost more than the playouts' own work.
-
-The arrays hold only what the seat may know: the deck row's unturned part is
-reshuffled from the search's own stream before any phase-1 playout reads it,
-and in phase 2 there are no unturned cards.
+The arrays hold only what the seat may know: the deck row's unturned part is reshuffled from the search's own
+stream before any phase-1 playout reads it, and in phase 2 there are no unturned cards.
 """
 
 from __future__ import annotations

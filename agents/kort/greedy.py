@@ -1,44 +1,11 @@
 """Kort's ``greedy``: a one-look heuristic for every decision, playing for its team.
 
-Every choice is a pure function of the ``Table`` a seat sees (its own cards, the
-trick, trumps, its team's lead state, tricks and wins); it remembers nothing, not
-even the cards played before this trick. A card's *cost* is its rank, plus 13 for
-a trump: cheap cards are thrown first, trumps last.
-
-- **Trumps** (five cards): the suit it holds most of; ties go to the higher ranks,
-  then the higher suit. It never chooses "13". Naming a suit with k of the five
-  cards gives k + 8(13 - k)/47 trumps on average (3.87 for k = 2); "13" gives as
-  many at best (3.87 from a 2-1-1-1 five, 3.84 from 2-2-1-0, less from any longer
-  suit), never the high trumps a named suit can be picked for, and it shows the
-  opponents one of the holder's cards.
-- **Redeal** (the holder's first lead, no J, Q or K in hand): it redeals unless
-  the hand is strong anyway, with five or more trumps or three or more aces. A
-  hand without face cards takes few tricks, and the new deal keeps the holder and
-  its trump choice. (The app's bots never redeal; a redeal costs nothing.) The spec
-  parameter ``redeal`` sets this rule: ``auto`` (the default) as just said, ``never``
-  to keep every deal, which measures what the rule is worth (``greedy:redeal=never``).
-- **Leading**: in a Trop its highest trump (the Trop goes on only while the team
-  takes the trick). Otherwise: from an all-trump hand its highest trump; with
-  five trumps, or four with the ace or king, its highest trump, to draw the
-  opponents' trumps; else a side ace (of its shortest side suit, which the others
-  are least likely to ruff); else, holding two trumps or more, a low side
-  singleton, to ruff that suit later; else the lowest card of its longest side
-  suit, leaving the trick to its partner. Under ``sar_next`` or ``trop_done`` only
-  side cards are legal and the same order applies to them.
-- **Declaring** after a trump lead: Trop to the end when offered and its chance of
-  success is at least one half (``sim.kort.compiled.trop_to_end_chance``: the leader leads
-  its trumps from the top and each opponent keeps its highest trump; exact over
-  every split of the outside trumps): a Kort is worth 5 wins and
-  TROP FAILED costs 1, against about 2 a strong hand makes on average otherwise.
-  Else Trop with four trumps or more including the ace or king (it means to lead
-  trumps while it wins anyway), else Sar.
-- **Following**: when its partner is taking the trick it does not overtake: its
-  cheapest card that does not beat the partner's (the cheapest card when every
-  legal card would). Otherwise it wins with its cheapest winning card, and when
-  nothing wins it ducks with its cheapest card.
-- **Bavan**: yes only to stake a Kort (an At-kort is already worth Bavan's 7
-  wins) that does not end the match, and only holding nothing but trumps and
-  aces; Bavan made adds 2 wins, failed loses 4, so it needs near certainty.
+Every choice is a pure function of the ``Table`` a seat sees (its own cards, the trick, trumps, its team's lead
+state, tricks and wins); it remembers nothing. A card's *cost* is its rank, plus 13 for a trump: cheap cards are
+thrown first, trumps last. It names the trump suit it holds most of, redeals a hand without face cards unless it
+is strong anyway (``redeal=never`` keeps every deal), leads by a fixed order of preferences, declares Trop to the
+end when it is likely to succeed, never overtakes its partner, and says yes to Bavan only with near certainty.
+Each rule and why is in docs/internals.md, ``agents.kort.greedy``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """Whole Kort matches between built-in agents inside compiled code: any lineup of random, greedy, tracker and mcts.
 
-``play_lineups`` plays one match per seed, each seat's decisions taken by the compiled twin of
-its Python agent (``random``: the engine's uniform choice from the seat's own stream;
-``greedy``: ``playout.greedy_choice``; ``tracker``: ``compiled_tracker.tracker_choice``;
-``mcts``: the Python agent's search, ``search.search``, on deals drawn from the seat's
-compiled tracker), so a match with its agents gives exactly the rows the reference engine
-gives with the Python agents (tests compare the runner's rows). Every seat keeps its own state
-in the kernel: a tracker stepped after every action from the public state alone, and for
-``mcts`` its search stream, reseeded each match as ``MCTSAgent.reset`` does
-(``derive_seed(agent_seed(seed, seat), spec seed)``). A seat reads its own cards when it
-decides and nothing else hidden: the search's root is rebuilt by ``compiled.seat_position``.
+``play_lineups`` plays one match per seed, each seat's decisions taken by the compiled twin of its Python agent, so
+a match with its agents gives exactly the rows the reference engine gives with the Python agents (tests compare
+the runner's rows). Every seat keeps its own state in the kernel, and reads its own cards when it decides and
+nothing else hidden. What each seat runs is in docs/internals.md, ``agents.kort.lineup``.
 
-``compiled_agent(spec)`` says whether a spec plays here (a registered name with any
-parameters; ``mcts`` with a time budget and agents given by import path keep the reference
-path). The state is allocated once per call (a runner chunk), the tree at the largest
-``iters`` of the lineups: a tree of ``1 + iters`` nodes never fills, so a larger one changes
-nothing.
+``compiled_agent(spec)`` says whether a spec plays here (a registered name with any parameters; ``mcts`` with a
+time budget and agents given by import path keep the reference path). The state is allocated once per call (a
+runner chunk).
 """
 
 from __future__ import annotations
@@ -222,8 +214,7 @@ class KortLineups:
 
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log
-    # The lineup kernel (measured: a cold `knorri-sim run --game kort --agents 'random;greedy;tracker;mcts:iters=10'
-    # --matches 2 --option target_wins=1 --workers 1` took 37.2 s of CPU, 2.0 s once cached).
+    # The lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
     CODE: dict[str, float] = {"agents.kort.lineup": 35.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:

@@ -1,26 +1,10 @@
 """Hidden hands for one Kort seat, drawn uniformly among the deals consistent with what its tracker knows.
 
-A seat sees its own cards and every card played this deal; the others' hands hold the
-rest (the *pool*), except the cards everyone knows a seat holds (the 13th card after
-"13"). ``HiddenHands`` reads, from a ``KortTracker`` and an observation, how many pool
-cards each other seat holds and, per seat and suit, the fewest and most cards of that
-suit it may hold: none of a suit it showed it lacks, and its trumps within the bounds
-its trump leads and declarations gave.
-
-``HandSampler`` draws the other seats' hands. Its distribution is **uniform over the
-deals consistent with the seat's knowledge**: every way of giving each seat as many
-pool cards as it holds, each suit's count within that seat's bounds, counts the same
-(so a deal weighs the same however the seats played into it; their policies are not
-modelled). While the holder chooses trumps (only its five cards are dealt) the hidden
-rest is the other 47 cards in deal order (and the holder's five, for another seat),
-drawn as a uniform shuffle.
-
-How (exact, not approximate): the bounds are per suit, so a deal is counted by how
-many cards of each suit each seat gets. A table of completion counts (the ways to deal
-the seats after one from each remaining per-suit count) gives each seat's suit counts
-their exact probability, seat after seat; the cards within a suit are then a uniform
-choice. The table is built once per decision; a draw then costs a few microseconds in
-compiled code (``draw_hands``), which a compiled search calls directly.
+``HiddenHands`` reads, from a ``KortTracker`` and an observation, how many unseen cards each other seat holds and,
+per seat and suit, the fewest and most cards of that suit it may hold. ``HandSampler`` draws the other seats'
+hands **uniformly over the deals consistent with that knowledge** (their policies are not modelled), exactly
+rather than by rejection; ``draw_hands`` is the compiled draw a compiled search calls. The bounds, the trump
+choice's case and how the exact draw works are in docs/internals.md, ``agents.kort.sampler``.
 """
 
 from __future__ import annotations

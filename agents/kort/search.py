@@ -1,31 +1,12 @@
 """Compiled single-observer information-set MCTS (SO-ISMCTS) for Kort's ``mcts``, with team values.
 
-One tree over the searching seat's information set: a node is a sequence of actions
-from the decision being made (every seat's, its own and the others'), whatever cards
-lie behind them. Each iteration:
-
-1. **determinize**: copy the position the seat sees and deal it a fresh sample of the
-   hidden hands (``sampler.draw_hands``: uniform among the deals consistent with what
-   the seat knows; while the holder chooses trumps, the undealt deck's order), with
-   fresh streams for redeals and later rounds;
-2. **select**: from the root, while every action legal in this determinization has a
-   child, step to the child with the best UCB1 score for the team of the seat to move,
-   counted over the iterations in which that child was available (legal), so a child
-   that is rarely possible is not starved (Cowling, Powley and Whitehouse 2012,
-   "Information Set Monte Carlo Tree Search");
-3. **expand** one untried legal action, chosen uniformly, then **play out** with a
-   compiled policy at every seat (``playout``: random or greedy) to the end of the
-   match, or of the round being played;
-4. **back up**: each node adds the value of the team whose seat chose its action:
-   partners share one value, and each team maximises its own.
-
-A team's value is its match result mapped to [0, 1] (1 for a won match, 0 for a
-lost one); a playout that stops at the end of the round reads the team's chance to
-win the match from the score it left and who holds the trump next
-(``values.match_win_chance``).
-
-Everything runs inside numba on the engine's compiled step API (``sim.kort.compiled``):
-one call makes a whole decision's iterations.
+One tree over the searching seat's information set: a node is a sequence of actions from the decision being made,
+whatever cards lie behind them. Each iteration determinizes (a fresh sample of the hidden hands), selects by UCB1
+for the team of the seat to move over availability counts, expands one untried action and plays out with a
+compiled policy, then backs up the value of the team whose seat chose each action. A team's value is its match
+result in [0, 1], or at a round's end its chance to win the match (``values.match_win_chance``). Everything runs
+inside numba on the engine's compiled step API (``sim.kort.compiled``): one call makes a whole decision's
+iterations. The steps in full are in docs/internals.md, ``agents.kort.search``.
 """
 
 from __future__ import annotations

@@ -1,37 +1,12 @@
 """What each seat cannot hold in Kort, deduced from one seat's observations; and ``tracker``, greedy with it.
 
-``KortTracker`` reads the public log its seat's observations carry, plus the seat's
-own cards, and keeps for every other seat what it cannot hold now and how many
-trumps it may hold. Each deal (a round's, or a redeal's) is a fresh permutation,
-so the knowledge starts again at every ``deal`` event; the holder's 13 cards shown
-at a redeal belong to the deal thrown away and say nothing about the next one.
-Within a deal a seat cannot hold:
+``KortTracker`` reads the public log its seat's observations carry, plus the seat's own cards, and keeps for every
+other seat what it cannot hold now and how many trumps it may hold, starting again at every deal (a round's or a
+redeal's). ``tracker`` plays as ``greedy`` does, except that it uses the deductions to take tricks with *masters*
+(``KortTracker.may_top``: cards no opponent still to play may top). It never overtakes a partner.
 
-- a card played this deal, or one the observing seat holds;
-- the holder's 13th card after "13", while the holder keeps it (every other seat
-  knows it is in the holder's hand);
-- a card of a suit it failed to follow (everyone must follow suit when able);
-- any trump after leading a side card while its team was in a Trop (a Trop's
-  leads must be trumps when the leader has one);
-- any side card after an ``alltrump`` lead (its hand was all trumps).
-
-A fresh trump lead also tells how many trumps the leader held, the led card
-included: fewer than 3 for an automatic ``sar_auto_fewer_than_3``; 3 or more for
-``sar_auto_5_tricks`` and for a chosen Sar or Trop; 7 or more for Trop to the end.
-These become bounds on the trumps it holds now, which follow its later plays.
-
-``tracker`` plays as ``greedy`` does, except that it uses the deductions to take
-tricks with *masters* (``KortTracker.may_top``: cards no opponent still to play may
-top, as far as the opponents have shown): leading a side card, it leads its
-cheapest side master when it has one; once no opponent may hold a trump, it leads
-side cards rather than draw trumps further (its partner's trumps would fall); and
-when an opponent is taking the trick, it takes it with its cheapest master that
-beats it, when it has one. It never overtakes a partner. (Cards no opponent can
-beat *for certain* are rare until late in a round: playing those only changed 1
-decision in 100 and made no measurable difference; masters beat greedy clearly.)
-
-``compiled_tracker.py`` is the compiled twin of both (the deductions and the choice), which
-the runner's compiled lineups play; a test holds the two equal at every decision.
+``compiled_tracker.py`` is the compiled twin of both, which the runner's compiled lineups play; a test holds the
+two equal at every decision. Every deduction and choice is in docs/internals.md, ``agents.kort.tracker``.
 """
 
 from __future__ import annotations

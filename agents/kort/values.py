@@ -8,10 +8,8 @@ holder keeps the trump while its team gets the wins and it passes to the other t
 otherwise, so ``match_win_chance`` works it out exactly by recursion over the scores
 (every round adds at least one win, so the recursion ends).
 
-The round results' frequencies were measured once in ``tracker`` self-play (600
-matches to 7 wins, 5,339 rounds): the holder's team won 56.6% of rounds ordinarily
-and 3.1% by Kort; the other team 39.3% ordinarily (TROP FAILED included: 0.2%) and
-1.0% by At-kort; Bavan was never played.
+The round results' frequencies were measured once in ``tracker`` self-play; the figures, and how they were
+taken, are in docs/kort.md ("Kort's agents and the ladder of teams").
 """
 
 from __future__ import annotations

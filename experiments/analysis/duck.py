@@ -103,7 +103,7 @@ class ShardIndex:
 
 
 def shard_index(paths: Sequence[Path]) -> ShardIndex:
-    """Read the footers of ``paths`` (the parquet metadata alone, about 2 ms a shard) into a ``ShardIndex``."""
+    """Read the footers of ``paths`` (the parquet metadata alone) into a ``ShardIndex``."""
     rows, tables, groups = [], [], []
     for path in paths:
         meta = pq.ParquetFile(path).metadata

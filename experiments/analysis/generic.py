@@ -1,19 +1,12 @@
 """The generic report: what any game's run shows from its adapter's metadata alone.
 
-A game without an analysis of its own (``experiments.analysis.reports``: none
-registered) gets this report. It knows no rules: it reads what the game's
-adapter declares (``sim.games``): the row's name (``ROW``), the per-seat
-``score``, the outcome the summary counts (``OUTCOME``: a column naming a seat
-or a per-seat bool), the ``end_reason`` categories, the finishing places
-(``PLACE_COLUMNS`` and ``finishing_places``) and the partners (``seat_teams``).
-The run is read with the checks every game's loader shares
-(``experiments.analysis.load``), into two tables:
-
-- ``rows``: one row per row of the run (table, deal group, seat count, end reason, outcome seat, cluster, label);
-- ``seats``: one row per seat of a row (agent, team, score, place, whether the outcome counts it).
-
-Every interval is a 95% one over deal groups (the ``cluster`` column), as in the
-games' own reports; the ratings are the shared ladder's, ranking seats by place.
+A game without an analysis of its own (``experiments.analysis.reports``: none registered) gets this report. It
+knows no rules: it reads what the game's adapter declares (``sim.games``): the row's name (``ROW``), the per-seat
+``score``, the outcome the summary counts (``OUTCOME``), the ``end_reason`` categories, the finishing places
+(``PLACE_COLUMNS``, ``finishing_places``) and the partners (``seat_teams``). The run is read with the checks every
+game's loader shares (``experiments.analysis.load``) into a ``rows`` table (one row per row of the run) and a
+``seats`` table (one row per seat of a row). Every interval is a 95% one over deal groups (the ``cluster``
+column), as in the games' own reports; the ratings are the shared ladder's, ranking seats by place.
 """
 
 from __future__ import annotations

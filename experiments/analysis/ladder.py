@@ -1,26 +1,13 @@
 """The bot ladder: head-to-head results between agents and a rating for each from whole finishing orders.
 
-Head to head: in every hand, every pair of seats held by two different agents
-is one game between them, won by the seat ranked higher by the run's
-``rank_by`` seat column (a tie counts half to each). For Knorri that is the
-score, which ranks the seats by when they went out; for Knockout Whist it is
-``beaten``, the seats that went out before this one: so this is "who finished
-ahead" in both games.
+Head to head: in every row, every pair of seats held by two different agents is one game between them, won by the
+seat ranked higher by the run's ``rank_by`` seat column (a tie counts half to each): "who finished ahead".
 
-Rating: ``openskill``'s Plackett-Luce model (Weng and Lin 2011, "A Bayesian approximation
-method for online ranking"), which rates a whole finishing order at once rather than pairs
-of seats. Every row (a hand, a game, a match) is one ranked game between its teams: a seat
-is its own team unless the run's ``seats`` table has a ``team`` column (Kort's partners), a
-team is the different agents holding its seats, and its place is 1 + the seats that finished
-strictly ahead (``sim.contract.places_from_values`` of ``rank_by``): seats that finished together
-tie. Rows are rated one after another in run order, from openskill's prior (mu 25, sigma
-25/3), with no drift between rows (``tau = 0``: an agent does not change while a run
-plays). An agent holding several teams of one row (more seats than agents) gets the sum of
-the updates its teams would get apart: to first order the update of its one strength, as
-the likelihood's gradient for a shared strength is the sum of its teams' gradients. The
-interval is mu ± 2 sigma, the model's own; it does not widen for duplicate deals, so compare
-it with the clustered score intervals beside it. A row whose teams are all one agent tells
-nothing and is skipped.
+Rating: ``openskill``'s Plackett-Luce model (Weng and Lin 2011), which rates a whole finishing order at once, every
+row one ranked game between its teams, rated in run order with no drift between rows (``tau = 0``). The interval
+is mu ± 2 sigma, the model's own; it does not widen for duplicate deals, so compare it with the clustered score
+intervals beside it. The model's settings and the case of an agent at several seats are in docs/internals.md,
+``experiments.analysis.ladder``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,14 @@
 """Loading a run folder for analysis: what every game's loader shares.
 
-A run folder is what ``knorri-sim run`` writes: ``manifest.json`` and
-``hands/part-*.parquet``. Only chunks the manifest (or a live run's journal)
-records as finished are read, each shard checked against the SHA-256 its writer
-recorded (``complete_shards``), so a run that is still going (or was killed)
-gives a consistent, smaller sample and a damaged one is refused in one line.
-Rows of one deal group share their cards (duplicate deals), so every statistic
-treats ``(table, deal_group)`` as one cluster: the ``cluster`` column
-(``cluster_ids``).
+Only chunks the manifest (or a live run's journal) records as finished are read, each shard checked against the
+SHA-256 its writer recorded (``complete_shards``), so a run still going gives a consistent, smaller sample and a
+damaged one is refused in one line. Rows of one deal group share their cards (duplicate deals), so every statistic
+treats ``(table, deal_group)`` as one cluster: the ``cluster`` column (``cluster_ids``).
 
-The manifest names the game (``run_game``), ``open_run`` checks the folder and
-finds its complete shards, ``read_shards`` reads them, ``lineup_table`` names the
-tables, ``stack_runs`` loads several runs as one, and ``LoadedRun`` is the base
-of every game's loaded run (``experiments.analysis.knorri``, ``knockout_whist``,
-``kort`` and the generic ``experiments.analysis.generic``). ``stream_paths`` streams any game's run instead: its
-statistics (``Partial``: counts, histograms, cluster moments, ratings carried in run order) gathered one batch of
-whole chunks at a time (``BATCH_ROWS`` rows at most), its rows let go, which is how every report reads a run;
-``stack_streamed`` adds up several streamed runs' additive statistics, as ``stack_runs`` stacks loaded runs.
-A game whose runs stack that way (Knockout Whist, Kort) reads its folders through a ``RunReader``.
+``open_run`` checks a folder, ``read_shards`` reads it, ``stack_runs`` loads several runs as one and ``LoadedRun``
+is the base of every game's loaded run; ``stream_paths`` streams any game's run instead, its statistics
+(``Partial``) gathered one batch of whole chunks at a time, which is how every report reads a run. More in
+docs/internals.md, ``experiments.analysis.load``.
 """
 
 from __future__ import annotations
@@ -380,8 +371,8 @@ def complete_shards(folder: Path, manifest: dict[str, Any] | None = None) -> lis
 def iter_shard_batches(paths: Sequence[Path], columns: list[str], batch_size: int = 65_536) -> Iterator[pa.RecordBatch]:
     """The ``columns`` of the shards at ``paths`` as record batches, in order, one shard open at a time.
 
-    Not a ``pyarrow.dataset``: a dataset keeps every shard's footer once it has read it, about 110 KB a Knorri
-    shard, 0.5 GB over a 100M-hand run's 5,000 shards; this holds one shard's and one batch's."""
+    Not a ``pyarrow.dataset``: a dataset keeps every shard's footer once it has read it, which grows with the run
+    (docs/scaling.md, "Any size in bounded memory"); this holds one shard's and one batch's."""
     for path in paths:
         with pq.ParquetFile(path, page_checksum_verification=True) as shard:
             yield from shard.iter_batches(batch_size=batch_size, columns=columns)

@@ -1,20 +1,12 @@
 """Which report a run gets, and what every report is made of: figures drawn as PNG and a Markdown summary.
 
-A game's analysis registers its report once, at the end of its ``report`` module:
-``register_report(game, load_run, FIGURES, summary_markdown)``. ``knorri-sim
-report RUN_DIR`` reads the game the run's manifest names and asks
-``experiments.analysis.generic.report_for``: the game's own report if one is
-registered here, else the generic one, which any game gets from what its adapter
-declares (``sim.contract``). This module never imports the generic report (which
-is built from the pieces below). Each installed game's report module, and its
-cut-off analysis's, is named by an entry point (``sim.plugins.REPORTS``,
-``sim.plugins.CUTOFFS``) and imported the first time a report is asked for; a game
-with none gets the generic report.
-
-The rest are the pieces every game's report shares: ``FigureSpec`` (one figure),
-``FigureBook`` (a game's figures, each declared on the function that draws it, in
-its figures module), ``write_report_files`` (the folder), the summary's opening
-and closing lines and its tables of shares, head-to-head results and ratings.
+A game's analysis registers its report once, at the end of its ``report`` module (``register_report``).
+``knorri-sim report RUN_DIR`` asks ``experiments.analysis.generic.report_for`` for the report of the game the
+run's manifest names: the game's own if one is registered, else the generic one. Each installed game's report
+module is named by an entry point (``sim.plugins.REPORTS``, ``sim.plugins.CUTOFFS``) and imported the first time
+a report is asked for. This module never imports the generic report, which is built from the pieces here:
+``FigureSpec``, ``FigureBook`` (a game's figures, each declared on the function that draws it),
+``write_report_files`` and the summary's shared lines and tables.
 """
 
 from __future__ import annotations

@@ -3,19 +3,11 @@
     knorri-sim bench --agents "random;greedy;loginf;mcts:iters=100" [--game G] [--hands H] [--repeat 3]
     python -m experiments.bench.lineups [--game G ...] [--agents SPECS ...] [--hands H] [--repeat 3]
 
-The lineup's deals are played as ``knorri-sim run`` plays a chunk (``routes.play_matches``:
-the route chosen, then played, columns included, parquet writing not), once per path it
-can take: ``engine="compiled"`` (the compiled engine, the agents' compiled lineup player,
-or the batch engine with vectorised agents) and ``engine="reference"``. A path the lineup
-cannot take is said so. The rate is per CPU second of this process (``time.process_time``:
-the machine may be shared, and the adapters play a chunk on one core), the median of
-``repeat`` timings on fresh seeds, after one untimed warm-up (compiling or loading the
-kernels). The reference path plays fewer deals (a fiftieth, at least one), since it is
-slow; what each path timed is printed beside its rate. The ``python -m`` form times a
-table of lineups for every registered game (those its agents name, ``agents.base.bench_lineups``,
-or those given) and checks that both paths wrote the same rows for the deals they both
-played. Nothing here knows a game's rules or agents: everything goes through ``sim.games``
-and the agents' registry.
+The deals are played as ``knorri-sim run`` plays a chunk (``routes.play_matches``, parquet writing left out), once
+on each path the lineup can take (``compiled`` and ``reference``; the reference path plays a fiftieth of the
+deals). The rate is per CPU second of this process, the median of ``repeat`` timings after an untimed warm-up. The
+``python -m`` form times every registered game's lineups (``agents.base.bench_lineups``) and checks that both
+paths wrote the same rows. How it times is in docs/internals.md, ``experiments.bench.lineups``.
 """
 
 from __future__ import annotations

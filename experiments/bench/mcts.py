@@ -3,18 +3,11 @@
     python -m experiments.bench.mcts --game knockout-whist --seats 4,7 --iters 100,1000 --repeat 3
     python -m experiments.bench.mcts --game knorri --floor --agents "random;greedy;loginf;mcts:iters=100"
 
-Decisions per second: the positions are every decision of a few seeded deals of ``greedy``
-self-play (the game's default options), dealt through the game's adapter. Each repeat
-replays them with a fresh ``mcts`` per seat and deal and times ``act`` on every decision
-with a choice (a forced move costs nothing); the numba compile and any per-seat-count
-table are paid on warm-up decisions first (one with a choice in each of the game's
-phases). The median over repeats of decisions per second is printed, with the median
-and largest time of one decision.
-
-``--floor`` (Knorri) times what the ``mcts`` seats' searches alone cost per hand: it plays
-the reference path and adds up the time inside the compiled search kernels the Python
-agent calls (the compiled lineup runs the same searches on the same inputs), so
-``1 / floor`` is the most hands per second any path could reach with that lineup.
+Decisions per second: every decision with a choice of a few seeded deals of ``greedy`` self-play, replayed by a
+fresh ``mcts`` per seat and deal after warm-up decisions that compile; the median over repeats is printed, with the
+median and largest time of one decision. ``--floor`` (Knorri) adds up the time inside the compiled search kernels
+of the lineup's ``mcts`` seats per hand, so ``1 / floor`` is the most hands per second any path could reach with
+that lineup. More in docs/internals.md, ``experiments.bench.mcts``.
 """
 
 from __future__ import annotations

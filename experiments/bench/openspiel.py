@@ -1,21 +1,14 @@
 """Our ``mcts`` against OpenSpiel's own ``MCTSBot`` in Knorri, side by side on the same deals, on one core.
 
-(``openspiel_speed`` times clones and random play through ``pyspiel``; ``openspiel_ismcts``
-plays ``mcts`` against OpenSpiel's ``ISMCTSBot``; both reuse ``play`` from here.)
-For each deal (seeds from ``--seed``) one seat, rotated over the deals (deal i: seat
-i mod seats), is played once by ``mcts:iters=N`` (its defaults otherwise) and once by
-``MCTSBot(max_simulations=N)`` with OpenSpiel's ``RandomRolloutEvaluator`` (one random
-rollout per leaf) through ``rl.openspiel_game``; the other seats are ``--opponents``
-(``greedy`` by default) both times, reseeded alike. Reported: mean score per hand of that
-seat with a 95% interval, the paired difference, and CPU ms per decision of each. MCTSBot's
-default ``uct_c=2`` on raw scores is our ``c=0.4`` on scores scaled to [0, 1] at 3 seats
-(the span of a 3-seat score is 5). MCTSBot searches cloned true states, so it sees the
-stock order in phase 1 (phase 2 is public in Knorri): it plays with perfect information,
-our ``mcts`` without. The table is rewritten to ``--out`` after every deal, so a run cut
-short keeps what it played.
-
-    python -m experiments.bench.openspiel --seats 3 --sims 200 --deals 120 --budget 0 \
+    python -m experiments.bench.openspiel --seats 3 --sims 200 --deals 120 --budget 0 \\
         --out experiments/results/openspiel_mcts.md
+
+For each deal one seat, rotated over the deals, is played once by ``mcts:iters=N`` and once by
+``MCTSBot(max_simulations=N)`` through ``rl.openspiel_game``, ``--opponents`` at the other seats both times.
+Reported: that seat's mean score per hand with a 95% interval, the paired difference, and CPU ms per decision of
+each. MCTSBot searches cloned true states, so it plays with perfect information, our ``mcts`` without. The table is
+rewritten to ``--out`` after every deal. The settings compared are in docs/internals.md,
+``experiments.bench.openspiel``; ``openspiel_speed`` and ``openspiel_ismcts`` reuse ``play`` from here.
 """
 
 from __future__ import annotations

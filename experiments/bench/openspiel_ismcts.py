@@ -1,21 +1,14 @@
 """Our ``mcts`` against OpenSpiel's ``ISMCTSBot`` in Knorri on duplicate deals, at equal CPU per decision.
 
-Deal i (seeds derived from ``--seed``; deals that end before any choice are skipped)
-is played twice: once with ``mcts`` (its defaults) in the tested seat, once with
-ISMCTS there, the tested seat rotated over the deals (deal i: seat i mod seats) and
-``--others`` (``greedy``) in the other seats both times, reseeded alike. ISMCTS is
-OpenSpiel's ``ISMCTSBot`` (UCT ``--uct-c``, one ``RandomRolloutEvaluator`` rollout a
-leaf, worlds drawn by ``resample_from_infostate`` from a seeded sampler) searching
-until a CPU budget is spent (at least two simulations, the fewest it can decide
-from): the budget is ``mcts``'s mean CPU per decision with a choice, measured first
-on ``--calibrate`` deals of its own (or given by ``--budget-ms``). Both decide at
-once when only one action is legal. The table gives each side's mean score per hand
-with a 95% interval, the paired difference, and the CPU ms each spent per decision
-with a choice, as measured in the run; it is rewritten to ``--out`` after every deal,
-and a rerun with the same arguments and ``--resume`` carries on from the deals there.
-
     nice -n 5 python -m experiments.bench.openspiel_ismcts --seats 4 --deals 200 \\
         --out experiments/results/openspiel_ismcts.md
+
+Each deal is played twice, once with ``mcts`` in the tested seat and once with ISMCTS there (worlds drawn by
+``resample_from_infostate``), the seat rotated over the deals and ``--others`` at the other seats. ISMCTS searches
+until a CPU budget is spent: ``mcts``'s mean CPU per decision with a choice, measured first on ``--calibrate``
+deals (or ``--budget-ms``). The table gives each side's mean score with a 95% interval, the paired difference and
+the CPU each spent; it is rewritten after every deal, and ``--resume`` carries on. More in docs/internals.md,
+``experiments.bench.openspiel_ismcts``.
 """
 
 from __future__ import annotations

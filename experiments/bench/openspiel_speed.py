@@ -1,29 +1,12 @@
 """How fast OpenSpiel's algorithms can drive our games through ``pyspiel``: clone, random play, ``random_sim_test``.
 
-All on one core in CPU time (``time.process_time``), each figure the median of
-``--repeats`` runs:
-
-- **clone**: ``state.clone()`` in microseconds, for each game registered with OpenSpiel
-  (at ``--seats``; a game played by one seat count alone at that count, as Kort at its
-  four), on states reached by random play (repeat r times a fresh state, some 5 to 60
-  decisions into a deal).
-- **late clone** (``--late-deals N``, 0 to skip): the same, once, on the state before the
-  last decision of the longest of N random deals of each game (the longest log to copy).
-- **random loop** (the default game, Knorri, at ``--seats``): decisions per CPU second of exactly this
-  loop, deal after deal for ``--seconds`` CPU seconds a repeat (the deals' seed bytes
-  and ``new_initial_state`` are inside the timing, only decisions are counted)::
-
-      state = game.new_initial_state()
-      for byte in rng.randbytes(8):
-          state.apply_action(byte)
-      while not state.is_terminal():
-          player = state.current_player()
-          state.apply_action(rng.choice(state.legal_actions()))
-
-- **random_sim_test** (``--sim-test N``, 0 to skip): CPU seconds of
-  ``pyspiel.random_sim_test(game, num_sims=N, serialize=True)`` on the default game at five players.
-
     python -m experiments.bench.openspiel_speed --repeats 5 --sim-test 5 --late-deals 200
+
+All on one core in CPU time, each figure the median of ``--repeats`` runs: **clone** (``state.clone()`` for each
+game registered with OpenSpiel, on states reached by random play), **late clone** (``--late-deals N``: the state
+before the last decision of the longest of N random deals), **random loop** (decisions per CPU second of random
+play on the default game) and **random_sim_test** (``--sim-test N``). What each times exactly, the random loop's
+code included, is in docs/internals.md, ``experiments.bench.openspiel_speed``.
 """
 
 from __future__ import annotations

@@ -3,21 +3,11 @@
     python -m experiments.bench.runner overhead --hands 1000000 --agents random --workers 2 --repeat 3
     python -m experiments.bench.runner store --hands 400000 --chunk-hands 20000 --workers 2
 
-``overhead`` times, each repeat, two fresh processes from start to exit: ``knorri-sim run``
-writing the parquet dataset, manifest and summary, and the same chunks played on their
-planned route (``routes.play_route``) on the same number of joblib workers, results thrown
-away. The difference is what the runner adds (Arrow tables, shipping them to the writer,
-zstd parquet, the manifest, the summary). Medians are printed; since the machine's other
-load makes single timings noisy, the runner's own CPU accounting (from the manifest: the
-workers' CPU inside and outside the engine, the writing process's CPU, and the summary) is
-printed too: it does not depend on what else the machine is doing.
-
-``store`` starts a moto S3 server on 127.0.0.1 (``moto[server]`` and ``s3fs``, the test
-extra), then times two fresh runs on the same config: one with ``--out s3://bench/run``
-(its workers put their own shards on the server) and one into a local temporary folder
-(the command's process writes every shard). It prints each one's wall time, rows per
-second and the CPU seconds of the command and its workers. The moto server runs in this
-process, in Python, so the S3 figure is a floor for a real store, not its speed.
+``overhead`` times ``knorri-sim run`` against the same chunks played on their planned route with the results
+thrown away, each a fresh process: the difference is what the runner adds. The runner's own CPU accounting from
+the manifest is printed too, since it does not depend on the machine's other load. ``store`` times a run into a
+moto S3 server on loopback against one into a local folder; the server runs in this process, in Python, so its
+figure is a floor for a real store. More in docs/internals.md, ``experiments.bench.runner``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """``knorri-sim league``: a pool of agents in a balanced design on duplicate deals, at each seat count.
 
-Per seat count it plays one run of the runner into ``OUT/seats-N/`` (the same parquet dataset as
-``knorri-sim run``: ``knorri-sim report OUT/seats-N`` and the notebooks read it). The design,
-``assign = balanced``: every ordering of the agents is dealt out one per seat (one per team in
-Kort), wrapping round when there are more seats than agents, and every seating plays every deal.
-So each agent holds each seat equally often and is equally often at the table, on the same
-cards: at 4 seats with 4 agents the 24 permutations; at 3 seats the 24 ordered choices of 3;
-at 5 and 6 seats the 24 orderings, the first one or two agents of each taking a second seat; in
-Kort the 12 ordered pairs of teams (both ways round). It prints, per seat count, each agent's
-mean score per seat-row with a 95% CI clustered by deal, its finishing places, and its openskill
-Plackett-Luce rating (mu ± 2 sigma), and draws the ratings in ``OUT/league_ratings.png``
-(``league.md`` holds the printout). Run it again with the same options and ``--out`` to resume.
+The design and its runs are ``experiments.league.play``'s (``DESIGN`` below says it for ``--help``), what they say
+``experiments.league.results``'s. It prints, per seat count, each agent's mean score, finishing places and
+rating, and writes the ratings figure and the printout into ``OUT``; the same command resumes a stopped league.
 """
 
 from __future__ import annotations
@@ -22,7 +14,8 @@ from pathlib import Path
 import matplotlib
 
 from agents.lineup import split_agent_specs
-from experiments.league import format_result, run_league
+from experiments.league.play import run_league
+from experiments.league.results import format_result
 from experiments.runner.config import ConfigError, option_settings
 from sim import games
 

@@ -1,24 +1,13 @@
 """A duel: agents A and B on duplicate deals, played by the runner until a sequential test decides.
 
-**A deal.** One deal group of the runner: one match seed, so the same cards, played ``2 R`` times. The tested seat
-(in Kort, the tested team of two partners) takes each of its ``R`` rotations round the table, and at each rotation
-the deal is played once with A there and once with B, the same ``others`` specs at the other seats and the same
-seeds (``experiments.runner.plan.duel_design``; at 4 seats of Knorri, ``R = 4`` and a deal is 8 hands; in Kort
-with one spec at both other seats, ``R = 2`` and a deal is 4 matches). Over a deal A and B each hold every seat
-position once, against the same others, on the same cards: seat advantage and the luck of the cards cancel in
-their difference.
-
-**The statistic.** A deal's paired difference is A's mean score per row (hand, game or match) at the tested seat
-over the ``R`` rotations minus B's (at a team, the mean over its seats). Deals are independent, so their
-differences are the independent steps of ``experiments.duel.sprt``'s test.
-
-**Batches.** The run is planned for ``max_deals`` deals cut into chunks of ``BATCH_DEALS`` deals (the last may be
-shorter); the workers play chunks in order, two in flight per worker, and after each chunk is written the test
-looks at every batch boundary the finished chunks now reach without a gap, in deal order, from ``MIN_DEALS`` on,
-and at ``max_deals``. The first look past a bound decides and the run stops, abandoning the chunks still playing;
-chunks finished after the deciding batch while it was being played stay in the folder (they are ordinary rows) but
-do not count. So the verdict depends only on the deals' results, never on the worker count or the order chunks
-finish in, and running the same duel again on its folder resumes it, or finds it already decided.
+**A deal** is one deal group of the runner, played ``2 R`` times: at each of the tested seat's (or team's) ``R``
+rotations, once with A there and once with B, the same ``others`` at the other seats and the same seeds
+(``experiments.runner.plan.duel_design``), so seat advantage and the luck of the cards cancel in their difference.
+**The statistic** is a deal's paired difference, A's mean score per row at the tested seat minus B's: the
+independent steps of ``experiments.duel.sprt``'s test. **Batches**: the run is cut into chunks of ``BATCH_DEALS``
+deals and the test looks at every batch boundary the finished chunks reach without a gap, in deal order, from
+``MIN_DEALS`` on, so the verdict depends only on the deals' results, never on the workers. The same duel run again
+on its folder resumes it. More in docs/internals.md, ``experiments.duel.play``.
 """
 
 from __future__ import annotations

@@ -1,58 +1,14 @@
 """A sequential probability ratio test on paired differences: Wald's SPRT under a normal approximation, with the
 variance estimated as it goes (a generalised SPRT).
 
-**The data.** A duel plays duplicate deals; deal ``i`` gives one number ``x_i``, the paired difference: agent A's
-mean score per hand in the tested seat minus B's, on the same cards (``experiments.duel.play`` says how a deal is
-played). The question is the mean ``mu`` of the ``x_i``:
-
-- H0: ``mu <= delta0`` (A better by at most ``delta0``, 0 by default: not better);
-- H1: ``mu >= delta1`` (A better by at least ``delta1``, ``delta1 > delta0``).
-
-**The test.** Model the ``x_i`` as independent draws of a normal ``N(mu, sigma^2)`` and compare the two simple
-hypotheses at the edges, ``mu = delta0`` against ``mu = delta1``. After ``n`` deals, with mean ``m``, the log of the
-likelihood ratio is
-
-    LLR_n = sum_i [(x_i - delta0)^2 - (x_i - delta1)^2] / (2 sigma^2)
-          = n (delta1 - delta0) (2 m - delta0 - delta1) / (2 sigma^2).
-
-``sigma^2`` is not known: it is replaced at every look by the sample variance ``s^2`` of the differences so far
-(divisor ``n - 1``). That plug-in is the generalised SPRT; fishtest and OpenBench do the same for chess engines,
-with the variance of their game pairs under the pentanomial model. Wald's bounds stop the test:
-
-- ``LLR_n >= log((1 - beta) / alpha)``: accept H1 (``+2.944`` at ``alpha = beta = 0.05``);
-- ``LLR_n <= log(beta / (1 - alpha))``: accept H0 (``-2.944``);
-- otherwise play more deals.
-
-Wald's bounds give error rates of about ``alpha`` (H1 accepted when ``mu = delta0``) and ``beta`` (H0 accepted when
-``mu = delta1``), a little less in practice, since the LLR stops past its bound rather than on it. Further from the
-edges the errors are rarer still: the chance of accepting H1 falls as ``mu`` falls.
-
-**Why the normal approximation holds here.** Only the partial sums of the ``x_i`` enter the LLR, so the test is a
-random walk with one step per deal. The steps are independent and alike (every deal has its own seed), and each is
-bounded: a deal's difference is a mean of bounded scores (a Knorri seat scores from ``-(n - 1) n / 2`` to
-``n - 1``; Kort's is +1 or -1), so it has every moment. By the central limit theorem (in its functional form:
-the walk of partial sums, rescaled, is a Brownian motion with drift), after a few dozen deals the walk's path is
-close to that of normal steps with the same mean and variance, and that path is all the test sees. Pairing on
-the same cards and averaging over the seat's rotations make the steps less lumpy still: most of the luck of a
-deal is common to A and B and cancels. The variance estimate converges to ``sigma^2``; with ``delta1 = 0.05`` a
-decision takes hundreds of deals, by which time ``s^2`` is within a few percent of it. To keep the first,
-noisiest estimates from deciding, the duel looks only after its first deals (``MIN_DEALS`` in
-``experiments.duel.play``).
-
-**Looks in batches.** The duel checks the test after each batch of deals, not after every deal. Between looks the
-LLR may cross a bound and come back unseen, and at the look that stops it, it may lie further past the bound
-(overshoot). Both make errors rarer than Wald's approximation says, and cost up to a batch of extra deals; neither
-raises an error rate. ``tests/test_sprt.py`` measures the rates on thousands of simulated duels at the duel's
-batches and at batches four times as long; docs/comparing.md gives the figures, with those of looking after every deal
-(from the 32nd: a little above ``alpha`` when a decision takes under a hundred deals, since the early looks see
-the roughest variance estimates).
-
-**Degenerate samples.** When every difference so far is the same, ``s^2 = 0`` and the LLR is infinite on the side
-of the mean (A and B played alike on every deal: the same agent twice); it is 0 if that mean is exactly halfway.
-
-**The interval.** The mean difference is reported with ``m +- 1.96 s / sqrt(n)``, the fixed-sample 95% interval.
-After a sequential stop it is a guide, not an exact 95%: the test tends to stop when ``m`` has strayed towards the
-bound it crossed.
+Deal ``i`` of a duel gives one paired difference ``x_i`` (A's mean score in the tested seat minus B's); the test
+asks whether their mean ``mu`` is at most ``delta0`` (H0) or at least ``delta1`` (H1). With the ``x_i`` modelled
+as normal, the log-likelihood ratio after ``n`` deals of mean ``m`` is
+``n (delta1 - delta0) (2 m - delta0 - delta1) / (2 s^2)``, ``s^2`` the sample variance so far, and Wald's bounds
+``log((1 - beta) / alpha)`` and ``log(beta / (1 - alpha))`` stop it. The mean difference is reported with the
+fixed-sample interval, a guide after a sequential stop. Why the normal approximation holds, what looking in
+batches does, the degenerate samples and the interval are in docs/internals.md, ``experiments.duel.sprt``;
+docs/comparing.md gives the error rates measured on simulated duels.
 """
 
 from __future__ import annotations

@@ -183,7 +183,7 @@ def _run_row(folder: Path, manifest: dict[str, Any], hand_index: int, row_name: 
     """The run's row ``hand_index`` (every column, as Python values), read from its complete shards."""
     paths = complete_shards(folder, manifest)
     # one shard at a time (its footer's statistics skip it unread unless it may hold the row): a read of every shard
-    # at once holds every footer, about 0.5 GB over a 100M-hand run
+    # at once holds every footer, which grows with the run (docs/scaling.md)
     for path in paths:
         table = pq.read_table(path, filters=[("hand_index", "=", hand_index)], partitioning=None,
                               page_checksum_verification=True)

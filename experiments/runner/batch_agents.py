@@ -1,35 +1,13 @@
 """Vectorised agents (``act_batch``) on a game's compiled batch engine: many deals in lockstep, one call a step.
 
-An agent that defines ``act_batch(observations, legal_mask) -> actions`` plays on the
-compiled batch engine through ``knorri-sim run`` (the runner's batch route, ``routes.BATCH``).
-A chunk's deals are stepped together; at every step the agent is called once with the
-rows of every deal where its seat is to move:
-
-- ``observations``: ``float32[k, OBSERVATION_SIZE]``, the batch engine's observation tensor
-  rows (``sim.<game>.batch``'s ``OBSERVATION_SLICES`` say what each column holds);
-- ``legal_mask``: ``bool[k, NUM_ACTIONS]``, the legal action ids of each row;
-- it returns ``k`` legal action ids (integers), one per row.
-
-Seats of the same lineup that are built-in ``random`` or ``greedy`` (where the game's batch
-engine has that policy: the adapter's ``BATCH_POLICIES``) are played by the engine's
-compiled policies, which make the Python agents' very choices. A lineup holding any other
-agent (one with only ``act``, or a built-in search agent) keeps the reference path, where
-the vectorised agent's ``act`` plays; so does every chunk whose decisions are logged.
-
-Seeding. A batch agent cannot be reset per deal, so it gets its randomness two ways:
-
-- ``reset(seat, n_seats, seed)`` is called once per batch (deal k of every match of a
-  chunk) for each seat it sits at, with ``seed = agent_seed(first deal's seed, seat)``, the
-  first deal of the batch where it sits there. A chunk's deals depend on the config alone
-  (never on the workers), so rows are a function of the config and its seed; changing
-  ``chunk_hands`` regroups the deals and may change the choices of an agent that draws from
-  a generator seeded here.
-- If ``act_batch``'s third parameter is named ``streams``, it gets ``uint64[k]``: for each row
-  the splitmix64 state of that deal's and seat's own stream, started at ``agent_seed(deal
-  seed, seat)`` exactly as ``RandomAgent``'s and advanced only by the agent, which updates
-  the array in place (``state += GOLDEN_GAMMA``, then mix; ``agents/examples/batch_random.py``
-  does it in NumPy). An agent whose choice for a row depends only on that row's observation,
-  mask and stream writes rows that depend on the config and seed alone, whatever the chunking.
+An agent that defines ``act_batch(observations, legal_mask) -> actions`` plays on the compiled batch engine
+through ``knorri-sim run`` (the runner's batch route, ``routes.BATCH``): at every step it is called once with the
+rows of every deal where its seat is to move (``float32[k, OBSERVATION_SIZE]`` observations, ``bool[k,
+NUM_ACTIONS]`` masks) and returns ``k`` legal ids. Seats of the same lineup that are built-in ``random`` or
+``greedy`` are played by the engine's compiled policies; a lineup holding any other agent keeps the reference
+path, as does every chunk whose decisions are logged. A batch agent gets its randomness from ``reset`` once per
+batch, or per row from a ``streams`` parameter; how each is seeded is in docs/internals.md,
+``experiments.runner.batch_agents``.
 """
 
 from __future__ import annotations

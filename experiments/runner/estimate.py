@@ -32,8 +32,8 @@ MAX_SAMPLE_ROWS = 64
 # A run of the engine's own lineups that its slowest measured rate plays in under LONG_RUN_SECONDS / ENGINE_MARGIN
 # is not timed: it cannot be long.
 ENGINE_MARGIN = 4
-# Parquet bytes per decision in actions/: 1.13 measured on 20,000 random 4-seat Knorri hands (8.1 M decisions,
-# zstd), rounded up for the games whose rows carry one more column.
+# Parquet bytes per decision in actions/, as measured (docs/experiments.md, "The actions table"), rounded up for
+# the games whose rows carry one more column.
 ACTION_ROW_BYTES = 1.3
 
 

@@ -1,24 +1,11 @@
 """What code makes a run's rows, recorded in its manifest so that a resume can tell when that code changed.
 
-Two runs of one config and seed give the same rows only when the same code plays
-them. The manifest's ``code`` records:
-
-- ``project``: a SHA-256 of every ``.py`` file of the project code that decides
-  rows (``PROJECT_CODE``: the engines and rules in ``sim/``, the built-in agents in
-  ``agents/``, the runner in ``experiments/runner/``), with the project's version.
-  Built-in agents and any agent named by import path inside these folders are
-  covered by it; so is an edit of the engines themselves, which would mix rows just
-  as an edited agent would.
-- ``python``, ``numpy``, ``numba``: the versions that decide the rows.
-- ``agents``: one entry per module the run seats an agent from by import path
-  (``flaky:Flaky``, ``mylab.bots:Bot``) outside the project: the installed
-  distribution's name and version when the module is one of its files, else a
-  SHA-256 of its source: every ``.py`` file of its top-level package when it
-  is in one, and every module it imports, directly or through those, that is
-  neither installed, nor the standard library's, nor the project's (a sibling
-  ``helper.py`` beside a one-file agent), so that an edited helper counts too.
-
-``changes`` compares two records and names every difference in words.
+Two runs of one config and seed give the same rows only when the same code plays them. The manifest's ``code``
+records ``project`` (a SHA-256 of the project code that decides rows, ``PROJECT_CODE``, with the project's
+version), the ``python``, ``numpy`` and ``numba`` versions, and ``agents``: one entry per module outside the
+project that the run seats an agent from by import path (its distribution's version, or a SHA-256 of its source
+and of the uninstalled modules it imports). ``changes`` compares two records and names every difference in words.
+What each entry covers is in docs/internals.md, ``experiments.runner.fingerprint``.
 """
 
 from __future__ import annotations

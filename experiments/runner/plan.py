@@ -31,8 +31,8 @@ from sim.rng import derive_seed, derive_seeds
 
 # Hands per chunk when the config does not say: about 1/64 of the run, so small runs
 # still spread over the cores, capped so that a kill loses little and the progress
-# bar moves: lineups the engine plays itself make ~10^5 hands a second; search agents,
-# compiled or not, make from about one to a few hundred.
+# bar moves: lineups the engine plays itself are hundreds of times faster than search agents,
+# compiled or not (docs/speed.md).
 TARGET_CHUNKS = 64
 COMPILED_CHUNK_HANDS = 20_000  # lineups at the engine's speed (routes.ENGINE)
 PYTHON_CHUNK_HANDS = 200  # every other lineup

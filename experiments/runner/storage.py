@@ -1,25 +1,11 @@
 """The output folder: parquet shards put in place whole, a journal of finished chunks, the manifest, a lock.
 
-Layout of a run folder::
-
-    manifest.json            the config, seeds, versions, git commit, schema version, chunks done and their rows
-    journal.jsonl            one line per chunk finished since the manifest was last written (folded in later)
-    .lock                    held by the one process writing the run (removed when it ends in order)
-    hands/part-000042.parquet   the hands of chunk 42 (zstd)
-    actions/part-000042.parquet every decision of chunk 42 (only with --log-actions)
-    rounds/part-000042.parquet  the rows of a game's extra table, named after it (Kort: its rounds)
-
-A run folder is a local (or shared) path, or any fsspec URL such as ``s3://bucket/run``
-(``RunFolder``). A shard is complete exactly when its final name exists: on a file
-system it is written as ``.part-….parquet.<pid>.tmp`` (a name pandas, pyarrow,
-polars and DuckDB globs all skip) and renamed in one step; on an object store it
-is one whole put. A chunk is finished when its record, with every table's row
-count, is in the journal (or its counts in the manifest): the record is added
-after all of its shards are in place. Adding a record costs the same for the
-first chunk and the millionth, where rewriting the whole manifest after every
-chunk grew with the run. Object stores cannot append, so there the journal is one
-small object per chunk (``journal/part-000042.json``), and the lock a lease the
-writer renews.
+A run folder (``manifest.json``, ``journal.jsonl``, ``.lock``, and ``hands/``, ``actions/`` and any extra table's
+``part-NNNNNN.parquet`` shards) is a local path or any fsspec URL such as ``s3://bucket/run`` (``RunFolder``). A
+shard is complete exactly when its final name exists (a temporary name renamed in one step, or one whole put), and
+a chunk is finished when its record, with every table's row count, is in the journal: adding one costs the same
+for the first chunk and the millionth. The layout and the object-store case are in docs/internals.md,
+``experiments.runner.storage``.
 """
 
 from __future__ import annotations

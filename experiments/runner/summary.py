@@ -1,22 +1,11 @@
-"""The end-of-run summary: per seat count, the table's facts (rows, deal groups, how the rows ended, the best and
-worst score a seat can get), then per agent its seat-rows, mean score with a 95% CI and an outcome rate, and a
-one-line legend of the words a newcomer does not know.
+"""The end-of-run summary: per seat count the table's facts, then per agent its seat-rows, mean score with a 95%
+CI and an outcome rate, and a one-line legend of the words a newcomer does not know.
 
-The game's adapter says which column the rate counts (Knorri: ``loser``, a
-loss rate; Knockout Whist: ``winner``, a win rate; Kort: the per-seat ``won``,
-a win rate), what each end reason means (``END_REASON_DOCS``) and a seat's
-score range (``score_range``): nothing here knows a game's rules.
-
-Hands of one deal group share their cards (duplicate deals) and an agent may
-hold several seats of a hand, so they are not independent draws: the CI is a
-cluster-robust one over deal groups (ratio estimator, normal approximation).
-
-The table is built from each chunk's sufficient statistics (``chunk_summary``: per
-seat count and agent, the cluster moments of its scores, its outcome hits, the
-rows it sat in and their end reasons), which the worker computes as it builds
-the chunk and stores in the hands shard's footer (``SUMMARY_KEY``). Summing them
-costs a few numbers per chunk, so the summary of any run fits in a few megabytes;
-a shard without them (an older run) is read for its columns alone, one at a time.
+The game's adapter says which column the rate counts (``OUTCOME``), what each end reason means
+(``END_REASON_DOCS``) and a seat's score range (``score_range``): nothing here knows a game's rules. The CI is a
+cluster-robust one over deal groups, since rows of one deal group share their cards. The table is built from each
+chunk's sufficient statistics (``chunk_summary``), stored in its hands shard's footer (``SUMMARY_KEY``), so the
+summary of any run costs a few numbers per chunk; a shard without them (an older run) is read for its columns.
 """
 
 from __future__ import annotations

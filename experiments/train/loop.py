@@ -1,22 +1,12 @@
 """The training loop of ``knorri-sim train``: Deep Monte-Carlo, generation by generation, with checkpoints.
 
-**The method.** Deep Monte-Carlo (DMC), the method of DouZero: a Q-network scores every action of a position, and
-it is regressed (mean squared error, Adam) on the *Monte-Carlo return* of the actions taken, the final score the
-seat finished the deal with, from epsilon-greedy self-play of the current network. No bootstrapping, no discount:
-the return of a whole deal is the target, which suits games scored once at the end. A share of the deals seats the
-engine's ``greedy`` or ``random`` at some seats (``Method.opponents``: each seat but one drawn on its own), so the
-network also meets the baselines it is judged against.
-
-**A generation** is ``GENERATION_SHARDS`` shards of self-play deals (``selfplay.play_shard``, ``Method.shard_hands``
-deals each), played on the workers (or a Dask cluster), then one pass of minibatches over their decisions. Every
-random draw of a generation comes from the training's seed and the generation's number, so a generation does not
-depend on where it ran.
-
-**Checkpoints** (``checkpoint.npz``, written atomically: a temporary file, then a rename) hold the weights, their
-running average, Adam's state and the counters; the averaged network goes to ``weights.npz`` (playable as
-``learned:weights=...``), and each
-checkpoint is followed by an evaluation against ``greedy`` (``evaluate.py``) appended to ``evaluations.jsonl``.
-The best evaluated weights are kept as ``best.npz``. A killed training resumes from its last checkpoint.
+**The method.** Deep Monte-Carlo (DMC), the method of DouZero: a Q-network scores every action of a position and
+is regressed on the final score the seat finished the deal with, from epsilon-greedy self-play of the current
+network, with the engine's ``greedy`` or ``random`` at some seats (``Method.opponents``). **A generation** is
+``GENERATION_SHARDS`` shards of self-play deals played on the workers, then one pass of minibatches over their
+decisions; its draws come from the training's seed and the generation's number. **Checkpoints** hold everything a
+killed training resumes from, each followed by an evaluation against ``greedy``; ``weights.npz`` is the averaged
+network and ``best.npz`` the best evaluated. More in docs/internals.md, ``experiments.train.loop``.
 """
 
 from __future__ import annotations

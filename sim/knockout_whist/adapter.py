@@ -1,28 +1,15 @@
 """Knockout Whist's adapter for the experiment runner: one row per whole game.
 
-It provides every name ``sim.games`` asks of a game's adapter. The runner hands
-it a seat count, one seed and one seating (an agent spec per seat) per match,
-and the game's options; a match is one game, so it gets back one value per game
-for every column of ``HAND_COLUMNS`` (per-seat columns as ``[games, seats]``
-arrays), in match order, and optionally every decision.
+It provides every name ``sim.games`` asks of a game's adapter. The runner hands it a seat count, one seed and one
+seating per match, and the game's options; a match is one game, so it gets back one value per game for every
+column of ``HAND_COLUMNS``, in match order, and optionally every decision. Game ``i`` is
+``KnockoutWhistGame(options, seed)`` with ``seed = derive_seed(match_seed, 0)``, every agent reset once per game
+with ``agent_seed(seed, seat)``, so a game with its agents is a function of its seed, seating and options alone.
 
-Game ``i`` is ``KnockoutWhistGame(options, seed)`` with ``seed =
-derive_seed(match_seed, 0)``: that seed's splitmix64 stream draws every tie cut
-and deal, as the conformance protocol fixes. Every agent is reset once per game
-with ``agent_seed(seed, seat)``, so a game with its agents is a function of its
-seed, seating and options alone: how the matches are split between calls
-never changes a result.
-
-The reference engine plays any lineup, the agents built by the ``make_agent`` the
-caller gives; a lineup of bare ``random`` also plays on the engine's own compiled
-``random`` policy (``sim.knockout_whist.compiled.batch.play_batch``; seat s draws from
-``agent_seed(seed, s)`` exactly as ``RandomAgent`` does), with the same rows but no
-action log (the compiled playouts keep none). Compiled agents with state of their own
-(``greedy``, ``tracker``, ``mcts``) are no part of the engine: their lineup player
-(``agents.knockout_whist.lineup``) builds the same columns with ``lineup_columns``.
-Vectorised agents (``act_batch``) step ``KnockoutWhistBatch`` through the hook
-``BATCH_POLICIES``, ``start_batch``, ``batch_columns``. Which of these plays a lineup
-is the runner's choice (``experiments.runner.routes``).
+The reference engine plays any lineup; a lineup of bare ``random`` also plays on the engine's own compiled
+``random`` policy (without an action log), compiled agents with state of their own through their lineup player
+(``agents.knockout_whist.lineup``, ``lineup_columns``), and vectorised agents on ``KnockoutWhistBatch``. Which
+plays a lineup is the runner's choice (``experiments.runner.routes``).
 """
 
 from __future__ import annotations
@@ -90,8 +77,8 @@ END_REASON_DOCS = {"last_trick": "a seat took the single trick of hand 7",
                    "rainbow": "a seat was dealt one card of each suit in hand 4 (option rainbow)"}
 ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own policy
 COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
-# The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
-# `knorri-sim run --game knockout-whist --agents random --hands 2000 --workers 1` took 11.3 s of CPU, 1.9 s cached).
+# The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
+# docs/speed.md).
 COMPILED_CODE: dict[str, float] = {"sim.knockout_whist.compiled.playout": 9.0}
 ID_DOCS = {
     "deal_group": "the seeded game within its table; every arrangement plays it (duplicate deals)",

@@ -1,31 +1,17 @@
 """Knorri's adapter for the experiment runner: play many matches, return column arrays.
 
-It provides every name ``sim.games`` asks of a game's adapter. The runner knows
-nothing of Knorri's rules. It hands this module a seat count,
-one seed and one seating (an agent spec per seat) per match, and the number of
-hands in each match; it gets back one value per hand for every column named in
-``HAND_COLUMNS`` (per-seat columns as ``[hands, seats]`` arrays), in match
-order, hand in match within it. Optionally it also gets every decision.
+It provides every name ``sim.games`` asks of a game's adapter; the runner knows nothing of Knorri's rules. It
+hands this module a seat count, one seed and one seating per match and the number of hands in each match; it gets
+back one value per hand for every column of ``HAND_COLUMNS``, in match order, and optionally every decision.
+Every function takes the table's ``options``, Knorri's cut-off options ``cap`` and ``repeat``
+(``check_options``). Hand ``k`` of a match is dealt from ``hand_seed(match_seed, k)`` and opens as
+``sim.knorri.match.play_match`` plays it; every agent is reset per hand with ``agent_seed(hand seed, seat)``, so
+a hand with its agents is a function of its seed alone.
 
-Every function takes the table's ``options``: Knorri's two cut-off options ``cap`` and
-``repeat`` (the rulings' "Cut-off options"), checked by ``check_options``, which fills in
-the defaults (the rules as written).
-
-Within a match, hand ``k`` is dealt from ``hand_seed(match_seed, k)`` and the
-first hand opens at seat 0, each later one at the seat after the last loser,
-exactly as ``sim.knorri.match.play_match`` plays it. Every agent is reset per
-hand with ``agent_seed(hand seed, seat)``, so a hand with its agents is a
-function of its seed alone: how the matches are split between calls never changes a result.
-
-The reference engine plays any lineup, the agents built by the ``make_agent`` the
-caller gives; a lineup of bare ``random`` and ``greedy`` also plays on the batch
-engine's own compiled policies (``sim.knorri.compiled.batch.play_batch``), hand ``k`` of every
-match in one call, with the same rows. Compiled agents with state of their own
-(``loginf``, ``mcts``) are no part of the engine: their lineup player
-(``agents.knorri.lineup``) builds the same columns with ``lineup_columns``. Vectorised
-agents (``act_batch``) step ``KnorriBatch`` through the hook ``BATCH_POLICIES``,
-``start_batch``, ``batch_columns``. Which of these plays a lineup is the runner's
-choice (``experiments.runner.routes``).
+The reference engine plays any lineup; bare ``random`` and ``greedy`` also play on the batch engine's own compiled
+policies, compiled agents with state of their own through their lineup player (``agents.knorri.lineup``,
+``lineup_columns``), and vectorised agents on ``KnorriBatch``. Which plays a lineup is the runner's choice
+(``experiments.runner.routes``).
 """
 
 from __future__ import annotations
@@ -99,8 +85,8 @@ ACTION_DOCS = ("0-51 a card (taken in phase 1, played in phase 2), 52 picks up t
 COMPILED_AGENTS: dict[str, int] = {name: POLICY_NAMES[name] for name in ("random", "greedy") if name in POLICY_NAMES}
 ENGINE_POLICIES = tuple(COMPILED_AGENTS)  # the bare specs play_matches plays on the engine's own policies
 COMPILED_LOGS_ACTIONS = True  # the compiled engine (and the lineup player) can fill the actions table
-# The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
-# `knorri-sim run --agents random --workers 1` took 16.6 s of CPU, 2.3 s once cached).
+# The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
+# docs/speed.md).
 COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 14.0}
 
 HAND_COLUMNS: tuple[ColumnSpec, ...] = (

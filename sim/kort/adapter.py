@@ -1,31 +1,15 @@
 """Kort's adapter for the experiment runner: one row per match, and one row per round in the ``rounds`` table.
 
-It provides every name ``sim.games`` asks of a game's adapter. The runner hands
-it one seed and one seating (an agent spec per seat, always four) per match and
-the game's options; it gets back one value per match for every column of
-``HAND_COLUMNS`` (the runner's hands table, whose rows are matches here), one
-value per round for every column of ``ROUND_COLUMNS`` (the extra table
-``rounds``, each row naming its match's row) and optionally every decision.
+It provides every name ``sim.games`` asks of a game's adapter. The runner hands it one seed and one seating
+(always four seats) per match and the game's options; it gets back one value per match for every column of
+``HAND_COLUMNS``, one per round for every column of ``ROUND_COLUMNS`` and optionally every decision. Match ``i`` is
+``KortMatch(options, seed)`` with ``seed = derive_seed(match_seed, 0)``, every agent reset once per match with
+``agent_seed(seed, seat)``, so a match with its agents is a function of its seed, seating and options alone. Teams
+are seats 0 and 2 against 1 and 3: ``A;B;A;B`` pits A against B, and its rotations swap the teams.
 
-Match ``i`` is ``KortMatch(options, seed)`` with ``seed = derive_seed(match_seed,
-0)``: that seed's splitmix64 stream draws every deck, as the conformance protocol
-fixes. Every agent is reset once per match with ``agent_seed(seed, seat)``, so a
-match with its agents is a function of its seed, seating and options alone: how
-the matches are split between calls never changes a result.
-
-Teams are seats 0 and 2 against 1 and 3, so a lineup ``A;B;A;B`` pits agent A as a
-team against agent B, and its rotations (``assign = "rotate"``) play the same
-deals with the teams swapped.
-
-The reference engine plays any lineup, the agents built by the ``make_agent`` the
-caller gives; a lineup of bare ``random`` seats also plays on the engine's own
-playouts (``sim.kort.compiled.batch.play_batch`` with its ``random`` policy: seat s draws from
-``agent_seed(seed, s)`` exactly as ``RandomAgent`` does), with the same rows but no
-action log. Compiled agents with state of their own (``greedy``, ``tracker``,
-``mcts``) are no part of the engine: their lineup player (``agents.kort.lineup``)
-builds the same columns with ``lineup_columns``. Vectorised agents (``act_batch``)
-step ``KortBatch`` through the hook ``BATCH_POLICIES``, ``start_batch``,
-``batch_columns``. Which of these plays a lineup is the runner's choice
+The reference engine plays any lineup; bare ``random`` seats also play on the engine's own playouts (without an
+action log), compiled agents with state of their own through their lineup player (``agents.kort.lineup``,
+``lineup_columns``), and vectorised agents on ``KortBatch``. Which plays a lineup is the runner's choice
 (``experiments.runner.routes``).
 """
 
@@ -163,8 +147,8 @@ ACTION_COLUMNS = decision_columns("match", "0 trump choice, 1 lead (or redeal), 
                                   ColumnSpec("round", "int16", "the round it was taken in, from 0"))
 ENGINE_POLICIES = ("random",)  # the bare specs play_matches plays on the engine's own playouts
 COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
-# The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (measured: a cold
-# `knorri-sim run --game kort --agents random --matches 400 --workers 1` took 9.3 s of CPU, 1.8 s once cached).
+# The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
+# docs/speed.md).
 COMPILED_CODE: dict[str, float] = {"sim.kort.compiled.playout": 7.5}
 
 PLACE_COLUMNS = ("won",)

@@ -98,7 +98,7 @@ def test_play_runs_through_the_steps_and_pause_stops_it(browser, tmp_path):
     play = browser.find_element(By.ID, "play")
     play.click()
     assert play.text == "pause"
-    time.sleep(1.5)  # a step every 0.4 s
+    time.sleep(1.5)  # several of the page's steps
     play.click()
     paused = counter(browser)
     time.sleep(0.6)

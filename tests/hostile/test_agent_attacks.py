@@ -1,4 +1,4 @@
-"""The attacks of #37 by agents: one that never answers in play, one that ends the process, one that answers
+"""Hostile input by agents: one that never answers in play, one that ends the process, one that answers
 something that is not a legal id, one whose constructor fails, one that prints, and Ctrl-C. Each is one line that
 names where in the agent's file to look, and an agent's output never lands in a command's own output."""
 

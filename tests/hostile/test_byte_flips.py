@@ -18,7 +18,7 @@ from experiments.analysis.knorri import load_run
 from experiments.analysis.knorri.cutoff_run import checked_action_shards, open_cutoff_run
 from experiments.analysis.load import RunFolderError
 from experiments.errors import RunDamaged, UsageError
-from experiments.league import read_finishing_orders
+from experiments.league.results import read_finishing_orders
 from experiments.replay.build import run_replay
 from experiments.runner import storage
 from hostile.runs import as_live, flipped, make_run

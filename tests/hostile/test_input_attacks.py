@@ -1,4 +1,4 @@
-"""The attacks of #37 through the command line and the run folder's surroundings: a number too large, an edited
+"""Hostile input through the command line and the run folder's surroundings: a number too large, an edited
 manifest, a file or an immutable folder where a run's folder should be, a damaged compile cache, a busy folder, a
 folder given as a config, an unknown agent. Each is one line with the right exit code, never a traceback."""
 

@@ -1,4 +1,4 @@
-"""The attacks of #37 on a run's shards: each is refused in one line naming the file (exit code 1, a damaged run),
+"""Hostile input on a run's shards: each is refused in one line naming the file (exit code 1, a damaged run),
 and --resume plays the damaged chunk again to the rows an uninterrupted run wrote; never a silently wrong number."""
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ COVERING = "random;greedy;loginf;mcts:iters=30,others=loginf,pick=visits"  # the
 
 
 # 100 matches a lineup (25 whole turns of the table at 4 seats): every seat meets every agent many times, the
-# repeat cut-off is among COVERING's endings, and the Python agents on the reference path cost half what 200 did.
+# repeat cut-off is among COVERING's endings, and the Python agents on the reference path cost half what twice as
+# many did.
 @pytest.mark.parametrize(("n_seats", "lineup", "matches", "match_hands"), [
     (4, "loginf;loginf;loginf;loginf", 100, 1),
     (4, "loginf:rollout=random;greedy;loginf;random", 100, 1),

@@ -1,4 +1,4 @@
-"""The cut-off page's figures of what became of the cut-off hands (issue 38, point 7): no agent-effect figure where
+"""The cut-off page's figures of what became of the cut-off hands: no agent-effect figure where
 one agent played, and a mark in its own colour for every bar of zero. That no legend covers a bar, here as in every
 figure, is the figure checklist's (``tests/test_figure_checklist.py``)."""
 

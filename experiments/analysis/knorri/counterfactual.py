@@ -1,20 +1,12 @@
 """What a cut-off changes: each hand a run's rules cut off, followed to where it would have gone without the cut.
 
-Two sources answer it. A run continued past its cut-offs (``knorri-sim run --continue-past-cutoff``) played each
-cut-off hand on from the cut, the same hand with the same agents and memories, and kept where it went in its
-``continued_*`` columns: ``compare_continued`` reads them, and needs no second run. A second run of the same config
-and master seed under other options (``compare_runs``) deals the same hands (``derive_seed``), so a hand of the
-first run pairs with the hand of the second that has its table, seating (arrangement), seed and first seat. The
-second hand answers "would it have ended?" only if it followed the first hand's path up to the cut: an agent that
-looks ahead under the table's rules (loginf, mcts) may choose otherwise before it, and then it is another hand.
-``path_check`` says how a pairing tells (``PATH_CHECKS``); a paired hand that left the path counts as diverged,
-apart from those that ended, never ended or changed their result.
-
-For every cut-off hand this says whether it ended, after how many more actions, how many never ended, and whether
-its result changed (the loser, each seat's score); then, over every hand, each agent's mean score both ways with the
-paired difference's 95% interval over deal groups, and both sets of openskill ratings
-(``experiments.analysis.ladder``, streamed batch by batch): does the rule change the ranking? DuckDB does it one
-slice of whole deal groups at a time (``experiments.analysis.duck``), so memory stays bounded however large the runs.
+Two sources answer it: a run continued past its cut-offs (``--continue-past-cutoff``), whose ``continued_*``
+columns ``compare_continued`` reads, and a second run of the same config and seed under other options
+(``compare_runs``), paired hand by hand; a paired hand answers only if it followed the first hand's path up to the
+cut (``path_check``, ``PATH_CHECKS``). For every cut-off hand it says whether it ended, after how many actions, and
+whether its result changed; over every hand, each agent's mean score both ways with the paired difference and both
+sets of ratings. DuckDB reads one slice of whole deal groups at a time (``experiments.analysis.duck``), so memory
+stays bounded. The pairing in full is in docs/internals.md, ``experiments.analysis.knorri.counterfactual``.
 """
 
 from __future__ import annotations

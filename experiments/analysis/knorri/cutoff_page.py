@@ -306,4 +306,4 @@ def printed_summary(analysis: CutoffAnalysis) -> str:
     return text.split("\n## Figures")[0].rstrip() + "\n"
 
 
-CUTOFF_REPORT = register_cutoff_analysis("knorri", CutoffReport(analyse, write_page, printed_summary))
+register_cutoff_analysis("knorri", CutoffReport(analyse, write_page, printed_summary))

@@ -180,7 +180,7 @@ def score_distribution_figure(distribution: pd.DataFrame) -> Figure:
 def seat_position_figure(positions: pd.DataFrame) -> Figure:
     """Mean score and loss rate by turn position (0 = first turn of phase 1), per seat count, with 95% CIs.
 
-    The loss rate's axis starts at 0 (a range of 24% to 26.5% made small differences look large); the mean score's
+    The loss rate's axis starts at 0 (a narrow range made small differences look large); the mean score's
     crosses 0, marked by a line."""
     figure, (left, right) = shared.new_figure(11, 4.8, 1, 2)
     names = []

@@ -1,20 +1,13 @@
 """The table of cut-offs under three rule sets side by side, from real runs: the README's table, rebuilt by anyone.
 
-A row per table (lineup and seat count) and rule set: the hands played, the repeat and cap shares with their
-95% intervals over deal groups, the median ``cycle_log2_paths`` of the repeat hands, and the share of the cut-off
-hands that ended with no repeat rule. A run made with ``--continue-past-cutoff`` answers that itself: each hand it
-cut off was played on from the cut with the repeat rule off (``knorri-sim cutoffs RUN``). A run without it, under
-rules that cut hands off at a repeat, is paired with the third run of its group, the same deals played without a
-repeat rule (``knorri-sim cutoffs --counterfactual``): only the paired hands that followed the cut-off hand's path up
-to its cut say whether it would have ended, and the next column gives the share that left it (diverged), with the
-check that told (``counterfactual.PATH_CHECKS``: "at least" where the runs allow only a partial one). Every figure
-comes from ``experiments.analysis.knorri.cutoffs`` and ``counterfactual``, in bounded memory::
-
     python -m experiments.analysis.knorri.rules_table DEFAULT_RUN THREEFOLD_RUN NOREPEAT_RUN [...]
 
-Runs are given in groups of three of one config and seed: the default rules, a threefold repetition and no
-repetition rule (each continued past its cut-offs or not). A run still playing is read as far as it got: a table
-not played out says how many of its hands it has (``5,400 of 100,000``).
+Runs come in groups of three of one config and seed: the default rules, a threefold repetition and no repetition
+rule. A row per table and rule set gives the hands played, the repeat and cap shares, the median
+``cycle_log2_paths`` of the repeat hands and the share of the cut-off hands that ended with no repeat rule (from a
+run continued past its cut-offs, or paired with the group's no-repeat run); every figure comes from
+``experiments.analysis.knorri.cutoffs`` and ``counterfactual``, in bounded memory. The columns in full are in
+docs/internals.md, ``experiments.analysis.knorri.rules_table``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Loading Kort run folders for analysis: the complete shards, as a matches, a rounds and a seats table.
 
-A run folder is what ``knorri-sim run --game kort`` writes: ``hands/`` (one row per
-match) and ``rounds/`` (one row per round). The checks are Knorri's
-(``experiments.analysis.load``): a missing, empty or foreign folder, another schema
-version or no complete chunk is one line. Several folders (a random run and a
-greedy one, or matches to 7 and to 3) load as one ``KortRun``, their tables
-numbered one after the other:
-
-- ``matches``: one row per match (table, options, rounds, redeals, wins per team, the winning team, each
-  team's agents as a label);
-- ``rounds``: one row per round (its match's row in ``match``, holder, its team and that team's agents,
-  trump, redeals, declarations, tricks, result, the team the wins went to and whether it was the holder's);
-- ``seats``: one row per seat of a match (agent, team, +1/-1 score, won), which the shared ladder reads.
-
-Matches of one deal group share their decks (duplicate deals), so every statistic
-treats ``(table, deal_group)`` as one cluster: the ``cluster`` column, on every table.
+A run folder is what ``knorri-sim run --game kort`` writes: ``hands/`` (one row per match) and ``rounds/`` (one row
+per round). The checks are those every game's loader shares (``experiments.analysis.load``). Several folders load
+as one ``KortRun``, their tables numbered one after the other: ``matches``, ``rounds`` and ``seats`` (which the
+shared ladder reads); their columns are listed in docs/internals.md, ``experiments.analysis.kort.load``. Matches of
+one deal group share their decks, so every statistic treats ``(table, deal_group)`` as one cluster: the
+``cluster`` column, on every table.
 """
 
 from __future__ import annotations

@@ -1,31 +1,14 @@
 """Compiled steps for search agents: one Knockout Whist position as four arrays, and the numba functions that step it.
 
-An agent that searches inside compiled code works through this module alone; how the
-engine lays out a position stays private to ``sim.knockout_whist``.
-
-A position is four arrays, ``cards, ints, deck, rng``, always passed in that order (a
-function that never needs some of them leaves them out, keeping the order):
-
-- ``new_position()`` makes empty working arrays;
-- ``position_rows(observation, hands, stock, deal_seed)`` sets one up from what a seat
-  sees (a reference engine's ``KnockoutWhistObservation``: everything public and the seat's
-  own cards) and the hidden rest given explicitly: the other seats' hands (a determinization,
-  or the true ones) and the stock's order. The later hands are dealt (and ties cut) from the
-  splitmix64 stream started at ``deal_seed``;
-- ``copy_position`` copies one position into another's arrays (a search's restart), and
-  ``deal_hidden`` writes other hidden hands and another stock order into a copy;
-- ``seat_view`` is ``position_rows`` in compiled code: from a game played inside a kernel, the
-  position the seat to move sees, completed by given hidden cards (the rows ``position_rows`` makes);
-- the readers (``phase``, ``trumps``, ``led_suit``, ``best_card``, ``trick_seats``, ``trick_action``,
-  ``card_count``, ``exchanged``, ``turned_card``, ``option_flags``, and for the deciding seat's own cards
-  ``own_hand``, ``own_thrown``) are what an agent playing inside a kernel may read of the game.
-
-``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals the later hands and cuts,
-``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
-``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
-
-Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled, as
-are the helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
+An agent that searches inside compiled code works through this module alone; how the engine lays out a position
+stays private to ``sim.knockout_whist``. A position is four arrays, ``cards, ints, deck, rng``, always passed in
+that order (a function that never needs some of them leaves them out, keeping the order). ``new_position`` and
+``position_rows`` (from what a seat sees, completed by given hidden cards) set one up, ``copy_position`` and
+``deal_hidden`` restart a search, ``seat_view`` is ``position_rows`` in compiled code, and the readers are what an
+agent playing inside a kernel may read of the game. ``rng[DEAL_STREAM]`` deals the later hands and cuts,
+``rng[SEAT_STREAMS + s]`` is seat s's own. Each function's part is in docs/internals.md,
+``sim.knockout_whist.compiled``. Every function but the Python ones (``new_position``, ``position_rows``,
+``scores``) is compiled.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """The compiled Knockout Whist engine's state layout and small helpers (private to the compiled engine).
 
-One game's state is two rows with named columns, so a batch of games is two
-2-D arrays and a kernel reads one game as ``cards[g]``, ``ints[g]``:
-
-``cards`` (uint64 card sets, ``NUM_CARD_FIELDS`` columns)
-    ``C_HAND + s``    seat s's hand (hidden from the other seats)
-    ``C_THROWN + s``  the cards seat s threw away in this hand's exchange (hidden from the others)
-    ``C_PICKED``      the cards the seat to move has picked so far in its exchange turn
-    ``C_PLAYED``      every card played to a trick in this hand (public)
-
-``ints`` (int64 scalars, ``NUM_INT_FIELDS`` columns): ``I_*`` below, each documented where defined;
-per-seat blocks start at ``I_<NAME>`` and run for ``MAX_SEATS`` columns.
-
-The current hand's permutation (the stock order) lives in a separate ``decks``
-array, and the random streams in ``rngs``; no observation reads either.
-The ids, options, phases and statuses are those of ``encoding.py``.
+One game's state is two rows with named columns, so a batch of games is two 2-D arrays and a kernel reads one game
+as ``cards[g]``, ``ints[g]``: ``cards`` holds uint64 card sets (``C_*``: each seat's hand and thrown-away cards,
+the cards picked in an exchange, the cards played), ``ints`` int64 scalars (``I_*``, each documented where
+defined; per-seat blocks run for ``MAX_SEATS`` columns). The current hand's permutation (the stock order) lives in
+a separate ``decks`` array, and the random streams in ``rngs``; no observation reads either. The ids, options,
+phases and statuses are those of ``encoding.py``. The columns are listed in docs/internals.md,
+``sim.knockout_whist.compiled.state``.
 """
 
 from __future__ import annotations

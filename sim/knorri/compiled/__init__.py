@@ -1,31 +1,13 @@
 """Compiled steps for search agents: one Knorri position as a record of arrays, and the numba functions that step it.
 
-An agent that searches inside compiled code works through this module alone; how the engine
-lays out a position stays private to ``sim.knorri``.
-
-A position is one record, ``Position`` (its arrays ``cards, ints, deck, rng, keys, records, slots`` by name):
-
-- ``new_position(cap, repeat)`` makes empty working arrays, with room for the longest history a hand under
-  those cut-off rules can keep (``fit_position`` for a position's own rules);
-- ``position_rows(hand)`` reads a reference ``KnorriHand`` (such as the one a tracker deduces)
-  as ``PositionRows``: the position and the positions it remembers, so
-  lines stepped from it end on a repeat exactly as the reference engine's would;
-- ``copy_position`` copies one position into another's working arrays (a search's restart).
-
-Agents read two of the arrays directly: ``deck``, the deal (``deck[TABLE_SIZE + i]`` is the
-i-th stock card turned; the cards from ``TABLE_SIZE + stock_turned(ints)`` on are still face
-down, and a search that samples the hidden order may reorder them), and ``rng``, the random
-streams (``rng[DEAL_STREAM]`` the hand's own, for redeals and the protocol's choices;
-``rng[SEAT_STREAMS + s]`` seat s's own, for random playouts), drawn with ``next_u64`` and
-``below``. Everything else is read through the functions below.
-
-A driver that plays whole hands (``agents.knorri.lineup``) deals with ``deal_hand`` and reads
-a finished hand's results as its whole ``ints`` row, which the engine's batch API decodes; a hand
-the table's rules cut off (``is_cut_off``) can play on past the cut (``continue_past_cutoff``).
-
-Every function here is compiled with numba and can be called from Python or from an agent's
-own compiled code; the per-step ones are inlined there (an edit to the engine recompiles the
-agent's kernels too: ``sim.compile_cache`` keys them by every source file).
+An agent that searches inside compiled code works through this module alone; how the engine lays out a position
+stays private to ``sim.knorri``. A position is one record, ``Position``, of seven arrays by name (``cards, ints,
+deck, rng, keys, records, slots``). ``new_position`` makes working arrays, ``position_rows`` reads a reference
+``KnorriHand`` with the positions it remembers as ``PositionRows`` (so lines end on a repeat as the reference
+engine's would), ``copy_position`` restarts a search. Agents read ``deck`` (the deal; the cards from
+``TABLE_SIZE + stock_turned(ints)`` on are still face down) and ``rng`` (the random streams) directly, everything
+else through the functions here; a driver that plays whole hands deals with ``deal_hand``. Every function here is
+compiled and callable from an agent's own compiled code. More in docs/internals.md, ``sim.knorri.compiled``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """Compiled policies for the compiled engine's playouts, behind one dispatcher.
 
-The playout kernels call ``choose(policy, seat, legal, n_legal, cards_row, ints_row, rng)``
-at every decision (phase-1 choices among two or more captures and every phase-2
-action) and apply the id it returns. A policy is a numba function with this
-signature and nothing else:
-
-``policy(seat, legal, n_legal, cards_row, ints_row, rng) -> int``
-    seat       the acting seat (int)
-    legal      int64 buffer whose first ``n_legal`` entries are the legal action ids, ascending
-               (phase 1: the table cards the turned card may take; phase 2: cards, 52 pick up,
-               53..64 opening runs); return one of them
-    cards_row  the hand's uint64 card sets, columns ``state.C_*``: every seat's pile or hand
-               (public: each card was seen going in), the table, the trick (read it with
-               ``state.trick_card``/``top_card``/``plays_in_trick``); read only
-    ints_row   the hand's int64 scalars, columns ``state.I_*``: phase, turned card, plays
-               needed, opening flag, scores, ...; read only
-    rng        uint64[NUM_RNG] splitmix64 states: ``rng[RNG_DEAL]`` is the hand's own stream (only
-               the protocol draws from it), ``rng[RNG_SEAT + seat]`` the acting seat's own stream,
-               seeded with ``sim.rng.agent_seed(hand_seed, seat)``; draw with ``state.below``
-
-The kernels never give a policy the stock order. To add a policy: write one such
-function, give it the next id in ``sim.policy_ids`` (shared by every game), add its name to
-``POLICY_NAMES`` there and one branch to ``choose``.
+The playout kernels call ``choose(policy, seat, legal, n_legal, cards_row, ints_row, rng)`` at every decision
+(phase-1 choices among two or more captures and every phase-2 action) and apply the id it returns. A policy is a
+numba function ``policy(seat, legal, n_legal, cards_row, ints_row, rng) -> int`` returning one of the first
+``n_legal`` ids of ``legal``; it reads the hand's rows (``state.C_*``, ``state.I_*``) and draws from its seat's
+stream ``rng[RNG_SEAT + seat]``. The kernels never give a policy the stock order. Each argument is described in
+docs/internals.md, ``sim.knorri.compiled.policies``. To add a policy: write one such function, give it the next id
+in ``sim.policy_ids`` (shared by every game), add its name to ``POLICY_NAMES`` there and one branch to
+``choose``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """The compiled engine's state layout, lookup tables and its own bit helpers (private to the compiled engine).
 
-One hand's state is two rows with named columns, so a batch of hands is two
-2-D arrays and a kernel or a policy reads one hand as ``cards[h]``, ``ints[h]``:
-
-``cards`` (uint64 card sets, ``NUM_CARD_FIELDS`` columns)
-    ``C_HAND + s``      seat s's pile (phase 1) or hand (phase 2); public (every card was seen going in)
-    ``C_TABLE``         the face-up table (phase 1)
-    ``C_CANDIDATES``    the table cards the turned card may take, while a seat must choose (phase 1)
-    ``C_TRICK_LO/HI``   the trick, bottom card first, 6 bits a card (``card + 1``; 0 is empty),
-                        10 cards a word; the trick never holds more than 18 cards (a 13-card
-                        opening run and five single plays)
-    ``C_HANDS_HASH``    Zobrist hash of every seat's hand, kept up to date in phase 2
-
-``ints`` (int64 scalars, ``NUM_INT_FIELDS`` columns): ``I_*`` below, each documented where defined.
-
-The deal's stock order lives in a separate ``decks`` array that no policy ever
-receives, so a policy cannot see it.
+One hand's state is two rows with named columns, so a batch of hands is two 2-D arrays and a kernel or a policy
+reads one hand as ``cards[h]``, ``ints[h]``: ``cards`` holds uint64 card sets (``C_*``: each seat's pile or hand,
+the table, the candidates, the trick six bits a card, the hands' Zobrist hash), ``ints`` int64 scalars (``I_*``,
+each documented where defined). The deal's stock order lives in a separate ``decks`` array that no policy ever
+receives, so a policy cannot see it. The columns are listed in docs/internals.md, ``sim.knorri.compiled.state``.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
 """Uniform random phase-2 play with the hand's changing state in registers (private; ``playout`` calls it).
 
-Most of a random hand is ordinary phase-2 actions: a play that does not empty the
-seat's hand, or a pick-up. ``_step`` makes one with the fields that change (seat to
-move, the trick (a card a byte, in a scratch array), plays needed, action count, CRC
-register, the hands' hash, the top card, where the stretch of history began) as local
-values rather than ``ints``/``cards`` columns, so that they can stay in registers; each
-seat's hand stays in the ``cards`` row. The choice between playing a card and picking
-up is made without a branch (a coin toss the CPU cannot predict). A play that completes
-the trick, the commonest irreversible event, is made in the step, and a position whose
-home slot in the history table is taken by another key is probed on there. A seat going
-out that leaves two or more holding cards is made by ``_seat_out`` without leaving the
-loop either. Anything rarer leaves it as an event (``EV_*``): the last seat but one going
-out, made by ``kernels.step``, which ends the hand; a position whose key a position
-of the stretch already has, which ``_event`` confirms or rejects field by field
-(``history.is_remembered``); the cap. The loop starts once the opening run (if any)
-has left the trick: the first trick's plays go through the general path, and no later
-trick holds a run.
-
-The draws, the actions and every result are those of ``policies.decide`` with
-the PROTOCOL or RANDOM policy followed by ``kernels.step``: the seat draws from
-its own stream (RANDOM) or the hand's (PROTOCOL) and takes the k-th legal id (the
-playable cards ascending, then the pick-up).
+Most of a random hand is ordinary phase-2 actions, so ``_step`` makes one with the fields that change held as
+local values rather than ``ints``/``cards`` columns, so that they can stay in registers, and chooses between a play
+and a pick-up without a branch. Anything rarer leaves the loop as an event (``EV_*``) made by the general path.
+The draws, the actions and every result are those of ``policies.decide`` with the PROTOCOL or RANDOM policy
+followed by ``kernels.step``. Which fields, and which events, are in docs/internals.md,
+``sim.knorri.compiled.uniform``.
 """
 
 from __future__ import annotations

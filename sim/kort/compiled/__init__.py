@@ -1,48 +1,14 @@
 """Compiled steps for search agents: one Kort position as four arrays, and the numba functions that step it.
 
-An agent that searches inside compiled code works through this module alone; how the
-engine lays out a position stays private to ``sim.kort``.
-
-A position is four arrays, ``cards, ints, deck, rng``, always passed in that order (a
-function that never needs some of them leaves them out, keeping the order):
-
-- ``new_position()`` makes empty working arrays;
-- ``position_rows(observation, hands, undealt, deal_seed, first_vote)`` sets one up from what a
-  seat sees (a reference engine's ``KortObservation``: everything public and the seat's own
-  cards) and the hidden rest given explicitly: the other seats' hands (a determinization,
-  or the true ones), while the holder chooses trumps the deck's undealt cards in order, and
-  during a Bavan vote the first vote the partner has not seen. Redeals and later rounds are
-  dealt from the splitmix64 stream started at ``deal_seed``;
-- ``seat_position`` is ``position_rows``' compiled twin for an agent playing inside compiled
-  code: it reads a live match's rows, keeps only what the seat sees (everything public, its own
-  cards and its own Bavan vote) and completes the rest from the hidden cards it is given;
-- ``copy_position`` copies one position into another's arrays (a search's restart), and
-  ``deal_hidden`` writes other hidden hands into a copy.
-
-An agent deciding inside compiled code (``agents.kort.lineup``) reads the live match through
-the accessors below: the public state (``trick_no``, ``leader``, ``trick_plays``,
-``trick_card``, ``thirteenth``, ``declared``, ``lead_kind``, ``card_count``, ``played``,
-``target_wins``) and, for the seat to move only, ``own_hand``. ``record_round`` copies a round's
-record out as the engine's playouts do, into rows ``new_results`` makes.
-
-``rng`` holds the random streams: ``rng[DEAL_STREAM]`` deals redeals and later rounds,
-``rng[SEAT_STREAMS + s]`` is seat s's own (what ``random_action`` draws for seat s);
-``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw; ``agent_seed`` and
-``derive_seed1`` are ``sim.rng``'s ``agent_seed`` and one-step ``derive_seed``, for an agent's own streams;
-``popcount`` and ``lowest_card`` read card sets.
-
-The engine's playout policies (``policies``) are public here too: ``RANDOM`` and ``GREEDY``
-(``POLICY_IDS`` by name), ``greedy_choice`` (greedy's choice from the seat's own cards and a
-trick row, columns ``T_*``), ``greedy_action`` (the same from a search's view of every hand),
-greedy's helpers ``beats``, ``cheapest``, ``side_lead`` and its thresholds, and
-``trop_to_end_chance``.
-
-Results are per team, as a seat of a partnership maximises its team's: ``team_result`` is
-+1 for the winning team and -1 for the other once the match is over; ``wins`` and
-``tricks`` give the score and the current round's tricks per team.
-
-Every function but the Python ones (``new_position``, ``position_rows``) is compiled, as are the
-helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
+An agent that searches inside compiled code works through this module alone; how the engine lays out a position
+stays private to ``sim.kort``. A position is four arrays, ``cards, ints, deck, rng``, always passed in that order
+(a function that never needs some of them leaves them out, keeping the order). ``new_position`` and
+``position_rows`` (from what a seat sees, completed by given hidden cards) set one up, ``seat_position`` is its
+compiled twin for an agent playing inside compiled code, ``copy_position`` and ``deal_hidden`` restart a search;
+the accessors read the public state and the seat's own hand, and the engine's playout policies (``RANDOM``,
+``GREEDY``, ``greedy_choice``, ``trop_to_end_chance``, ...) are public here too. Results are per team
+(``team_result``, ``wins``, ``tricks``). Every function but the Python ones is compiled. Each function's part is
+in docs/internals.md, ``sim.kort.compiled``.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """The compiled Kort engine's state layout and small helpers (private to the compiled engine).
 
-One match's state is two rows with named columns, so a batch of matches is two
-2-D arrays and a kernel reads one match as ``cards[g]``, ``ints[g]``:
-
-``cards`` (uint64 card sets, ``NUM_CARD_FIELDS`` columns)
-    ``C_HAND + s``  seat s's cards as dealt so far, less those played (hidden from the other seats)
-    ``C_PLAYED``    every card played in this deal, the current trick's included (public)
-
-``ints`` (int64 scalars, ``NUM_INT_FIELDS`` columns): ``I_*`` below, each documented where defined;
-blocks run for 4 seats, 2 teams or 13 tricks from their ``I_<NAME>``.
-
-The current deal's permutation lives in a separate ``decks`` array and the random
-streams in ``rngs``; no observation reads either. Lead states are ``LeadState.code``
-values, phases ``Phase``, results ``Result``, declarations indexes into
-``DECLARATION_KINDS`` (``encoding.py``).
-
-A finished round's record is the ``ROUND_FIELDS`` block at ``I_LAST_ROUND`` (``R_*`` offsets
-into it): the playouts and the batch copy it out each time ``I_ROUNDS_PLAYED`` grows.
+One match's state is two rows with named columns, so a batch of matches is two 2-D arrays and a kernel reads one
+match as ``cards[g]``, ``ints[g]``: ``cards`` holds uint64 card sets (``C_HAND + s``, ``C_PLAYED``), ``ints``
+int64 scalars (``I_*``, each documented where defined; blocks run for 4 seats, 2 teams or 13 tricks). The current
+deal's permutation lives in a separate ``decks`` array and the random streams in ``rngs``; no observation reads
+either. A finished round's record is the ``ROUND_FIELDS`` block at ``I_LAST_ROUND`` (``R_*`` offsets), copied out
+each time ``I_ROUNDS_PLAYED`` grows. The codes it holds are in docs/internals.md, ``sim.kort.compiled.state``.
 """
 
 from __future__ import annotations
