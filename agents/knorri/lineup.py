@@ -55,12 +55,7 @@ from sim.contract import ChunkColumns
 from sim.knorri.adapter import check_continuation, check_options, lineup_columns
 from sim.knorri.compiled import (
     GREEDY,
-    LOG_ACTION,
     LOG_FIELDS,
-    LOG_HAND,
-    LOG_PHASE,
-    LOG_SEAT,
-    LOG_STEP,
     RANDOM,
     Position,
     PositionRows,
@@ -73,6 +68,7 @@ from sim.knorri.compiled import (
     is_cut_off,
     is_over,
     legal_actions,
+    log_decision,
     new_position,
     next_u64,
     phase_of,
@@ -407,12 +403,7 @@ def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
             if logging:
                 if log_rows + step >= log.shape[0]:
                     return h, log_rows
-                row = log[log_rows + step]
-                row[LOG_HAND] = h
-                row[LOG_STEP] = step
-                row[LOG_SEAT] = seat
-                row[LOG_PHASE] = phase_of(ints)
-                row[LOG_ACTION] = action
+                log_decision(log[log_rows + step], h, step, seat, phase_of(ints), action)
             apply_action(position, action)
             step += 1
         log_rows += step

@@ -96,18 +96,25 @@ class Scratch:
     cut-off rules: ``fit`` resizes it for a root whose rules differ."""
 
     def __init__(self) -> None:
-        self.position = new_position()
         self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
         self.values = np.zeros(8, dtype=np.float64)
+        self._workspace = Workspace(new_position(), self.legal, self.values)
+
+    @property
+    def position(self) -> Position:
+        """The working position."""
+        return self._workspace.position
 
     def fit(self, rows: PositionRows) -> Scratch:
         """Make the history rows the size the root ``rows`` (``compiled.position_rows``) needs under its rules."""
-        self.position = fit_position(self.position, rows.ints)
+        position = fit_position(self._workspace.position, rows.ints)
+        if position is not self._workspace.position:
+            self._workspace = Workspace(position, self.legal, self.values)
         return self
 
     def workspace(self) -> Workspace:
-        """The scratch as the kernels take it."""
-        return Workspace(self.position, self.legal, self.values)
+        """The scratch as the kernels take it (made once, while its position fits)."""
+        return self._workspace
 
 
 # ----- kernels --------------------------------------------------------------------------------------

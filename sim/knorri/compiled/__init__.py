@@ -45,12 +45,7 @@ from sim.knorri.compiled.state import (
     I_TO_MOVE,
     I_TURN,
     I_TURNED,
-    LOG_ACTION,
     LOG_FIELDS,
-    LOG_HAND,
-    LOG_PHASE,
-    LOG_SEAT,
-    LOG_STEP,
     NUM_CARD_FIELDS,
     NUM_INT_FIELDS,
     NUM_RNG,
@@ -59,6 +54,7 @@ from sim.knorri.compiled.state import (
     RNG_SEAT,
     Position,
     PositionRows,
+    log_decision,
 )
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS
 from sim.knorri.reference import KnorriHand
@@ -71,12 +67,7 @@ SEAT_STREAMS = RNG_SEAT
 __all__ = [
     "DEAL_STREAM",
     "GREEDY",
-    "LOG_ACTION",
     "LOG_FIELDS",
-    "LOG_HAND",
-    "LOG_PHASE",
-    "LOG_SEAT",
-    "LOG_STEP",
     "NUM_ACTIONS",
     "Position",
     "PositionRows",
@@ -95,6 +86,7 @@ __all__ = [
     "is_cut_off",
     "is_over",
     "legal_actions",
+    "log_decision",
     "new_position",
     "next_u64",
     "phase_of",

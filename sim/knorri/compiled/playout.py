@@ -124,12 +124,7 @@ def _play_on(position, legal, policies, log, log_row, hand_index, uniform):
         seat = ints[state.I_TO_MOVE]
         action = decide(policies[seat], seat, cards, ints, rng, legal)
         if logging:
-            row = log[log_row + step]
-            row[state.LOG_HAND] = hand_index
-            row[state.LOG_STEP] = step
-            row[state.LOG_SEAT] = seat
-            row[state.LOG_PHASE] = ints[state.I_PHASE]
-            row[state.LOG_ACTION] = action
+            state.log_decision(log[log_row + step], hand_index, step, seat, ints[state.I_PHASE], action)
         apply_action(position, action)
         step += 1
 

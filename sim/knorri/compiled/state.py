@@ -72,7 +72,7 @@ RNG_DEAL = np.int64(0)  # rng[RNG_DEAL]: the hand's own stream (decks, and the p
 RNG_SEAT = np.int64(1)  # rng[RNG_SEAT + s]: seat s's own stream (the RANDOM policy)
 NUM_RNG = 1 + MAX_SEATS
 
-# ----- a decision log row (the action log of ``play_batch`` and the lineup player) -------------------------------
+# ----- a decision log row (the action log of ``play_batch`` and the lineup player): ``log_decision`` writes it ----
 LOG_HAND, LOG_STEP, LOG_SEAT, LOG_PHASE, LOG_ACTION = range(5)
 LOG_FIELDS = 5
 
@@ -125,6 +125,17 @@ CLUBS = U64(SUIT_MASK[0])
 _zobrist_stream = SplitMix64(0x4B4E4F525249)  # any fixed seed: the hash only has to be the same every run
 ZOBRIST = np.array([[_zobrist_stream.next() for _ in range(NUM_CARDS)] for _ in range(MAX_SEATS)], dtype=np.uint64)
 MOVER_KEY = np.array([_zobrist_stream.next() for _ in range(MAX_SEATS)], dtype=np.uint64)  # the seat to move
+
+
+@njit(**config.INLINED_KERNEL)
+def log_decision(row, hand, step, seat, phase, action):
+    """Write one decision into a log row: the hand's index, the decision's number in the hand, the seat, the phase
+    and the action."""
+    row[LOG_HAND] = hand
+    row[LOG_STEP] = step
+    row[LOG_SEAT] = seat
+    row[LOG_PHASE] = phase
+    row[LOG_ACTION] = action
 
 
 # ----- Knorri's own bit helpers (the shared ones are in sim.compiled_bits) ------------------------------
