@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from experiments.runner.config import (
     ConfigError,
     RunConfig,
     build_config,
+    check_game,
     config_path,
     config_summary,
     default_config,
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         config = _config_from(args)
         if not config.out:
-            config = replace(config, out=str(Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"))
+            config = config.replaced(out=str(Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"))
         out = RunFolder(config.out)
         _check_new_folder(out, config)
         manifest = None
@@ -225,7 +225,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     if args.config:
         raw: dict[str, Any] = load_file(args.config)
     else:
-        game_adapter(game, "--game")
+        check_game(game, "--game")
         raw = default_experiment(game)
         if {"seats", "agents", "assign"} & set(given):  # the lineup is the command line's, not the default's
             raw["name"] = "command line"

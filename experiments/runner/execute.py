@@ -14,7 +14,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable, Collection, Generator, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -306,7 +306,7 @@ def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -
 
     With ``progress`` a bar shows how far it is (a widget in Jupyter: ``tqdm.auto``).
     """
-    config = replace(config, out=str(out))
+    config = config.replaced(out=str(out))
     plan = plan_run(config)
     with workers_for(config) as workers:
         return execute(plan, RunFolder(out), workers, progress=progress,
