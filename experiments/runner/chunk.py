@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from agents.base import Agent, AgentMaker, AgentSpecError
+from experiments.runner.config import HoldsAdapter
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
@@ -32,8 +33,9 @@ STUCK_EXIT_CODE = 75  # a Dask worker ended because an agent's decision could no
 
 
 @dataclass(frozen=True)
-class ChunkTask:
-    """Everything a worker needs to play one chunk and shape its rows."""
+class ChunkTask(HoldsAdapter):
+    """Everything a worker needs to play one chunk and shape its rows. Its ``adapter`` is the run config's in the
+    process that planned it; a worker process that receives a pickled copy looks it up once (``HoldsAdapter``)."""
 
     run_id: str
     chunk: Chunk

@@ -102,7 +102,8 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
-                       config.out if config.out and is_url(config.out) else None, config.continuation)
+                       config.out if config.out and is_url(config.out) else None,
+                       config.continuation).with_adapter(config.adapter)
              for c in chunks]
     code = fingerprint.run_code([spec for t in config.tables for spec in t.agents], config.game)
     plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed, code=code)
