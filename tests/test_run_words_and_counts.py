@@ -93,7 +93,7 @@ their counts."""
 @pytest.mark.parametrize("game", list(games.names()))
 def test_every_number_in_every_table_is_signed_and_only_bit_patterns_are_unsigned(game):
     adapter = games.adapter(game)
-    specs = (id_columns(game) + game_columns(game, continued=True) + sum(extra_columns(game).values(), ())
+    specs = (id_columns(adapter) + game_columns(adapter, continued=True) + sum(extra_columns(adapter).values(), ())
              + adapter.ACTION_COLUMNS)
     integers = [spec for spec in specs if spec.categories is None and np.dtype(spec.dtype).kind in "iu"]
     unsigned = {spec.name for spec in integers if np.dtype(spec.dtype).kind == "u"}

@@ -97,7 +97,7 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     check_size(plans, size)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
-    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game,
+    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.adapter,
                                 config.continuation is not None)
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,

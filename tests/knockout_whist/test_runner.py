@@ -109,17 +109,17 @@ def test_the_schema_is_typed_and_documented(tmp_path):
     path = next((tmp_path / "run" / "hands").glob("part-*.parquet"))
     schema = pq.read_schema(path)
     assert schema.metadata[b"knorri_sim_game"] == GAME.encode()
-    categories = run_categories(run.run_id(), ["random"], GAME)
-    assert schema.remove_metadata() == hands_schema(7, categories, GAME).remove_metadata()
+    categories = run_categories(run.run_id(), ["random"], run.adapter)
+    assert schema.remove_metadata() == hands_schema(7, categories, run.adapter, GAME).remove_metadata()
     frame = read_hands(tmp_path / "run")
-    for spec, name, _ in hand_fields(7, GAME):
+    for spec, name, _ in hand_fields(7, run.adapter):
         if spec.categories is not None:
             assert frame[name].dtype == "category", name
         elif not (spec.nullable or spec.per_seat):
             assert frame[name].dtype == np.dtype(spec.dtype), name
     assert frame.loc[frame.n_seats == 2, "score_6"].isna().all()
     assert set(frame.end_reason.cat.categories) == {"last_trick", "last_standing", "rainbow"}
-    doc = markdown_table(game=GAME)
+    doc = markdown_table(run.adapter)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS) and all(f"`{name}`" in doc for name in FLAG_OPTIONS)
     assert "a match is one game" in doc and "`hand` | int16" in doc
 

@@ -152,20 +152,20 @@ def test_the_rounds_record_every_kind_of_result_over_enough_random_matches(tmp_p
 def test_the_schema_is_typed_and_documented(tmp_path):
     run = config(agents=["random"], matches=6)
     run_experiment(run, tmp_path / "run")
-    categories = run_categories(run.run_id(), ["random"], GAME)
+    categories = run_categories(run.run_id(), ["random"], run.adapter)
     for table in (None, "rounds"):
         path = next((tmp_path / "run" / (table or "hands")).glob("part-*.parquet"))
         schema = pq.read_schema(path)
         assert schema.metadata[b"knorri_sim_game"] == GAME.encode()
-        assert schema.remove_metadata() == hands_schema(4, categories, GAME, table).remove_metadata()
+        assert schema.remove_metadata() == hands_schema(4, categories, run.adapter, GAME, table).remove_metadata()
         frame = read(tmp_path / "run", table or "hands")
-        for spec, name, _ in hand_fields(4, GAME, table):
+        for spec, name, _ in hand_fields(4, run.adapter, table):
             if spec.categories is not None:
                 assert frame[name].dtype == "category", name
             elif not (spec.nullable or spec.per_seat):
                 assert frame[name].dtype == np.dtype(spec.dtype), name
     assert list(read(tmp_path / "run", "rounds").result.cat.categories) == list(adapter.RESULTS)
-    doc = markdown_table(game=GAME)
+    doc = markdown_table(run.adapter)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS + ROUND_COLUMNS)
     assert "Table `rounds`" in doc and "`round` | int16" in doc and "a whole Kort match" in doc
 
