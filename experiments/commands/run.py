@@ -181,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(format_summary(summarise_run(out, config.game), config.game, config.options))
     adapter = config.adapter
+    print(format_summary(summarise_run(out, adapter), adapter, config.options))
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +

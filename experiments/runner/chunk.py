@@ -146,7 +146,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     continued = task.continuation is not None
     hands = _build_table(columns, hands_schema(task.width, task.categories, adapter, task.game, continued=continued),
                          task, chunk.hands)
-    hands = with_summary(hands, task.game)  # the summary's statistics travel in the shard's footer
+    hands = with_summary(hands, adapter)  # the summary's statistics travel in the shard's footer
     extras = {}
     for name, table_columns in played.tables.items():
         rows = table_columns.pop("hand_row")
