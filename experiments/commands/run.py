@@ -208,7 +208,7 @@ def _say_estimate(plan: RunPlan, done: set[int]) -> None:
         return
     workers = None if config.scheduler else estimate.local_workers(config.workers)
     try:
-        line = estimate.warning(estimate.estimate_run(todo, config.game, plan.engine_speed, config.log_actions,
+        line = estimate.warning(estimate.estimate_run(todo, config.adapter, plan.engine_speed, config.log_actions,
                                                       workers), workers)
     except AgentFailure:  # the run itself stops on it with the full message
         return

@@ -111,13 +111,13 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     seeds, seatings = chunk_matches(task)
     try:
         with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()), agents_print_to_stderr():
-            played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
+            played = play_route(table.route, adapter, task.game, table.seats, seeds, seatings, table.match_hands,
                                 task.log_actions, task.options, _worker_maker(task.game), task.continuation)
     except AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
         if failure.deal is not None:
-            failure.replay = replay_command(task.game, failure.deal)
+            failure.replay = replay_command(adapter, task.game, failure.deal)
         raise
     except AgentSpecError as error:
         raise _cannot_make(error) from None

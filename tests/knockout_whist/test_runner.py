@@ -161,7 +161,8 @@ def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_e
         seats, options, tmp_path, compiled_calls):
     run = config(seats=seats, agents=["random"], hands=90, chunk_hands=25, options=options)
     run_experiment(run, tmp_path / "compiled")
-    assert sum(compiled_calls) == 90 and routes.choose_route(GAME, [["random"] * seats], False) == routes.ENGINE
+    assert sum(compiled_calls) == 90
+    assert routes.choose_route(adapter, GAME, [["random"] * seats], False) == routes.ENGINE
     run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 90
     compiled, reference = read_hands(tmp_path / "compiled"), read_hands(tmp_path / "reference")
@@ -180,9 +181,10 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
 
 
 def test_only_built_in_seats_make_a_compiled_lineup():
-    assert routes.choose_route(GAME, [["random", " random "]], False) == routes.ENGINE
-    assert routes.choose_route(GAME, [["random", "greedy"]], False) == routes.LINEUP
-    assert routes.choose_route(GAME, [["random", "runner_fixtures.agents:PythonRandom"]], False) == routes.REFERENCE
+    assert routes.choose_route(adapter, GAME, [["random", " random "]], False) == routes.ENGINE
+    assert routes.choose_route(adapter, GAME, [["random", "greedy"]], False) == routes.LINEUP
+    python_random = ["random", "runner_fixtures.agents:PythonRandom"]
+    assert routes.choose_route(adapter, GAME, [python_random], False) == routes.REFERENCE
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
         routes.play_matches(GAME, 2, [1], [["runner_fixtures.agents:PythonRandom", "random"]], engine="compiled")
     with pytest.raises(ValueError, match="the engine's own policies play only lineups of random"):

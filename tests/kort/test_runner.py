@@ -212,7 +212,7 @@ def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_e
         options, tmp_path, compiled_calls):
     run = config(agents=["random"], matches=150, chunk_hands=40, options=options)
     run_experiment(run, tmp_path / "compiled")
-    assert sum(compiled_calls) == 150 and routes.choose_route(GAME, [["random"] * 4], False) == routes.ENGINE
+    assert sum(compiled_calls) == 150 and routes.choose_route(adapter, GAME, [["random"] * 4], False) == routes.ENGINE
     run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 150
     for table in ("hands", "rounds"):
@@ -236,8 +236,9 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
 
 
 def test_a_lineup_with_an_agent_by_import_path_is_not_compiled():
-    assert routes.choose_route(GAME, [["random", " random ", "random", "random"]], False) == routes.ENGINE
-    assert routes.choose_route(GAME, [["random", PYTHON_RANDOM, "random", "random"]], False) == routes.REFERENCE
+    assert routes.choose_route(adapter, GAME, [["random", " random ", "random", "random"]], False) == routes.ENGINE
+    python_random = ["random", PYTHON_RANDOM, "random", "random"]
+    assert routes.choose_route(adapter, GAME, [python_random], False) == routes.REFERENCE
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
         routes.play_matches(GAME, 4, [1], [["random", PYTHON_RANDOM, "random", "random"]], engine="compiled")
 
