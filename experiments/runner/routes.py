@@ -9,11 +9,10 @@ Four routes give the same rows (tested), from the fastest:
 - ``BATCH``: vectorised agents (``act_batch``) stepping the game's batch engine (``batch_agents``);
 - ``REFERENCE``: the reference engine, every agent built from its spec (``seating.agent_maker``).
 
-``choose_route`` decides it from the game, the seatings, the action log and the engine asked for
-(a word of ``sim.engine_words``); the plan stores it per table and the chunk executor only follows
-it (``play_route``). Both are handed the game's adapter and its name (which the agents' registry
-reads). It is the only place ``auto`` is read: an adapter's ``play_matches`` is handed ``compiled``
-or ``reference``, and ``play_matches`` here is the one-call form, by name, for the Python API.
+``choose_route`` decides it from the game (its adapter, and its name for the agents' registry), the seatings, the
+action log and the engine asked for (a word of ``sim.engine_words``); the plan stores it per table and the chunk
+executor only follows it (``play_route``). It is the only place ``auto`` is read: an adapter's ``play_matches`` is
+handed ``compiled`` or ``reference``, and ``play_matches`` here is the one-call form, by name, for the Python API.
 """
 
 from __future__ import annotations
