@@ -64,16 +64,17 @@ def test_an_agent_mirroring_random_in_act_batch_writes_randoms_rows_through_run(
 
 
 def test_a_lineup_the_batch_engine_cannot_play_whole_keeps_the_reference_path():
-    policies = games.adapter("knorri").BATCH_POLICIES
+    adapter = games.adapter("knorri")
+    policies = adapter.BATCH_POLICIES
     lineup = [BATCH_RANDOM, "random", "greedy", "random"]
     assert batch_agents.takes_batch_path(False, [lineup], "knorri", policies)
-    assert routes.choose_route("knorri", [lineup], False) == routes.BATCH
+    assert routes.choose_route(adapter, "knorri", [lineup], False) == routes.BATCH
     assert not batch_agents.takes_batch_path(False, [[BATCH_RANDOM, "loginf", "random", "random"]], "knorri",
                                              policies)
     assert not batch_agents.takes_batch_path(False, [["runner_fixtures.agents:PythonRandom", *lineup[1:]]],
                                              "knorri", policies)
     assert not batch_agents.takes_batch_path(True, [lineup], "knorri", policies)  # a logged run
-    assert routes.choose_route("knorri", [lineup], False, "reference") == routes.REFERENCE
+    assert routes.choose_route(adapter, "knorri", [lineup], False, "reference") == routes.REFERENCE
     assert not batch_agents.takes_batch_path(False, [["random", "greedy", "random", "random"]], "knorri",
                                              policies)  # no batch agent: the compiled path as before
 

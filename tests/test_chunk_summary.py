@@ -21,6 +21,7 @@ RUNS = {  # game: options of a small run with several chunks, two agents seated 
     "knockout-whist": ["--seats", "4", "--agents", "random;greedy;random;greedy", "--hands", "400"],
     "kort": ["--agents", "random;greedy;random;greedy", "--matches", "120"],
 }
+KNORRI = games.adapter("knorri")
 
 
 def play(out, game, capsys, extra=()):
@@ -77,7 +78,7 @@ def test_every_hands_shard_carries_its_chunk_statistics_in_its_footer(tmp_path, 
         path = out / HANDS_DIR / f"part-{chunk:06d}.parquet"
         stored = json.loads(pq.read_metadata(path).metadata[SUMMARY_KEY])
         table = pq.read_table(path)
-        assert stored == json.loads(json.dumps(chunk_summary(table.select(summary_columns("knorri", 3)), "knorri")))
+        assert stored == json.loads(json.dumps(chunk_summary(table.select(summary_columns(KNORRI, 3)), KNORRI)))
 
 
 def test_the_summary_reads_footers_only_and_falls_back_to_columns_for_older_shards(tmp_path, capsys, monkeypatch):
@@ -100,7 +101,7 @@ def test_the_summary_reads_footers_only_and_falls_back_to_columns_for_older_shar
     monkeypatch.setattr(RunFolder, "read_shard", lambda self, table, chunk, columns=None: read.append(columns)
                         or real(self, table, chunk, columns))
     assert summarise(out) == with_footers
-    assert read and all(columns == summary_columns("knorri", 3) for columns in read)  # its columns alone
+    assert read and all(columns == summary_columns(KNORRI, 3) for columns in read)  # its columns alone
 
 
 def test_a_resumed_run_prints_the_summary_of_an_uninterrupted_one(tmp_path, capsys):

@@ -124,7 +124,7 @@ def test_the_duel_folder_is_a_run_that_plays_every_deal_on_the_same_seeds(knorri
     hands = pd.read_parquet(knorri_duel / "hands")
     assert (hands.groupby("deal_group")["seed"].nunique() == 1).all()
     assert (hands.groupby("deal_group").size() == len(design)).all()
-    rows = {row.agent: row for row in summarise(knorri_duel, "knorri")}
+    rows = {row.agent: row for row in summarise(knorri_duel, games.adapter("knorri"))}
     assert rows["greedy"].mean_score > rows["random"].mean_score
 
 

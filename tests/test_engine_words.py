@@ -41,7 +41,7 @@ def test_a_config_reads_the_same_words():
 
 def test_the_python_api_reads_auto_through_the_plans_one_choice():
     seatings = [["random", "random"]] * 3
-    assert routes.choose_route("knockout-whist", seatings, False) == routes.ENGINE
+    assert routes.choose_route(adapter("knockout-whist"), "knockout-whist", seatings, False) == routes.ENGINE
     played = routes.play_matches("knockout-whist", 2, [1, 2, 3], seatings).hands
     engine = adapter("knockout-whist").play_matches(2, [1, 2, 3], seatings, engine=COMPILED).hands
     assert all(np.array_equal(played[name], engine[name]) for name in engine)

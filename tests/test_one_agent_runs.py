@@ -10,6 +10,7 @@ from experiments.analysis.knorri.load import load_run
 from experiments.analysis.kort.load import load_run as load_kort_run
 from experiments.cli import main
 from experiments.runner.summary import format_summary, summarise, summarise_run
+from sim import games
 
 
 def _run(tmp_path, *words: str) -> str:
@@ -22,7 +23,7 @@ def _run(tmp_path, *words: str) -> str:
 
 
 def test_a_one_agent_summary_prints_no_signed_zero(one_agent_run):
-    text = format_summary(summarise_run(one_agent_run))
+    text = format_summary(summarise_run(one_agent_run), games.adapter("knorri"))
     assert "+0.000" not in text and "±0.000" not in text and "-0.000" not in text
     rows = [line for line in text.splitlines() if line.lstrip().startswith("random")]
     assert len(rows) == 2 and all("n/a (every seat)" in line for line in rows)  # one row per seat count
@@ -37,7 +38,7 @@ def test_one_agent_tables_sharing_a_seat_count_each_print_no_signed_zero(tmp_pat
     assert main(["run", "--config", str(config), "--out", str(out), "--workers", "1", "--no-progress"]) == 0
     rows = summarise(out)
     assert [(r.agent, r.every_seat) for r in rows] == [("greedy", True), ("random", True)]
-    text = format_summary(summarise_run(out))
+    text = format_summary(summarise_run(out), games.adapter("knorri"))
     assert "+0.000" not in text and "4 seats (2 tables): 80 hands" in text
 
 

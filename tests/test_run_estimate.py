@@ -22,7 +22,7 @@ def test_a_long_compiled_run_is_estimated_from_the_engines_rate_at_its_seat_coun
     # machine: no line was printed)
     hands = 500_000_000
     tasks = _tasks(seats=[4], agents=["random"], hands=hands)
-    guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
+    guess = estimate.estimate_run(tasks, tasks[0].adapter, engine_speed=True, log_actions=False, workers=2)
     assert "hands at 4 seats" in guess.basis and "on the compiled engine" in guess.basis
     rate = float(guess.basis.split("(")[1].split(" a CPU second")[0].replace(",", ""))
     assert guess.seconds == pytest.approx(hands / rate / 2, rel=1e-3) and guess.action_bytes is None
@@ -35,19 +35,19 @@ def test_a_long_compiled_run_is_estimated_from_the_engines_rate_at_its_seat_coun
 def test_every_table_of_a_run_is_timed_at_its_own_seat_count():
     tasks = _tasks(tables=[{"seats": 3, "agents": ["random"]}, {"seats": 6, "agents": ["random"]}],
                    hands=20_000_000)
-    guess = estimate.estimate_run(tasks, "knorri", engine_speed=True, log_actions=False, workers=2)
+    guess = estimate.estimate_run(tasks, tasks[0].adapter, engine_speed=True, log_actions=False, workers=2)
     assert "at 3 seats" in guess.basis and "at 6 seats" in guess.basis
 
 
 def test_a_short_run_says_nothing():
     tasks = _tasks(seats=[4], agents=["random"], hands=1000)
-    assert estimate.warning(estimate.estimate_run(tasks, "knorri", True, False, 2), 2) is None
+    assert estimate.warning(estimate.estimate_run(tasks, tasks[0].adapter, True, False, 2), 2) is None
 
 
 def test_a_python_lineup_is_estimated_from_a_sample_that_counts_its_decisions():
     tasks = _tasks(game="kort", seats=[4], agents=["greedy", "random", "greedy", "random"], hands=2000,
                    options={"target_wins": 1}, log_actions=True)
-    guess = estimate.estimate_run(tasks, "kort", engine_speed=False, log_actions=True, workers=1)
+    guess = estimate.estimate_run(tasks, tasks[0].adapter, engine_speed=False, log_actions=True, workers=1)
     assert guess.seconds > 0 and "CPU time of a sample of" in guess.basis
     per_match = guess.action_bytes / 2000 / estimate.ACTION_ROW_BYTES  # decisions of a match to one round won
     assert 7 * 4 <= per_match <= 13 * 4 * 8  # at least 7 tricks of 4 cards; a few redeals at most
@@ -62,7 +62,7 @@ def test_only_lineups_the_engine_plays_alone_count_as_engine_speed():
 def test_a_compiled_search_lineup_is_sampled_and_cut_into_small_chunks():
     plan = plan_run(build_config({"out": "unused", "seats": [4], "agents": ["mcts:iters=200"], "hands": 1_000_000}))
     assert plan.chunk_hands == PYTHON_CHUNK_HANDS  # the engine's 20,000-hand chunks would take hours each
-    guess = estimate.estimate_run(plan.tasks, "knorri", engine_speed=False, log_actions=False, workers=2)
+    guess = estimate.estimate_run(plan.tasks, plan.config.adapter, engine_speed=False, log_actions=False, workers=2)
     assert "CPU time of a sample of" in guess.basis and guess.action_bytes is None
     engine_seconds = 1_000_000 / games.adapter("knorri").BENCH.compiled_rows_per_s / 2
     assert guess.seconds > engine_seconds * 20  # far slower than the engine

@@ -15,6 +15,7 @@ from sim import games
 from sim.contract import end_reason_meanings, plural
 
 BUILT_IN = ("knorri", "knockout-whist", "kort")
+KNORRI = games.adapter("knorri")
 
 
 def _agent(seats: int, agent: str, ci95: float = 0.1, deal_groups: int = 5, every_seat: bool = False) -> SummaryRow:
@@ -27,14 +28,14 @@ def _knorri_summary(**agent) -> RunSummary:
 
 
 def test_end_reason_shares_are_the_tables_once_not_repeated_on_every_agent_row():
-    lines = format_summary(_knorri_summary(), "knorri").splitlines()
+    lines = format_summary(_knorri_summary(), KNORRI).splitlines()
     assert [line for line in lines if "ended by" in line] == ["  ended by: out 85.00%, repeat 10.00%, cap 5.00%"]
     agent_rows = [line for line in lines if line.lstrip().startswith(("greedy", "random"))]
     assert len(agent_rows) == 2 and all(line.count("%") == 1 for line in agent_rows)  # the loss rate alone
 
 
 def test_the_seat_counts_facts_come_before_its_agents():
-    lines = format_summary(_knorri_summary(), "knorri").splitlines()
+    lines = format_summary(_knorri_summary(), KNORRI).splitlines()
     assert lines[0].startswith("4 seats: 20 hands from 5 deal groups")
     assert lines.index("  ended by: out 85.00%, repeat 10.00%, cap 5.00%") < next(
         i for i, line in enumerate(lines) if line.lstrip().startswith("greedy"))
@@ -45,14 +46,14 @@ def test_the_best_and_worst_score_are_the_adapters_for_the_seat_count(game):
     adapter = games.adapter(game)
     seats = adapter.DEFAULT_SEATS
     facts = SeatCountFacts(seats, 10, 10, 1, {})
-    first = format_summary(RunSummary([facts], [_agent(seats, "random")]), game).splitlines()[0]
+    first = format_summary(RunSummary([facts], [_agent(seats, "random")]), adapter).splitlines()[0]
     low, high = adapter.score_range(seats)
     assert f"from {low:+g} (worst) to {high:+g} (best) per {adapter.ROW}" in first
 
 
 def test_knorris_range_at_four_seats_is_minus_six_to_plus_three():
     assert games.adapter("knorri").score_range(4) == (-6, 3)
-    assert "from -6 (worst) to +3 (best) per hand" in format_summary(_knorri_summary(), "knorri")
+    assert "from -6 (worst) to +3 (best) per hand" in format_summary(_knorri_summary(), KNORRI)
 
 
 @pytest.mark.parametrize("game", BUILT_IN)
@@ -75,24 +76,24 @@ def test_every_score_dealt_lies_in_the_adapters_range_and_the_best_is_reached(ga
 @pytest.mark.parametrize("game", BUILT_IN)
 def test_the_legend_is_one_line_naming_seat_rows_and_every_end_reason(game):
     adapter = games.adapter(game)
-    line = legend(game)
+    line = legend(adapter)
     assert "\n" not in line and line.startswith("Legend: ") and f"seat-{plural(adapter.ROW)} = one per seat" in line
     assert all(f"{name} = {meaning}" in line for name, meaning in end_reason_meanings(adapter).items())
     assert "95% CI = over deal groups" in line
 
 
 def test_knorris_legend_says_what_repeat_and_cap_are():
-    line = legend("knorri")
+    line = legend(KNORRI)
     assert "repeat = cut off: a phase-2 position recurred" in line and "cap = cut off at the phase-2 action cap" in line
 
 
 def test_an_interval_over_one_deal_group_says_so_and_never_prints_nan():
-    text = format_summary(_knorri_summary(ci95=math.nan, deal_groups=1), "knorri")
+    text = format_summary(_knorri_summary(ci95=math.nan, deal_groups=1), KNORRI)
     assert "nan" not in text and text.count("n/a (one deal group)") == 2
 
 
 def test_an_agent_at_every_seat_shows_no_interval_and_the_legend_says_why():
-    text = format_summary(_knorri_summary(every_seat=True), "knorri")
+    text = format_summary(_knorri_summary(every_seat=True), KNORRI)
     assert text.count("n/a (every seat)") == 3 and "the agent held every seat" in text.splitlines()[-1]
 
 

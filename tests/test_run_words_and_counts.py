@@ -46,7 +46,7 @@ def test_the_summarys_legend_quotes_the_runs_own_cap(capped_run):
     assert legend_line.startswith("Legend: ")
     assert "cap = cut off at the phase-2 action cap (option cap: 20,000 phase-2 actions)" in legend_line
     assert "1,500" not in legend_line
-    assert "(option cap: 1,500 phase-2 actions)" in legend("knorri")  # no run: the game's default
+    assert "(option cap: 1,500 phase-2 actions)" in legend(games.adapter("knorri"))  # no run: the game's default
 
 
 def test_the_reports_rates_say_percent_its_counts_agree_in_number_and_one_agent_draws_no_agent_figure(capped_run,
@@ -93,7 +93,7 @@ their counts."""
 @pytest.mark.parametrize("game", list(games.names()))
 def test_every_number_in_every_table_is_signed_and_only_bit_patterns_are_unsigned(game):
     adapter = games.adapter(game)
-    specs = (id_columns(game) + game_columns(game, continued=True) + sum(extra_columns(game).values(), ())
+    specs = (id_columns(adapter) + game_columns(adapter, continued=True) + sum(extra_columns(adapter).values(), ())
              + adapter.ACTION_COLUMNS)
     integers = [spec for spec in specs if spec.categories is None and np.dtype(spec.dtype).kind in "iu"]
     unsigned = {spec.name for spec in integers if np.dtype(spec.dtype).kind == "u"}

@@ -393,7 +393,7 @@ def read_shards(folder: Path, paths: list[Path], columns: Callable[[int], list[s
         # partitioning=None: a folder named like "name=value" is a run folder, not a hive partition
         table = pq.read_table([str(path) for path in paths], columns=columns(width), partitioning=None,
                               page_checksum_verification=True)
-        return table if version == str(SCHEMA_VERSION) else as_current(table, game)
+        return table if version == str(SCHEMA_VERSION) else as_current(table, games.adapter(game))
     except (OSError, pa.ArrowException) as error:
         reason = " ".join(str(error).split())[:200]
         raise RunFolderError(f"cannot read the shards in {str(folder / HANDS_DIR)!r}: {reason}") from None

@@ -75,8 +75,8 @@ def _play_only(task: Any) -> int:
     from experiments.runner.routes import play_route
 
     seeds, seatings = chunk_matches(task)
-    played = play_route(task.table.route, task.game, task.table.seats, seeds, seatings, task.table.match_hands,
-                        task.log_actions, task.options)
+    played = play_route(task.table.route, task.adapter, task.game, task.table.seats, seeds, seatings,
+                        task.table.match_hands, task.log_actions, task.options)
     return len(played.hands["seed"])
 
 

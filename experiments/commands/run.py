@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from experiments.runner.config import (
     ConfigError,
     RunConfig,
     build_config,
+    check_game,
     config_path,
     config_summary,
     default_config,
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         config = _config_from(args)
         if not config.out:
-            config = replace(config, out=str(Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"))
+            config = config.replaced(out=str(Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{config.run_id()}"))
         out = RunFolder(config.out)
         _check_new_folder(out, config)
         manifest = None
@@ -181,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(format_summary(summarise_run(out, config.game), config.game, config.options))
     adapter = config.adapter
+    print(format_summary(summarise_run(out, adapter), adapter, config.options))
     folders = [f"{out.location.rstrip('/')}/{name}" for name in run_tables(config)]
     print(f"{final['hands_total']:,} {plural(adapter.ROW)} in {len(final['chunks_complete'])} chunks; this "
           f"command took {seconds:.1f} s; dataset: " + ", ".join(map(str, folders[:-1])) +
@@ -208,7 +208,7 @@ def _say_estimate(plan: RunPlan, done: set[int]) -> None:
         return
     workers = None if config.scheduler else estimate.local_workers(config.workers)
     try:
-        line = estimate.warning(estimate.estimate_run(todo, config.game, plan.engine_speed, config.log_actions,
+        line = estimate.warning(estimate.estimate_run(todo, config.adapter, plan.engine_speed, config.log_actions,
                                                       workers), workers)
     except AgentFailure:  # the run itself stops on it with the full message
         return
@@ -225,7 +225,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     if args.config:
         raw: dict[str, Any] = load_file(args.config)
     else:
-        game_adapter(game, "--game")
+        check_game(game, "--game")
         raw = default_experiment(game)
         if {"seats", "agents", "assign"} & set(given):  # the lineup is the command line's, not the default's
             raw["name"] = "command line"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -85,7 +85,7 @@ def duel_setup(game: str, seats: int, a: str, b: str, others: list[str], max_dea
     config = build_config(raw, "duel")
     table = config.tables[0]
     design = duel_design(table.agents, teams)
-    config = replace(config, hands=max_deals * len(design), chunk_hands=BATCH_DEALS * len(design))
+    config = config.replaced(hands=max_deals * len(design), chunk_hands=BATCH_DEALS * len(design))
     check_lineups(config)
     return DuelSetup(config, design, max_deals)
 

@@ -109,18 +109,19 @@ def results(folder: Path, game: str) -> SeatCountResult:
     chunk: the scores from the chunks' summary statistics, places counted and ratings carried over in run order."""
     manifest = storage.read_manifest(folder) or {}
     table = (manifest.get("tables") or [{}])[0]
+    adapter = games.adapter(game)
     rater = counts = seat_teams = None
     rows = deals = 0
     for agent_names, codes, deal_group, places in read_finishing_orders(folder, game):
         if rater is None:
-            seat_teams = np.asarray(games.adapter(game).seat_teams(codes.shape[1]))
+            seat_teams = np.asarray(adapter.seat_teams(codes.shape[1]))
             rater = ladder.Rater(agent_names)
             counts = np.zeros((len(agent_names), int(seat_teams.max()) + 2), dtype=np.int64)
         rater.rate(codes, np.tile(seat_teams, (len(codes), 1)), places)
         counts += place_counts(agent_names, codes, places, int(seat_teams.max()) + 1)
         rows += len(codes)
         deals += len(np.unique(deal_group))  # a chunk holds whole deal groups
-    scores = sorted(summarise(folder, game), key=lambda row: -row.mean_score)
+    scores = sorted(summarise(folder, adapter), key=lambda row: -row.mean_score)
     return SeatCountResult(len(seat_teams), rows, deals, len(table.get("seatings", [])), scores,
                            shares_of(rater.agents, counts, int(seat_teams.max()) + 1), rater.frame())
 

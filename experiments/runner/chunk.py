@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from agents.base import Agent, AgentMaker, AgentSpecError
+from experiments.runner.config import HoldsAdapter
 from experiments.runner.plan import Chunk, TablePlan, match_seeds
 from experiments.runner.routes import play_route
 from experiments.runner.schema import actions_schema, hand_fields, hands_schema
@@ -32,8 +33,9 @@ STUCK_EXIT_CODE = 75  # a Dask worker ended because an agent's decision could no
 
 
 @dataclass(frozen=True)
-class ChunkTask:
-    """Everything a worker needs to play one chunk and shape its rows."""
+class ChunkTask(HoldsAdapter):
+    """Everything a worker needs to play one chunk and shape its rows. Its ``adapter`` is the run config's in the
+    process that planned it; a worker process that receives a pickled copy looks it up once (``HoldsAdapter``)."""
 
     run_id: str
     chunk: Chunk
@@ -105,17 +107,17 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk's matches on the route its table's plan chose (``routes.play_route``) and build its tables."""
     started, started_cpu = time.perf_counter(), time.process_time()
-    chunk, table = task.chunk, task.table
+    chunk, table, adapter = task.chunk, task.table, task.adapter
     seeds, seatings = chunk_matches(task)
     try:
         with limit_decisions(task.decision_timeout, _end_stuck_dask_worker()), agents_print_to_stderr():
-            played = play_route(table.route, task.game, table.seats, seeds, seatings, table.match_hands,
+            played = play_route(table.route, adapter, task.game, table.seats, seeds, seatings, table.match_hands,
                                 task.log_actions, task.options, _worker_maker(task.game), task.continuation)
     except AgentFailure as failure:
         if failure.row is not None:  # the adapter's row in this chunk, as the run's hand_index
             failure.hand_index = chunk.first_hand + failure.row
         if failure.deal is not None:
-            failure.replay = replay_command(task.game, failure.deal)
+            failure.replay = replay_command(adapter, task.game, failure.deal)
         raise
     except AgentSpecError as error:
         raise _cannot_make(error) from None
@@ -142,20 +144,20 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     ids["run_id"] = np.zeros(chunk.hands, dtype=np.int16)
     columns = {**ids, **played.hands}
     continued = task.continuation is not None
-    hands = _build_table(columns, hands_schema(task.width, task.categories, task.game, continued=continued), task,
-                         chunk.hands)
-    hands = with_summary(hands, task.game)  # the summary's statistics travel in the shard's footer
+    hands = _build_table(columns, hands_schema(task.width, task.categories, adapter, task.game, continued=continued),
+                         task, chunk.hands)
+    hands = with_summary(hands, adapter)  # the summary's statistics travel in the shard's footer
     extras = {}
     for name, table_columns in played.tables.items():
         rows = table_columns.pop("hand_row")
         columns = {**{key: values[rows] for key, values in ids.items()}, **table_columns}
-        extras[name] = _build_table(columns, hands_schema(task.width, task.categories, task.game, name), task,
-                                    len(rows), name)
+        extras[name] = _build_table(columns, hands_schema(task.width, task.categories, adapter, task.game, name),
+                                    task, len(rows), name)
     actions = None
     if played.actions is not None:
         logged = dict(played.actions)
         logged["hand_index"] = ids["hand_index"][logged.pop("hand_row")]
-        schema = actions_schema(task.game, continued)
+        schema = actions_schema(adapter, task.game, continued)
         actions = pa.table({name: pa.array(logged[name], type=schema.field(name).type) for name in schema.names},
                            schema=schema)
     return ChunkResult(chunk.id, hands, actions, engine_seconds, time.perf_counter() - started, engine_cpu,
@@ -201,7 +203,7 @@ def _build_table(columns: dict[str, np.ndarray], schema: pa.Schema, task: ChunkT
                  table: str | None = None) -> pa.Table:
     arrays = []
     continued = table is None and task.continuation is not None
-    for spec, name, seat in hand_fields(task.width, task.game, table, continued):
+    for spec, name, seat in hand_fields(task.width, task.adapter, table, continued):
         values = columns[spec.name]
         arrow_type = schema.field(name).type
         if seat is not None:

@@ -28,7 +28,7 @@ def lineup_code(config: RunConfig, plans: Sequence[TablePlan] | None = None) -> 
     """
     code: dict[str, float] = {}
     for table, plan in zip(config.tables, plans or table_plans(config), strict=True):
-        code.update(routes.compiled_code(config.game, plan.route, table.agents))
+        code.update(routes.compiled_code(config.adapter, config.game, plan.route, table.agents))
     return code
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Self
 
 from agents.base import AgentSpec, resolve_spec
 from agents.lineup import LineupError, cycle_to_seats, fill_seats, split_agent_specs
@@ -55,8 +55,43 @@ class TableConfig:
     assign: str = "fixed"
 
 
+_ADAPTER = "_adapter"  # where a HoldsAdapter record keeps its adapter, beside its fields
+
+
+class HoldsAdapter:
+    """A frozen record of a game, by name (its ``game`` field), that looks the game's adapter up at most once.
+
+    The adapter is looked up when first asked for, or handed over by whoever looked it up already
+    (``with_adapter``); ``replaced`` copies keep it. A pickled copy leaves it out (a module is not pickled),
+    so a worker process that receives one looks it up once itself.
+    """
+
+    @property
+    def adapter(self) -> ModuleType:
+        """The game's adapter, looked up once per record (and again in a worker that receives a copy)."""
+        if _ADAPTER not in self.__dict__:
+            self.__dict__[_ADAPTER] = games.adapter(self.game)
+        return self.__dict__[_ADAPTER]
+
+    def with_adapter(self, adapter: ModuleType) -> Self:
+        """This record, holding ``adapter``: the adapter of its game that the caller looked up already."""
+        self.__dict__[_ADAPTER] = adapter
+        return self
+
+    def replaced(self, **changes: Any) -> Self:
+        """``dataclasses.replace``, keeping the adapter this record holds (unless the game changes)."""
+        copy = replace(self, **changes)
+        if _ADAPTER in self.__dict__ and copy.game == self.game:
+            copy.__dict__[_ADAPTER] = self.__dict__[_ADAPTER]
+        return copy
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickled copy holds: every field, not the adapter."""
+        return {key: value for key, value in self.__dict__.items() if key != _ADAPTER}
+
+
 @dataclass(frozen=True)
-class RunConfig:
+class RunConfig(HoldsAdapter):
     """A whole experiment. ``hands`` or ``matches`` counts per table, before rounding to whole duplicate sets.
 
     ``hands`` counts rows: Knorri hands, or whole games for a game whose row is a game.
@@ -89,7 +124,7 @@ class RunConfig:
             data.pop(key)
         if self.continuation is None:
             data.pop("continuation")  # a run that continues nothing keeps the run id it had before the key existed
-        if games.game(self.game).bare_run_ids and self.options in ({}, default_options(self.game)):
+        if games.game(self.game).bare_run_ids and self.options in ({}, self.adapter.check_options({})):
             data.pop("game")  # the game's run ids predate the game key and its options (the registry says so):
             data.pop("options")  # at the default rules they stay as they were; other options give other ids
         return data
@@ -102,17 +137,6 @@ class RunConfig:
     def to_json(self) -> dict[str, Any]:
         """The config as plain JSON data (as the manifest stores it)."""
         return asdict(self)
-
-    @property
-    def adapter(self) -> ModuleType:
-        """The game's adapter, looked up once per config (and again in a worker that receives a copy)."""
-        if "_adapter" not in self.__dict__:
-            self.__dict__["_adapter"] = games.adapter(self.game)
-        return self.__dict__["_adapter"]
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What a copy sent to a worker holds: every field, not the adapter (a module is not pickled)."""
-        return {key: value for key, value in self.__dict__.items() if key != "_adapter"}
 
 
 def default_options(game: str) -> dict[str, Any]:
@@ -151,10 +175,20 @@ def default_experiment(game: str) -> dict[str, Any]:
 
 def game_adapter(name: Any, where: str = "config") -> ModuleType:
     """The runner adapter of the game called ``name``, or one ``ConfigError`` line naming the games."""
+    check_game(name, where)
+    try:
+        return games.adapter(name)
+    except GameInputError as error:
+        raise ConfigError(f"{where}: {error}") from None
+
+
+def check_game(name: Any, where: str = "config") -> None:
+    """Refuse, in one ``ConfigError`` line naming the games, a name no game is registered under; the adapter is
+    not looked up (``build_config`` does that, once)."""
     if not isinstance(name, str):
         raise ConfigError(f"{where}: game must be one of {', '.join(games.names())}, not {name!r}")
     try:
-        return games.adapter(name)
+        games.game(name)
     except GameInputError as error:
         raise ConfigError(f"{where}: {error}") from None
 
@@ -284,7 +318,7 @@ def build_config(raw: dict[str, Any], where: str = "config") -> RunConfig:
         log_actions=log_actions, chunk_hands=chunk_hands, name=raw.get("name") or "experiment",
         workers=workers, out=raw.get("out"), scheduler=raw.get("scheduler"), decision_timeout=decision_timeout,
         engine=engine, continuation=_continuation(raw.get("continue_past_cutoff"), options, adapter, where),
-    )
+    ).with_adapter(adapter)  # the run's one lookup of its adapter: everything downstream reads config.adapter
 
 
 def _continuation(value: Any, options: dict[str, Any], adapter: ModuleType, where: str) -> dict[str, Any] | None:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from types import ModuleType
 
 from experiments.runner import routes
 from experiments.runner.chunk import ChunkTask, chunk_matches
 from experiments.runner.routes import play_route
-from sim import games
 from sim.contract import ChunkColumns, plural
 
 LONG_RUN_SECONDS = 180.0  # say how long a run will take when it is longer than this
@@ -46,10 +46,11 @@ class Estimate:
     basis: str
 
 
-def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_actions: bool,
+def estimate_run(tasks: list[ChunkTask], adapter: ModuleType, engine_speed: bool, log_actions: bool,
                  workers: int | None) -> Estimate:
-    """Estimate the wall time of ``tasks`` (the chunks still to play) on ``workers`` local processes (None: Dask,
-    one chunk per worker at a time, taken as the chunk count) and the size of their action log.
+    """Estimate the wall time of ``tasks`` (the chunks still to play of a run of the game ``adapter`` adapts) on
+    ``workers`` local processes (None: Dask, one chunk per worker at a time, taken as the chunk count) and the size
+    of their action log.
 
     ``engine_speed``: every lineup plays on the engine's own kernels (``plan.plays_at_engine_speed``). Every
     table (its seat count and route) is timed on its own first chunk's rows, played here as the run plays them:
@@ -58,7 +59,7 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
     ``LONG_RUN_SECONDS`` is not timed, so that it starts at once."""
     rows = sum(task.chunk.hands for task in tasks)
     parallel = max(1, min(len(tasks), workers if workers else len(tasks)))
-    rate = games.adapter(game).BENCH.compiled_rows_per_s
+    rate = adapter.BENCH.compiled_rows_per_s
     quick = rows < MIN_SAMPLED_ROWS or rows / rate / parallel < LONG_RUN_SECONDS / ENGINE_MARGIN if rate else False
     if engine_speed and rate and not log_actions and quick:
         return Estimate(rows / rate / parallel, None, f"the compiled engine's measured {rate:,} rows/s a core")
@@ -70,10 +71,10 @@ def estimate_run(tasks: list[ChunkTask], game: str, engine_speed: bool, log_acti
         first_task.setdefault(task.table.index, task)
         table_rows[task.table.index] = table_rows.get(task.table.index, 0) + task.chunk.hands
     seconds, size, bases = 0.0, 0.0, []
-    row = games.adapter(game).ROW
+    row = adapter.ROW
     for index, task in first_task.items():
         engine = task.table.route == routes.ENGINE
-        seconds_per_row, decisions_per_row, sampled = _sample(task, game, log_actions, engine)
+        seconds_per_row, decisions_per_row, sampled = _sample(task, adapter, log_actions, engine)
         seconds += table_rows[index] * seconds_per_row
         size += table_rows[index] * decisions_per_row * ACTION_ROW_BYTES
         what = f"{sampled:,} {plural(row) if sampled != 1 else row} at {task.table.seats} seats"
@@ -100,7 +101,7 @@ def local_workers(workers: int | None) -> int:
     return workers or os.cpu_count() or 1
 
 
-def _sample(task: ChunkTask, game: str, log_actions: bool, engine: bool = False) -> tuple[float, float, int]:
+def _sample(task: ChunkTask, adapter: ModuleType, log_actions: bool, engine: bool = False) -> tuple[float, float, int]:
     """CPU seconds per row of a chunk's first rows, played here as the run plays them, and, with
     ``log_actions``, their decisions per row (else 0). ``engine``: the engine's own kernels, timed on up to the
     whole chunk (a few rows would time the calls around the kernel, not the kernel)."""
@@ -108,8 +109,8 @@ def _sample(task: ChunkTask, game: str, log_actions: bool, engine: bool = False)
     table = task.table
 
     def play(count: int) -> ChunkColumns:
-        return play_route(table.route, game, table.seats, seeds[:count], seatings[:count], table.match_hands,
-                          log_actions, task.options)
+        return play_route(table.route, adapter, task.game, table.seats, seeds[:count], seatings[:count],
+                          table.match_hands, log_actions, task.options)
 
     play(1)  # an untimed first row: loading or compiling the engine and agents is no part of the rate
     largest = len(seeds) if engine else min(len(seeds), MAX_SAMPLE_ROWS)

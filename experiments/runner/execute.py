@@ -14,7 +14,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable, Collection, Generator, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -97,12 +97,13 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     check_size(plans, size)
     chunks = make_chunks(plans, size)
     run_id = config.run_id()
-    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.game,
+    categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.adapter,
                                 config.continuation is not None)
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
-                       config.out if config.out and is_url(config.out) else None, config.continuation)
+                       config.out if config.out and is_url(config.out) else None,
+                       config.continuation).with_adapter(config.adapter)
              for c in chunks]
     code = fingerprint.run_code([spec for t in config.tables for spec in t.agents], config.game)
     plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed, code=code)
@@ -306,7 +307,7 @@ def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -
 
     With ``progress`` a bar shows how far it is (a widget in Jupyter: ``tqdm.auto``).
     """
-    config = replace(config, out=str(out))
+    config = config.replaced(out=str(out))
     plan = plan_run(config)
     with workers_for(config) as workers:
         return execute(plan, RunFolder(out), workers, progress=progress,

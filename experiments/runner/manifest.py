@@ -72,7 +72,7 @@ def new_manifest(config: RunConfig, plans: list[TablePlan], chunks: list[Chunk],
         "code": code,
         "created": now(),
         "updated": now(),
-        "schema": markdown_table(game=config.game),
+        "schema": markdown_table(config.adapter),
     }
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from experiments.runner import routes
 from experiments.runner.config import ConfigError, RunConfig, TableConfig
 from experiments.runner.seating import check_specs
+from sim import games
 from sim.contract import plural
 from sim.rng import derive_seed, derive_seeds
 
@@ -192,7 +193,7 @@ def table_plans(config: RunConfig) -> list[TablePlan]:
         else:
             groups = math.ceil(config.hands / len(seatings))
         try:
-            route = routes.choose_route(config.game, seatings, config.log_actions, config.engine)
+            route = routes.choose_route(config.adapter, config.game, seatings, config.log_actions, config.engine)
         except ValueError as refused:  # engine = compiled for a lineup no compiled code plays
             raise ConfigError(f"table {index}: {refused}") from None
         plan = TablePlan(index, table.seats, seatings, groups, config.match_hands, first_hand, first_match, route)
@@ -234,7 +235,7 @@ def check_lineups(config: RunConfig) -> None:
 def plays_at_engine_speed(game: str, seatings: Sequence[Sequence[str]], log_actions: bool = False) -> bool:
     """Whether the seatings play on the game's own compiled policies alone (``routes.ENGINE``): such lineups run
     at the engine's measured rate, which sizes their chunks and estimates their time unsampled."""
-    return routes.choose_route(game, seatings, log_actions) == routes.ENGINE
+    return routes.choose_route(games.adapter(game), game, seatings, log_actions) == routes.ENGINE
 
 
 def make_chunks(plans: list[TablePlan], chunk_hands: int) -> list[Chunk]:

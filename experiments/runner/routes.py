@@ -9,15 +9,16 @@ Four routes give the same rows (tested), from the fastest:
 - ``BATCH``: vectorised agents (``act_batch``) stepping the game's batch engine (``batch_agents``);
 - ``REFERENCE``: the reference engine, every agent built from its spec (``seating.agent_maker``).
 
-``choose_route`` decides it from the game, the seatings, the action log and the engine asked for
-(a word of ``sim.engine_words``); the plan stores it per table and the chunk executor only follows
-it (``play_route``). It is the only place ``auto`` is read: an adapter's ``play_matches`` is handed
-``compiled`` or ``reference``, and ``play_matches`` here is the one-call form for the Python API.
+``choose_route`` decides it from the game (its adapter, and its name for the agents' registry), the seatings, the
+action log and the engine asked for (a word of ``sim.engine_words``); the plan stores it per table and the chunk
+executor only follows it (``play_route``). It is the only place ``auto`` is read: an adapter's ``play_matches`` is
+handed ``compiled`` or ``reference``, and ``play_matches`` here is the one-call form, by name, for the Python API.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 from agents.base import AgentMaker, lineup_player
@@ -33,11 +34,12 @@ from sim.seating import is_engine_lineup
 ENGINE, LINEUP, BATCH, REFERENCE = "engine", "lineup", "batch", "reference"
 
 
-def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool, engine: str = AUTO) -> str:
-    """The route that plays ``seatings`` of ``game``: compiled whenever some compiled code plays every seating (and
-    keeps the action log if one is asked for) unless ``engine`` is ``reference``; ``compiled`` insists on it."""
+def choose_route(adapter: ModuleType, game: str, seatings: Sequence[Sequence[str]], log_actions: bool,
+                 engine: str = AUTO) -> str:
+    """The route that plays ``seatings`` of ``game`` (``adapter`` its adapter): compiled whenever some compiled code
+    plays every seating (and keeps the action log if one is asked for) unless ``engine`` is ``reference``;
+    ``compiled`` insists on it."""
     engine = engine_word(engine)
-    adapter = games.adapter(game)
     distinct = list(dict.fromkeys(tuple(seating) for seating in seatings))
     if (engine != REFERENCE_ENGINE and adapter.BATCH_POLICIES is not None
             and batch_agents.takes_batch_path(log_actions, distinct, game, adapter.BATCH_POLICIES)):
@@ -59,11 +61,12 @@ def choose_route(game: str, seatings: Sequence[Sequence[str]], log_actions: bool
     return compiled
 
 
-def compiled_code(game: str, route: str, specs: Sequence[str]) -> dict[str, float]:
-    """The modules of compiled code a lineup on ``route`` runs, each with its measured compile seconds: the engine's
-    kernels, the lineup player's, or (batch and reference) each agent's own (``agents.base.compiled_code``)."""
+def compiled_code(adapter: ModuleType, game: str, route: str, specs: Sequence[str]) -> dict[str, float]:
+    """The modules of compiled code a lineup of ``game`` on ``route`` runs, each with its measured compile seconds:
+    the engine's kernels (its ``adapter``'s), the lineup player's, or (batch and reference) each agent's own
+    (``agents.base.compiled_code``)."""
     if route == ENGINE:
-        return dict(games.adapter(game).COMPILED_CODE)
+        return dict(adapter.COMPILED_CODE)
     if route == LINEUP:
         player = lineup_player(game)
         assert player is not None
@@ -74,15 +77,14 @@ def compiled_code(game: str, route: str, specs: Sequence[str]) -> dict[str, floa
     return code
 
 
-def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
-               match_hands: int, log_actions: bool, options: Mapping[str, Any] | None,
-               make_agent: AgentMaker | None = None,
+def play_route(route: str, adapter: ModuleType, game: str, n_seats: int, match_seeds: Sequence[int],
+               seatings: Sequence[Sequence[str]], match_hands: int, log_actions: bool,
+               options: Mapping[str, Any] | None, make_agent: AgentMaker | None = None,
                continuation: Mapping[str, Any] | None = None) -> ChunkColumns:
-    """Play one match per seed, ``seatings[i]`` at the table, on ``route`` (as ``choose_route`` chose it); the
-    reference route seats the agents ``make_agent`` builds (by default ``seating.agent_maker(game)``). A
-    ``continuation`` (a run continued past its cut-offs) is handed on only when given, so a game without cut-offs
-    never sees the word."""
-    adapter = games.adapter(game)
+    """Play one match of ``game`` (``adapter`` its adapter) per seed, ``seatings[i]`` at the table, on ``route`` (as
+    ``choose_route`` chose it); the reference route seats the agents ``make_agent`` builds (by default
+    ``seating.agent_maker(game)``). A ``continuation`` (a run continued past its cut-offs) is handed on only when
+    given, so a game without cut-offs never sees the word."""
     options = dict(options or {})
     more = {} if continuation is None else {"continuation": dict(continuation)}
     if route == LINEUP:
@@ -99,7 +101,9 @@ def play_route(route: str, game: str, n_seats: int, match_seeds: Sequence[int], 
 def play_matches(game: str, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]],
                  match_hands: int = 1, log_actions: bool = False, options: Mapping[str, Any] | None = None,
                  engine: str = AUTO, continuation: Mapping[str, Any] | None = None) -> ChunkColumns:
-    """``choose_route`` then ``play_route``: one call that plays matches as a run would (for tests and benches)."""
-    route = choose_route(game, seatings, log_actions, engine)
-    return play_route(route, game, n_seats, match_seeds, seatings, match_hands, log_actions, options,
+    """``choose_route`` then ``play_route``: one call that plays matches of the game called ``game`` as a run would
+    (for tests, benches and notebooks), its adapter looked up once."""
+    adapter = games.adapter(game)
+    route = choose_route(adapter, game, seatings, log_actions, engine)
+    return play_route(route, adapter, game, n_seats, match_seeds, seatings, match_hands, log_actions, options,
                       continuation=continuation)

@@ -14,6 +14,7 @@ import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from functools import partial
+from types import ModuleType
 
 from agents.base import Agent, AgentMaker, AgentSpecError, make_agent
 from sim import games
@@ -56,13 +57,13 @@ def check_specs(specs: Sequence[str], game: str) -> None:
         build_agent(spec, game)
 
 
-def replay_command(game: str, deal: FailedDeal) -> str:
+def replay_command(adapter: ModuleType, game: str, deal: FailedDeal) -> str:
     """The ``knorri-sim play`` command that plays ``deal`` of ``game`` again with the same agents (and the options
-    that differ from the game's defaults), as a failure message quotes it."""
+    that differ from the defaults of its ``adapter``), as a failure message quotes it."""
     words = ["knorri-sim play"] + ([] if game == games.DEFAULT_GAME else [f"--game {game}"])
     words += [f"--seats {deal.n_seats}", f"--seed {deal.seed}"]
     words += [] if not deal.first_seat else [f"--first {deal.first_seat}"]
-    defaults = games.adapter(game).check_options({})
+    defaults = adapter.check_options({})
     for name, value in deal.options.items():
         if defaults.get(name) != value:
             words.append(f"--option {name}={str(value).lower() if isinstance(value, bool) else value}")

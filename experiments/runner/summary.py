@@ -14,6 +14,7 @@ import json
 import math
 import os
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 import pyarrow as pa
@@ -66,9 +67,8 @@ class RunSummary:
     agents: list[SummaryRow]
 
 
-def summary_columns(game: str, width: int) -> list[str]:
-    """The hands columns the summary reads (``width``: the run's widest table)."""
-    adapter = games.adapter(game)
+def summary_columns(adapter: ModuleType, width: int) -> list[str]:
+    """The hands columns the summary reads of a run of the game ``adapter`` adapts (``width``: its widest table)."""
     outcome = adapter.OUTCOME[0]
     per_seat_outcome = any(spec.name == outcome and spec.per_seat for spec in adapter.HAND_COLUMNS)
     has_reasons = any(spec.name == "end_reason" for spec in adapter.HAND_COLUMNS)
@@ -78,12 +78,12 @@ def summary_columns(game: str, width: int) -> list[str]:
     return columns
 
 
-def chunk_summary(data: pa.Table, game: str) -> ChunkSummary:
-    """The summary's sufficient statistics of some rows (a chunk's): JSON-able, and added chunk to chunk.
+def chunk_summary(data: pa.Table, adapter: ModuleType) -> ChunkSummary:
+    """The summary's sufficient statistics of some rows (a chunk's) of the game ``adapter`` adapts: JSON-able, and
+    added chunk to chunk.
 
     Clusters are (table, deal group); a chunk holds whole deal groups, so chunks' statistics add up exactly.
     """
-    adapter = games.adapter(game)
     outcome = adapter.OUTCOME[0]
     per_seat_outcome = f"{outcome}_0" in data.column_names
     width = sum(1 for name in data.column_names if name.startswith("score_"))
@@ -130,49 +130,51 @@ def chunk_summary(data: pa.Table, game: str) -> ChunkSummary:
     return {"rows": out, "tables": tables, "reasons": reason_names}
 
 
-def with_summary(table: pa.Table, game: str) -> pa.Table:
+def with_summary(table: pa.Table, adapter: ModuleType) -> pa.Table:
     """The hands table with its ``chunk_summary`` in its schema's metadata, so the shard's footer carries it."""
-    columns = [name for name in summary_columns(game, _width(table.schema.names)) if name in table.column_names]
-    summary = json.dumps(chunk_summary(table.select(columns), game), separators=(",", ":"))
+    columns = [name for name in summary_columns(adapter, _width(table.schema.names)) if name in table.column_names]
+    summary = json.dumps(chunk_summary(table.select(columns), adapter), separators=(",", ":"))
     return table.replace_schema_metadata({**(table.schema.metadata or {}), SUMMARY_KEY: summary.encode()})
 
 
-def shard_summary(out: RunFolder, chunk_id: int, game: str) -> ChunkSummary:
+def shard_summary(out: RunFolder, chunk_id: int, adapter: ModuleType) -> ChunkSummary:
     """A chunk's summary statistics: from its shard's footer, or (an older shard) from its columns."""
     metadata = out.footer(HANDS_DIR, chunk_id)
     stored = (metadata.metadata or {}).get(SUMMARY_KEY) if metadata is not None else None
     if stored is not None and "tables" in (summary := json.loads(stored)):
         return summary  # a footer written before the seat counts' facts were kept is read again from the columns
     names = out.read_schema(HANDS_DIR, chunk_id).names  # through the folder: never pyarrow over a Python file
-    table = out.read_shard(HANDS_DIR, chunk_id, summary_columns(game, _width(names)))
-    return chunk_summary(table, game)
+    table = out.read_shard(HANDS_DIR, chunk_id, summary_columns(adapter, _width(names)))
+    return chunk_summary(table, adapter)
 
 
-def summarise(out: RunFolder | str | os.PathLike, game: str | None = None,
+def summarise(out: RunFolder | str | os.PathLike, adapter: ModuleType | None = None,
               known: dict[int, ChunkSummary] | None = None) -> list[SummaryRow]:
     """The summary rows of the run's finished shards, sorted by seat count then agent (``summarise_run``'s agents).
     """
-    return summarise_run(out, game, known).agents
+    return summarise_run(out, adapter, known).agents
 
 
-def summarise_run(out: RunFolder | str | os.PathLike, game: str | None = None,
+def summarise_run(out: RunFolder | str | os.PathLike, adapter: ModuleType | None = None,
                   known: dict[int, ChunkSummary] | None = None) -> RunSummary:
     """The summary of the run's finished chunks (those its manifest and journal record): each seat count's facts and
     its agents' rows.
 
     ``known``: chunks' statistics already in hand (the chunks this process just ran), read from no shard.
-    ``game`` defaults to the one the run's manifest records (Knorri for a manifest without one).
+    ``adapter`` is the run's game's (the caller's config holds it); without it, the adapter of the game the run's
+    manifest records (Knorri for a manifest without one) is looked up, once.
     """
     out = out if isinstance(out, RunFolder) else RunFolder(out)
-    if game is None:
+    if adapter is None:
         manifest = out.read_manifest()
-        game = manifest.get("game", games.DEFAULT_GAME) if isinstance(manifest, dict) else games.DEFAULT_GAME
+        adapter = games.adapter(manifest.get("game", games.DEFAULT_GAME) if isinstance(manifest, dict)
+                                else games.DEFAULT_GAME)
     totals: dict[tuple[int, str], list] = {}
     counts: dict[int, list] = {}
     reason_names: list[str] = []
     snapshot = integrity.take_snapshot(out)  # the chunks recorded as finished (a run checks its shards as it goes)
     for chunk_id in sorted(snapshot.records) if snapshot.manifest is not None else out.shard_ids(HANDS_DIR):
-        summary = (known or {}).get(chunk_id) or shard_summary(out, chunk_id, game)
+        summary = (known or {}).get(chunk_id) or shard_summary(out, chunk_id, adapter)
         reason_names = reason_names or summary["reasons"]
         for seats, agent, *numbers, reasons in summary["rows"]:
             entry = totals.setdefault((seats, agent), [[0] * len(numbers), {}])
@@ -207,13 +209,12 @@ def _row(seats: int, agent: str, numbers: list[int], reasons: dict[str, int], re
     return SummaryRow(seats, agent, n, mean, half, hits / n, shares, every_seat, moments["clusters"])
 
 
-def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME, options: dict | None = None) -> str:
+def format_summary(summary: RunSummary, adapter: ModuleType, options: dict | None = None) -> str:
     """The summary as text: per seat count its facts, then a fixed-width row per agent; last, the legend.
 
-    The rate's name, the end reasons' meanings and the score range are the game adapter's; ``options`` are the
+    The rate's name, the end reasons' meanings and the score range are the game's ``adapter``'s; ``options`` are the
     run's, which the legend's meanings quote (its own cap, not the default).
     """
-    adapter = games.adapter(game)
     row = adapter.ROW
     rate_name = adapter.OUTCOME[1]
     name_width = max([len("agent")] + [len(r.agent) for r in summary.agents])
@@ -241,7 +242,7 @@ def format_summary(summary: RunSummary, game: str = games.DEFAULT_GAME, options:
             mean = "-" if r.every_seat else format(r.mean_score, "+.3f")
             lines.append(f"  {r.agent:<{name_width}}  {r.seat_hands:>{count_width},}  {mean:>10}  "
                          f"{intervals[id(r)]:>{ci_width}}  {100 * r.outcome_rate:>8.2f}%")
-    lines.append(legend(game, any(r.every_seat for r in summary.agents), options))
+    lines.append(legend(adapter, any(r.every_seat for r in summary.agents), options))
     return "\n".join(lines)
 
 
@@ -254,10 +255,10 @@ def interval_text(r: SummaryRow) -> str:
     return "±" + format(r.ci95, ".3f")
 
 
-def legend(game: str, every_seat: bool = False, options: dict | None = None) -> str:
-    """One line naming what the summary's words mean, in the game's words: a seat-row, each end reason (with the
-    run's ``options`` it names), the CI (and, when ``every_seat``, why such an agent shows no mean)."""
-    adapter = games.adapter(game)
+def legend(adapter: ModuleType, every_seat: bool = False, options: dict | None = None) -> str:
+    """One line naming what the summary's words mean, in the words of the game ``adapter`` adapts: a seat-row, each
+    end reason (with the run's ``options`` it names), the CI (and, when ``every_seat``, why such an agent shows no
+    mean)."""
     row = adapter.ROW
     parts = [f"seat-{plural(row)} = one per seat of each {row} (an agent at two seats of a {row} counts twice)",
              *(f"{name} = {meaning}" for name, meaning in end_reason_meanings(adapter, options).items()),

@@ -61,7 +61,7 @@ def test_a_lineup_of_built_in_agents_plays_in_compiled_code_and_writes_the_refer
     run = build_config({"game": GAME, "seats": seats, "agents": agents, "hands": games, "seed": 11,
                         "chunk_hands": 70, "workers": 1, "assign": "rotate", "options": options})
     run_experiment(run, tmp_path / "compiled")
-    assert sum(kernel_games) == games and routes.choose_route(GAME, [agents], False) == routes.LINEUP
+    assert sum(kernel_games) == games and routes.choose_route(run.adapter, GAME, [agents], False) == routes.LINEUP
     run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(kernel_games) == games
     compiled_rows, reference_rows = (pd.read_parquet(tmp_path / name / "hands").sort_values("hand_index")

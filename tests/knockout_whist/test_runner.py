@@ -109,17 +109,17 @@ def test_the_schema_is_typed_and_documented(tmp_path):
     path = next((tmp_path / "run" / "hands").glob("part-*.parquet"))
     schema = pq.read_schema(path)
     assert schema.metadata[b"knorri_sim_game"] == GAME.encode()
-    categories = run_categories(run.run_id(), ["random"], GAME)
-    assert schema.remove_metadata() == hands_schema(7, categories, GAME).remove_metadata()
+    categories = run_categories(run.run_id(), ["random"], run.adapter)
+    assert schema.remove_metadata() == hands_schema(7, categories, run.adapter, GAME).remove_metadata()
     frame = read_hands(tmp_path / "run")
-    for spec, name, _ in hand_fields(7, GAME):
+    for spec, name, _ in hand_fields(7, run.adapter):
         if spec.categories is not None:
             assert frame[name].dtype == "category", name
         elif not (spec.nullable or spec.per_seat):
             assert frame[name].dtype == np.dtype(spec.dtype), name
     assert frame.loc[frame.n_seats == 2, "score_6"].isna().all()
     assert set(frame.end_reason.cat.categories) == {"last_trick", "last_standing", "rainbow"}
-    doc = markdown_table(game=GAME)
+    doc = markdown_table(run.adapter)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS) and all(f"`{name}`" in doc for name in FLAG_OPTIONS)
     assert "a match is one game" in doc and "`hand` | int16" in doc
 
@@ -161,7 +161,8 @@ def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_e
         seats, options, tmp_path, compiled_calls):
     run = config(seats=seats, agents=["random"], hands=90, chunk_hands=25, options=options)
     run_experiment(run, tmp_path / "compiled")
-    assert sum(compiled_calls) == 90 and routes.choose_route(GAME, [["random"] * seats], False) == routes.ENGINE
+    assert sum(compiled_calls) == 90
+    assert routes.choose_route(adapter, GAME, [["random"] * seats], False) == routes.ENGINE
     run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 90
     compiled, reference = read_hands(tmp_path / "compiled"), read_hands(tmp_path / "reference")
@@ -180,9 +181,10 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
 
 
 def test_only_built_in_seats_make_a_compiled_lineup():
-    assert routes.choose_route(GAME, [["random", " random "]], False) == routes.ENGINE
-    assert routes.choose_route(GAME, [["random", "greedy"]], False) == routes.LINEUP
-    assert routes.choose_route(GAME, [["random", "runner_fixtures.agents:PythonRandom"]], False) == routes.REFERENCE
+    assert routes.choose_route(adapter, GAME, [["random", " random "]], False) == routes.ENGINE
+    assert routes.choose_route(adapter, GAME, [["random", "greedy"]], False) == routes.LINEUP
+    python_random = ["random", "runner_fixtures.agents:PythonRandom"]
+    assert routes.choose_route(adapter, GAME, [python_random], False) == routes.REFERENCE
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
         routes.play_matches(GAME, 2, [1], [["runner_fixtures.agents:PythonRandom", "random"]], engine="compiled")
     with pytest.raises(ValueError, match="the engine's own policies play only lineups of random"):

@@ -13,6 +13,7 @@ from agents.knorri.lineup import decide_at
 from agents.knorri.lineup_seats import compiled_seat
 from agents.knorri.tracker import KnorriTracker
 from experiments.runner import routes
+from sim import games
 from sim.cards import card_list
 from sim.knorri import compiled
 from sim.knorri.compiled import position_rows
@@ -194,7 +195,7 @@ def test_compiled_mcts_phase1_choice_ignores_the_true_stock_order_and_matches_py
 ])
 def test_every_built_in_lineup_is_compiled(specs):
     assert compiled_lineup.LINEUP_PLAYER.accepts(specs)
-    assert routes.choose_route("knorri", [specs], True) == routes.LINEUP
+    assert routes.choose_route(games.adapter("knorri"), "knorri", [specs], True) == routes.LINEUP
 
 
 @pytest.mark.parametrize("specs", [

@@ -151,17 +151,18 @@ def test_schema_has_the_documented_types(tmp_path):
                            "hands": 4, "seed": 1, "workers": 1})
     run_experiment(config, tmp_path / "run")
     path = next((tmp_path / "run" / "hands").glob("part-*.parquet"))
-    categories = run_categories(config.run_id(), ["random"])
-    assert pq.read_schema(path).remove_metadata() == hands_schema(5, categories).remove_metadata()
+    categories = run_categories(config.run_id(), ["random"], config.adapter)
+    assert pq.read_schema(path).remove_metadata() == hands_schema(5, categories, config.adapter,
+                                                                  config.game).remove_metadata()
     frame = read_hands(tmp_path / "run")
-    for spec, name, seat in hand_fields(5):
+    for spec, name, seat in hand_fields(5, config.adapter):
         if spec.categories is not None:
             assert frame[name].dtype == "category", name
         elif not (spec.nullable or (seat is not None and seat >= 3)):
             assert frame[name].dtype == np.dtype(spec.dtype), name
     assert frame.loc[frame.n_seats == 3, "score_4"].isna().all()
     assert set(frame.end_reason.cat.categories) == {"out", "repeat", "cap"}
-    doc = markdown_table()
+    doc = markdown_table(config.adapter)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS)
 
 

@@ -35,6 +35,7 @@ from agents.kort.view import Table
 from experiments.runner import routes
 from experiments.runner.execute import run_experiment
 from kort.test_runner import config, read
+from sim import games
 from sim.kort import compiled
 from sim.kort.compiled.state import I_FIRST_VOTER, I_VOTE
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase
@@ -69,7 +70,7 @@ def lineup_calls(monkeypatch):
 def test_a_built_in_lineup_plays_compiled_and_writes_the_reference_engines_rows(
         agents, assign, options, tmp_path, lineup_calls):
     run = config(agents=agents, assign=assign, matches=200, chunk_hands=70, options=options)
-    assert routes.choose_route("kort", [agents], False) == routes.LINEUP
+    assert routes.choose_route(games.adapter("kort"), "kort", [agents], False) == routes.LINEUP
     run_experiment(run, tmp_path / "compiled")
     played = sum(lineup_calls)
     assert played >= 200

@@ -152,20 +152,20 @@ def test_the_rounds_record_every_kind_of_result_over_enough_random_matches(tmp_p
 def test_the_schema_is_typed_and_documented(tmp_path):
     run = config(agents=["random"], matches=6)
     run_experiment(run, tmp_path / "run")
-    categories = run_categories(run.run_id(), ["random"], GAME)
+    categories = run_categories(run.run_id(), ["random"], run.adapter)
     for table in (None, "rounds"):
         path = next((tmp_path / "run" / (table or "hands")).glob("part-*.parquet"))
         schema = pq.read_schema(path)
         assert schema.metadata[b"knorri_sim_game"] == GAME.encode()
-        assert schema.remove_metadata() == hands_schema(4, categories, GAME, table).remove_metadata()
+        assert schema.remove_metadata() == hands_schema(4, categories, run.adapter, GAME, table).remove_metadata()
         frame = read(tmp_path / "run", table or "hands")
-        for spec, name, _ in hand_fields(4, GAME, table):
+        for spec, name, _ in hand_fields(4, run.adapter, table):
             if spec.categories is not None:
                 assert frame[name].dtype == "category", name
             elif not (spec.nullable or spec.per_seat):
                 assert frame[name].dtype == np.dtype(spec.dtype), name
     assert list(read(tmp_path / "run", "rounds").result.cat.categories) == list(adapter.RESULTS)
-    doc = markdown_table(game=GAME)
+    doc = markdown_table(run.adapter)
     assert all(f"`{spec.name}" in doc for spec in HAND_COLUMNS + ROUND_COLUMNS)
     assert "Table `rounds`" in doc and "`round` | int16" in doc and "a whole Kort match" in doc
 
@@ -212,7 +212,7 @@ def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_e
         options, tmp_path, compiled_calls):
     run = config(agents=["random"], matches=150, chunk_hands=40, options=options)
     run_experiment(run, tmp_path / "compiled")
-    assert sum(compiled_calls) == 150 and routes.choose_route(GAME, [["random"] * 4], False) == routes.ENGINE
+    assert sum(compiled_calls) == 150 and routes.choose_route(adapter, GAME, [["random"] * 4], False) == routes.ENGINE
     run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
     assert sum(compiled_calls) == 150
     for table in ("hands", "rounds"):
@@ -236,8 +236,9 @@ def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_sam
 
 
 def test_a_lineup_with_an_agent_by_import_path_is_not_compiled():
-    assert routes.choose_route(GAME, [["random", " random ", "random", "random"]], False) == routes.ENGINE
-    assert routes.choose_route(GAME, [["random", PYTHON_RANDOM, "random", "random"]], False) == routes.REFERENCE
+    assert routes.choose_route(adapter, GAME, [["random", " random ", "random", "random"]], False) == routes.ENGINE
+    python_random = ["random", PYTHON_RANDOM, "random", "random"]
+    assert routes.choose_route(adapter, GAME, [python_random], False) == routes.REFERENCE
     with pytest.raises(ValueError, match="the compiled engine plays only lineups of random"):
         routes.play_matches(GAME, 4, [1], [["random", PYTHON_RANDOM, "random", "random"]], engine="compiled")
 

@@ -22,7 +22,7 @@ GAMES = (("knorri", 4, "greedy"), ("knorri", 3, "random"), ("knockout-whist", 4,
 def test_act_and_act_batch_make_the_same_choices_so_both_routes_give_the_same_rows(tmp_path, game, seats, other):
     spec = f"learned:weights={random_weights(tmp_path, game)}"
     seatings = [[spec, "random", spec, other, spec, other][:seats]] * 6
-    assert choose_route(game, seatings, False) == BATCH
+    assert choose_route(games.adapter(game), game, seatings, False) == BATCH
     batch = play_matches(game, seats, list(range(40, 46)), seatings).hands
     reference = play_matches(game, seats, list(range(40, 46)), seatings, engine="reference").hands
     for column, values in batch.items():
