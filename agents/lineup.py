@@ -10,7 +10,9 @@ and, where a table's seats are known, one spec fills every seat.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+import numpy as np
 
 from agents.base import Agent, AgentSpec, AgentSpecError, make_agent, parse_spec, resolve_spec
 
@@ -96,3 +98,13 @@ def compiled_twin(spec: str, game: str, twin_of: Callable[[Agent, AgentSpec], An
         return twin_of(agent, resolved)
 
     return resolved.derived(twin_of, compute)
+
+
+Table = TypeVar("Table")
+
+
+def agent_table(table: type[Table], agents: Sequence[Any], dtypes: Sequence[Any]) -> Table:
+    """The table a compiled lineup kernel reads its agents from, agent id k being ``agents[k]``: each field of the
+    record ``table`` holds that attribute of every agent, as one array of its dtype (``dtypes``, in field order)."""
+    return table(*(np.array([getattr(agent, field) for agent in agents], dtype=dtype)
+                   for field, dtype in zip(table._fields, dtypes, strict=True)))

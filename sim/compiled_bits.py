@@ -104,20 +104,6 @@ def clear_rows(cards: np.ndarray, ints: np.ndarray) -> None:
         ints[i] = 0
 
 
-@njit(**config.INLINED_KERNEL)
-def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
-                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
-    """Copy a four-array position (``cards, ints, deck, rng``, its streams included) into a second set of arrays."""
-    for i in range(cards.shape[0]):
-        cards2[i] = cards[i]
-    for i in range(ints.shape[0]):
-        ints2[i] = ints[i]
-    for i in range(52):
-        deck2[i] = deck[i]
-    for i in range(rng.shape[0]):
-        rng2[i] = rng[i]
-
-
 # ----- card-set bits -----------------------------------------------------------------------------
 @intrinsic
 def _ctpop(typingctx, value):

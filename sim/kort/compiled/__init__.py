@@ -3,8 +3,9 @@
 An agent that searches inside compiled code works through this module alone; how the
 engine lays out a position stays private to ``sim.kort``.
 
-A position is four arrays, ``cards, ints, deck, rng``, always passed in that order (a
-function that never needs some of them leaves them out, keeping the order):
+A position is four arrays, ``cards, ints, deck, rng``, held together as a ``Position`` record
+(``sim.compiled_api``); the engine's steps take the arrays in that order (a function that never
+needs some of them leaves them out, keeping the order):
 
 - ``new_position()`` makes empty working arrays;
 - ``position_rows(observation, hands, undealt, deal_seed, first_vote)`` sets one up from what a
@@ -16,7 +17,7 @@ function that never needs some of them leaves them out, keeping the order):
 - ``seat_position`` is ``position_rows``' compiled twin for an agent playing inside compiled
   code: it reads a live match's rows, keeps only what the seat sees (everything public, its own
   cards and its own Bavan vote) and completes the rest from the hidden cards it is given;
-- ``copy_position`` copies one position into another's arrays (a search's restart), and
+- ``copy_position`` copies one position into another's (a search's restart), and
   ``deal_hidden`` writes other hidden hands into a copy.
 
 An agent deciding inside compiled code (``agents.kort.lineup``) reads the live match through
@@ -33,7 +34,7 @@ record out as the engine's playouts do, into rows ``new_results`` makes.
 
 The engine's playout policies (``policies``) are public here too: ``RANDOM`` and ``GREEDY``
 (``POLICY_IDS`` by name), ``greedy_choice`` (greedy's choice from the seat's own cards and a
-trick row, columns ``T_*``), ``greedy_action`` (the same from a search's view of every hand),
+trick row, columns ``T_*``), ``greedy_action`` (the same from a search's ``View`` of every hand),
 greedy's helpers ``beats``, ``cheapest``, ``side_lead`` and its thresholds, and
 ``trop_to_end_chance``.
 
@@ -56,6 +57,7 @@ from numba import njit
 from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
 from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_api import Position
 from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag
 from sim.errors import GameInputError
 from sim.kort.compiled import state
@@ -78,6 +80,7 @@ from sim.kort.compiled.policies import (
     TRICK_FIELDS,
     TROP_FROM,
     TROP_TO_END_CHANCE,
+    View,
     beats,
     cheapest,
     greedy_action,
@@ -116,6 +119,7 @@ __all__ = [
     "T_LEN",
     "T_SEAT",
     "T_TARGET",
+    "View",
     "beats",
     "cheapest",
     "greedy_action",
@@ -162,15 +166,15 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def new_position() -> Position:
     """Empty working arrays ``cards, ints, deck, rng`` for one position."""
-    return (np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
-            np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
+    return Position(np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
+                    np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
 
 
 def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[int] = (), deal_seed: int = 0,
-                  first_vote: int = BAVAN_YES) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The position ``observation``'s seat sees, completed by the hidden rest: ``cards, ints, deck, rng``.
+                  first_vote: int = BAVAN_YES) -> Position:
+    """The position ``observation``'s seat sees, completed by the hidden rest.
 
     ``hands[s]`` is seat s's hand (a card set; the observing seat's own is read from the
     observation). While the holder chooses trumps (only it holds cards, its first five),
@@ -208,7 +212,7 @@ def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[
     deck[:] = card_list(held[obs.holder]) + list(undealt) if choosing else card_list(FULL_DECK)
     _write_public(ints, obs, held, this_deal, first_vote)
     seed_streams(rng, np.uint64(deal_seed))
-    return cards, ints, deck, rng
+    return Position(cards, ints, deck, rng)
 
 
 def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Sequence[dict[str, Any]],
@@ -382,16 +386,16 @@ def lead_kind(ints: np.ndarray, team: int) -> int:
 
 @njit(**config.STEP_KERNEL)
 def seat_position(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray, undealt: np.ndarray,
-                  deal_seed: np.uint64, cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray,
-                  rng2: np.ndarray) -> None:
+                  deal_seed: np.uint64, target: Position) -> None:
     """The position ``seat`` sees in a live match (``cards, ints``), completed by the hidden rest, into
-    ``cards2, ints2, deck2, rng2``: exactly what ``position_rows`` makes of the seat's observation.
+    ``target``: exactly what ``position_rows`` makes of the seat's observation.
 
     The other seats' hands are ``hands[s]``; while the holder chooses trumps the deck is the
     holder's cards ascending, then ``undealt`` (47 cards in deal order), else the cards in id
     order. A first Bavan vote the seat has not seen is taken as yes. Every stream starts from
     ``deal_seed``; the CRC of decisions starts afresh. Nothing hidden from the seat is read.
     """
+    cards2, ints2, deck2, rng2 = target
     for s in range(NUM_SEATS):
         cards2[state.C_HAND + s] = cards[state.C_HAND + s] if s == seat else hands[s]
     cards2[state.C_PLAYED] = cards[state.C_PLAYED]
