@@ -96,12 +96,24 @@ def _accessor(read: Any, column: int, doc: str) -> Any:
 
 
 @njit(**config.INLINED_KERNEL)
-def clear_rows(cards: np.ndarray, ints: np.ndarray) -> None:
-    """Zero a game's ``cards`` and ``ints`` rows (where every engine starts a new game)."""
+def new_game_rows(cards: np.ndarray, ints: np.ndarray, crc: int, winner: int, end_reason: int) -> None:
+    """Where every engine starts a new game: its ``cards`` and ``ints`` rows zeroed, then the running CRC-32 of its
+    decisions started at ``ints[crc]`` and ``ints[winner]`` and ``ints[end_reason]`` at -1 (none yet)."""
     for i in range(cards.shape[0]):
         cards[i] = 0
     for i in range(ints.shape[0]):
         ints[i] = 0
+    ints[crc] = CRC_START
+    ints[winner] = -1
+    ints[end_reason] = -1
+
+
+@njit(**config.INLINED_KERNEL)
+def count_decision(ints: np.ndarray, decisions: int, crc: int, action: int) -> None:
+    """Where every engine's step starts: one more decision in ``ints[decisions]``, its id folded into the running
+    CRC-32 at ``ints[crc]``."""
+    ints[decisions] += 1
+    ints[crc] = crc_byte(ints[crc], action)
 
 
 # ----- card-set bits -----------------------------------------------------------------------------
