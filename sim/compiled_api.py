@@ -74,3 +74,10 @@ def copy_position(source: Position, target: Position) -> None:
         target.deck[i] = source.deck[i]
     for i in range(source.rng.shape[0]):
         target.rng[i] = source.rng[i]
+
+
+@njit(**config.KERNEL)
+def empty_position(card_fields: int, int_fields: int, streams: int) -> Position:
+    """A zeroed position with rows this wide (a game's ``new_position``; compiled, so kernels make their own)."""
+    return Position(np.zeros(card_fields, dtype=np.uint64), np.zeros(int_fields, dtype=np.int64),
+                    np.zeros(52, dtype=np.int64), np.zeros(streams, dtype=np.uint64))

@@ -25,8 +25,8 @@ needs some of them leaves them out, keeping the order):
 ``rng[SEAT_STREAMS + s]`` is seat s's own (what a ``RANDOM`` playout draws for seat s);
 ``seed_streams`` starts them all from one seed, ``next_u64`` and ``below`` draw.
 
-Every function but the Python ones (``new_position``, ``position_rows``, ``scores``) is compiled, as
-are the helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
+Every function but the Python ones (``position_rows``, ``scores``) is compiled, as are
+the helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from sim.knockout_whist.compiled.policies import (
     play_out,
     policy_choice,
 )
+from sim.knockout_whist.compiled.state import new_position
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.rules import card_beats
 
@@ -102,13 +103,6 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-@njit(**config.KERNEL)
-def new_position() -> Position:
-    """Empty working arrays ``cards, ints, deck, rng`` for one position (compiled: kernels make their own)."""
-    return Position(np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
-                    np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
-
-
 def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[int], deal_seed: int = 0) -> Position:
     """The position ``observation``'s seat sees, completed by ``hands`` and ``stock``.
 

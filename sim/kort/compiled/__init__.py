@@ -42,7 +42,7 @@ Results are per team, as a seat of a partnership maximises its team's: ``team_re
 +1 for the winning team and -1 for the other once the match is over; ``wins`` and
 ``tricks`` give the score and the current round's tricks per team.
 
-Every function but the Python ones (``new_position``, ``position_rows``) is compiled, as are the
+Every function but ``position_rows`` is compiled, as are the
 helpers every step API shares (``sim.compiled_api``: streams, card sets, copying a position).
 """
 
@@ -87,6 +87,7 @@ from sim.kort.compiled.policies import (
     greedy_choice,
     side_lead,
 )
+from sim.kort.compiled.state import new_position
 from sim.kort.compiled.trop_chance import trop_to_end_chance
 from sim.kort.encoding import (
     BAVAN_YES,
@@ -166,12 +167,6 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-def new_position() -> Position:
-    """Empty working arrays ``cards, ints, deck, rng`` for one position."""
-    return Position(np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
-                    np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
-
-
 def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[int] = (), deal_seed: int = 0,
                   first_vote: int = BAVAN_YES) -> Position:
     """The position ``observation``'s seat sees, completed by the hidden rest.
@@ -284,11 +279,9 @@ def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
             np.zeros((count, state.max_rounds(target_wins), state.ROUND_FIELDS), dtype=np.int16))
 
 
-# ----- compiled ------------------------------------------------------------------------------------
+# ----- compiled: the match and its rounds (public) ---------------------------------------------------
 to_move = row_field(state.I_TO_MOVE, "The seat whose decision it is (-1 once the match is over).")
 is_over = row_flag(state.I_END_REASON, "Whether the match has ended.")
-phase = row_field(
-    state.I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
 winner_team = row_field(state.I_WINNER_TEAM, "The team that won the match (-1 while it goes on).")
 
 
@@ -300,16 +293,51 @@ def team_result(ints: np.ndarray, team: int) -> int:
     return 1 if ints[state.I_WINNER_TEAM] == team else -1
 
 
+phase = row_field(
+    state.I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
+target_wins = row_field(state.I_TARGET, "The match's target in wins.")
 wins = row_field_at(state.I_WINS, "``team``'s match wins so far.")
 tricks = row_field_at(state.I_TRICKS, "Tricks ``team`` has taken in the current round.")
+
+
+@njit(**config.INLINED_KERNEL)
+def lead_kind(ints: np.ndarray, team: int) -> int:
+    """``team``'s lead state as a ``LeadKind`` (free, sar, sar_next, trop, trop_done)."""
+    return state.state_kind(ints[state.I_LEAD_STATE + team])
+
+
 holder = row_field(state.I_HOLDER, "The current round's trump holder.")
 trump = row_field(state.I_TRUMP, "The trump suit 0..3, -1 before the holder's choice.")
+thirteenth = row_field(state.I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
 round_no = row_field(state.I_ROUND_NO, "The round being played, from 0.")
 rounds_played = row_field(
     state.I_ROUNDS_PLAYED,
     "Rounds finished in the match so far (it grows by one as a round ends: a search can stop there).")
+declared = row_field_at(
+    state.I_DECLARED,
+    "The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes "
+    "``DECLARATION_KINDS``), -1 for none.")
 
 
+# ----- compiled: the current trick, and a seat's own cards ------------------------------------------
+trick_no = row_field(state.I_TRICK_NO, "Tricks completed in this round.")
+leader = row_field(state.I_LEADER, "The seat that led (or leads) the current trick.")
+trick_plays = row_field(
+    state.I_TRICK_PLAYS,
+    "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
+trick_card = row_field_at(state.I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
+played = row_field(state.C_PLAYED, "The cards played in this deal, the current trick's included (public).")
+own_hand = row_field_at(
+    state.C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
+
+
+@njit(**config.INLINED_KERNEL)
+def card_count(cards: np.ndarray, seat: int) -> int:
+    """How many cards ``seat`` holds (public)."""
+    return popcount(cards[state.C_HAND + seat])
+
+
+# ----- compiled: stepping a position ------------------------------------------------------------------
 @njit(**config.INLINED_KERNEL)
 def deal_hidden(cards: np.ndarray, hands: np.ndarray, seat: int) -> None:
     """Give every seat but ``seat`` the hand ``hands[s]`` (uint64 card sets), for a determinization.
@@ -344,44 +372,11 @@ def new_match(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.nda
     init_match(cards, ints, deck, rng, target_wins, first_holder)
 
 
-
 @njit(**config.INLINED_KERNEL)
 def record_round(ints: np.ndarray, rounds: np.ndarray, recorded: int) -> int:
     """Copy the round finished since ``recorded`` rounds into ``rounds`` (a match's row of ``new_results``);
     returns the rounds recorded now. Call it after every action, starting from 0."""
     return copy_round_record(ints, rounds, recorded)
-
-
-# ----- what a seat sees of a live match ------------------------------------------------------------
-own_hand = row_field_at(
-    state.C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
-
-
-@njit(**config.INLINED_KERNEL)
-def card_count(cards: np.ndarray, seat: int) -> int:
-    """How many cards ``seat`` holds (public)."""
-    return popcount(cards[state.C_HAND + seat])
-
-
-played = row_field(state.C_PLAYED, "The cards played in this deal, the current trick's included (public).")
-target_wins = row_field(state.I_TARGET, "The match's target in wins.")
-trick_no = row_field(state.I_TRICK_NO, "Tricks completed in this round.")
-leader = row_field(state.I_LEADER, "The seat that led (or leads) the current trick.")
-trick_plays = row_field(
-    state.I_TRICK_PLAYS,
-    "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
-trick_card = row_field_at(state.I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
-thirteenth = row_field(state.I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
-declared = row_field_at(
-    state.I_DECLARED,
-    "The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes "
-    "``DECLARATION_KINDS``), -1 for none.")
-
-
-@njit(**config.INLINED_KERNEL)
-def lead_kind(ints: np.ndarray, team: int) -> int:
-    """``team``'s lead state as a ``LeadKind`` (free, sar, sar_next, trop, trop_done)."""
-    return state.state_kind(ints[state.I_LEAD_STATE + team])
 
 
 @njit(**config.STEP_KERNEL)
