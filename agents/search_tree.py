@@ -21,6 +21,19 @@ PARENT, ACTION, FIRST_CHILD, NEXT_SIBLING, MOVER = range(5)
 VISITS, AVAILABLE, REWARD = range(3)
 NO_NODE = -1
 ROOT = 0  # the root's row: the decision being searched
+STREAM = 0  # a search's one random stream: ``search_rng[STREAM]``
+
+
+class SearchSettings(NamedTuple):
+    """One decision's search as an ``mcts`` spec sets it, built alike by a game's Python agent and by its compiled
+    lineup seat, so that both search with the same parameters."""
+
+    seat: int  # the searching seat
+    iterations: int
+    c: float  # the exploration constant
+    policy: int  # the playouts' compiled policy (the game's ``POLICY_IDS``)
+    horizon: int  # where playouts stop, in the game's own ids (the end of the game, or of a hand or round)
+    values: np.ndarray  # the game's table valuing a playout that stops before the game's end
 
 
 class SearchTree(NamedTuple):

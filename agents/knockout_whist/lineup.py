@@ -26,7 +26,6 @@ says how a spec plays, or None.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -48,10 +47,10 @@ from agents.knockout_whist.compiled_tracker import (
 from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import SHAPE, hand_values
 from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
-from agents.knockout_whist.search import STREAM, SearchSettings, new_scratch, search
+from agents.knockout_whist.search import new_scratch, search
 from agents.knockout_whist.tracker import TrackerAgent
-from agents.lineup import agent_table, compiled_twin
-from agents.search_tree import SearchWork, clear_tree, most_visited_action, new_tree
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, seat_search
+from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action, new_tree
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knockout_whist.adapter import lineup_columns
@@ -91,33 +90,6 @@ RAINBOW_ONLY = 1 << FLAG_OPTIONS.index("rainbow")
 CARD_EXCHANGE = 1 << FLAG_OPTIONS.index("card_exchange")
 
 
-@dataclass(frozen=True)
-class CompiledAgent:
-    """How the compiled engine plays one spec: its kind and, for ``mcts``, the search's parameters."""
-
-    kind: int
-    iters: int = 0
-    c: float = 0.0
-    policy: int = 0
-    horizon: int = 0
-    spec_seed: int = 0
-
-
-class AgentTable(NamedTuple):
-    """The distinct agents of the lineups, one entry per agent id: ``CompiledAgent``'s fields as arrays."""
-
-    kind: np.ndarray  # int64
-    iters: np.ndarray  # int64
-    c: np.ndarray  # float64
-    policy: np.ndarray  # int64
-    horizon: np.ndarray  # int64
-    spec_seed: np.ndarray  # uint64
-
-
-AGENT_DTYPES = (np.int64, np.int64, np.float64, np.int64, np.int64, np.uint64)
-"""``AgentTable``'s dtypes, in field order."""
-
-
 class Games(NamedTuple):
     """What the kernel plays: the table's options, a seed and a lineup of agent ids (``AgentTable``) per game, and
     the mcts seats' table of hand values. (Flat, as a ``prange`` loop cannot take a record holding a record.)"""
@@ -125,7 +97,7 @@ class Games(NamedTuple):
     n_seats: int
     flags: int  # the options as ``Options.flags()``
     seeds: np.ndarray  # uint64[G]
-    lineups: np.ndarray  # int64[G, n_seats]
+    lineups: np.ndarray  # int64[G, n_seats]: agent ids (``agents.lineup.AgentTable``)
     hand_values: np.ndarray  # ``hand_values.hand_values``' table
 
 
@@ -175,7 +147,7 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
             if agent is None:
                 raise ValueError(f"agent spec {spec!r} does not play inside the compiled engine")
             lineups[g, seat] = agents.setdefault(agent, len(agents))
-    table = agent_table(AgentTable, list(agents), AGENT_DTYPES)
+    table = agent_table(list(agents))
     values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else np.zeros(SHAPE)
     games = Games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, values)
     _play_games(games, table, 1 + int(table.iters.max(initial=0)), max(1, min(n_chunks, len(seeds))), rows)
@@ -221,9 +193,8 @@ def _play_chunk(games, agents, capacity, start, stop, rows):
             elif legal_actions(cards, ints, legal) == 1:
                 action = legal[0]
             else:
-                settings = SearchSettings(seat, agents.iters[agent], agents.c[agent], agents.policy[agent],
-                                          agents.horizon[agent], games.hand_values)
-                action = mcts_choice(trackers[seat], cards, ints, settings, streams, work)
+                action = mcts_choice(trackers[seat], cards, ints, seat_search(agents, agent, seat, games.hand_values),
+                                     streams, work)
             for s in range(games.n_seats):
                 if (tracked >> s) & 1:
                     observe(trackers[s], ints, action)

@@ -38,9 +38,10 @@ from typing import Any
 from agents.base import register
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.sampler import DealSampler, HiddenCards
-from agents.knockout_whist.search import GAME_END, HAND_END, SearchSettings, Tree, search
+from agents.knockout_whist.search import GAME_END, HAND_END, Tree, search
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from agents.sampled_search import SampledSearchAgent
+from agents.search_tree import SearchSettings
 from sim.knockout_whist.compiled import POLICY_IDS, position_rows
 from sim.knockout_whist.encoding import Options
 

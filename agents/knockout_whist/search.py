@@ -36,7 +36,18 @@ import numpy as np
 from numba import njit
 
 from agents.knockout_whist import sampler
-from agents.search_tree import ACTION, NO_NODE, ROOT, RootChild, TreeArrays, add_child, back_up, has_room, ucb_child
+from agents.search_tree import (
+    ACTION,
+    NO_NODE,
+    ROOT,
+    STREAM,
+    RootChild,
+    TreeArrays,
+    add_child,
+    back_up,
+    has_room,
+    ucb_child,
+)
 from sim import config
 from sim.knockout_whist.compiled import (
     NUM_ACTIONS,
@@ -67,18 +78,6 @@ GAME_END, HAND_END = 0, 1
 """Where a playout stops: the end of the game, or the end of the hand being played at the root."""
 NO_LATER_HAND = 99
 PATH_LENGTH = 4096  # nodes on one path down the tree, at most
-STREAM = 0  # the search's one random stream: ``search_rng[STREAM]``
-
-
-class SearchSettings(NamedTuple):
-    """One decision's search as an ``mcts`` spec sets it, built alike by the Python agent and a compiled lineup seat."""
-
-    seat: int  # the searching seat
-    iterations: int
-    c: float  # the exploration constant
-    policy: int  # the playouts' policy (``compiled.POLICY_IDS``)
-    horizon: int  # where playouts stop: ``GAME_END`` or ``HAND_END``
-    hand_values: np.ndarray  # ``hand_values.hand_values``' table, read at ``HAND_END``
 
 
 class Scratch(NamedTuple):
@@ -116,10 +115,12 @@ class Tree(TreeArrays):
 
 @njit(**config.KERNEL)
 def search(root, tables, settings, tree, scratch, search_rng):
-    """Run ``settings.iterations`` SO-ISMCTS iterations from ``root`` (a ``Position``) for ``settings.seat``.
+    """Run ``settings.iterations`` SO-ISMCTS iterations (``search_tree.SearchSettings``) from ``root`` (a
+    ``Position``) for ``settings.seat``.
 
     ``tables`` are the sampler's (``sampler.DealTables``); at the ``HAND_END`` horizon a seat's
-    value is ``settings.hand_values[next hand, seats left, status, is chooser, dog's life used]``.
+    value is ``settings.values[next hand, seats left, status, is chooser, dog's life used]``
+    (``hand_values.hand_values``).
     The tree (``SearchTree``) grows in place by at most one node an iteration (a full tree plays
     out from its leaves). ``search_rng`` (uint64[1]) drives every random choice, so a search
     is a function of it.
@@ -135,7 +136,7 @@ def search(root, tables, settings, tree, scratch, search_rng):
         cards, ints, deck, rng = work
         while not is_over(ints) and hand_number(ints) < stop_hand:
             apply_action(cards, ints, deck, rng, policy_choice(settings.policy, cards, ints, rng))
-        _values(ints, settings.hand_values, scratch.values)
+        _values(ints, settings.values, scratch.values)
         back_up(tree, scratch.path, depth, scratch.values)
 
 

@@ -34,10 +34,10 @@ from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import MCTSAgent
 from agents.kort.playout import new_view, table_view
 from agents.kort.sampler import draw_hands
-from agents.kort.search import STREAM, SearchSettings, Tree, search
+from agents.kort.search import Tree, search
 from agents.kort.values import match_win_chance
-from agents.lineup import agent_table, compiled_twin
-from agents.search_tree import SearchWork, clear_tree, most_visited_action
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, seat_search
+from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action
 from sim import config
 from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
@@ -70,36 +70,8 @@ from sim.kort.encoding import NUM_SEATS
 from sim.kort.reference import as_options
 from sim.rng import MASK64
 
-RANDOM, GREEDY, TRACKER, MCTS = range(4)
-"""The compiled agents' kinds."""
-
-
-class CompiledAgent(NamedTuple):
-    """A spec as the lineup kernel plays it: its kind and, for greedy and mcts, the parameters they read."""
-
-    kind: int
-    redeal_auto: bool = True  # greedy's redeal=auto
-    iters: int = 0  # mcts's parameters
-    c: float = 0.0
-    policy: int = 0
-    round_only: bool = False
-    spec_seed: int = 0  # mcts's own seed=..., as a uint64
-
-
-class AgentTable(NamedTuple):
-    """The distinct agents of a chunk's lineups, one entry per agent id: ``CompiledAgent``'s fields as arrays."""
-
-    kind: np.ndarray  # int64
-    redeal_auto: np.ndarray  # bool
-    iters: np.ndarray  # int64
-    c: np.ndarray  # float64
-    policy: np.ndarray  # int64
-    round_only: np.ndarray  # bool
-    spec_seed: np.ndarray  # uint64
-
-
-AGENT_DTYPES = (np.int64, np.bool_, np.int64, np.float64, np.int64, np.bool_, np.uint64)
-"""``AgentTable``'s dtypes, in field order."""
+RANDOM, GREEDY, GREEDY_KEEPS, TRACKER, MCTS = range(5)
+"""The compiled agents' kinds (``GREEDY_KEEPS``: ``greedy:redeal=never``); those from ``TRACKER`` on keep a tracker."""
 
 
 class SeatStates(NamedTuple):
@@ -133,12 +105,13 @@ def _compiled_agent(agent: Agent, spec: AgentSpec) -> CompiledAgent | None:
     if kind is RandomAgent:
         return CompiledAgent(RANDOM)
     if kind is GreedyAgent:
-        return CompiledAgent(GREEDY, redeal_auto=agent.redeal == "auto")
+        return CompiledAgent(GREEDY if agent.redeal == "auto" else GREEDY_KEEPS)
     if kind is tracker.TrackerAgent:
         return CompiledAgent(TRACKER)
     if kind is MCTSAgent and agent.time_budget <= 0:
         return CompiledAgent(MCTS, iters=agent.iters, c=float(agent.c), policy=POLICY_IDS[agent.rollout],
-                             round_only=agent.horizon == "round", spec_seed=int(spec.params.get("seed", 0)) & MASK64)
+                             horizon=MCTSAgent.HORIZONS[agent.horizon],
+                             spec_seed=int(spec.params.get("seed", 0)) & MASK64)
     return None
 
 
@@ -156,7 +129,7 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
     lineups = np.array([[index[spec] for spec in seating] for seating in seatings], dtype=np.int64)
     matches = Matches(options.target_wins, options.first_holder, np.asarray(seeds, dtype=np.uint64),
                       lineups.reshape(len(seatings), NUM_SEATS))
-    table = agent_table(AgentTable, agents, AGENT_DTYPES)
+    table = agent_table(agents)
     ints_out, rounds_out = new_results(len(seeds), options.target_wins)
     known, counts = new_trackers()
     seats = SeatStates(known, counts, np.zeros(NUM_SEATS, dtype=np.uint64), new_view(),
@@ -202,14 +175,13 @@ def _play(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seat
                     action = legal[0]
                 else:
                     table_view(cards, ints, seat, view)
-                    if kind == GREEDY:
+                    if kind == GREEDY or kind == GREEDY_KEEPS:
                         action = greedy_choice(ints, own_hand(cards, seat), view.trick, legal, n_legal,
-                                               agents.redeal_auto[agent])
+                                               kind == GREEDY)
                     elif kind == TRACKER:
                         action = tracker_choice(known[seat], counts[seat], cards, ints, view, legal, n_legal)
                     else:
-                        settings = SearchSettings(seat, agents.iters[agent], agents.c[agent], agents.policy[agent],
-                                                  agents.round_only[agent], win_chance)
+                        settings = seat_search(agents, agent, seat, win_chance)
                         action = search_decision(cards, ints, settings, known[seat], counts[seat], streams, view, work)
             stage, before, trick, plays = phase(ints), lead_kind(ints, seat % 2), trick_no(ints), trick_plays(ints)
             apply_action(cards, ints, deck, rng, action)

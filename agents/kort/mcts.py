@@ -42,10 +42,11 @@ from typing import Any
 from agents.base import register
 from agents.kort.playout import view_of
 from agents.kort.sampler import HandSampler, HiddenHands
-from agents.kort.search import SearchSettings, Tree, search
+from agents.kort.search import MATCH_END, ROUND_END, Tree, search
 from agents.kort.tracker import KortTracker
 from agents.kort.values import match_win_chance
 from agents.sampled_search import SampledSearchAgent
+from agents.search_tree import SearchSettings
 from sim.kort.compiled import POLICY_IDS, position_rows
 
 GAME = "kort"
@@ -61,7 +62,7 @@ class MCTSAgent(SampledSearchAgent):
 
     DEFAULTS = {"c": 0.25, "rollout": "random", "horizon": "round"}
     ROLLOUTS = POLICY_IDS
-    HORIZONS = ("round", "match")
+    HORIZONS = {"round": ROUND_END, "match": MATCH_END}  # a spec's horizon -> where the compiled playouts stop
     TREE = Tree
 
     def spec_name(self) -> str:
@@ -79,7 +80,7 @@ class MCTSAgent(SampledSearchAgent):
         hands, undealt = deal.sample(self._search_rng)  # stand-ins: every iteration deals its own
         root = position_rows(observation, hands, undealt, deal_seed=int(self._search_rng[0]))
         root_view = view_of(observation)
-        settings = SearchSettings(observation.seat, self.iters, self.c, self._policy, self.horizon == "round",
+        settings = SearchSettings(observation.seat, self.iters, self.c, self._policy, self.HORIZONS[self.horizon],
                                   match_win_chance(observation.options["target_wins"]))
         tree = self._tree
         tree.reset()

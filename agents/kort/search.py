@@ -36,7 +36,17 @@ import numpy as np
 from numba import njit
 
 from agents.kort import playout, sampler
-from agents.search_tree import ACTION, NO_NODE, ROOT, TreeArrays, add_child, back_up, has_room, ucb_child
+from agents.search_tree import (
+    ACTION,
+    NO_NODE,
+    ROOT,
+    STREAM,
+    TreeArrays,
+    add_child,
+    back_up,
+    has_room,
+    ucb_child,
+)
 from sim import config
 from sim.kort.compiled import (
     NUM_ACTIONS,
@@ -59,18 +69,9 @@ from sim.kort.compiled import (
 from sim.kort.encoding import FIRST_PACKET
 
 PATH_LENGTH = 1024  # nodes on one path: a whole match has fewer decisions than this between two of a seat's
-STREAM = 0  # the search's one random stream: ``search_rng[STREAM]``
-
-
-class SearchSettings(NamedTuple):
-    """One decision's search as an ``mcts`` spec sets it, built alike by the Python agent and a compiled lineup seat."""
-
-    seat: int  # the searching seat
-    iterations: int
-    c: float  # the exploration constant
-    policy: int  # the playouts' policy: ``RANDOM`` or ``GREEDY`` (``sim.kort.compiled``)
-    round_only: bool  # playouts stop at the end of the round, valued by ``win_chance``
-    win_chance: np.ndarray  # ``values.match_win_chance`` of the match's target
+MATCH_END, ROUND_END = 0, 1
+"""Where a playout stops (``SearchSettings.horizon``): the end of the match, or of the round being played, valued
+by the team's chance to win the match from there (``SearchSettings.values``: ``values.match_win_chance``)."""
 
 
 class Scratch(NamedTuple):
@@ -104,7 +105,8 @@ class Tree(TreeArrays):
 
 @njit(**config.KERNEL)
 def search(root, tables, root_view, settings, tree, scratch, search_rng):
-    """Run ``settings.iterations`` SO-ISMCTS iterations from ``root`` (a ``Position``) for ``settings.seat``.
+    """Run ``settings.iterations`` SO-ISMCTS iterations (``search_tree.SearchSettings``) from ``root`` (a
+    ``Position``) for ``settings.seat``.
 
     ``tables`` are the sampler's (``sampler.DealTables``); ``root_view`` what the playout
     policy tracks at the root (``playout.view_of``; its hands are filled in per deal); the
@@ -129,15 +131,15 @@ def search(root, tables, root_view, settings, tree, scratch, search_rng):
         depth = _descend(settings, start_round, search_rng, tree, scratch)
         while not _playout_done(work.ints, settings, start_round):
             playout.step(work, view, settings.policy, scratch.legal)
-        _values(work.ints, settings.win_chance, scratch.values)
+        _values(work.ints, settings.values, scratch.values)
         back_up(tree, scratch.path, depth, scratch.values)
         done += 1
 
 
 @njit(**config.INLINED_KERNEL)
 def _playout_done(ints, settings, start_round):
-    """Whether a playout stops here: the match is over, or with ``round_only`` the round it started in."""
-    return is_over(ints) or (settings.round_only and rounds_played(ints) > start_round)
+    """Whether a playout stops here: the match is over, or at the ``ROUND_END`` horizon the round it started in."""
+    return is_over(ints) or (settings.horizon == ROUND_END and rounds_played(ints) > start_round)
 
 
 @njit(**config.INLINED_KERNEL)

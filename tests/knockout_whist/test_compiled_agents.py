@@ -13,8 +13,8 @@ import pytest
 
 from agents.knockout_whist import compiled_tracker, lineup
 from agents.knockout_whist.hand_values import hand_values
-from agents.knockout_whist.search import SearchSettings
 from agents.knockout_whist.tracker import KnockoutWhistTracker, tracker_action
+from agents.search_tree import SearchSettings
 from experiments.runner import routes
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment

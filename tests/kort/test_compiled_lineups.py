@@ -28,11 +28,11 @@ from agents.kort.compiled_tracker import (
 )
 from agents.kort.playout import new_view, table_view
 from agents.kort.sampler import HandSampler, HiddenHands
-from agents.kort.search import SearchSettings
 from agents.kort.tracker import KortTracker
 from agents.kort.tracker import tracker_choice as python_tracker_choice
 from agents.kort.values import match_win_chance
 from agents.kort.view import Table
+from agents.search_tree import SearchSettings
 from experiments.runner import routes
 from experiments.runner.execute import run_experiment
 from kort.test_runner import config, read
@@ -194,7 +194,7 @@ def test_compiled_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
             view = new_view()
             table_view(cards, ints, seat, view)
             streams = np.full(4, k, dtype=np.uint64)
-            settings = SearchSettings(seat, agent.iters, 0.25, agent.policy, agent.round_only, win_chance)
+            settings = SearchSettings(seat, agent.iters, 0.25, agent.policy, agent.horizon, win_chance)
             work = lineup.search_work(30)
             action = lineup.search_decision(cards, ints, settings, known[seat].copy(), counts[seat].copy(), streams,
                                             view, work)
