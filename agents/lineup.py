@@ -10,9 +10,14 @@ and, where a table's seats are known, one spec fills every seat.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
 
 from agents.base import Agent, AgentSpec, AgentSpecError, make_agent, parse_spec, resolve_spec
+from agents.search_tree import SearchSettings
+from sim import config
 
 SYNTAX = ("one agent spec per seat (or one for all), separated by ';' or by commas: a comma piece of the form "
           "key=value belongs to the spec before it, so 'random,mcts:iters=400,c=1.4,greedy' is three specs")
@@ -96,3 +101,42 @@ def compiled_twin(spec: str, game: str, twin_of: Callable[[Agent, AgentSpec], An
         return twin_of(agent, resolved)
 
     return resolved.derived(twin_of, compute)
+
+
+class CompiledAgent(NamedTuple):
+    """A spec as a game's compiled lineup kernel plays it: the game's kind of seat and, for ``mcts``, the search's
+    parameters (``agents.search_tree.SearchSettings`` is built from them at each decision)."""
+
+    kind: int
+    iters: int = 0
+    c: float = 0.0
+    policy: int = 0
+    horizon: int = 0
+    spec_seed: int = 0  # the spec's own seed=..., as a uint64
+
+
+class AgentTable(NamedTuple):
+    """The distinct agents of a chunk's lineups as the kernel reads them, agent id k being ``agents[k]``: each field
+    of ``CompiledAgent`` as one array (``agent_table``)."""
+
+    kind: np.ndarray  # int64
+    iters: np.ndarray  # int64
+    c: np.ndarray  # float64
+    policy: np.ndarray  # int64
+    horizon: np.ndarray  # int64
+    spec_seed: np.ndarray  # uint64
+
+
+def agent_table(agents: Sequence[CompiledAgent]) -> AgentTable:
+    """The table a compiled lineup kernel reads ``agents`` from."""
+    dtypes = (np.int64, np.int64, np.float64, np.int64, np.int64, np.uint64)
+    return AgentTable(*(np.array([getattr(agent, field) for agent in agents], dtype=dtype)
+                        for field, dtype in zip(AgentTable._fields, dtypes, strict=True)))
+
+
+@njit(**config.KERNEL)  # not INLINED_KERNEL: handing back an array (``values``) needs numba's runtime
+def seat_search(agents: AgentTable, agent: int, seat: int, values: np.ndarray) -> SearchSettings:
+    """The search ``agent`` of the table runs for ``seat``, valuing early stops by ``values``: the settings its
+    Python agent would build."""
+    return SearchSettings(seat, agents.iters[agent], agents.c[agent], agents.policy[agent], agents.horizon[agent],
+                          values)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.search_tree import RootChild
 from sim.rng import SplitMix64, derive_seed
 
 CHUNK = 64  # iterations per compiled call under a time budget: the clock is read between calls
@@ -101,10 +102,10 @@ class SampledSearchAgent:
         if len(legal) == 1:
             return legal[0]
         children = self.search(observation)
-        return max(children, key=lambda child: (child[1], -child[0]))[0]
+        return max(children, key=lambda child: (child.visits, -child.action)).action
 
-    def search(self, observation: Any) -> list[tuple[int, float, float]]:
-        """Search the decision ``observation`` shows; the root's children as (action, visits, mean value)."""
+    def search(self, observation: Any) -> list[RootChild]:
+        """Search the decision ``observation`` shows; the root's children (action, visits, mean value)."""
         self.tracker.update(observation)
         self._search_rng[0] = self._stream.next()
         run = self.prepare(observation)
@@ -114,6 +115,6 @@ class SampledSearchAgent:
         else:
             deadline = time.perf_counter() + self.time_budget
             run(CHUNK)
-            while time.perf_counter() < deadline and tree.size[0] < tree.capacity:
+            while time.perf_counter() < deadline and not tree.is_full():
                 run(CHUNK)
         return tree.root_children()

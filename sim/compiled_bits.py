@@ -96,26 +96,24 @@ def _accessor(read: Any, column: int, doc: str) -> Any:
 
 
 @njit(**config.INLINED_KERNEL)
-def clear_rows(cards: np.ndarray, ints: np.ndarray) -> None:
-    """Zero a game's ``cards`` and ``ints`` rows (where every engine starts a new game)."""
+def new_game_rows(cards: np.ndarray, ints: np.ndarray, crc: int, winner: int, end_reason: int) -> None:
+    """Where every engine starts a new game: its ``cards`` and ``ints`` rows zeroed, then the running CRC-32 of its
+    decisions started at ``ints[crc]`` and ``ints[winner]`` and ``ints[end_reason]`` at -1 (none yet)."""
     for i in range(cards.shape[0]):
         cards[i] = 0
     for i in range(ints.shape[0]):
         ints[i] = 0
+    ints[crc] = CRC_START
+    ints[winner] = -1
+    ints[end_reason] = -1
 
 
 @njit(**config.INLINED_KERNEL)
-def copy_position(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.ndarray,
-                  cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
-    """Copy a four-array position (``cards, ints, deck, rng``, its streams included) into a second set of arrays."""
-    for i in range(cards.shape[0]):
-        cards2[i] = cards[i]
-    for i in range(ints.shape[0]):
-        ints2[i] = ints[i]
-    for i in range(52):
-        deck2[i] = deck[i]
-    for i in range(rng.shape[0]):
-        rng2[i] = rng[i]
+def count_decision(ints: np.ndarray, decisions: int, crc: int, action: int) -> None:
+    """Where every engine's step starts: one more decision in ``ints[decisions]``, its id folded into the running
+    CRC-32 at ``ints[crc]``."""
+    ints[decisions] += 1
+    ints[crc] = crc_byte(ints[crc], action)
 
 
 # ----- card-set bits -----------------------------------------------------------------------------

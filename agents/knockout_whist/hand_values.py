@@ -43,6 +43,8 @@ GAMES = 20_000
 PRIOR_GAMES = 20.0  # an entry seen in few games leans towards an equal share of the win
 SEED = 2026
 OUT = int(Status.OUT)
+SPOT_SEAT, SPOT_HAND, SPOT_LEFT, SPOT_STATUS, SPOT_CHOOSES, SPOT_USED = range(6)
+"""The columns of a seat's spot at a hand's start, as ``_tally`` keeps it: the seat, then its index in ``SHAPE``."""
 
 
 @cache
@@ -50,7 +52,7 @@ def hand_values(n_seats: int, flags: int, games: int = GAMES) -> np.ndarray:
     """The table for ``n_seats`` seats and options ``flags`` (``Options.flags()``), float64 of ``SHAPE``."""
     wins = np.zeros(SHAPE)
     totals = np.zeros(SHAPE)
-    _tally(n_seats, flags, games, SEED, *new_position(), wins, totals)
+    _tally(n_seats, flags, games, SEED, new_position(), wins, totals)
     fair = np.zeros(SHAPE)
     for left in range(1, MAX_SEATS + 1):
         fair[:, left] = 1.0 / left
@@ -60,9 +62,11 @@ def hand_values(n_seats: int, flags: int, games: int = GAMES) -> np.ndarray:
 
 
 @njit(**config.KERNEL)
-def _tally(n, flags, games, seed, cards, ints, deck, rng, wins, totals):
-    """Play ``games`` greedy games; count, per table entry, the seats that were there and those that won."""
-    spots = np.zeros((LAST_HAND * MAX_SEATS, 6), dtype=np.int64)  # seat, then the entry's index
+def _tally(n, flags, games, seed, position, wins, totals):
+    """Play ``games`` greedy games in ``position``; count, per table entry, the seats that were there and those that
+    won."""
+    cards, ints, deck, rng = position
+    spots = np.zeros((LAST_HAND * MAX_SEATS, SPOT_USED + 1), dtype=np.int64)
     for g in range(games):
         new_game(cards, ints, deck, rng, n, flags, seed + g)
         count = 0
@@ -78,16 +82,17 @@ def _tally(n, flags, games, seed, cards, ints, deck, rng, wins, totals):
             for s in range(n):
                 status = seat_status(ints, s)
                 if status != OUT:
-                    spots[count, 0] = s
-                    spots[count, 1] = hand
-                    spots[count, 2] = left
-                    spots[count, 3] = status
-                    spots[count, 4] = 1 if chooser(ints) == s else 0
-                    spots[count, 5] = 1 if dogs_life_used(ints) else 0
+                    spots[count, SPOT_SEAT] = s
+                    spots[count, SPOT_HAND] = hand
+                    spots[count, SPOT_LEFT] = left
+                    spots[count, SPOT_STATUS] = status
+                    spots[count, SPOT_CHOOSES] = 1 if chooser(ints) == s else 0
+                    spots[count, SPOT_USED] = 1 if dogs_life_used(ints) else 0
                     count += 1
         won = winner(ints)
         for k in range(count):
-            at = (spots[k, 1], spots[k, 2], spots[k, 3], spots[k, 4], spots[k, 5])
+            at = (spots[k, SPOT_HAND], spots[k, SPOT_LEFT], spots[k, SPOT_STATUS], spots[k, SPOT_CHOOSES],
+                  spots[k, SPOT_USED])
             totals[at] += 1.0
-            if spots[k, 0] == won:
+            if spots[k, SPOT_SEAT] == won:
                 wins[at] += 1.0

@@ -13,15 +13,14 @@ or None.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.deal_sampling import BINOMIAL
-from agents.knockout_whist import sampler, search
+from agents.knockout_whist import sampler
 from agents.knockout_whist.compiled_tracker import (
     T_SHOWN,
     TRACKER_SIZE,
@@ -35,9 +34,10 @@ from agents.knockout_whist.compiled_tracker import (
 from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import SHAPE, hand_values
 from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
+from agents.knockout_whist.search import new_scratch, search
 from agents.knockout_whist.tracker import TrackerAgent
-from agents.lineup import compiled_twin
-from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, seat_search
+from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action, new_tree
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knockout_whist.adapter import lineup_columns
@@ -72,22 +72,20 @@ GAME = "knockout-whist"
 RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)
 """How a seat plays inside the kernel."""
 FULL = np.uint64((1 << 52) - 1)
-PATH = 4096  # a search path's longest (as ``search.Tree``)
 IN = int(Status.IN)
 RAINBOW_ONLY = 1 << FLAG_OPTIONS.index("rainbow")
 CARD_EXCHANGE = 1 << FLAG_OPTIONS.index("card_exchange")
 
 
-@dataclass(frozen=True)
-class CompiledAgent:
-    """How the compiled engine plays one spec: its kind and, for ``mcts``, the search's parameters."""
+class Games(NamedTuple):
+    """What the kernel plays: the table's options, a seed and a lineup of agent ids (``AgentTable``) per game, and
+    the mcts seats' table of hand values. (Flat, as a ``prange`` loop cannot take a record holding a record.)"""
 
-    kind: int
-    iters: int = 0
-    c: float = 0.0
-    policy: int = 0
-    horizon: int = 0
-    spec_seed: int = 0
+    n_seats: int
+    flags: int  # the options as ``Options.flags()``
+    seeds: np.ndarray  # uint64[G]
+    lineups: np.ndarray  # int64[G, n_seats]: agent ids (``agents.lineup.AgentTable``)
+    hand_values: np.ndarray  # ``hand_values.hand_values``' table
 
 
 def compiled_agent(spec: str) -> CompiledAgent | None:
@@ -120,7 +118,7 @@ def is_compiled_lineup(specs: Sequence[str]) -> bool:
 
 def int_rows(games: int) -> np.ndarray:
     """Zeroed rows for ``play_lineups`` to write each game's final ints row into."""
-    return np.zeros((games, new_position()[1].shape[0]), dtype=np.int64)
+    return np.zeros((games, new_position().ints.shape[0]), dtype=np.int64)
 
 
 def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence[Sequence[str]], rows: np.ndarray,
@@ -136,53 +134,43 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
             if agent is None:
                 raise ValueError(f"agent spec {spec!r} does not play inside the compiled engine")
             lineups[g, seat] = agents.setdefault(agent, len(agents))
-    table = list(agents)
-    kinds = np.array([a.kind for a in table], dtype=np.int64)
-    iters = np.array([a.iters for a in table], dtype=np.int64)
-    cs = np.array([a.c for a in table], dtype=np.float64)
-    policies = np.array([a.policy for a in table], dtype=np.int64)
-    horizons = np.array([a.horizon for a in table], dtype=np.int64)
-    spec_seeds = np.array([a.spec_seed for a in table], dtype=np.uint64)
-    values = hand_values(n_seats, flags) if (kinds == MCTS_SEAT).any() else np.zeros(SHAPE)
-    capacity = 1 + int(iters.max(initial=0))
-    _play_games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, kinds, iters, cs, policies, horizons,
-                spec_seeds, values, capacity, max(1, min(n_chunks, len(seeds))), rows)
+    table = agent_table(list(agents))
+    values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else np.zeros(SHAPE)
+    games = Games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, values)
+    _play_games(games, table, 1 + int(table.iters.max(initial=0)), max(1, min(n_chunks, len(seeds))), rows)
 
 
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.PARALLEL_KERNEL)
-def _play_games(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, spec_seeds, values, capacity,
-                n_chunks, rows):
-    total = seeds.shape[0]
+def _play_games(games, agents, capacity, n_chunks, rows):
+    total = games.seeds.shape[0]
     for chunk in prange(n_chunks):
-        _play_chunk(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, spec_seeds, values, capacity,
-                    chunk * total // n_chunks, (chunk + 1) * total // n_chunks, rows)
+        _play_chunk(games, agents, capacity, chunk * total // n_chunks, (chunk + 1) * total // n_chunks, rows)
 
 
 @njit(**config.KERNEL)
-def _play_chunk(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, spec_seeds, values, capacity,
-                start, stop, rows):
+def _play_chunk(games, agents, capacity, start, stop, rows):
     """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for the chunk."""
     cards, _, deck, rng = new_position()
     trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
     streams = np.zeros(MAX_SEATS, dtype=np.uint64)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    scratch = _new_scratch(capacity)
+    work = new_search_work(capacity)
     for g in range(start, stop):
         ints = rows[g]
-        new_game(cards, ints, deck, rng, n, flags, seeds[g])
+        new_game(cards, ints, deck, rng, games.n_seats, games.flags, games.seeds[g])
         tracked = 0
-        for s in range(n):
+        for s in range(games.n_seats):
             forget(trackers[s])
-            agent = lineups[g, s]
-            if kinds[agent] >= TRACKER_SEAT:
+            agent = games.lineups[g, s]
+            if agents.kind[agent] >= TRACKER_SEAT:
                 tracked |= 1 << s
-            if kinds[agent] == MCTS_SEAT:
-                streams[s] = derive_seed1(agent_seed(seeds[g], s), spec_seeds[agent])
+            if agents.kind[agent] == MCTS_SEAT:
+                streams[s] = derive_seed1(agent_seed(games.seeds[g], s), agents.spec_seed[agent])
         while not is_over(ints):
             seat = to_move(ints)
-            agent = lineups[g, seat]
-            kind = kinds[agent]
+            agent = games.lineups[g, seat]
+            kind = agents.kind[agent]
             if kind == RANDOM_SEAT:
                 action = policy_choice(RANDOM, cards, ints, rng)
             elif kind == GREEDY_SEAT:
@@ -192,66 +180,43 @@ def _play_chunk(n, flags, seeds, lineups, kinds, iters, cs, policies, horizons, 
             elif legal_actions(cards, ints, legal) == 1:
                 action = legal[0]
             else:
-                action = mcts_choice(trackers[seat], cards, ints, seat, iters[agent], cs[agent], policies[agent],
-                                     horizons[agent], values, streams, *scratch)
-            for s in range(n):
+                action = mcts_choice(trackers[seat], cards, ints, seat_search(agents, agent, seat, games.hand_values),
+                                     streams, work)
+            for s in range(games.n_seats):
                 if (tracked >> s) & 1:
                     observe(trackers[s], ints, action)
             apply_action(cards, ints, deck, rng, action)
 
 
 @njit(**config.KERNEL)
-def _new_scratch(capacity):
-    """One search's arrays: the root and working positions, the tree, and the search's small scratch."""
-    root = new_position()
-    work = new_position()
-    links = np.full((capacity, 5), NO_NODE, dtype=np.int64)
-    stats = np.zeros((capacity, 3), dtype=np.float64)
-    size = np.zeros(1, dtype=np.int64)
-    search_rng = np.zeros(1, dtype=np.uint64)
-    hands = np.zeros(MAX_SEATS, dtype=np.uint64)
-    rest = np.zeros(52, dtype=np.int64)
-    untried = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    path = np.zeros(PATH, dtype=np.int64)
-    seat_values = np.zeros(MAX_SEATS, dtype=np.float64)
-    return root, work, links, stats, size, search_rng, hands, rest, legal, untried, path, seat_values
+def new_search_work(capacity):
+    """One search's arrays (``SearchWork``): the root position, a tree of ``capacity`` nodes, the scratch its
+    iterations step, and its stream."""
+    return SearchWork(new_position(), new_tree(capacity), new_scratch(), np.zeros(1, dtype=np.uint64))
 
 
 @njit(**config.KERNEL)
-def mcts_choice(tracker, cards, ints, seat, iters, c, policy, horizon, values, streams, root, work, links, stats,
-                size, search_rng, hands, rest, legal, untried, path, seat_values):
-    """``mcts``'s action for ``seat`` (to move, with a choice), from its tracker row and what it sees.
+def mcts_choice(tracker, cards, ints, settings, streams, work):
+    """``mcts``'s action for ``settings.seat`` (to move, with a choice), from its tracker row and what it sees.
 
     As ``MCTSAgent.search``: the search's seed is the next draw of ``streams[seat]``; the hidden cards
     are laid out from the tracker, one stand-in deal drawn, the root built from what the seat sees,
-    ``iters`` iterations run, and the most visited root action returned (ties: the lower id).
+    ``settings.iterations`` iterations run, and the most visited root action returned (ties: the lower id).
     """
+    seat, scratch, search_rng = settings.seat, work.scratch, work.search_rng
     catch_up(tracker, ints)
-    search_rng[0] = next_u64(streams, seat)
-    deal = _hidden_cards(tracker, cards, ints, seat)
-    sampler.draw_deal(deal[0], deal[1], deal[2], deal[3], deal[4], deal[5], deal[6], deal[7], deal[8], deal[9],
-                      deal[10], deal[11], search_rng, 0, hands, rest)
-    seat_view(cards, ints, seat, hands, rest, root[0], root[1], root[2], root[3])
-    links[0, :] = NO_NODE
-    stats[0, :] = 0.0
-    size[0] = 1
-    search.search(root, deal, seat, iters, c, policy, horizon, values, search_rng, links, stats, size, work, hands,
-                  rest, legal, untried, path, seat_values)
-    best, most = -1, -1.0
-    child = links[0, FIRST_CHILD]
-    while child != NO_NODE:
-        visits = stats[child, VISITS]
-        action = links[child, ACTION]
-        if visits > most or (visits == most and action < best):
-            best, most = action, visits
-        child = links[child, NEXT_SIBLING]
-    return best
+    search_rng[STREAM] = next_u64(streams, seat)
+    tables = _hidden_cards(tracker, cards, ints, seat)
+    sampler.draw_deal(tables, search_rng, STREAM, scratch.hands, scratch.rest)
+    seat_view(cards, ints, seat, scratch.hands, scratch.rest, work.root)
+    clear_tree(work.tree)
+    search(work.root, tables, settings, work.tree, scratch, search_rng)
+    return most_visited_action(work.tree)
 
 
 @njit(**config.KERNEL)
 def _hidden_cards(tracker, cards, ints, seat):
-    """``DealSampler.arrays`` for ``seat``, from its tracker and what it sees (``sampler.HiddenCards``)."""
+    """``DealSampler.tables`` for ``seat``, from its tracker and what it sees (``sampler.HiddenCards``)."""
     n = seat_count(ints)
     pool = FULL & ~seen_by(tracker, cards, seat)
     counts = np.zeros(n, dtype=np.int64)
@@ -281,8 +246,8 @@ def _hidden_cards(tracker, cards, ints, seat):
                 shown_counts[s] = popcount(shown)
     seats, seat_counts, allowed_suits = seats[:holders], seat_counts[:holders], allowed_suits[:holders]
     table, radix = sampler.completion_counts(suit_size, seat_counts, allowed_suits, constrained, BINOMIAL)
-    return (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table, radix,
-            np.int64(stock_left), shown_suits, shown_counts, BINOMIAL)
+    return sampler.DealTables(by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table,
+                              radix, np.int64(stock_left), shown_suits, shown_counts, BINOMIAL)
 
 
 @njit(**config.INLINED_KERNEL)

@@ -22,6 +22,7 @@ from agents.knockout_whist.sampler import DealSampler, HiddenCards
 from agents.knockout_whist.search import GAME_END, HAND_END, Tree, search
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from agents.sampled_search import SampledSearchAgent
+from agents.search_tree import SearchSettings
 from sim.knockout_whist.compiled import POLICY_IDS, position_rows
 from sim.knockout_whist.encoding import Options
 
@@ -56,13 +57,14 @@ class MCTSAgent(SampledSearchAgent):
         deal = DealSampler(HiddenCards.from_tracker(self.tracker, observation))
         hands, stock = deal.sample(self._search_rng)  # stand-ins: every iteration deals its own
         root = position_rows(observation, hands, stock)
-        table = hand_values(observation.n_seats, Options(**observation.options).flags())
-        tree, horizon = self._tree, HORIZONS[self.horizon]
+        settings = SearchSettings(self.seat, self.iters, self.c, self._policy, HORIZONS[self.horizon],
+                                  hand_values(observation.n_seats, Options(**observation.options).flags()))
+        tree = self._tree
         tree.reset()
 
         def run(iterations: int) -> None:
-            search(root, deal.arrays, self.seat, iterations, self.c, self._policy, horizon, table,
-                   self._search_rng, *tree.scratch())
+            search(root, deal.tables, settings._replace(iterations=iterations), tree.rows, tree.scratch,
+                   self._search_rng)
 
         return run
 

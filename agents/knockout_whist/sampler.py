@@ -11,7 +11,7 @@ the ``rainbow`` option's check and how the exact draw works are in docs/internal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -96,10 +96,28 @@ def _is_rainbow(cards: CardSet) -> bool:
     return popcount(cards) == 4 and all(cards & mask for mask in SUIT_MASK)
 
 
+class DealTables(NamedTuple):
+    """What ``draw_deal`` draws a deal from: the pool laid out by suit (``lay_out_pool``), the hidden seats' counts
+    and allowed suits, their table of completion counts, and the rainbow check (``DealSampler.tables``)."""
+
+    by_suit: np.ndarray  # int64[4, 13]: the pool's cards of each suit, ascending
+    suit_size: np.ndarray  # int64[4]: how many of each suit
+    seats: np.ndarray  # int64: the seats holding hidden cards, those with voids first
+    seat_counts: np.ndarray  # int64: their hidden cards
+    allowed_suits: np.ndarray  # int64: bit per suit each may hold
+    n_constrained: np.int64  # how many of ``seats`` have voids
+    table: np.ndarray  # float64: ``completion_counts``' table
+    radix: np.ndarray  # int64[4]: its mixed radix
+    stock_left: np.int64  # the stock's cards still to draw
+    shown_suits: np.ndarray  # int64[MAX_SEATS]: per seat to check for a rainbow, the suits it played (-1: no check)
+    shown_counts: np.ndarray  # int64[MAX_SEATS]: how many cards it played
+    binomial: np.ndarray  # float64: ``agents.deal_sampling.BINOMIAL``
+
+
 class DealSampler:
     """Draws the other seats' hands and the stock's order uniformly among consistent deals (module docstring).
 
-    ``arrays`` are the kernel inputs of ``draw_deal`` (built once; a compiled search passes them on).
+    ``tables`` are the kernel inputs of ``draw_deal`` (built once; a compiled search passes them on).
     """
 
     def __init__(self, hidden: HiddenCards) -> None:
@@ -116,8 +134,8 @@ class DealSampler:
         table, radix = completion_counts(suit_size, seat_counts, allowed_suits, constrained, BINOMIAL)
         if table[0, int(suit_size @ radix)] <= 0:
             raise ValueError("no deal of the hidden cards fits what the seat knows")
-        self.arrays = (by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table,
-                       radix, np.int64(hidden.stock_left), shown_suits, shown_counts, BINOMIAL)
+        self.tables = DealTables(by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table,
+                                 radix, np.int64(hidden.stock_left), shown_suits, shown_counts, BINOMIAL)
 
     def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
         """One deal: every seat's hidden hand (the seat's own: 0) and the stock, top card first.
@@ -126,7 +144,7 @@ class DealSampler:
         """
         hands = np.zeros(MAX_SEATS, dtype=np.uint64)
         rest = np.zeros(52, dtype=np.int64)
-        draw_deal(*self.arrays, rng, stream, hands, rest)
+        draw_deal(self.tables, rng, stream, hands, rest)
         n = len(self.hidden.counts)
         return [int(h) for h in hands[:n]], rest[:self.hidden.stock_left].tolist()
 
@@ -212,14 +230,15 @@ def _suit_bounds(count, allowed, high):
 
 
 @njit(**config.KERNEL)
-def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrained, table, radix, stock_left,
-              shown_suits, shown_counts, binomial, rng, stream, hands, rest):
-    """Draw one consistent deal (module docstring) from ``rng[stream]``.
+def draw_deal(tables, rng, stream, hands, rest):
+    """Draw one consistent deal (module docstring) from ``rng[stream]`` and the ``DealTables``.
 
     Writes ``hands[s]`` (uint64 card sets, 0 for seats holding no hidden card) and ``rest``:
     the stock in draw order first (``stock_left`` cards), then the others' thrown-away cards.
-    The other arguments are ``DealSampler.arrays``.
     """
+    seats, seat_counts, allowed_suits, table, radix = (tables.seats, tables.seat_counts, tables.allowed_suits,
+                                                       tables.table, tables.radix)
+    n_constrained = tables.n_constrained
     work = np.empty((4, 13), dtype=np.int64)
     left = np.empty(4, dtype=np.int64)
     split = np.empty(4, dtype=np.int64)
@@ -228,12 +247,12 @@ def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrain
     for _ in range(RAINBOW_TRIES):
         for s in range(hands.shape[0]):
             hands[s] = np.uint64(0)
-        refill(by_suit, suit_size, work, left)
+        refill(tables.by_suit, tables.suit_size, work, left)
         for i in range(n_constrained):
             state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
             target = uniform_float(rng, stream) * table[i, state]
             _suit_bounds(seat_counts[i], allowed_suits[i], high)
-            _, x0, x1, x2 = suit_splits(i, left, seat_counts[i], low, high, table, radix, binomial, target)
+            _, x0, x1, x2 = suit_splits(i, left, seat_counts[i], low, high, table, radix, tables.binomial, target)
             split[0], split[1], split[2] = x0, x1, x2
             split[3] = seat_counts[i] - x0 - x1 - x2
             hands[seats[i]] = take_within_suits(split, work, left, rng, stream)
@@ -254,7 +273,7 @@ def draw_deal(by_suit, suit_size, seats, seat_counts, allowed_suits, n_constrain
             hands[seats[i]] = hand
         for k in range(total - taken):
             rest[k] = rest[taken + k]
-        if _no_rainbow_dealt(hands, shown_suits, shown_counts, _SUIT_MASKS):
+        if _no_rainbow_dealt(hands, tables.shown_suits, tables.shown_counts, _SUIT_MASKS):
             return
 
 

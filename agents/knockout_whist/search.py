@@ -10,14 +10,28 @@ makes a whole decision's iterations. The steps in full are in docs/internals.md,
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from agents.knockout_whist import sampler
-from agents.search_tree import ACTION, NO_NODE, TreeArrays, add_child, back_up, ucb_child
+from agents.search_tree import (
+    ACTION,
+    NO_NODE,
+    ROOT,
+    STREAM,
+    RootChild,
+    TreeArrays,
+    add_child,
+    back_up,
+    has_room,
+    ucb_child,
+)
 from sim import config
 from sim.knockout_whist.compiled import (
     NUM_ACTIONS,
+    Position,
     apply_action,
     below,
     chooser,
@@ -43,56 +57,67 @@ OUT = int(Status.OUT)
 GAME_END, HAND_END = 0, 1
 """Where a playout stops: the end of the game, or the end of the hand being played at the root."""
 NO_LATER_HAND = 99
+PATH_LENGTH = 4096  # nodes on one path down the tree, at most
+
+
+class Scratch(NamedTuple):
+    """The working arrays one iteration steps: a position, the drawn cards, the legal ids, the path down the tree
+    and the seats' values."""
+
+    position: Position
+    hands: np.ndarray  # uint64[MAX_SEATS]: the drawn hands
+    rest: np.ndarray  # int64[52]: the drawn stock, top first
+    legal: np.ndarray  # int64[NUM_ACTIONS]
+    untried: np.ndarray  # int64[NUM_ACTIONS]
+    path: np.ndarray  # int64[PATH_LENGTH]
+    values: np.ndarray  # float64[MAX_SEATS]
+
+
+@njit(**config.KERNEL)
+def new_scratch() -> Scratch:
+    """Fresh working arrays for one search (compiled: a lineup kernel makes one per chunk)."""
+    return Scratch(new_position(), np.zeros(MAX_SEATS, dtype=np.uint64), np.zeros(52, dtype=np.int64),
+                   np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS, dtype=np.int64),
+                   np.zeros(PATH_LENGTH, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.float64))
 
 
 class Tree(TreeArrays):
-    """A search tree's arrays and the scratch arrays its iterations step, reused decision after decision."""
+    """A search tree's rows and the scratch arrays its iterations step, reused decision after decision."""
 
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
-        self.position = new_position()
-        self.hands = np.zeros(MAX_SEATS, dtype=np.uint64)
-        self.rest = np.zeros(52, dtype=np.int64)
-        self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        self.untried = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        self.path = np.zeros(4096, dtype=np.int64)
-        self.values = np.zeros(MAX_SEATS, dtype=np.float64)
+        self.scratch = new_scratch()
 
-    def scratch(self) -> tuple:
-        """The arrays ``search`` takes after ``search_rng``, in its order."""
-        return (self.links, self.stats, self.size, self.position, self.hands, self.rest, self.legal, self.untried,
-                self.path, self.values)
-
-    def root_children(self) -> list[tuple[int, float, float]]:
-        """The root's children as (action, visits, mean value for the searching seat), in creation order."""
+    def root_children(self) -> list[RootChild]:
+        """The root's children, in creation order."""
         return super().root_children()[::-1]
 
 
 @njit(**config.KERNEL)
-def search(root, deal, seat, iterations, c, policy, horizon, hand_values, search_rng, links, stats, size, work,
-           hands, rest, legal, untried, path, values):
-    """Run ``iterations`` SO-ISMCTS iterations from ``root`` (the position's four arrays) for ``seat``.
+def search(root, tables, settings, tree, scratch, search_rng):
+    """Run ``settings.iterations`` SO-ISMCTS iterations (``search_tree.SearchSettings``) from ``root`` (a
+    ``Position``) for ``settings.seat``.
 
-    ``deal`` is the sampler's arrays (``DealSampler.arrays``); ``policy`` the playouts'
-    (``compiled.POLICY_IDS``); ``horizon`` ``GAME_END`` or ``HAND_END``, the latter reading
-    ``hand_values[next hand, seats left, status, is chooser, dog's life used]``. The tree is
-    ``links, stats, size``, grown in place by at most one node an iteration (a full tree plays
+    ``tables`` are the sampler's (``sampler.DealTables``); at the ``HAND_END`` horizon a seat's
+    value is ``settings.values[next hand, seats left, status, is chooser, dog's life used]``
+    (``hand_values.hand_values``).
+    The tree (``SearchTree``) grows in place by at most one node an iteration (a full tree plays
     out from its leaves). ``search_rng`` (uint64[1]) drives every random choice, so a search
     is a function of it.
     """
-    cards, ints, deck, rng = work
-    stop_hand = hand_number(root[1]) + 1 if horizon == HAND_END else NO_LATER_HAND
-    for _ in range(iterations):
-        copy_position(root[0], root[1], root[2], root[3], cards, ints, deck, rng)
-        sampler.draw_deal(deal[0], deal[1], deal[2], deal[3], deal[4], deal[5], deal[6], deal[7], deal[8],
-                          deal[9], deal[10], deal[11], search_rng, 0, hands, rest)
-        deal_hidden(cards, ints, deck, hands, rest, seat)
-        seed_streams(rng, next_u64(search_rng, 0), seat_count(ints))
-        depth = _descend(cards, ints, deck, rng, c, stop_hand, search_rng, links, stats, size, legal, untried, path)
+    work = scratch.position
+    stop_hand = hand_number(root.ints) + 1 if settings.horizon == HAND_END else NO_LATER_HAND
+    for _ in range(settings.iterations):
+        copy_position(root, work)
+        sampler.draw_deal(tables, search_rng, STREAM, scratch.hands, scratch.rest)
+        deal_hidden(work, scratch.hands, scratch.rest, settings.seat)
+        seed_streams(work.rng, next_u64(search_rng, STREAM), seat_count(work.ints))
+        depth = _descend(settings.c, stop_hand, search_rng, tree, scratch)
+        cards, ints, deck, rng = work
         while not is_over(ints) and hand_number(ints) < stop_hand:
-            apply_action(cards, ints, deck, rng, policy_choice(policy, cards, ints, rng))
-        _values(ints, hand_values, values)
-        back_up(links, stats, path, depth, values)
+            apply_action(cards, ints, deck, rng, policy_choice(settings.policy, cards, ints, rng))
+        _values(ints, settings.values, scratch.values)
+        back_up(tree, scratch.path, depth, scratch.values)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -114,23 +139,25 @@ def _values(ints, hand_values, values):
 
 
 @njit(**config.INLINED_KERNEL)
-def _descend(cards, ints, deck, rng, c, stop_hand, search_rng, links, stats, size, legal, untried, path):
-    """Select down the tree and expand one node, stepping the position along; returns the path's length."""
-    node = 0
-    path[0] = 0
+def _descend(c, stop_hand, search_rng, tree, scratch):
+    """Select down the tree and expand one node, stepping the scratch position along; returns the path's length."""
+    cards, ints, deck, rng = scratch.position
+    legal, untried, path = scratch.legal, scratch.untried, scratch.path
+    node = ROOT
+    path[0] = ROOT
     depth = 1
     while not is_over(ints) and hand_number(ints) < stop_hand and depth < path.shape[0]:
         n_legal = legal_actions(cards, ints, legal)
-        best, n_untried = ucb_child(links, stats, node, legal, n_legal, c, untried)
-        if n_untried > 0 and size[0] < links.shape[0]:
-            action = untried[below(search_rng, 0, n_untried)]
-            child = add_child(links, stats, size, node, action, to_move(ints))
+        best, n_untried = ucb_child(tree, node, legal, n_legal, c, untried)
+        if n_untried > 0 and has_room(tree):
+            action = untried[below(search_rng, STREAM, n_untried)]
+            child = add_child(tree, node, action, to_move(ints))
             apply_action(cards, ints, deck, rng, action)
             path[depth] = child
             return depth + 1
         if best == NO_NODE:  # a full tree meets an untried action: play out from here
             return depth
-        apply_action(cards, ints, deck, rng, links[best, ACTION])
+        apply_action(cards, ints, deck, rng, tree.links[best, ACTION])
         node = best
         path[depth] = node
         depth += 1

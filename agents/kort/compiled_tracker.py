@@ -11,7 +11,7 @@ hand, the deck and a partner's unseen Bavan vote are never read.
 Each function is the twin of the same-named one of ``agents.kort.tracker`` (a test compares
 the deductions at every decision of whole matches, and the runner's rows compare whole
 matches): ``cannot_hold``, ``may_hold_trump``, ``may_top`` and ``tracker_choice``;
-``hidden_hands`` is ``sampler.HandSampler(HiddenHands.from_tracker(...)).arrays``, the input
+``hidden_hands`` is ``sampler.HandSampler(HiddenHands.from_tracker(...)).tables``, the input
 of ``sampler.draw_hands``.
 """
 
@@ -223,7 +223,7 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
     ``playout.table_view``: greedy's, except that it takes tricks with its cheapest masters."""
     seat = counts[I_SEAT]
     own = own_hand(cards, seat)
-    table = view[1]
+    table = view.trick
     choice = greedy_choice(ints, own, table, legal, n_legal, True)
     stage = phase(ints)
     if (stage != P_LEAD and stage != P_FOLLOW) or n_legal == 1 or choice >= TRUMP_BASE:
@@ -273,8 +273,8 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
 # ----- the hidden hands a search samples ----------------------------------------------------------------
 @njit(**config.KERNEL)
 def hidden_hands(known, counts, cards, ints, binomial):
-    """What the tracking seat knows of the cards it cannot see, as ``sampler.draw_hands`` takes it: the arrays
-    ``HandSampler(HiddenHands.from_tracker(tracker, observation)).arrays`` hold, for the live match ``ints``
+    """What the tracking seat knows of the cards it cannot see, as ``sampler.draw_hands`` takes it: the tables
+    ``HandSampler(HiddenHands.from_tracker(tracker, observation)).tables`` hold, for the live match ``ints``
     (``binomial`` is ``agents.deal_sampling.BINOMIAL``)."""
     seat = counts[I_SEAT]
     own = own_hand(cards, seat)
@@ -334,6 +334,6 @@ def hidden_hands(known, counts, cards, ints, binomial):
             pool_cards[k] = card
             k += 1
     table, radix = sampler.completion_counts(suit_size, seat_counts, seat_low, seat_high, binomial)
-    return (by_suit, suit_size, seat_ids, seat_counts, seat_low, seat_high, seat_known, table, radix, binomial,
-            np.int64(undealt), pool_cards)
+    return sampler.DealTables(by_suit, suit_size, seat_ids, seat_counts, seat_low, seat_high, seat_known, table,
+                              radix, binomial, np.int64(undealt), pool_cards)
 

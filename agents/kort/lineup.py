@@ -20,22 +20,24 @@ from numba import njit
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.deal_sampling import BINOMIAL
-from agents.kort import search, tracker
+from agents.kort import tracker
 from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
 from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import MCTSAgent
 from agents.kort.playout import new_view, table_view
 from agents.kort.sampler import draw_hands
-from agents.kort.search import Scratch, Tree
+from agents.kort.search import Tree, search
 from agents.kort.values import match_win_chance
-from agents.lineup import compiled_twin
-from agents.search_tree import ACTION, FIRST_CHILD, NEXT_SIBLING, NO_NODE, VISITS
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, seat_search
+from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action
 from sim import config
 from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
 from sim.kort.compiled import (
     NUM_ACTIONS,
     POLICY_IDS,
+    Position,
+    View,
     agent_seed,
     apply_action,
     derive_seed1,
@@ -60,18 +62,28 @@ from sim.kort.encoding import NUM_SEATS
 from sim.kort.reference import as_options
 from sim.rng import MASK64
 
-RANDOM, GREEDY, TRACKER, MCTS = range(4)
-"""The compiled agents' kinds."""
-A_KIND, A_REDEAL_AUTO, A_ITERS, A_POLICY, A_ROUND_ONLY = range(5)
-"""The columns of an agent's int row (``CompiledAgent.ints``)."""
+RANDOM, GREEDY, GREEDY_KEEPS, TRACKER, MCTS = range(5)
+"""The compiled agents' kinds (``GREEDY_KEEPS``: ``greedy:redeal=never``); those from ``TRACKER`` on keep a tracker."""
 
 
-class CompiledAgent(NamedTuple):
-    """A spec as the lineup kernel plays it: its int row, its exploration constant and its spec seed."""
+class SeatStates(NamedTuple):
+    """What every seat keeps in the lineup kernel: its tracker rows, its search stream, its view of the table, and
+    room for the legal ids."""
 
-    ints: tuple[int, int, int, int, int]  # kind, greedy redeals (1: auto), mcts iters, playout policy, round only
-    c: float
-    spec_seed: int  # mcts's own seed=..., as a uint64
+    known: np.ndarray  # uint64[4, ...]: the trackers' card sets (``compiled_tracker.new_trackers``)
+    counts: np.ndarray  # int64[4, ...]: their counts
+    streams: np.ndarray  # uint64[4]: each mcts seat's stream
+    table_view: View  # the seat to move's (``playout.table_view``)
+    legal: np.ndarray  # int64[NUM_ACTIONS]
+
+
+class Matches(NamedTuple):
+    """What ``_play`` plays: the options, and a seed and a lineup of agent ids per match."""
+
+    target_wins: int
+    first_holder: int
+    seeds: np.ndarray  # uint64[G]
+    lineups: np.ndarray  # int64[G, 4]: agent ids (``AgentTable``)
 
 
 def compiled_agent(spec: str) -> CompiledAgent | None:
@@ -83,14 +95,15 @@ def compiled_agent(spec: str) -> CompiledAgent | None:
 def _compiled_agent(agent: Agent, spec: AgentSpec) -> CompiledAgent | None:
     kind = type(agent)
     if kind is RandomAgent:
-        return CompiledAgent((RANDOM, 1, 0, 0, 0), 0.0, 0)
+        return CompiledAgent(RANDOM)
     if kind is GreedyAgent:
-        return CompiledAgent((GREEDY, int(agent.redeal == "auto"), 0, 0, 0), 0.0, 0)
+        return CompiledAgent(GREEDY if agent.redeal == "auto" else GREEDY_KEEPS)
     if kind is tracker.TrackerAgent:
-        return CompiledAgent((TRACKER, 1, 0, 0, 0), 0.0, 0)
+        return CompiledAgent(TRACKER)
     if kind is MCTSAgent and agent.time_budget <= 0:
-        return CompiledAgent((MCTS, 1, agent.iters, POLICY_IDS[agent.rollout], int(agent.horizon == "round")),
-                             float(agent.c), int(spec.params.get("seed", 0)) & MASK64)
+        return CompiledAgent(MCTS, iters=agent.iters, c=float(agent.c), policy=POLICY_IDS[agent.rollout],
+                             horizon=MCTSAgent.HORIZONS[agent.horizon],
+                             spec_seed=int(spec.params.get("seed", 0)) & MASK64)
     return None
 
 
@@ -106,50 +119,46 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
         raise ValueError("the compiled lineups play only random, greedy, tracker and mcts without a time budget")
     index = {spec: k for k, spec in enumerate(specs)}
     lineups = np.array([[index[spec] for spec in seating] for seating in seatings], dtype=np.int64)
-    lineups = lineups.reshape(len(seatings), NUM_SEATS)
-    agent_ints = np.array([agent.ints for agent in agents], dtype=np.int64)
-    agent_c = np.array([agent.c for agent in agents], dtype=np.float64)
-    spec_seeds = np.array([agent.spec_seed for agent in agents], dtype=np.uint64)
+    matches = Matches(options.target_wins, options.first_holder, np.asarray(seeds, dtype=np.uint64),
+                      lineups.reshape(len(seatings), NUM_SEATS))
+    table = agent_table(agents)
     ints_out, rounds_out = new_results(len(seeds), options.target_wins)
-    cards, _, deck, rng = new_position()
     known, counts = new_trackers()
-    _play(options.target_wins, options.first_holder, np.asarray(seeds, dtype=np.uint64), lineups, agent_ints,
-          agent_c, spec_seeds, match_win_chance(options.target_wins), BINOMIAL, ints_out, rounds_out,
-          (cards, deck, rng), known, counts, np.zeros(NUM_SEATS, dtype=np.uint64), new_view(),
-          np.zeros(NUM_ACTIONS, dtype=np.int64), *search_arrays(int(agent_ints[:, A_ITERS].max())))
+    seats = SeatStates(known, counts, np.zeros(NUM_SEATS, dtype=np.uint64), new_view(),
+                       np.zeros(NUM_ACTIONS, dtype=np.int64))
+    _play(matches, table, match_win_chance(options.target_wins), ints_out, rounds_out, new_position(), seats,
+          search_work(int(table.iters.max())))
     return ints_out, rounds_out
 
 
-def search_arrays(iters: int) -> tuple:
-    """The working arrays of ``search_decision`` for up to ``iters`` iterations: ``root, tree, work, scratch,
-    search_rng`` (a tree of ``1 + iters`` nodes, which never fills)."""
-    scratch = Scratch()
+def search_work(iters: int) -> SearchWork:
+    """The working arrays of ``search_decision`` for up to ``iters`` iterations (a tree of ``1 + iters`` nodes,
+    which never fills)."""
     tree = Tree(1 + max(iters, 1))
-    return (new_position(), (tree.links, tree.stats, tree.size), scratch.position,
-            (scratch.hands, scratch.rest, scratch.seen, scratch.legal, scratch.untried, scratch.path, scratch.values),
-            np.zeros(1, dtype=np.uint64))
+    return SearchWork(new_position(), tree.rows, tree.scratch, np.zeros(1, dtype=np.uint64))
 
 
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
-def _play(target, first_holder, seeds, lineups, agent_ints, agent_c, spec_seeds, win_chance, binomial, ints_out,
-          rounds_out, match, known, counts, streams, view, legal, root, tree, work, scratch, search_rng):
-    """Every match of ``play_lineups`` in turn, with one set of working arrays."""
-    cards, deck, rng = match
+def _play(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work):
+    """Every match of ``play_lineups`` in turn, with one set of working arrays (``scratch_match``'s ints unused:
+    match g plays in ``ints_out[g]``)."""
+    known, counts, streams, view, legal = seats
     tracks = np.zeros(NUM_SEATS, dtype=np.bool_)
-    for g in range(seeds.shape[0]):
-        ints = ints_out[g]
-        new_match(cards, ints, deck, rng, target, first_holder, seeds[g])
+    for g in range(matches.seeds.shape[0]):
+        match = Position(scratch_match.cards, ints_out[g], scratch_match.deck, scratch_match.rng)
+        cards, ints, deck, rng = match
+        new_match(cards, ints, deck, rng, matches.target_wins, matches.first_holder, matches.seeds[g])
         for s in range(NUM_SEATS):
-            agent = lineups[g, s]
-            tracks[s] = agent_ints[agent, A_KIND] >= TRACKER
+            agent = matches.lineups[g, s]
+            tracks[s] = agents.kind[agent] >= TRACKER
             start_match(known[s], counts[s], s, ints)
-            streams[s] = derive_seed1(agent_seed(seeds[g], s), spec_seeds[agent])
+            streams[s] = derive_seed1(agent_seed(matches.seeds[g], s), agents.spec_seed[agent])
         recorded = 0
         while not is_over(ints):
             seat = to_move(ints)
-            agent = lineups[g, seat]
-            kind = agent_ints[agent, A_KIND]
+            agent = matches.lineups[g, seat]
+            kind = agents.kind[agent]
             if kind == RANDOM:
                 action = random_action(cards, ints, rng)
             else:
@@ -158,15 +167,14 @@ def _play(target, first_holder, seeds, lineups, agent_ints, agent_c, spec_seeds,
                     action = legal[0]
                 else:
                     table_view(cards, ints, seat, view)
-                    if kind == GREEDY:
-                        action = greedy_choice(ints, own_hand(cards, seat), view[1], legal, n_legal,
-                                               agent_ints[agent, A_REDEAL_AUTO] == 1)
+                    if kind == GREEDY or kind == GREEDY_KEEPS:
+                        action = greedy_choice(ints, own_hand(cards, seat), view.trick, legal, n_legal,
+                                               kind == GREEDY)
                     elif kind == TRACKER:
                         action = tracker_choice(known[seat], counts[seat], cards, ints, view, legal, n_legal)
                     else:
-                        action = search_decision(cards, ints, seat, agent_ints[agent], agent_c[agent], win_chance,
-                                                 binomial, root, known[seat], counts[seat], streams, view, tree, work,
-                                                 scratch, search_rng)
+                        settings = seat_search(agents, agent, seat, win_chance)
+                        action = search_decision(cards, ints, settings, known[seat], counts[seat], streams, view, work)
             stage, before, trick, plays = phase(ints), lead_kind(ints, seat % 2), trick_no(ints), trick_plays(ints)
             apply_action(cards, ints, deck, rng, action)
             for s in range(NUM_SEATS):
@@ -176,35 +184,23 @@ def _play(target, first_holder, seeds, lineups, agent_ints, agent_c, spec_seeds,
 
 
 @njit(**config.KERNEL)
-def search_decision(cards, ints, seat, agent, c, win_chance, binomial, root, known, counts, streams, view, tree, work,
-                    scratch, search_rng):
-    """``MCTSAgent.act`` for ``seat`` at a decision with a choice: its most visited root action (ties: lower id).
+def search_decision(cards, ints, settings, known, counts, streams, view, work):
+    """``MCTSAgent.act`` for ``settings.seat`` at a decision with a choice: its most visited root action (ties: lower
+    id).
 
-    ``agent`` is its int row, ``known, counts`` its tracker, ``streams[seat]`` its stream, ``view`` its
-    ``playout.table_view``; the match ``cards, ints`` is read only through ``seat_position`` and the
-    tracker's ``hidden_hands`` (what the seat sees). The other arguments are working arrays."""
-    hands, rest, search_view, legal, untried, path, values = scratch
-    links, stats, size = tree
-    search_rng[0] = next_u64(streams, seat)
-    deal = hidden_hands(known, counts, cards, ints, binomial)
-    hands[:] = 0
-    rest[:] = 0
-    draw_hands(deal[0], deal[1], deal[2], deal[3], deal[4], deal[5], deal[6], deal[7], deal[8], deal[9], deal[10],
-               deal[11], search_rng, 0, hands, rest)
-    seat_position(cards, ints, seat, hands, rest, search_rng[0], root[0], root[1], root[2], root[3])
-    links[0, :] = NO_NODE
-    stats[0, :] = 0.0
-    size[0] = 1
-    search.search(root, deal, view, seat, agent[A_ITERS], c, agent[A_POLICY], agent[A_ROUND_ONLY] == 1, win_chance,
-                  search_rng, links, stats, size, work, hands, rest, search_view, legal, untried, path, values)
-    best, best_visits = -1, -1.0
-    child = links[0, FIRST_CHILD]
-    while child != NO_NODE:
-        action, visits = links[child, ACTION], stats[child, VISITS]
-        if visits > best_visits or (visits == best_visits and action < best):
-            best, best_visits = action, visits
-        child = links[child, NEXT_SIBLING]
-    return best
+    ``known, counts`` are its tracker, ``streams[seat]`` its stream, ``view`` its ``playout.table_view``; the match
+    ``cards, ints`` is read only through ``seat_position`` and the tracker's ``hidden_hands`` (what the seat sees).
+    ``work`` holds the search's arrays (``search_work``)."""
+    seat, scratch, search_rng = settings.seat, work.scratch, work.search_rng
+    search_rng[STREAM] = next_u64(streams, seat)
+    tables = hidden_hands(known, counts, cards, ints, BINOMIAL)
+    scratch.hands[:] = 0
+    scratch.rest[:] = 0
+    draw_hands(tables, search_rng, STREAM, scratch.hands, scratch.rest)
+    seat_position(cards, ints, seat, scratch.hands, scratch.rest, search_rng[STREAM], work.root)
+    clear_tree(work.tree)
+    search(work.root, tables, view, settings, work.tree, scratch, search_rng)
+    return most_visited_action(work.tree)
 
 
 class KortLineups:

@@ -20,10 +20,11 @@ from typing import Any
 from agents.base import register
 from agents.kort.playout import view_of
 from agents.kort.sampler import HandSampler, HiddenHands
-from agents.kort.search import Tree, search
+from agents.kort.search import MATCH_END, ROUND_END, Tree, search
 from agents.kort.tracker import KortTracker
 from agents.kort.values import match_win_chance
 from agents.sampled_search import SampledSearchAgent
+from agents.search_tree import SearchSettings
 from sim.kort.compiled import POLICY_IDS, position_rows
 
 GAME = "kort"
@@ -38,7 +39,7 @@ class MCTSAgent(SampledSearchAgent):
 
     DEFAULTS = {"c": 0.25, "rollout": "random", "horizon": "round"}
     ROLLOUTS = POLICY_IDS
-    HORIZONS = ("round", "match")
+    HORIZONS = {"round": ROUND_END, "match": MATCH_END}  # a spec's horizon -> where the compiled playouts stop
     TREE = Tree
 
     def spec_name(self) -> str:
@@ -56,14 +57,14 @@ class MCTSAgent(SampledSearchAgent):
         hands, undealt = deal.sample(self._search_rng)  # stand-ins: every iteration deals its own
         root = position_rows(observation, hands, undealt, deal_seed=int(self._search_rng[0]))
         root_view = view_of(observation)
-        win_chance = match_win_chance(observation.options["target_wins"])
-        tree, work = self._tree, self._tree.scratch
+        settings = SearchSettings(observation.seat, self.iters, self.c, self._policy, self.HORIZONS[self.horizon],
+                                  match_win_chance(observation.options["target_wins"]))
+        tree = self._tree
         tree.reset()
 
         def run(iterations: int) -> None:
-            search(root, deal.arrays, root_view, observation.seat, iterations, self.c, self._policy,
-                   self.horizon == "round", win_chance, self._search_rng, tree.links, tree.stats, tree.size,
-                   work.position, work.hands, work.rest, work.seen, work.legal, work.untried, work.path, work.values)
+            search(root, deal.tables, root_view, settings._replace(iterations=iterations), tree.rows, tree.scratch,
+                   self._search_rng)
 
         return run
 

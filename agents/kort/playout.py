@@ -4,7 +4,7 @@ The engine's compiled step API (``sim.kort.compiled``) gives a position's phase,
 seat to move, trumps, holder, tricks, wins and legal ids; its greedy policy
 (``greedy_action``) also needs every seat's hand and the trick's plays. A search knows
 them anyway: it dealt the hands itself and applies every action, so it keeps a *view*
-beside the position (``new_view``: each seat's hand and the engine's trick row, the
+beside the position (``new_view``, a ``View``: each seat's hand and the engine's trick row, the
 current trick's plays and the match target) and steps it with ``apply``. When the holder
 chooses trumps, the hands are read from the deal's permutation in the position's
 ``deck`` (the holder's first five are ``deck[0:5]``; after the choice
@@ -32,6 +32,7 @@ from sim.kort.compiled import (
     T_SEAT,
     T_TARGET,
     TRICK_FIELDS,
+    View,
     apply_action,
     greedy_action,
     leader,
@@ -58,12 +59,12 @@ for _holder in range(NUM_SEATS):
 
 
 # ----- the view ---------------------------------------------------------------------------------------
-def new_view() -> tuple[np.ndarray, np.ndarray]:
-    """Empty view arrays: each seat's hand (uint64 card sets) and the trick's plays (int64 columns)."""
-    return np.zeros(NUM_SEATS, dtype=np.uint64), np.zeros(TRICK_FIELDS, dtype=np.int64)
+def new_view() -> View:
+    """An empty view: each seat's hand (uint64 card sets) and the trick's plays (int64 columns)."""
+    return View(np.zeros(NUM_SEATS, dtype=np.uint64), np.zeros(TRICK_FIELDS, dtype=np.int64))
 
 
-def view_of(observation: Any, hands: Sequence[CardSet] = (0, 0, 0, 0)) -> tuple[np.ndarray, np.ndarray]:
+def view_of(observation: Any, hands: Sequence[CardSet] = (0, 0, 0, 0)) -> View:
     """The view of an observation's position: ``hands`` for the other seats, the seat's own, the trick, the target."""
     hand_row, trick_row = new_view()
     for seat in range(NUM_SEATS):
@@ -72,21 +73,22 @@ def view_of(observation: Any, hands: Sequence[CardSet] = (0, 0, 0, 0)) -> tuple[
         trick_row[T_SEAT + k], trick_row[T_CARD + k] = seat, card
     trick_row[T_LEN] = len(observation.trick)
     trick_row[T_TARGET] = observation.options["target_wins"]
-    return hand_row, trick_row
+    return View(hand_row, trick_row)
 
 
 @njit(**config.INLINED_KERNEL)
 def start_view(root_view, view, hands, seat):
     """Copy ``root_view`` into ``view`` with the drawn ``hands`` of every seat but ``seat``."""
     for s in range(NUM_SEATS):
-        view[0][s] = root_view[0][s] if s == seat else hands[s]
+        view.hands[s] = root_view.hands[s] if s == seat else hands[s]
     for k in range(TRICK_FIELDS):
-        view[1][k] = root_view[1][k]
+        view.trick[k] = root_view.trick[k]
 
 
 @njit(**config.INLINED_KERNEL)
-def apply(cards, ints, deck, rng, view, action):
+def apply(position, view, action):
     """Apply ``action`` to the position and keep the view in step (the hands dealt at a trump choice)."""
+    cards, ints, deck, rng = position
     mover = to_move(ints)
     stage = phase(ints)
     apply_action(cards, ints, deck, rng, action)
@@ -107,13 +109,14 @@ def apply(cards, ints, deck, rng, view, action):
 
 
 @njit(**config.INLINED_KERNEL)
-def step(cards, ints, deck, rng, view, policy, legal):
+def step(position, view, policy, legal):
     """One decision of ``policy`` (``RANDOM`` or ``GREEDY``) at every seat, applied."""
+    cards, ints, deck, rng = position
     if policy == RANDOM:
         action = random_action(cards, ints, rng)
     else:
         action = greedy_action(ints, deck, view, legal, legal_actions(cards, ints, legal))
-    apply(cards, ints, deck, rng, view, action)
+    apply(position, view, action)
 
 
 @njit(**config.INLINED_KERNEL)

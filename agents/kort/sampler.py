@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -98,10 +98,28 @@ class HiddenHands:
         return True
 
 
+class DealTables(NamedTuple):
+    """What ``draw_hands`` draws a deal from: the pool laid out by suit, the hidden seats' counts and suit bounds,
+    and their table of completion counts (``HandSampler.tables``, or ``compiled_tracker.hidden_hands``)."""
+
+    by_suit: np.ndarray  # int64[4, 13]: the pool's cards of each suit, ascending
+    suit_size: np.ndarray  # int64[4]: how many of each suit
+    seats: np.ndarray  # int64: the seats holding pool cards
+    counts: np.ndarray  # int64: their pool cards
+    low: np.ndarray  # int64[seats, 4]: the fewest cards of each suit each may hold
+    high: np.ndarray  # int64[seats, 4]: the most
+    known: np.ndarray  # uint64[4]: the cards everyone knows each seat holds
+    table: np.ndarray  # float64: ``completion_counts``' table
+    radix: np.ndarray  # int64[4]: its mixed radix
+    binomial: np.ndarray  # float64: ``agents.deal_sampling.BINOMIAL``
+    undealt: np.int64  # 1 while the holder chooses trumps: the pool is the undealt deck, shuffled
+    pool: np.ndarray  # int64: the pool's cards, ascending
+
+
 class HandSampler:
     """Draws the other seats' hands uniformly among consistent deals (module docstring).
 
-    ``arrays`` are the kernel inputs of ``draw_hands`` (built once; a compiled search passes them on).
+    ``tables`` are the kernel inputs of ``draw_hands`` (built once; a compiled search passes them on).
     """
 
     def __init__(self, hidden: HiddenHands) -> None:
@@ -117,8 +135,8 @@ class HandSampler:
         if not hidden.undealt and table[0, int(suit_size @ radix)] <= 0:
             raise ValueError("no deal of the hidden cards fits what the seat knows")
         pool = np.array(card_list(hidden.pool), dtype=np.int64)
-        self.arrays = (by_suit, suit_size, seat_ids, counts, low, high, known, table, radix, BINOMIAL,
-                       np.int64(hidden.undealt), pool)
+        self.tables = DealTables(by_suit, suit_size, seat_ids, counts, low, high, known, table, radix, BINOMIAL,
+                                 np.int64(hidden.undealt), pool)
 
     def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
         """One deal: every seat's hand (the seat's own: 0) and the undealt cards in deal order (empty once dealt).
@@ -127,7 +145,7 @@ class HandSampler:
         """
         hands = np.zeros(NUM_SEATS, dtype=np.uint64)
         undealt = np.zeros(UNDEALT, dtype=np.int64)
-        draw_hands(*self.arrays, rng, stream, hands, undealt)
+        draw_hands(self.tables, rng, stream, hands, undealt)
         return [int(hand) for hand in hands], undealt.tolist() if self.hidden.undealt else []
 
 
@@ -164,16 +182,16 @@ def completion_counts(suit_size, counts, low, high, binomial):
 
 
 @njit(**config.KERNEL)
-def draw_hands(by_suit, suit_size, seats, counts, low, high, known, table, radix, binomial, undealt, pool, rng,
-               stream, hands, rest):
-    """Draw one consistent deal (module docstring) from ``rng[stream]``.
+def draw_hands(tables, rng, stream, hands, rest):
+    """Draw one consistent deal (module docstring) from ``rng[stream]`` and the ``DealTables``.
 
     Writes ``hands[s]`` (uint64 card sets: the drawn cards and those known to be there; 0 for
     the observing seat) or, while the holder chooses trumps, ``rest``: the undealt cards in
-    deal order. The other arguments are ``HandSampler.arrays``.
+    deal order.
     """
-    if undealt:  # a uniform shuffle of the pool: the holder's five when hidden, then the deck's undealt cards
-        order = pool.copy()
+    seats, counts, table, radix = tables.seats, tables.counts, tables.table, tables.radix
+    if tables.undealt:  # a uniform shuffle of the pool: the holder's five when hidden, then the deck's undealt cards
+        order = tables.pool.copy()
         for k in range(order.shape[0] - 1, 0, -1):
             j = below(rng, stream, k + 1)
             order[k], order[j] = order[j], order[k]
@@ -191,12 +209,13 @@ def draw_hands(by_suit, suit_size, seats, counts, low, high, known, table, radix
     left = np.empty(4, dtype=np.int64)
     split = np.empty(4, dtype=np.int64)
     for s in range(hands.shape[0]):
-        hands[s] = known[s]
-    refill(by_suit, suit_size, work, left)
+        hands[s] = tables.known[s]
+    refill(tables.by_suit, tables.suit_size, work, left)
     for i in range(seats.shape[0]):
         state = left[0] * radix[0] + left[1] * radix[1] + left[2] * radix[2] + left[3] * radix[3]
         target = uniform_float(rng, stream) * table[i, state]
-        _, x0, x1, x2 = suit_splits(i, left, counts[i], low[i], high[i], table, radix, binomial, target)
+        _, x0, x1, x2 = suit_splits(i, left, counts[i], tables.low[i], tables.high[i], table, radix,
+                                    tables.binomial, target)
         split[0], split[1], split[2] = x0, x1, x2
         split[3] = counts[i] - x0 - x1 - x2
         hands[seats[i]] |= take_within_suits(split, work, left, rng, stream)

@@ -11,14 +11,28 @@ iterations. The steps in full are in docs/internals.md, ``agents.kort.search``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from agents.kort import playout, sampler
-from agents.search_tree import ACTION, NO_NODE, TreeArrays, add_child, back_up, ucb_child
+from agents.search_tree import (
+    ACTION,
+    NO_NODE,
+    ROOT,
+    STREAM,
+    TreeArrays,
+    add_child,
+    back_up,
+    has_room,
+    ucb_child,
+)
 from sim import config
 from sim.kort.compiled import (
     NUM_ACTIONS,
+    Position,
+    View,
     below,
     copy_position,
     deal_hidden,
@@ -36,65 +50,77 @@ from sim.kort.compiled import (
 from sim.kort.encoding import FIRST_PACKET
 
 PATH_LENGTH = 1024  # nodes on one path: a whole match has fewer decisions than this between two of a seat's
+MATCH_END, ROUND_END = 0, 1
+"""Where a playout stops (``SearchSettings.horizon``): the end of the match, or of the round being played, valued
+by the team's chance to win the match from there (``SearchSettings.values``: ``values.match_win_chance``)."""
+
+
+class Scratch(NamedTuple):
+    """The working arrays one iteration steps: a position, the drawn cards, what greedy tracks, the legal ids,
+    the path down the tree and the teams' values."""
+
+    position: Position
+    hands: np.ndarray  # uint64[4]: the drawn hands
+    rest: np.ndarray  # int64[47]: the drawn undealt deck, while the holder chooses trumps
+    seen: View  # every hand and the trick, for greedy playouts
+    legal: np.ndarray  # int64[NUM_ACTIONS]
+    untried: np.ndarray  # int64[NUM_ACTIONS]
+    path: np.ndarray  # int64[PATH_LENGTH]
+    values: np.ndarray  # float64[2]: per team
+
+
+def new_scratch() -> Scratch:
+    """Fresh working arrays for one search."""
+    return Scratch(new_position(), np.zeros(4, dtype=np.uint64), np.zeros(52 - FIRST_PACKET, dtype=np.int64),
+                   playout.new_view(), np.zeros(NUM_ACTIONS, dtype=np.int64), np.zeros(NUM_ACTIONS, dtype=np.int64),
+                   np.zeros(PATH_LENGTH, dtype=np.int64), np.zeros(2, dtype=np.float64))
 
 
 class Tree(TreeArrays):
-    """A search tree's arrays and its iterations' working arrays, reused decision after decision."""
+    """A search tree's rows and its iterations' working arrays, reused decision after decision."""
 
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
-        self.scratch = Scratch()
-
-
-class Scratch:
-    """The working arrays one iteration steps: a position, the drawn cards, what greedy tracks, the legal ids."""
-
-    def __init__(self) -> None:
-        self.position = new_position()
-        self.hands = np.zeros(4, dtype=np.uint64)
-        self.rest = np.zeros(52 - FIRST_PACKET, dtype=np.int64)
-        self.seen = playout.new_view()
-        self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        self.untried = np.zeros(NUM_ACTIONS, dtype=np.int64)
-        self.path = np.zeros(PATH_LENGTH, dtype=np.int64)
-        self.values = np.zeros(2, dtype=np.float64)
+        self.scratch = new_scratch()
 
 
 @njit(**config.KERNEL)
-def search(root, deal, root_view, seat, iterations, c, policy, round_only, win_chance, search_rng, links, stats,
-           size, work, hands, rest, view, legal, untried, path, values):
-    """Run ``iterations`` SO-ISMCTS iterations from ``root`` (the position's four arrays) for ``seat``.
+def search(root, tables, root_view, settings, tree, scratch, search_rng):
+    """Run ``settings.iterations`` SO-ISMCTS iterations (``search_tree.SearchSettings``) from ``root`` (a
+    ``Position``) for ``settings.seat``.
 
-    ``deal`` is the sampler's arrays (``HandSampler.arrays``); ``root_view`` what the playout
+    ``tables`` are the sampler's (``sampler.DealTables``); ``root_view`` what the playout
     policy tracks at the root (``playout.view_of``; its hands are filled in per deal); the
-    tree is ``links, stats, size`` (grown in place, at most one node an iteration; a full tree
-    plays out from its leaves). ``policy`` is ``RANDOM`` or ``GREEDY`` (``sim.kort.compiled``);
-    ``round_only`` stops playouts at the end of the round, valued by ``win_chance``
-    (``values.match_win_chance``). ``search_rng`` (uint64[1]) drives every random choice, so
-    a search is a function of it.
+    tree (``SearchTree``) grows in place, at most one node an iteration (a full tree plays out
+    from its leaves). ``search_rng`` (uint64[1]) drives every random choice, so a search is a
+    function of it.
     """
-    cards, ints, deck, rng = work
-    start_round = rounds_played(root[1])
+    work, hands, rest, view = scratch.position, scratch.hands, scratch.rest, scratch.seen
+    start_round = rounds_played(root.ints)
     done = 0
-    while done < iterations:
-        copy_position(root[0], root[1], root[2], root[3], cards, ints, deck, rng)
-        sampler.draw_hands(deal[0], deal[1], deal[2], deal[3], deal[4], deal[5], deal[6], deal[7], deal[8],
-                           deal[9], deal[10], deal[11], search_rng, 0, hands, rest)
-        if deal[10]:  # the holder chooses trumps: the undealt deck in deal order
+    while done < settings.iterations:
+        copy_position(root, work)
+        sampler.draw_hands(tables, search_rng, STREAM, hands, rest)
+        if tables.undealt:  # the holder chooses trumps: the undealt deck in deal order
             for k in range(rest.shape[0]):
-                deck[FIRST_PACKET + k] = rest[k]
+                work.deck[FIRST_PACKET + k] = rest[k]
         else:
-            deal_hidden(cards, hands, seat)
-        seed_streams(rng, next_u64(search_rng, 0))
-        playout.start_view(root_view, view, hands, seat)
-        path[0] = 0
-        depth = _descend(cards, ints, deck, rng, view, c, round_only, start_round, search_rng, links, stats, size,
-                         legal, untried, path)
-        while not is_over(ints) and not (round_only and rounds_played(ints) > start_round):
-            playout.step(cards, ints, deck, rng, view, policy, legal)
-        _values(ints, win_chance, values)
-        back_up(links, stats, path, depth, values)
+            deal_hidden(work.cards, hands, settings.seat)
+        seed_streams(work.rng, next_u64(search_rng, STREAM))
+        playout.start_view(root_view, view, hands, settings.seat)
+        scratch.path[0] = ROOT
+        depth = _descend(settings, start_round, search_rng, tree, scratch)
+        while not _playout_done(work.ints, settings, start_round):
+            playout.step(work, view, settings.policy, scratch.legal)
+        _values(work.ints, settings.values, scratch.values)
+        back_up(tree, scratch.path, depth, scratch.values)
         done += 1
+
+
+@njit(**config.INLINED_KERNEL)
+def _playout_done(ints, settings, start_round):
+    """Whether a playout stops here: the match is over, or at the ``ROUND_END`` horizon the round it started in."""
+    return is_over(ints) or (settings.horizon == ROUND_END and rounds_played(ints) > start_round)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -110,23 +136,24 @@ def _values(ints, win_chance, values):
 
 
 @njit(**config.INLINED_KERNEL)
-def _descend(cards, ints, deck, rng, view, c, round_only, start_round, search_rng, links, stats, size, legal,
-             untried, path):
-    """Select down the tree from the root and expand one node; returns the path's length."""
-    node, depth = 0, 1
-    while not is_over(ints) and not (round_only and rounds_played(ints) > start_round) and depth < path.shape[0]:
-        mover = to_move(ints)
-        n_legal = legal_actions(cards, ints, legal)
-        best, n_untried = ucb_child(links, stats, node, legal, n_legal, c, untried)
-        if n_untried > 0 and size[0] < links.shape[0]:
-            action = untried[below(search_rng, 0, n_untried)]
-            child = add_child(links, stats, size, node, action, mover)
-            playout.apply(cards, ints, deck, rng, view, action)
+def _descend(settings, start_round, search_rng, tree, scratch):
+    """Select down the tree from the root and expand one node, stepping the scratch position; returns the path's
+    length."""
+    work, view, legal, untried, path = scratch.position, scratch.seen, scratch.legal, scratch.untried, scratch.path
+    node, depth = ROOT, 1
+    while not _playout_done(work.ints, settings, start_round) and depth < path.shape[0]:
+        mover = to_move(work.ints)
+        n_legal = legal_actions(work.cards, work.ints, legal)
+        best, n_untried = ucb_child(tree, node, legal, n_legal, settings.c, untried)
+        if n_untried > 0 and has_room(tree):
+            action = untried[below(search_rng, STREAM, n_untried)]
+            child = add_child(tree, node, action, mover)
+            playout.apply(work, view, action)
             path[depth] = child
             return depth + 1
         if best == NO_NODE:  # a full tree meets an untried action: play out from here
             return depth
-        playout.apply(cards, ints, deck, rng, view, links[best, ACTION])
+        playout.apply(work, view, tree.links[best, ACTION])
         node = best
         path[depth] = node
         depth += 1

@@ -14,6 +14,7 @@ import pytest
 from agents.knockout_whist import compiled_tracker, lineup
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.tracker import KnockoutWhistTracker, tracker_action
+from agents.search_tree import SearchSettings
 from experiments.runner import routes
 from experiments.runner.config import build_config
 from experiments.runner.execute import run_experiment
@@ -142,7 +143,7 @@ def test_the_compiled_root_is_the_position_read_from_the_seats_observation():
             stock = game.stock[len(game.stock) - game.stock_left:]
             expected = compiled.position_rows(game.observation(seat), game.hands, stock)
             hands = np.array(game.hands + [0] * (MAX_SEATS - n), dtype=np.uint64)
-            compiled.seat_view(cards, ints, seat, hands, np.array(stock + [0] * (52 - len(stock))), *root)
+            compiled.seat_view(cards, ints, seat, hands, np.array(stock + [0] * (52 - len(stock))), root)
             for ours, theirs in zip(root, expected, strict=True):
                 assert np.array_equal(ours, theirs)
 
@@ -170,7 +171,7 @@ def _shuffled_hidden(game: KnockoutWhistGame, seat: int, random: SplitMix64) -> 
 
 
 def test_compiled_mcts_decides_alike_whatever_hidden_cards_lie_behind_what_its_seat_has_seen():
-    scratch = lineup._new_scratch(41)
+    work = lineup.new_search_work(41)
     checked = 0
     for seed in range(14):
         n = 2 + seed % 6
@@ -188,8 +189,8 @@ def test_compiled_mcts_decides_alike_whatever_hidden_cards_lie_behind_what_its_s
                 if twin:
                     hands, stock = _shuffled_hidden(game, seat, random)
                     position = compiled.position_rows(game.observation(seat), hands, stock, random.next())[:2]
-                choices.append(lineup.mcts_choice(rows[seat].copy(), *position, seat, 40, 0.7, compiled.GREEDY,
-                                                  seed % 2, values, streams, *scratch))
+                settings = SearchSettings(seat, 40, 0.7, compiled.GREEDY, seed % 2, values)
+                choices.append(lineup.mcts_choice(rows[seat].copy(), *position, settings, streams, work))
             assert choices[0] in game.legal_actions() and len(set(choices)) == 1
             checked += 1
     assert checked > 150

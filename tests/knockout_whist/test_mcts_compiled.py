@@ -66,10 +66,10 @@ def test_a_copied_position_with_other_hidden_cards_dealt_in_plays_on_from_those_
                 twin.hands[a], twin.hands[b] = game.hands[b], game.hands[a]
         rows = _true_rows(game)
         work = compiled.new_position()
-        compiled.copy_position(*rows, *work)
+        compiled.copy_position(rows, work)
         hands = np.array(twin.hands + [0] * (7 - game.n_seats), dtype=np.uint64)
         stock = np.zeros(52, dtype=np.int64)
-        compiled.deal_hidden(work[0], work[1], work[2], hands, stock, seat)
+        compiled.deal_hidden(work, hands, stock, seat)
         assert np.array_equal(work[0], _true_rows(twin)[0])
 
 

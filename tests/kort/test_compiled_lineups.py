@@ -32,6 +32,7 @@ from agents.kort.tracker import KortTracker
 from agents.kort.tracker import tracker_choice as python_tracker_choice
 from agents.kort.values import match_win_chance
 from agents.kort.view import Table
+from agents.search_tree import SearchSettings
 from experiments.runner import routes
 from experiments.runner.execute import run_experiment
 from kort.test_runner import config, read
@@ -144,8 +145,8 @@ def test_the_compiled_tracker_deduces_what_the_python_tracker_does_at_every_deci
                 seen["bounded"] += low > 0 or high < 13
                 seen["void"] += python.voids[other] != 0
                 seen["known"] += python.known[other] != 0
-        arrays = hidden_hands(known[seat], counts[seat], cards, ints, BINOMIAL)
-        for mine, theirs in zip(arrays, HandSampler(HiddenHands.from_tracker(python, observation)).arrays,
+        tables = hidden_hands(known[seat], counts[seat], cards, ints, BINOMIAL)
+        for mine, theirs in zip(tables, HandSampler(HiddenHands.from_tracker(python, observation)).tables,
                                 strict=True):
             assert np.array_equal(np.asarray(mine), np.asarray(theirs))
         count = compiled.legal_actions(cards, ints, legal)
@@ -180,7 +181,7 @@ def _hidden_twin(match, rows, tracker, seat, seed):
 
 
 def test_compiled_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
-    agent = np.array(lineup.compiled_agent(MCTS).ints, dtype=np.int64)
+    agent = lineup.compiled_agent(MCTS)
     win_chance = match_win_chance(3)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     checked = Counter()
@@ -194,10 +195,11 @@ def test_compiled_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
             view = new_view()
             table_view(cards, ints, seat, view)
             streams = np.full(4, k, dtype=np.uint64)
-            arrays = lineup.search_arrays(30)
-            action = lineup.search_decision(cards, ints, seat, agent, 0.25, win_chance, BINOMIAL, arrays[0],
-                                            known[seat].copy(), counts[seat].copy(), streams, view, *arrays[1:])
-            links, stats, size = arrays[1]
+            settings = SearchSettings(seat, agent.iters, 0.25, agent.policy, agent.horizon, win_chance)
+            work = lineup.search_work(30)
+            action = lineup.search_decision(cards, ints, settings, known[seat].copy(), counts[seat].copy(), streams,
+                                            view, work)
+            _, stats, size = work.tree
             decisions.append((action, size[0], stats[:size[0]].tolist()))
         assert decisions[0] == decisions[1]
         checked[Phase(match.phase).name] += 1

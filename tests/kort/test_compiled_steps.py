@@ -79,7 +79,7 @@ def test_a_copied_position_with_other_hidden_hands_dealt_in_holds_those_hands():
             pool = pool[count:]
         rows = _true_rows(match, seat)
         work = compiled.new_position()
-        compiled.copy_position(*rows, *work)
+        compiled.copy_position(rows, work)
         compiled.deal_hidden(work[0], hands, seat)
         twin = match.clone()
         twin.hands = [match.hands[seat] if s == seat else int(hands[s]) for s in range(4)]

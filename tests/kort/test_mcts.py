@@ -92,7 +92,7 @@ def test_the_playout_view_holds_every_seats_hand_and_the_trick_through_whole_mat
             action = REDEAL if REDEAL in match.legal_actions() else rng.choice(match.legal_actions())
             redeals += action == REDEAL
             match.apply(action)
-            playout.apply(*rows, view, action)
+            playout.apply(rows, view, action)
     assert redeals > 0
 
 

@@ -1,14 +1,14 @@
 """Compiled steps for search agents: one Knockout Whist position as four arrays, and the numba functions that step it.
 
 An agent that searches inside compiled code works through this module alone; how the engine lays out a position
-stays private to ``sim.knockout_whist``. A position is four arrays, ``cards, ints, deck, rng``, always passed in
-that order (a function that never needs some of them leaves them out, keeping the order). ``new_position`` and
+stays private to ``sim.knockout_whist``. A position is four arrays, ``cards, ints, deck, rng``, held together as
+a ``Position`` record (``sim.compiled_api``). ``new_position`` and
 ``position_rows`` (from what a seat sees, completed by given hidden cards) set one up, ``copy_position`` and
 ``deal_hidden`` restart a search, ``seat_view`` is ``position_rows`` in compiled code, and the readers are what an
 agent playing inside a kernel may read of the game. ``rng[DEAL_STREAM]`` deals the later hands and cuts,
 ``rng[SEAT_STREAMS + s]`` is seat s's own. Each function's part is in docs/internals.md,
-``sim.knockout_whist.compiled``. Every function but the Python ones (``new_position``, ``position_rows``,
-``scores``) is compiled.
+``sim.knockout_whist.compiled``. Every function but the Python ones (``position_rows``, ``scores``) is
+compiled.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from numba import njit
 from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, card_list, suit_of, to_set
 from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_api import Position
 from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag, seed_streams
 from sim.errors import GameInputError
 from sim.knockout_whist.compiled import state
@@ -35,6 +36,7 @@ from sim.knockout_whist.compiled.policies import (
     play_out,
     policy_choice,
 )
+from sim.knockout_whist.compiled.state import new_position
 from sim.knockout_whist.encoding import KNOCK, NUM_ACTIONS, Options, Phase, cards_in_hand
 from sim.knockout_whist.rules import card_beats
 
@@ -83,16 +85,8 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-@njit(**config.KERNEL)
-def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Empty working arrays ``cards, ints, deck, rng`` for one position (compiled: kernels make their own)."""
-    return (np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
-            np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
-
-
-def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[int],
-                  deal_seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The position ``observation``'s seat sees, completed by ``hands`` and ``stock``: ``cards, ints, deck, rng``.
+def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[int], deal_seed: int = 0) -> Position:
+    """The position ``observation``'s seat sees, completed by ``hands`` and ``stock``.
 
     ``hands[s]`` is seat s's hand (a card set; the observing seat's own is read from the
     observation), ``stock`` the cards still to draw, top first; the other seats' thrown-away
@@ -132,7 +126,7 @@ def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[in
     deck[stock_pos:] = list(stock)
     _write_public(ints, obs, deal, this_hand, stock_pos)
     seed_streams(rng, np.uint64(deal_seed), n)
-    return cards, ints, deck, rng
+    return Position(cards, ints, deck, rng)
 
 
 def _stock_left(obs: Any, deal: dict[str, Any]) -> int:
@@ -230,12 +224,12 @@ def stock_left(ints: np.ndarray) -> int:
 
 
 @njit(**config.INLINED_KERNEL)
-def deal_hidden(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, hands: np.ndarray, stock: np.ndarray,
-                seat: int) -> None:
+def deal_hidden(position: Position, hands: np.ndarray, stock: np.ndarray, seat: int) -> None:
     """Give every seat but ``seat`` the hand ``hands[s]`` and make ``stock[:stock_left]`` the stock, top first.
 
     For a determinization: the caller keeps the counts and the cards seen (``position_rows`` checks those).
     """
+    cards, ints, deck, _ = position
     for s in range(ints[state.I_N_SEATS]):
         if s != seat:
             cards[state.C_HAND + s] = hands[s]
@@ -284,8 +278,8 @@ own_thrown = row_field_at(
 
 @njit(**config.STEP_KERNEL)
 def seat_view(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray, stock: np.ndarray,
-              cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray, rng2: np.ndarray) -> None:
-    """The position ``seat`` (the seat to move) sees, completed by ``hands`` and ``stock``, into the second arrays.
+              target: Position) -> None:
+    """The position ``seat`` (the seat to move) sees, completed by ``hands`` and ``stock``, into ``target``.
 
     The compiled twin of ``position_rows``, writing the same rows: everything public and the seat's own
     cards are read from ``cards, ints``; every other seat's hand is ``hands[s]``, its thrown-away cards
@@ -293,6 +287,7 @@ def seat_view(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray,
     cards ascending (never read), every stream starts from 0 and the CRC of decisions afresh. Nothing
     hidden from ``seat`` is copied, so a search from these rows cannot read it.
     """
+    cards2, ints2, deck2, rng2 = target
     n = ints[state.I_N_SEATS]
     for i in range(cards2.shape[0]):
         cards2[i] = 0

@@ -20,14 +20,7 @@ from numba import njit
 
 from sim import config
 from sim.choice_kernels import choice_kernels
-from sim.compiled_bits import (
-    CRC_START,
-    U64,
-    clear_rows,
-    crc_byte,
-    popcount,
-    shuffle_deck,
-)
+from sim.compiled_bits import U64, count_decision, new_game_rows, popcount, shuffle_deck
 from sim.knockout_whist.compiled.state import (
     C_HAND,
     C_PICKED,
@@ -145,12 +138,9 @@ legal_actions, is_legal, uniform_action = choice_kernels(sys.modules[__name__], 
 def init_game(cards, ints, deck, rng, n_seats, flags):
     """Start a game (``rng`` must already hold its streams: ``seed_streams``) and deal hand 1, up to the first
     decision."""
-    clear_rows(cards, ints)
+    new_game_rows(cards, ints, I_CRC, I_WINNER, I_END_REASON)
     ints[I_N_SEATS] = n_seats
     ints[I_FLAGS] = flags
-    ints[I_CRC] = CRC_START
-    ints[I_WINNER] = -1
-    ints[I_END_REASON] = -1
     for s in range(MAX_SEATS):
         ints[I_STATUS + s] = S_IN if s < n_seats else S_OUT
         ints[I_CUT + s] = -1
@@ -413,8 +403,7 @@ def _finish(ints, winner, reason):
 @njit(**config.STEP_KERNEL)
 def apply_action(cards, ints, deck, rng, action):
     """Take ``action`` (already checked legal) for the seat to move; deals the following hands as they come."""
-    ints[I_DECISIONS] += 1
-    ints[I_CRC] = crc_byte(ints[I_CRC], action)
+    count_decision(ints, I_DECISIONS, I_CRC, action)
     phase = ints[I_PHASE]
     if phase == P_PLAY:
         _play(cards, ints, deck, rng, action)

@@ -13,7 +13,7 @@ from numba import njit, prange
 from sim import config
 from sim.compiled_bits import seed_streams
 from sim.knockout_whist.compiled.kernels import apply_action, init_game, uniform_action
-from sim.knockout_whist.compiled.state import I_END_REASON, I_TO_MOVE, NUM_CARD_FIELDS, NUM_RNG, RNG_DEAL, RNG_SEAT
+from sim.knockout_whist.compiled.state import I_END_REASON, I_TO_MOVE, RNG_DEAL, RNG_SEAT, new_position
 from sim.policy_ids import PROTOCOL, RANDOM
 
 POLICY_NAMES: dict[str, np.int64] = {"protocol": PROTOCOL, "random": RANDOM}
@@ -32,9 +32,7 @@ def _play_to_end(cards, ints, deck, rng, policy):
 def play_chunk(n_seats, flags, seeds, policy, start, stop, ints_out):
     """Play games ``start`` to ``stop - 1`` of ``play_games`` with one set of scratch rows: on one core, called
     alone, as its parallel wrapper is slow to compile and gains nothing there."""
-    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
-    deck = np.zeros(52, dtype=np.int64)
-    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    cards, _, deck, rng = new_position()
     for g in range(start, stop):
         ints = ints_out[g]
         seed_streams(rng, seeds[g], n_seats)

@@ -16,6 +16,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
+from sim.compiled_api import Position, empty_position
 from sim.compiled_bits import DEAL_STREAM, SEAT_STREAMS, U64
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, EndReason, Phase, Status
 from sim.knockout_whist.rules import CUT_SUIT_STRENGTH
@@ -89,6 +90,12 @@ NUM_RNG = 1 + MAX_SEATS
 SUITS = np.array(SUIT_MASK, dtype=np.uint64)
 CUT_STRENGTH = np.array([(card % 13) * 4 + CUT_SUIT_STRENGTH[card // 13] for card in range(52)], dtype=np.int64)
 """How high each card cuts for trumps: by rank, equal ranks by suit (spades, diamonds, hearts, clubs)."""
+
+
+@njit(**config.KERNEL)
+def new_position() -> Position:
+    """Empty working arrays ``cards, ints, deck, rng`` for one game's position (the step API's ``new_position``)."""
+    return empty_position(NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
 
 
 @njit(**config.INLINED_KERNEL)

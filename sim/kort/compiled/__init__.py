@@ -1,13 +1,13 @@
 """Compiled steps for search agents: one Kort position as four arrays, and the numba functions that step it.
 
 An agent that searches inside compiled code works through this module alone; how the engine lays out a position
-stays private to ``sim.kort``. A position is four arrays, ``cards, ints, deck, rng``, always passed in that order
-(a function that never needs some of them leaves them out, keeping the order). ``new_position`` and
+stays private to ``sim.kort``. A position is four arrays, ``cards, ints, deck, rng``, held together as a
+``Position`` record (``sim.compiled_api``). ``new_position`` and
 ``position_rows`` (from what a seat sees, completed by given hidden cards) set one up, ``seat_position`` is its
 compiled twin for an agent playing inside compiled code, ``copy_position`` and ``deal_hidden`` restart a search;
 the accessors read the public state and the seat's own hand, and the engine's playout policies (``RANDOM``,
 ``GREEDY``, ``greedy_choice``, ``trop_to_end_chance``, ...) are public here too. Results are per team
-(``team_result``, ``wins``, ``tricks``). Every function but the Python ones is compiled. Each function's part is
+(``team_result``, ``wins``, ``tricks``). Every function but ``position_rows`` is compiled. Each function's part is
 in docs/internals.md, ``sim.kort.compiled``.
 """
 
@@ -22,6 +22,7 @@ from numba import njit
 from sim import compiled_api, config
 from sim.cards import FULL_DECK, CardSet, bit, card_list, suit_of, to_set
 from sim.compiled_api import *  # noqa: F403 (the helpers every step API re-exports: ``sim.compiled_api``)
+from sim.compiled_api import Position
 from sim.compiled_bits import CRC_START, popcount, row_field, row_field_at, row_flag
 from sim.errors import GameInputError
 from sim.kort.compiled import state
@@ -44,12 +45,14 @@ from sim.kort.compiled.policies import (
     TRICK_FIELDS,
     TROP_FROM,
     TROP_TO_END_CHANCE,
+    View,
     beats,
     cheapest,
     greedy_action,
     greedy_choice,
     side_lead,
 )
+from sim.kort.compiled.state import new_position
 from sim.kort.compiled.trop_chance import trop_to_end_chance
 from sim.kort.encoding import (
     BAVAN_YES,
@@ -82,6 +85,7 @@ __all__ = [
     "T_LEN",
     "T_SEAT",
     "T_TARGET",
+    "View",
     "beats",
     "cheapest",
     "greedy_action",
@@ -128,15 +132,9 @@ __all__ = [
 
 
 # ----- Python side -----------------------------------------------------------------------------------
-def new_position() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Empty working arrays ``cards, ints, deck, rng`` for one position."""
-    return (np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
-            np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64))
-
-
 def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[int] = (), deal_seed: int = 0,
-                  first_vote: int = BAVAN_YES) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The position ``observation``'s seat sees, completed by the hidden rest: ``cards, ints, deck, rng``.
+                  first_vote: int = BAVAN_YES) -> Position:
+    """The position ``observation``'s seat sees, completed by the hidden rest.
 
     ``hands[s]`` is seat s's hand (a card set; the observing seat's own is read from the
     observation). While the holder chooses trumps (only it holds cards, its first five),
@@ -174,7 +172,7 @@ def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[
     deck[:] = card_list(held[obs.holder]) + list(undealt) if choosing else card_list(FULL_DECK)
     _write_public(ints, obs, held, this_deal, first_vote)
     seed_streams(rng, np.uint64(deal_seed))
-    return cards, ints, deck, rng
+    return Position(cards, ints, deck, rng)
 
 
 def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Sequence[dict[str, Any]],
@@ -246,11 +244,9 @@ def new_results(count: int, target_wins: int) -> tuple[np.ndarray, np.ndarray]:
             np.zeros((count, state.max_rounds(target_wins), state.ROUND_FIELDS), dtype=np.int16))
 
 
-# ----- compiled ------------------------------------------------------------------------------------
+# ----- compiled: the match and its rounds (public) ---------------------------------------------------
 to_move = row_field(state.I_TO_MOVE, "The seat whose decision it is (-1 once the match is over).")
 is_over = row_flag(state.I_END_REASON, "Whether the match has ended.")
-phase = row_field(
-    state.I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
 winner_team = row_field(state.I_WINNER_TEAM, "The team that won the match (-1 while it goes on).")
 
 
@@ -262,16 +258,51 @@ def team_result(ints: np.ndarray, team: int) -> int:
     return 1 if ints[state.I_WINNER_TEAM] == team else -1
 
 
+phase = row_field(
+    state.I_PHASE, "What the seat to move decides, as ``Phase``: 0 trump, 1 lead, 2 declare, 3 follow, 4 vote, 5 over.")
+target_wins = row_field(state.I_TARGET, "The match's target in wins.")
 wins = row_field_at(state.I_WINS, "``team``'s match wins so far.")
 tricks = row_field_at(state.I_TRICKS, "Tricks ``team`` has taken in the current round.")
+
+
+@njit(**config.INLINED_KERNEL)
+def lead_kind(ints: np.ndarray, team: int) -> int:
+    """``team``'s lead state as a ``LeadKind`` (free, sar, sar_next, trop, trop_done)."""
+    return state.state_kind(ints[state.I_LEAD_STATE + team])
+
+
 holder = row_field(state.I_HOLDER, "The current round's trump holder.")
 trump = row_field(state.I_TRUMP, "The trump suit 0..3, -1 before the holder's choice.")
+thirteenth = row_field(state.I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
 round_no = row_field(state.I_ROUND_NO, "The round being played, from 0.")
 rounds_played = row_field(
     state.I_ROUNDS_PLAYED,
     "Rounds finished in the match so far (it grows by one as a round ends: a search can stop there).")
+declared = row_field_at(
+    state.I_DECLARED,
+    "The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes "
+    "``DECLARATION_KINDS``), -1 for none.")
 
 
+# ----- compiled: the current trick, and a seat's own cards ------------------------------------------
+trick_no = row_field(state.I_TRICK_NO, "Tricks completed in this round.")
+leader = row_field(state.I_LEADER, "The seat that led (or leads) the current trick.")
+trick_plays = row_field(
+    state.I_TRICK_PLAYS,
+    "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
+trick_card = row_field_at(state.I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
+played = row_field(state.C_PLAYED, "The cards played in this deal, the current trick's included (public).")
+own_hand = row_field_at(
+    state.C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
+
+
+@njit(**config.INLINED_KERNEL)
+def card_count(cards: np.ndarray, seat: int) -> int:
+    """How many cards ``seat`` holds (public)."""
+    return popcount(cards[state.C_HAND + seat])
+
+
+# ----- compiled: stepping a position ------------------------------------------------------------------
 @njit(**config.INLINED_KERNEL)
 def deal_hidden(cards: np.ndarray, hands: np.ndarray, seat: int) -> None:
     """Give every seat but ``seat`` the hand ``hands[s]`` (uint64 card sets), for a determinization.
@@ -306,7 +337,6 @@ def new_match(cards: np.ndarray, ints: np.ndarray, deck: np.ndarray, rng: np.nda
     init_match(cards, ints, deck, rng, target_wins, first_holder)
 
 
-
 @njit(**config.INLINED_KERNEL)
 def record_round(ints: np.ndarray, rounds: np.ndarray, recorded: int) -> int:
     """Copy the round finished since ``recorded`` rounds into ``rounds`` (a match's row of ``new_results``);
@@ -314,50 +344,18 @@ def record_round(ints: np.ndarray, rounds: np.ndarray, recorded: int) -> int:
     return copy_round_record(ints, rounds, recorded)
 
 
-# ----- what a seat sees of a live match ------------------------------------------------------------
-own_hand = row_field_at(
-    state.C_HAND, "``seat``'s own cards (a uint64 set): for that seat's agent only, never another seat's.")
-
-
-@njit(**config.INLINED_KERNEL)
-def card_count(cards: np.ndarray, seat: int) -> int:
-    """How many cards ``seat`` holds (public)."""
-    return popcount(cards[state.C_HAND + seat])
-
-
-played = row_field(state.C_PLAYED, "The cards played in this deal, the current trick's included (public).")
-target_wins = row_field(state.I_TARGET, "The match's target in wins.")
-trick_no = row_field(state.I_TRICK_NO, "Tricks completed in this round.")
-leader = row_field(state.I_LEADER, "The seat that led (or leads) the current trick.")
-trick_plays = row_field(
-    state.I_TRICK_PLAYS,
-    "Cards on the table in the current trick (played by ``leader`` and the seats after it, in turn).")
-trick_card = row_field_at(state.I_TRICK_CARD, "``seat``'s card in the current trick, -1 before its turn.")
-thirteenth = row_field(state.I_THIRTEENTH, 'The holder\'s 13th card, shown to all after "13", else -1.')
-declared = row_field_at(
-    state.I_DECLARED,
-    "The declaration on trick ``trick``'s lead this round as ``kind * 4 + seat`` (kind indexes "
-    "``DECLARATION_KINDS``), -1 for none.")
-
-
-@njit(**config.INLINED_KERNEL)
-def lead_kind(ints: np.ndarray, team: int) -> int:
-    """``team``'s lead state as a ``LeadKind`` (free, sar, sar_next, trop, trop_done)."""
-    return state.state_kind(ints[state.I_LEAD_STATE + team])
-
-
 @njit(**config.STEP_KERNEL)
 def seat_position(cards: np.ndarray, ints: np.ndarray, seat: int, hands: np.ndarray, undealt: np.ndarray,
-                  deal_seed: np.uint64, cards2: np.ndarray, ints2: np.ndarray, deck2: np.ndarray,
-                  rng2: np.ndarray) -> None:
+                  deal_seed: np.uint64, target: Position) -> None:
     """The position ``seat`` sees in a live match (``cards, ints``), completed by the hidden rest, into
-    ``cards2, ints2, deck2, rng2``: exactly what ``position_rows`` makes of the seat's observation.
+    ``target``: exactly what ``position_rows`` makes of the seat's observation.
 
     The other seats' hands are ``hands[s]``; while the holder chooses trumps the deck is the
     holder's cards ascending, then ``undealt`` (47 cards in deal order), else the cards in id
     order. A first Bavan vote the seat has not seen is taken as yes. Every stream starts from
     ``deal_seed``; the CRC of decisions starts afresh. Nothing hidden from the seat is read.
     """
+    cards2, ints2, deck2, rng2 = target
     for s in range(NUM_SEATS):
         cards2[state.C_HAND + s] = cards[state.C_HAND + s] if s == seat else hands[s]
     cards2[state.C_PLAYED] = cards[state.C_PLAYED]

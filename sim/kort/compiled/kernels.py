@@ -21,14 +21,8 @@ from numba import njit
 
 from sim import compiled_bits, config
 from sim.choice_kernels import choice_kernels
-from sim.compiled_bits import (
-    CRC_START,
-    U64,
-    clear_rows,
-    crc_byte,
-    popcount,
-    shuffle_deck,
-)
+from sim.compiled_bits import U64, count_decision, new_game_rows, popcount, shuffle_deck
+from sim.kort import encoding
 from sim.kort.compiled.state import (
     C_HAND,
     C_PLAYED,
@@ -95,15 +89,11 @@ from sim.kort.encoding import (
     PACKET,
     REDEAL,
     SAR,
-    SAR_BELOW_TRUMPS,
-    SAR_FROM_TRICKS,
     THIRTEENTH_POSITION,
     TRICKS_IN_ROUND,
-    TRICKS_TO_WIN,
     TROP,
     TROP_LEADS,
     TROP_TO_END_LEADS,
-    TROP_TO_END_TRUMPS,
     TRUMP_13,
     TRUMP_BASE,
     Result,
@@ -167,12 +157,9 @@ def seed_streams(rng, seed):
 @njit(**config.STEP_KERNEL)
 def init_match(cards, ints, deck, rng, target_wins, first_holder):
     """Start a match (``rng`` must already hold its streams): the first deal, up to the holder's trump choice."""
-    clear_rows(cards, ints)
+    new_game_rows(cards, ints, I_CRC, I_WINNER_TEAM, I_END_REASON)
     ints[I_TARGET] = target_wins
     ints[I_FIRST_HOLDER] = first_holder
-    ints[I_CRC] = CRC_START
-    ints[I_WINNER_TEAM] = -1
-    ints[I_END_REASON] = -1
     for i in range(I_LAST_ROUND, ints.shape[0]):
         ints[i] = -1
     _start_deal(cards, ints, deck, rng, np.int64(first_holder), np.int64(0))
@@ -264,9 +251,9 @@ def _trump_lead_case(hand, trumps, team_tricks, plays_bavan):
     """The rulings' case of a fresh trump lead (``rules.classify_trump_lead``); ``hand`` holds the led card."""
     if hand & ~trumps == NO_CARDS:
         return ALL_TRUMPS
-    if popcount(hand & trumps) < SAR_BELOW_TRUMPS:
+    if popcount(hand & trumps) < encoding.SAR_BELOW_TRUMPS:
         return SAR_FEWER_THAN_3
-    if team_tricks >= SAR_FROM_TRICKS and not plays_bavan:
+    if team_tricks >= encoding.SAR_FROM_TRICKS and not plays_bavan:
         return SAR_5_TRICKS
     return CHOOSE
 
@@ -291,7 +278,7 @@ def _lead(cards, ints, card):
         case = _trump_lead_case(hand, trumps, ints[I_TRICKS + team], ints[I_BAVAN_TEAM] == team)
         if case == CHOOSE:
             first_lead = ints[I_TRICK_NO] == 0
-            ints[I_CHOICES] = 3 if first_lead and popcount(hand & trumps) >= TROP_TO_END_TRUMPS else 2
+            ints[I_CHOICES] = 3 if first_lead and popcount(hand & trumps) >= encoding.TROP_TO_END_TRUMPS else 2
             ints[I_PHASE] = P_DECLARE
             return
         if case == ALL_TRUMPS:
@@ -368,7 +355,7 @@ def _end_trick(cards, ints, deck, rng):
         if mine == TRICKS_IN_ROUND:
             _end_round(cards, ints, deck, rng, BAVAN_MADE, team)
             return
-    elif mine == TRICKS_TO_WIN:
+    elif mine == encoding.TRICKS_TO_WIN:
         if theirs > 0:
             _end_round(cards, ints, deck, rng, ORDINARY, team)
             return
@@ -433,8 +420,7 @@ def _end_round(cards, ints, deck, rng, result, trick_team):
 @njit(**config.STEP_KERNEL)
 def apply_action(cards, ints, deck, rng, action):
     """Take ``action`` (already checked legal) for the seat to move; deals redeals and later rounds as they come."""
-    ints[I_DECISIONS] += 1
-    ints[I_CRC] = crc_byte(ints[I_CRC], action)
+    count_decision(ints, I_DECISIONS, I_CRC, action)
     phase = ints[I_PHASE]
     if phase == P_FOLLOW:
         _follow(cards, ints, deck, rng, action)

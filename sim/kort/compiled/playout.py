@@ -17,11 +17,10 @@ from sim.kort.compiled.state import (
     I_LAST_ROUND,
     I_ROUNDS_PLAYED,
     I_TO_MOVE,
-    NUM_CARD_FIELDS,
-    NUM_RNG,
     RNG_DEAL,
     RNG_SEAT,
     ROUND_FIELDS,
+    new_position,
 )
 from sim.policy_ids import PROTOCOL, RANDOM
 
@@ -56,9 +55,7 @@ def _play_to_end(cards, ints, deck, rng, policy, rounds):
 def play_chunk(target_wins, first_holder, seeds, policy, start, stop, ints_out, rounds_out):
     """Play matches ``start`` to ``stop - 1`` of ``play_matches`` with one set of scratch rows: on one core, called
     alone, as its parallel wrapper is slow to compile and gains nothing there."""
-    cards = np.zeros(NUM_CARD_FIELDS, dtype=np.uint64)
-    deck = np.zeros(52, dtype=np.int64)
-    rng = np.zeros(NUM_RNG, dtype=np.uint64)
+    cards, _, deck, rng = new_position()
     for g in range(start, stop):
         ints = ints_out[g]
         seed_streams(rng, seeds[g])

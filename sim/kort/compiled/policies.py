@@ -5,11 +5,13 @@
 many matches) for the seat to move from its own cards and a *trick row*: the current trick's plays
 in order and the match target (columns ``T_*``, ``TRICK_FIELDS`` of them). The thresholds below are
 greedy's, here once for both: the Python agent imports them. ``greedy_action`` is the same for a
-search that knows every seat's hand: its *view* is ``(hands, trick row)``, and while the holder
+search that knows every seat's hand: its *view* (``View``) is every hand and the trick row, and while the holder
 chooses trumps the holder's five are the deal's first five cards in ``deck``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -43,6 +45,13 @@ SUITS = np.array(SUIT_MASK, dtype=np.uint64)
 FACES = np.uint64(FACE_CARDS)
 ONE = np.uint64(1)
 NONE = np.uint64(0)
+
+
+class View(NamedTuple):
+    """What a search knows beside its position, for ``greedy_action``: every seat's hand and the trick row."""
+
+    hands: np.ndarray  # uint64[4]: each seat's cards
+    trick: np.ndarray  # int64[TRICK_FIELDS]: the current trick's plays and the match target (columns T_*)
 
 @njit(**config.INLINED_KERNEL)
 def _rank(card):
@@ -219,18 +228,18 @@ def greedy_action(ints, deck, view, legal, n_legal):
     """``agents.kort.greedy``'s choice among ``legal[:n_legal]`` at the position, from the view's cards."""
     if n_legal == 1:
         return legal[0]
-    hand = view[0][ints[I_TO_MOVE]]
+    hand = view.hands[ints[I_TO_MOVE]]
     if ints[I_PHASE] == P_TRUMP:  # the holder's five: the deal's first (the view keeps no redealt hands)
         hand = NONE
-        for p in range(5):
+        for p in range(encoding.FIRST_PACKET):
             hand |= ONE << np.uint64(deck[p])
-    return greedy_choice(ints, hand, view[1], legal, n_legal, True)
+    return greedy_choice(ints, hand, view.trick, legal, n_legal, True)
 
 
 @njit(**config.INLINED_KERNEL)
 def greedy_choice(ints, hand, trick, legal, n_legal, redeal_auto):
     """``agents.kort.greedy``'s choice among ``legal[:n_legal]`` for the seat to move holding ``hand``, the trick
-    and target in ``trick`` (a view's second array); ``redeal_auto`` False is ``greedy:redeal=never``."""
+    and target in ``trick`` (a view's trick row); ``redeal_auto`` False is ``greedy:redeal=never``."""
     if n_legal == 1:
         return legal[0]
     seat, stage, trump_suit = ints[I_TO_MOVE], ints[I_PHASE], ints[I_TRUMP]

@@ -15,6 +15,7 @@ from numba import njit
 
 from sim import config
 from sim.cards import SUIT_MASK
+from sim.compiled_api import Position, empty_position
 from sim.compiled_bits import DEAL_STREAM, SEAT_STREAMS, U64
 from sim.kort.encoding import NUM_SEATS, NUM_TEAMS, TRICKS_IN_ROUND, TRUMP_13, LeadKind, MatchEnd, Phase
 from sim.kort.rules import FACE_CARDS
@@ -97,6 +98,12 @@ FACES = U64(FACE_CARDS)
 def max_rounds(target_wins: int) -> int:
     """The most rounds a match to ``target_wins`` can last: every round gives one team 1 win or more."""
     return 2 * target_wins - 1
+
+
+@njit(**config.KERNEL)
+def new_position() -> Position:
+    """Empty working arrays for one match's position (the step API's ``new_position``)."""
+    return empty_position(NUM_CARD_FIELDS, NUM_INT_FIELDS, NUM_RNG)
 
 
 @njit(**config.INLINED_KERNEL)
