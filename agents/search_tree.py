@@ -35,6 +35,10 @@ class SearchSettings(NamedTuple):
     horizon: int  # where playouts stop, in the game's own ids (the end of the game, or of a hand or round)
     values: np.ndarray  # the game's table valuing a playout that stops before the game's end
 
+    def running(self, iterations: int) -> SearchSettings:
+        """These settings for a call that runs ``iterations`` (a time budget runs a decision in chunks)."""
+        return self if iterations == self.iterations else self._replace(iterations=iterations)
+
 
 class SearchTree(NamedTuple):
     """A search tree's rows, as the compiled searches take them (layout in the module docstring)."""

@@ -63,7 +63,7 @@ class MCTSAgent(SampledSearchAgent):
         tree.reset()
 
         def run(iterations: int) -> None:
-            search(root, deal.tables, settings._replace(iterations=iterations), tree.rows, tree.scratch,
+            search(root, deal.tables, settings.running(iterations), tree.rows, tree.scratch,
                    self._search_rng)
 
         return run
