@@ -71,6 +71,20 @@ def assert_each_card_once(places: Iterable[int]) -> None:
     assert union == FULL_DECK
 
 
+def count_arguments(monkeypatch: Any, function: Callable[[Any], Any], *homes: tuple[Any, str]) -> list[Any]:
+    """Replace ``function`` at each ``(module, name)`` home with one that records its argument, and return the
+    list it records into: how often, and with what, a run calls it."""
+    seen: list[Any] = []
+
+    def counting(argument: Any) -> Any:
+        seen.append(argument)
+        return function(argument)
+
+    for module, name in homes:
+        monkeypatch.setattr(module, name, counting)
+    return seen
+
+
 def count_batches(monkeypatch: Any, batch_module: Any) -> list[int]:
     """Wrap ``batch_module.play_batch`` so every call notes how many seeds it played (the compiled path taken,
     seen from outside); returns the list it fills."""

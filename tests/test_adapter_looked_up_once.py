@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from conftest import count_arguments
 
 import sim.games
 from experiments.cli import main
@@ -30,15 +31,7 @@ ROUTES = {  # a lineup on every route of every built-in game, and of Ten (a plug
 @pytest.fixture
 def lookups(monkeypatch) -> list[str]:
     """Every game name ``sim.games.adapter`` is asked for from now on."""
-    asked: list[str] = []
-    real = sim.games.adapter
-
-    def counting(name: str):
-        asked.append(name)
-        return real(name)
-
-    monkeypatch.setattr(sim.games, "adapter", counting)
-    return asked
+    return count_arguments(monkeypatch, sim.games.adapter, (sim.games, "adapter"))
 
 
 @pytest.mark.parametrize("case", ROUTES)

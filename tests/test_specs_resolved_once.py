@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from conftest import count_arguments
 
 import agents.base
 import agents.lineup
@@ -23,16 +24,8 @@ LINEUPS = {  # every route: the engine's own policies, the compiled lineup, the 
 @pytest.fixture
 def parses(monkeypatch) -> list[str]:
     """Every spec text the parser is handed from now on."""
-    seen: list[str] = []
-    real = agents.base.parse_spec
-
-    def counting(spec: str):
-        seen.append(spec)
-        return real(spec)
-
-    monkeypatch.setattr(agents.base, "parse_spec", counting)
-    monkeypatch.setattr(agents.lineup, "parse_spec", counting)
-    return seen
+    return count_arguments(monkeypatch, agents.base.parse_spec, (agents.base, "parse_spec"),
+                           (agents.lineup, "parse_spec"))
 
 
 @pytest.mark.parametrize("name", LINEUPS)
