@@ -15,19 +15,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from agents import search_tree
 from agents.knockout_whist import sampler
-from agents.search_tree import (
-    ACTION,
-    NO_NODE,
-    ROOT,
-    STREAM,
-    RootChild,
-    TreeArrays,
-    add_child,
-    back_up,
-    has_room,
-    ucb_child,
-)
 from sim import config
 from sim.knockout_whist.compiled import (
     NUM_ACTIONS,
@@ -81,14 +70,14 @@ def new_scratch() -> Scratch:
                    np.zeros(PATH_LENGTH, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.float64))
 
 
-class Tree(TreeArrays):
+class Tree(search_tree.TreeArrays):
     """A search tree's rows and the scratch arrays its iterations step, reused decision after decision."""
 
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
         self.scratch = new_scratch()
 
-    def root_children(self) -> list[RootChild]:
+    def root_children(self) -> list[search_tree.RootChild]:
         """The root's children, in creation order."""
         return super().root_children()[::-1]
 
@@ -109,15 +98,15 @@ def search(root, tables, settings, tree, scratch, search_rng):
     stop_hand = hand_number(root.ints) + 1 if settings.horizon == HAND_END else NO_LATER_HAND
     for _ in range(settings.iterations):
         copy_position(root, work)
-        sampler.draw_deal(tables, search_rng, STREAM, scratch.hands, scratch.rest)
+        sampler.draw_deal(tables, search_rng, search_tree.STREAM, scratch.hands, scratch.rest)
         deal_hidden(work, scratch.hands, scratch.rest, settings.seat)
-        seed_streams(work.rng, next_u64(search_rng, STREAM), seat_count(work.ints))
+        seed_streams(work.rng, next_u64(search_rng, search_tree.STREAM), seat_count(work.ints))
         depth = _descend(settings.c, stop_hand, search_rng, tree, scratch)
         cards, ints, deck, rng = work
         while not is_over(ints) and hand_number(ints) < stop_hand:
             apply_action(cards, ints, deck, rng, policy_choice(settings.policy, cards, ints, rng))
         _values(ints, settings.values, scratch.values)
-        back_up(tree, scratch.path, depth, scratch.values)
+        search_tree.back_up(tree, scratch.path, depth, scratch.values)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -143,21 +132,21 @@ def _descend(c, stop_hand, search_rng, tree, scratch):
     """Select down the tree and expand one node, stepping the scratch position along; returns the path's length."""
     cards, ints, deck, rng = scratch.position
     legal, untried, path = scratch.legal, scratch.untried, scratch.path
-    node = ROOT
-    path[0] = ROOT
+    node = search_tree.ROOT
+    path[0] = search_tree.ROOT
     depth = 1
     while not is_over(ints) and hand_number(ints) < stop_hand and depth < path.shape[0]:
         n_legal = legal_actions(cards, ints, legal)
-        best, n_untried = ucb_child(tree, node, legal, n_legal, c, untried)
-        if n_untried > 0 and has_room(tree):
-            action = untried[below(search_rng, STREAM, n_untried)]
-            child = add_child(tree, node, action, to_move(ints))
+        best, n_untried = search_tree.ucb_child(tree, node, legal, n_legal, c, untried)
+        if n_untried > 0 and search_tree.has_room(tree):
+            action = untried[below(search_rng, search_tree.STREAM, n_untried)]
+            child = search_tree.add_child(tree, node, action, to_move(ints))
             apply_action(cards, ints, deck, rng, action)
             path[depth] = child
             return depth + 1
-        if best == NO_NODE:  # a full tree meets an untried action: play out from here
+        if best == search_tree.NO_NODE:  # a full tree meets an untried action: play out from here
             return depth
-        apply_action(cards, ints, deck, rng, tree.links[best, ACTION])
+        apply_action(cards, ints, deck, rng, tree.links[best, search_tree.ACTION])
         node = best
         path[depth] = node
         depth += 1

@@ -226,25 +226,28 @@ def _phase2_choice(position, agent, policies, models, evidence, fixed, work):
 
 class SearchWork(NamedTuple):
     """Every scratch array a seat's decision needs, made once per lineup call like the hand's own position
-    (``_search_work``): two workspaces (the searches' and the look-ahead's), the phase-1 search's deck,
-    choices and totals, the tree at its largest capacity, the search's stream, the carried greedy playout
-    (``known``), a legal-action buffer, the evidence each seat has gathered on the others (``loglik[seat]``;
-    ``no_evidence`` before phase 2), the models and playout policies a search gives the seats, and the
-    ``loginf`` model's look-ahead scratch."""
+    (``_search_work``)."""
 
+    # the searches' positions: the playouts' and the look-ahead's
     first: Workspace
     second: Workspace
+    # the phase-1 search: its deck, the root's choices and their totals
     root_deck: np.ndarray
     choices: np.ndarray
     choice_totals: np.ndarray
+    # the phase-2 search: its tree at the largest capacity, and its own stream
     tree: Tree
     search_rng: np.ndarray
+    # the greedy playout carried from one decision to the next, and a legal-action buffer
     known: np.ndarray
     legal: np.ndarray
+    # what each seat learned of the others (``loglik[seat]``; ``no_evidence`` before phase 2), and the models and
+    # playout policies a search gives the seats
     loglik: np.ndarray
     no_evidence: np.ndarray
     models: np.ndarray
     policies: np.ndarray
+    # the ``loginf`` model's look-ahead scratch, shared by the tree's model and the scoring of choices
     look_known: np.ndarray
 
 

@@ -16,18 +16,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from agents import search_tree
 from agents.kort import playout, sampler
-from agents.search_tree import (
-    ACTION,
-    NO_NODE,
-    ROOT,
-    STREAM,
-    TreeArrays,
-    add_child,
-    back_up,
-    has_room,
-    ucb_child,
-)
 from sim import config
 from sim.kort.compiled import (
     NUM_ACTIONS,
@@ -76,7 +66,7 @@ def new_scratch() -> Scratch:
                    np.zeros(PATH_LENGTH, dtype=np.int64), np.zeros(2, dtype=np.float64))
 
 
-class Tree(TreeArrays):
+class Tree(search_tree.TreeArrays):
     """A search tree's rows and its iterations' working arrays, reused decision after decision."""
 
     def __init__(self, capacity: int) -> None:
@@ -100,20 +90,20 @@ def search(root, tables, root_view, settings, tree, scratch, search_rng):
     done = 0
     while done < settings.iterations:
         copy_position(root, work)
-        sampler.draw_hands(tables, search_rng, STREAM, hands, rest)
+        sampler.draw_hands(tables, search_rng, search_tree.STREAM, hands, rest)
         if tables.undealt:  # the holder chooses trumps: the undealt deck in deal order
             for k in range(rest.shape[0]):
                 work.deck[FIRST_PACKET + k] = rest[k]
         else:
             deal_hidden(work.cards, hands, settings.seat)
-        seed_streams(work.rng, next_u64(search_rng, STREAM))
+        seed_streams(work.rng, next_u64(search_rng, search_tree.STREAM))
         playout.start_view(root_view, view, hands, settings.seat)
-        scratch.path[0] = ROOT
+        scratch.path[0] = search_tree.ROOT
         depth = _descend(settings, start_round, search_rng, tree, scratch)
         while not _playout_done(work.ints, settings, start_round):
             playout.step(work, view, settings.policy, scratch.legal)
         _values(work.ints, settings.values, scratch.values)
-        back_up(tree, scratch.path, depth, scratch.values)
+        search_tree.back_up(tree, scratch.path, depth, scratch.values)
         done += 1
 
 
@@ -140,20 +130,20 @@ def _descend(settings, start_round, search_rng, tree, scratch):
     """Select down the tree from the root and expand one node, stepping the scratch position; returns the path's
     length."""
     work, view, legal, untried, path = scratch.position, scratch.seen, scratch.legal, scratch.untried, scratch.path
-    node, depth = ROOT, 1
+    node, depth = search_tree.ROOT, 1
     while not _playout_done(work.ints, settings, start_round) and depth < path.shape[0]:
         mover = to_move(work.ints)
         n_legal = legal_actions(work.cards, work.ints, legal)
-        best, n_untried = ucb_child(tree, node, legal, n_legal, settings.c, untried)
-        if n_untried > 0 and has_room(tree):
-            action = untried[below(search_rng, STREAM, n_untried)]
-            child = add_child(tree, node, action, mover)
+        best, n_untried = search_tree.ucb_child(tree, node, legal, n_legal, settings.c, untried)
+        if n_untried > 0 and search_tree.has_room(tree):
+            action = untried[below(search_rng, search_tree.STREAM, n_untried)]
+            child = search_tree.add_child(tree, node, action, mover)
             playout.apply(work, view, action)
             path[depth] = child
             return depth + 1
-        if best == NO_NODE:  # a full tree meets an untried action: play out from here
+        if best == search_tree.NO_NODE:  # a full tree meets an untried action: play out from here
             return depth
-        playout.apply(work, view, tree.links[best, ACTION])
+        playout.apply(work, view, tree.links[best, search_tree.ACTION])
         node = best
         path[depth] = node
         depth += 1

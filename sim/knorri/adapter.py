@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sim import contract
 from sim.agent import AgentMaker
 from sim.contract import (
+    Bench,
     ChunkColumns,
     ColumnSpec,
+    LearningFacts,
+    OptionSpec,
     decision_columns,
     nullable,
     places_from_values,
@@ -459,10 +461,10 @@ def _hand_columns(hands: list[tuple[int, KnorriHand]], n_seats: int) -> dict[str
 
 # ----- the commands' and the RL interfaces' hooks: deals by seed, conformance lines, text, the bench ----------
 DEFAULT_SEATS = 4
-OPTIONS: tuple[contract.OptionSpec, ...] = (
-    contract.OptionSpec("cap", int, MAX_PHASE2_ACTIONS,
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("cap", int, MAX_PHASE2_ACTIONS,
                         f"phase-2 actions after which a hand ends with reason cap (1 to {MAX_CAP:,})"),
-    contract.OptionSpec("repeat", int, DEFAULT_REPEAT,
+    OptionSpec("repeat", int, DEFAULT_REPEAT,
                         "a hand ends with reason repeat when one position has been reached this many times in "
                         f"phase 2, its start counted (2: the first return; 3: threefold; up to {MAX_REPEAT}; 0: no "
                         "check)"),
@@ -540,7 +542,7 @@ def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
 
 
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knorri at 6 seats, its slowest (docs/speed.md).
-BENCH = contract.Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
+BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
                        default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_hands,
                        compiled_rows_per_s=42_000)
 
@@ -562,7 +564,7 @@ def _board(hand: KnorriHand) -> str:
     return describe_board(hand) + (f"\nlast: {hand.log[-1]}" if hand.log else "")
 
 
-LEARNING = contract.LearningFacts(
+LEARNING = LearningFacts(
     num_actions=encoding.NUM_ACTIONS, observation_size=OBSERVATION_SIZE, new_batch=_new_batch,
     acting_tensor=_acting_tensor, board=_board, cut_offs=CUT_OFFS,
     cut_off_codes=tuple(END_REASONS.index(reason) for reason in CUT_OFFS),
