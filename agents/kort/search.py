@@ -36,17 +36,7 @@ import numpy as np
 from numba import njit
 
 from agents.kort import playout, sampler
-from agents.search_tree import (
-    ACTION,
-    NO_NODE,
-    ROOT,
-    STREAM,
-    TreeArrays,
-    add_child,
-    back_up,
-    has_room,
-    ucb_child,
-)
+from agents.search_tree import ACTION, NO_NODE, ROOT, STREAM, TreeArrays, add_child, back_up, has_room, ucb_child
 from sim import config
 from sim.kort.compiled import (
     NUM_ACTIONS,
