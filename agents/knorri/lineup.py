@@ -34,7 +34,6 @@ from agents.knorri.lineup_seats import (
     MCTS,
     POSTERIOR,
     CompiledSeat,
-    SeatAgent,
     compiled_seat,
     seat_agent,
     seat_plan,
@@ -427,9 +426,10 @@ def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
 
 
 @njit(**config.KERNEL)
-def _decide_once(agent, position, streams, capacity):
+def _decide_once(plan, position, streams, capacity):
+    """The choice of ``plan``'s one agent (hand 0, seat 0) at ``position``, with scratch made for it."""
     work = _search_work(position, seat_count(position.ints), capacity)
-    return _decide(agent, position, streams, work)
+    return _decide(seat_agent(plan, 0, 0), position, streams, work)
 
 
 def decide_at(rows: PositionRows, spec: str, stream_seed: int) -> int:
@@ -447,11 +447,7 @@ def decide_at(rows: PositionRows, spec: str, stream_seed: int) -> int:
     copy_position(rows, position)
     streams = np.zeros(seat_count(position.ints), dtype=np.uint64)
     streams[to_move(position.ints)] = stream_seed & MASK64
-    seats = seat_plan(np.zeros(1, dtype=np.uint64), [[plan]], 1)
-    agent = SeatAgent(*(np.ascontiguousarray(field[0, 0]) if field.ndim > 2 else field[0, 0]
-                        for field in (seats.kinds, seats.rollouts, seats.budgets, seats.cs, seats.others, seats.counts,
-                                      seats.candidates, seats.log_prior, seats.auto_pick, seats.versions)))
-    return int(_decide_once(agent, position, streams,
+    return int(_decide_once(seat_plan(np.zeros(1, dtype=np.uint64), [[plan]], 1), position, streams,
                             search_rules.tree_capacity(search_rules.largest_budget(*plan.budgets()[:HORIZON]))))
 
 
