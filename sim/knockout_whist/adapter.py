@@ -6,10 +6,8 @@ column of ``HAND_COLUMNS``, in match order, and optionally every decision. Game 
 ``KnockoutWhistGame(options, seed)`` with ``seed = derive_seed(match_seed, 0)``, every agent reset once per game
 with ``agent_seed(seed, seat)``, so a game with its agents is a function of its seed, seating and options alone.
 
-The reference engine plays any lineup; a lineup of bare ``random`` also plays on the engine's own compiled
-``random`` policy (without an action log), compiled agents with state of their own through their lineup player
-(``agents.knockout_whist.lineup``, ``lineup_columns``), and vectorised agents on ``KnockoutWhistBatch``. Which
-plays a lineup is the runner's choice (``experiments.runner.routes``).
+A match is one whole game, so the compiled engine's own ``random`` policy plays it without an action log; which
+engine plays a lineup is ``experiments.runner.routes``' choice.
 """
 
 from __future__ import annotations

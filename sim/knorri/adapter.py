@@ -8,10 +8,8 @@ Every function takes the table's ``options``, Knorri's cut-off options ``cap`` a
 ``sim.knorri.match.play_match`` plays it; every agent is reset per hand with ``agent_seed(hand seed, seat)``, so
 a hand with its agents is a function of its seed alone.
 
-The reference engine plays any lineup; bare ``random`` and ``greedy`` also play on the batch engine's own compiled
-policies, compiled agents with state of their own through their lineup player (``agents.knorri.lineup``,
-``lineup_columns``), and vectorised agents on ``KnorriBatch``. Which plays a lineup is the runner's choice
-(``experiments.runner.routes``).
+``experiments.runner.routes`` picks the engine that plays a lineup; here the compiled engine's own policies are
+bare ``random`` and ``greedy``, and ``KnorriBatch`` steps the vectorised agents.
 """
 
 from __future__ import annotations

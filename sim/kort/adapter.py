@@ -7,10 +7,8 @@ It provides every name ``sim.games`` asks of a game's adapter. The runner hands 
 ``agent_seed(seed, seat)``, so a match with its agents is a function of its seed, seating and options alone. Teams
 are seats 0 and 2 against 1 and 3: ``A;B;A;B`` pits A against B, and its rotations swap the teams.
 
-The reference engine plays any lineup; bare ``random`` seats also play on the engine's own playouts (without an
-action log), compiled agents with state of their own through their lineup player (``agents.kort.lineup``,
-``lineup_columns``), and vectorised agents on ``KortBatch``. Which plays a lineup is the runner's choice
-(``experiments.runner.routes``).
+``experiments.runner.routes`` picks the engine that plays a lineup; the compiled engine's own policy is bare
+``random``, which keeps no action log.
 """
 
 from __future__ import annotations
