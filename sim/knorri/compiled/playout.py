@@ -25,7 +25,7 @@ from sim.knorri.compiled.kernels import (
 )
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
 from sim.knorri.compiled.state import Position, PositionRows
-from sim.knorri.compiled.uniform import TRICK_SCRATCH, play_one, plays_the_rules, ready
+from sim.knorri.compiled.uniform import TRICK_SCRATCH, Lane, play_one, play_pair, plays_the_rules, ready
 from sim.knorri.encoding import NUM_ACTIONS
 
 RESULT_FIELDS = (
@@ -139,54 +139,116 @@ def _uniform_streams(policies, n_seats):
     return np.int64(-1 if policies[0] == RANDOM else 0), policies[0] == RANDOM or policies[0] == PROTOCOL
 
 
+@njit(**config.STEP_KERNEL)
+def _begin(deals, h, out, rules, root, position, legal):
+    """Deal hand ``h`` (or copy the ``root``) into ``position`` and play it on until the uniform loop can take it:
+    (its streams mask, whether it waits for that loop). A hand that does not wait is over."""
+    n_seats, seeds, policies = deals.n_seats, deals.seeds, deals.policies
+    ints, rng = position.ints, position.rng
+    seed = U64(seeds[h])
+    rng[state.RNG_DEAL] = seed
+    for s in range(n_seats):
+        rng[state.RNG_SEAT + s] = agent_seed(seed, s)
+    streams, uniform = _uniform_streams(policies[h], n_seats)
+    logging = out.log.shape[0] > 0
+    uniform = uniform and not logging and plays_the_rules(rules.cap, rules.repeat)
+    if root.cards.shape[0] > 0:
+        copy_position(root, position)
+    else:
+        position.slots[:] = FREE_SLOT
+        if uniform:
+            init_hand_uniform(position.cards, ints, position.deck, rng, position.keys, position.records,
+                              position.slots, n_seats, deals.first_seats[h], rules.cap, rules.repeat, U64(streams))
+        else:
+            init_hand(position.cards, ints, position.deck, rng, position.keys, position.records, position.slots,
+                      n_seats, deals.first_seats[h], rules.cap, rules.repeat)
+    _play_on(position, legal, policies[h], out.log, out.log_offsets[h] if logging else np.int64(0), np.int64(h),
+             uniform)
+    return U64(streams), ints[state.I_END_REASON] < 0
+
+
+@njit(**config.STEP_KERNEL)
+def _finish(deals, h, out, rules, position, legal):
+    """Write hand ``h``'s results, and with ``rules.continued_cap`` of 0 or more play a cut-off hand on and write
+    its results at its final end too."""
+    n_seats, cards, ints = deals.n_seats, position.cards, position.ints
+    store_result(out.results, h, ints, cards, state.C_HAND, n_seats)
+    if rules.continued_cap >= 0:
+        if ints[state.I_END_REASON] != state.END_OUT:
+            continue_past_cutoff(cards, ints, rules.continued_cap)
+            logging = out.log.shape[0] > 0
+            _play_on(position, legal, deals.policies[h], out.log, out.log_offsets[h] if logging else np.int64(0),
+                     np.int64(h), False)
+        store_result(out.continued, h, ints, cards, state.C_HAND, n_seats)
+
+
+@njit(**config.KERNEL)
+def _new_position(cap, repeat):
+    """A position's arrays for hands under these cut-off rules."""
+    return Position(np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
+                    np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64),
+                    np.zeros(history_capacity(cap, repeat), dtype=np.uint64),
+                    np.zeros((history_capacity(cap, repeat), state.RECORD_SIZE), dtype=np.uint64),
+                    np.empty(slot_table_size(cap, repeat), dtype=np.int16))
+
+
 @njit(**config.KERNEL)
 def play_chunk(deals, start, stop, out, rules, root):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` with one set of scratch rows: on one core, called
-    alone, as its parallel wrapper is slow to compile and gains nothing there."""
-    n_seats, seeds, first_seats, policies = deals.n_seats, deals.seeds, deals.first_seats, deals.policies
-    results, log, log_offsets, continued = out.results, out.log, out.log_offsets, out.continued
-    cap, repeat, continued_cap = rules.cap, rules.repeat, rules.continued_cap
-    from_position = root.cards.shape[0] > 0
-    if from_position:  # the position's own rules
-        cap, repeat = root.ints[state.I_CAP], root.ints[state.I_REPEAT]
-    cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
-    ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
-    deck = np.zeros(52, dtype=np.int64)
-    rng = np.zeros(state.NUM_RNG, dtype=np.uint64)
-    keys = np.zeros(history_capacity(cap, repeat), dtype=np.uint64)
-    records = np.zeros((history_capacity(cap, repeat), state.RECORD_SIZE), dtype=np.uint64)
-    slots = np.empty(slot_table_size(cap, repeat), dtype=np.int16)
-    position = Position(cards, ints, deck, rng, keys, records, slots)
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    trick = np.zeros(TRICK_SCRATCH, dtype=np.uint8)
-    logging = log.shape[0] > 0
-    fast = plays_the_rules(cap, repeat)
-    for h in range(start, stop):
-        seed = U64(seeds[h])
-        rng[state.RNG_DEAL] = seed
-        for s in range(n_seats):
-            rng[state.RNG_SEAT + s] = agent_seed(seed, s)
-        streams, uniform = _uniform_streams(policies[h], n_seats)
-        uniform = uniform and not logging and fast
-        if from_position:
-            copy_position(root, position)
-        else:
-            slots[:] = FREE_SLOT
-            if uniform:
-                init_hand_uniform(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], cap, repeat,
-                                  U64(streams))
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands``: on one core, called alone, as its parallel wrapper is
+    slow to compile and gains nothing there."""
+    if root.cards.shape[0] > 0:  # the position's own rules
+        rules = CutOffRules(root.ints[state.I_CAP], root.ints[state.I_REPEAT], rules.continued_cap)
+    lanes = (Lane(_new_position(rules.cap, rules.repeat), np.zeros(TRICK_SCRATCH, dtype=np.uint8), U64(0)),
+             Lane(_new_position(rules.cap, rules.repeat), np.zeros(TRICK_SCRATCH, dtype=np.uint8), U64(0)))
+    _play_in_pairs(deals, start, stop, out, rules, root, lanes, np.zeros(NUM_ACTIONS, dtype=np.int64))
+
+
+@njit(**config.STEP_KERNEL)
+def _play_in_pairs(deals, start, stop, out, rules, root, lanes, legal):
+    """``play_chunk``'s hands, two in play at a time, each in its own lane: whenever both wait for the uniform
+    loop, ``play_pair`` plays them side by side; the last one plays alone. Every hand's results are those it
+    has when played alone."""
+    first, second = lanes[0].position, lanes[1].position
+    first_hand, second_hand = -1, -1  # the hand waiting in each lane (-1: none)
+    first_streams, second_streams = U64(0), U64(0)
+    h = start
+    while True:
+        while first_hand < 0 and h < stop:
+            first_streams, waits = _begin(deals, h, out, rules, root, first, legal)
+            if waits:
+                first_hand = h
             else:
-                init_hand(cards, ints, deck, rng, keys, records, slots, n_seats, first_seats[h], cap, repeat)
-        _play_on(position, legal, policies[h], log, log_offsets[h] if logging else np.int64(0), np.int64(h), uniform)
-        if ints[state.I_END_REASON] < 0:
-            play_one(cards, ints, deck, rng, keys, records, slots, U64(streams), trick)
-        store_result(results, h, ints, cards, state.C_HAND, n_seats)
-        if continued_cap >= 0:
-            if ints[state.I_END_REASON] != state.END_OUT:
-                continue_past_cutoff(cards, ints, continued_cap)
-                _play_on(position, legal, policies[h], log, log_offsets[h] if logging else np.int64(0), np.int64(h),
-                         False)
-            store_result(continued, h, ints, cards, state.C_HAND, n_seats)
+                _finish(deals, h, out, rules, first, legal)
+            h += 1
+        while second_hand < 0 and h < stop:
+            second_streams, waits = _begin(deals, h, out, rules, root, second, legal)
+            if waits:
+                second_hand = h
+            else:
+                _finish(deals, h, out, rules, second, legal)
+            h += 1
+        if first_hand < 0 or second_hand < 0:
+            break
+        ended = play_pair(Lane(first, lanes[0].trick, first_streams), Lane(second, lanes[1].trick, second_streams))
+        if ended & 1:
+            _finish(deals, first_hand, out, rules, first, legal)
+            first_hand = -1
+        if ended & 2:
+            _finish(deals, second_hand, out, rules, second, legal)
+            second_hand = -1
+    if first_hand >= 0:  # the hands have run out: the one left plays alone
+        _play_alone(Lane(first, lanes[0].trick, first_streams))
+        _finish(deals, first_hand, out, rules, first, legal)
+    if second_hand >= 0:
+        _play_alone(Lane(second, lanes[1].trick, second_streams))
+        _finish(deals, second_hand, out, rules, second, legal)
+
+
+@njit(**config.STEP_KERNEL)
+def _play_alone(lane):
+    """``play_one`` for a lane's hand."""
+    p = lane.position
+    play_one(p.cards, p.ints, p.deck, p.rng, p.keys, p.records, p.slots, lane.streams, lane.trick)
 
 
 @njit(**config.PARALLEL_KERNEL)

@@ -10,6 +10,8 @@ followed by ``kernels.step``. Which fields, and which events, are in docs/intern
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -48,6 +50,7 @@ from sim.knorri.compiled.state import (
     RNG_SEAT,
     STEP_ROW,
     ZOBRIST,
+    Position,
     top_card,
     trick_card,
 )
@@ -288,3 +291,71 @@ def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
             if event == EV_IRREVERSIBLE and fixed[1] > 2:  # a seat goes out and the hand goes on
                 event, fixed, state = _seat_out(cards, ints, keys, records, slots, trick, fixed, state, action)
         _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state)
+
+
+
+class Lane(NamedTuple):
+    """One ``ready`` hand for ``play_pair``: its position's arrays, its trick scratch (``TRICK_SCRATCH`` bytes) and
+    its streams mask, as ``play_one`` takes them."""
+
+    position: Position
+    trick: np.ndarray
+    streams: np.uint64
+
+
+@njit(**config.INLINED_KERNEL)
+def _step_lane(lane, fixed, state):
+    """``_step`` for a lane's hand."""
+    p = lane.position
+    return _step(p.cards, p.ints, p.rng, p.keys, p.records, p.slots, lane.trick, fixed, state)
+
+
+@njit(**config.INLINED_KERNEL)
+def _load_lane(lane):
+    """``load`` for a lane's hand."""
+    return load(lane.position.cards, lane.position.ints, lane.streams, lane.trick)
+
+
+@njit(**config.INLINED_KERNEL)
+def _settle(lane, fixed, state, event, action):
+    """Handle a lane's event after a step, as ``play_one`` does: (whether its hand ended, the fixed values and
+    fields to go on with). A seat going out with the hand going on stays in the loop."""
+    p = lane.position
+    if event == EV_IRREVERSIBLE and fixed[1] > 2:
+        event, fixed, state = _seat_out(p.cards, p.ints, p.keys, p.records, p.slots, lane.trick, fixed, state, action)
+    if event == EV_NONE:
+        return False, fixed, state
+    if _event(event, action, p.cards, p.ints, p.deck, p.rng, p.keys, p.records, p.slots, lane.trick, state):
+        return True, fixed, state
+    fixed, state = _load_lane(lane)
+    return False, fixed, state
+
+
+@njit(**config.HOT_KERNEL)
+def play_pair(first, second):
+    """Play two lanes' hands side by side until one of them ends: 1 if the first ended, 2 if the second, 3 if
+    both. A hand still playing is left in its rows for ``play_one`` or another ``play_pair`` to take on.
+
+    The hands are independent, so the CPU overlaps one hand's chain of dependent work (count the
+    playable cards, draw, pick, next top card) with the other's; each hand plays as ``play_one``
+    plays it.
+    """
+    fixed_first, state_first = _load_lane(first)
+    fixed_second, state_second = _load_lane(second)
+    while True:
+        event_first, action_first, state_first = _step_lane(first, fixed_first, state_first)
+        event_second, action_second, state_second = _step_lane(second, fixed_second, state_second)
+        if event_first == EV_NONE and event_second == EV_NONE:
+            continue
+        first_ended, second_ended = False, False
+        if event_first != EV_NONE:
+            first_ended, fixed_first, state_first = _settle(first, fixed_first, state_first, event_first, action_first)
+        if event_second != EV_NONE:
+            second_ended, fixed_second, state_second = _settle(second, fixed_second, state_second, event_second,
+                                                               action_second)
+        if first_ended or second_ended:
+            if not first_ended:
+                store(first.position.cards, first.position.ints, state_first, first.trick)
+            if not second_ended:
+                store(second.position.cards, second.position.ints, state_second, second.trick)
+            return np.int64(first_ended) + 2 * np.int64(second_ended)
