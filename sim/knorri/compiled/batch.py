@@ -25,6 +25,7 @@ from sim.batch_base import (
     CompiledBatch,
     check_seeds,
     check_workers,
+    chunk_count,
     empty_state,
     ints_column,
     play_spread,
@@ -52,6 +53,7 @@ from sim.knorri.compiled.playout import (
     Deals,
     Outputs,
     gather_results,
+    new_lanes,
     play_chunk,
     play_hands,
 )
@@ -260,7 +262,12 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     cut_off = CutOffRules(np.int64(rules[0]), np.int64(rules[1]),
                           np.int64(-1 if continue_cap is None else continue_cap))
     out = Outputs(columns, log, offsets, continued)
-    play_spread(workers, len(seeds), play_chunk, play_hands, (deals,), (out, cut_off, root))
+    cap, repeat = (int(root.ints[state.I_CAP]), int(root.ints[state.I_REPEAT])) if len(root.cards) else rules
+    lanes = new_lanes(2 * (1 if workers == 1 else chunk_count(len(seeds), workers)), cap, repeat)
+    if workers == 1:
+        play_chunk(deals, np.int64(0), np.int64(len(seeds)), out, cut_off, root, lanes, np.int64(0))
+    else:
+        play_spread(workers, len(seeds), play_chunk, play_hands, (deals,), (out, cut_off, root, lanes))
 
 
 # ----- the batch ------------------------------------------------------------------------------------

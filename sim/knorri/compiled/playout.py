@@ -25,7 +25,7 @@ from sim.knorri.compiled.kernels import (
 )
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
 from sim.knorri.compiled.state import Position, PositionRows
-from sim.knorri.compiled.uniform import TRICK_SCRATCH, Lane, play_one, play_pair, plays_the_rules, ready
+from sim.knorri.compiled.uniform import TRICK_SCRATCH, Lane, play_pair, plays_the_rules, ready
 from sim.knorri.encoding import NUM_ACTIONS
 
 RESULT_FIELDS = (
@@ -139,11 +139,11 @@ def _uniform_streams(policies, n_seats):
     return np.int64(-1 if policies[0] == RANDOM else 0), policies[0] == RANDOM or policies[0] == PROTOCOL
 
 
-@njit(**config.STEP_KERNEL)
-def _begin(deals, h, out, rules, root, position, legal):
-    """Deal hand ``h`` (or copy the ``root``) into ``position`` and play it on until the uniform loop can take it:
-    (its streams mask, whether it waits for that loop). A hand that does not wait is over."""
-    n_seats, seeds, policies = deals.n_seats, deals.seeds, deals.policies
+@njit(**config.PASTED_KERNEL)
+def _begin(deals, h, out, rules, root, lane):
+    """Deal hand ``h`` (or copy the ``root``) into the lane and play it on until the uniform loop can take it;
+    return whether it waits for that loop (a hand that does not is over)."""
+    n_seats, seeds, policies, position = deals.n_seats, deals.seeds, deals.policies, lane.position
     ints, rng = position.ints, position.rng
     seed = U64(seeds[h])
     rng[state.RNG_DEAL] = seed
@@ -162,97 +162,117 @@ def _begin(deals, h, out, rules, root, position, legal):
         else:
             init_hand(position.cards, ints, position.deck, rng, position.keys, position.records, position.slots,
                       n_seats, deals.first_seats[h], rules.cap, rules.repeat)
-    _play_on(position, legal, policies[h], out.log, out.log_offsets[h] if logging else np.int64(0), np.int64(h),
-             uniform)
-    return U64(streams), ints[state.I_END_REASON] < 0
+    _play_on(position, lane.legal, policies[h], out.log, out.log_offsets[h] if logging else np.int64(0),
+             np.int64(h), uniform)
+    lane.waiting[0], lane.waiting[1] = h, streams
+    return ints[state.I_END_REASON] < 0
 
 
-@njit(**config.STEP_KERNEL)
-def _finish(deals, h, out, rules, position, legal):
-    """Write hand ``h``'s results, and with ``rules.continued_cap`` of 0 or more play a cut-off hand on and write
-    its results at its final end too."""
-    n_seats, cards, ints = deals.n_seats, position.cards, position.ints
+@njit(**config.PASTED_KERNEL)
+def _finish(deals, out, rules, lane):
+    """Write the results of the lane's hand, and with ``rules.continued_cap`` of 0 or more play a cut-off hand on
+    and write its results at its final end too; the lane is then free."""
+    h, n_seats, position = lane.waiting[0], deals.n_seats, lane.position
+    cards, ints = position.cards, position.ints
     store_result(out.results, h, ints, cards, state.C_HAND, n_seats)
     if rules.continued_cap >= 0:
         if ints[state.I_END_REASON] != state.END_OUT:
             continue_past_cutoff(cards, ints, rules.continued_cap)
             logging = out.log.shape[0] > 0
-            _play_on(position, legal, deals.policies[h], out.log, out.log_offsets[h] if logging else np.int64(0),
-                     np.int64(h), False)
+            _play_on(position, lane.legal, deals.policies[h], out.log,
+                     out.log_offsets[h] if logging else np.int64(0), h, False)
         store_result(out.continued, h, ints, cards, state.C_HAND, n_seats)
+    lane.waiting[0] = -1
 
 
-@njit(**config.KERNEL)
-def _new_position(cap, repeat):
-    """A position's arrays for hands under these cut-off rules."""
-    return Position(np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64), np.zeros(state.NUM_INT_FIELDS, dtype=np.int64),
-                    np.zeros(52, dtype=np.int64), np.zeros(state.NUM_RNG, dtype=np.uint64),
-                    np.zeros(history_capacity(cap, repeat), dtype=np.uint64),
-                    np.zeros((history_capacity(cap, repeat), state.RECORD_SIZE), dtype=np.uint64),
-                    np.empty(slot_table_size(cap, repeat), dtype=np.int16))
+class Lanes(NamedTuple):
+    """The working arrays of a number of lanes, stacked: lane i's are entry i of each (``lane``). ``waiting[i]``
+    holds lane i's hand (-1: none) and its streams mask."""
+
+    cards: np.ndarray
+    ints: np.ndarray
+    deck: np.ndarray
+    rng: np.ndarray
+    keys: np.ndarray
+    records: np.ndarray
+    slots: np.ndarray
+    trick: np.ndarray
+    legal: np.ndarray
+    waiting: np.ndarray
 
 
-@njit(**config.KERNEL)
-def play_chunk(deals, start, stop, out, rules, root):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands``: on one core, called alone, as its parallel wrapper is
-    slow to compile and gains nothing there."""
+def new_lanes(count: int, cap: int, repeat: int) -> Lanes:
+    """Working arrays for ``count`` lanes (two per chunk ``play_chunk`` plays) for hands under these cut-off rules:
+    made here, in Python, so that no kernel is compiled only to allocate them."""
+    rows = history_capacity.py_func(cap, repeat)
+    return Lanes(np.zeros((count, state.NUM_CARD_FIELDS), dtype=np.uint64),
+                 np.zeros((count, state.NUM_INT_FIELDS), dtype=np.int64), np.zeros((count, 52), dtype=np.int64),
+                 np.zeros((count, state.NUM_RNG), dtype=np.uint64), np.zeros((count, rows), dtype=np.uint64),
+                 np.zeros((count, rows, state.RECORD_SIZE), dtype=np.uint64),
+                 np.empty((count, slot_table_size.py_func(cap, repeat)), dtype=np.int16),
+                 np.zeros((count, TRICK_SCRATCH), dtype=np.uint8), np.zeros((count, NUM_ACTIONS), dtype=np.int64),
+                 np.full((count, 2), -1, dtype=np.int64))
+
+
+@njit(**config.PASTED_KERNEL)
+def lane(lanes, i):
+    """Lane ``i`` of ``Lanes``, as ``play_pair`` takes it."""
+    position = Position(lanes.cards[i], lanes.ints[i], lanes.deck[i], lanes.rng[i], lanes.keys[i], lanes.records[i],
+                        lanes.slots[i])
+    return Lane(position, lanes.trick[i], lanes.legal[i], lanes.waiting[i])
+
+
+@njit(**config.PASTED_KERNEL)
+def _play_alone(lone, twin):
+    """Play the ``lone`` lane's hand to its end, the free ``twin`` lane playing a copy of it alongside: one loop,
+    ``play_pair``, then serves every hand, and no second loop is compiled for one hand a chunk."""
+    copy_position(lone.position, twin.position)
+    for i in range(lone.position.rng.shape[0]):
+        twin.position.rng[i] = lone.position.rng[i]
+    twin.waiting[1] = lone.waiting[1]
+    play_pair(lone, twin)
+
+
+@njit(**config.STEP_KERNEL)
+def play_chunk(deals, start, stop, out, rules, root, lanes, first_lane):
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in lanes ``first_lane`` and the next of ``lanes``
+    (``Lanes``): on one core, called alone, as its parallel wrapper is slow to compile and gains nothing there.
+
+    Each lane holds one hand at a time. Whenever both hands wait for the uniform loop,
+    ``play_pair`` plays them side by side; once the hands run out, the last plays alone. A hand
+    that does not wait (not uniform random, logged, or over before phase 2) is played by
+    ``_begin`` alone. Every hand's results are those it has when played alone.
+    """
     if root.cards.shape[0] > 0:  # the position's own rules
         rules = CutOffRules(root.ints[state.I_CAP], root.ints[state.I_REPEAT], rules.continued_cap)
-    lanes = (Lane(_new_position(rules.cap, rules.repeat), np.zeros(TRICK_SCRATCH, dtype=np.uint8), U64(0)),
-             Lane(_new_position(rules.cap, rules.repeat), np.zeros(TRICK_SCRATCH, dtype=np.uint8), U64(0)))
-    _play_in_pairs(deals, start, stop, out, rules, root, lanes, np.zeros(NUM_ACTIONS, dtype=np.int64))
-
-
-@njit(**config.STEP_KERNEL)
-def _play_in_pairs(deals, start, stop, out, rules, root, lanes, legal):
-    """``play_chunk``'s hands, two in play at a time, each in its own lane: whenever both wait for the uniform
-    loop, ``play_pair`` plays them side by side; the last one plays alone. Every hand's results are those it
-    has when played alone."""
-    first, second = lanes[0].position, lanes[1].position
-    first_hand, second_hand = -1, -1  # the hand waiting in each lane (-1: none)
-    first_streams, second_streams = U64(0), U64(0)
+    lanes = (lane(lanes, first_lane), lane(lanes, first_lane + 1))
     h = start
     while True:
-        while first_hand < 0 and h < stop:
-            first_streams, waits = _begin(deals, h, out, rules, root, first, legal)
-            if waits:
-                first_hand = h
+        ended = 0  # a bit per lane whose hand is over
+        for i in range(2):
+            if lanes[i].waiting[0] < 0 and h < stop:
+                if not _begin(deals, h, out, rules, root, lanes[i]):
+                    ended |= 1 << i
+                h += 1
+        if ended == 0:
+            first, second = lanes[0].waiting[0] >= 0, lanes[1].waiting[0] >= 0
+            if first and second:
+                ended = play_pair(lanes[0], lanes[1])
+            elif first:
+                _play_alone(lanes[0], lanes[1])
+                ended = 1
+            elif second:
+                _play_alone(lanes[1], lanes[0])
+                ended = 2
             else:
-                _finish(deals, h, out, rules, first, legal)
-            h += 1
-        while second_hand < 0 and h < stop:
-            second_streams, waits = _begin(deals, h, out, rules, root, second, legal)
-            if waits:
-                second_hand = h
-            else:
-                _finish(deals, h, out, rules, second, legal)
-            h += 1
-        if first_hand < 0 or second_hand < 0:
-            break
-        ended = play_pair(Lane(first, lanes[0].trick, first_streams), Lane(second, lanes[1].trick, second_streams))
-        if ended & 1:
-            _finish(deals, first_hand, out, rules, first, legal)
-            first_hand = -1
-        if ended & 2:
-            _finish(deals, second_hand, out, rules, second, legal)
-            second_hand = -1
-    if first_hand >= 0:  # the hands have run out: the one left plays alone
-        _play_alone(Lane(first, lanes[0].trick, first_streams))
-        _finish(deals, first_hand, out, rules, first, legal)
-    if second_hand >= 0:
-        _play_alone(Lane(second, lanes[1].trick, second_streams))
-        _finish(deals, second_hand, out, rules, second, legal)
-
-
-@njit(**config.STEP_KERNEL)
-def _play_alone(lane):
-    """``play_one`` for a lane's hand."""
-    p = lane.position
-    play_one(p.cards, p.ints, p.deck, p.rng, p.keys, p.records, p.slots, lane.streams, lane.trick)
+                return
+        for i in range(2):
+            if ended & (1 << i):
+                _finish(deals, out, rules, lanes[i])
 
 
 @njit(**config.PARALLEL_KERNEL)
-def play_hands(deals, n_chunks, out, rules, root):
+def play_hands(deals, n_chunks, out, rules, root, lanes):
     """Play the ``Deals`` to the end; entry h of each of ``out.results``' arrays (``RESULT_FIELDS``) gets hand
     h's result.
 
@@ -263,6 +283,7 @@ def play_hands(deals, n_chunks, out, rules, root):
     ``rules``; from a position, under the position's own. With a ``rules.continued_cap`` of 0
     or more, a hand cut off plays on (``continue_past_cutoff``) and ``out.continued`` gets every
     hand's result at its final end (``log_offsets`` then leave room for the continued decisions).
+    Chunk c plays in lanes 2c and 2c + 1 of ``lanes`` (``new_lanes(2 * n_chunks, ...)``).
 
     The parallel kernel only splits the work: numba's prange pass is slow to compile
     over anything more, and every compiled entry point re-optimises the whole engine
@@ -275,7 +296,9 @@ def play_hands(deals, n_chunks, out, rules, root):
     cap, repeat, continued_cap = rules.cap, rules.repeat, rules.continued_cap
     cards0, ints0, deck0, keys0, records0 = root.cards, root.ints, root.deck, root.keys, root.records
     total = seeds.shape[0]
+    cards1, ints1, deck1, rng1, keys1, records1, slots1, trick1, legal1, waiting1 = lanes
     for chunk in prange(n_chunks):
         play_chunk(Deals(n_seats, seeds, first_seats, policies), chunk * total // n_chunks,
                    (chunk + 1) * total // n_chunks, Outputs(results, log, log_offsets, continued),
-                   CutOffRules(cap, repeat, continued_cap), PositionRows(cards0, ints0, deck0, keys0, records0))
+                   CutOffRules(cap, repeat, continued_cap), PositionRows(cards0, ints0, deck0, keys0, records0),
+                   Lanes(cards1, ints1, deck1, rng1, keys1, records1, slots1, trick1, legal1, waiting1), 2 * chunk)

@@ -3,9 +3,9 @@
 Most of a random hand is ordinary phase-2 actions, so ``_step`` makes one with the fields that change held as
 local values rather than ``ints``/``cards`` columns, so that they can stay in registers, and chooses between a play
 and a pick-up without a branch. Anything rarer leaves the loop as an event (``EV_*``) made by the general path.
-The draws, the actions and every result are those of ``policies.decide`` with the PROTOCOL or RANDOM policy
-followed by ``kernels.step``. Which fields, and which events, are in docs/internals.md,
-``sim.knorri.compiled.uniform``.
+``play_pair`` steps two hands in turn, so that the CPU works on one while the other waits. The draws, the actions
+and every result are those of ``policies.decide`` with the PROTOCOL or RANDOM policy followed by ``kernels.step``.
+Which fields, and which events, are in docs/internals.md, ``sim.knorri.compiled.uniform``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from sim import config
+from sim.cards import NUM_CARDS
 from sim.compiled_bits import ONE, U64, below, crc_byte, nth_card, popcount
 from sim.knorri.compiled.history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, record_cycle, write_row
 from sim.knorri.compiled.kernels import step
@@ -60,6 +61,9 @@ EV_NONE, EV_IRREVERSIBLE, EV_PROBE, EV_CAP = 0, 1, 2, 3
 TRICK_SCRATCH = 2048  # the trick's cards from its bottom: pick-ups move the bottom up, at most once an action
 SLOT_SHIFT = U64(64 - (SLOT_TABLE_SIZE.bit_length() - 1))  # a key's home slot (``home_slot``) as a constant shift
 SLOT_MASK = U64(SLOT_TABLE_SIZE - 1)
+LEAD = U64(NUM_CARDS)  # the top card of an empty trick: any card may be played on it, and nothing picked up
+PLAYABLE_ON = np.append(BEATERS, ~U64(0))  # the cards that may be played on a top card (or on LEAD)
+PICK_UPS_ON = np.array([1] * NUM_CARDS + [0], dtype=np.int64)  # whether a seat may pick up under a top card
 assert RNG_DEAL == 0  # a seat's stream is (RNG_SEAT + seat) & streams: its own (all ones) or the hand's (zero)
 
 
@@ -71,13 +75,13 @@ def _mask(flag):
 
 @njit(**config.INLINED_KERNEL)
 def ready(ints):
-    """Whether ``play_one`` can take the hand on: phase 2, the opening made, no opening run left in the trick."""
+    """Whether ``play_pair`` can take the hand on: phase 2, the opening made, no opening run left in the trick."""
     return ints[I_END_REASON] < 0 and ints[I_PHASE] == 2 and ints[I_OPENING] == 0 and ints[I_RUN_LEFT] == 0
 
 
 @njit(**config.INLINED_KERNEL)
 def plays_the_rules(cap, repeat):
-    """Whether ``play_one`` plays a table with these cut-off rules: the rules as written (cap 1,500, the first
+    """Whether ``play_pair`` plays a table with these cut-off rules: the rules as written (cap 1,500, the first
     return a repeat), which its loop holds as constants; any other table plays through ``kernels.step``."""
     return cap == MAX_PHASE2_ACTIONS and repeat == DEFAULT_REPEAT
 
@@ -96,8 +100,9 @@ def load(cards, ints, streams, trick):
     length = ints[I_TRICK_LEN]
     for i in range(length):  # the trick as one card a byte, bottom first, from trick[0]
         trick[i] = trick_card(cards, i)
-    top = U64(top_card(cards, ints)) if length > 0 else U64(0)  # any card will do for a lead
-    return fixed, (ints[I_TO_MOVE], length, ints[I_NEEDED], ints[I_PHASE2_ACTIONS], ints[I_CRC], np.int64(0),
+    top = U64(top_card(cards, ints)) if length > 0 else LEAD
+    needed = ints[I_NEEDED] if length > 0 else ints[I_HOLDING]  # a lead needs a play per seat holding
+    return fixed, (ints[I_TO_MOVE], length, needed, ints[I_PHASE2_ACTIONS], ints[I_CRC], np.int64(0),
                    cards[C_HANDS_HASH], top, ints[I_HIST_BASE])
 
 
@@ -145,10 +150,9 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     # Every index below is unsigned: numba adds a wrap-around fix for a negative signed index, at every access.
     seat = U64(mover)
     hand = cards[U64(C_HAND) + seat]
-    lead = length == 0
-    playable = hand & (BEATERS[top] | _mask(lead))
+    playable = hand & PLAYABLE_ON[top]
     n_cards = popcount(playable)
-    k = below(rng, (U64(RNG_SEAT) + seat) & streams, n_cards + 1 - np.int64(lead))
+    k = below(rng, (U64(RNG_SEAT) + seat) & streams, n_cards + PICK_UPS_ON[top])
     pick = k == n_cards  # the legal ids are the playable cards ascending, then the pick-up
     pick_mask = _mask(pick)
     played = nth_card(playable, k)  # 64 on a pick-up: no card
@@ -156,7 +160,7 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     card = U64(played ^ ((played ^ taken) & np.int64(pick_mask)))
     rest = hand ^ (ONE << card)  # never empty after a pick-up
     after = length + 1 - 2 * np.int64(pick)
-    needed = needed ^ ((needed ^ holding) & -np.int64(lead))  # a lead: the trick needs a play per seat holding
+    # ``needed`` is the seats holding whenever the trick is empty (``load``), as a lead needs a play from each.
     # One rare branch (none on the coin toss): the trick had fewer cards than it needs, so only a play
     # can make it complete; a lead never does (two or more seats hold cards).
     if (rest == 0) | (after == needed):
@@ -168,7 +172,7 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
         actions += 1
         crc = crc_byte(crc, played)
         ints[I_TRICKS_COMPLETED] += 1
-        state = (mover, np.int64(0), needed, actions, crc, np.int64(0), hashed, top, actions)
+        state = (mover, np.int64(0), holding, actions, crc, np.int64(0), hashed, LEAD, actions)
         if actions >= MAX_PHASE2_ACTIONS:
             return EV_CAP, played, state
         write_row(cards, ints[I_N_SEATS], records, 0, U64(0), U64(0), meta_word(mover, 0, holding, 0, 0))
@@ -184,6 +188,9 @@ def _step(cards, ints, rng, keys, records, slots, trick, fixed, state):
     trick[U64(bottom + length)] = card  # a play goes on top (a pick-up's card lands above the top: no harm)
     bottom += np.int64(pick)  # a pick-up takes the bottom card
     top = card ^ ((card ^ top) & pick_mask)  # a pick-up takes the bottom card: the top stays
+    emptied = after == 0  # a pick-up of the trick's one card: the next seat leads
+    top = LEAD if emptied else top
+    needed = holding if emptied else needed
     mover = np.int64((order >> (U64(4) * seat)) & U64(15))
     state = (mover, after, needed, actions, crc, bottom, hashed, top, base)
     key = hashed ^ MOVER_KEY[U64(mover)]
@@ -227,9 +234,9 @@ def _seat_out(cards, ints, keys, records, slots, trick, fixed, state, card):
         shift = U64(4 * s)
         if (order >> shift) & U64(15) == seat:
             order = (order & ~(U64(15) << shift)) | (after << shift)
-    if length + 1 >= needed:  # the trick is complete: set aside
+    if length + 1 >= needed:  # the trick is complete: set aside, and the next lead needs a play per seat holding
         ints[I_TRICKS_COMPLETED] += 1
-        length, bottom = np.int64(0), np.int64(0)
+        length, bottom, needed, top = np.int64(0), np.int64(0), holding, LEAD
     else:
         trick[U64(bottom + length)] = card
         length += 1
@@ -278,48 +285,35 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
     return False
 
 
-@njit(**config.HOT_KERNEL)
-def play_one(cards, ints, deck, rng, keys, records, slots, streams, trick):
-    """Play a ``ready`` hand to the end (``slots``: a slot table of ``SLOT_TABLE_SIZE`` entries; ``streams``: all
-    ones for every seat drawing from its own stream, zero for the hand's; ``trick``: uint8 scratch of
-    ``TRICK_SCRATCH``)."""
-    while ints[I_END_REASON] < 0:
-        fixed, state = load(cards, ints, streams, trick)
-        event = EV_NONE
-        while event == EV_NONE:
-            event, action, state = _step(cards, ints, rng, keys, records, slots, trick, fixed, state)
-            if event == EV_IRREVERSIBLE and fixed[1] > 2:  # a seat goes out and the hand goes on
-                event, fixed, state = _seat_out(cards, ints, keys, records, slots, trick, fixed, state, action)
-        _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, state)
-
-
-
 class Lane(NamedTuple):
-    """One ``ready`` hand for ``play_pair``: its position's arrays, its trick scratch (``TRICK_SCRATCH`` bytes) and
-    its streams mask, as ``play_one`` takes them."""
+    """One hand's place in ``play_pair``: its position's arrays, its trick scratch (``TRICK_SCRATCH`` bytes), a
+    legal-action buffer for the moves made before the loop, and ``waiting``: int64[2], the hand it holds (-1:
+    none) and that hand's streams mask: all ones for every seat drawing from its own stream, zero for the hand's."""
 
     position: Position
     trick: np.ndarray
-    streams: np.uint64
+    legal: np.ndarray
+    waiting: np.ndarray
 
 
-@njit(**config.INLINED_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _step_lane(lane, fixed, state):
     """``_step`` for a lane's hand."""
     p = lane.position
     return _step(p.cards, p.ints, p.rng, p.keys, p.records, p.slots, lane.trick, fixed, state)
 
 
-@njit(**config.INLINED_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _load_lane(lane):
     """``load`` for a lane's hand."""
-    return load(lane.position.cards, lane.position.ints, lane.streams, lane.trick)
+    return load(lane.position.cards, lane.position.ints, U64(lane.waiting[1]), lane.trick)
 
 
-@njit(**config.INLINED_KERNEL)
+@njit(**config.PASTED_KERNEL)
 def _settle(lane, fixed, state, event, action):
-    """Handle a lane's event after a step, as ``play_one`` does: (whether its hand ended, the fixed values and
-    fields to go on with). A seat going out with the hand going on stays in the loop."""
+    """Handle a lane's event after a step: (whether its hand ended, the fixed values and fields to go on with). A
+    seat going out with the hand going on stays in the loop; any other event is the general path's (``_event``),
+    after which the loop reloads the hand's fields."""
     p = lane.position
     if event == EV_IRREVERSIBLE and fixed[1] > 2:
         event, fixed, state = _seat_out(p.cards, p.ints, p.keys, p.records, p.slots, lane.trick, fixed, state, action)
@@ -334,11 +328,11 @@ def _settle(lane, fixed, state, event, action):
 @njit(**config.HOT_KERNEL)
 def play_pair(first, second):
     """Play two lanes' hands side by side until one of them ends: 1 if the first ended, 2 if the second, 3 if
-    both. A hand still playing is left in its rows for ``play_one`` or another ``play_pair`` to take on.
+    both. A hand still playing is left in its rows for another ``play_pair`` to take on. Each lane is
+    ``ready``, its position's ``slots`` a slot table of ``SLOT_TABLE_SIZE`` entries.
 
     The hands are independent, so the CPU overlaps one hand's chain of dependent work (count the
-    playable cards, draw, pick, next top card) with the other's; each hand plays as ``play_one``
-    plays it.
+    playable cards, draw, pick, next top card) with the other's; each hand plays as it would alone.
     """
     fixed_first, state_first = _load_lane(first)
     fixed_second, state_second = _load_lane(second)
@@ -359,3 +353,4 @@ def play_pair(first, second):
             if not second_ended:
                 store(second.position.cards, second.position.ints, state_second, second.trick)
             return np.int64(first_ended) + 2 * np.int64(second_ended)
+
