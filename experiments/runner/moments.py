@@ -33,7 +33,7 @@ def cluster_moments(values: np.ndarray, clusters: np.ndarray) -> dict[str, int]:
     clusters = np.asarray(clusters, dtype=np.int64)
     if len(values) == 0:
         return dict.fromkeys(MOMENTS, 0)
-    ids, dense = np.unique(clusters, return_inverse=True)
+    dense, ids = pd.factorize(clusters)  # by hashing, unsorted: the totals do not depend on the clusters' order
     sums = np.bincount(dense, weights=values, minlength=len(ids)).astype(np.int64)
     counts = np.bincount(dense, minlength=len(ids)).astype(np.int64)
     return {"n": int(counts.sum()), "total": int(values.sum()), "clusters": len(ids),

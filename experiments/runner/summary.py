@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -107,22 +108,24 @@ def chunk_summary(data: pa.Table, adapter: ModuleType) -> ChunkSummary:
         else:
             hits = data.column(outcome).to_numpy() == seat
         combined = n_seats * len(names) + codes
-        for key in np.unique(combined[present]):
+        for key in np.flatnonzero(np.bincount(combined[present])):  # small codes: a count beats a sort
             rows = np.flatnonzero(present & (combined == key))
             seats, code = divmod(int(key), len(names))
             keys.setdefault((seats, names[code]), []).append((rows, scores[rows], hits[rows]))
     tables = []
-    for seats in np.unique(n_seats):
+    for seats in np.flatnonzero(np.bincount(n_seats)):
         at = n_seats == seats
         counts = np.bincount(reason_codes[at], minlength=len(reason_names))[:len(reason_names)]
-        tables.append([int(seats), int(at.sum()), len(np.unique(cluster[at])), np.unique(table[at]).tolist(),
+        tables.append([int(seats), int(at.sum()), len(pd.unique(cluster[at])), np.unique(table[at]).tolist(),
                        {name: int(c) for name, c in zip(reason_names, counts, strict=True) if c}])
     out = []
     for (seats, agent), parts in sorted(keys.items()):
         rows = np.concatenate([p[0] for p in parts])
         score = np.concatenate([p[1] for p in parts])
         moments = cluster_moments(score, cluster[rows])
-        held = np.unique(rows)  # it holds each seat of a row at most once; a row counts once for the reasons
+        held = np.zeros(data.num_rows, dtype=bool)  # it holds each seat of a row at most once; a row counts once
+        held[rows] = True  # for the reasons
+        held = np.flatnonzero(held)
         counts = np.bincount(reason_codes[held], minlength=len(reason_names))[:len(reason_names)]
         out.append([seats, agent, *(moments[m] for m in MOMENTS),
                     int(sum(int(p[2].sum()) for p in parts)), len(held),

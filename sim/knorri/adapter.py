@@ -279,7 +279,10 @@ def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Se
     distinct = {seating: row for row, seating in enumerate(dict.fromkeys(map(tuple, seatings)))}
     rows = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in distinct],
                     dtype=np.int8).reshape(len(distinct), n_seats)
-    policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=len(seatings))]
+    if len(distinct) == 1:  # one seating for every match: one policy per seat, no lookup per match
+        policies = rows[0]
+    else:
+        policies = rows[np.fromiter((distinct[tuple(s)] for s in seatings), dtype=np.int64, count=len(seatings))]
     return _hand_by_hand(n_seats, match_seeds, match_hands, log_actions,
                          lambda seeds, first_seats: play_batch(n_seats, seeds, first_seats, policies, workers=1,
                                                                log_actions=log_actions, **engine_rules(rules),
