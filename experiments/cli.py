@@ -59,19 +59,29 @@ def help_command(prog: str) -> str:
     return " ".join(["knorri-sim", *words[1:], "--help"])
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered; with ``only``, the options of that subcommand alone.
+
+    A command's module is imported to read its options, and some import much (``report`` draws with
+    matplotlib): ``main`` reads only the command it runs, so ``run`` does not wait on the others.
+    """
     parser = _Parser(prog="knorri-sim",
                      description="Simulate Knorri, Knockout Whist and Kort (choose with --game) at scale for game-AI "
                                  "research.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, summary in COMMANDS.items():
-        module = importlib.import_module(f"experiments.commands.{name}")
         command = sub.add_parser(name, help=summary, description=summary)
-        module.add_arguments(command)
+        if only is None or name == only:
+            importlib.import_module(f"experiments.commands.{name}").add_arguments(command)
         command.add_argument("--debug", action="store_true",
                              help=f"when an agent fails, print its whole traceback too (or set {DEBUG_VARIABLE}=1)")
     return parser
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand a command line names (its first word that is not an option), if it names one."""
+    word = next((arg for arg in argv if not arg.startswith("-")), None)
+    return word if word in COMMANDS else None
 
 
 def damaged_compile_cache(error: BaseException) -> bool:
@@ -81,7 +91,8 @@ def damaged_compile_cache(error: BaseException) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(command_word(words) or "").parse_args(words)
     compile_notice.listen()
     module = importlib.import_module(f"experiments.commands.{args.command}")
     try:
