@@ -264,10 +264,7 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     out = Outputs(columns, log, offsets, continued)
     cap, repeat = (int(root.ints[state.I_CAP]), int(root.ints[state.I_REPEAT])) if len(root.cards) else rules
     lanes = new_lanes(2 * (1 if workers == 1 else chunk_count(len(seeds), workers)), cap, repeat)
-    if workers == 1:
-        play_chunk(deals, np.int64(0), np.int64(len(seeds)), out, cut_off, root, lanes, np.int64(0))
-    else:
-        play_spread(workers, len(seeds), play_chunk, play_hands, (deals,), (out, cut_off, root, lanes))
+    play_spread(workers, len(seeds), play_chunk, play_hands, (deals,), (out, cut_off, root, lanes))
 
 
 # ----- the batch ------------------------------------------------------------------------------------

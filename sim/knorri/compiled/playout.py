@@ -234,9 +234,9 @@ def _play_alone(lone, twin):
 
 
 @njit(**config.STEP_KERNEL)
-def play_chunk(deals, start, stop, out, rules, root, lanes, first_lane):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in lanes ``first_lane`` and the next of ``lanes``
-    (``Lanes``): on one core, called alone, as its parallel wrapper is slow to compile and gains nothing there.
+def play_chunk(deals, start, stop, out, rules, root, lanes):
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in the first two of ``lanes`` (``Lanes``): on one
+    core, called alone, as its parallel wrapper is slow to compile and gains nothing there.
 
     Each lane holds one hand at a time. Whenever both hands wait for the uniform loop,
     ``play_pair`` plays them side by side; once the hands run out, the last plays alone. A hand
@@ -245,7 +245,7 @@ def play_chunk(deals, start, stop, out, rules, root, lanes, first_lane):
     """
     if root.cards.shape[0] > 0:  # the position's own rules
         rules = CutOffRules(root.ints[state.I_CAP], root.ints[state.I_REPEAT], rules.continued_cap)
-    lanes = (lane(lanes, first_lane), lane(lanes, first_lane + 1))
+    lanes = (lane(lanes, 0), lane(lanes, 1))
     h = start
     while True:
         ended = 0  # a bit per lane whose hand is over
@@ -301,4 +301,6 @@ def play_hands(deals, n_chunks, out, rules, root, lanes):
         play_chunk(Deals(n_seats, seeds, first_seats, policies), chunk * total // n_chunks,
                    (chunk + 1) * total // n_chunks, Outputs(results, log, log_offsets, continued),
                    CutOffRules(cap, repeat, continued_cap), PositionRows(cards0, ints0, deck0, keys0, records0),
-                   Lanes(cards1, ints1, deck1, rng1, keys1, records1, slots1, trick1, legal1, waiting1), 2 * chunk)
+                   Lanes(cards1[2 * chunk:], ints1[2 * chunk:], deck1[2 * chunk:], rng1[2 * chunk:], keys1[2 * chunk:],
+                         records1[2 * chunk:], slots1[2 * chunk:], trick1[2 * chunk:], legal1[2 * chunk:],
+                         waiting1[2 * chunk:]))
