@@ -56,6 +56,8 @@ from sim.knorri.compiled.playout import (
     new_lanes,
     play_chunk,
     play_hands,
+    play_uniform_chunk,
+    plays_uniformly,
 )
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
 from sim.knorri.compiled.state import LOG_FIELDS
@@ -264,7 +266,8 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     out = Outputs(columns, log, offsets, continued)
     cap, repeat = (int(root.ints[state.I_CAP]), int(root.ints[state.I_REPEAT])) if len(root.cards) else rules
     lanes = new_lanes(2 * (1 if workers == 1 else chunk_count(len(seeds), workers)), cap, repeat)
-    play_spread(workers, len(seeds), play_chunk, play_hands, (deals,), (out, cut_off, root, lanes))
+    serial = play_uniform_chunk if plays_uniformly(table, len(log) > 0, cut_off, root) else play_chunk
+    play_spread(workers, len(seeds), serial, play_hands, (deals,), (out, cut_off, root, lanes))
 
 
 # ----- the batch ------------------------------------------------------------------------------------

@@ -386,6 +386,14 @@ def step(cards, ints, deck, rng, keys, records, slots, action):
         _phase2_action(cards, ints, keys, records, slots, action)
 
 
+@njit(**config.STEP_KERNEL)
+def take_action(position, action):
+    """``apply_action`` as a call rather than inlined code: for the rare steps of a hot loop, which need not carry a
+    copy of the engine's step each (nor compile one)."""
+    step(position.cards, position.ints, position.deck, position.rng, position.keys, position.records,
+         position.slots, action)
+
+
 @njit(**config.INLINED_KERNEL)
 def apply_action(position, action):
     """Take a legal ``action`` for the seat to move in a ``Position`` (the caller has checked it) and play on to the

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from sim import config
-from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed
+from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed, below
 from sim.knorri.compiled import state
 from sim.knorri.compiled.history import FREE_SLOT, history_capacity, slot_table_size
 from sim.knorri.compiled.kernels import (
@@ -22,6 +22,8 @@ from sim.knorri.compiled.kernels import (
     copy_position,
     init_hand,
     init_hand_uniform,
+    legal_actions,
+    take_action,
 )
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
 from sim.knorri.compiled.state import Position, PositionRows
@@ -140,15 +142,21 @@ def _uniform_streams(policies, n_seats):
 
 
 @njit(**config.PASTED_KERNEL)
+def _seed_streams(deals, h, rng):
+    """Hand ``h``'s own stream and each seat's, from its seed."""
+    seed = U64(deals.seeds[h])
+    rng[state.RNG_DEAL] = seed
+    for s in range(deals.n_seats):
+        rng[state.RNG_SEAT + s] = agent_seed(seed, s)
+
+
+@njit(**config.PASTED_KERNEL)
 def _begin(deals, h, out, rules, root, lane):
     """Deal hand ``h`` (or copy the ``root``) into the lane and play it on until the uniform loop can take it;
     return whether it waits for that loop (a hand that does not is over)."""
-    n_seats, seeds, policies, position = deals.n_seats, deals.seeds, deals.policies, lane.position
+    n_seats, policies, position = deals.n_seats, deals.policies, lane.position
     ints, rng = position.ints, position.rng
-    seed = U64(seeds[h])
-    rng[state.RNG_DEAL] = seed
-    for s in range(n_seats):
-        rng[state.RNG_SEAT + s] = agent_seed(seed, s)
+    _seed_streams(deals, h, rng)
     streams, uniform = _uniform_streams(policies[h], n_seats)
     logging = out.log.shape[0] > 0
     uniform = uniform and not logging and plays_the_rules(rules.cap, rules.repeat)
@@ -182,6 +190,39 @@ def _finish(deals, out, rules, lane):
             _play_on(position, lane.legal, deals.policies[h], out.log,
                      out.log_offsets[h] if logging else np.int64(0), h, False)
         store_result(out.continued, h, ints, cards, state.C_HAND, n_seats)
+    lane.waiting[0] = -1
+
+
+@njit(**config.PASTED_KERNEL)
+def _play_opening(position, legal, streams):
+    """Play a uniform hand on until ``play_pair`` can take it (``ready``), drawing as ``policies.decide`` does: seat
+    s from ``rng[(RNG_SEAT + s) & streams]``."""
+    cards, ints, rng = position.cards, position.ints, position.rng
+    while ints[state.I_END_REASON] < 0 and not ready(ints):
+        n_legal = legal_actions(cards, ints, legal)
+        take_action(position, legal[below(rng, (state.RNG_SEAT + ints[state.I_TO_MOVE]) & streams, n_legal)])
+
+
+@njit(**config.PASTED_KERNEL)
+def _begin_uniform(deals, h, out, rules, root, lane):
+    """``_begin`` for ``play_uniform_chunk``: deal hand ``h`` and play phase 1 and the opening with the uniform draws
+    its policies would make, without the policies' dispatcher, the log or a root; return whether it waits."""
+    position = lane.position
+    cards, ints, rng = position.cards, position.ints, position.rng
+    _seed_streams(deals, h, rng)
+    streams, _ = _uniform_streams(deals.policies[h], deals.n_seats)
+    position.slots[:] = FREE_SLOT
+    init_hand_uniform(cards, ints, position.deck, rng, position.keys, position.records, position.slots,
+                      deals.n_seats, deals.first_seats[h], rules.cap, rules.repeat, U64(streams))
+    _play_opening(position, lane.legal, streams)
+    lane.waiting[0], lane.waiting[1] = h, streams
+    return ints[state.I_END_REASON] < 0
+
+
+@njit(**config.PASTED_KERNEL)
+def _finish_uniform(deals, out, rules, lane):
+    """``_finish`` for ``play_uniform_chunk``: no hand plays on past a cut."""
+    store_result(out.results, lane.waiting[0], lane.position.ints, lane.position.cards, state.C_HAND, deals.n_seats)
     lane.waiting[0] = -1
 
 
@@ -233,25 +274,23 @@ def _play_alone(lone, twin):
     play_pair(lone, twin)
 
 
-@njit(**config.STEP_KERNEL)
-def play_chunk(deals, start, stop, out, rules, root, lanes):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in the first two of ``lanes`` (``Lanes``): on one
-    core, called alone, as its parallel wrapper is slow to compile and gains nothing there.
+@njit(**config.PASTED_KERNEL)
+def _serve_lanes(deals, start, stop, out, rules, root, lanes, begin, finish):
+    """Play hands ``start`` to ``stop - 1`` in the first two of ``lanes``, each started by ``begin`` and written by
+    ``finish`` (``_begin`` and ``_finish``, or their uniform forms).
 
     Each lane holds one hand at a time. Whenever both hands wait for the uniform loop,
     ``play_pair`` plays them side by side; once the hands run out, the last plays alone. A hand
     that does not wait (not uniform random, logged, or over before phase 2) is played by
-    ``_begin`` alone. Every hand's results are those it has when played alone.
+    ``begin`` alone. Every hand's results are those it has when played alone.
     """
-    if root.cards.shape[0] > 0:  # the position's own rules
-        rules = CutOffRules(root.ints[state.I_CAP], root.ints[state.I_REPEAT], rules.continued_cap)
     lanes = (lane(lanes, 0), lane(lanes, 1))
     h = start
     while True:
         ended = 0  # a bit per lane whose hand is over
         for i in range(2):
             if lanes[i].waiting[0] < 0 and h < stop:
-                if not _begin(deals, h, out, rules, root, lanes[i]):
+                if not begin(deals, h, out, rules, root, lanes[i]):
                     ended |= 1 << i
                 h += 1
         if ended == 0:
@@ -268,7 +307,31 @@ def play_chunk(deals, start, stop, out, rules, root, lanes):
                 return
         for i in range(2):
             if ended & (1 << i):
-                _finish(deals, out, rules, lanes[i])
+                finish(deals, out, rules, lanes[i])
+
+
+@njit(**config.STEP_KERNEL)
+def play_chunk(deals, start, stop, out, rules, root, lanes):
+    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in the first two of ``lanes`` (``Lanes``): on one
+    core, called alone, as its parallel wrapper is slow to compile and gains nothing there."""
+    if root.cards.shape[0] > 0:  # the position's own rules
+        rules = CutOffRules(root.ints[state.I_CAP], root.ints[state.I_REPEAT], rules.continued_cap)
+    _serve_lanes(deals, start, stop, out, rules, root, lanes, _begin, _finish)
+
+
+@njit(**config.STEP_KERNEL)
+def play_uniform_chunk(deals, start, stop, out, rules, root, lanes):
+    """``play_chunk`` for hands that ``plays_uniformly``: it compiles in about half the time, as it leaves out
+    the policies, the log and the hands that play on past a cut."""
+    _serve_lanes(deals, start, stop, out, rules, root, lanes, _begin_uniform, _finish_uniform)
+
+
+def plays_uniformly(policies: np.ndarray, logged: bool, rules: CutOffRules, root: PositionRows) -> bool:
+    """Whether ``play_uniform_chunk`` can play these hands: each hand's seats all ``RANDOM`` or all ``PROTOCOL``
+    (``policies``: int8[H, seats]), unlogged, dealt from seeds under the rules as written, none playing on."""
+    uniform_rows = (policies == policies[:, :1]).all() and np.isin(policies[:, 0], (RANDOM, PROTOCOL)).all()
+    return bool(uniform_rows and not logged and rules.continued_cap < 0 and root.cards.shape[0] == 0
+                and plays_the_rules.py_func(rules.cap, rules.repeat))
 
 
 @njit(**config.PARALLEL_KERNEL)

@@ -19,7 +19,7 @@ from sim import config
 from sim.cards import NUM_CARDS
 from sim.compiled_bits import ONE, U64, below, crc_byte, nth_card, popcount
 from sim.knorri.compiled.history import SLOT_TABLE_SIZE, home_slot, is_remembered, meta_word, record_cycle, write_row
-from sim.knorri.compiled.kernels import step
+from sim.knorri.compiled.kernels import take_action
 from sim.knorri.compiled.moves import cut_off, next_holding
 from sim.knorri.compiled.state import (
     BEATERS,
@@ -260,7 +260,7 @@ def _event(event, action, cards, ints, deck, rng, keys, records, slots, trick, s
     """Handle a step's event in the hand's rows; return True if the hand is over (else the caller reloads)."""
     store(cards, ints, state, trick)
     if event == EV_IRREVERSIBLE:
-        step(cards, ints, deck, rng, keys, records, slots, action)
+        take_action(Position(cards, ints, deck, rng, keys, records, slots), action)
         return ints[I_END_REASON] >= 0
     mover, actions, hashed, base = state[0], state[3], state[6], state[8]
     ints[I_HIST_LEN] -= 1  # the new position is not remembered yet
