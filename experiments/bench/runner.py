@@ -2,12 +2,14 @@
 
     python -m experiments.bench.runner overhead --hands 1000000 --agents random --workers 2 --repeat 3
     python -m experiments.bench.runner store --hands 400000 --chunk-hands 20000 --workers 2
+    python -m experiments.bench.runner reference --game knorri --hands 2000
 
 ``overhead`` times ``knorri-sim run`` against the same chunks played on their planned route with the results
 thrown away, each a fresh process: the difference is what the runner adds. The runner's own CPU accounting from
 the manifest is printed too, since it does not depend on the machine's other load. ``store`` times a run into a
 moto S3 server on loopback against one into a local folder; the server runs in this process, in Python, so its
-figure is a floor for a real store. More in docs/internals.md, ``experiments.bench.runner``.
+figure is a floor for a real store. ``reference`` measures the reference route's speed, which a cold run
+weighs against compiling. More in docs/internals.md, ``experiments.bench.runner``.
 """
 
 from __future__ import annotations
@@ -126,6 +128,34 @@ def overhead(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- reference: the reference route's speed, which a cold run weighs against compiling --------------------------
+
+
+def reference_rate(args: argparse.Namespace) -> int:
+    """Print the hands per CPU second the reference route plays with every seat ``random`` at each of the game's
+    bench seat counts, one process, median of ``--repeat``: the slowest is the adapter's
+    ``Bench.reference_hands_per_s`` (``experiments.runner.compiling.cold_routes``)."""
+    from experiments.runner.config import build_config
+    from experiments.runner.execute import plan_run
+    from sim import games
+
+    adapter = games.adapter(args.game)
+    size = {"matches" if adapter.ROW == "match" else "hands": args.hands}
+    print(f"{args.game}: reference route, every seat random, hands per CPU second, median of {args.repeat}")
+    for seats in adapter.BENCH.seats:
+        config = build_config({"game": args.game, "seats": seats, "agents": ["random"] * seats, "assign": "fixed",
+                               "seed": args.seed, "engine": "reference", "workers": 1, **size})
+        plan = plan_run(config)
+        rates = []
+        for _ in range(args.repeat):
+            started = time.process_time()
+            for task in plan.tasks:
+                _play_only(task)
+            rates.append(plan.hands_total / (time.process_time() - started))
+        print(f"  {seats} seats: {statistics.median(rates):,.0f} hands/s ({plan.hands_total:,} hands a timing)")
+    return 0
+
+
 # ----- store: an S3-compatible store against a local folder ----------------------------------------------------
 
 
@@ -160,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     comparisons = parser.add_subparsers(dest="comparison", required=True)
     for name, summary, hands in (("overhead", "the runner against the engine alone", 1_000_000),
                                  ("store", "an S3-compatible store against a local folder", 400_000),
-                                 ("engine-only", "(used by overhead) play the chunks only, print the rows", None)):
+                                 ("engine-only", "(used by overhead) play the chunks only, print the rows", None),
+                                 ("reference", "the reference route's hands per CPU second, random seats", 2_000)):
         sub = comparisons.add_parser(name, help=summary, description=summary)
         sub.add_argument("--hands", type=int, default=hands or 1_000_000)
         sub.add_argument("--seats", type=int, default=4)
@@ -169,9 +200,11 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--seed", type=int, default=1)
         sub.add_argument("--workers", type=int, default=2)
         sub.add_argument("--chunk-hands", type=int, default=20_000 if name == "store" else None)
-        sub.add_argument("--repeat", type=int, default=3, help="timings per side (overhead)")
+        sub.add_argument("--repeat", type=int, default=3, help="timings per side (overhead, reference)")
+        sub.add_argument("--game", default="knorri", help="the game (reference)")
     args = parser.parse_args(argv)
-    return {"overhead": overhead, "store": store, "engine-only": engine_only}[args.comparison](args)
+    return {"overhead": overhead, "store": store, "engine-only": engine_only,
+            "reference": reference_rate}[args.comparison](args)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from sim.knorri.compiled.kernels import (
     init_hand,
     init_hand_uniform,
     legal_actions,
-    take_action,
 )
 from sim.knorri.compiled.policies import PROTOCOL, RANDOM, decide
 from sim.knorri.compiled.state import Position, PositionRows
@@ -200,7 +199,7 @@ def _play_opening(position, legal, streams):
     cards, ints, rng = position.cards, position.ints, position.rng
     while ints[state.I_END_REASON] < 0 and not ready(ints):
         n_legal = legal_actions(cards, ints, legal)
-        take_action(position, legal[below(rng, (state.RNG_SEAT + ints[state.I_TO_MOVE]) & streams, n_legal)])
+        apply_action(position, legal[below(rng, (state.RNG_SEAT + ints[state.I_TO_MOVE]) & streams, n_legal)])
 
 
 @njit(**config.PASTED_KERNEL)
