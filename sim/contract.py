@@ -49,7 +49,9 @@ class Bench:
     played reference deal; ``play_compiled(n_seats, seeds, workers, options) -> steps`` plays the seeds' deals
     on the compiled engine under the game's checked ``options`` (``None``: the game has no compiled engine),
     whose measured rows per second on one core at its slowest seat count, ``compiled_rows_per_s``, the runner's
-    estimate of a run's time uses.
+    estimate of a run's time uses. ``reference_hands_per_s``: the hands a CPU second the runner's reference route
+    plays with every seat ``random``, at the slowest seat count (``python -m experiments.bench.runner reference``),
+    which a run weighs against compiling the engine (``experiments.runner.compiling.cold_routes``).
     """
 
     seats: tuple[int, ...]
@@ -58,6 +60,7 @@ class Bench:
     default_counts: Mapping[str, int]
     play_compiled: Callable[[int, np.ndarray, int, Mapping[str, Any]], int] | None = None
     compiled_rows_per_s: float | None = None
+    reference_hands_per_s: float | None = None
 
 
 @dataclass(frozen=True)

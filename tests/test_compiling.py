@@ -10,8 +10,11 @@ from pathlib import Path
 
 from conftest import ROOT
 
-from experiments.runner.compiling import code_to_compile, compile_notice, lineup_code
+from experiments.runner import routes
+from experiments.runner.compiling import code_to_compile, cold_routes, compile_notice, lineup_code
 from experiments.runner.config import build_config, default_config, load_file
+from experiments.runner.execute import plan_run
+from experiments.runner.plan import table_plans
 from sim import compile_cache
 
 TESTS = Path(__file__).resolve().parent
@@ -117,3 +120,38 @@ def test_a_command_that_compiles_says_so_once_on_stderr_or_not_again_after_its_o
                                   "compile_notice.say('the run said its own')\ncompile_notice.listen()")
     quiet = subprocess.run([sys.executable, "-c", said_first], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert quiet.stderr.strip() == "the run said its own"  # a command's own notice is not repeated
+
+
+def _cold_route(cached: bool, monkeypatch, **raw) -> str:
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: cached)
+    config = build_config({"seats": 4, "agents": ["random"], "hands": 400, "workers": 2, **raw})
+    return cold_routes(config, table_plans(config))[0].route
+
+
+def test_a_table_the_reference_engine_plays_before_the_engine_compiles_plays_there(monkeypatch):
+    assert _cold_route(False, monkeypatch) == routes.REFERENCE
+    assert _cold_route(False, monkeypatch, agents=["greedy", "random"] * 2) == routes.REFERENCE
+
+
+def test_a_table_stays_on_the_engine_when_its_code_is_cached_or_the_run_outlasts_the_compile(monkeypatch):
+    assert _cold_route(True, monkeypatch) == routes.ENGINE
+    assert _cold_route(False, monkeypatch, hands=100_000) == routes.ENGINE
+
+
+def test_a_table_stays_where_the_user_or_the_rules_put_it(monkeypatch):
+    assert _cold_route(False, monkeypatch, engine="compiled") == routes.ENGINE
+    assert _cold_route(False, monkeypatch, log_actions=True) == routes.ENGINE
+    assert _cold_route(False, monkeypatch, options={"cap": 20_000}) == routes.ENGINE
+    assert _cold_route(False, monkeypatch, scheduler="tcp://127.0.0.1:8786") == routes.ENGINE
+    assert _cold_route(False, monkeypatch, agents=["random", "greedy", "loginf", "mcts"]) == routes.LINEUP
+
+
+def test_a_cold_run_plays_moved_tables_on_the_chunks_the_engine_would_have(monkeypatch):
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: True)
+    config = build_config({"seats": 4, "agents": ["random"], "hands": 400, "workers": 2})
+    warm = plan_run(config)
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
+    cold = plan_run(config)
+    assert [task.table.route for task in cold.tasks] == [routes.REFERENCE] * len(cold.tasks)
+    assert cold.chunks == warm.chunks and cold.manifest["tables"] == warm.manifest["tables"]
+    assert code_to_compile(config, cold.tables) == {}

@@ -7,17 +7,22 @@ kernels of each agent that declares compiled code (``COMPILED_CODE``, see
 names them. When some of that code is not in the cache yet (a first run, or the
 first after a source edit), the run says so on stderr, and plays its first chunk in
 its own process before starting the workers, so the code is compiled once and the
-workers load it, rather than every worker compiling the same kernels at once.
+workers load it, rather than every worker compiling the same kernels at once. A table
+of the engine's own policies that the reference engine plays sooner than the engine
+compiles is played there instead (``cold_routes``): its rows are the same.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 
 from experiments.runner import routes
 from experiments.runner.config import RunConfig
 from experiments.runner.plan import TablePlan, table_plans
 from sim import compile_cache
+from sim.engine_words import AUTO
 
 
 def lineup_code(config: RunConfig, plans: Sequence[TablePlan] | None = None) -> dict[str, float]:
@@ -50,3 +55,29 @@ def compile_notice(to_compile: dict[str, float]) -> str | None:
     seconds = max(1, round(sum(to_compile.values())))
     return (f"compiling the engine (first use): it took {seconds} s of CPU when measured on a quiet machine, "
             "and takes longer on a loaded one")
+
+
+def cold_routes(config: RunConfig, plans: Sequence[TablePlan]) -> list[TablePlan]:
+    """The plans, with each table that would spend longer compiling the engine than playing on the reference engine
+    moved there: a first ``knorri-sim run --agents random`` of a few hundred hands then takes seconds, not a compile.
+
+    Only a table of the engine's own policies (``routes.ENGINE``: their reference twins are plain Python) moves,
+    under the game's default options, with no action log or continuation, when ``engine`` is ``auto``, on local
+    workers, and when the engine's code is not cached. Its reference time is taken at the adapter's slowest
+    measured rate (``Bench.reference_hands_per_s``) and must be under the compile seconds the code declares;
+    every route gives the same rows, so only the time changes.
+    """
+    rate = config.adapter.BENCH.reference_hands_per_s
+    if (config.engine != AUTO or config.scheduler or config.log_actions or rate is None
+            or config.continuation is not None or config.options != config.adapter.check_options({})):
+        return list(plans)
+    workers = config.workers or os.cpu_count() or 1
+    moved = []
+    for plan in plans:
+        if plan.route == routes.ENGINE:
+            code = routes.compiled_code(config.adapter, config.game, plan.route, ())
+            compile_seconds = sum(s for module, s in code.items() if not compile_cache.kernels_cached([module]))
+            if plan.hands / (rate * workers) < compile_seconds:
+                plan = dataclasses.replace(plan, route=routes.REFERENCE)
+        moved.append(plan)
+    return moved

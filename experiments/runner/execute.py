@@ -23,7 +23,7 @@ from tqdm.auto import tqdm as auto_tqdm
 
 from experiments.runner import fingerprint, routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
-from experiments.runner.compiling import code_to_compile
+from experiments.runner.compiling import code_to_compile, cold_routes
 from experiments.runner.config import ConfigError, RunConfig
 from experiments.runner.locking import unwritable
 from experiments.runner.manifest import git_commit, mark, new_manifest, now, package_versions
@@ -96,6 +96,7 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     size = chunk_hands or config.chunk_hands or default_chunk_hands(hands_total, engine_speed)
     check_size(plans, size)
     chunks = make_chunks(plans, size)
+    plans = cold_routes(config, plans)  # after the chunks, which the routes the tables would take size
     run_id = config.run_id()
     categories = run_categories(run_id, [spec for t in config.tables for spec in t.agents], config.adapter,
                                 config.continuation is not None)

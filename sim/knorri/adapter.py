@@ -542,10 +542,12 @@ def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
     return int(play_batch(n_seats, seeds, 0, "random", workers=workers, **engine_rules(options)).phase2_actions.sum())
 
 
+# reference_hands_per_s: `python -m experiments.bench.runner reference`, at 6 seats, its slowest.
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knorri at 6 seats, its slowest (docs/speed.md).
 BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
                        default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_hands,
-                       compiled_rows_per_s=42_000)
+                       compiled_rows_per_s=42_000,
+                       reference_hands_per_s=49)
 
 
 def _acting_tensor(hand: KnorriHand) -> np.ndarray:

@@ -425,10 +425,12 @@ def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int, options: Ma
     return int(play_batch(check_options(options), seeds, "random", workers=workers).decisions.sum())
 
 
+# reference_hands_per_s: `python -m experiments.bench.runner reference`, at 4 seats, its slowest.
 # compiled_rows_per_s: `knorri-sim bench`, one core, Kort matches to 7 wins (docs/kort.md).
 BENCH = contract.Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
                        default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches,
-                       compiled_rows_per_s=70_000)
+                       compiled_rows_per_s=70_000,
+                       reference_hands_per_s=86)
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:
