@@ -1,10 +1,11 @@
 """The words that name an engine, in one table: what ``--engine``, a config's ``engine`` and ``play_matches`` read.
 
-``auto`` plays on compiled code wherever some compiled code plays the lineup (the same rows),
-``compiled`` insists on it (a lineup it cannot play is refused), ``reference`` plays the rules
-as written in Python. ``fast`` is the compiled engine's older name, still read. A benchmark or a
-command that times one engine, and an adapter's ``play_matches``, take ``ENGINES`` (no ``auto``: the
-plan resolves it, ``experiments.runner.routes.choose_route``); a run and a plan take ``ENGINE_CHOICES``.
+``auto`` plays on compiled code wherever some compiled code plays the lineup (the same rows), but
+for a run too small to repay the compile (``experiments.runner.compiling.cold_routes``); ``compiled``
+insists on it (a lineup it cannot play is refused), ``reference`` plays the rules as written in
+Python. ``fast`` is the compiled engine's older name, still read. A benchmark or a command that
+times one engine, and an adapter's ``play_matches``, take ``ENGINES`` (no ``auto``: the plan
+resolves it, ``experiments.runner.routes.choose_route``); a run and a plan take ``ENGINE_CHOICES``.
 """
 
 from __future__ import annotations

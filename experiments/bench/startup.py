@@ -29,6 +29,7 @@ from typing import Any
 COMMANDS: dict[str, list[str]] = {
     "run (default)": ["run"],
     "run --agents random": ["run", "--agents", "random"],
+    "run --agents random --engine compiled": ["run", "--agents", "random", "--engine", "compiled"],
     "play": ["play", "--seats", "4", "--seed", "5", "--agents", "random;greedy;loginf;mcts"],
     "duel": ["duel", "greedy", "random", "--seats", "4", "--max-deals", "40"],
     "bench": ["bench", "--engine", "compiled", "--hands", "20000", "--repeat", "1"],

@@ -127,9 +127,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"{DECISION_TIMEOUT:g}; 0: no limit); may change on --resume")
     parser.add_argument("--engine", choices=spelled(),
                         help="what plays the lineups: auto (default: compiled code wherever it plays the lineup "
-                             "and keeps any action log, else the reference engine), compiled (refused for a lineup "
-                             "it cannot play; fast is an old name for it) or reference; every engine writes the "
-                             "same rows")
+                             "and keeps any action log, unless the reference engine would finish a small table of "
+                             "the engine's own policies before the engine compiles; else the reference engine), "
+                             "compiled (refused for a lineup it cannot play; fast is an old name for it) or "
+                             "reference; every engine writes the same rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--list-configs", action="store_true",
                         help="list the shipped experiment configs, a line each, and exit")
