@@ -64,10 +64,13 @@ def test_compiling_first_plays_the_first_chunk_here_and_the_rest_on_the_workers(
         def __init__(self, **options):
             pass
 
-        def submit(self, function, task):
-            handed_to_workers.append(task)
+        def submit(self, function, *task):
             future = Future()
-            future.set_result(f"pooled {task}")
+            if task:
+                handed_to_workers.append(task[0])
+                future.set_result(f"pooled {task[0]}")
+            else:
+                future.set_result(function())  # a worker started at once
             return future
 
         def shutdown(self, **options):
@@ -82,6 +85,60 @@ def test_compiling_first_plays_the_first_chunk_here_and_the_rest_on_the_workers(
     handed_to_workers.clear()
     assert sorted(local.results([1, 2, 3])) == ["pooled 1", "pooled 2", "pooled 3"]
     assert handed_to_workers == [1, 2, 3]
+
+
+class _RecordedPool:
+    """A stand-in for loky's pool: every worker starts at once and plays what it is handed at once."""
+
+    made: list = []
+    handed: list = []
+
+    def __init__(self, **options):
+        _RecordedPool.made.append(options)
+
+    def submit(self, function, *task):
+        from concurrent.futures import Future
+
+        future = Future()
+        if task:
+            _RecordedPool.handed.append(task[0])
+        future.set_result(f"pooled {task[0]}" if task else function())
+        return future
+
+    def shutdown(self, **options):
+        pass
+
+
+def _recorded(monkeypatch):
+    from experiments.runner import workers
+
+    _RecordedPool.made, _RecordedPool.handed = [], []
+    monkeypatch.setattr("joblib.externals.loky.process_executor.ProcessPoolExecutor", _RecordedPool)
+    monkeypatch.setattr(workers, "play_chunk", lambda task: f"played {task}")
+    return workers
+
+
+def test_a_small_run_of_built_in_code_plays_here_and_starts_no_workers(monkeypatch):
+    workers = _recorded(monkeypatch)
+    assert list(workers.LocalWorkers(2).results([1, 2, 3], small=True)) == ["played 1", "played 2", "played 3"]
+    assert _RecordedPool.made == [] and _RecordedPool.handed == []
+
+
+def test_a_small_run_still_playing_after_the_delay_hands_the_rest_to_its_workers_once_they_start(monkeypatch):
+    workers = _recorded(monkeypatch)
+    monkeypatch.setattr(workers, "POOL_DELAY_SECONDS", -1.0)
+    results = list(workers.LocalWorkers(2).results([1, 2, 3], small=True))
+    assert results[0] == "played 1" and sorted(results[1:]) == ["pooled 2", "pooled 3"]
+    assert len(_RecordedPool.made) == 1 and _RecordedPool.handed == [2, 3]
+
+
+def test_only_the_projects_own_code_plays_in_the_runs_own_process():
+    from sim import games
+
+    knorri = games.adapter("knorri")
+    assert routes.built_in_only(knorri, routes.LINEUP, [("mcts", "loginf", "random")])
+    assert routes.built_in_only(knorri, routes.REFERENCE, [("random", "greedy", "random")])
+    assert not routes.built_in_only(knorri, routes.REFERENCE, [("runner_fixtures.agents:Dies", "random", "random")])
 
 
 def test_a_first_run_says_it_compiles_and_a_second_does_not(tmp_path):

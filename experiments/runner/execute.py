@@ -25,6 +25,7 @@ from experiments.runner import fingerprint, routes, storage
 from experiments.runner.chunk import ChunkFailed, ChunkTask
 from experiments.runner.compiling import code_to_compile, cold_routes
 from experiments.runner.config import ConfigError, RunConfig
+from experiments.runner.estimate import MIN_SAMPLED_ROWS
 from experiments.runner.locking import unwritable
 from experiments.runner.manifest import git_commit, mark, new_manifest, now, package_versions
 from experiments.runner.plan import (
@@ -300,7 +301,9 @@ def _stopped(reason: str, manifest: dict[str, Any], out: RunFolder) -> str:
 def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask], compile_first: bool) -> Iterable[Outcome]:
     if not tasks:
         return []
-    return workers.results(tasks, compile_first)
+    small = (sum(task.chunk.hands for task in tasks) < MIN_SAMPLED_ROWS  # seconds of play, as workers start
+             and all(routes.built_in_only(task.adapter, task.table.route, task.table.seatings) for task in tasks))
+    return workers.results(tasks, compile_first, small)
 
 
 def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:

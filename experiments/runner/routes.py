@@ -61,6 +61,12 @@ def choose_route(adapter: ModuleType, game: str, seatings: Sequence[Sequence[str
     return compiled
 
 
+def built_in_only(adapter: ModuleType, route: str, seatings: Sequence[Sequence[str]]) -> bool:
+    """Whether a table on ``route`` runs only this project's code: a compiled route, or the engine's own policies
+    (bare names, ``adapter.ENGINE_POLICIES``) on any route; a user's agent may crash or hang its process."""
+    return route in (ENGINE, LINEUP) or is_engine_lineup(seatings, adapter.ENGINE_POLICIES)
+
+
 def compiled_code(adapter: ModuleType, game: str, route: str, specs: Sequence[str]) -> dict[str, float]:
     """The modules of compiled code a lineup of ``game`` on ``route`` runs, each with its measured compile seconds:
     the engine's kernels (its ``adapter``'s), the lineup player's, or (batch and reference) each agent's own
