@@ -131,8 +131,9 @@ class LocalWorkers:
         With ``compile_first`` (the cache lacks code the chunks run) this process plays the first chunk, compiling
         that code once into the cache while the workers start. A ``small`` run of built-in code plays here too,
         and hands its chunks to workers only once it has played here for ``POOL_DELAY_SECONDS`` (its compile
-        aside) and a worker has started: most are over by then (a pool took 1.4 s of a 3.1 s run, measured). A
-        user's agent plays in the workers, where a crash or a hang stops only its worker.
+        aside) and a worker has started: most are over by then, and starting a pool would cost more than they
+        take (docs/speed.md, "A run end to end"). A user's agent plays in the workers, where a crash or a hang
+        stops only its worker.
         """
         if self.workers == 1 or len(tasks) <= 1:
             for task in tasks:
