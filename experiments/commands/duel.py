@@ -19,7 +19,7 @@ from experiments.compile_notice import say as say_once
 from experiments.duel.play import BATCH_DEALS, MIN_DEALS, DuelResult, DuelState, duel_setup, play_duel
 from experiments.duel.sprt import Sprt, llr_against_bounds, signed, test_words, verdict_words
 from experiments.errors import UsageError
-from experiments.runner.compiling import code_to_compile, compile_notice
+from experiments.runner.compiling import code_to_compile, cold_routes, compile_notice
 from experiments.runner.config import option_settings
 from experiments.runner.execute import RunStopped
 from experiments.runner.plan import table_plans
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or f"runs/duel-{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     setup = duel_setup(args.game, seats, args.a.strip(), args.b.strip(), others, args.max_deals, args.seed,
                        option_settings(args.option), args.workers, out)
-    notice = compile_notice(code_to_compile(setup.config, table_plans(setup.config)))
+    notice = compile_notice(code_to_compile(setup.config, cold_routes(setup.config, table_plans(setup.config))))
     say_once(notice)
     progress = None if args.no_progress else Progress(test)
     try:
