@@ -26,7 +26,7 @@ KERNEL: dict[str, bool] = {
     "no_cfunc_wrapper": True,
 }
 """Flags of every serial kernel. None is called through a C function pointer, so numba builds no C wrapper for
-any (``no_cfunc_wrapper``): that cut a cold random run's compile by a tenth."""
+any (``no_cfunc_wrapper``): each would only lengthen the compile (docs/speed.md, "Waiting for the first command")."""
 
 PARALLEL_KERNEL: dict[str, bool] = {**KERNEL, "parallel": True}
 """Flags of kernels that spread hands over cores with ``prange``."""
