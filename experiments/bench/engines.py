@@ -49,7 +49,7 @@ def measure(game: str, adapter: ModuleType, engines: tuple[str, ...], seats: tup
     bench: Bench = adapter.BENCH
     unit, steps_unit = plural(adapter.ROW), bench.steps
     tag = None if game == games.DEFAULT_GAME else game  # the JSON rows name any game but the default one
-    compile_s = _warm_up(bench, options) if "compiled" in engines else None
+    compile_s = _warm_up(bench, options, worker_counts) if "compiled" in engines else None
     if not as_json:
         print(f"{adapter.TITLE}, uniform random {unit}; median of {repeat} timings; rates exclude compile time.")
         if compile_s is not None:
@@ -94,10 +94,12 @@ def _compiled_deals(play_compiled: Callable[..., int], options: dict, n_seats: i
     return play_compiled(n_seats, seeds, workers, options)
 
 
-def _warm_up(bench: Bench, options: dict) -> float:
-    """Compile (or load) the compiled engine's kernels; return the seconds it took."""
+def _warm_up(bench: Bench, options: dict, worker_counts: tuple[int, ...]) -> float:
+    """Compile (or load) the compiled engine's kernels for every worker count timed (more than one worker runs a
+    parallel kernel of its own); return the seconds it took."""
     start = time.perf_counter()
-    bench.play_compiled(bench.seats[0], np.arange(8, dtype=np.uint64), 1, options)
+    for workers in worker_counts:
+        bench.play_compiled(bench.seats[0], np.arange(8, dtype=np.uint64), workers, options)
     return time.perf_counter() - start
 
 

@@ -57,6 +57,7 @@ from sim.knorri.compiled.playout import (
     play_chunk,
     play_hands,
     play_uniform_chunk,
+    play_uniform_hands,
     plays_uniformly,
 )
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
@@ -266,8 +267,9 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     out = Outputs(columns, log, offsets, continued)
     cap, repeat = (int(root.ints[state.I_CAP]), int(root.ints[state.I_REPEAT])) if len(root.cards) else rules
     lanes = new_lanes(2 * (1 if workers == 1 else chunk_count(len(seeds), workers)), cap, repeat)
-    serial = play_uniform_chunk if plays_uniformly(table, len(log) > 0, cut_off, root) else play_chunk
-    play_spread(workers, len(seeds), serial, play_hands, (deals,), (out, cut_off, root, lanes))
+    uniform = plays_uniformly(table, len(log) > 0, cut_off, root)
+    play_spread(workers, len(seeds), play_uniform_chunk if uniform else play_chunk,
+                play_uniform_hands if uniform else play_hands, (deals,), (out, cut_off, root, lanes))
 
 
 # ----- the batch ------------------------------------------------------------------------------------
