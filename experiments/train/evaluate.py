@@ -5,7 +5,9 @@ each is played as the duel plays a deal (``experiments.runner.plan.duel_design``
 rotation round the table, once held by the network and once by ``greedy``, the other seats the same. A deal's
 paired difference is the network's mean score per row there minus greedy's; the evaluation reports their mean
 with the fixed-sample 95% interval (``experiments.duel.sprt``'s), so points on a learning curve are comparable
-within a training and across trainings of the same game and seat count.
+within a training and across trainings of the same game and seat count. Choosing the best of many evaluations
+on the same deals flatters it (the winner's curse), so each new best is also played on other fixed deals, which
+no choice uses (``CONFIRM_STREAM``): that score is the one to believe.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from sim.rng import derive_seed, derive_seeds
 
 EVAL_STREAM = 0x5EED_E7A1
 """The stream the evaluation deals' seeds are drawn from (apart from the training's own)."""
+CONFIRM_STREAM = 0xC0F1_4A11
+"""The stream of the deals that confirm a new best: never used to choose weights, so their score is unbiased."""
 
 
 def evaluation_others(game: str) -> str:
@@ -33,14 +37,15 @@ def evaluation_others(game: str) -> str:
 
 
 def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, options: Mapping[str, Any],
-             opponent: str = "greedy") -> dict[str, Any]:
-    """The network in ``weights`` against ``opponent`` on ``deals`` fixed duplicate deals: the mean paired
-    difference (points per row at the tested seat), its 95% interval, the deals and the rows played."""
+             opponent: str = "greedy", stream: int = EVAL_STREAM) -> dict[str, Any]:
+    """The network in ``weights`` against ``opponent`` on ``deals`` fixed duplicate deals of ``stream``
+    (``EVAL_STREAM``, or ``CONFIRM_STREAM``'s other deals): the mean paired difference (points per row at the
+    tested seat), its 95% interval, the deals and the rows played."""
     teams = games.adapter(game).seat_teams(n_seats)
     others = evaluation_others(game)
     n_others = sum(1 for team in teams if team != teams[0])
     design = duel_design((f"learned:weights={weights}", opponent, *([others] * n_others)), teams)
-    deal_seeds = derive_seeds(np.full(deals, derive_seed(seed, EVAL_STREAM), dtype=np.uint64),
+    deal_seeds = derive_seeds(np.full(deals, derive_seed(seed, stream), dtype=np.uint64),
                               np.arange(deals, dtype=np.uint64))
     match_seeds = np.repeat(deal_seeds, len(design))
     seatings = [seating.seating for seating in design] * deals

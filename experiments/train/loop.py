@@ -176,8 +176,10 @@ class Training:
         self.counters.generation += 1
         return samples.hands, samples.decisions, float(np.mean(losses)) if losses else float("nan"), worker_cpu
 
-    def checkpoint(self, evaluate: Callable[[str], dict[str, Any]] | None) -> dict[str, Any] | None:
-        """Write the checkpoint and the averaged weights (atomically), then evaluate them and append the result."""
+    def checkpoint(self, evaluate: Callable[[str, bool], dict[str, Any]] | None) -> dict[str, Any] | None:
+        """Write the checkpoint and the averaged weights (atomically), then evaluate them and append the result;
+        ``evaluate(weights, confirm)`` plays the fixed evaluation deals, or with ``confirm`` the other fixed deals
+        that confirm a new best (its ``confirmed`` entry)."""
         network = self.learner.network(averaged=True)
         self.counters.checkpoints += 1
         arrays = {**network.arrays(), **self.learner.state_arrays()}
@@ -188,13 +190,17 @@ class Training:
             return None
         started = time.process_time()
         result = evaluate(str(self.out / WEIGHTS_FILE))
+        before = best_evaluation(self.out)
+        best = result["mean"] == result["mean"] and (before is None or not result["mean"] < before["mean"])
+        if best:  # the latest among equals, as best_evaluation; then on deals no choice used, its fair score
+            confirmed = evaluate(str(self.out / WEIGHTS_FILE), True)
+            result["confirmed"] = {key: confirmed[key] for key in ("deals", "mean", "low", "high")}
         result.update(generation=self.counters.generation, hands=self.counters.hands,
                       cpu_seconds=round(self.counters.cpu_seconds, 3),
                       eval_cpu_seconds=round(time.process_time() - started, 3), sha256=network.sha256())
         with open(self.out / EVALUATIONS_FILE, "a") as handle:
             handle.write(json.dumps(result) + "\n")
-        best = best_evaluation(self.out)
-        if best is not None and best["generation"] == result["generation"]:
+        if best:
             save_network(network, self.out / BEST_FILE)
         return result
 

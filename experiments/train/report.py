@@ -116,6 +116,11 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
     if best is not None:
         lines += [f"| these weights | the evaluation at {best['hands']:,} hands, "
                   f"{best['cpu_seconds'] / 60:.1f} CPU minutes |"]
+        confirmed = best.get("confirmed")
+        if confirmed:  # the chosen weights on deals no choice used; the evaluations below flatter the best of them
+            lines += [f"| against greedy, on {confirmed['deals']} other deals | {confirmed['mean']:+.3f} a row, 95% "
+                      f"interval {confirmed['low']:+.3f} to {confirmed['high']:+.3f} (deals no choice of weights "
+                      "used) |"]
     lines += ["", "## Evaluations", "",
               "Against greedy on the same fixed duplicate deals at each checkpoint (the duel's design: the tested "
               "seat at every rotation, once learned and once greedy): mean paired difference in points per row, "

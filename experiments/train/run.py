@@ -53,9 +53,10 @@ def train(out: Path, method: Method, limits: Limits, workers: int = 1, scheduler
                   "its limits; raise --budget or --hands to train on", file=sys.stderr)
             return training
 
-        def judge(weights: str) -> dict[str, Any]:
+        def judge(weights: str, confirm: bool = False) -> dict[str, Any]:
             return evaluation.evaluate(method.game, method.seats[0], weights, method.seed, method.eval_deals,
-                                       method.options)
+                                       method.options,
+                                       stream=evaluation.CONFIRM_STREAM if confirm else evaluation.EVAL_STREAM)
 
         bar = tqdm(total=limits.hands, initial=counters.hands, unit="hand", disable=not progress, smoothing=0.1,
                    dynamic_ncols=True, desc=f"train {method.game}")

@@ -91,6 +91,14 @@ def test_one_worker_and_one_thread_give_the_same_first_checkpoint_bit_for_bit(tm
     assert (tmp_path / "a" / "weights.npz").exists() and len(read_evaluations(tmp_path / "a")) == 1
 
 
+def test_a_new_best_is_confirmed_on_deals_that_no_choice_of_weights_used(tmp_path):
+    tiny_training(tmp_path / "t", hands=16)
+    (first,) = read_evaluations(tmp_path / "t")
+    confirmed = first["confirmed"]
+    assert confirmed["deals"] == first["deals"] and confirmed["low"] <= confirmed["mean"] <= confirmed["high"]
+    assert confirmed["mean"] != first["mean"]  # other deals: a different score (the same would say it reused them)
+
+
 def test_a_resumed_training_continues_from_its_checkpoint_as_if_never_stopped(tmp_path):
     tiny_training(tmp_path / "whole", hands=32)
     tiny_training(tmp_path / "halves", hands=16)
@@ -127,6 +135,7 @@ def test_the_report_of_a_training_draws_its_learning_curve_and_writes_its_model_
     assert main(["report", str(tmp_path / "t")]) == 0
     card = (tmp_path / "t" / "report" / "report.md").read_text()
     assert "# Model card: learned, Knorri" in card and "sha256" in card and "| 16 |" in card
+    assert "other deals |" in card  # the best weights' score on deals that did not choose them
     assert (tmp_path / "t" / "report" / "learning_curve.png").stat().st_size > 1000
 
 
