@@ -44,8 +44,12 @@ def code_to_compile(config: RunConfig, plans: Sequence[TablePlan] | None = None)
     """
     if config.scheduler:
         return {}
-    return {module: seconds for module, seconds in lineup_code(config, plans).items()
-            if not compile_cache.kernels_cached([module])}
+    return uncached(lineup_code(config, plans))
+
+
+def uncached(code: dict[str, float]) -> dict[str, float]:
+    """The modules of ``code`` (module: compile seconds) whose kernels this machine's cache does not hold."""
+    return {module: seconds for module, seconds in code.items() if not compile_cache.kernels_cached([module])}
 
 
 def compile_notice(to_compile: dict[str, float]) -> str | None:
@@ -75,8 +79,7 @@ def cold_routes(config: RunConfig, plans: Sequence[TablePlan]) -> list[TablePlan
     moved = []
     for plan in plans:
         if plan.route == routes.ENGINE:
-            code = routes.compiled_code(config.adapter, config.game, plan.route, ())
-            compile_seconds = sum(s for module, s in code.items() if not compile_cache.kernels_cached([module]))
+            compile_seconds = sum(uncached(routes.compiled_code(config.adapter, config.game, plan.route, ())).values())
             if plan.hands / (rate * workers) < compile_seconds:
                 plan = dataclasses.replace(plan, route=routes.REFERENCE)
         moved.append(plan)

@@ -148,6 +148,10 @@ class LocalWorkers:
         from joblib.externals.loky.process_executor import ProcessPoolExecutor, TerminatedWorkerError
 
         count = min(self.workers, len(tasks))
+
+        def new_pool() -> Any:
+            return ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
+
         executor: Any = None
         started: list = []
         finished = False
@@ -157,8 +161,7 @@ class LocalWorkers:
             while (compile_first or small) and played < len(tasks):
                 waited = time.perf_counter() - began > POOL_DELAY_SECONDS
                 if executor is None and (compile_first or waited):
-                    executor = ProcessPoolExecutor(max_workers=count, initializer=end_with_parent,
-                                                   initargs=(os.getpid(),))
+                    executor = new_pool()
                     started = [executor.submit(worker_started) for _ in range(count)]
                 if played > 0 and (not small or (waited and any(future.done() for future in started))):
                     break
@@ -172,8 +175,7 @@ class LocalWorkers:
             tasks = tasks[played:]
             if not tasks:
                 return
-            if executor is None:
-                executor = ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
+            executor = executor or new_pool()
             yield from windowed(tasks, lambda task: executor.submit(play_chunk, task),
                                 lambda pending: wait(pending, return_when=FIRST_COMPLETED),
                                 WINDOW_PER_WORKER * self.workers)

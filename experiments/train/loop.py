@@ -190,9 +190,8 @@ class Training:
             return None
         started = time.process_time()
         result = evaluate(str(self.out / WEIGHTS_FILE))
-        before = best_evaluation(self.out)
-        best = result["mean"] == result["mean"] and (before is None or not result["mean"] < before["mean"])
-        if best:  # the latest among equals, as best_evaluation; then on deals no choice used, its fair score
+        best = best_of([*read_evaluations(self.out), result]) is result
+        if best:  # on deals no choice used: its fair score
             confirmed = evaluate(str(self.out / WEIGHTS_FILE), True)
             result["confirmed"] = {key: confirmed[key] for key in ("deals", "mean", "low", "high")}
         result.update(generation=self.counters.generation, hands=self.counters.hands,
@@ -281,7 +280,12 @@ def read_evaluations(out: Path) -> list[dict[str, Any]]:
 
 def best_evaluation(out: Path) -> dict[str, Any] | None:
     """The evaluation with the highest mean difference against greedy (the latest among equals)."""
-    rows = [row for row in read_evaluations(out) if row.get("mean") == row.get("mean")]
+    return best_of(read_evaluations(out))
+
+
+def best_of(evaluations: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Of ``evaluations`` in the order made, the one with the highest mean (the latest among equals; none undefined)."""
+    rows = [row for row in evaluations if row.get("mean") == row.get("mean")]
     return max(reversed(rows), key=lambda row: row["mean"]) if rows else None
 
 
