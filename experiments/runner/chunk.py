@@ -87,7 +87,8 @@ def chunk_matches(task: ChunkTask) -> tuple[np.ndarray, list[tuple[str, ...]]]:
 def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
     """``run_chunk``, with an agent's failure returned rather than raised: a pool then still hands back the
     chunks other workers finished, and the run writes them before it stops. With ``task.out`` the worker
-    writes the shards itself and returns only their row counts and its times."""
+    writes the shards itself (on a file system under temporary names, which the run puts in place as it journals
+    them) and returns only their row counts, digests and its times."""
     try:
         result = run_chunk(task)
     except AgentFailure as error:
@@ -99,7 +100,7 @@ def play_chunk(task: ChunkTask) -> ChunkResult | ChunkFailed:
     started = time.perf_counter() - result.seconds
     started_cpu = time.process_time() - result.cpu
     written = RunFolder(task.out).write_chunk(result.chunk_id, result.hands, result.actions, result.extras,
-                                              task.run_id)
+                                              task.run_id, staged=True)
     return ChunkResult(result.chunk_id, None, None, result.engine_seconds, time.perf_counter() - started,
                        result.engine_cpu, time.process_time() - started_cpu, {}, written)
 

@@ -104,13 +104,21 @@ def plan_run(config: RunConfig, chunk_hands: int | None = None) -> RunPlan:
     width = max(t.seats for t in config.tables)
     tasks = [ChunkTask(run_id, c, plans[c.table], config.seed, config.log_actions, width, categories,
                        config.game, config.options, config.decision_timeout,
-                       config.out if config.out and is_url(config.out) else None,
+                       config.out if config.out and _workers_write(config) else None,
                        config.continuation).with_adapter(config.adapter)
              for c in chunks]
     code = fingerprint.run_code([spec for t in config.tables for spec in t.agents], config.game)
     plan = RunPlan(config, size, chunks, tasks, hands_total, plans, engine_speed, code=code)
     plan.manifest = new_manifest(config, plans, chunks, size, code)
     return plan
+
+
+def _workers_write(config: RunConfig) -> bool:
+    """Whether the workers write their chunks' shards themselves, returning only row counts and digests: to a URL
+    every worker can reach, and to a local folder from local worker processes (under temporary names this
+    process puts in place as it journals them), so no worker waits on one writer; a Dask cluster's workers may
+    not see a local folder, and one worker plays in this process."""
+    return is_url(config.out) or (not config.scheduler and LocalWorkers(config.workers).workers > 1)
 
 
 def default_chunk_hands(hands_total: int, engine_speed: bool) -> int:
@@ -231,6 +239,7 @@ def _execute(plan: RunPlan, out: RunFolder, workers: LocalWorkers | DaskWorkers,
                     continue
                 written = outcome.written or out.write_chunk(outcome.chunk_id, outcome.hands, outcome.actions,
                                                              outcome.extras, run_id)
+                out.put_in_place(outcome.chunk_id, written)
                 seconds = [round(t, 4) for t in (outcome.engine_seconds, outcome.seconds, outcome.engine_cpu,
                                                  outcome.cpu)]
                 record = {"rows": written["rows"], "sha256": written["sha256"], "seconds": seconds}

@@ -121,9 +121,11 @@ class RunFolder:
 
     # ----- shards -------------------------------------------------------------------------------------------
 
-    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table, run_id: str | None = None) -> str:
+    def write_shard(self, table_name: str, chunk_id: int, table: pa.Table, run_id: str | None = None,
+                    staged: bool = False) -> str:
         """Write a shard whole (a temporary name then a rename, atomic on one file system, or one put) and return
         the SHA-256 of exactly the bytes written (on a file system, of the temporary file before its rename).
+        ``staged`` leaves a file system's shard under its temporary name, for ``put_in_place``.
 
         The footer carries the run id and the chunk (``SHARD_RUN``, ``SHARD_CHUNK``), so a shard found in the wrong
         place can be named, and every data page a CRC, which readers verify."""
@@ -142,25 +144,45 @@ class RunFolder:
         folder = Path(self.path(table_name))
         folder.mkdir(parents=True, exist_ok=True)
         final = folder / shard_name(chunk_id)
-        temporary = folder / f".{final.name}.{os.getpid()}.tmp"
+        temporary = folder / self._staging_name(chunk_id)
         pq.write_table(table, temporary, **options)
         # hashed as it lies on disk, read back from the page cache: building the shard in memory first would cost
         # more, in page faults on a fresh buffer for every shard
         with open(temporary, "rb") as handle:
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        os.replace(temporary, final)
+        if not staged:
+            os.replace(temporary, final)
         return digest
 
     def write_chunk(self, chunk_id: int, hands: pa.Table, actions: pa.Table | None,
-                    extras: dict[str, pa.Table] | None = None, run_id: str | None = None) -> dict[str, Any]:
+                    extras: dict[str, pa.Table] | None = None, run_id: str | None = None,
+                    staged: bool = False) -> dict[str, Any]:
         """Write a chunk's shards (extra tables in folders of their names); return what the journal records of
-        them: each table's row count (``rows``) and SHA-256 (``sha256``)."""
+        them: each table's row count (``rows``) and SHA-256 (``sha256``).
+
+        ``staged`` (a file system's only) leaves the shards under temporary names and lists them (``staged``):
+        a worker writes them, and the process that keeps the journal puts them in place (``put_in_place``) just
+        before it records them, so a stopped run never shows a shard its journal lacks."""
+        staged = staged and self.local
         tables = {**(extras or {}), **({ACTIONS_DIR: actions} if actions is not None else {}), HANDS_DIR: hands}
         rows, digests = {}, {}
         for name, table in tables.items():  # the hands shard last: its presence says the others are in place
-            digests[name] = self.write_shard(name, chunk_id, table, run_id)
+            digests[name] = self.write_shard(name, chunk_id, table, run_id, staged)
             rows[name] = table.num_rows
-        return {"rows": rows, "sha256": digests}
+        written: dict[str, Any] = {"rows": rows, "sha256": digests}
+        if staged:
+            written["staged"] = {name: self._staging_name(chunk_id) for name in tables}
+        return written
+
+    @staticmethod
+    def _staging_name(chunk_id: int) -> str:
+        return f".{shard_name(chunk_id)}.{os.getpid()}.tmp"
+
+    def put_in_place(self, chunk_id: int, written: dict[str, Any]) -> None:
+        """Rename a chunk's staged shards (``write_chunk(staged=True)``) to their own names, the hands shard last."""
+        for name, temporary in written.get("staged", {}).items():
+            folder = Path(self.path(name))
+            os.replace(folder / temporary, folder / shard_name(chunk_id))
 
     def has_table(self, table: str) -> bool:
         """Whether the folder holds a table's folder (``hands``, ``actions``, ...)."""
