@@ -55,7 +55,7 @@ class CompiledSeat:
     log_prior: tuple[float, ...] = ()
     eps: float = 0.0
     auto_pick: bool = True
-    version: int = 3
+    version: int = 4
     line_iters: int = 0
     chance_iters: int = 0
     horizon: int = 0

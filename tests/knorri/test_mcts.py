@@ -151,17 +151,19 @@ def test_version_1_is_the_first_mcts_every_iteration_spent():
     early; the current default stops once its pick settles, with budgets of its own."""
     first, current = make_agent("mcts:version=1"), make_agent("mcts")
     assert (first.iters, first.line_iters, first.version) == (1000, 1000, 1) and first.name.endswith("version=1")
-    assert current.version == 3 and current.iters < first.iters and "version" not in current.name
+    assert current.version == 4 and current.iters < first.iters and "version" not in current.name
     assert current.line_iters == 5 * current.iters  # a search against deterministic seats mostly stops at once
     assert make_agent("mcts:version=1,iters=50").line_iters == 50
     assert make_agent("mcts:iters=50,line_iters=70").line_iters == 70
-    assert current.chance_iters == 3 * current.iters and current.horizon == 40  # short playouts, more of them
+    assert current.chance_iters == 5 * current.iters and current.horizon == 40  # short playouts, more of them
+    third = make_agent("mcts:version=3")
+    assert (third.iters, third.chance_iters, third.horizon) == (200, 600, 40) and third.name.endswith("version=3")
     assert make_agent("mcts:version=1,iters=50").chance_iters == 50
     assert make_agent("mcts:version=1").horizon == 0 and make_agent("mcts:version=2").horizon == 0
     assert make_agent("mcts:version=2").chance_iters == make_agent("mcts:version=2").iters
     assert "horizon=0" in make_agent("mcts:horizon=0").name
-    with pytest.raises(AgentSpecError, match="version=4 is unknown"):
-        make_agent("mcts:version=4")
+    with pytest.raises(AgentSpecError, match="version=5 is unknown"):
+        make_agent("mcts:version=5")
     with pytest.raises(AgentSpecError, match="horizon=-1: give 0"):
         make_agent("mcts:horizon=-1")
     with pytest.raises(AgentSpecError, match="line_iters=0: give at least 1 playout"):
