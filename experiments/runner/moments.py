@@ -33,10 +33,17 @@ def cluster_moments(values: np.ndarray, clusters: np.ndarray) -> dict[str, int]:
     clusters = np.asarray(clusters, dtype=np.int64)
     if len(values) == 0:
         return dict.fromkeys(MOMENTS, 0)
-    dense, ids = pd.factorize(clusters)  # by hashing, unsorted: the totals do not depend on the clusters' order
-    sums = np.bincount(dense, weights=values, minlength=len(ids)).astype(np.int64)
-    counts = np.bincount(dense, minlength=len(ids)).astype(np.int64)
-    return {"n": int(counts.sum()), "total": int(values.sum()), "clusters": len(ids),
+    low = int(clusters.min())
+    span = int(clusters.max()) - low + 1
+    if span <= 4 * len(values):  # a chunk's clusters are a run of deal groups: count by offset, no hashing
+        counts = np.bincount(clusters - low, minlength=span)
+        sums = np.bincount(clusters - low, weights=values, minlength=span)[counts > 0].astype(np.int64)
+        counts = counts[counts > 0].astype(np.int64)
+    else:  # by hashing, unsorted: the totals do not depend on the clusters' order
+        dense, ids = pd.factorize(clusters)
+        sums = np.bincount(dense, weights=values, minlength=len(ids)).astype(np.int64)
+        counts = np.bincount(dense, minlength=len(ids)).astype(np.int64)
+    return {"n": int(counts.sum()), "total": int(values.sum()), "clusters": len(counts),
             "cluster_sq": int(np.sum(sums * sums)), "cluster_cross": int(np.sum(sums * counts)),
             "cluster_n_sq": int(np.sum(counts * counts))}
 

@@ -189,7 +189,7 @@ def play_matches(n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Se
     distinct = list(dict.fromkeys(map(tuple, seatings)))  # the matches repeat a few arrangements: check each once
     if on_compiled_engine(engine, distinct, ENGINE_POLICIES, log_actions, COMPILED_LOGS_ACTIONS):
         return _play_on_engine(n_seats, np.asarray(match_seeds, dtype=np.uint64), seatings, match_hands, log_actions,
-                               rules, more)
+                               rules, more, distinct)
     recorder = DecisionLog() if log_actions else None
     pool = AgentPool(n_seats, recorder, make_agent)
     played: list[tuple[int, KnorriHand]] = []
@@ -270,13 +270,13 @@ def engine_rules(options: Mapping[str, Any] | None) -> dict[str, int]:
 
 
 def _play_on_engine(n_seats: int, match_seeds: np.ndarray, seatings: Sequence[Sequence[str]], match_hands: int,
-                    log_actions: bool, rules: Mapping[str, int],
-                    continuation: Mapping[str, int] | None) -> ChunkColumns:
+                    log_actions: bool, rules: Mapping[str, int], continuation: Mapping[str, int] | None,
+                    arrangements: Sequence[tuple[str, ...]]) -> ChunkColumns:
     """A lineup of bare ``random`` and ``greedy`` on the batch engine's own policies: one policy row per distinct
-    seating, then one index per match."""
+    seating (``arrangements``, in first-seen order), then one index per match."""
     from sim.knorri.compiled.batch import play_batch
 
-    distinct = {seating: row for row, seating in enumerate(dict.fromkeys(map(tuple, seatings)))}
+    distinct = {seating: row for row, seating in enumerate(arrangements)}
     rows = np.array([[COMPILED_AGENTS[spec.strip()] for spec in seating] for seating in distinct],
                     dtype=np.int8).reshape(len(distinct), n_seats)
     if len(distinct) == 1:  # one seating for every match: one policy per seat, no lookup per match

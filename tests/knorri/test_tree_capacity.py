@@ -34,7 +34,7 @@ def test_phase1_shares_the_budget_evenly_and_plays_every_choice_at_least_once():
 
 def test_the_python_agent_grows_its_tree_to_that_capacity():
     """One tree serves all of its budgets, so it is sized for the largest: ``line_iters`` (five times ``iters``
-    by default), ``chance_iters`` (three times ``iters`` by default in version 3, ``iters`` in version 2) or
+    by default), ``chance_iters`` (five times ``iters`` by default, three in version 3, once in version 2) or
     ``iters``."""
     agent = make_agent("mcts:iters=37", game=mcts.GAME)
     agent.reset(0, 4, 1)
