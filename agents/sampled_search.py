@@ -101,8 +101,8 @@ class SampledSearchAgent:
         self.tracker.update(observation)
         if len(legal) == 1:
             return legal[0]
-        children = self.search(observation)
-        return max(children, key=lambda child: (child.visits, -child.action)).action
+        self.search(observation)
+        return self._tree.most_visited()
 
     def search(self, observation: Any) -> list[RootChild]:
         """Search the decision ``observation`` shows; the root's children (action, visits, mean value)."""

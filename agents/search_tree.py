@@ -92,6 +92,10 @@ class TreeArrays:
         """An empty tree: only the root."""
         clear_tree(self.rows)
 
+    def most_visited(self) -> int:
+        """The action the search plays (``most_visited_action``, as the compiled lineups pick)."""
+        return int(most_visited_action(self.rows))
+
     def root_children(self) -> list[RootChild]:
         """The root's children, newest first."""
         links, stats, _ = self.rows

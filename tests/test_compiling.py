@@ -31,7 +31,7 @@ def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agent
     assert list(lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3}))) == [
         "agents.knorri.lineup"]
     python = build_config({"seats": 3, "agents": ["agents.knorri.loginf:LogInfAgent", "random", "mcts"], "hands": 3})
-    assert list(lineup_code(python)) == ["agents.knorri.search"]  # the reference path: each agent's own kernels
+    assert list(lineup_code(python)) == ["agents.knorri.decision"]  # the reference path: each agent's own kernels
     kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
     assert lineup_code(kort) == {"sim.kort.compiled.playout": 7.5}
     assert list(lineup_code(build_config({"game": "kort", "seats": 4, "agents": ["tracker"], "matches": 4}))) == [

@@ -23,32 +23,21 @@ from numba import njit
 
 from agents.base import register_lineup
 from agents.knorri import search_rules
+from agents.knorri.decision import mcts_choice, search_work
 from agents.knorri.lineup_seats import (
     BUILT_IN,
-    CHANCE_ITERS,
-    HORIZON,
-    ITERS,
-    LINE_ITERS,
     LOGINF,
     MASK64,
-    MCTS,
-    POSTERIOR,
     CompiledSeat,
     compiled_seat,
+    learns_models,
     seat_agent,
     seat_plan,
+    smoothing,
 )
 from agents.knorri.mcts import GAME
-from agents.knorri.opponent_models import MODEL_COUNT, add_choice_evidence, most_likely
-from agents.knorri.search import (
-    ONE_SLOT,
-    UNEXPANDED,
-    Tree,
-    Workspace,
-    lookahead_choice,
-    sampled_stock_iterations,
-    uct_iterations,
-)
+from agents.knorri.opponent_models import add_choice_evidence
+from agents.knorri.search import ONE_SLOT, lookahead_choice
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knorri.adapter import check_continuation, check_options, lineup_columns
@@ -56,7 +45,6 @@ from sim.knorri.compiled import (
     GREEDY,
     LOG_FIELDS,
     RANDOM,
-    Position,
     PositionRows,
     apply_action,
     continue_past_cutoff,
@@ -73,11 +61,9 @@ from sim.knorri.compiled import (
     phase_of,
     policy_action,
     seat_count,
-    stock_turned,
     to_move,
-    unseen_cards,
 )
-from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, NUM_ACTIONS, TABLE_SIZE
+from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
 
 
 @dataclass
@@ -100,7 +86,7 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     total = len(seeds)
     seeds = np.asarray(seeds, dtype=np.uint64)
     plan = seat_plan(seeds, seats, n_seats)
-    capacity = search_rules.tree_capacity(int(plan.budgets[..., :HORIZON].max(initial=0)))  # the largest budget
+    capacity = search_rules.tree_capacity(max(seat.search.largest_budget() for row in seats for seat in row))
     position = new_position(cap, repeat)
     copies = 1 if continue_cap is None else 2
     ints = np.zeros((copies, total, position.ints.shape[0]), dtype=np.int64)
@@ -124,166 +110,15 @@ def _log_room(hands: int) -> int:
 
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.PASTED_KERNEL)
-def _root_pick(tree, by_best_line):
-    """``MCTSAgent``'s pick at the root (``agents.knorri.search.most_visited`` or ``best_line``): most visits, then
-    the better mean, then the earlier child; or the best line's value, then more visits, then the earlier child."""
-    visits, totals = tree.visits, tree.totals
-    first = tree.child_start[0]
-    seat = tree.mover[0]
-    line = totals.shape[1] - 1
-    best, best_visits, best_mean, best_line = first, -1, -1.0, -1.0
-    for child in range(first, first + tree.child_count[0]):
-        mean = totals[child, seat] / visits[child] if visits[child] else 0.0
-        if by_best_line:
-            better = totals[child, line] > best_line or (totals[child, line] == best_line
-                                                         and visits[child] > best_visits)
-        else:
-            better = visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean)
-        if better:
-            best, best_visits, best_mean, best_line = child, visits[child], mean, totals[child, line]
-    return tree.action[best]
-
-
-@njit(**config.PASTED_KERNEL)
-def _root_rows(position):
-    """A working position as the root a search copies from (its streams and slot table left out)."""
-    return PositionRows(position.cards, position.ints, position.deck, position.keys, position.records)
-
-
-@njit(**config.PASTED_KERNEL)
-def _phase1_choice(position, legal, n_legal, preferred, iters, policies, work):
-    """``MCTSAgent``'s phase-1 pick: every choice on the same sampled orders of the unseen cards, best mean wins.
-
-    The deck it searches keeps the seen part of the deal and lists the unseen cards ascending
-    (as the Python agent rebuilds it); the search shuffles that part from its own stream.
-    """
-    cards, ints, deck = position.cards, position.ints, position.deck
-    root_deck, choices, totals = work.root_deck, work.choices, work.choice_totals
-    first_unseen = TABLE_SIZE + stock_turned(ints)
-    for i in range(first_unseen):
-        root_deck[i] = deck[i]
-    rest = unseen_cards(cards, ints)
-    at = first_unseen
-    for card in range(52):
-        if rest >> np.uint64(card) & np.uint64(1):
-            root_deck[at] = card
-            at += 1
-    choices[0] = preferred
-    at = 1
-    for i in range(n_legal):
-        if legal[i] != preferred:
-            choices[at] = legal[i]
-            at += 1
-    samples = search_rules.phase1_samples(iters, n_legal)
-    for k in range(n_legal):
-        totals[k] = 0.0
-    root = PositionRows(cards, ints, root_deck, position.keys, position.records)
-    sampled_stock_iterations(root, work.first, choices[:n_legal], to_move(ints), samples, policies, work.search_rng,
-                             totals[:n_legal])
-    best, best_mean = 0, -1.0
-    for k in range(n_legal):
-        mean = totals[k] / samples
-        if mean > best_mean:
-            best, best_mean = k, mean
-    return choices[best]
-
-
-@njit(**config.PASTED_KERNEL)
-def _phase2_choice(position, agent, policies, models, evidence, fixed, work):
-    """``MCTSAgent``'s phase-2 pick: UCT from the (public) position, seat s following ``models[s]`` in the tree
-    and playing ``policies[s]`` in playouts; the best line found or the most visited child (``_root_pick``),
-    the search stopping early by the agent's version's rule (``search_rules.settle_rule``), with the iterations
-    ``search_rules.phase2_budget`` picks from its budgets (``iters``, ``line_iters``, ``chance_iters``; a chance
-    search's playouts cut at ``horizon``) and the seat's ``evidence`` on the others
-    (``search_rules.random_seats_seen``; ``fixed``: its models were given). The tree is cut to the largest
-    budget's capacity, as ``TreeSearch`` is; one tree serves every seat, emptied as ``TreeSearch.start`` does.
-    ``work.look_known`` is the ``loginf`` model's scratch (``_score_choice`` shares it: both clear it before use).
-    """
-    budgets = agent.budgets
-    size = search_rules.tree_capacity(
-        search_rules.largest_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS]))
-    whole = work.tree
-    tree = Tree(whole.child_start[:size], whole.child_count[:size], whole.action[:size], whole.mover[:size],
-                whole.visits[:size], whole.totals[:size], whole.used, whole.path[:size + 1])
-    totals, used = whole.totals, whole.used
-    for node in range(used[0]):
-        whole.visits[node] = 0
-        for s in range(totals.shape[1]):
-            totals[node, s] = 0.0
-    whole.child_count[0] = UNEXPANDED
-    used[0] = 1
-    hero = to_move(position.ints)
-    by_line = agent.auto_pick != 0 and search_rules.lines_are_exact(models, hero, policies[hero])
-    chance = search_rules.random_seats_seen(models, hero, evidence, fixed)
-    budget = search_rules.phase2_budget(budgets[ITERS], budgets[LINE_ITERS], budgets[CHANCE_ITERS], by_line, chance)
-    horizon = search_rules.playout_horizon(budgets[HORIZON], chance)
-    rule = search_rules.settle_rule(agent.version, by_line, search_rules.others_are_greedy(models, hero))
-    uct_iterations(_root_rows(position), work.first, tree, budget, agent.c, policies, work.search_rng, models,
-                   work.second, work.look_known, rule, horizon)
-    return _root_pick(tree, by_line)
-
-
-class SearchWork(NamedTuple):
-    """Every scratch array a seat's decision needs, made once per lineup call like the hand's own position
-    (``_search_work``)."""
-
-    # the searches' positions: the playouts' and the look-ahead's
-    first: Workspace
-    second: Workspace
-    # the phase-1 search: its deck, the root's choices and their totals
-    root_deck: np.ndarray
-    choices: np.ndarray
-    choice_totals: np.ndarray
-    # the phase-2 search: its tree at the largest capacity, and its own stream
-    tree: Tree
-    search_rng: np.ndarray
-    # the greedy playout carried from one decision to the next, and a legal-action buffer
-    known: np.ndarray
-    legal: np.ndarray
-    # what each seat learned of the others (``loglik[seat]``; ``no_evidence`` before phase 2), and the models and
-    # playout policies a search gives the seats
-    loglik: np.ndarray
-    no_evidence: np.ndarray
-    models: np.ndarray
-    policies: np.ndarray
-    # the ``loginf`` model's look-ahead scratch, shared by the tree's model and the scoring of choices
-    look_known: np.ndarray
-
-
-@njit(**config.PASTED_KERNEL)
-def _search_work(position, n_seats, capacity):
-    """A fresh ``SearchWork`` for a table of ``n_seats`` whose largest tree holds ``capacity`` nodes."""
-    legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    values = np.zeros(8, dtype=np.float64)
-    first = Workspace(_copy_of(position), legal.copy(), values)
-    second = Workspace(_copy_of(position), legal.copy(), values)
-    tree = Tree(np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
-                np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
-                np.zeros(capacity + 1, dtype=np.int64), np.zeros((capacity, n_seats + 1), dtype=np.float64),
-                np.zeros(1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64))
-    return SearchWork(first, second, position.deck.copy(), legal.copy(), np.zeros(NUM_ACTIONS, dtype=np.float64),
-                      tree, np.zeros(1, dtype=np.uint64), np.zeros(1 + n_seats, dtype=np.float64), legal,
-                      np.zeros((n_seats, n_seats, MODEL_COUNT), dtype=np.float64), np.zeros((n_seats, MODEL_COUNT)),
-                      np.zeros(n_seats, dtype=np.int64), np.zeros(n_seats, dtype=np.int64), np.zeros(1 + n_seats))
-
-
-@njit(**config.PASTED_KERNEL)
-def _copy_of(position):
-    """New arrays holding a copy of ``position``'s."""
-    return Position(position.cards.copy(), position.ints.copy(), position.deck.copy(), position.rng.copy(),
-                    position.keys.copy(), position.records.copy(), position.slots.copy())
-
-
-@njit(**config.PASTED_KERNEL)
 def _decide(agent, position, streams, work):
     """The action of the seat to move, by its ``agent`` (a ``SeatAgent``).
 
-    ``streams[seat]`` is each seat's agent stream; ``work`` is ``_search_work``'s scratch, whose
+    ``streams[seat]`` is each seat's agent stream; ``work`` is ``decision.search_work``'s scratch, whose
     ``known`` carries a greedy playout's values from one decision to the next (cleared here
     whenever the hand leaves the greedy line), and whose ``loglik[seat]`` is the seat's evidence so far.
     """
     cards, ints, rng = position.cards, position.ints, position.rng
-    legal, known, search_rng, models, policies = work.legal, work.known, work.search_rng, work.models, work.policies
+    legal, known, search_rng = work.legal, work.known, work.search_rng
     kind = agent.kind
     seat = to_move(ints)
     n_legal = legal_actions(cards, ints, legal)
@@ -297,18 +132,7 @@ def _decide(agent, position, streams, work):
         return lookahead_choice(position, legal, n_legal, preferred, work.first, agent.rollout, streams, seat,
                                 search_rng, known)
     search_rng[0] = next_u64(streams, seat)
-    if agent.others != POSTERIOR:
-        models[:] = agent.others
-    else:  # the evidence counts from phase 2 on, when the Python agent can read the whole deal
-        evidence = work.no_evidence if phase_of(ints) == 1 else work.loglik[seat]
-        most_likely(evidence, agent.log_prior, agent.candidates, agent.n_candidates, seat, models)
-    for s in range(models.shape[0]):
-        policies[s] = RANDOM if models[s] == search_rules.RANDOM_MODEL and s != seat else agent.rollout
-    if phase_of(ints) == 1:
-        action = _phase1_choice(position, legal, n_legal, preferred, agent.budgets[ITERS], policies, work)
-    else:
-        action = _phase2_choice(position, agent, policies, models, work.loglik[seat], agent.others != POSTERIOR,
-                                work)
+    action = mcts_choice(agent.search, position, legal, n_legal, preferred, work.loglik[seat], work)
     if action != preferred:
         known[0] = 0.0  # the greedy playout ``known`` holds went another way
     return action
@@ -335,9 +159,9 @@ def _score_choice(plan, h, seat, action, position, work):
             lookahead = lookahead_choice(position, legal, n_legal, greedy_choice, work.first, GREEDY, rng, ONE_SLOT,
                                          rng, look_known)
     for observer in range(plan.kinds.shape[1]):
-        if observer != seat and plan.kinds[h, observer] == MCTS and plan.others[h, observer] == POSTERIOR:
+        if observer != seat and learns_models(plan, h, observer):
             add_choice_evidence(work.loglik[observer], seat, action, n_legal, greedy_choice, lookahead,
-                                plan.eps[h, observer])
+                                smoothing(plan, h, observer))
 
 
 class LineupDeals(NamedTuple):
@@ -374,7 +198,7 @@ def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
     n_seats, seeds, first_seats = deals.n_seats, deals.seeds, deals.first_seats
     continue_cap, ints_out, held_out, log = deals.continue_cap, out.ints, out.held, out.log
     cards, ints = position.cards, position.ints
-    work = _search_work(position, n_seats, capacity)
+    work = search_work(position, n_seats, capacity)
     known, loglik = work.known, work.loglik
     seat_streams = np.zeros(n_seats, dtype=np.uint64)
     logging = log.shape[0] > 0
@@ -386,7 +210,7 @@ def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
         loglik[:] = 0.0
         observed = False
         for s in range(n_seats):
-            observed = observed or (plan.kinds[h, s] == MCTS and plan.others[h, s] == POSTERIOR)
+            observed = observed or learns_models(plan, h, s)
         step = 0
         continued = False
         while True:
@@ -428,7 +252,7 @@ def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
 @njit(**config.KERNEL)
 def _decide_once(plan, position, streams, capacity):
     """The choice of ``plan``'s one agent (hand 0, seat 0) at ``position``, with scratch made for it."""
-    work = _search_work(position, seat_count(position.ints), capacity)
+    work = search_work(position, seat_count(position.ints), capacity)
     return _decide(seat_agent(plan, 0, 0), position, streams, work)
 
 
@@ -448,7 +272,7 @@ def decide_at(rows: PositionRows, spec: str, stream_seed: int) -> int:
     streams = np.zeros(seat_count(position.ints), dtype=np.uint64)
     streams[to_move(position.ints)] = stream_seed & MASK64
     return int(_decide_once(seat_plan(np.zeros(1, dtype=np.uint64), [[plan]], 1), position, streams,
-                            search_rules.tree_capacity(search_rules.largest_budget(*plan.budgets()[:HORIZON]))))
+                            search_rules.tree_capacity(plan.search.largest_budget())))
 
 
 class KnorriLineups:

@@ -3,8 +3,10 @@
 Phase 2 is a game of complete information once the tracker has read the log, so the search is UCT over the exact
 position, greedy playouts from each new leaf, the other seats playing the model the posterior gives them
 (``agents.knorri.opponent_models``). In phase 1 the stock order is hidden: each sample is an order of the unseen
-cards, every capture choice is played out on it, and the best mean wins. The search runs in compiled code
-(``agents.knorri.search``); how many playouts it spends and when it stops are ``agents.knorri.search_rules``.
+cards, every capture choice is played out on it, and the best mean wins. This agent keeps what the seat knows (its
+tracker of the log, its posterior over the others) and reads the position; the decision itself is one compiled
+function, ``agents.knorri.decision.decide``, which the compiled lineup runs too, with the same parameter record
+(``search``). How many playouts it spends and when it stops are ``agents.knorri.search_rules``.
 
 Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): docs/agents.md's table of Knorri's agents; ``version=1``
 to ``version=3`` are the earlier ``mcts`` (docs/agents.md, "How ``mcts`` saves playouts, and the first ``mcts``",
@@ -22,15 +24,14 @@ from typing import Any
 import numpy as np
 
 from agents.base import register
-from agents.knorri import search_rules
-from agents.knorri.greedy import greedy_action
+from agents.knorri import decision, search_rules
 from agents.knorri.opponent_models import DEFAULT_EPS, MODEL_COUNT, Belief, parse_models, parse_prior
 from agents.knorri.playout import PLAYOUT_POLICIES
-from agents.knorri.search import POLICY_IDS, Scratch, TreeSearch, best_line, most_visited, sampled_stock_search
+from agents.knorri.search import POLICY_IDS
 from agents.knorri.tracker import KnorriTracker
 from agents.sampled_search import CHUNK, check_budget, check_choice
 from sim.cards import card_list
-from sim.knorri.compiled import RANDOM, position_rows
+from sim.knorri.compiled import PositionRows, cut_off_rules, new_position, position_rows
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
 
@@ -73,7 +74,7 @@ class MCTSAgent:
                                    "horizon": int}
     # Its compiled search, and the CPU seconds compiling it (with the engine kernels it calls) takes on first use
     # (as measured in docs/speed.md).
-    COMPILED_CODE: dict[str, float] = {"agents.knorri.search": 33.0}
+    COMPILED_CODE: dict[str, float] = {"agents.knorri.decision": 33.0}
 
     def __init__(self, seed: int = 0, iters: int | None = None, time: float = 0.0, c: float = DEFAULT_C,
                  rollout: str = "greedy", others: str = DEFAULT_OTHERS, spec_seed: int = 0,
@@ -115,18 +116,21 @@ class MCTSAgent:
         self.pick = pick
         self.version = version
         self.others = others
-        self._fixed_model = search_rules.OPPONENT_MODELS.get(others, -1)
-        self._belief: Belief | None = None
-        self._no_evidence = np.zeros((1, MODEL_COUNT))  # what random_seats_seen reads when the models are fixed
         self.iters, self.line_iters, self.chance_iters, self.horizon = iters, line_iters, chance_iters, horizon
         self.time_budget, self.c, self.rollout = time, c, rollout
-        self._policy = POLICY_IDS[rollout]
+        self.search = decision.search_params(
+            rollout=POLICY_IDS[rollout], iters=iters, line_iters=line_iters, chance_iters=chance_iters,
+            horizon=horizon, c=c, others=search_rules.OPPONENT_MODELS.get(others, decision.POSTERIOR),
+            candidates=[search_rules.OPPONENT_MODELS[name] for name in self.candidates], log_prior=self.log_prior,
+            eps=eps, auto_pick=pick == "auto", version=version)  # what the compiled decision reads; a lineup too
+        self._belief: Belief | None = None
         self._spec_seed = spec_seed
         self.seat, self.n_seats = 0, 3
         self.tracker = KnorriTracker(3)
-        self._tree: TreeSearch | None = None
-        self._scratch = Scratch()
-        self._search_rng = np.zeros(1, dtype=np.uint64)
+        self._position = new_position()
+        self._work: decision.SearchWork | None = None
+        self._work_key: tuple[int, tuple[int, int]] | None = None
+        self._no_evidence = np.zeros((3, MODEL_COUNT))  # what a seat with fixed models passes: never read
         self._reseed(derive_seed(seed, spec_seed))
 
     def _reseed(self, seed: int) -> None:
@@ -141,82 +145,72 @@ class MCTSAgent:
             self._reseed(derive_seed(seed, self._spec_seed))
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
-        """The most visited root action (phase 2) or the best sampled choice (phase 1)."""
+        """The compiled decision (``agents.knorri.decision``) at the position the log reveals: the best sampled
+        capture choice (phase 1) or the tree's pick (phase 2)."""
         self.tracker.update(observation)
         if len(legal) == 1:
             return legal[0]
-        self._search_rng[0] = self._stream.next()
-        models = self._models()
-        policies = np.where(models == search_rules.RANDOM_MODEL, RANDOM, self._policy).astype(np.int64)
-        policies[self.seat] = self._policy
-        if observation.phase == 1:
-            return self._search_phase1(list(legal), policies)
-        return self._search_phase2(models, policies)
+        rows = self._rows(observation.phase)
+        work = self._work_for(rows)
+        work.search_rng[0] = self._stream.next()
+        evidence = self._evidence()
+        if self.time_budget <= 0:
+            return int(decision.decide(self.search, rows, self._position, evidence, work))
+        return self._decide_in_time(rows, evidence, work, observation.phase)
 
-    def _models(self) -> np.ndarray:
-        """Each seat's model in the tree now: the fixed one, or the most likely given the deal's decisions."""
-        if self._fixed_model >= 0:
-            return np.full(self.n_seats, self._fixed_model, dtype=np.int64)
+    def _rows(self, phase: int) -> PositionRows:
+        """The position as the seat knows it. In phase 1 any order of the unseen cards will do: the search
+        reshuffles them."""
+        if phase == 1:
+            return position_rows(self.tracker.rebuild(card_list(self.tracker.unseen)))
+        return position_rows(self.tracker.position())
+
+    def _evidence(self) -> np.ndarray:
+        """What the seat has learned of the others' play: the deal's decisions scored against each candidate model
+        (``opponent_models.Belief``), read from phase 2 on, when the whole deal is public."""
+        if self.search.others != decision.POSTERIOR:
+            return self._no_evidence
         if self._belief is None or len(self.tracker.decisions) < self._belief.seen:
             self._belief = Belief(self.n_seats, self.seat, self.candidates, self.log_prior, self.eps)
         deal = None
-        if self.tracker.phase == 2:  # the whole deal is public: score every decision taken in it
+        if self.tracker.phase == 2:
             t = self.tracker
             deal = position_rows(KnorriHand(self.n_seats, t.deal_table + t.turned_order, t.first_seat, cap=t.cap,
                                             repeat=t.repeat))
         self._belief.observe(deal, self.tracker.decisions)
-        return self._belief.current_models().copy()
+        return self._belief.loglik
 
-    # ----- phase 2: UCT over the exact position --------------------------------------------
+    def _work_for(self, rows: PositionRows) -> decision.SearchWork:
+        """The decision's scratch, made once per table (seat count and cut-off rules)."""
+        key = (self.n_seats, cut_off_rules(rows.ints))
+        if self._work is None or self._work_key != key:
+            self._position = new_position(*key[1])
+            self._work = decision.new_search_work(self._position, self.n_seats, self._tree_size())
+            self._work_key = key
+            self._no_evidence = np.zeros((self.n_seats, MODEL_COUNT))
+        return self._work
 
-    def _search_phase2(self, models: np.ndarray, policies: np.ndarray) -> int:
-        tree = self._tree_for(self.n_seats)
-        tree.start(position_rows(self.tracker.position()))
-        by_line = self.pick == "auto" and search_rules.lines_are_exact(models, self.seat, self._policy)
-        settle = search_rules.settle_rule(self.version, by_line, search_rules.others_are_greedy(models, self.seat))
-        evidence = self._belief.loglik if self._belief is not None else self._no_evidence
-        chance = search_rules.random_seats_seen(models, self.seat, evidence, self._fixed_model >= 0)
-        horizon = search_rules.playout_horizon(self.horizon, chance)
-        if self.time_budget <= 0:
-            budget = search_rules.phase2_budget(self.iters, self.line_iters, self.chance_iters, by_line, chance)
-            tree.iterate(budget, self.c, policies, self._search_rng, models, settle, horizon)
-        else:  # the iterations left are unknown, so only a won line may stop the search early
-            deadline = time.perf_counter() + self.time_budget
-            settle = settle if settle == search_rules.BY_BEST_LINE else search_rules.NEVER
-            while (tree.iterate(CHUNK, self.c, policies, self._search_rng, models, settle, horizon) == CHUNK
-                   and time.perf_counter() < deadline):
-                pass
-        return best_line(tree.root_children()) if by_line else most_visited(tree.root_children())
+    def _tree_size(self) -> int:
+        """The nodes a phase-2 tree may hold: as for the largest budget, or a fixed size under a time budget."""
+        iterations = TIMED_TREE_ITERATIONS if self.time_budget > 0 else self.search.largest_budget()
+        return int(search_rules.tree_capacity(iterations))
 
-    def _tree_for(self, n_seats: int) -> TreeSearch:
-        iterations = (TIMED_TREE_ITERATIONS if self.time_budget > 0
-                      else search_rules.largest_budget(self.iters, self.line_iters, self.chance_iters))
-        capacity = search_rules.tree_capacity(iterations)
-        if self._tree is None or self._tree.totals.shape[1] != n_seats + 1:
-            self._tree = TreeSearch(capacity, n_seats)
-        return self._tree
-
-    # ----- phase 1: every choice on the same sampled stock orders ----------------------------
-
-    def _search_phase1(self, legal: list[int], policies: np.ndarray) -> int:
-        preferred = greedy_action(1, 0, None, False, legal)
-        legal = [preferred] + [a for a in legal if a != preferred]  # ties go to greedy's choice
-        # Any order of the unseen cards will do for reading the position: the search reshuffles it.
-        rows = position_rows(self.tracker.rebuild(card_list(self.tracker.unseen)))
-        if self.time_budget <= 0:
-            samples = search_rules.phase1_samples(self.iters, len(legal))
-            means = sampled_stock_search(rows, legal, self.seat, samples, policies, self._search_rng,
-                                         self._scratch)
-        else:
-            deadline = time.perf_counter() + self.time_budget
-            totals, rounds = [0.0] * len(legal), 0
-            while rounds == 0 or time.perf_counter() < deadline:
-                part = sampled_stock_search(rows, legal, self.seat, CHUNK // len(legal) + 1, policies,
-                                            self._search_rng, self._scratch)
-                totals = [t + m for t, m in zip(totals, part, strict=True)]
-                rounds += 1
-            means = totals
-        return legal[max(range(len(legal)), key=lambda i: (means[i], -i))]
+    def _decide_in_time(self, rows: PositionRows, evidence: np.ndarray, work: decision.SearchWork,
+                        phase: int) -> int:
+        """The same decision, searching in chunks until ``time`` seconds have passed. The iterations left are
+        unknown, so only a won line may stop a phase-2 search early."""
+        size = self._tree_size()
+        n_legal, by_line, rule, horizon = decision.start_timed(self.search, rows, self._position, evidence, work,
+                                                               size)
+        rule = rule if rule == search_rules.BY_BEST_LINE else search_rules.NEVER
+        deadline = time.perf_counter() + self.time_budget
+        samples = 0
+        while True:
+            ran = decision.search_more(self.search, self._position, n_legal, CHUNK, rule, horizon, size, work)
+            samples += ran
+            if (phase == 2 and ran < CHUNK) or time.perf_counter() >= deadline:
+                break
+        return int(decision.timed_pick(self._position, n_legal, samples, by_line, work))
 
 
 register("mcts", game=GAME)(MCTSAgent)

@@ -1,12 +1,13 @@
 """Compiled search for ``mcts``: the whole tree search runs in numba, through the engine's step API.
 
-The Python side reads the position once per decision (``compiled.position_rows``); every iteration copies those
-rows, applies the tree path's actions with the engine's own step (so repeats and the cap end lines exactly as in
-the reference engine), plays the leaf out with a compiled policy and backs the scores up, never returning to
-Python. Two searches: ``TreeSearch`` (phase 2, UCT with one value per seat) and ``sampled_stock_search`` (phase 1,
-sampled orders of the unseen stock). ``lookahead_choice`` is ``loginf``'s whole decision. The version's budgets
-and stops are ``agents.knorri.search_rules``; the searches in full are in docs/internals.md,
-``agents.knorri.search``.
+A search reads the position once per decision; every iteration copies those rows, applies the tree path's actions
+with the engine's own step (so repeats and the cap end lines exactly as in the reference engine), plays the leaf
+out with a compiled policy and backs the scores up, never returning to Python. Two searches: ``uct_iterations``
+(phase 2, UCT with one value per seat, picked by ``root_pick``) and ``sampled_stock_iterations`` (phase 1, sampled
+orders of the unseen stock). ``lookahead_choice`` is ``loginf``'s whole decision. One ``mcts`` decision, which
+runs them, is ``agents.knorri.decision``; the version's budgets and stops are ``agents.knorri.search_rules``; the
+searches in full are in docs/internals.md, ``agents.knorri.search``. ``TreeSearch`` and ``sampled_stock_search``
+run the two searches from Python, for tests and benchmarks of the search alone.
 
 The arrays hold only what the seat may know: the deck row's unturned part is reshuffled from the search's own
 stream before any phase-1 playout reads it, and in phase 2 there are no unturned cards.
@@ -377,6 +378,33 @@ def sampled_stock_iterations(root, work, choices, seat, n_samples, policies, sea
             totals[k] += work.values[seat]
 
 
+@njit(**config.PASTED_KERNEL)
+def root_pick(tree, by_best_line):
+    """The action a search plays: the root child with the most visits, then the better mean, then the earlier
+    child (greedy's first); or, where its values are exact outcomes (``by_best_line``), the child that starts the
+    best line found, then more visits, then the earlier child.
+
+    When every other seat follows a deterministic model and the playouts are greedy, each iteration's value is
+    the exact outcome of one line of play under the model, so the best line found is one the seat can make happen,
+    while a mean would count its own exploring.
+    """
+    visits, totals = tree.visits, tree.totals
+    first = tree.child_start[0]
+    seat = tree.mover[0]  # the root's seat searches: never a chance node
+    line = totals.shape[1] - 1
+    best, best_visits, best_mean, best_line = first, -1, -1.0, -1.0
+    for child in range(first, first + tree.child_count[0]):
+        mean = totals[child, seat] / visits[child] if visits[child] else 0.0
+        if by_best_line:
+            better = totals[child, line] > best_line or (totals[child, line] == best_line
+                                                         and visits[child] > best_visits)
+        else:
+            better = visits[child] > best_visits or (visits[child] == best_visits and mean > best_mean)
+        if better:
+            best, best_visits, best_mean, best_line = child, visits[child], mean, totals[child, line]
+    return tree.action[best]
+
+
 # ----- Python side ----------------------------------------------------------------------------------
 class TreeSearch:
     """A UCT tree over one phase-2 position, grown by compiled iterations; reusable across decisions."""
@@ -418,6 +446,10 @@ class TreeSearch:
                               search_rng, per_seat(models, n), self.lookahead.workspace(), self.known,
                               np.int64(settle), np.int64(horizon))
 
+    def pick(self, by_best_line: bool = False) -> int:
+        """The action the search plays (``root_pick``): the most visited child, or the start of the best line."""
+        return int(root_pick(self.tree, by_best_line))
+
     def root_children(self) -> list[tuple[int, int, float, float]]:
         """``(action, visits, mean value, best line's value)`` for the seat to move of every root child, greedy's
         choice first."""
@@ -440,23 +472,6 @@ def play_out(rows: PositionRows, policy: int, seed: int, scratch: Scratch) -> li
 def lookahead_action(rows: PositionRows, scratch: Scratch, lookahead: Scratch) -> int:
     """The ``loginf`` opponent model's choice at a phase-2 position (compiled ``loginf``)."""
     return int(lookahead_from_root(rows, scratch.fit(rows).workspace(), lookahead.fit(rows).workspace()))
-
-
-def most_visited(children: list[tuple[int, int, float, float]]) -> int:
-    """The action with the most visits; ties go to the better mean, then to the earlier child (greedy's first)."""
-    best = max(range(len(children)), key=lambda i: (children[i][1], children[i][2], -i))
-    return children[best][0]
-
-
-def best_line(children: list[tuple[int, int, float, float]]) -> int:
-    """The action that starts the best line found; ties go to more visits, then to the earlier child.
-
-    When every other seat follows a deterministic model and the playouts are greedy, each
-    iteration's value is the exact outcome of one line of play under the model, so the best
-    line found is one the seat can make happen, while a mean would count its own exploring.
-    """
-    best = max(range(len(children)), key=lambda i: (children[i][3], children[i][1], -i))
-    return children[best][0]
 
 
 def sampled_stock_search(rows: PositionRows, choices: list[int], seat: int, n_samples: int,

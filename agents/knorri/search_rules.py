@@ -24,11 +24,12 @@ action, one drawn at random per visit). Under ``greedy`` and ``loginf`` its node
 NEVER, BY_VISITS, BY_BEST_LINE = 0, 1, 2
 """When a phase-2 search may stop before its budget (``uct_iterations``' ``settle``): ``NEVER`` (the first
 ``mcts``, every iteration spent); ``BY_VISITS``, once the most visited root child leads the next by more
-visits than the iterations left, so that no budget could change ``most_visited``'s pick; ``BY_BEST_LINE``,
-once a line found wins the hand outright for the searching seat (it goes out first: the best score there is),
-which no other line can beat under ``best_line``'s pick. A won line is final only where every other seat is
-modelled ``greedy``: the playouts play each seat greedy, so under ``loginf`` models the part of a line past the
-tree is not what the seats would play (stopping there lost 0.48 points a hand against three ``loginf`` seats)."""
+visits than the iterations left, so that no budget could change ``root_pick``'s most visited child;
+``BY_BEST_LINE``, once a line found wins the hand outright for the searching seat (it goes out first: the best
+score there is), which no other line can beat when ``root_pick`` takes the best line. A won line is final only
+where every other seat is modelled ``greedy``: the playouts play each seat greedy, so under ``loginf`` models the
+part of a line past the tree is not what the seats would play (stopping there lost 0.48 points a hand against
+three ``loginf`` seats)."""
 
 
 @njit(**config.PASTED_KERNEL)

@@ -74,9 +74,8 @@ def warm_up(recorded: Sequence[Position]) -> list[Position]:
 
 
 def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) -> float:
-    """CPU seconds per Knorri hand spent inside the ``mcts`` seats' compiled searches (reference path, timed)."""
-    from agents.knorri import mcts
-    from agents.knorri import search as compiled_search
+    """CPU seconds per Knorri hand spent inside the ``mcts`` seats' compiled decisions (reference path, timed)."""
+    from agents.knorri import decision
 
     spent = [0.0]
 
@@ -89,16 +88,15 @@ def search_floor(n_seats: int, specs: Sequence[str], hands: int, seed: int = 1) 
                 spent[0] += time.process_time() - started
         return run
 
-    saved = compiled_search.TreeSearch.iterate, mcts.sampled_stock_search
-    compiled_search.TreeSearch.iterate = timed(saved[0])
-    mcts.sampled_stock_search = timed(saved[1])
+    saved = decision.decide
+    decision.decide = timed(saved)
     try:
         routes.play_matches(FLOOR_GAME, n_seats, [seed], [list(specs)], 1, engine=REFERENCE)  # warm-up
         spent[0] = 0.0
         routes.play_matches(FLOOR_GAME, n_seats, [seed + 1 + i for i in range(hands)], [list(specs)] * hands, 1,
                             engine=REFERENCE)
     finally:
-        compiled_search.TreeSearch.iterate, mcts.sampled_stock_search = saved
+        decision.decide = saved
     return spent[0] / hands
 
 

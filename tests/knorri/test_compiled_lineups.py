@@ -9,6 +9,7 @@ from conftest import deck_nobody_captures
 
 import agents.knorri.lineup as compiled_lineup
 from agents.base import make_agent
+from agents.knorri import decision
 from agents.knorri.lineup import decide_at
 from agents.knorri.lineup_seats import compiled_seat
 from agents.knorri.tracker import KnorriTracker
@@ -216,3 +217,16 @@ def test_an_import_path_or_a_time_budget_keeps_the_reference_path(specs, monkeyp
     if "time" not in specs[0]:
         played = play_matches(3, [1], [specs], 1)
         assert len(played.hands["seed"]) == 1
+
+
+@pytest.mark.parametrize("spec", ["mcts", "mcts:version=1", "mcts:iters=50,others=greedy,pick=visits",
+                                  "mcts:models=greedy+loginf,prior=1+3,eps=0.1,seed=7,horizon=0,chance_iters=90"])
+def test_a_lineup_seat_searches_with_its_python_agents_own_parameter_record(spec):
+    """One declaration of the search's parameters: the compiled seat carries the record the Python agent decides
+    with (``decision.SearchParams``), field for field, and both decide through ``decision.mcts_choice``."""
+    agent, seat = make_agent(spec, game="knorri"), compiled_seat(spec)
+    for name, value in agent.search._asdict().items():
+        np.testing.assert_array_equal(getattr(seat.search, name), value, err_msg=name)
+    assert seat.rollout == agent.search.rollout
+    assert compiled_lineup.mcts_choice is decision.mcts_choice
+    assert decision.decide.py_func.__code__.co_names.count("mcts_choice") == 1  # the agent's entry point

@@ -13,9 +13,7 @@ from agents.knorri.search import (
     POLICY_IDS,
     Scratch,
     TreeSearch,
-    best_line,
     lookahead_action,
-    most_visited,
     sampled_stock_search,
 )
 from agents.knorri.search_rules import (
@@ -86,7 +84,7 @@ def test_first_pass_of_the_tree_is_loginfs_look_ahead():
         children = tree.root_children()
         assert sorted(a for a, _, _, _ in children) == position.legal_actions()
         assert all(visits == 1 for _, visits, _, _ in children)
-        assert most_visited(children) == expected
+        assert tree.pick() == expected
         checked += 1
     assert checked > 50
 
@@ -111,7 +109,7 @@ def test_a_search_that_stops_once_the_most_visited_child_leads_by_more_than_is_l
             full, ran_full = _search(position, 300, model, NEVER)
             settled, ran = _search(position, 300, model, BY_VISITS)
             assert ran_full == 300 and 1 <= ran <= 300
-            assert most_visited(settled.root_children()) == most_visited(full.root_children())
+            assert settled.pick() == full.pick()
             saved += 300 - ran
             checked += 1
     assert checked > 20 and saved > 0
@@ -126,7 +124,7 @@ def test_a_search_whose_line_wins_outright_stops_there_and_plays_that_line():
         children = tree.root_children()
         values = {action: line for action, _, _, line in children}
         if ran < 200:
-            assert values[best_line(children)] == 1.0
+            assert values[tree.pick(by_best_line=True)] == 1.0
             stopped += 1
         else:
             before_last, _ = _search(position, 199, GREEDY_MODEL, NEVER)

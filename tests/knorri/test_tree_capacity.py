@@ -32,28 +32,28 @@ def test_phase1_shares_the_budget_evenly_and_plays_every_choice_at_least_once():
     assert phase1_samples(2, 5) == 1
 
 
-def test_the_python_agent_grows_its_tree_to_that_capacity():
+def test_the_python_agent_sizes_its_tree_for_its_largest_budget():
     """One tree serves all of its budgets, so it is sized for the largest: ``line_iters`` (five times ``iters``
     by default), ``chance_iters`` (five times ``iters`` by default, three in version 3, once in version 2) or
     ``iters``."""
     agent = make_agent("mcts:iters=37", game=mcts.GAME)
     agent.reset(0, 4, 1)
-    assert agent._tree_for(4).capacity == tree_capacity(5 * 37)
+    assert agent._tree_size() == tree_capacity(5 * 37)
     first = make_agent("mcts:iters=37,version=1", game=mcts.GAME)
     first.reset(0, 4, 1)
-    assert first._tree_for(4).capacity == tree_capacity(37)
+    assert first._tree_size() == tree_capacity(37)
     small_line = make_agent("mcts:iters=37,line_iters=10,version=2", game=mcts.GAME)
     small_line.reset(0, 4, 1)
-    assert small_line._tree_for(4).capacity == tree_capacity(37)
+    assert small_line._tree_size() == tree_capacity(37)
     small_both = make_agent("mcts:iters=37,line_iters=10,chance_iters=50", game=mcts.GAME)
     small_both.reset(0, 4, 1)
-    assert small_both._tree_for(4).capacity == tree_capacity(50)
+    assert small_both._tree_size() == tree_capacity(50)
 
 
 def test_a_timed_agent_sizes_its_tree_as_for_its_fixed_iteration_count():
     agent = make_agent("mcts:time=0.01", game=mcts.GAME)
     agent.reset(0, 3, 1)
-    assert agent._tree_for(3).capacity == tree_capacity(mcts.TIMED_TREE_ITERATIONS)
+    assert agent._tree_size() == tree_capacity(mcts.TIMED_TREE_ITERATIONS)
 
 
 def test_the_compiled_lineup_takes_its_sizes_from_the_same_functions():
