@@ -250,7 +250,7 @@ def _phase2_rules(params, seat, evidence, models, policies):
     by_line = params.auto_pick != 0 and search_rules.lines_are_exact(models, seat, policies[seat])
     chance = search_rules.random_seats_seen(models, seat, evidence, params.others != POSTERIOR)
     budget = search_rules.phase2_budget(params.iters, params.line_iters, params.chance_iters, by_line, chance)
-    horizon = search_rules.playout_horizon(params.horizon, chance)
+    horizon = search_rules.playout_horizon(params.version, params.horizon, chance, models, seat)
     rule = search_rules.settle_rule(params.version, by_line, search_rules.others_are_greedy(models, seat))
     return by_line, budget, rule, horizon
 

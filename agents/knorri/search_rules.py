@@ -56,11 +56,32 @@ def phase2_budget(iters, line_iters, chance_iters, by_best_line, has_chance):
     return iters
 
 
+CUT_FROM_VERSION = 5
+"""The first version that cuts a chance search's playouts only where ``CUT_WITH_RANDOM_SEATS`` or more other seats
+are modelled ``random``."""
+CUT_WITH_RANDOM_SEATS = 2
+
+
 @njit(**config.PASTED_KERNEL)
-def playout_horizon(horizon, has_chance):
-    """The phase-2 actions each playout of a search plays before ``chance_playout_cap`` cuts it: the seat's
-    ``horizon`` in a search with chance nodes (``has_chance``: ``random_seats_seen``), else 0 (to the end)."""
-    return horizon if has_chance else 0
+def playout_horizon(version, horizon, has_chance, models, hero):
+    """The phase-2 actions each playout of a search plays before ``chance_playout_cap`` cuts it (0: to the end):
+    the seat's ``horizon`` in a search with chance nodes (``has_chance``: ``random_seats_seen``), else 0.
+
+    From ``CUT_FROM_VERSION`` on, a search where only one other seat is modelled ``random`` plays its playouts to
+    the end: every other seat plays the rollout there, so a hand ends soon and a whole playout costs little more
+    than a cut one, while its value is the hand's real outcome rather than the cap's ranking. At a table of
+    searchers, every other seat modelled ``random``, random play runs long and the cut is what the budget buys
+    (docs/agents.md, "Version 5")."""
+    if not has_chance:
+        return 0
+    if version >= CUT_FROM_VERSION:
+        modelled_random = 0
+        for seat in range(models.shape[0]):
+            if seat != hero and models[seat] == RANDOM_MODEL:
+                modelled_random += 1
+        if modelled_random < CUT_WITH_RANDOM_SEATS:
+            return 0
+    return horizon
 
 
 @njit(**config.PASTED_KERNEL)

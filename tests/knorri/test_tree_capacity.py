@@ -88,5 +88,18 @@ def test_a_seat_not_yet_seen_choosing_is_not_searched_as_a_random_player():
 
 
 def test_only_a_search_with_chance_nodes_cuts_its_playouts():
-    assert search_rules.playout_horizon(40, True) == 40
-    assert search_rules.playout_horizon(40, False) == 0
+    one_random = np.array([MAXN, RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL])
+    assert search_rules.playout_horizon(4, 40, True, one_random, 0) == 40
+    assert search_rules.playout_horizon(4, 40, False, one_random, 0) == 0
+
+
+def test_from_version_5_a_chance_search_cuts_its_playouts_only_with_two_random_seats_or_more():
+    """With one other seat modelled random the rest play the rollout and a hand ends soon: whole playouts. The
+    searching seat itself never counts."""
+    one_random = np.array([MAXN, RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL])
+    two_random = np.array([MAXN, RANDOM_MODEL, RANDOM_MODEL, GREEDY_MODEL])
+    hero_random = np.array([RANDOM_MODEL, RANDOM_MODEL, GREEDY_MODEL, GREEDY_MODEL])
+    assert search_rules.playout_horizon(5, 40, True, one_random, 0) == 0
+    assert search_rules.playout_horizon(5, 40, True, two_random, 0) == 40
+    assert search_rules.playout_horizon(5, 40, True, hero_random, 0) == 0
+    assert search_rules.playout_horizon(5, 40, False, two_random, 0) == 0
