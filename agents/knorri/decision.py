@@ -71,7 +71,7 @@ class SearchParams(NamedTuple):
 
     def largest_budget(self) -> int:
         """The most playouts one of its phase-2 searches may spend: what its tree is sized for."""
-        return max(self.iters, self.line_iters, self.chance_iters)
+        return int(search_rules.largest_budget(self.iters, self.line_iters, self.chance_iters))
 
 
 def search_params(*, rollout: int, iters: int, line_iters: int, chance_iters: int, horizon: int, c: float,

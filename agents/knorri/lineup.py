@@ -86,7 +86,8 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     total = len(seeds)
     seeds = np.asarray(seeds, dtype=np.uint64)
     plan = seat_plan(seeds, seats, n_seats)
-    capacity = search_rules.tree_capacity(max(seat.search.largest_budget() for row in seats for seat in row))
+    searches = {id(seat.search): seat.search for row in seats for seat in row}  # the lineup's few distinct ones
+    capacity = search_rules.tree_capacity(max(search.largest_budget() for search in searches.values()))
     position = new_position(cap, repeat)
     copies = 1 if continue_cap is None else 2
     ints = np.zeros((copies, total, position.ints.shape[0]), dtype=np.int64)

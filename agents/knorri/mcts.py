@@ -9,7 +9,7 @@ function, ``agents.knorri.decision.decide``, which the compiled lineup runs too,
 (``search``). How many playouts it spends and when it stops are ``agents.knorri.search_rules``.
 
 Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): docs/agents.md's table of Knorri's agents; ``version=1``
-to ``version=3`` are the earlier ``mcts`` (docs/agents.md, "How ``mcts`` saves playouts, and the first ``mcts``",
+to ``version=4`` are the earlier ``mcts`` (docs/agents.md, "How ``mcts`` saves playouts, and the first ``mcts``",
 has the versions and what each measured). Through ``knorri-sim run`` a lineup of built-in specs plays in compiled
 code (``agents.knorri.lineup``) with this agent's rows; a ``time`` budget keeps the reference engine. The design
 in full is in docs/internals.md, ``agents.knorri.mcts``.
@@ -31,7 +31,7 @@ from agents.knorri.search import POLICY_IDS
 from agents.knorri.tracker import KnorriTracker
 from agents.sampled_search import CHUNK, check_budget, check_choice
 from sim.cards import card_list
-from sim.knorri.compiled import PositionRows, cut_off_rules, new_position, position_rows
+from sim.knorri.compiled import Position, PositionRows, cut_off_rules, new_position, position_rows
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64, derive_seed
 
@@ -128,10 +128,12 @@ class MCTSAgent:
         self._spec_seed = spec_seed
         self.seat, self.n_seats = 0, 3
         self.tracker = KnorriTracker(3)
-        self._position = new_position()
+        # made by ``_work_for`` once per table: the position a decision reads into, its scratch, and the evidence a
+        # seat with fixed models passes (never read)
+        self._position: Position | None = None
         self._work: decision.SearchWork | None = None
         self._work_key: tuple[int, tuple[int, int]] | None = None
-        self._no_evidence = np.zeros((3, MODEL_COUNT))  # what a seat with fixed models passes: never read
+        self._no_evidence: np.ndarray | None = None
         self._reseed(derive_seed(seed, spec_seed))
 
     def _reseed(self, seed: int) -> None:
