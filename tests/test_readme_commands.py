@@ -41,6 +41,7 @@ SIZES: dict[str, dict[str, int]] = {
 DEFAULT_RUN_SIZE = ("--hands", "8")  # added to a run that names no size (a config's thousands of rows)
 DEFAULT_DUEL_SIZE = ("--max-deals", "4")  # added to a duel that names no size: one look, at its fourth deal
 DEFAULT_TRAIN_SIZE = (("--hands", "256"), ("--eval-deals", "2"))  # a training stops at whichever limit comes first
+TEACHER_SIZE = {"mcts": "iters=10"}  # a teacher's search budget in a checked example (its other budgets follow iters)
 DEFAULT_BENCH_SIZE = {"knorri": ("--hands", "200"), "knockout-whist": ("--games", "200"), "kort": ("--matches", "20")}
 TRAJ_SEEDS = 5  # traj --seeds A B plays at most A .. A+5
 ONE_WORKER = {"run", "bench", "league", "duel"}  # given --workers 1 (in this process: nothing to spawn, compiled once)
@@ -149,7 +150,8 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
 
     A run plays a few hands, matches or games per table instead of thousands (``--hands 1000000`` becomes
     ``--hands 8``, ``--matches 600`` ``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5
-    seeds, ``bench`` one short timing per case, a duel at most 4 deals, and every command one worker in this
+    seeds, ``bench`` one short timing per case, a duel at most 4 deals, a training one generation (its ``mcts`` teacher
+    searching 10 iterations a decision), and every command one worker in this
     process (``--workers 1``); ``docs/experiments.md`` says so where it lists the commands. A ``--config`` path is
     taken from the repository's root. ``RUN_DIR`` stands for the run the block wrote last; a run without ``--out``
     is given one so its manifest can be read. (The README's quick start ends with the default experiment, which the
@@ -174,6 +176,11 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         words += DEFAULT_DUEL_SIZE
     if name == "train":  # one generation of self-play and a two-deal evaluation, whatever --budget says
         words += [word for option, value in DEFAULT_TRAIN_SIZE for word in (option, value) if option not in words]
+        if "--teacher" in words:  # the teacher's searches are nearly all of a generation's cost
+            at = words.index("--teacher") + 1
+            size = TEACHER_SIZE.get(parse_spec(words[at])[0])
+            if size:
+                words[at] += ("," if ":" in words[at] else ":") + size
         if "--out" in words:
             run_dirs.append(words[words.index("--out") + 1])
     if "--config" in words:  # the pages' paths are from the repository's root; the command runs in a scratch folder

@@ -58,6 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="imitate this agent's choices (e.g. mcts) instead of Deep Monte-Carlo self-play: the "
                              "teacher plays the deals at some seats, greedy, random and loginf at the others, and the "
                              "network learns to pick what the teacher picked")
+    parser.add_argument("--student-share", metavar="P", type=float, default=0.0,
+                        help="with --teacher: from the second generation on, each teacher seat plays the network's "
+                             "moves with chance P while the teacher still labels every position (DAgger), so the "
+                             "network learns in the positions it reaches itself (default 0: the teacher plays)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -94,7 +98,12 @@ def run(args: argparse.Namespace) -> int:
         teacher = resolve_spec(args.teacher, args.game)  # a spec that makes no agent is one line, before anything
         from experiments.train.imitation import IMITATION_PASSES, IMITATION_RATE
 
-        teaching = {"teacher": str(teacher), "learning_rate": IMITATION_RATE, "passes": IMITATION_PASSES}
+        teaching = {"teacher": str(teacher), "learning_rate": IMITATION_RATE, "passes": IMITATION_PASSES,
+                    "student_share": args.student_share}
+    if not 0.0 <= args.student_share <= 1.0:
+        raise UsageError(f"--student-share is a chance from 0 to 1, not {args.student_share}")
+    if args.student_share and args.teacher is None:
+        raise UsageError("--student-share needs --teacher: it says how often the network plays a teacher's seats")
     method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""

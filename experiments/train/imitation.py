@@ -8,6 +8,12 @@ teacher seat made (two legal actions or more) is kept: the seat's observation te
 batch gives, ``LearningFacts.acting_tensor``), its legal actions and the teacher's action, which the learner
 imitates (``Learner.imitate``: cross-entropy of the network's values over the legal actions).
 
+**The student's own positions (DAgger).** A network that only ever saw the teacher's positions drifts, once it
+plays, into positions the teacher never reached and has no label for; each mistake leads to the next. So, given
+the current network and a ``student_share``, each teacher seat of a deal is played by the network with that chance:
+the teacher still chooses at every one of its positions, and its choice is the label kept, but the network's move
+is the one applied. The positions learned from are then the ones the network itself reaches.
+
 A shard depends only on its seeds and its stream seed, never on where it is played.
 """
 
@@ -19,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import known_agents, make_agent
+from agents.learned.network import QNetwork
 from experiments.train.selfplay import Samples
 from sim import games
 from sim.rng import derive_seed
@@ -42,18 +49,30 @@ def seat_roles(deals: int, n_seats: int, teacher: str, opponents: Mapping[str, f
     return [[names[k] for k in row] for row in draws]
 
 
+def student_seats(roles: list[list[str]], teacher: str, share: float, rng: np.random.Generator) -> np.ndarray:
+    """``bool[deals, seats]``: the teacher seats whose moves the network makes, each with chance ``share``."""
+    is_teacher = np.array([[spec == teacher for spec in row] for row in roles], dtype=bool).reshape(len(roles), -1)
+    return is_teacher & (rng.random(is_teacher.shape) < share)
+
+
 def play_teacher_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], teacher: str,
-                       opponents: Mapping[str, float], stream_seed: int) -> Samples:
+                       opponents: Mapping[str, float], stream_seed: int, network: QNetwork | None = None,
+                       student_share: float = 0.0) -> Samples:
     """Play the deals of ``seeds`` with the teacher and the opponents ``seat_roles`` draws, and return the
-    teacher seats' choices (``Samples.masks`` holds their legal actions; the returns are their final scores)."""
+    teacher seats' choices (``Samples.masks`` holds their legal actions; the returns are their final scores).
+    With a ``network`` and a ``student_share``, the seats ``student_seats`` draws play the network's move while
+    the teacher's choice is kept as their label."""
     adapter = games.adapter(game)
     facts = adapter.LEARNING
     present = set(known_agents(game))
     opponents = {name: chance for name, chance in opponents.items() if name in present and chance > 0}
-    roles = seat_roles(len(seeds), n_seats, teacher, opponents, np.random.default_rng(stream_seed))
+    rng = np.random.default_rng(stream_seed)
+    roles = seat_roles(len(seeds), n_seats, teacher, opponents, rng)
+    students = (student_seats(roles, teacher, student_share, rng) if network is not None and student_share > 0
+                else np.zeros((len(seeds), n_seats), dtype=bool))
     agents = {spec: [make_agent(spec, seed=0, game=game) for _ in range(n_seats)] for spec in {teacher, *opponents}}
     observations, masks, actions, returns = [], [], [], []
-    for deal_seed, seating in zip(seeds, roles, strict=True):
+    for deal_seed, seating, played_by_network in zip(seeds, roles, students, strict=True):
         deal = adapter.deal(n_seats, int(deal_seed), dict(options))
         players = [agents[spec][seat] for seat, spec in enumerate(seating)]
         for seat, player in enumerate(players):
@@ -64,10 +83,13 @@ def play_teacher_shard(game: str, n_seats: int, seeds: np.ndarray, options: Mapp
             legal = deal.legal_actions()
             action = int(players[seat].act(deal.observation(seat), legal))
             if seating[seat] == teacher and len(legal) > 1:
-                observations.append(facts.acting_tensor(deal).astype(np.float16))
+                tensor = facts.acting_tensor(deal)
+                observations.append(tensor.astype(np.float16))
                 masks.append(_mask(legal, facts.num_actions))
                 actions.append(action)
                 taught.append(seat)
+                if played_by_network[seat]:
+                    action = network.best_of(tensor, np.asarray(legal, dtype=np.int64))
             deal.apply(action)
         returns.extend(float(deal.scores[seat]) for seat in taught)
     size = facts.observation_size

@@ -58,6 +58,7 @@ class Method:
     teacher: str | None = None  # imitate this agent's choices (``imitation``) instead of regressing on returns
     teacher_opponents: dict[str, float] = field(default_factory=lambda: dict(imitation.TEACHER_OPPONENTS))
     passes: int = 1  # passes of minibatches over each generation's decisions
+    student_share: float = 0.0  # with a teacher: the chance a teacher seat plays the network's moves (DAgger)
 
 
 @dataclass
@@ -152,11 +153,12 @@ class Training:
             jobs = [(selfplay.play_shard, method.game, n_seats, shard_seeds(method.seed, g, shard, method.shard_hands),
                      method.options, network, method.epsilon, method.opponents,
                      derive_seed(method.seed, g + 1, shard, 1)) for shard in range(GENERATION_SHARDS)]
-        else:
+        else:  # the first generation's network is untrained: its moves would teach only positions nobody reaches
+            student = self.learner.network(averaged=True) if method.student_share > 0 and g > 0 else None
             jobs = [(imitation.play_teacher_shard, method.game, n_seats,
                      shard_seeds(method.seed, g, shard, method.shard_hands), method.options, method.teacher,
-                     method.teacher_opponents, derive_seed(method.seed, g + 1, shard, 1))
-                    for shard in range(GENERATION_SHARDS)]
+                     method.teacher_opponents, derive_seed(method.seed, g + 1, shard, 1), student,
+                     method.student_share) for shard in range(GENERATION_SHARDS)]
         results = self.run_shards(jobs)
         samples = selfplay.Samples.joined([samples for samples, _ in results])
         worker_cpu = sum(seconds for _, seconds in results)

@@ -74,14 +74,54 @@ def test_the_imitation_step_moves_the_network_towards_the_teachers_choices():
     assert losses[-1] < losses[0] * 0.7 and agreement() > max(before + 0.2, 0.6)
 
 
-def test_a_teachers_training_gives_the_same_first_checkpoint_bit_for_bit(tmp_path):
+@pytest.mark.parametrize("student_share, hands", [(0.0, 8), (0.5, 16)])  # the student plays from generation 2
+def test_a_teachers_training_gives_the_same_first_checkpoint_bit_for_bit(tmp_path, student_share, hands):
     from experiments.train.run import train
 
     method = Method("knorri", (4,), {}, 3, eval_deals=2, shard_hands=2, teacher="greedy",
-                    teacher_opponents={"random": 0.5}, learning_rate=1e-3, passes=2)
+                    teacher_opponents={"random": 0.5}, learning_rate=1e-3, passes=2, student_share=student_share)
     for name in ("a", "b"):
-        train(tmp_path / name, method, Limits(hands=8), progress=False)
+        train(tmp_path / name, method, Limits(hands=hands), progress=False)
     first, counters = read_checkpoint(tmp_path / "a" / CHECKPOINT_FILE)
     second, _ = read_checkpoint(tmp_path / "b" / CHECKPOINT_FILE)
-    assert counters.hands == 8 and counters.decisions > 0
+    assert counters.hands == hands and counters.decisions > 0
     assert all(first[name].tobytes() == second[name].tobytes() for name in first)
+
+
+def test_a_student_seat_plays_the_networks_moves_and_keeps_the_teachers_choices_as_labels():
+    from agents.learned.network import random_network
+
+    adapter = games.adapter("knorri")
+    facts = adapter.LEARNING
+    network = random_network(facts.observation_size, facts.num_actions, (32, 16), seed=4,
+                             scale=np.full(facts.observation_size, 0.25, dtype=np.float32))
+    seed = 103
+    samples = imitation.play_teacher_shard("knorri", 4, np.array([seed], dtype=np.uint64), {}, "greedy", {}, 5,
+                                           network=network, student_share=1.0)
+    deal = adapter.deal(4, seed, {})
+    teachers = [make_agent("greedy", game="knorri") for _ in range(4)]
+    for seat, teacher in enumerate(teachers):
+        teacher.reset(seat, 4, derive_seed(seed, seat))
+    labels, differs = [], 0
+    while not deal.done:
+        legal = deal.legal_actions()
+        label = int(teachers[deal.to_move].act(deal.observation(deal.to_move), legal))
+        action = label
+        if len(legal) > 1:
+            labels.append(label)
+            action = network.best_of(facts.acting_tensor(deal), np.asarray(legal, dtype=np.int64))
+            differs += action != label
+        deal.apply(action)
+    assert samples.actions.tolist() == labels and differs > 0  # the network moved; the teacher's choices are kept
+
+
+def test_without_a_student_share_the_teacher_plays_every_teacher_seat():
+    from agents.learned.network import random_network
+
+    facts = games.adapter("knorri").LEARNING
+    network = random_network(facts.observation_size, facts.num_actions, (32, 16), seed=4)
+    seeds = np.array([101, 102], dtype=np.uint64)
+    alone = imitation.play_teacher_shard("knorri", 4, seeds, {}, "greedy", {"random": 0.5}, 5)
+    given = imitation.play_teacher_shard("knorri", 4, seeds, {}, "greedy", {"random": 0.5}, 5, network=network)
+    assert alone.actions.tolist() == given.actions.tolist()
+    assert np.array_equal(alone.observations, given.observations)

@@ -148,6 +148,8 @@ def test_the_report_of_a_training_draws_its_learning_curve_and_writes_its_model_
     (["--hands", "8", "--option", "cap=0"], "cap"),
     (["--hands", "8", "--teacher", "zzz"], "unknown agent 'zzz'"),
     (["--hands", "8", "--teacher", "mcts:iters=lots"], "iters='lots' is not a valid int"),
+    (["--hands", "8", "--teacher", "greedy", "--student-share", "1.5"], "--student-share is a chance from 0 to 1"),
+    (["--hands", "8", "--student-share", "0.5"], "--student-share needs --teacher"),
 ])
 def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys, arguments, message):
     assert main(["train", "--out", str(tmp_path / "t"), *arguments]) == 2
