@@ -3,16 +3,12 @@
 One *shard* is a batch of deals played on the game's reference engine. Each seat of a deal is drawn on its own:
 the teacher, or one of the ``opponents`` (``{"greedy": 0.25, "random": 0.2, "loginf": 0.15}``, names the game
 lacks left out), with one seat of every deal kept for the teacher, so the network learns the teacher's choices
-in the positions the tables it is judged at reach, not only those of the teacher against itself. Every choice a
-teacher seat made (two legal actions or more) is kept: the seat's observation tensor (the numbers the compiled
-batch gives, ``LearningFacts.acting_tensor``), its legal actions and the teacher's action, which the learner
-imitates (``Learner.imitate``: cross-entropy of the network's values over the legal actions).
-
-**The student's own positions (DAgger).** A network that only ever saw the teacher's positions drifts, once it
-plays, into positions the teacher never reached and has no label for; each mistake leads to the next. So, given
-the current network and a ``student_share``, each teacher seat of a deal is played by the network with that chance:
-the teacher still chooses at every one of its positions, and its choice is the label kept, but the network's move
-is the one applied. The positions learned from are then the ones the network itself reaches.
+in the positions the tables it is judged at reach. Every choice a teacher seat made (two legal actions or more)
+is kept: the seat's observation tensor (``LearningFacts.acting_tensor``), its legal actions and the teacher's
+action, which the learner imitates (``Learner.imitate``: cross-entropy over the legal actions). Given the current
+network and a ``student_share`` (DAgger), a teacher seat plays the network's moves with that chance while the
+teacher still labels each of its positions, so the network also learns in the positions it reaches itself, where
+its own mistakes lead (docs/train.md).
 
 A shard depends only on its seeds and its stream seed, never on where it is played.
 """
