@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -14,6 +15,12 @@ from sim.cards import CLUBS, DIAMONDS, FULL_DECK, HEARTS, SPADES, card_id
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+
+
+def pytest_xdist_auto_num_workers(config: Any) -> int:
+    """``-n auto``: one worker more than the cores. Some tests mostly wait (on Dask workers they kill, a Ctrl-C
+    they send, a subprocess's start), and a suite of one worker a core left a core idle a fifth of the time."""
+    return (os.cpu_count() or 1) + 1
 
 
 # ----- scenario fixtures ---------------------------------------------------------------------------------
