@@ -97,6 +97,9 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
         recipe = (f"imitation of `{teacher}` (cross-entropy over the legal actions), learning rate "
                   f"{method['learning_rate']}, {method.get('passes', 1)} passes a generation, the other agents at a "
                   f"seat: {opponent_words(method.get('teacher_opponents', {}))}")
+        if method.get("student_share"):
+            recipe += (f"; from the second generation a teacher seat plays the network's moves with chance "
+                       f"{method['student_share']}, the teacher labelling them (DAgger)")
     lines = [f"# Model card: learned, {title}", "",
              f"A Q-network ({network.observation_size} inputs, hidden {network.w1.shape[1]} and "
              f"{network.w2.shape[1]}, {network.num_actions} outputs) trained by {how}.", "",
