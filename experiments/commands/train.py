@@ -80,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{name} must be at least 1, not {value}")
     if args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, not {args.seed}")
+    if not 0.0 <= args.student_share <= 1.0:
+        raise UsageError(f"--student-share is a chance from 0 to 1, not {args.student_share}")
+    if args.student_share and args.teacher is None:
+        raise UsageError("--student-share needs --teacher: it says how often the network plays a teacher's seats")
     options = adapter.check_options(dict(option_pairs(args.option)))
     try:
         from experiments.train.learner import configure_threads
@@ -100,10 +104,6 @@ def run(args: argparse.Namespace) -> int:
 
         teaching = {"teacher": str(teacher), "learning_rate": IMITATION_RATE, "passes": IMITATION_PASSES,
                     "student_share": args.student_share}
-    if not 0.0 <= args.student_share <= 1.0:
-        raise UsageError(f"--student-share is a chance from 0 to 1, not {args.student_share}")
-    if args.student_share and args.teacher is None:
-        raise UsageError("--student-share needs --teacher: it says how often the network plays a teacher's seats")
     method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
