@@ -13,8 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from agents.base import resolve_spec
+from agents.base import known_agents, resolve_spec
 from experiments.errors import UsageError
+from experiments.train.tables import SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS, chances_text
 from sim import games
 from sim.contract import check_seats, plural
 from sim.errors import GameInputError
@@ -62,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --teacher: from the second generation on, each teacher seat plays the network's "
                              "moves with chance P while the teacher still labels every position (DAgger), so the "
                              "network learns in the positions it reaches itself (default 0: the teacher plays)")
+    parser.add_argument("--opponents", metavar="NAME=P[,NAME=P...]",
+                        help="the table the network learns at: the chance of each other agent at a seat, e.g. "
+                             "greedy=0.5,random=0.1 (the rest of the seats: the network in self-play, the teacher "
+                             f"with --teacher; default {chances_text(SELF_PLAY_OPPONENTS)}, with --teacher "
+                             f"{chances_text(TEACHER_OPPONENTS)}); self-play takes the game's engine policies only")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -84,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--student-share is a chance from 0 to 1, not {args.student_share}")
     if args.student_share and args.teacher is None:
         raise UsageError("--student-share needs --teacher: it says how often the network plays a teacher's seats")
+    opponents = table_opponents(adapter, args.game, args.opponents, args.teacher is not None)
     options = adapter.check_options(dict(option_pairs(args.option)))
     try:
         from experiments.train.learner import configure_threads
@@ -104,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
         teaching = {"teacher": str(teacher), "learning_rate": IMITATION_RATE, "passes": IMITATION_PASSES,
                     "student_share": args.student_share}
+    if opponents is not None:
+        teaching["teacher_opponents" if args.teacher is not None else "opponents"] = opponents
     method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
@@ -115,6 +124,33 @@ def run(args: argparse.Namespace) -> int:
           f"{plural('checkpoint', counters.checkpoints)}; weights in {out / 'weights.npz'} "
           f"(play them with learned:weights={out / 'weights.npz'}); knorri-sim report {out} draws the curve")
     return 0
+
+
+def table_opponents(adapter: object, game: str, text: str | None, teaching: bool) -> dict[str, float] | None:
+    """The chances ``--opponents`` gives (``greedy=0.5,random=0.1``), checked: agents the game knows (its engine
+    policies in self-play, where the compiled batch plays them), each chance from 0 to 1, together at most 1."""
+    if text is None:
+        return None
+    allowed = sorted(known_agents(game)) if teaching else sorted(adapter.BATCH_POLICIES or {})
+    where = "agents" if teaching else "engine policies for self-play"
+    chances: dict[str, float] = {}
+    for piece in text.split(","):
+        name, _, value = piece.partition("=")
+        name = name.strip()
+        try:
+            chance = float(value)
+        except ValueError:
+            raise UsageError(f"--opponents takes NAME=CHANCE pairs separated by commas (greedy=0.5,random=0.1), "
+                             f"not {piece!r}") from None
+        if name not in allowed:
+            raise UsageError(f"--opponents: {name!r} is not one of {adapter.TITLE}'s {where}: "
+                             f"{', '.join(allowed) or 'none'}")
+        if not 0.0 <= chance <= 1.0 or name in chances:
+            raise UsageError(f"--opponents: each agent once, with a chance from 0 to 1, not {piece!r}")
+        chances[name] = chance
+    if sum(chances.values()) > 1.0 + 1e-9:
+        raise UsageError(f"--opponents: the chances add up to {sum(chances.values()):g}, more than 1")
+    return chances
 
 
 def seat_counts(adapter: object, text: str | None) -> tuple[int, ...]:

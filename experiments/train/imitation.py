@@ -1,8 +1,8 @@
 """Expert iteration's first step: the decisions of a teacher (a search agent, ``mcts``), for the network to imitate.
 
 One *shard* is a batch of deals played on the game's reference engine. Each seat of a deal is drawn on its own:
-the teacher, or one of the ``opponents`` (``{"greedy": 0.25, "random": 0.2, "loginf": 0.15}``, names the game
-lacks left out), with one seat of every deal kept for the teacher, so the network learns the teacher's choices
+the teacher, or one of the ``opponents`` (by default ``tables.TEACHER_OPPONENTS``, names the game lacks left
+out), with one seat of every deal kept for the teacher, so the network learns the teacher's choices
 in the positions the tables it is judged at reach. Every choice a teacher seat made (two legal actions or more)
 is kept: the seat's observation tensor (``LearningFacts.acting_tensor``), its legal actions and the teacher's
 action, which the learner imitates (``Learner.imitate``: cross-entropy over the legal actions). Given the current
@@ -26,8 +26,6 @@ from experiments.train.selfplay import Samples
 from sim import games
 from sim.rng import derive_seed
 
-TEACHER_OPPONENTS = {"greedy": 0.25, "random": 0.2, "loginf": 0.15}
-"""The chance of each other agent at a seat of a teacher's shard (the rest of the seats are the teacher's)."""
 IMITATION_RATE = 1e-3
 """Adam's learning rate when imitating a teacher (its targets are choices, not noisy returns)."""
 IMITATION_PASSES = 4

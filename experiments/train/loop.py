@@ -25,6 +25,7 @@ import numpy as np
 from agents.learned.network import LAYERS, QNetwork, random_network
 from experiments.errors import UsageError
 from experiments.train import imitation, selfplay
+from experiments.train.tables import SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS
 from sim import games
 from sim.rng import derive_seed, derive_seeds
 
@@ -52,11 +53,11 @@ class Method:
     hidden: tuple[int, int] = (256, 128)
     learning_rate: float = 3e-4
     epsilon: float = 0.05
-    opponents: dict[str, float] = field(default_factory=lambda: {"greedy": 0.3, "random": 0.2})
+    opponents: dict[str, float] = field(default_factory=lambda: dict(SELF_PLAY_OPPONENTS))
     eval_deals: int = 200
     shard_hands: int = 64
     teacher: str | None = None  # imitate this agent's choices (``imitation``) instead of regressing on returns
-    teacher_opponents: dict[str, float] = field(default_factory=lambda: dict(imitation.TEACHER_OPPONENTS))
+    teacher_opponents: dict[str, float] = field(default_factory=lambda: dict(TEACHER_OPPONENTS))
     passes: int = 1  # passes of minibatches over each generation's decisions
     student_share: float = 0.0  # with a teacher: the chance a teacher seat plays the network's moves (DAgger)
 

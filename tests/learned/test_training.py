@@ -150,11 +150,29 @@ def test_the_report_of_a_training_draws_its_learning_curve_and_writes_its_model_
     (["--hands", "8", "--teacher", "mcts:iters=lots"], "iters='lots' is not a valid int"),
     (["--hands", "8", "--teacher", "greedy", "--student-share", "1.5"], "--student-share is a chance from 0 to 1"),
     (["--hands", "8", "--student-share", "0.5"], "--student-share needs --teacher"),
+    (["--hands", "8", "--opponents", "greedy"], "--opponents takes NAME=CHANCE pairs"),
+    (["--hands", "8", "--opponents", "loginf=0.2"], "'loginf' is not one of Knorri's engine policies for self-play"),
+    (["--hands", "8", "--teacher", "greedy", "--opponents", "zzz=0.2"], "'zzz' is not one of Knorri's agents"),
+    (["--hands", "8", "--opponents", "greedy=1.5"], "each agent once, with a chance from 0 to 1"),
+    (["--hands", "8", "--opponents", "greedy=0.6,random=0.6"], "the chances add up to 1.2, more than 1"),
 ])
 def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys, arguments, message):
     assert main(["train", "--out", str(tmp_path / "t"), *arguments]) == 2
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1 and "Traceback" not in error
+
+
+@pytest.mark.parametrize("teacher", [[], ["--teacher", "greedy"]])
+def test_opponents_set_the_table_the_network_learns_at(tmp_path, capsys, teacher):
+    import json
+
+    out = tmp_path / "t"
+    assert main(["train", "--hands", "4", "--opponents", "greedy=0.75", "--eval-deals", "2", "--no-progress",
+                 "--out", str(out), *teacher]) == 0
+    method = json.loads((out / "training.json").read_text())["method"]
+    assert method["teacher_opponents" if teacher else "opponents"] == {"greedy": 0.75}
+    assert main(["report", str(out)]) == 0
+    assert "greedy 75%" in (out / "report" / "report.md").read_text()
 
 
 def test_a_folder_of_another_training_or_nothing_to_resume_is_refused(tmp_path, capsys):
