@@ -9,6 +9,7 @@ import signal
 import time
 
 import pandas as pd
+from runner_fixtures.agents import QUICK_ENV
 from test_runner_resume import knorri_sim
 
 from experiments.cli import main
@@ -44,7 +45,8 @@ def test_ctrl_c_keeps_the_finished_chunks_and_gives_the_resume_command(tmp_path)
     assert sorted(int(p.name[5:11]) for p in (out / "hands").glob("part-*.parquet")) == manifest["chunks_complete"]
     assert not (out / storage.LOCK).exists() and not (out / storage.JOURNAL).exists()
 
-    resumed = knorri_sim("run", "--resume", str(out), "--workers", "1", "--no-progress")
+    resumed = knorri_sim("run", "--resume", str(out), "--workers", "1", "--no-progress",
+                         env_extra={QUICK_ENV: "1"})  # the same moves, without the pauses that let Ctrl-C land
     _, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
     assert sorted(pd.read_parquet(out / "hands").hand_index) == list(range(64))
