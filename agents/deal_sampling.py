@@ -18,8 +18,8 @@ from numba import njit
 from sim import config
 from sim.cards import CardSet, card_list
 
-BINOMIAL = np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64)
-"""``BINOMIAL[n, k]``: the ways to choose k of n cards of one suit."""
+BINOMIAL = config.read_only(np.array([[math.comb(n, k) for k in range(14)] for n in range(14)], dtype=np.float64))
+"""``BINOMIAL[n, k]``: the ways to choose k of n cards of one suit (read-only: the form kernels see it in)."""
 
 
 def pool_by_suit(pool: CardSet) -> tuple[np.ndarray, np.ndarray]:

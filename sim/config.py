@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from sim import compile_cache
 
 CACHE: compile_cache.CacheFolder | None = compile_cache.activate()
@@ -67,6 +69,17 @@ an agent's decision) is compiled only there. Pasted at several call sites, a lar
 costs a copy each: those are ``INLINED_KERNEL`` or plain kernels instead. The caller's flags
 apply to the pasted code (numba's reference counting included).
 """
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (no copy), for a table kernels only read.
+
+    Numba types a read-only array apart from a writable one, so a kernel given both compiles twice; a global a
+    kernel reads is read-only, so read-only is the one form every caller passes.
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def default_workers() -> int:

@@ -68,6 +68,8 @@ from sim.knockout_whist.compiled import (
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, RAINBOW_HAND, Options, Status
 from sim.rng import MASK64
 
+_NO_VALUES = config.read_only(np.zeros(SHAPE))  # the hand-values argument of a lineup with no mcts seat
+
 GAME = "knockout-whist"
 RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)
 """How a seat plays inside the kernel."""
@@ -135,7 +137,7 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
                 raise ValueError(f"agent spec {spec!r} does not play inside the compiled engine")
             lineups[g, seat] = agents.setdefault(agent, len(agents))
     table = agent_table(list(agents))
-    values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else np.zeros(SHAPE)
+    values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else _NO_VALUES
     games = Games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, values)
     _play_games(games, table, 1 + int(table.iters.max(initial=0)), max(1, min(n_chunks, len(seeds))), rows)
 

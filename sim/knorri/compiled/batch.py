@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim import config
 from sim.batch_base import (
     BatchResultsBase,
     CompiledBatch,
@@ -261,7 +262,7 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     root = start_position or _NO_POSITION
     if continued is None:
         continued = _result_arrays(0, n_seats)
-    deals = Deals(np.int64(n_seats), seeds, first, table)
+    deals = Deals(np.int64(n_seats), seeds, first, config.read_only(table))
     cut_off = CutOffRules(np.int64(rules[0]), np.int64(rules[1]),
                           np.int64(-1 if continue_cap is None else continue_cap))
     out = Outputs(columns, log, offsets, continued)

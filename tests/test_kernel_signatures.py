@@ -1,0 +1,37 @@
+"""A kernel compiles once, whoever calls it: every caller passes it arguments of the same types.
+
+Numba compiles a kernel afresh for each new set of argument types, and it types a read-only array apart from a
+writable one. A table made at import, or a global a kernel reads, is read-only; so a caller holding a writable
+copy of the same table would cost a second compile of the whole kernel (half a minute for a lineup).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.deal_sampling import BINOMIAL
+from agents.knockout_whist import lineup as knockout_whist_lineup
+from sim.knockout_whist.encoding import Options
+from sim.knorri.compiled import batch, playout
+
+
+def test_a_knorri_batch_plays_one_compiled_form_whatever_form_its_policies_come_in():
+    table = np.zeros((3, 4), dtype=np.int8)  # logged, so every call takes the general playout
+    read_only_table = table.copy()
+    read_only_table.flags.writeable = False
+    # a policy per seat for one hand is a broadcast view (read-only); for several hands, a fresh table
+    for hands, policies in ((1, [0, 1, 0, 1]), (3, [0, 1, 0, 1]), (3, "greedy"), (3, table), (3, read_only_table)):
+        batch.play_batch(4, np.arange(hands, dtype=np.uint64), policies=policies, workers=1, log_actions=True)
+    assert len(playout.play_chunk.signatures) == 1
+
+
+def test_a_knockout_whist_lineup_plays_one_compiled_form_with_and_without_an_mcts_seat():
+    flags = Options().flags()
+    for seating in (["greedy", "random", "tracker", "random"], ["mcts:iters=5", "greedy", "random", "tracker"]):
+        knockout_whist_lineup.play_lineups(4, flags, np.array([7], dtype=np.uint64), [seating],
+                                           knockout_whist_lineup.int_rows(1))
+    assert len(knockout_whist_lineup._play_games.signatures) == 1
+
+
+def test_the_binomial_table_is_read_only_as_kernels_see_it():
+    assert not BINOMIAL.flags.writeable
