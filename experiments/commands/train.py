@@ -55,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a checkpoint every N hands instead (their places then depend on the seed alone)")
     parser.add_argument("--eval-deals", type=int, default=200, metavar="D",
                         help="duplicate deals of each evaluation against greedy (default 200)")
+    parser.add_argument("--eval-others", metavar="SPEC", default="random",
+                        help="the agent at the seats an evaluation does not test (default random); a table where "
+                             "the tested seat decides more, e.g. greedy in Kort, whose random partners and "
+                             "opponents hide even mcts's edge")
     parser.add_argument("--teacher", metavar="SPEC",
                         help="imitate this agent's choices (e.g. mcts) instead of Deep Monte-Carlo self-play: the "
                              "teacher plays the deals at some seats, greedy, random and loginf at the others, and the "
@@ -113,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
                     "student_share": args.student_share}
     if opponents is not None:
         teaching["teacher_opponents" if args.teacher is not None else "opponents"] = opponents
-    method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, **teaching)
+    eval_others = str(resolve_spec(args.eval_others, args.game))  # a spec that makes no agent: one line, now
+    method = Method(args.game, seats, options, args.seed, eval_deals=args.eval_deals, eval_others=eval_others,
+                    **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
     training = train(out, method, limits, args.workers, args.scheduler, args.resume, command,

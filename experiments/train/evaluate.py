@@ -31,18 +31,16 @@ CONFIRM_STREAM = 0xC0F1_4A11
 """The stream of the deals that confirm a new best: never used to choose weights, so their score is unbiased."""
 
 
-def evaluation_others(game: str) -> str:
-    """The spec at the seats the duel does not test: ``random`` (every game has it), as the issue's first duel."""
-    return "random"
+EVAL_OTHERS = "random"
+"""The spec at the seats an evaluation does not test, unless the training says otherwise (every game has it)."""
 
 
 def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, options: Mapping[str, Any],
-             opponent: str = "greedy", stream: int = EVAL_STREAM) -> dict[str, Any]:
+             opponent: str = "greedy", stream: int = EVAL_STREAM, others: str = EVAL_OTHERS) -> dict[str, Any]:
     """The network in ``weights`` against ``opponent`` on ``deals`` fixed duplicate deals of ``stream``
-    (``EVAL_STREAM``, or ``CONFIRM_STREAM``'s other deals): the mean paired difference (points per row at the
-    tested seat), its 95% interval, the deals and the rows played."""
+    (``EVAL_STREAM``, or ``CONFIRM_STREAM``'s other deals), ``others`` at the untested seats: the mean paired
+    difference (points per row at the tested seat), its 95% interval, the deals and the rows played."""
     teams = games.adapter(game).seat_teams(n_seats)
-    others = evaluation_others(game)
     n_others = sum(1 for team in teams if team != teams[0])
     design = duel_design((f"learned:weights={weights}", opponent, *([others] * n_others)), teams)
     deal_seeds = derive_seeds(np.full(deals, derive_seed(seed, stream), dtype=np.uint64),

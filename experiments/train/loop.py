@@ -55,6 +55,7 @@ class Method:
     epsilon: float = 0.05
     opponents: dict[str, float] = field(default_factory=lambda: dict(SELF_PLAY_OPPONENTS))
     eval_deals: int = 200
+    eval_others: str = "random"  # the spec at the seats an evaluation does not test
     shard_hands: int = 64
     teacher: str | None = None  # imitate this agent's choices (``imitation``) instead of regressing on returns
     teacher_opponents: dict[str, float] = field(default_factory=lambda: dict(TEACHER_OPPONENTS))

@@ -55,7 +55,7 @@ def train(out: Path, method: Method, limits: Limits, workers: int = 1, scheduler
 
         def judge(weights: str, confirm: bool = False) -> dict[str, Any]:
             return evaluation.evaluate(method.game, method.seats[0], weights, method.seed, method.eval_deals,
-                                       method.options,
+                                       method.options, others=method.eval_others,
                                        stream=evaluation.CONFIRM_STREAM if confirm else evaluation.EVAL_STREAM)
 
         bar = tqdm(total=limits.hands, initial=counters.hands, unit="hand", disable=not progress, smoothing=0.1,

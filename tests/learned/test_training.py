@@ -155,6 +155,7 @@ def test_the_report_of_a_training_draws_its_learning_curve_and_writes_its_model_
     (["--hands", "8", "--teacher", "greedy", "--opponents", "zzz=0.2"], "'zzz' is not one of Knorri's agents"),
     (["--hands", "8", "--opponents", "greedy=1.5"], "each agent once, with a chance from 0 to 1"),
     (["--hands", "8", "--opponents", "greedy=0.6,random=0.6"], "the chances add up to 1.2, more than 1"),
+    (["--hands", "8", "--eval-others", "zzz"], "unknown agent 'zzz'"),
 ])
 def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys, arguments, message):
     assert main(["train", "--out", str(tmp_path / "t"), *arguments]) == 2
@@ -173,6 +174,16 @@ def test_opponents_set_the_table_the_network_learns_at(tmp_path, capsys, teacher
     assert method["teacher_opponents" if teacher else "opponents"] == {"greedy": 0.75}
     assert main(["report", str(out)]) == 0
     assert "greedy 75%" in (out / "report" / "report.md").read_text()
+
+
+def test_eval_others_sets_the_untested_seats_of_every_evaluation(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "t"
+    assert main(["train", "--hands", "4", "--eval-others", "greedy", "--eval-deals", "2", "--no-progress",
+                 "--out", str(out)]) == 0
+    evaluations = [json.loads(line) for line in (out / "evaluations.jsonl").read_text().splitlines()]
+    assert evaluations and {row["others"] for row in evaluations} == {"greedy"}
 
 
 def test_a_folder_of_another_training_or_nothing_to_resume_is_refused(tmp_path, capsys):
