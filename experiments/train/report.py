@@ -115,7 +115,8 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
                   "wall) |"]
     versions = ", ".join(f"{name} {version}" for name, version in settings.get("versions", {}).items())
     lines += [f"| library versions | {versions} |",
-              f"| weights | `{weights.name}`, sha256 `{network.sha256()}` |"]
+              f"| weights | `{weights.name}`: the file's sha256 `{file_sha256(weights)}` (what `sha256sum` prints); "
+              f"its arrays' `{network.sha256()}` (`load(path).sha256()`: the same weights saved again match it) |"]
     if best is not None:
         lines += [f"| these weights | the evaluation at {best['hands']:,} hands, "
                   f"{best['cpu_seconds'] / 60:.1f} CPU minutes |"]
@@ -133,6 +134,13 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
     lines += [f"| {row['hands']:,} | {row['cpu_seconds'] / 60:.1f} | {row['deals']} | {row['others']} | "
               f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |" for row in evaluations]
     return "\n".join(lines) + "\n"
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def opponent_words(opponents: Mapping[str, float]) -> str:

@@ -56,3 +56,15 @@ def test_weights_for_another_game_or_tensor_are_refused_in_one_line(tmp_path):
         load(tmp_path / "junk.npz")
     with pytest.raises(WeightsError, match="does not exist"):
         load(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize("game", ["knorri", "knockout-whist", "kort"])
+def test_a_shipped_model_card_gives_its_weights_file_and_array_digests(game):
+    import hashlib
+
+    from agents.learned.agent import shipped_weights
+
+    weights = shipped_weights(game)
+    card = weights.with_suffix(".md").read_text()
+    assert f"the file's sha256 `{hashlib.sha256(weights.read_bytes()).hexdigest()}`" in card
+    assert f"its arrays' `{load(weights).sha256()}`" in card
