@@ -157,10 +157,12 @@ def test_a_first_run_says_it_compiles_and_a_second_does_not(tmp_path):
                        "takes longer on a loaded one\n", ""]
 
 
-# A command's process: the listener on, then two kernels compiled (not cached) and one more call of the first.
+# A command's process: the listener on, then two kernels compiled (not cached) and one more call of the first;
+# the notice is due after DELAY seconds of compiling in all (no wait here).
 LISTENED = """
 from numba import njit
 from experiments import compile_notice
+compile_notice.DELAY = 0.0
 compile_notice.listen()
 first = njit(lambda x: x + 1)
 second = njit(lambda x: x * 2)
@@ -177,6 +179,13 @@ def test_a_command_that_compiles_says_so_once_on_stderr_or_not_again_after_its_o
                                   "compile_notice.say('the run said its own')\ncompile_notice.listen()")
     quiet = subprocess.run([sys.executable, "-c", said_first], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert quiet.stderr.strip() == "the run said its own"  # a command's own notice is not repeated
+
+
+def test_a_command_whose_compiling_is_over_in_a_moment_says_nothing():
+    moment = LISTENED.replace("compile_notice.DELAY = 0.0", "compile_notice.DELAY = 60.0")
+    done = subprocess.run([sys.executable, "-c", moment], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["2", "4", "4"], done.stderr
+    assert "compiling" not in done.stderr
 
 
 def _cold_route(cached: bool, monkeypatch, **raw) -> str:
