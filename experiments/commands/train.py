@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agents.base import known_agents, resolve_spec
 from experiments.errors import UsageError
-from experiments.train.tables import SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS, chances_text
+from experiments.train.tables import EVAL_OTHERS, SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS, chances_text
 from sim import games
 from sim.contract import check_seats, plural
 from sim.errors import GameInputError
@@ -55,9 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a checkpoint every N hands instead (their places then depend on the seed alone)")
     parser.add_argument("--eval-deals", type=int, default=200, metavar="D",
                         help="duplicate deals of each evaluation against greedy (default 200)")
-    parser.add_argument("--eval-others", metavar="SPEC", default="random",
-                        help="the agent at the seats an evaluation does not test (default random); a table where "
-                             "the tested seat decides more, e.g. greedy in Kort, whose random partners and "
+    parser.add_argument("--eval-others", metavar="SPEC", default=EVAL_OTHERS,
+                        help=f"the agent at the seats an evaluation does not test (default {EVAL_OTHERS}); a table "
+                             "where the tested seat decides more, e.g. greedy in Kort, whose random partners and "
                              "opponents hide even mcts's edge")
     parser.add_argument("--teacher", metavar="SPEC",
                         help="imitate this agent's choices (e.g. mcts) instead of Deep Monte-Carlo self-play: the "

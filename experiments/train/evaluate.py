@@ -22,6 +22,7 @@ from experiments.duel.play import deal_differences
 from experiments.duel.sprt import interval
 from experiments.runner.plan import duel_design
 from experiments.runner.routes import play_matches
+from experiments.train.tables import EVAL_OTHERS
 from sim import games
 from sim.rng import derive_seed, derive_seeds
 
@@ -29,10 +30,6 @@ EVAL_STREAM = 0x5EED_E7A1
 """The stream the evaluation deals' seeds are drawn from (apart from the training's own)."""
 CONFIRM_STREAM = 0xC0F1_4A11
 """The stream of the deals that confirm a new best: never used to choose weights, so their score is unbiased."""
-
-
-EVAL_OTHERS = "random"
-"""The spec at the seats an evaluation does not test, unless the training says otherwise (every game has it)."""
 
 
 def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, options: Mapping[str, Any],

@@ -25,7 +25,7 @@ import numpy as np
 from agents.learned.network import LAYERS, QNetwork, random_network
 from experiments.errors import UsageError
 from experiments.train import imitation, selfplay
-from experiments.train.tables import SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS
+from experiments.train.tables import EVAL_OTHERS, SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS
 from sim import games
 from sim.rng import derive_seed, derive_seeds
 
@@ -55,7 +55,7 @@ class Method:
     epsilon: float = 0.05
     opponents: dict[str, float] = field(default_factory=lambda: dict(SELF_PLAY_OPPONENTS))
     eval_deals: int = 200
-    eval_others: str = "random"  # the spec at the seats an evaluation does not test
+    eval_others: str = EVAL_OTHERS  # the spec at the seats an evaluation does not test
     shard_hands: int = 64
     teacher: str | None = None  # imitate this agent's choices (``imitation``) instead of regressing on returns
     teacher_opponents: dict[str, float] = field(default_factory=lambda: dict(TEACHER_OPPONENTS))
