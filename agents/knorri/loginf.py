@@ -6,8 +6,9 @@ the action that leaves it the best score (ties go to greedy's choice). In phase 
 and it takes what greedy takes. Why a look-ahead rather than a fixed rule is in docs/internals.md,
 ``agents.knorri.loginf``.
 
-Through ``knorri-sim run`` a lineup of built-in specs plays in compiled code (``agents.knorri.lineup``): the same
-look-ahead (``agents.knorri.search.lookahead_choice``) from the same streams, so the rows are this agent's.
+The look-ahead is one compiled call a decision (``agents.knorri.playout``'s ``best_action``: the Python loop
+``best_by_playouts`` states it), and a lineup of built-in specs through ``knorri-sim run`` plays the same
+compiled look-ahead (``agents.knorri.search.lookahead_choice``) from the same streams, so the rows are this agent's.
 """
 
 from __future__ import annotations
@@ -51,15 +52,7 @@ class LogInfAgent:
         default = greedy_action(observation.phase, own, observation.top_card, observation.opening, legal)
         if observation.phase == 1 or len(legal) == 1:
             return default
-        position = self.tracker.position()
-        best_action, best_score = default, None
-        for action in [default] + [a for a in legal if a != default]:
-            child = position.clone()
-            child.apply(action)
-            score = self._playout.evaluate(child)[self.seat]
-            if best_score is None or score > best_score:
-                best_action, best_score = action, score
-        return best_action
+        return self._playout.best_action(self.tracker.position())
 
 
 register("loginf", game=GAME)(LogInfAgent)

@@ -1,8 +1,8 @@
 """Playouts: finish a full-information Knorri position with a simple policy and read the scores.
 
-Search agents (``loginf``'s look-ahead, ``mcts``'s leaf values) only need
-``evaluate(hand) -> scores``. A playout finishes the hand under its own cut-off
-options (``hand.cap``, ``hand.repeat``: the table's, as the tracker rebuilt it).
+Search agents need ``evaluate(hand) -> scores`` (``mcts``'s leaf values) or ``best_action(hand)``
+(``loginf``'s look-ahead: the action whose playout scores best for the seat to move). A playout finishes
+the hand under its own cut-off options (``hand.cap``, ``hand.repeat``: the table's, as the tracker rebuilt it).
 Two evaluators offer it:
 
 - ``PythonPlayout`` clones the reference hand and plays it out in Python;
@@ -15,7 +15,10 @@ told otherwise (the Python one is the readable statement it is tested against).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
+
+import numpy as np
 
 from agents.knorri.greedy import greedy_action
 from sim.knorri.reference import KnorriHand
@@ -29,6 +32,9 @@ class Playout(Protocol):
 
     def evaluate(self, hand: KnorriHand) -> list[float]:
         """Play ``hand`` (not changed) out and return every seat's final score."""
+
+    def best_action(self, hand: KnorriHand) -> int:
+        """The legal action whose playout scores best for the seat to move (greedy's choice first, keeping ties)."""
 
 
 def _check_policy(policy: str) -> str:
@@ -49,6 +55,25 @@ class PythonPlayout:
         game = hand.clone()
         finish_in_place(game, self.policy, self._stream)
         return [float(s) for s in game.scores]
+
+    def best_action(self, hand: KnorriHand) -> int:
+        """Each legal action played out in turn, greedy's choice first; the first with the best score wins."""
+        return best_by_playouts(self.evaluate, hand)
+
+
+def best_by_playouts(evaluate: Callable[[KnorriHand], list[float]], hand: KnorriHand) -> int:
+    """The legal action whose playout (``evaluate`` of the hand after it) scores best for the seat to move,
+    greedy's choice tried first and kept on ties: ``loginf``'s look-ahead."""
+    seat, legal = hand.to_move, hand.legal_actions()
+    default = greedy_action(hand.phase, hand.hands[seat], hand.top_card, hand.opening, legal)
+    best_action, best_score = default, None
+    for action in [default] + [a for a in legal if a != default]:
+        child = hand.clone()
+        child.apply(action)
+        score = evaluate(child)[seat]
+        if best_score is None or score > best_score:
+            best_action, best_score = action, score
+    return best_action
 
 
 def finish_in_place(game: KnorriHand, policy: str, stream: SplitMix64) -> None:
@@ -79,7 +104,7 @@ class CompiledPlayout:
         self.policy = _check_policy(policy)
         self._search = compiled_search
         self._rows = position_rows
-        self._scratch = compiled_search.Scratch()
+        self._scratch, self._aside = compiled_search.Scratch(), compiled_search.Scratch()
         self._policy_id = compiled_search.POLICY_IDS[policy]
         self._stream = SplitMix64(seed)
         self._python = PythonPlayout(policy, seed)
@@ -89,6 +114,18 @@ class CompiledPlayout:
         if hand.phase == 1 or hand.done:
             return self._python.evaluate(hand)
         return self._search.play_out(self._rows(hand), self._policy_id, self._stream.next(), self._scratch)
+
+    def best_action(self, hand: KnorriHand) -> int:
+        """``best_by_playouts`` in one compiled call from a phase-2 position (``search.lookahead_action``): the
+        same candidates in the same order, a ``random`` playout's seed drawn from this playout's stream as
+        ``evaluate`` draws it."""
+        if hand.phase == 1 or hand.done:
+            return best_by_playouts(self.evaluate, hand)
+        streams = np.array([self._stream.state], dtype=np.uint64)
+        action = self._search.lookahead_action(self._rows(hand), self._scratch, self._aside, self._policy_id,
+                                               streams)
+        self._stream.state = int(streams[0])
+        return action
 
 
 def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool = True) -> Playout:

@@ -202,16 +202,17 @@ def lookahead_choice(position, legal, n_legal, preferred, aside, policy, streams
 
 
 @njit(**config.KERNEL)
-def lookahead_from_root(root, work, aside):
-    """``loginf``'s choice at the ``root`` position (``PositionRows``), as the ``loginf`` opponent model makes it in
-    the tree."""
+def lookahead_from_root(root, work, aside, policy, streams):
+    """``loginf``'s choice at the ``root`` position (``PositionRows``), its candidates played out with ``policy``
+    (a ``random`` playout's seed drawn from ``streams[0]``): the ``loginf`` agent's decision, and (greedy) the
+    ``loginf`` opponent model's in the tree."""
     position, legal = work.position, work.legal
     copy_position(root, position)
     n_legal = legal_actions(position.cards, position.ints, legal)
     preferred = policy_action(GREEDY, to_move(position.ints), legal, n_legal, position.cards, position.ints,
                               position.rng)
-    return lookahead_choice(position, legal, n_legal, preferred, aside, GREEDY, position.rng, ONE_SLOT, position.rng,
-                            np.zeros(1 + work.values.shape[0]))
+    return lookahead_choice(position, legal, n_legal, preferred, aside, policy, streams, ONE_SLOT,
+                            np.zeros(1, dtype=np.uint64), np.zeros(1 + work.values.shape[0]))
 
 
 @njit(**config.KERNEL)
@@ -469,9 +470,13 @@ def play_out(rows: PositionRows, policy: int, seed: int, scratch: Scratch) -> li
     return [float(points) for points in scores(scratch.position.ints)]
 
 
-def lookahead_action(rows: PositionRows, scratch: Scratch, lookahead: Scratch) -> int:
-    """The ``loginf`` opponent model's choice at a phase-2 position (compiled ``loginf``)."""
-    return int(lookahead_from_root(rows, scratch.fit(rows).workspace(), lookahead.fit(rows).workspace()))
+def lookahead_action(rows: PositionRows, scratch: Scratch, lookahead: Scratch, policy: int = GREEDY,
+                     streams: np.ndarray | None = None) -> int:
+    """``loginf``'s choice at a phase-2 position (compiled ``loginf``): the opponent model's, or with ``policy``
+    and the agent's one-slot ``streams`` (advanced in place by a ``random`` playout's draws) the agent's own."""
+    streams = np.zeros(1, dtype=np.uint64) if streams is None else streams
+    return int(lookahead_from_root(rows, scratch.fit(rows).workspace(), lookahead.fit(rows).workspace(),
+                                   np.int64(policy), streams))
 
 
 def sampled_stock_search(rows: PositionRows, choices: list[int], seat: int, n_samples: int,

@@ -8,7 +8,7 @@ import pytest
 
 from agents.base import AgentSpecError, make_agent
 from agents.knorri.loginf import LogInfAgent
-from agents.knorri.playout import CompiledPlayout, PythonPlayout, finish_in_place
+from agents.knorri.playout import CompiledPlayout, PythonPlayout, best_by_playouts, finish_in_place
 from agents.knorri.search import (
     POLICY_IDS,
     Scratch,
@@ -67,6 +67,21 @@ def test_compiled_and_python_greedy_playouts_give_the_same_scores():
     assert len(positions) > 200
     for position in positions:
         assert compiled.evaluate(position) == python.evaluate(position)
+
+
+def test_loginfs_look_ahead_in_one_compiled_call_picks_as_the_python_loop_does():
+    """``CompiledPlayout.best_action`` (one kernel call) equals ``best_by_playouts`` over the same playouts: with
+    greedy playouts the Python playouts' pick, and with random ones the compiled playouts' pick from the same
+    stream, which both leave at the same point."""
+    positions = [p for n in (3, 4, 6) for p in _positions(n, range(20, 26), phase=2, every=4)]
+    assert len(positions) > 100
+    python, compiled = PythonPlayout("greedy"), CompiledPlayout("greedy")
+    for position in positions:
+        assert compiled.best_action(position) == python.best_action(position)
+    one_call, loop = CompiledPlayout("random", seed=5), CompiledPlayout("random", seed=5)
+    for position in positions:
+        assert one_call.best_action(position) == best_by_playouts(loop.evaluate, position)
+        assert one_call._stream.state == loop._stream.state
 
 
 def test_first_pass_of_the_tree_is_loginfs_look_ahead():
