@@ -125,6 +125,7 @@ class MCTSAgent:
             candidates=[search_rules.OPPONENT_MODELS[name] for name in self.candidates], log_prior=self.log_prior,
             eps=eps, auto_pick=pick == "auto", version=version)  # what the compiled decision reads; a lineup too
         self._belief: Belief | None = None
+        self._deal: tuple[tuple, PositionRows] | None = None  # the deal's key and rows, once phase 2 has begun
         self._spec_seed = spec_seed
         self.seat, self.n_seats = 0, 3
         self.tracker = KnorriTracker(3)
@@ -143,7 +144,7 @@ class MCTSAgent:
         """Start a new hand at ``seat``: a fresh tracker and, given a hand seed, fresh random streams."""
         self.seat, self.n_seats = seat, n_seats
         self.tracker = KnorriTracker(n_seats)
-        self._belief = None
+        self._belief, self._deal = None, None
         if seed is not None:
             self._reseed(derive_seed(seed, self._spec_seed))
 
@@ -176,10 +177,13 @@ class MCTSAgent:
         if self._belief is None or len(self.tracker.decisions) < self._belief.seen:
             self._belief = Belief(self.n_seats, self.seat, self.candidates, self.log_prior, self.eps)
         deal = None
-        if self.tracker.phase == 2:
+        if self.tracker.phase == 2:  # the deal is whole and fixed from here to the hand's end: encoded once
             t = self.tracker
-            deal = position_rows(KnorriHand(self.n_seats, t.deal_table + t.turned_order, t.first_seat, cap=t.cap,
-                                            repeat=t.repeat))
+            key = (t.deal_table + t.turned_order, t.first_seat, t.cap, t.repeat)
+            if self._deal is None or self._deal[0] != key:
+                self._deal = key, position_rows(KnorriHand(self.n_seats, key[0], t.first_seat, cap=t.cap,
+                                                           repeat=t.repeat))
+            deal = self._deal[1]
         self._belief.observe(deal, self.tracker.decisions)
         return self._belief.loglik
 
