@@ -27,7 +27,6 @@ from agents.knorri.decision import mcts_choice, search_work
 from agents.knorri.lineup_seats import (
     BUILT_IN,
     LOGINF,
-    MASK64,
     CompiledSeat,
     compiled_seat,
     learns_models,
@@ -45,11 +44,8 @@ from sim.knorri.compiled import (
     GREEDY,
     LOG_FIELDS,
     RANDOM,
-    PositionRows,
     apply_action,
     continue_past_cutoff,
-    copy_position,
-    cut_off_rules,
     deal_hand,
     held,
     is_cut_off,
@@ -60,7 +56,6 @@ from sim.knorri.compiled import (
     next_u64,
     phase_of,
     policy_action,
-    seat_count,
     to_move,
 )
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS
@@ -248,32 +243,6 @@ def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
         ints_out[h, i] = ints[i]
     for s in range(n_seats):
         held_out[h, s] = held(cards, s)
-
-
-@njit(**config.KERNEL)
-def _decide_once(plan, position, streams, capacity):
-    """The choice of ``plan``'s one agent (hand 0, seat 0) at ``position``, with scratch made for it."""
-    work = search_work(position, seat_count(position.ints), capacity)
-    return _decide(seat_agent(plan, 0, 0), position, streams, work)
-
-
-def decide_at(rows: PositionRows, spec: str, stream_seed: int) -> int:
-    """The compiled agent's choice at one position (``compiled.position_rows``), its stream seeded ``stream_seed``.
-
-    ``stream_seed`` is what the Python agent's stream starts from after ``reset`` (for ``mcts``,
-    ``derive_seed(agent seed, spec seed)``). For tests that hold a compiled decision against the
-    Python agent's, and against another deal that looks the same to the seat. An ``mcts`` with a
-    posterior decides here on its prior alone, as it does in phase 1 (no earlier decisions are given).
-    """
-    plan = compiled_seat(spec)
-    if plan is None:
-        raise ValueError(f"{spec!r} has no compiled agent")
-    position = new_position(*cut_off_rules(rows.ints))
-    copy_position(rows, position)
-    streams = np.zeros(seat_count(position.ints), dtype=np.uint64)
-    streams[to_move(position.ints)] = stream_seed & MASK64
-    return int(_decide_once(seat_plan(np.zeros(1, dtype=np.uint64), [[plan]], 1), position, streams,
-                            search_rules.tree_capacity(plan.search.largest_budget())))
 
 
 class KnorriLineups:
