@@ -8,6 +8,7 @@ weights' sha256; the same card goes beside shipped weights (``write_model_card``
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -138,8 +139,6 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
 
 def file_sha256(path: Path) -> str:
     """The sha256 of a file's bytes."""
-    import hashlib
-
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
