@@ -30,7 +30,7 @@ def test_a_knockout_whist_lineup_plays_one_compiled_form_with_and_without_an_mct
     for seating in (["greedy", "random", "tracker", "random"], ["mcts:iters=5", "greedy", "random", "tracker"]):
         knockout_whist_lineup.play_lineups(4, flags, np.array([7], dtype=np.uint64), [seating],
                                            knockout_whist_lineup.int_rows(1))
-    assert len(knockout_whist_lineup._play_games.signatures) == 1
+    assert len(knockout_whist_lineup._play_chunk.signatures) == 1
 
 
 def test_the_binomial_table_is_read_only_as_kernels_see_it():

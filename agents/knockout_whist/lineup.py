@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.deal_sampling import BINOMIAL
@@ -81,7 +81,7 @@ CARD_EXCHANGE = 1 << FLAG_OPTIONS.index("card_exchange")
 
 class Games(NamedTuple):
     """What the kernel plays: the table's options, a seed and a lineup of agent ids (``AgentTable``) per game, and
-    the mcts seats' table of hand values. (Flat, as a ``prange`` loop cannot take a record holding a record.)"""
+    the mcts seats' table of hand values."""
 
     n_seats: int
     flags: int  # the options as ``Options.flags()``
@@ -123,11 +123,12 @@ def int_rows(games: int) -> np.ndarray:
     return np.zeros((games, new_position().ints.shape[0]), dtype=np.int64)
 
 
-def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence[Sequence[str]], rows: np.ndarray,
-                 n_chunks: int = 1) -> None:
+def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence[Sequence[str]],
+                 rows: np.ndarray) -> None:
     """Play game g from ``seeds[g]`` with ``seatings[g]`` (a spec per seat) to its end; its final ints row into
-    ``rows[g]`` (``int_rows``). ``flags`` are the options as ``Options.flags()``; the games are cut into
-    ``n_chunks`` chunks played in parallel (a game's result never depends on it)."""
+    ``rows[g]`` (``int_rows``). ``flags`` are the options as ``Options.flags()``. One thread plays them all: the
+    runner's workers are processes, and a ``prange`` wrapper would cost its compile (a whole relink and
+    optimisation of the kernel) on every first run for nothing."""
     agents: dict[CompiledAgent, int] = {}
     lineups = np.zeros((len(seeds), n_seats), dtype=np.int64)
     for g, seating in enumerate(seatings):
@@ -139,20 +140,13 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
     table = agent_table(list(agents))
     values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else _NO_VALUES
     games = Games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, values)
-    _play_games(games, table, 1 + int(table.iters.max(initial=0)), max(1, min(n_chunks, len(seeds))), rows)
+    _play_chunk(games, table, 1 + int(table.iters.max(initial=0)), np.int64(0), np.int64(len(seeds)), rows)
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-@njit(**config.PARALLEL_KERNEL)
-def _play_games(games, agents, capacity, n_chunks, rows):
-    total = games.seeds.shape[0]
-    for chunk in prange(n_chunks):
-        _play_chunk(games, agents, capacity, chunk * total // n_chunks, (chunk + 1) * total // n_chunks, rows)
-
-
 @njit(**config.KERNEL)
 def _play_chunk(games, agents, capacity, start, stop, rows):
-    """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for the chunk."""
+    """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for them all."""
     cards, _, deck, rng = new_position()
     trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
     streams = np.zeros(MAX_SEATS, dtype=np.uint64)
