@@ -265,7 +265,7 @@ class KnockoutWhistLineups:
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log
     # The lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
-    CODE: dict[str, float] = {"agents.knockout_whist.lineup": 38.0}
+    CODE: dict[str, float] = {"agents.knockout_whist.lineup": 26.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec plays inside the kernel (``is_compiled_lineup``)."""
