@@ -25,12 +25,15 @@ def test_a_knorri_batch_plays_one_compiled_form_whatever_form_its_policies_come_
     assert len(playout.play_chunk.signatures) == 1
 
 
-def test_a_knockout_whist_lineup_plays_one_compiled_form_with_and_without_an_mcts_seat():
+def test_a_knockout_whist_lineup_compiles_one_form_with_an_mcts_seat_and_one_without_the_search():
     flags = Options().flags()
-    for seating in (["greedy", "random", "tracker", "random"], ["mcts:iters=5", "greedy", "random", "tracker"]):
+    seatings = (["greedy", "random", "tracker", "random"], ["mcts:iters=5", "greedy", "random", "tracker"],
+                ["tracker", "mcts:iters=7", "random", "greedy"], ["random", "greedy", "greedy", "tracker"])
+    for seating in seatings:
         knockout_whist_lineup.play_lineups(4, flags, np.array([7], dtype=np.uint64), [seating],
                                            knockout_whist_lineup.int_rows(1))
-    assert len(knockout_whist_lineup._play_chunk.signatures) == 1
+    values_types = sorted(str(signature[2]) for signature in knockout_whist_lineup._play_chunk.signatures)
+    assert len(values_types) == 2 and "none" in values_types
 
 
 def test_the_binomial_table_is_read_only_as_kernels_see_it():

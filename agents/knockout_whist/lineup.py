@@ -32,7 +32,7 @@ from agents.knockout_whist.compiled_tracker import (
     void_suits,
 )
 from agents.knockout_whist.greedy import GreedyAgent
-from agents.knockout_whist.hand_values import SHAPE, hand_values
+from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
 from agents.knockout_whist.search import new_scratch, search
 from agents.knockout_whist.tracker import TrackerAgent
@@ -68,8 +68,6 @@ from sim.knockout_whist.compiled import (
 from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, RAINBOW_HAND, Options, Status
 from sim.rng import MASK64
 
-_NO_VALUES = config.read_only(np.zeros(SHAPE))  # the hand-values argument of a lineup with no mcts seat
-
 GAME = "knockout-whist"
 RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)
 """How a seat plays inside the kernel."""
@@ -80,14 +78,12 @@ CARD_EXCHANGE = 1 << FLAG_OPTIONS.index("card_exchange")
 
 
 class Games(NamedTuple):
-    """What the kernel plays: the table's options, a seed and a lineup of agent ids (``AgentTable``) per game, and
-    the mcts seats' table of hand values."""
+    """What the kernel plays: the table's options, and a seed and a lineup of agent ids (``AgentTable``) per game."""
 
     n_seats: int
     flags: int  # the options as ``Options.flags()``
     seeds: np.ndarray  # uint64[G]
     lineups: np.ndarray  # int64[G, n_seats]: agent ids (``agents.lineup.AgentTable``)
-    hand_values: np.ndarray  # ``hand_values.hand_values``' table
 
 
 def compiled_agent(spec: str) -> CompiledAgent | None:
@@ -138,20 +134,28 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
                 raise ValueError(f"agent spec {spec!r} does not play inside the compiled engine")
             lineups[g, seat] = agents.setdefault(agent, len(agents))
     table = agent_table(list(agents))
-    values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else _NO_VALUES
-    games = Games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups, values)
-    _play_chunk(games, table, 1 + int(table.iters.max(initial=0)), np.int64(0), np.int64(len(seeds)), rows)
+    values = hand_values(n_seats, flags) if (table.kind == MCTS_SEAT).any() else None
+    games = Games(n_seats, flags, np.asarray(seeds, dtype=np.uint64), lineups)
+    _play_chunk(games, table, values, 1 + int(table.iters.max(initial=0)), np.int64(0), np.int64(len(seeds)), rows)
 
 
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
-def _play_chunk(games, agents, capacity, start, stop, rows):
-    """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for them all."""
+def _play_chunk(games, agents, values, capacity, start, stop, rows):
+    """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for them all.
+
+    ``values`` is the mcts seats' table of hand values (``hand_values.hand_values``), or None when no seat
+    searches: numba then drops every ``values is None`` branch it cannot take before it compiles, so a lineup
+    without ``mcts`` never compiles the search.
+    """
     cards, _, deck, rng = new_position()
     trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
     streams = np.zeros(MAX_SEATS, dtype=np.uint64)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    work = new_search_work(capacity)
+    if values is None:
+        work = None
+    else:
+        work = new_search_work(capacity)
     for g in range(start, stop):
         ints = rows[g]
         new_game(cards, ints, deck, rng, games.n_seats, games.flags, games.seeds[g])
@@ -173,11 +177,11 @@ def _play_chunk(games, agents, capacity, start, stop, rows):
                 action = policy_choice(GREEDY, cards, ints, rng)
             elif kind == TRACKER_SEAT:
                 action = tracker_choice(trackers[seat], cards, ints, rng, legal)
-            elif legal_actions(cards, ints, legal) == 1:
-                action = legal[0]
+            elif legal_actions(cards, ints, legal) == 1 or values is None:
+                action = legal[0]  # with no values no seat searches, so this is a seat with one choice
             else:
-                action = mcts_choice(trackers[seat], cards, ints, seat_search(agents, agent, seat, games.hand_values),
-                                     streams, work)
+                action = mcts_choice(trackers[seat], cards, ints, seat_search(agents, agent, seat, values), streams,
+                                     work)
             for s in range(games.n_seats):
                 if (tracked >> s) & 1:
                     observe(trackers[s], ints, action)

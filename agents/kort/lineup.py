@@ -126,8 +126,8 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
     known, counts = new_trackers()
     seats = SeatStates(known, counts, np.zeros(NUM_SEATS, dtype=np.uint64), new_view(),
                        np.zeros(NUM_ACTIONS, dtype=np.int64))
-    _play(matches, table, match_win_chance(options.target_wins), ints_out, rounds_out, new_position(), seats,
-          search_work(int(table.iters.max())))
+    work = search_work(int(table.iters.max())) if (table.kind == MCTS).any() else None
+    _play(matches, table, match_win_chance(options.target_wins), ints_out, rounds_out, new_position(), seats, work)
     return ints_out, rounds_out
 
 
@@ -142,7 +142,11 @@ def search_work(iters: int) -> SearchWork:
 @njit(**config.KERNEL)
 def _play(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work):
     """Every match of ``play_lineups`` in turn, with one set of working arrays (``scratch_match``'s ints unused:
-    match g plays in ``ints_out[g]``)."""
+    match g plays in ``ints_out[g]``).
+
+    ``work`` is the search's arrays (``search_work``), or None when no seat searches: numba then drops the
+    ``work is None`` branch it cannot take before it compiles, so a lineup without ``mcts`` never compiles the
+    search."""
     known, counts, streams, view, legal = seats
     tracks = np.zeros(NUM_SEATS, dtype=np.bool_)
     for g in range(matches.seeds.shape[0]):
@@ -172,6 +176,8 @@ def _play(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seat
                                                kind == GREEDY)
                     elif kind == TRACKER:
                         action = tracker_choice(known[seat], counts[seat], cards, ints, view, legal, n_legal)
+                    elif work is None:
+                        action = legal[0]  # never taken: with no search arrays no seat searches
                     else:
                         settings = seat_search(agents, agent, seat, win_chance)
                         action = search_decision(cards, ints, settings, known[seat], counts[seat], streams, view, work)

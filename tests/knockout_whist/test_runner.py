@@ -159,7 +159,8 @@ def compiled_calls(monkeypatch):
 ])
 def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_engines_rows(
         seats, options, tmp_path, compiled_calls):
-    run = config(seats=seats, agents=["random"], hands=90, chunk_hands=25, options=options)
+    # engine "compiled": "auto" would play a first, uncached run on the reference engine (its rows are the same)
+    run = config(seats=seats, agents=["random"], hands=90, chunk_hands=25, options=options, engine="compiled")
     run_experiment(run, tmp_path / "compiled")
     assert sum(compiled_calls) == 90
     assert routes.choose_route(adapter, GAME, [["random"] * seats], False) == routes.ENGINE
@@ -171,9 +172,10 @@ def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_e
 
 
 def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_same_rows(tmp_path, compiled_calls):
-    run = config(seats=3, agents=["random"], hands=40, chunk_hands=10, options={"card_exchange": True})
+    run = config(seats=3, agents=["random"], hands=40, chunk_hands=10, options={"card_exchange": True},
+                 engine="compiled")
     run_experiment(run, tmp_path / "compiled")
-    run_experiment(dataclasses.replace(run, log_actions=True), tmp_path / "logged")
+    run_experiment(dataclasses.replace(run, log_actions=True, engine="auto"), tmp_path / "logged")
     assert sum(compiled_calls) == 40  # the logged run played no compiled batch: the playouts keep no log
     compiled, logged = (read_hands(tmp_path / name).drop(columns="run_id") for name in ("compiled", "logged"))
     pd.testing.assert_frame_equal(compiled, logged)  # the run id says whether actions were logged

@@ -210,7 +210,8 @@ def compiled_calls(monkeypatch):
 @pytest.mark.parametrize("options", [{}, {"target_wins": 3, "first_holder": 3}])
 def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_engines_rows(
         options, tmp_path, compiled_calls):
-    run = config(agents=["random"], matches=150, chunk_hands=40, options=options)
+    # engine "compiled": "auto" would play a first, uncached run on the reference engine (its rows are the same)
+    run = config(agents=["random"], matches=150, chunk_hands=40, options=options, engine="compiled")
     run_experiment(run, tmp_path / "compiled")
     assert sum(compiled_calls) == 150 and routes.choose_route(adapter, GAME, [["random"] * 4], False) == routes.ENGINE
     run_experiment(dataclasses.replace(run, engine="reference"), tmp_path / "reference")
@@ -223,9 +224,9 @@ def test_a_random_lineup_plays_on_the_compiled_engine_and_writes_the_reference_e
 
 
 def test_an_action_log_plays_random_lineups_on_the_reference_engine_with_the_same_rows(tmp_path, compiled_calls):
-    run = config(agents=["random"], matches=30, chunk_hands=10)
+    run = config(agents=["random"], matches=30, chunk_hands=10, engine="compiled")
     run_experiment(run, tmp_path / "compiled")
-    run_experiment(dataclasses.replace(run, log_actions=True), tmp_path / "logged")
+    run_experiment(dataclasses.replace(run, log_actions=True, engine="auto"), tmp_path / "logged")
     assert sum(compiled_calls) == 30  # the logged run played no compiled batch: the playouts keep no log
     for table in ("hands", "rounds"):
         compiled, logged = (read(tmp_path / name, table).drop(columns="run_id") for name in ("compiled", "logged"))
