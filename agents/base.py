@@ -168,7 +168,8 @@ class LineupPlayer(Protocol):
         """Whether it plays a seating (a spec per seat): every spec a built-in agent with a compiled twin."""
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
-        """The modules of compiled code it runs for ``specs``, each with its measured compile seconds."""
+        """The compiled code it runs for ``specs``, each a module (or ``module:kernel``, for a module whose entry
+        points compile apart) with its measured compile seconds."""
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:

@@ -340,14 +340,22 @@ def current_folders(folder: CacheFolder, root: Path = SOURCE_ROOT) -> list[Path]
 
 
 def kernels_cached(module_names: Iterable[str]) -> bool:
-    """Whether every named module has compiled code in the cache (any of its kernels has an index file).
+    """Whether every named module (``module``) or kernel (``module:kernel``) has compiled code in the cache (an
+    index file).
 
     A module counts as compiled once any of its own kernels is cached (or, for a module whose kernels are all
     built elsewhere, any of those): kernels are compiled together with the
     ones they call, and an entry point a run never calls stays uncached for good. A module without cached
-    kernels (or with caching off) will be compiled by the first call into it.
+    kernels (or with caching off) will be compiled by the first call into it. A module with entry points that
+    compile apart (a lineup with a search and one without) names the one it means.
     """
     for name in module_names:
+        module, _, kernel = name.partition(":")
+        if kernel:
+            index = _index_path(getattr(import_module(module), kernel))
+            if index is None or not index.exists():
+                return False
+            continue
         kernels = [value for value in vars(import_module(name)).values() if _index_path(value) is not None]
         own = [k for k in kernels if getattr(k.py_func, "__module__", None) == name]  # not imported ones
         if not any(_index_path(kernel).exists() for kernel in own or kernels):  # type: ignore[union-attr]

@@ -35,9 +35,19 @@ def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agent
     kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
     assert lineup_code(kort) == {"sim.kort.compiled.playout": 7.5}
     assert list(lineup_code(build_config({"game": "kort", "seats": 4, "agents": ["tracker"], "matches": 4}))) == [
-        "agents.kort.lineup"]
+        "agents.kort.lineup:_play_plain"]
     assert list(lineup_code(build_config({"game": "knockout-whist", "seats": 4, "agents": ["greedy"],
-                                          "hands": 4}))) == ["agents.knockout_whist.lineup"]
+                                          "hands": 4}))) == ["agents.knockout_whist.lineup:_play_plain"]
+
+
+def test_a_knockout_whist_or_kort_lineup_compiles_the_search_only_with_an_mcts_seat():
+    for game, size in (("knockout-whist", "hands"), ("kort", "matches")):
+        plain = build_config({"game": game, "seats": 4, "agents": ["tracker", "greedy"] * 2, size: 4})
+        searching = build_config({"game": game, "seats": 4, "agents": ["tracker", "mcts:iters=10"] * 2, size: 4})
+        module = f"agents.{game.replace('-', '_')}.lineup"
+        assert list(lineup_code(plain)) == [f"{module}:_play_plain"]
+        assert list(lineup_code(searching)) == [f"{module}:_play_searching"]
+        assert lineup_code(plain)[f"{module}:_play_plain"] < lineup_code(searching)[f"{module}:_play_searching"]
 
 
 def test_the_notice_gives_the_measured_seconds_and_nothing_cached_means_nothing_said(monkeypatch):

@@ -11,6 +11,7 @@ import numpy as np
 
 from agents.deal_sampling import BINOMIAL
 from agents.knockout_whist import lineup as knockout_whist_lineup
+from agents.kort import lineup as kort_lineup
 from sim.knockout_whist.encoding import Options
 from sim.knorri.compiled import batch, playout
 
@@ -25,16 +26,25 @@ def test_a_knorri_batch_plays_one_compiled_form_whatever_form_its_policies_come_
     assert len(playout.play_chunk.signatures) == 1
 
 
-def test_a_knockout_whist_lineup_compiles_one_form_with_an_mcts_seat_and_one_without_the_search():
+def test_a_knockout_whist_lineup_compiles_once_with_an_mcts_seat_and_once_without_the_search():
     flags = Options().flags()
     seatings = (["greedy", "random", "tracker", "random"], ["mcts:iters=5", "greedy", "random", "tracker"],
                 ["tracker", "mcts:iters=7", "random", "greedy"], ["random", "greedy", "greedy", "tracker"])
     for seating in seatings:
         knockout_whist_lineup.play_lineups(4, flags, np.array([7], dtype=np.uint64), [seating],
                                            knockout_whist_lineup.int_rows(1))
-    values_types = sorted(str(signature[2]) for signature in knockout_whist_lineup._play_chunk.signatures)
-    assert len(values_types) == 2 and "none" in values_types
+    assert len(knockout_whist_lineup._play_searching.signatures) == 1
+    assert len(knockout_whist_lineup._play_plain.signatures) == 1
 
 
 def test_the_binomial_table_is_read_only_as_kernels_see_it():
     assert not BINOMIAL.flags.writeable
+
+
+def test_a_kort_lineup_compiles_once_with_an_mcts_seat_and_once_without_the_search():
+    seatings = (["greedy", "tracker", "random", "greedy"], ["mcts:iters=5", "greedy", "tracker", "random"],
+                ["tracker", "mcts:iters=7", "greedy", "greedy"], ["random", "random", "greedy", "tracker"])
+    for seating in seatings:
+        kort_lineup.play_lineups({"target_wins": 1}, np.array([7], dtype=np.uint64), [seating])
+    assert len(kort_lineup._play_searching.signatures) == 1
+    assert len(kort_lineup._play_plain.signatures) == 1
