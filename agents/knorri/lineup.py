@@ -27,6 +27,7 @@ from agents.knorri.decision import mcts_choice, search_work
 from agents.knorri.lineup_seats import (
     BUILT_IN,
     LOGINF,
+    MCTS,
     CompiledSeat,
     compiled_seat,
     learns_models,
@@ -90,10 +91,10 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
     deals = LineupDeals(np.int64(n_seats), seeds, np.asarray(first_seats, dtype=np.int64), np.int64(cap),
                         np.int64(repeat), np.int64(-1 if continue_cap is None else continue_cap))
+    play = play_lineup_hands if (plan.kinds == MCTS).any() else play_plain_hands
     start, rows = 0, 0
     while start < total:
-        start, rows = play_lineup_hands(deals, plan, LineupOutputs(ints, held_out, log), position, start, rows,
-                                        capacity)
+        start, rows = play(deals, plan, LineupOutputs(ints, held_out, log), position, start, rows, capacity)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
     continued = None if continue_cap is None else LineupRows(ints[1], held_out[1], None)
@@ -106,8 +107,9 @@ def _log_room(hands: int) -> int:
 
 # ----- kernels --------------------------------------------------------------------------------------
 @njit(**config.PASTED_KERNEL)
-def _decide(agent, position, streams, work):
-    """The action of the seat to move, by its ``agent`` (a ``SeatAgent``).
+def _decide(agent, position, streams, work, searching):
+    """The action of the seat to move, by its ``agent`` (a ``SeatAgent``); ``searching`` is None in a lineup
+    without ``mcts``, whose kernel then holds no search.
 
     ``streams[seat]`` is each seat's agent stream; ``work`` is ``decision.search_work``'s scratch, whose
     ``known`` carries a greedy playout's values from one decision to the next (cleared here
@@ -127,6 +129,8 @@ def _decide(agent, position, streams, work):
     if kind == LOGINF:
         return lookahead_choice(position, legal, n_legal, preferred, work.first, agent.rollout, streams, seat,
                                 search_rng, known)
+    if searching is None:
+        return preferred  # never taken: a lineup without mcts has no seat of another kind
     search_rng[0] = next_u64(streams, seat)
     action = mcts_choice(agent.search, position, legal, n_legal, preferred, work.loglik[seat], work)
     if action != preferred:
@@ -181,15 +185,37 @@ class LineupOutputs(NamedTuple):
     log: np.ndarray
 
 
+def kernel_to_compile(specs: Sequence[str]) -> str:
+    """The lineup kernel a lineup of ``specs`` runs (``module:kernel``): with an ``mcts`` seat the one holding the
+    search, else the one without it."""
+    searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
+    return f"{__name__}:{'play_lineup_hands' if searching else 'play_plain_hands'}"
+
+
 @njit(**config.KERNEL)
 def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
+    """``_play_hands`` for a lineup with ``mcts`` seats."""
+    return _play_hands(deals, plan, out, position, start, log_rows, capacity, True)
+
+
+@njit(**config.KERNEL)
+def play_plain_hands(deals, plan, out, position, start, log_rows, capacity):
+    """``_play_hands`` for a lineup without ``mcts``: the search and the opponent models are left out."""
+    return _play_hands(deals, plan, out, position, start, log_rows, capacity, None)
+
+
+@njit(**config.PASTED_KERNEL)
+def _play_hands(deals, plan, out, position, start, log_rows, capacity, searching):
     """Play hands ``start`` on to the end with each seat's agent (``plan``, a ``SeatPlan``); return (hands done,
     log rows used).
 
     ``position`` is the hand's working position (``new_position(cap, repeat)``'s); the searches' positions are
     made like it, and their trees hold up to ``capacity`` nodes. With a log that fills up, it stops before the
     hand that does not fit. With a ``continue_cap`` of 0 or more, a hand the rules cut off plays on past the cut
-    (``continue_past_cutoff``), each seat keeping its memory.
+    (``continue_past_cutoff``), each seat keeping its memory. ``searching`` is None in a lineup without ``mcts``:
+    numba then drops the search and the opponent models before typing them. Two entry points rather than one
+    kernel with two signatures, so that whether each form is compiled can be read from the cache
+    (``kernel_to_compile``).
     """
     n_seats, seeds, first_seats = deals.n_seats, deals.seeds, deals.first_seats
     continue_cap, ints_out, held_out, log = deals.continue_cap, out.ints, out.held, out.log
@@ -219,8 +245,8 @@ def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
                 continued = True
                 continue
             seat = to_move(ints)
-            action = _decide(seat_agent(plan, h, seat), position, seat_streams, work)
-            if observed:
+            action = _decide(seat_agent(plan, h, seat), position, seat_streams, work, searching)
+            if searching is not None and observed:
                 _score_choice(plan, h, seat, action, position, work)
             if logging:
                 if log_rows + step >= log.shape[0]:
@@ -252,16 +278,17 @@ class KnorriLineups:
 
     names = BUILT_IN
     logs_actions = True
-    # The lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
-    CODE: dict[str, float] = {"agents.knorri.lineup": 23.0}
+    # Each lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
+    CODE: dict[str, float] = {"play_lineup_hands": 42.0, "play_plain_hands": 26.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec has a compiled seat (``compiled_seat``)."""
         return all(compiled_seat(spec) is not None for spec in specs)
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
-        """The lineup kernel's module, with its measured compile seconds."""
-        return dict(self.CODE)
+        """The lineup kernel ``specs`` run (``kernel_to_compile``), with its measured compile seconds."""
+        kernel = kernel_to_compile(specs)
+        return {kernel: self.CODE[kernel.rpartition(":")[2]]}
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any],
