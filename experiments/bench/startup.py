@@ -28,6 +28,8 @@ from typing import Any
 
 COMMANDS: dict[str, list[str]] = {
     "run (default)": ["run"],
+    "run --game knockout-whist": ["run", "--game", "knockout-whist"],
+    "run --game kort": ["run", "--game", "kort"],
     "run --agents random": ["run", "--agents", "random"],
     "run --agents random --engine compiled": ["run", "--agents", "random", "--engine", "compiled"],
     "play": ["play", "--seats", "4", "--seed", "5", "--agents", "random;greedy;loginf;mcts"],
