@@ -9,7 +9,7 @@ and, where a table's seats are known, one spec fills every seat.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -140,3 +140,15 @@ def seat_search(agents: AgentTable, agent: int, seat: int, values: np.ndarray) -
     Python agent would build."""
     return SearchSettings(seat, agents.iters[agent], agents.c[agent], agents.policy[agent], agents.horizon[agent],
                           values)
+
+
+SEARCHING_KERNEL, PLAIN_KERNEL = "_play_searching", "_play_plain"
+"""Each game's two lineup entry kernels: one for a lineup with an ``mcts`` seat, one compiled without the search
+(the search's arrays passed as ``None``, so numba drops it before typing it)."""
+
+
+def lineup_kernel_code(module: str, code: Mapping[str, float], searching: bool) -> dict[str, float]:
+    """The lineup kernel a lineup runs, as ``module:kernel`` with its compile seconds from ``code`` (by kernel
+    name): two entry points rather than one kernel with two signatures, so that the cache says which is compiled."""
+    kernel = SEARCHING_KERNEL if searching else PLAIN_KERNEL
+    return {f"{module}:{kernel}": code[kernel]}

@@ -36,7 +36,7 @@ from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
 from agents.knockout_whist.search import new_scratch, search
 from agents.knockout_whist.tracker import TrackerAgent
-from agents.lineup import CompiledAgent, agent_table, compiled_twin, seat_search
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
 from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action, new_tree
 from sim import config
 from sim.contract import ChunkColumns
@@ -142,12 +142,6 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
         _play_plain(games, table, np.int64(0), np.int64(len(seeds)), rows)
 
 
-def kernel_to_compile(specs: Sequence[str]) -> str:
-    """The lineup kernel a lineup of ``specs`` runs (``module:kernel``): with an ``mcts`` seat the one holding the
-    search, else the one without it."""
-    searching = any(getattr(compiled_agent(spec), "kind", None) == MCTS_SEAT for spec in specs)
-    return f"{__name__}:{'_play_searching' if searching else '_play_plain'}"
-
 
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
@@ -168,8 +162,7 @@ def _play_games(games, agents, values, capacity, start, stop, rows):
     """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for them all.
 
     ``values`` is None when no seat searches: numba then drops every ``values is None`` branch it cannot take
-    before it compiles, so ``_play_plain`` holds no search. Two entry points rather than one kernel with two
-    signatures, so that whether each form is compiled can be read from the cache (``kernel_to_compile``).
+    before it compiles, so ``_play_plain`` holds no search (``agents.lineup.lineup_kernel_code``).
     """
     cards, _, deck, rng = new_position()
     trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
@@ -299,9 +292,9 @@ class KnockoutWhistLineups:
         return is_compiled_lineup(specs)
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
-        """The lineup kernel ``specs`` run (``kernel_to_compile``), with its measured compile seconds."""
-        kernel = kernel_to_compile(specs)
-        return {kernel: self.CODE[kernel.rpartition(":")[2]]}
+        """The lineup kernel ``specs`` run (``agents.lineup.lineup_kernel_code``), with its measured compile seconds."""
+        searching = any(getattr(compiled_agent(spec), "kind", None) == MCTS_SEAT for spec in specs)
+        return lineup_kernel_code(__name__, self.CODE, searching)
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:

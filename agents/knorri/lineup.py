@@ -38,6 +38,7 @@ from agents.knorri.lineup_seats import (
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import add_choice_evidence
 from agents.knorri.search import ONE_SLOT, lookahead_choice
+from agents.lineup import lineup_kernel_code
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knorri.adapter import check_continuation, check_options, lineup_columns
@@ -91,7 +92,7 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
     deals = LineupDeals(np.int64(n_seats), seeds, np.asarray(first_seats, dtype=np.int64), np.int64(cap),
                         np.int64(repeat), np.int64(-1 if continue_cap is None else continue_cap))
-    play = play_lineup_hands if (plan.kinds == MCTS).any() else play_plain_hands
+    play = _play_searching if (plan.kinds == MCTS).any() else _play_plain
     start, rows = 0, 0
     while start < total:
         start, rows = play(deals, plan, LineupOutputs(ints, held_out, log), position, start, rows, capacity)
@@ -185,21 +186,14 @@ class LineupOutputs(NamedTuple):
     log: np.ndarray
 
 
-def kernel_to_compile(specs: Sequence[str]) -> str:
-    """The lineup kernel a lineup of ``specs`` runs (``module:kernel``): with an ``mcts`` seat the one holding the
-    search, else the one without it."""
-    searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
-    return f"{__name__}:{'play_lineup_hands' if searching else 'play_plain_hands'}"
-
-
 @njit(**config.KERNEL)
-def play_lineup_hands(deals, plan, out, position, start, log_rows, capacity):
+def _play_searching(deals, plan, out, position, start, log_rows, capacity):
     """``_play_hands`` for a lineup with ``mcts`` seats."""
     return _play_hands(deals, plan, out, position, start, log_rows, capacity, True)
 
 
 @njit(**config.KERNEL)
-def play_plain_hands(deals, plan, out, position, start, log_rows, capacity):
+def _play_plain(deals, plan, out, position, start, log_rows, capacity):
     """``_play_hands`` for a lineup without ``mcts``: the search and the opponent models are left out."""
     return _play_hands(deals, plan, out, position, start, log_rows, capacity, None)
 
@@ -213,9 +207,7 @@ def _play_hands(deals, plan, out, position, start, log_rows, capacity, searching
     made like it, and their trees hold up to ``capacity`` nodes. With a log that fills up, it stops before the
     hand that does not fit. With a ``continue_cap`` of 0 or more, a hand the rules cut off plays on past the cut
     (``continue_past_cutoff``), each seat keeping its memory. ``searching`` is None in a lineup without ``mcts``:
-    numba then drops the search and the opponent models before typing them. Two entry points rather than one
-    kernel with two signatures, so that whether each form is compiled can be read from the cache
-    (``kernel_to_compile``).
+    numba then drops the search and the opponent models before typing them (``agents.lineup.lineup_kernel_code``).
     """
     n_seats, seeds, first_seats = deals.n_seats, deals.seeds, deals.first_seats
     continue_cap, ints_out, held_out, log = deals.continue_cap, out.ints, out.held, out.log
@@ -279,16 +271,16 @@ class KnorriLineups:
     names = BUILT_IN
     logs_actions = True
     # Each lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
-    CODE: dict[str, float] = {"play_lineup_hands": 42.0, "play_plain_hands": 26.0}
+    CODE: dict[str, float] = {"_play_searching": 42.0, "_play_plain": 26.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec has a compiled seat (``compiled_seat``)."""
         return all(compiled_seat(spec) is not None for spec in specs)
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
-        """The lineup kernel ``specs`` run (``kernel_to_compile``), with its measured compile seconds."""
-        kernel = kernel_to_compile(specs)
-        return {kernel: self.CODE[kernel.rpartition(":")[2]]}
+        """The lineup kernel ``specs`` run (``agents.lineup.lineup_kernel_code``), with its measured compile seconds."""
+        searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
+        return lineup_kernel_code(__name__, self.CODE, searching)
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any],

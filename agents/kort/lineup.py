@@ -28,7 +28,7 @@ from agents.kort.playout import new_view, table_view
 from agents.kort.sampler import draw_hands
 from agents.kort.search import Tree, search
 from agents.kort.values import match_win_chance
-from agents.lineup import CompiledAgent, agent_table, compiled_twin, seat_search
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
 from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action
 from sim import config
 from sim.contract import ChunkColumns
@@ -142,13 +142,6 @@ def search_work(iters: int) -> SearchWork:
     return SearchWork(new_position(), tree.rows, tree.scratch, np.zeros(1, dtype=np.uint64))
 
 
-def kernel_to_compile(specs: Sequence[str]) -> str:
-    """The lineup kernel a lineup of ``specs`` runs (``module:kernel``): with an ``mcts`` seat the one holding the
-    search, else the one without it."""
-    searching = any(getattr(compiled_agent(spec), "kind", None) == MCTS for spec in specs)
-    return f"{__name__}:{'_play_searching' if searching else '_play_plain'}"
-
-
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
 def _play_plain(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats):
@@ -168,8 +161,7 @@ def _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_mat
     match g plays in ``ints_out[g]``).
 
     ``work`` is None when no seat searches: numba then drops the ``work is None`` branch it cannot take before it
-    compiles, so ``_play_plain`` holds no search. Two entry points rather than one kernel with two signatures, so
-    that whether each form is compiled can be read from the cache (``kernel_to_compile``).
+    compiles, so ``_play_plain`` holds no search (``agents.lineup.lineup_kernel_code``).
     """
     known, counts, streams, view, legal = seats
     tracks = np.zeros(NUM_SEATS, dtype=np.bool_)
@@ -248,9 +240,9 @@ class KortLineups:
         return all(compiled_agent(spec) is not None for spec in specs)
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
-        """The lineup kernel ``specs`` run (``kernel_to_compile``), with its measured compile seconds."""
-        kernel = kernel_to_compile(specs)
-        return {kernel: self.CODE[kernel.rpartition(":")[2]]}
+        """The lineup kernel ``specs`` run (``agents.lineup.lineup_kernel_code``), with its measured compile seconds."""
+        searching = any(getattr(compiled_agent(spec), "kind", None) == MCTS for spec in specs)
+        return lineup_kernel_code(__name__, self.CODE, searching)
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
