@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim import config
 from sim.cards import SUIT_MASK
 from sim.knockout_whist.compiled import (
@@ -55,6 +56,17 @@ TRACKER_SIZE = T_SHOWN + MAX_SEATS
 FULL = np.uint64((1 << 52) - 1)
 SUITS = np.array(SUIT_MASK, dtype=np.uint64)
 PLAY, DOG = int(Phase.PLAY), int(Status.DOG)
+
+
+def row_of(tracker: KnockoutWhistTracker) -> np.ndarray:
+    """The row the compiled tracker would hold for ``tracker``'s seat, read from the Python tracker: how a Python
+    agent hands what its seat has deduced to a compiled search (``decision.start_search``)."""
+    row = np.zeros(TRACKER_SIZE, dtype=np.uint64)
+    row[T_HAND], row[T_TURNED], row[T_PLAYED] = tracker.hand_no, tracker.turned, tracker.played
+    row[T_DOGS] = sum(1 << s for s in tracker.dogs)
+    row[T_VOIDS:T_VOIDS + tracker.n_seats] = tracker.voids
+    row[T_SHOWN:T_SHOWN + tracker.n_seats] = tracker.shown
+    return row
 
 
 def new_tracker(n_seats: int = MAX_SEATS) -> np.ndarray:

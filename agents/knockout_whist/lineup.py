@@ -19,25 +19,18 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
-from agents.deal_sampling import BINOMIAL
-from agents.knockout_whist import sampler
 from agents.knockout_whist.compiled_tracker import (
-    T_SHOWN,
     TRACKER_SIZE,
-    catch_up,
     forget,
     observe,
-    seen_by,
     tracker_choice,
-    void_suits,
 )
+from agents.knockout_whist.decision import mcts_choice, new_search_work
 from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
-from agents.knockout_whist.search import new_scratch, search
 from agents.knockout_whist.tracker import TrackerAgent
 from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
-from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action, new_tree
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knockout_whist.adapter import lineup_columns
@@ -48,33 +41,20 @@ from sim.knockout_whist.compiled import (
     RANDOM,
     agent_seed,
     apply_action,
-    card_count,
     derive_seed1,
-    exchanged,
-    hand_number,
     is_over,
     legal_actions,
     new_game,
     new_position,
-    next_u64,
-    option_flags,
     policy_choice,
-    popcount,
-    seat_count,
-    seat_status,
-    seat_view,
     to_move,
 )
-from sim.knockout_whist.encoding import FLAG_OPTIONS, MAX_SEATS, RAINBOW_HAND, Options, Status
+from sim.knockout_whist.encoding import MAX_SEATS, Options
 from sim.rng import MASK64
 
 GAME = "knockout-whist"
 RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)
 """How a seat plays inside the kernel."""
-FULL = np.uint64((1 << 52) - 1)
-IN = int(Status.IN)
-RAINBOW_ONLY = 1 << FLAG_OPTIONS.index("rainbow")
-CARD_EXCHANGE = 1 << FLAG_OPTIONS.index("card_exchange")
 
 
 class Games(NamedTuple):
@@ -202,79 +182,6 @@ def _play_games(games, agents, values, capacity, start, stop, rows):
                 if (tracked >> s) & 1:
                     observe(trackers[s], ints, action)
             apply_action(cards, ints, deck, rng, action)
-
-
-@njit(**config.KERNEL)
-def new_search_work(capacity):
-    """One search's arrays (``SearchWork``): the root position, a tree of ``capacity`` nodes, the scratch its
-    iterations step, and its stream."""
-    return SearchWork(new_position(), new_tree(capacity), new_scratch(), np.zeros(1, dtype=np.uint64))
-
-
-@njit(**config.KERNEL)
-def mcts_choice(tracker, cards, ints, settings, streams, work):
-    """``mcts``'s action for ``settings.seat`` (to move, with a choice), from its tracker row and what it sees.
-
-    As ``MCTSAgent.search``: the search's seed is the next draw of ``streams[seat]``; the hidden cards
-    are laid out from the tracker, one stand-in deal drawn, the root built from what the seat sees,
-    ``settings.iterations`` iterations run, and the most visited root action returned (ties: the lower id).
-    """
-    seat, scratch, search_rng = settings.seat, work.scratch, work.search_rng
-    catch_up(tracker, ints)
-    search_rng[STREAM] = next_u64(streams, seat)
-    tables = _hidden_cards(tracker, cards, ints, seat)
-    sampler.draw_deal(tables, search_rng, STREAM, scratch.hands, scratch.rest)
-    seat_view(cards, ints, seat, scratch.hands, scratch.rest, work.root)
-    clear_tree(work.tree)
-    search(work.root, tables, settings, work.tree, scratch, search_rng)
-    return most_visited_action(work.tree)
-
-
-@njit(**config.KERNEL)
-def _hidden_cards(tracker, cards, ints, seat):
-    """``DealSampler.tables`` for ``seat``, from its tracker and what it sees (``sampler.HiddenCards``)."""
-    n = seat_count(ints)
-    pool = FULL & ~seen_by(tracker, cards, seat)
-    counts = np.zeros(n, dtype=np.int64)
-    voids = np.zeros(n, dtype=np.int64)
-    thrown_by_others = 0
-    for s in range(n):
-        if s != seat:
-            counts[s] = card_count(cards, s)
-            voids[s] = void_suits(tracker, s)
-            thrown_by_others += max(exchanged(ints, s), 0)
-    stock_left = popcount(pool) - counts.sum() - thrown_by_others
-    by_suit = np.zeros((4, 13), dtype=np.int64)
-    suit_size = np.zeros(4, dtype=np.int64)
-    seats = np.zeros(MAX_SEATS, dtype=np.int64)
-    seat_counts = np.zeros(MAX_SEATS, dtype=np.int64)
-    allowed_suits = np.zeros(MAX_SEATS, dtype=np.int64)
-    holders, constrained = sampler.lay_out_pool(pool, counts, voids, by_suit, suit_size, seats, seat_counts,
-                                                allowed_suits)
-    shown_suits = np.full(MAX_SEATS, -1, dtype=np.int64)
-    shown_counts = np.zeros(MAX_SEATS, dtype=np.int64)
-    flags = option_flags(ints)
-    if flags & RAINBOW_ONLY and not flags & CARD_EXCHANGE and hand_number(ints) == RAINBOW_HAND:
-        for s in range(n):
-            if s != seat and seat_status(ints, s) == IN:
-                shown = tracker[T_SHOWN + s]
-                shown_suits[s] = suits_held(shown)
-                shown_counts[s] = popcount(shown)
-    seats, seat_counts, allowed_suits = seats[:holders], seat_counts[:holders], allowed_suits[:holders]
-    table, radix = sampler.completion_counts(suit_size, seat_counts, allowed_suits, constrained, BINOMIAL)
-    return sampler.DealTables(by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table,
-                              radix, np.int64(stock_left), shown_suits, shown_counts, BINOMIAL)
-
-
-@njit(**config.INLINED_KERNEL)
-def suits_held(card_set):
-    """Bit per suit of which ``card_set`` holds a card."""
-    suits = 0
-    for suit in range(4):
-        if (card_set >> np.uint64(13 * suit)) & np.uint64(0x1FFF):
-            suits |= 1 << suit
-    return suits
-
 
 
 class KnockoutWhistLineups:

@@ -1,25 +1,25 @@
 """Deals of the cards one Knockout Whist seat cannot see, drawn uniformly among those consistent with what it knows.
 
-``HiddenCards`` reads what a seat knows from its tracker and observation: the *pool* of cards it has not seen, each
-seat's card count and the suits it showed it lacks. ``DealSampler`` draws every other seat's hand and the stock's
-order, **uniformly over the deals consistent with that knowledge** (the other seats' policies are not modelled),
-exactly rather than by rejection; ``draw_deal`` is the compiled draw a compiled search calls. What a seat knows,
-the ``rainbow`` option's check and how the exact draw works are in docs/internals.md,
-``agents.knockout_whist.sampler``.
+What a seat knows is the *pool* of cards it has not seen, each seat's card count and the suits it showed it lacks:
+``decision.hidden_cards`` reads it from the seat's tracker row into the ``DealTables`` a deal is drawn from
+(``deal_tables``), and ``HiddenCards`` states it readably (for a test, or a hand-made case). ``DealSampler``
+draws every other seat's hand and the stock's order, **uniformly over the deals consistent with that
+knowledge** (the other seats' policies are not modelled), exactly rather than by rejection; ``draw_deal`` is the
+compiled draw a compiled search calls. What a seat knows, the ``rainbow`` option's check and how the exact draw
+works are in docs/internals.md, ``agents.knockout_whist.sampler``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from agents.deal_sampling import BINOMIAL, suit_splits
-from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim import config
-from sim.cards import FULL_DECK, SUIT_MASK, CardSet, popcount, to_set
+from sim.cards import SUIT_MASK, CardSet, popcount, to_set
 from sim.knockout_whist.compiled import (
     below,
     lowest_card,
@@ -27,7 +27,7 @@ from sim.knockout_whist.compiled import (
     take_within_suits,
     uniform_float,
 )
-from sim.knockout_whist.encoding import MAX_SEATS, RAINBOW_HAND, Status
+from sim.knockout_whist.encoding import MAX_SEATS
 
 ALL_SUITS = 0b1111
 RAINBOW_TRIES = 10_000  # redraws before a deal breaking the rainbow rule is kept (never seen on a reachable position)
@@ -54,24 +54,16 @@ class HiddenCards:
     rainbow_shown: tuple[CardSet | None, ...]
 
     @classmethod
-    def from_tracker(cls, tracker: KnockoutWhistTracker, observation: Any) -> HiddenCards:
-        """Read the hidden cards from a tracker already updated with ``observation`` (the seat's own)."""
-        seat, n = observation.seat, observation.n_seats
-        seen = tracker.played | tracker.turned | to_set(observation.hand) | to_set(observation.thrown)
-        pool = FULL_DECK & ~seen
-        counts = tuple(0 if s == seat else observation.card_counts[s] for s in range(n))
-        voids = tuple(sum(1 << suit for suit in range(4) if tracker.voids[s] & SUIT_MASK[suit]) if s != seat else 0
-                      for s in range(n))
-        thrown_by_others = sum(count or 0 for s, count in enumerate(observation.exchanged) if s != seat)
-        stock_left = popcount(pool) - sum(counts) - thrown_by_others
-        options = observation.options
-        shown: list[CardSet | None] = [None] * n
-        if options["rainbow"] and not options["card_exchange"] and observation.hand_no == RAINBOW_HAND:
-            for s in range(n):
-                if s != seat and observation.status[s] == Status.IN:
-                    shown[s] = to_set(e["card"] for e in observation.log
-                                      if e["kind"] == "play" and e["hand"] == RAINBOW_HAND and e["seat"] == s)
-        return cls(seat, pool, counts, voids, stock_left, tuple(shown))
+    def from_tables(cls, tables: DealTables, seat: int, n_seats: int) -> HiddenCards:
+        """What the ``DealTables`` a compiled search draws from say ``seat`` knows (``decision.hidden_cards``)."""
+        pool = 0
+        for suit in range(4):
+            pool |= to_set(int(card) for card in tables.by_suit[suit, :tables.suit_size[suit]])
+        counts, voids = [0] * n_seats, [0] * n_seats
+        for s, count, allowed in zip(tables.seats, tables.seat_counts, tables.allowed_suits, strict=True):
+            counts[s], voids[s] = int(count), ALL_SUITS & ~int(allowed)
+        shown = tuple(int(tables.shown[s]) if int(tables.checked) >> s & 1 else None for s in range(n_seats))
+        return cls(seat, pool, tuple(counts), tuple(voids), int(tables.stock_left), shown)
 
     def allowed(self, seat: int) -> CardSet:
         """The pool cards ``seat`` may hold."""
@@ -98,7 +90,7 @@ def _is_rainbow(cards: CardSet) -> bool:
 
 class DealTables(NamedTuple):
     """What ``draw_deal`` draws a deal from: the pool laid out by suit (``lay_out_pool``), the hidden seats' counts
-    and allowed suits, their table of completion counts, and the rainbow check (``DealSampler.tables``)."""
+    and allowed suits, their table of completion counts, and the rainbow check (``deal_tables`` builds them)."""
 
     by_suit: np.ndarray  # int64[4, 13]: the pool's cards of each suit, ascending
     suit_size: np.ndarray  # int64[4]: how many of each suit
@@ -109,33 +101,30 @@ class DealTables(NamedTuple):
     table: np.ndarray  # float64: ``completion_counts``' table
     radix: np.ndarray  # int64[4]: its mixed radix
     stock_left: np.int64  # the stock's cards still to draw
-    shown_suits: np.ndarray  # int64[MAX_SEATS]: per seat to check for a rainbow, the suits it played (-1: no check)
-    shown_counts: np.ndarray  # int64[MAX_SEATS]: how many cards it played
+    shown: np.ndarray  # uint64[MAX_SEATS]: the cards each seat played this hand
+    checked: np.int64  # bit per seat whose dealt hand must be no rainbow (``HiddenCards.rainbow_shown``)
     binomial: np.ndarray  # float64: ``agents.deal_sampling.BINOMIAL``
 
 
 class DealSampler:
     """Draws the other seats' hands and the stock's order uniformly among consistent deals (module docstring).
 
-    ``tables`` are the kernel inputs of ``draw_deal`` (built once; a compiled search passes them on).
+    ``tables`` are the kernel inputs of ``draw_deal`` (built once, as a compiled search builds its own).
     """
 
     def __init__(self, hidden: HiddenCards) -> None:
         self.hidden = hidden
-        layout = new_layout()
-        by_suit, suit_size, seats, seat_counts, allowed_suits, shown_suits, shown_counts = layout
-        holders, constrained = lay_out_pool(np.uint64(hidden.pool), np.array(hidden.counts, dtype=np.int64),
-                                            np.array(hidden.voids, dtype=np.int64), *layout[:5])
-        seats, seat_counts, allowed_suits = seats[:holders], seat_counts[:holders], allowed_suits[:holders]
-        for s, shown in enumerate(hidden.rainbow_shown):
-            if shown is not None:
-                shown_suits[s] = sum(1 << suit for suit in range(4) if shown & SUIT_MASK[suit])
-                shown_counts[s] = popcount(shown)
-        table, radix = completion_counts(suit_size, seat_counts, allowed_suits, constrained, BINOMIAL)
+        shown = np.zeros(MAX_SEATS, dtype=np.uint64)
+        checked = 0
+        for s, cards in enumerate(hidden.rainbow_shown):
+            if cards is not None:
+                shown[s], checked = cards, checked | 1 << s
+        self.tables = deal_tables(np.uint64(hidden.pool), np.array(hidden.counts, dtype=np.int64),
+                                  np.array(hidden.voids, dtype=np.int64), np.int64(hidden.stock_left), shown,
+                                  np.int64(checked), BINOMIAL)
+        table, suit_size, radix = self.tables.table, self.tables.suit_size, self.tables.radix
         if table[0, int(suit_size @ radix)] <= 0:
             raise ValueError("no deal of the hidden cards fits what the seat knows")
-        self.tables = DealTables(by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table,
-                                 radix, np.int64(hidden.stock_left), shown_suits, shown_counts, BINOMIAL)
 
     def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
         """One deal: every seat's hidden hand (the seat's own: 0) and the stock, top card first.
@@ -149,15 +138,24 @@ class DealSampler:
         return [int(h) for h in hands[:n]], rest[:self.hidden.stock_left].tolist()
 
 
-def new_layout() -> tuple[np.ndarray, ...]:
-    """Empty arrays for one decision's pool layout: ``by_suit, suit_size, seats, seat_counts, allowed_suits,
-    shown_suits, shown_counts`` (the rainbow check's ``shown_suits`` at -1: nothing to check)."""
-    return (np.zeros((4, 13), dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.int64),
-            np.zeros(MAX_SEATS, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.int64),
-            np.full(MAX_SEATS, -1, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.int64))
-
-
 # ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def deal_tables(pool, counts, voids, stock_left, shown, checked, binomial):
+    """The ``DealTables`` of a seat's hidden cards: ``pool`` (a card set) dealt to the seats by ``counts[s]``,
+    none of the suits in ``voids[s]`` (bit per suit), ``stock_left`` of the rest to the stock, and no rainbow
+    dealt to a seat in ``checked`` (bit per seat) given the cards it played, ``shown[s]``."""
+    by_suit = np.zeros((4, 13), dtype=np.int64)
+    suit_size = np.zeros(4, dtype=np.int64)
+    seats = np.zeros(MAX_SEATS, dtype=np.int64)
+    seat_counts = np.zeros(MAX_SEATS, dtype=np.int64)
+    allowed_suits = np.zeros(MAX_SEATS, dtype=np.int64)
+    holders, constrained = lay_out_pool(pool, counts, voids, by_suit, suit_size, seats, seat_counts, allowed_suits)
+    seats, seat_counts, allowed_suits = seats[:holders], seat_counts[:holders], allowed_suits[:holders]
+    table, radix = completion_counts(suit_size, seat_counts, allowed_suits, constrained, binomial)
+    return DealTables(by_suit, suit_size, seats, seat_counts, allowed_suits, np.int64(constrained), table, radix,
+                      np.int64(stock_left), shown, np.int64(checked), binomial)
+
+
 @njit(**config.KERNEL)
 def lay_out_pool(pool, counts, voids, by_suit, suit_size, seats, seat_counts, allowed_suits):
     """Lay the hidden cards out for ``completion_counts`` and ``draw_deal``; returns (holders, constrained seats).
@@ -273,24 +271,23 @@ def draw_deal(tables, rng, stream, hands, rest):
             hands[seats[i]] = hand
         for k in range(total - taken):
             rest[k] = rest[taken + k]
-        if _no_rainbow_dealt(hands, tables.shown_suits, tables.shown_counts, _SUIT_MASKS):
+        if _no_rainbow_dealt(hands, tables.shown, tables.checked, _SUIT_MASKS):
             return
 
 
 @njit(**config.INLINED_KERNEL)
-def _no_rainbow_dealt(hands, shown_suits, shown_counts, suit_masks):
+def _no_rainbow_dealt(hands, shown, checked, suit_masks):
     """Whether no checked seat's cards (its hand and those it played this hand) are one of each suit."""
-    for s in range(shown_suits.shape[0]):
-        if shown_suits[s] < 0:
+    for s in range(shown.shape[0]):
+        if not (checked >> s) & 1:
             continue
-        suits = shown_suits[s]
-        count = shown_counts[s]
-        hand = hands[s]
+        cards = hands[s] | shown[s]
+        suits, count = 0, 0
         for suit in range(4):
-            if hand & suit_masks[suit]:
+            if cards & suit_masks[suit]:
                 suits |= 1 << suit
-        while hand:
-            hand &= hand - np.uint64(1)
+        while cards:
+            cards &= cards - np.uint64(1)
             count += 1
         if count == 4 and suits == ALL_SUITS:
             return False

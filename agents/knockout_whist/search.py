@@ -71,11 +71,17 @@ def new_scratch() -> Scratch:
 
 
 class Tree(search_tree.TreeArrays):
-    """A search tree's rows and the scratch arrays its iterations step, reused decision after decision."""
+    """A search tree's rows, its root position and the scratch arrays its iterations step, reused decision after
+    decision."""
 
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
+        self.root = new_position()
         self.scratch = new_scratch()
+
+    def work(self, search_rng: np.ndarray) -> search_tree.SearchWork:
+        """These arrays as the ``SearchWork`` a compiled decision takes, drawing from ``search_rng``."""
+        return search_tree.SearchWork(self.root, self.rows, self.scratch, search_rng)
 
     def root_children(self) -> list[search_tree.RootChild]:
         """The root's children, in creation order."""

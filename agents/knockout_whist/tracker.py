@@ -28,9 +28,10 @@ class KnockoutWhistTracker(LogReader):
     """Follows one game from one seat's observations and keeps what every seat cannot hold.
 
     Attributes a caller may read (card sets are ints, bit ``id`` per card):
-    ``hand_no``, ``trumps``, ``played`` (cards played this hand), ``voids`` (per
-    seat, a set of the suits' cards it showed it lacks this hand), ``dogs`` (the
-    seats on their dog's life this hand).
+    ``hand_no``, ``trumps``, ``turned`` (hand 1's turned card, as a set), ``played``
+    (cards played this hand), ``voids`` (per seat, a set of the suits' cards it
+    showed it lacks this hand), ``shown`` (per seat, the cards it played this hand),
+    ``dogs`` (the seats on their dog's life this hand).
     """
 
     def __init__(self, n_seats: int, seat: int) -> None:
@@ -45,6 +46,7 @@ class KnockoutWhistTracker(LogReader):
         self.turned: CardSet = 0
         self.played: CardSet = 0
         self.voids: list[CardSet] = [0] * self.n_seats
+        self.shown: list[CardSet] = [0] * self.n_seats
         self.dogs = set(dogs)
         self._trick: list[tuple[int, int]] = []
         self._own: CardSet = 0
@@ -80,6 +82,7 @@ class KnockoutWhistTracker(LogReader):
         if led is not None and suit_of(card) != led and seat not in self.dogs:
             self.voids[seat] |= SUIT_MASK[led]
         self.played |= bit(card)
+        self.shown[seat] |= bit(card)
         self._trick.append((seat, card))
 
     # ----- the deductions -------------------------------------------------------------------

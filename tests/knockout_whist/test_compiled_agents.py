@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.knockout_whist import compiled_tracker, lineup
+from agents.knockout_whist import compiled_tracker, decision, lineup
 from agents.knockout_whist.hand_values import hand_values
+from agents.knockout_whist.mcts import MCTSAgent
 from agents.knockout_whist.tracker import KnockoutWhistTracker, tracker_action
 from agents.search_tree import SearchSettings
 from experiments.runner import routes
@@ -125,6 +126,7 @@ def test_the_compiled_tracker_deduces_what_the_python_tracker_deduces_and_choose
                 trackers[observer].update(game.observation(observer))
                 assert [int(compiled_tracker.possible(rows[observer], cards, observer, s)) for s in range(n)] == \
                     [trackers[observer].possible(s) for s in range(n)]
+                assert np.array_equal(compiled_tracker.row_of(trackers[observer]), rows[observer])
             seat = game.to_move
             expected = tracker_action(trackers[seat], game.observation(seat), game.legal_actions())
             assert compiled_tracker.tracker_choice(rows[seat], cards, ints, np.zeros(8, np.uint64), legal) == expected
@@ -171,7 +173,7 @@ def _shuffled_hidden(game: KnockoutWhistGame, seat: int, random: SplitMix64) -> 
 
 
 def test_compiled_mcts_decides_alike_whatever_hidden_cards_lie_behind_what_its_seat_has_seen():
-    work = lineup.new_search_work(41)
+    work = decision.new_search_work(41)
     checked = 0
     for seed in range(14):
         n = 2 + seed % 6
@@ -190,7 +192,39 @@ def test_compiled_mcts_decides_alike_whatever_hidden_cards_lie_behind_what_its_s
                     hands, stock = _shuffled_hidden(game, seat, random)
                     position = compiled.position_rows(game.observation(seat), hands, stock, random.next())[:2]
                 settings = SearchSettings(seat, 40, 0.7, compiled.GREEDY, seed % 2, values)
-                choices.append(lineup.mcts_choice(rows[seat].copy(), *position, settings, streams, work))
+                choices.append(decision.mcts_choice(rows[seat].copy(), *position, settings, streams, work))
             assert choices[0] in game.legal_actions() and len(set(choices)) == 1
             checked += 1
     assert checked > 150
+
+
+def test_the_python_mcts_and_the_lineup_seat_set_up_each_search_through_one_compiled_call_with_equal_inputs():
+    """One search: the agent's ``prepare`` and the lineup's ``mcts_choice`` both start through
+    ``decision.start_search``, and from the agent's observation it builds the root and the hidden cards' tables
+    the lineup builds from the engine's rows and its compiled tracker row."""
+    assert lineup.mcts_choice is decision.mcts_choice
+    assert "start_search" in decision.mcts_choice.py_func.__code__.co_names
+    assert "start_search" in MCTSAgent.prepare.__code__.co_names
+    work = decision.new_search_work(2)
+    checked = 0
+    for seed in range(12):
+        n = 2 + seed % 6
+        agents = [MCTSAgent(seed=seed, iters=1) for _ in range(n)]
+        for seat, agent in enumerate(agents):
+            agent.reset(seat, n, seed)
+        for game, cards, ints, rows in _played_alongside(seed, {"players": n, **OPTION_MIXES[seed % 4]}):
+            seat = game.to_move
+            agent, observation = agents[seat], game.observation(seat)
+            agent.tracker.update(observation)
+            agent._search_rng[0] = work.search_rng[0] = derive_seed(seed, checked)
+            agent.prepare(observation)
+            tables = decision.start_search(rows[seat].copy(), cards, ints, seat, work)
+            assert agent._search_rng[0] == work.search_rng[0]  # the same stand-in deal drawn
+            for ours, theirs in zip(agent._tree.root, work.root, strict=True):
+                assert np.array_equal(ours, theirs)
+            mine = decision.hidden_cards(compiled_tracker.row_of(agent.tracker), *compiled.seen_rows(observation)[:2],
+                                         seat)
+            for field, ours, theirs in zip(tables._fields, mine, tables, strict=True):
+                assert np.array_equal(ours, theirs), field
+            checked += 1
+    assert checked > 1000

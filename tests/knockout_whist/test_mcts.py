@@ -10,8 +10,9 @@ import pytest
 from conftest import advance_by_protocol, fresh_choices
 
 from agents.base import AgentSpecError, RandomAgent, make_agent
+from agents.knockout_whist.decision import known_hidden_cards
 from agents.knockout_whist.mcts import MCTSAgent
-from agents.knockout_whist.sampler import DealSampler, HiddenCards
+from agents.knockout_whist.sampler import DealSampler
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim.knockout_whist.encoding import Phase
 from sim.knockout_whist.reference import KnockoutWhistGame
@@ -94,7 +95,7 @@ def _redealt(game: KnockoutWhistGame, seat: int, seed: int) -> KnockoutWhistGame
     tracker = KnockoutWhistTracker(game.n_seats, seat)
     observation = game.observation(seat)
     tracker.update(observation)
-    hands, stock = DealSampler(HiddenCards.from_tracker(tracker, observation)).sample(
+    hands, stock = DealSampler(known_hidden_cards(tracker, observation)).sample(
         np.array([seed + 1], dtype=np.uint64))
     twin = game.clone()
     twin.hands = [game.hands[s] if s == seat else hands[s] for s in range(game.n_seats)]

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from agents.knockout_whist.decision import known_hidden_cards
 from agents.knockout_whist.sampler import DealSampler, HiddenCards
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from sim.cards import SUIT_MASK, parse_cards, suit_of, to_set
@@ -41,7 +42,7 @@ def test_the_true_deal_is_always_one_the_seat_thinks_possible():
         for seat, tracker in enumerate(trackers):
             observation = game.observation(seat)
             tracker.update(observation)
-            hidden = HiddenCards.from_tracker(tracker, observation)
+            hidden = known_hidden_cards(tracker, observation)
             assert hidden.is_consistent(game.hands), (seat, game.hand_no)
             assert hidden.stock_left == game.stock_left
             voids += sum(1 for void in hidden.voids if void)
@@ -55,7 +56,7 @@ def test_every_sampled_deal_fits_what_the_seat_knows():
         seat = game.to_move
         observation = game.observation(seat)
         trackers[seat].update(observation)
-        hidden = HiddenCards.from_tracker(trackers[seat], observation)
+        hidden = known_hidden_cards(trackers[seat], observation)
         sampler = DealSampler(hidden)
         for _ in range(2):
             hands, stock = sampler.sample(rng)

@@ -4,11 +4,12 @@ An agent that searches inside compiled code works through this module alone; how
 stays private to ``sim.knockout_whist``. A position is four arrays, ``cards, ints, deck, rng``, held together as
 a ``Position`` record (``sim.compiled_api``). ``new_position`` and
 ``position_rows`` (from what a seat sees, completed by given hidden cards) set one up, ``copy_position`` and
-``deal_hidden`` restart a search, ``seat_view`` is ``position_rows`` in compiled code, and the readers are what an
+``deal_hidden`` restart a search, ``seat_view`` is ``position_rows`` in compiled code, ``seen_rows`` fills the
+hidden cards with stand-ins for code that reads only what the seat sees, and the readers are what an
 agent playing inside a kernel may read of the game. ``rng[DEAL_STREAM]`` deals the later hands and cuts,
 ``rng[SEAT_STREAMS + s]`` is seat s's own. Each function's part is in docs/internals.md,
-``sim.knockout_whist.compiled``. Every function but the Python ones (``position_rows``, ``scores``) is
-compiled.
+``sim.knockout_whist.compiled``. Every function but the Python ones (``position_rows``, ``seen_rows``, ``scores``)
+is compiled.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ __all__ = [
     "play_out",
     "policy_choice",
     "position_rows",
+    "seen_rows",
     "score",
     "scores",
     "seat_count",
@@ -127,6 +129,29 @@ def position_rows(observation: Any, hands: Sequence[CardSet], stock: Sequence[in
     _write_public(ints, obs, deal, this_hand, stock_pos)
     seed_streams(rng, np.uint64(deal_seed), n)
     return Position(cards, ints, deck, rng)
+
+
+def seen_rows(observation: Any) -> Position:
+    """The position ``observation``'s seat sees, the cards hidden from it filled in card order: rows for a compiled
+    reader of what a seat sees (``seat_view``, an agent's compiled search), which never reads those cards.
+
+    Every other seat gets its public count of the cards the seat has not seen, in ascending order, and the stock
+    the next ones: no deal the seat thinks likely, only one that fits the counts.
+    """
+    obs = observation
+    if obs.done:
+        raise GameInputError("the game is over: there is no position to search")
+    this_hand = [event for event in obs.log if event.get("hand") == obs.hand_no]
+    deal = next(event for event in this_hand if event["kind"] == "hand")
+    played = to_set(event["card"] for event in this_hand if event["kind"] == "play")
+    seen = played | to_set(obs.hand) | to_set(obs.thrown) | (0 if obs.turned is None else 1 << obs.turned)
+    unseen = card_list(FULL_DECK & ~seen)
+    hands, at = [], 0
+    for s in range(obs.n_seats):
+        count = 0 if s == obs.seat else obs.card_counts[s]
+        hands.append(to_set(unseen[at:at + count]))
+        at += count
+    return position_rows(obs, hands, unseen[at:at + _stock_left(obs, deal)])
 
 
 def _stock_left(obs: Any, deal: dict[str, Any]) -> int:
