@@ -11,8 +11,8 @@ hand, the deck and a partner's unseen Bavan vote are never read.
 Each function is the twin of the same-named one of ``agents.kort.tracker`` (a test compares
 the deductions at every decision of whole matches, and the runner's rows compare whole
 matches): ``cannot_hold``, ``may_hold_trump``, ``may_top`` and ``tracker_choice``;
-``hidden_hands`` is ``sampler.HandSampler(HiddenHands.from_tracker(...)).tables``, the input
-of ``sampler.draw_hands``.
+``hidden_hands`` lays out the cards the seat cannot see for ``sampler.draw_hands``, and ``rows_of``
+reads a Python tracker into these rows, so that a Python agent's search starts from the same code.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from agents.kort import sampler
-from agents.kort.tracker import ALL_TRUMPS, FEWER_THAN_3, TRUMPS_AT_LEAST
+from agents.kort.tracker import ALL_TRUMPS, FEWER_THAN_3, TRUMPS_AT_LEAST, KortTracker
 from sim import config
 from sim.cards import FULL_DECK
 from sim.kort.compiled import (
@@ -80,6 +80,22 @@ DECLARED_HIGH = np.array([SAR_BELOW_TRUMPS - 2 if word == FEWER_THAN_3 else NO_B
                          dtype=np.int64)
 """By declaration kind: the most trumps it shows the leader still holds (``NO_BOUND``: none)."""
 ALL_TRUMPS_KIND = DECLARATION_KINDS.index(ALL_TRUMPS)
+
+
+def rows_of(tracker: KortTracker) -> tuple[np.ndarray, np.ndarray]:
+    """The rows the compiled tracker would hold for ``tracker``'s seat (``new_trackers``' one seat), read from the
+    Python tracker: how a Python agent hands what its seat has deduced to a compiled search."""
+    known = np.zeros(CARD_FIELDS, dtype=np.uint64)
+    counts = np.zeros(COUNT_FIELDS, dtype=np.int64)
+    known[C_PLAYED] = tracker.played
+    known[C_VOIDS:C_VOIDS + NUM_SEATS] = tracker.voids
+    known[C_KNOWN:C_KNOWN + NUM_SEATS] = tracker.known
+    counts[I_SEAT], counts[I_HOLDER] = tracker.seat, tracker.holder
+    counts[I_TRUMP] = -1 if tracker.trump is None else tracker.trump
+    counts[I_LED] = tracker.led_suit()
+    counts[I_LOW:I_LOW + NUM_SEATS] = tracker.trump_low
+    counts[I_HIGH:I_HIGH + NUM_SEATS] = tracker.trump_high
+    return known, counts
 
 
 def new_trackers() -> tuple[np.ndarray, np.ndarray]:
@@ -273,9 +289,14 @@ def tracker_choice(known, counts, cards, ints, view, legal, n_legal):
 # ----- the hidden hands a search samples ----------------------------------------------------------------
 @njit(**config.KERNEL)
 def hidden_hands(known, counts, cards, ints, binomial):
-    """What the tracking seat knows of the cards it cannot see, as ``sampler.draw_hands`` takes it: the tables
-    ``HandSampler(HiddenHands.from_tracker(tracker, observation)).tables`` hold, for the live match ``ints``
-    (``binomial`` is ``agents.deal_sampling.BINOMIAL``)."""
+    """What the tracking seat knows of the cards it cannot see, as the ``sampler.DealTables`` a deal is drawn from
+    (``binomial`` is ``agents.deal_sampling.BINOMIAL``).
+
+    While the holder chooses trumps the pool is every card but the seat's own, the holder's five among them when
+    it is another seat. Later it is the cards in the other seats' hands that no one has shown: each holds its
+    card count less the cards everyone knows it holds, of the suits it may hold, and between the tracker's trump
+    bounds (less its known trumps) of trumps.
+    """
     seat = counts[I_SEAT]
     own = own_hand(cards, seat)
     seat_known = np.zeros(NUM_SEATS, dtype=np.uint64)
@@ -298,7 +319,8 @@ def hidden_hands(known, counts, cards, ints, binomial):
         trump_suit = counts[I_TRUMP]
         for s in range(NUM_SEATS):
             if s == seat:
-                high[s, :] = 0
+                for suit in range(4):
+                    high[s, suit] = 0
                 continue
             seat_count[s] = card_count(cards, s) - popcount(seat_known[s])
             possible = FULL & ~cannot_hold(known, counts, own, s)
@@ -309,31 +331,4 @@ def hidden_hands(known, counts, cards, ints, binomial):
                     in_known = popcount(seat_known[s] & SUITS[suit])
                     low[s, suit] = max(0, counts[I_LOW + s] - in_known)
                     high[s, suit] = min(room, counts[I_HIGH + s] - in_known)
-    n = 0
-    for s in range(NUM_SEATS):
-        n += 1 if seat_count[s] > 0 else 0
-    seat_ids = np.zeros(n, dtype=np.int64)
-    seat_counts = np.zeros(n, dtype=np.int64)
-    seat_low = np.zeros((n, 4), dtype=np.int64)
-    seat_high = np.zeros((n, 4), dtype=np.int64)
-    i = 0
-    for s in range(NUM_SEATS):
-        if seat_count[s] > 0:
-            seat_ids[i], seat_counts[i] = s, seat_count[s]
-            seat_low[i, :] = low[s, :]
-            seat_high[i, :] = high[s, :]
-            i += 1
-    by_suit = np.zeros((4, 13), dtype=np.int64)
-    suit_size = np.zeros(4, dtype=np.int64)
-    pool_cards = np.zeros(popcount(pool), dtype=np.int64)
-    k = 0
-    for card in range(52):
-        if pool >> np.uint64(card) & ONE:
-            by_suit[card // 13, suit_size[card // 13]] = card
-            suit_size[card // 13] += 1
-            pool_cards[k] = card
-            k += 1
-    table, radix = sampler.completion_counts(suit_size, seat_counts, seat_low, seat_high, binomial)
-    return sampler.DealTables(by_suit, suit_size, seat_ids, seat_counts, seat_low, seat_high, seat_known, table,
-                              radix, binomial, np.int64(undealt), pool_cards)
-
+    return sampler.deal_tables(pool, seat_count, seat_known, low, high, np.int64(undealt), binomial)

@@ -19,17 +19,14 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
-from agents.deal_sampling import BINOMIAL
 from agents.kort import tracker
-from agents.kort.compiled_tracker import hidden_hands, new_trackers, observe, start_match, tracker_choice
+from agents.kort.compiled_tracker import new_trackers, observe, start_match, tracker_choice
+from agents.kort.decision import mcts_choice, search_work
 from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import MCTSAgent
 from agents.kort.playout import new_view, table_view
-from agents.kort.sampler import draw_hands
-from agents.kort.search import Tree, search
 from agents.kort.values import match_win_chance
 from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
-from agents.search_tree import STREAM, SearchWork, clear_tree, most_visited_action
 from sim import config
 from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
@@ -48,12 +45,10 @@ from sim.kort.compiled import (
     new_match,
     new_position,
     new_results,
-    next_u64,
     own_hand,
     phase,
     random_action,
     record_round,
-    seat_position,
     to_move,
     trick_no,
     trick_plays,
@@ -135,13 +130,6 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
     return ints_out, rounds_out
 
 
-def search_work(iters: int) -> SearchWork:
-    """The working arrays of ``search_decision`` for up to ``iters`` iterations (a tree of ``1 + iters`` nodes,
-    which never fills)."""
-    tree = Tree(1 + max(iters, 1))
-    return SearchWork(new_position(), tree.rows, tree.scratch, np.zeros(1, dtype=np.uint64))
-
-
 # ----- compiled ------------------------------------------------------------------------------------
 @njit(**config.KERNEL)
 def _play_plain(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats):
@@ -151,7 +139,7 @@ def _play_plain(matches, agents, win_chance, ints_out, rounds_out, scratch_match
 
 @njit(**config.KERNEL)
 def _play_searching(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work):
-    """The matches of a lineup with ``mcts`` seats, searching in ``work`` (``search_work``)."""
+    """The matches of a lineup with ``mcts`` seats, searching in ``work`` (``decision.search_work``)."""
     _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work)
 
 
@@ -196,33 +184,13 @@ def _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_mat
                         action = legal[0]  # never taken: with no search arrays no seat searches
                     else:
                         settings = seat_search(agents, agent, seat, win_chance)
-                        action = search_decision(cards, ints, settings, known[seat], counts[seat], streams, view, work)
+                        action = mcts_choice(cards, ints, settings, known[seat], counts[seat], streams, view, work)
             stage, before, trick, plays = phase(ints), lead_kind(ints, seat % 2), trick_no(ints), trick_plays(ints)
             apply_action(cards, ints, deck, rng, action)
             for s in range(NUM_SEATS):
                 if tracks[s]:
                     observe(known[s], counts[s], ints, seat, stage, action, before, trick, plays)
             recorded = record_round(ints, rounds_out[g], recorded)
-
-
-@njit(**config.KERNEL)
-def search_decision(cards, ints, settings, known, counts, streams, view, work):
-    """``MCTSAgent.act`` for ``settings.seat`` at a decision with a choice: its most visited root action (ties: lower
-    id).
-
-    ``known, counts`` are its tracker, ``streams[seat]`` its stream, ``view`` its ``playout.table_view``; the match
-    ``cards, ints`` is read only through ``seat_position`` and the tracker's ``hidden_hands`` (what the seat sees).
-    ``work`` holds the search's arrays (``search_work``)."""
-    seat, scratch, search_rng = settings.seat, work.scratch, work.search_rng
-    search_rng[STREAM] = next_u64(streams, seat)
-    tables = hidden_hands(known, counts, cards, ints, BINOMIAL)
-    scratch.hands[:] = 0
-    scratch.rest[:] = 0
-    draw_hands(tables, search_rng, STREAM, scratch.hands, scratch.rest)
-    seat_position(cards, ints, seat, scratch.hands, scratch.rest, search_rng[STREAM], work.root)
-    clear_tree(work.tree)
-    search(work.root, tables, view, settings, work.tree, scratch, search_rng)
-    return most_visited_action(work.tree)
 
 
 class KortLineups:

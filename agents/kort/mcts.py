@@ -1,9 +1,11 @@
 """Kort's ``mcts``: information-set Monte Carlo tree search from what the seat has seen, playing for its team.
 
-At each decision with a choice the seat's ``KortTracker`` says what every other seat cannot hold,
-``sampler.HandSampler`` draws the hidden hands among the deals consistent with that, and ``search.search`` runs
-single-observer ISMCTS in compiled code. Partners share one value, their team's match result; the root's most
-visited action is played (ties: the lower id). It reads only the seat's observation, never the engine.
+At each decision with a choice the seat's ``KortTracker`` says what every other seat cannot hold;
+``decision.start_search`` lays out the hidden hands consistent with that and roots the search at what the seat
+sees, and ``search.search`` runs single-observer ISMCTS in compiled code, each iteration on its own draw of the
+hidden hands (``sampler.draw_hands``). Both steps are the ones the compiled lineup runs. Partners share one
+value, their team's match result; the root's most visited action is played (ties: the lower id). It reads only
+the seat's observation, never the engine.
 
 Parameters (spec ``mcts:iters=1000,c=0.25,rollout=random``): ``iters``, ``time``, ``c``, ``rollout``, ``horizon``
 (``round``, valued by ``values.match_win_chance``, or ``match``) and ``seed``. How the defaults were chosen is in
@@ -18,14 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import register
-from agents.kort.playout import view_of
-from agents.kort.sampler import HandSampler, HiddenHands
+from agents.kort.compiled_tracker import rows_of
+from agents.kort.decision import start_search
 from agents.kort.search import MATCH_END, ROUND_END, Tree, search
 from agents.kort.tracker import KortTracker
 from agents.kort.values import match_win_chance
 from agents.sampled_search import SampledSearchAgent
 from agents.search_tree import SearchSettings
-from sim.kort.compiled import POLICY_IDS, position_rows
+from sim.kort.compiled import POLICY_IDS, seen_rows
 
 GAME = "kort"
 
@@ -33,9 +35,9 @@ GAME = "kort"
 class MCTSAgent(SampledSearchAgent):
     """SO-ISMCTS over sampled hidden hands with team values (see the module docstring)."""
 
-    # Its compiled search (with the sampler, playout policies and engine kernels it calls), and the CPU seconds
-    # compiling it takes on first use (as measured in docs/speed.md).
-    COMPILED_CODE: dict[str, float] = {"agents.kort.search": 27.0}
+    # Its compiled set-up and search (with the sampler, playout policies and engine kernels they call), and the CPU
+    # seconds compiling them takes on first use (as measured in docs/speed.md).
+    COMPILED_CODE: dict[str, float] = {"agents.kort.decision": 22.0}
 
     DEFAULTS = {"c": 0.25, "rollout": "random", "horizon": "round"}
     ROLLOUTS = POLICY_IDS
@@ -52,19 +54,18 @@ class MCTSAgent(SampledSearchAgent):
         return KortTracker(seat)
 
     def prepare(self, observation: Any) -> Callable[[int], None]:
-        """Sample the hidden hands and the position; the call running n iterations of the compiled search."""
-        deal = HandSampler(HiddenHands.from_tracker(self.tracker, observation))
-        hands, undealt = deal.sample(self._search_rng)  # stand-ins: every iteration deals its own
-        root = position_rows(observation, hands, undealt, deal_seed=int(self._search_rng[0]))
-        root_view = view_of(observation)
+        """Set up the search from the seat's tracker and view (``decision.start_search``, the lineup's own set-up);
+        the call running n iterations of the compiled search."""
+        cards, ints, _, _ = seen_rows(observation)
+        tree, (known, counts) = self._tree, rows_of(self.tracker)
+        work = tree.work(self._search_rng)
+        tables = start_search(known, counts, cards, ints, tree.root_view, work)
         settings = SearchSettings(observation.seat, self.iters, self.c, self._policy, self.HORIZONS[self.horizon],
                                   match_win_chance(observation.options["target_wins"]))
-        tree = self._tree
-        tree.reset()
 
         def run(iterations: int) -> None:
-            search(root, deal.tables, root_view, settings.running(iterations), tree.rows, tree.scratch,
-                   self._search_rng)
+            search(work.root, tables, tree.root_view, settings.running(iterations), work.tree, work.scratch,
+                   work.search_rng)
 
         return run
 

@@ -122,13 +122,14 @@ def step(position, view, policy, legal):
 @njit(**config.INLINED_KERNEL)
 def table_view(cards, ints, seat, view):
     """What ``view_of`` makes of ``seat``'s observation, from a live match: its own hand (the others' 0), the
-    trick's plays in order and the target; read through the engine's public accessors only."""
+    trick's plays in order (the places past them 0, as in a new view) and the target; read through the engine's
+    public accessors only."""
     hands, trick = view
     for s in range(NUM_SEATS):
         hands[s] = own_hand(cards, seat) if s == seat else NONE
     first, plays = leader(ints), trick_plays(ints)
-    for k in range(plays):
+    for k in range(NUM_SEATS):
         s = (first + k) % NUM_SEATS
-        trick[T_SEAT + k], trick[T_CARD + k] = s, trick_card(ints, s)
+        trick[T_SEAT + k], trick[T_CARD + k] = (s, trick_card(ints, s)) if k < plays else (0, 0)
     trick[T_LEN] = plays
     trick[T_TARGET] = target_wins(ints)

@@ -10,19 +10,17 @@ choice's case and how the exact draw works are in docs/internals.md, ``agents.ko
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
-from operator import or_
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from agents.deal_sampling import BINOMIAL, pool_by_suit, suit_splits
-from agents.kort.tracker import KortTracker
+from agents.deal_sampling import BINOMIAL, suit_splits
 from sim import config
-from sim.cards import FULL_DECK, SUIT_MASK, CardSet, card_list, popcount, to_set
+from sim.cards import SUIT_MASK, CardSet, popcount, to_set
 from sim.kort.compiled import below, refill, take_within_suits, uniform_float
-from sim.kort.encoding import CARDS_EACH, FIRST_PACKET, NUM_SEATS, Phase
+from sim.kort.compiled import popcount as count_cards
+from sim.kort.encoding import FIRST_PACKET, NUM_SEATS
 
 UNDEALT = 52 - FIRST_PACKET  # the cards still in the deck while the holder chooses trumps
 
@@ -48,37 +46,15 @@ class HiddenHands:
     undealt: bool
 
     @classmethod
-    def from_tracker(cls, tracker: KortTracker, observation: Any) -> HiddenHands:
-        """Read the hidden hands from a tracker already updated with ``observation`` (the seat's own)."""
-        seat = observation.seat
-        own = to_set(observation.hand)
-        if observation.phase == Phase.TRUMP:
-            counts = tuple(FIRST_PACKET if s == observation.holder and s != seat else 0 for s in range(NUM_SEATS))
-            return cls(seat, FULL_DECK & ~own, counts, (0,) * NUM_SEATS, ((0,) * 4,) * NUM_SEATS,
-                       ((CARDS_EACH,) * 4,) * NUM_SEATS, True)
-        known = tuple(0 if s == seat else tracker.known[s] for s in range(NUM_SEATS))
-        pool = FULL_DECK & ~(own | tracker.played | reduce(or_, known))
-        counts, low, high = [], [], []
-        for s in range(NUM_SEATS):
-            if s == seat:
-                counts.append(0)
-                low.append((0,) * 4)
-                high.append((0,) * 4)
-                continue
-            counts.append(observation.card_counts[s] - popcount(known[s]))
-            lows, highs = [], []
-            for suit in range(4):
-                room = popcount(tracker.possible(s) & SUIT_MASK[suit] & pool)
-                fewest, most = 0, room
-                if suit == tracker.trump:
-                    in_known = popcount(known[s] & SUIT_MASK[suit])
-                    lo, hi = tracker.trump_bounds(s)
-                    fewest, most = max(0, lo - in_known), min(room, hi - in_known)
-                lows.append(fewest)
-                highs.append(most)
-            low.append(tuple(lows))
-            high.append(tuple(highs))
-        return cls(seat, pool, tuple(counts), known, tuple(low), tuple(high), False)
+    def from_tables(cls, tables: DealTables, seat: int) -> HiddenHands:
+        """What the ``DealTables`` a compiled search draws from say ``seat`` knows (``compiled_tracker.hidden_hands``);
+        a seat holding no pool card has bounds of 0."""
+        counts, low, high = [0] * NUM_SEATS, [(0,) * 4] * NUM_SEATS, [(0,) * 4] * NUM_SEATS
+        for i, s in enumerate(tables.seats.tolist()):
+            counts[s], low[s], high[s] = int(tables.counts[i]), tuple(tables.low[i].tolist()), tuple(
+                tables.high[i].tolist())
+        return cls(seat, to_set(tables.pool.tolist()), tuple(counts), tuple(int(k) for k in tables.known),
+                   tuple(low), tuple(high), bool(tables.undealt))
 
     def is_consistent(self, hands: list[CardSet]) -> bool:
         """Whether ``hands`` (one set per seat; the seat's own ignored) could be the other seats' hands now."""
@@ -100,7 +76,7 @@ class HiddenHands:
 
 class DealTables(NamedTuple):
     """What ``draw_hands`` draws a deal from: the pool laid out by suit, the hidden seats' counts and suit bounds,
-    and their table of completion counts (``HandSampler.tables``, or ``compiled_tracker.hidden_hands``)."""
+    and their table of completion counts (``deal_tables`` builds them)."""
 
     by_suit: np.ndarray  # int64[4, 13]: the pool's cards of each suit, ascending
     suit_size: np.ndarray  # int64[4]: how many of each suit
@@ -119,24 +95,17 @@ class DealTables(NamedTuple):
 class HandSampler:
     """Draws the other seats' hands uniformly among consistent deals (module docstring).
 
-    ``tables`` are the kernel inputs of ``draw_hands`` (built once; a compiled search passes them on).
+    ``tables`` are the kernel inputs of ``draw_hands`` (built once, as a compiled search builds its own).
     """
 
     def __init__(self, hidden: HiddenHands) -> None:
         self.hidden = hidden
-        by_suit, suit_size = pool_by_suit(hidden.pool)
-        seats = [s for s in range(NUM_SEATS) if hidden.counts[s] > 0]
-        seat_ids = np.array(seats, dtype=np.int64)
-        counts = np.array([hidden.counts[s] for s in seats], dtype=np.int64)
-        low = np.array([hidden.low[s] for s in seats], dtype=np.int64).reshape(len(seats), 4)
-        high = np.array([hidden.high[s] for s in seats], dtype=np.int64).reshape(len(seats), 4)
-        known = np.array(hidden.known, dtype=np.uint64)
-        table, radix = completion_counts(suit_size, counts, low, high, BINOMIAL)
+        self.tables = deal_tables(np.uint64(hidden.pool), np.array(hidden.counts, dtype=np.int64),
+                                  np.array(hidden.known, dtype=np.uint64), np.array(hidden.low, dtype=np.int64),
+                                  np.array(hidden.high, dtype=np.int64), np.int64(hidden.undealt), BINOMIAL)
+        table, suit_size, radix = self.tables.table, self.tables.suit_size, self.tables.radix
         if not hidden.undealt and table[0, int(suit_size @ radix)] <= 0:
             raise ValueError("no deal of the hidden cards fits what the seat knows")
-        pool = np.array(card_list(hidden.pool), dtype=np.int64)
-        self.tables = DealTables(by_suit, suit_size, seat_ids, counts, low, high, known, table, radix, BINOMIAL,
-                                 np.int64(hidden.undealt), pool)
 
     def sample(self, rng: np.ndarray, stream: int = 0) -> tuple[list[CardSet], list[int]]:
         """One deal: every seat's hand (the seat's own: 0) and the undealt cards in deal order (empty once dealt).
@@ -150,6 +119,40 @@ class HandSampler:
 
 
 # ----- compiled ------------------------------------------------------------------------------------
+@njit(**config.KERNEL)
+def deal_tables(pool, counts, known, low, high, undealt, binomial):
+    """The ``DealTables`` of a seat's hidden cards: ``pool`` (a card set) dealt to the seats by ``counts[s]``, with
+    ``low[s, suit]`` to ``high[s, suit]`` cards of each suit, beside the cards ``known[s]`` everyone knows seat s
+    holds; with ``undealt`` (the holder choosing trumps) the pool is shuffled whole instead."""
+    holders = 0
+    for s in range(NUM_SEATS):
+        holders += 1 if counts[s] > 0 else 0
+    seats = np.zeros(holders, dtype=np.int64)
+    seat_counts = np.zeros(holders, dtype=np.int64)
+    seat_low = np.zeros((holders, 4), dtype=np.int64)
+    seat_high = np.zeros((holders, 4), dtype=np.int64)
+    i = 0
+    for s in range(NUM_SEATS):
+        if counts[s] > 0:
+            seats[i], seat_counts[i] = s, counts[s]
+            for suit in range(4):
+                seat_low[i, suit], seat_high[i, suit] = low[s, suit], high[s, suit]
+            i += 1
+    by_suit = np.zeros((4, 13), dtype=np.int64)
+    suit_size = np.zeros(4, dtype=np.int64)
+    pool_cards = np.zeros(count_cards(pool), dtype=np.int64)
+    k = 0
+    for card in range(52):
+        if pool >> np.uint64(card) & np.uint64(1):
+            by_suit[card // 13, suit_size[card // 13]] = card
+            suit_size[card // 13] += 1
+            pool_cards[k] = card
+            k += 1
+    table, radix = completion_counts(suit_size, seat_counts, seat_low, seat_high, binomial)
+    return DealTables(by_suit, suit_size, seats, seat_counts, seat_low, seat_high, known, table, radix, binomial,
+                      np.int64(undealt), pool_cards)
+
+
 @njit(**config.KERNEL)
 def completion_counts(suit_size, counts, low, high, binomial):
     """``table[i, r]``: the ways to deal seats i.. (of ``counts``) from remaining per-suit counts r (mixed radix).

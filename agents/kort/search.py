@@ -67,11 +67,18 @@ def new_scratch() -> Scratch:
 
 
 class Tree(search_tree.TreeArrays):
-    """A search tree's rows and its iterations' working arrays, reused decision after decision."""
+    """A search tree's rows, its root position and view, and its iterations' working arrays, reused decision after
+    decision."""
 
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
+        self.root = new_position()
+        self.root_view = playout.new_view()
         self.scratch = new_scratch()
+
+    def work(self, search_rng: np.ndarray) -> search_tree.SearchWork:
+        """These arrays as the ``SearchWork`` a compiled decision takes, drawing from ``search_rng``."""
+        return search_tree.SearchWork(self.root, self.rows, self.scratch, search_rng)
 
 
 @njit(**config.KERNEL)
@@ -80,7 +87,7 @@ def search(root, tables, root_view, settings, tree, scratch, search_rng):
     ``Position``) for ``settings.seat``.
 
     ``tables`` are the sampler's (``sampler.DealTables``); ``root_view`` what the playout
-    policy tracks at the root (``playout.view_of``; its hands are filled in per deal); the
+    policy tracks at the root (``playout.table_view``; its hands are filled in per deal); the
     tree (``SearchTree``) grows in place, at most one node an iteration (a full tree plays out
     from its leaves). ``search_rng`` (uint64[1]) drives every random choice, so a search is a
     function of it.

@@ -122,6 +122,10 @@ class KortTracker(LogReader):
         if self.trump is not None and cards & SUIT_MASK[self.trump]:
             self.trump_high[seat] = 0
 
+    def led_suit(self) -> int:
+        """The suit led to the trick on the table (-1 before its lead)."""
+        return suit_of(self._trick[0][1]) if self._trick else -1
+
     # ----- the deductions -------------------------------------------------------------------
 
     def cannot_hold(self, seat: int) -> CardSet:

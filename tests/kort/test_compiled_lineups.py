@@ -16,18 +16,21 @@ import pandas as pd
 import pytest
 
 from agents.deal_sampling import BINOMIAL
-from agents.kort import lineup
+from agents.kort import decision, lineup
 from agents.kort.compiled_tracker import (
     cannot_hold,
     hidden_hands,
     may_hold_trump,
     new_trackers,
     observe,
+    rows_of,
     start_match,
     tracker_choice,
 )
+from agents.kort.decision import known_hidden_hands
+from agents.kort.mcts import MCTSAgent
 from agents.kort.playout import new_view, table_view
-from agents.kort.sampler import HandSampler, HiddenHands
+from agents.kort.sampler import HandSampler
 from agents.kort.tracker import KortTracker
 from agents.kort.tracker import tracker_choice as python_tracker_choice
 from agents.kort.values import match_win_chance
@@ -41,7 +44,7 @@ from sim.kort import compiled
 from sim.kort.compiled.state import I_FIRST_VOTER, I_VOTE
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase
 from sim.kort.reference import KortMatch
-from sim.rng import SplitMix64
+from sim.rng import SplitMix64, derive_seed
 
 MCTS = "mcts:iters=30"
 
@@ -145,16 +148,42 @@ def test_the_compiled_tracker_deduces_what_the_python_tracker_does_at_every_deci
                 seen["bounded"] += low > 0 or high < 13
                 seen["void"] += python.voids[other] != 0
                 seen["known"] += python.known[other] != 0
-        tables = hidden_hands(known[seat], counts[seat], cards, ints, BINOMIAL)
-        for mine, theirs in zip(tables, HandSampler(HiddenHands.from_tracker(python, observation)).tables,
-                                strict=True):
-            assert np.array_equal(np.asarray(mine), np.asarray(theirs))
+        python_known, python_counts = rows_of(python)
+        assert np.array_equal(python_known, known[seat]) and np.array_equal(python_counts, counts[seat])
         count = compiled.legal_actions(cards, ints, legal)
         table_view(cards, ints, seat, view)
         expected = python_tracker_choice(python, Table.from_observation(observation), match.legal_actions())
         assert tracker_choice(known[seat], counts[seat], cards, ints, view, legal, count) == expected
         seen[Phase(match.phase).name] += 1
     assert all(seen[kind] for kind in ("bounded", "void", "known", "TRUMP", "LEAD", "DECLARE", "FOLLOW")), seen
+
+
+def test_the_python_mcts_and_the_lineup_seat_set_up_each_search_through_one_compiled_call_with_equal_inputs():
+    """One search: the agent's ``prepare`` and the lineup's ``mcts_choice`` both start through
+    ``decision.start_search``, and from the agent's observation it builds the root, the root's view and the hidden
+    cards' tables the lineup builds from the engine's rows and its compiled tracker rows."""
+    assert lineup.mcts_choice is decision.mcts_choice
+    assert "start_search" in decision.mcts_choice.py_func.__code__.co_names
+    assert "start_search" in MCTSAgent.prepare.__code__.co_names
+    work, view = decision.search_work(1), new_view()
+    agents = [MCTSAgent(iters=1) for _ in range(4)]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, 4, 0)
+    seen = Counter()
+    for k, (match, (cards, ints, _, _), (known, counts), seat, python) in enumerate(_twin_matches(range(6))):
+        agent, observation = agents[seat], match.observation(seat)
+        agent.tracker = python  # already updated with the observation
+        agent._search_rng[0] = work.search_rng[0] = derive_seed(k, 3)
+        agent.prepare(observation)
+        tables = decision.start_search(known[seat].copy(), counts[seat].copy(), cards, ints, view, work)
+        assert agent._search_rng[0] == work.search_rng[0]  # the same stand-in deal drawn
+        for ours, theirs in zip((*agent._tree.root, *agent._tree.root_view), (*work.root, *view), strict=True):
+            assert np.array_equal(ours, theirs)
+        mine = hidden_hands(*rows_of(python), *compiled.seen_rows(observation)[:2], BINOMIAL)
+        for field, ours, theirs in zip(tables._fields, mine, tables, strict=True):
+            assert np.array_equal(np.asarray(ours), np.asarray(theirs)), field
+        seen[Phase(match.phase).name] += 1
+    assert all(seen[kind] for kind in ("TRUMP", "LEAD", "DECLARE", "FOLLOW")), seen
 
 
 # ----- what compiled mcts may not see ----------------------------------------------------------------------
@@ -166,7 +195,7 @@ def _hidden_twin(match, rows, tracker, seat, seed):
     stream, and a partner's first Bavan vote."""
     cards, ints, deck, rng = (row.copy() for row in rows)
     observation = match.observation(seat)
-    hands, undealt = HandSampler(HiddenHands.from_tracker(tracker, observation)).sample(
+    hands, undealt = HandSampler(known_hidden_hands(tracker, observation)).sample(
         np.array([seed * 7919 + 1], dtype=np.uint64))
     if observation.phase == Phase.TRUMP:
         deck[FIRST_PACKET:] = undealt
@@ -196,8 +225,8 @@ def test_compiled_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
             table_view(cards, ints, seat, view)
             streams = np.full(4, k, dtype=np.uint64)
             settings = SearchSettings(seat, agent.iters, 0.25, agent.policy, agent.horizon, win_chance)
-            work = lineup.search_work(30)
-            action = lineup.search_decision(cards, ints, settings, known[seat].copy(), counts[seat].copy(), streams,
+            work = decision.search_work(30)
+            action = decision.mcts_choice(cards, ints, settings, known[seat].copy(), counts[seat].copy(), streams,
                                             view, work)
             _, stats, size = work.tree
             decisions.append((action, size[0], stats[:size[0]].tolist()))

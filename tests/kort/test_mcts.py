@@ -11,9 +11,10 @@ from conftest import advance_by_protocol, fresh_choices
 
 from agents.base import AgentSpecError, make_agent
 from agents.kort import playout
+from agents.kort.decision import known_hidden_hands
 from agents.kort.greedy import greedy_action
 from agents.kort.mcts import MCTSAgent
-from agents.kort.sampler import HandSampler, HiddenHands
+from agents.kort.sampler import HandSampler
 from agents.kort.tracker import KortTracker
 from agents.kort.values import match_win_chance
 from sim.kort import compiled
@@ -125,7 +126,7 @@ def _twin_with_other_hidden_cards(match: KortMatch, seat: int, seed: int) -> Kor
     tracker = KortTracker(seat)
     observation = match.observation(seat)
     tracker.update(observation)
-    hands, undealt = HandSampler(HiddenHands.from_tracker(tracker, observation)).sample(
+    hands, undealt = HandSampler(known_hidden_hands(tracker, observation)).sample(
         np.array([seed + 1], dtype=np.uint64))
     twin = match.clone()
     twin.hands = [match.hands[s] if s == seat else hands[s] for s in range(4)]

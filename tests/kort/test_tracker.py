@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
+from agents.kort.decision import known_hidden_hands
 from agents.kort.sampler import HandSampler, HiddenHands
 from agents.kort.tracker import KortTracker
 from sim.cards import SUIT_MASK, card_list, parse_cards, popcount, suit_of, to_set
@@ -100,7 +101,7 @@ def test_the_true_hands_are_always_a_deal_the_seat_thinks_possible():
         for seat, tracker in enumerate(trackers):
             observation = match.observation(seat)
             tracker.update(observation)
-            hidden = HiddenHands.from_tracker(tracker, observation)
+            hidden = known_hidden_hands(tracker, observation)
             assert hidden.is_consistent(match.hands), (seat, match.round_no)
             assert hidden.undealt == (match.phase == Phase.TRUMP)
             if hidden.undealt:
@@ -114,7 +115,7 @@ def test_every_drawn_deal_fits_what_the_seat_knows():
         seat = match.to_move
         observation = match.observation(seat)
         trackers[seat].update(observation)
-        hidden = HiddenHands.from_tracker(trackers[seat], observation)
+        hidden = known_hidden_hands(trackers[seat], observation)
         sampler = HandSampler(hidden)
         for _ in range(2):
             hands, undealt = sampler.sample(rng)

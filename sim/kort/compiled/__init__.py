@@ -4,11 +4,12 @@ An agent that searches inside compiled code works through this module alone; how
 stays private to ``sim.kort``. A position is four arrays, ``cards, ints, deck, rng``, held together as a
 ``Position`` record (``sim.compiled_api``). ``new_position`` and
 ``position_rows`` (from what a seat sees, completed by given hidden cards) set one up, ``seat_position`` is its
-compiled twin for an agent playing inside compiled code, ``copy_position`` and ``deal_hidden`` restart a search;
+compiled twin for an agent playing inside compiled code, ``seen_rows`` fills the hidden cards with stand-ins for
+code that reads only what the seat sees, ``copy_position`` and ``deal_hidden`` restart a search;
 the accessors read the public state and the seat's own hand, and the engine's playout policies (``RANDOM``,
 ``GREEDY``, ``greedy_choice``, ``trop_to_end_chance``, ...) are public here too. Results are per team
-(``team_result``, ``wins``, ``tricks``). Every function but ``position_rows`` is compiled. Each function's part is
-in docs/internals.md, ``sim.kort.compiled``.
+(``team_result``, ``wins``, ``tricks``). Every function but ``position_rows`` and ``seen_rows`` is compiled.
+Each function's part is in docs/internals.md, ``sim.kort.compiled``.
 """
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ __all__ = [
     "play_out",
     "played",
     "position_rows",
+    "seen_rows",
     "random_action",
     "record_round",
     "round_no",
@@ -173,6 +175,28 @@ def position_rows(observation: Any, hands: Sequence[CardSet], undealt: Sequence[
     _write_public(ints, obs, held, this_deal, first_vote)
     seed_streams(rng, np.uint64(deal_seed))
     return Position(cards, ints, deck, rng)
+
+
+def seen_rows(observation: Any) -> Position:
+    """The position ``observation``'s seat sees, the cards hidden from it filled in card order: rows for a compiled
+    reader of what a seat sees (``seat_position``, an agent's compiled search), which never reads those cards.
+
+    Every other seat gets its public count of the cards the seat has not seen played or in its hand, in ascending
+    order, and while the holder chooses trumps the undealt deck the rest: no deal the seat thinks likely, only
+    one that fits the counts.
+    """
+    obs = observation
+    if obs.done:
+        raise GameInputError("the match is over: there is no position to search")
+    deal_start = max(i for i, event in enumerate(obs.log) if event["kind"] == "deal")
+    played = to_set(event["card"] for event in obs.log[deal_start:] if event["kind"] == "play")
+    unseen = card_list(FULL_DECK & ~(played | to_set(obs.hand)))
+    hands, at = [], 0
+    for s in range(NUM_SEATS):
+        count = 0 if s == obs.seat else obs.card_counts[s]
+        hands.append(to_set(unseen[at:at + count]))
+        at += count
+    return position_rows(obs, hands, unseen[at:] if obs.phase == Phase.TRUMP else ())
 
 
 def _write_public(ints: np.ndarray, obs: Any, held: list[CardSet], this_deal: Sequence[dict[str, Any]],
