@@ -16,8 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.search_tree import RootChild
-from sim.rng import SplitMix64, derive_seed
+from agents.lineup import CompiledAgent
+from agents.search_tree import RootChild, SearchSettings
+from sim.rng import MASK64, SplitMix64, derive_seed
 
 CHUNK = 64  # iterations per compiled call under a time budget: the clock is read between calls
 TIMED_CAPACITY = 1 << 18  # tree nodes under a time budget (a full tree plays out from its leaves)
@@ -80,6 +81,17 @@ class SampledSearchAgent:
     def spec_name(self) -> str:
         """The agent's name: its spec with the parameters it plays (the runs' ``agent`` column)."""
         raise NotImplementedError
+
+    def search_settings(self, values: np.ndarray) -> SearchSettings:
+        """One search of this seat as the spec sets it, valuing early stops by the game's ``values`` table: what the
+        agent searches with, and what a lineup seat builds from ``compiled_record`` at each decision."""
+        return SearchSettings(self.seat, self.iters, self.c, self._policy, self.HORIZONS[self.horizon], values)
+
+    def compiled_record(self, kind: int) -> CompiledAgent:
+        """This agent as a compiled lineup seat of ``kind``: the parameters of ``search_settings`` that the spec
+        fixes, and its seed, read from the agent itself so that the lineup's record is never a second copy."""
+        return CompiledAgent(kind, self.iters, self.c, self._policy, self.HORIZONS[self.horizon],
+                             self._spec_seed & MASK64)
 
     def new_tracker(self, seat: int, n_seats: int) -> Any:
         """A fresh tracker for a game at ``seat``."""

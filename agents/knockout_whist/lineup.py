@@ -28,7 +28,7 @@ from agents.knockout_whist.compiled_tracker import (
 from agents.knockout_whist.decision import mcts_choice, new_search_work
 from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import hand_values
-from agents.knockout_whist.mcts import HORIZONS, MCTSAgent
+from agents.knockout_whist.mcts import MCTSAgent
 from agents.knockout_whist.tracker import TrackerAgent
 from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
 from sim import config
@@ -37,7 +37,6 @@ from sim.knockout_whist.adapter import lineup_columns
 from sim.knockout_whist.compiled import (
     GREEDY,
     NUM_ACTIONS,
-    POLICY_IDS,
     RANDOM,
     agent_seed,
     apply_action,
@@ -50,7 +49,6 @@ from sim.knockout_whist.compiled import (
     to_move,
 )
 from sim.knockout_whist.encoding import MAX_SEATS, Options
-from sim.rng import MASK64
 
 GAME = "knockout-whist"
 RANDOM_SEAT, GREEDY_SEAT, TRACKER_SEAT, MCTS_SEAT = range(4)
@@ -84,8 +82,7 @@ def _compiled_agent(agent: Agent, spec: AgentSpec) -> CompiledAgent | None:
     if kind is TrackerAgent:
         return CompiledAgent(TRACKER_SEAT)
     if kind is MCTSAgent and agent.time_budget <= 0:
-        return CompiledAgent(MCTS_SEAT, agent.iters, agent.c, POLICY_IDS[agent.rollout], HORIZONS[agent.horizon],
-                             int(spec.params.get("seed", 0)) & MASK64)
+        return agent.compiled_record(MCTS_SEAT)
     return None
 
 

@@ -24,7 +24,6 @@ from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.search import GAME_END, HAND_END, Tree, search
 from agents.knockout_whist.tracker import KnockoutWhistTracker
 from agents.sampled_search import SampledSearchAgent
-from agents.search_tree import SearchSettings
 from sim.knockout_whist.compiled import POLICY_IDS, seen_rows
 from sim.knockout_whist.encoding import Options
 
@@ -60,8 +59,7 @@ class MCTSAgent(SampledSearchAgent):
         cards, ints, _, _ = seen_rows(observation)
         work = self._tree.work(self._search_rng)
         tables = start_search(row_of(self.tracker), cards, ints, self.seat, work)
-        settings = SearchSettings(self.seat, self.iters, self.c, self._policy, HORIZONS[self.horizon],
-                                  hand_values(observation.n_seats, Options(**observation.options).flags()))
+        settings = self.search_settings(hand_values(observation.n_seats, Options(**observation.options).flags()))
 
         def run(iterations: int) -> None:
             search(work.root, tables, settings.running(iterations), work.tree, work.scratch, work.search_rng)

@@ -32,7 +32,6 @@ from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
 from sim.kort.compiled import (
     NUM_ACTIONS,
-    POLICY_IDS,
     Position,
     View,
     agent_seed,
@@ -55,7 +54,6 @@ from sim.kort.compiled import (
 )
 from sim.kort.encoding import NUM_SEATS
 from sim.kort.reference import as_options
-from sim.rng import MASK64
 
 RANDOM, GREEDY, GREEDY_KEEPS, TRACKER, MCTS = range(5)
 """The compiled agents' kinds (``GREEDY_KEEPS``: ``greedy:redeal=never``); those from ``TRACKER`` on keep a tracker."""
@@ -96,9 +94,7 @@ def _compiled_agent(agent: Agent, spec: AgentSpec) -> CompiledAgent | None:
     if kind is tracker.TrackerAgent:
         return CompiledAgent(TRACKER)
     if kind is MCTSAgent and agent.time_budget <= 0:
-        return CompiledAgent(MCTS, iters=agent.iters, c=float(agent.c), policy=POLICY_IDS[agent.rollout],
-                             horizon=MCTSAgent.HORIZONS[agent.horizon],
-                             spec_seed=int(spec.params.get("seed", 0)) & MASK64)
+        return agent.compiled_record(MCTS)
     return None
 
 

@@ -26,7 +26,6 @@ from agents.kort.search import MATCH_END, ROUND_END, Tree, search
 from agents.kort.tracker import KortTracker
 from agents.kort.values import match_win_chance
 from agents.sampled_search import SampledSearchAgent
-from agents.search_tree import SearchSettings
 from sim.kort.compiled import POLICY_IDS, seen_rows
 
 GAME = "kort"
@@ -60,8 +59,7 @@ class MCTSAgent(SampledSearchAgent):
         tree, (known, counts) = self._tree, rows_of(self.tracker)
         work = tree.work(self._search_rng)
         tables = start_search(known, counts, cards, ints, tree.root_view, work)
-        settings = SearchSettings(observation.seat, self.iters, self.c, self._policy, self.HORIZONS[self.horizon],
-                                  match_win_chance(observation.options["target_wins"]))
+        settings = self.search_settings(match_win_chance(observation.options["target_wins"]))
 
         def run(iterations: int) -> None:
             search(work.root, tables, tree.root_view, settings.running(iterations), work.tree, work.scratch,

@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agents.base import make_agent
 from agents.knockout_whist import compiled_tracker, decision, lineup
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.mcts import MCTSAgent
 from agents.knockout_whist.tracker import KnockoutWhistTracker, tracker_action
+from agents.lineup import agent_table, seat_search
 from agents.search_tree import SearchSettings
 from experiments.runner import routes
 from experiments.runner.config import build_config
@@ -22,7 +24,7 @@ from experiments.runner.execute import run_experiment
 from sim.knockout_whist import compiled
 from sim.knockout_whist.encoding import MAX_SEATS, NUM_ACTIONS
 from sim.knockout_whist.reference import KnockoutWhistGame, as_options
-from sim.rng import SplitMix64, derive_seed
+from sim.rng import MASK64, SplitMix64, derive_seed
 
 GAME = "knockout-whist"
 OPTION_MIXES = ({}, {"card_exchange": True, "winner_deals": True, "no_trumps_choice": True},
@@ -228,3 +230,17 @@ def test_the_python_mcts_and_the_lineup_seat_set_up_each_search_through_one_comp
                 assert np.array_equal(ours, theirs), field
             checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("spec", ["mcts", "mcts:iters=50,c=0.4,rollout=random,horizon=game,seed=-3"])
+def test_a_lineup_seat_searches_with_the_settings_its_python_agent_searches_with(spec):
+    """One declaration of the search's parameters: the lineup's seat record is read from the agent
+    (``compiled_record``), and the settings the kernel builds from it at a decision are the agent's own."""
+    agent, record = make_agent(spec, game=GAME), lineup.compiled_agent(spec)
+    agent.reset(2, 4, 0)
+    values = hand_values(4, as_options({"players": 4}).flags())  # the table a lineup passes
+    ours = agent.search_settings(values)
+    theirs = seat_search(agent_table([record]), 0, 2, values)
+    for field, mine, kernels in zip(ours._fields, ours, theirs, strict=True):
+        assert np.array_equal(mine, kernels), field
+    assert record.spec_seed == (int(spec.partition("seed=")[2] or 0) & MASK64)

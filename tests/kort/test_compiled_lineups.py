@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agents.base import make_agent
 from agents.deal_sampling import BINOMIAL
 from agents.kort import decision, lineup
 from agents.kort.compiled_tracker import (
@@ -35,6 +36,7 @@ from agents.kort.tracker import KortTracker
 from agents.kort.tracker import tracker_choice as python_tracker_choice
 from agents.kort.values import match_win_chance
 from agents.kort.view import Table
+from agents.lineup import agent_table, seat_search
 from agents.search_tree import SearchSettings
 from experiments.runner import routes
 from experiments.runner.execute import run_experiment
@@ -44,7 +46,7 @@ from sim.kort import compiled
 from sim.kort.compiled.state import I_FIRST_VOTER, I_VOTE
 from sim.kort.encoding import BAVAN_NO, BAVAN_YES, FIRST_PACKET, NUM_ACTIONS, Phase
 from sim.kort.reference import KortMatch
-from sim.rng import SplitMix64, derive_seed
+from sim.rng import MASK64, SplitMix64, derive_seed
 
 MCTS = "mcts:iters=30"
 
@@ -233,3 +235,17 @@ def test_compiled_mcts_decides_the_same_whatever_the_cards_it_cannot_see():
         assert decisions[0] == decisions[1]
         checked[Phase(match.phase).name] += 1
     assert sum(checked.values()) >= 30 and checked["FOLLOW"] and checked["LEAD"], checked
+
+
+@pytest.mark.parametrize("spec", ["mcts", "mcts:iters=50,c=0.4,rollout=greedy,horizon=match,seed=-3"])
+def test_a_lineup_seat_searches_with_the_settings_its_python_agent_searches_with(spec):
+    """One declaration of the search's parameters: the lineup's seat record is read from the agent
+    (``compiled_record``), and the settings the kernel builds from it at a decision are the agent's own."""
+    agent, record = make_agent(spec, game="kort"), lineup.compiled_agent(spec)
+    agent.reset(2, 4, 0)
+    values = match_win_chance(3)
+    ours = agent.search_settings(values)
+    theirs = seat_search(agent_table([record]), 0, 2, values)
+    for field, mine, kernels in zip(ours._fields, ours, theirs, strict=True):
+        assert np.array_equal(mine, kernels), field
+    assert record.spec_seed == (int(spec.partition("seed=")[2] or 0) & MASK64)
