@@ -1,10 +1,11 @@
 """What the search agents share: checking their spec parameters, and the shell of the sampled-deal ISMCTS agents.
 
-Knockout Whist's and Kort's ``mcts`` differ only in how they sample the hidden cards and
-which compiled search they run; everything around that (the parameters, one tracker
-per seat, random streams reseeded each game from the game's seed for the seat mixed
-with the spec's ``seed``, playing the most visited root action, spending a time budget
-in chunks) lives here once. Knorri's ``mcts`` checks its parameters the same way.
+Knockout Whist's and Kort's ``mcts`` differ only in how they set up a decision's search (each game's compiled
+``decision.start_search``, the one its compiled lineup calls) and which compiled search they run; everything
+around that (the parameters, and the search settings and lineup record read from them, one tracker per seat,
+random streams reseeded each game from the game's seed for the seat mixed with the spec's ``seed``, playing the
+most visited root action, spending a time budget in chunks) lives here once. Knorri's ``mcts`` checks its
+parameters the same way.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ class SampledSearchAgent:
     A subclass names its ``DEFAULTS`` (``c``, ``rollout`` and ``horizon``; ``iters`` is 1,000 unless it says
     otherwise), the playout policies it may run (``ROLLOUTS``: name -> compiled policy id), its ``HORIZONS``
     and its ``TREE`` (built with a node capacity), and gives ``spec_name()``, ``new_tracker(seat, n_seats)`` and
-    ``prepare(observation)``: the latter samples the hidden cards, resets ``self._tree`` and returns the call
-    that runs that many iterations of the compiled search. ``self._search_rng`` is drawn afresh from the
+    ``prepare(observation)``: the latter sets the search up in ``self._tree`` from the tracker and what the seat
+    sees (the game's compiled set-up: the hidden cards, a stand-in draw, the root, an empty tree) and returns the
+    call that runs that many iterations of the compiled search. ``self._search_rng`` is drawn afresh from the
     agent's stream before each search.
     """
 
