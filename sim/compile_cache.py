@@ -221,9 +221,10 @@ def _locator_class() -> type:
     class KernelLocator(caching._CacheLocator):
         """Numba's cache locator for the packages' kernels: the fingerprint folder, stamped by the fingerprint."""
 
-        def __init__(self, py_func: Any, path: Path) -> None:
+        def __init__(self, py_func: Any, path: Path, py_file: str) -> None:
             self._lineno = py_func.__code__.co_firstlineno
             self._path = path
+            self._py_file = py_file  # where numba's warning points when a kernel cannot be cached
 
         def get_cache_path(self) -> str:
             return str(self._path)
@@ -239,7 +240,7 @@ def _locator_class() -> type:
             if ACTIVE is None:
                 return None
             path = kernel_folder(ACTIVE, py_func, py_file)
-            return None if path is None else cls(py_func, path)
+            return None if path is None else cls(py_func, path, py_file)
 
     return KernelLocator
 

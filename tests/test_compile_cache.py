@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from numba import njit
+from numba.core.errors import NumbaWarning
 
 from experiments.cli import main
 from sim import compile_cache, config
@@ -293,3 +296,23 @@ def test_two_processes_needing_one_uncached_kernel_compile_it_once_between_them(
         assert racer.returncode == 0, err
         outcomes.append(json.loads(out))
     assert sorted(outcomes) == [[0, 1], [1, 0]]  # one compiled it, the other waited and loaded its code
+
+
+_LABS = ctypes.CDLL(None).labs  # C's labs: a kernel calling it holds a raw pointer, which numba cannot cache
+_LABS.restype, _LABS.argtypes = ctypes.c_long, [ctypes.c_long]
+
+
+def _absolute(x):
+    return _LABS(x)
+
+
+def test_a_kernel_that_cannot_be_cached_warns_and_runs(monkeypatch, tmp_path):
+    """Numba refuses to cache a kernel holding a raw pointer (a C function through ctypes): the kernel still runs,
+    and numba's warning names the kernel's file, where the project's cache locator once lacked the file and
+    crashed the run."""
+    real = compile_cache.kernel_folder
+    monkeypatch.setattr(compile_cache, "kernel_folder", lambda active, py_func, py_file, root=compile_cache.SOURCE_ROOT:
+                        tmp_path if py_func is _absolute else real(active, py_func, py_file, root))
+    with pytest.warns(NumbaWarning, match="Cannot cache compiled function") as caught:
+        assert njit(cache=True)(_absolute)(-3) == 3
+    assert any(warning.filename == __file__ for warning in caught)
