@@ -6,7 +6,7 @@ the suits it showed it lacks, the rainbow check), one stand-in deal is drawn fro
 view completed by that deal (``seat_view``), and the tree is emptied: ``start_search``. Then ``search.search`` runs
 the iterations. The lineup's ``mcts_choice`` does both in one call; the Python agent calls ``start_search`` once
 and the search in chunks, so that a time budget can read the clock between them. Either way the hidden cards, the
-draw and the root are this module's, written once.
+draw and the root are this module's, written once (docs/internals.md, ``agents.knockout_whist.decision``).
 """
 
 from __future__ import annotations

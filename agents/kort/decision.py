@@ -5,7 +5,7 @@ hidden from it are laid out from those (``compiled_tracker.hidden_hands``), one 
 the seat's view completed by that deal (``seat_position``) with the view its playout policy tracks
 (``playout.table_view``), and the tree is emptied: ``start_search``. Then ``search.search`` runs the iterations.
 The lineup's ``mcts_choice`` does both in one call; the Python agent calls ``start_search`` once and the search
-in chunks, so that a time budget can read the clock between them.
+in chunks, so that a time budget can read the clock between them (docs/internals.md, ``agents.kort.decision``).
 """
 
 from __future__ import annotations
