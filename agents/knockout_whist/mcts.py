@@ -40,7 +40,7 @@ class MCTSAgent(SampledSearchAgent):
 
     DEFAULTS = {"c": 0.7, "rollout": "greedy", "horizon": "hand"}
     ROLLOUTS = POLICY_IDS
-    HORIZONS = HORIZONS  # the module's table: the compiled lineup reads it too
+    HORIZONS = HORIZONS  # the module's table
     TREE = Tree
 
     def spec_name(self) -> str:
