@@ -12,19 +12,16 @@ chooses trumps, the hands are read from the deal's permutation in the position's
 
 ``step`` plays one decision of a playout policy (``RANDOM`` or ``GREEDY``, ``sim.policy_ids``'
 numbering); ``table_view`` fills a view from what one seat sees at a real table, which is how
-the compiled lineups (``agents.kort.lineup``) play ``greedy`` (``greedy_choice``).
+the compiled lineups (``agents.kort.lineup``) play ``greedy`` (``greedy_choice``) and how every
+``mcts`` search, the Python agent's too, roots its view (``decision.start_search``).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numba import njit
 
 from sim import config
-from sim.cards import CardSet, to_set
 from sim.kort.compiled import (
     RANDOM,
     T_CARD,
@@ -62,18 +59,6 @@ for _holder in range(NUM_SEATS):
 def new_view() -> View:
     """An empty view: each seat's hand (uint64 card sets) and the trick's plays (int64 columns)."""
     return View(np.zeros(NUM_SEATS, dtype=np.uint64), np.zeros(TRICK_FIELDS, dtype=np.int64))
-
-
-def view_of(observation: Any, hands: Sequence[CardSet] = (0, 0, 0, 0)) -> View:
-    """The view of an observation's position: ``hands`` for the other seats, the seat's own, the trick, the target."""
-    hand_row, trick_row = new_view()
-    for seat in range(NUM_SEATS):
-        hand_row[seat] = to_set(observation.hand) if seat == observation.seat else int(hands[seat])
-    for k, (seat, card) in enumerate(observation.trick):
-        trick_row[T_SEAT + k], trick_row[T_CARD + k] = seat, card
-    trick_row[T_LEN] = len(observation.trick)
-    trick_row[T_TARGET] = observation.options["target_wins"]
-    return View(hand_row, trick_row)
 
 
 @njit(**config.INLINED_KERNEL)
@@ -121,7 +106,7 @@ def step(position, view, policy, legal):
 
 @njit(**config.INLINED_KERNEL)
 def table_view(cards, ints, seat, view):
-    """What ``view_of`` makes of ``seat``'s observation, from a live match: its own hand (the others' 0), the
+    """The view ``seat`` has of a live match, its search's root view: its own hand (the others' 0), the
     trick's plays in order (the places past them 0, as in a new view) and the target; read through the engine's
     public accessors only."""
     hands, trick = view

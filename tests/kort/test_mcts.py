@@ -61,7 +61,9 @@ def test_the_compiled_playout_policy_makes_greedys_choice_at_every_decision():
         undealt = match.deck[FIRST_PACKET:] if match.phase == Phase.TRUMP else []
         cards, ints, deck, _ = compiled.position_rows(observation, match.hands, undealt)
         count = compiled.legal_actions(cards, ints, legal)
-        view = playout.view_of(observation, match.hands)
+        view = playout.new_view()
+        playout.table_view(cards, ints, match.to_move, view)
+        view.hands[:] = match.hands  # a search's view holds every seat's drawn hand
         expected = greedy_action(observation, match.legal_actions())
         assert compiled.greedy_action(ints, deck, view, legal, count) == expected
         kinds[Phase(match.phase).name] += 1
