@@ -10,10 +10,9 @@ chooses trumps, the hands are read from the deal's permutation in the position's
 ``deck`` (the holder's first five are ``deck[0:5]``; after the choice
 ``rules.deal_positions`` says who got each card), which covers redeals and later rounds too.
 
-``step`` plays one decision of a playout policy (``RANDOM`` or ``GREEDY``, ``sim.policy_ids``'
-numbering); ``table_view`` fills a view from what one seat sees at a real table, which is how
-the compiled lineups (``agents.kort.lineup``) play ``greedy`` (``greedy_choice``) and how every
-``mcts`` search, the Python agent's too, roots its view (``decision.start_search``).
+``step`` plays one decision of a playout policy (``RANDOM`` or ``GREEDY``); ``table_view`` fills a
+view from what one seat sees at a real table: how the lineups play ``greedy`` (``greedy_choice``)
+and how every ``mcts`` search roots its view (``decision.start_search``).
 """
 
 from __future__ import annotations
