@@ -9,7 +9,7 @@ function, ``agents.knorri.decision.decide``, which the compiled lineup runs too,
 (``search``). How many playouts it spends and when it stops are ``agents.knorri.search_rules``.
 
 Parameters (spec ``mcts:iters=200,c=0.4,rollout=greedy``): docs/agents.md's table of Knorri's agents; ``version=1``
-to ``version=4`` are the earlier ``mcts`` (docs/agents.md, "How ``mcts`` saves playouts, and the first ``mcts``",
+to ``version=5`` are the earlier ``mcts`` (docs/agents.md, "How ``mcts`` saves playouts, and the first ``mcts``",
 has the versions and what each measured). Through ``knorri-sim run`` a lineup of built-in specs plays in compiled
 code (``agents.knorri.lineup``) with this agent's rows; a ``time`` budget keeps the reference engine. The design
 in full is in docs/internals.md, ``agents.knorri.mcts``.
@@ -37,23 +37,24 @@ from sim.rng import SplitMix64, derive_seed
 
 GAME = "knorri"  # the game this agent is registered for
 
-VERSIONS = (1, 2, 3, 4, 5)
-DEFAULT_VERSION = 5
-DEFAULT_ITERS = {1: 1000, 2: 200, 3: 200, 4: 200, 5: 200}
+VERSIONS = (1, 2, 3, 4, 5, 6)
+DEFAULT_VERSION = 6
+DEFAULT_ITERS = {1: 1000, 2: 200, 3: 200, 4: 200, 5: 200, 6: 200}
 """Playouts per decision unless ``iters`` says otherwise, by version: 1 is the first ``mcts`` (every iteration
 spent), 2 the next, which stops a phase-2 search once its pick has settled (``search_rules.BY_VISITS``,
 ``search_rules.BY_BEST_LINE``), 3 the one that also cuts the playouts of a search with chance nodes short
 (``horizon``) and spends three times as many of them, 4 the one that spends five times as many there (among
 searchers, which it models as random players, the chance searches are nearly all its searches, and their budget
-is what its strength against the first ``mcts`` turned on), and 5 the current one, which cuts those playouts
-only where two or more other seats are modelled random (``search_rules.playout_horizon``)."""
-LINE_ITERS_FACTOR = {1: 1, 2: 5, 3: 5, 4: 5, 5: 5}
+is what its strength against the first ``mcts`` turned on), 5 the one that cuts those playouts only where two
+or more other seats are modelled random, and 6 the current one, which cuts them only where most other seats are
+(``search_rules.playout_horizon``; the same searches as version 5 at 3 and 4 seats)."""
+LINE_ITERS_FACTOR = {1: 1, 2: 5, 3: 5, 4: 5, 5: 5, 6: 5}
 """By version, the budget of a phase-2 search whose pick is the best line (every other seat deterministic) over
 ``iters``, unless ``line_iters`` says otherwise."""
-CHANCE_ITERS_FACTOR = {1: 1, 2: 1, 3: 3, 4: 5, 5: 5}
+CHANCE_ITERS_FACTOR = {1: 1, 2: 1, 3: 3, 4: 5, 5: 5, 6: 5}
 """By version, the budget of a phase-2 search where another seat is modelled ``random`` (chance nodes) over
 ``iters``, unless ``chance_iters`` says otherwise."""
-DEFAULT_HORIZON = {1: 0, 2: 0, 3: 40, 4: 40, 5: 40}
+DEFAULT_HORIZON = {1: 0, 2: 0, 3: 40, 4: 40, 5: 40, 6: 40}
 """By version, the phase-2 actions a playout of a search with chance nodes plays before the cap's ranking scores
 it (0: to the end), unless ``horizon`` says otherwise."""
 DEFAULT_C = 0.4

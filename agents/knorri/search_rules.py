@@ -60,6 +60,9 @@ CUT_FROM_VERSION = 5
 """The first version that cuts a chance search's playouts only where ``CUT_WITH_RANDOM_SEATS`` or more other seats
 are modelled ``random``."""
 CUT_WITH_RANDOM_SEATS = 2
+CUT_BY_MAJORITY_FROM_VERSION = 6
+"""The first version that cuts them only where most of the other seats are modelled ``random``: the same rule as
+version 5's at 3 and 4 seats, fewer cut searches at 5 and 6."""
 
 
 @njit(**config.PASTED_KERNEL)
@@ -71,7 +74,8 @@ def playout_horizon(version, horizon, has_chance, models, hero):
     the end: every other seat plays the rollout there, so a hand ends soon and a whole playout costs little more
     than a cut one, while its value is the hand's real outcome rather than the cap's ranking. At a table of
     searchers, every other seat modelled ``random``, random play runs long and the cut is what the budget buys
-    (docs/agents.md, "Version 5")."""
+    (docs/agents.md, "Version 5"). From ``CUT_BY_MAJORITY_FROM_VERSION`` on the cut waits for most of the other
+    seats: at 5 and 6 seats, two random seats among greedy and loginf ones end a hand soon too ("Version 6")."""
     if not has_chance:
         return 0
     if version >= CUT_FROM_VERSION:
@@ -79,7 +83,10 @@ def playout_horizon(version, horizon, has_chance, models, hero):
         for seat in range(models.shape[0]):
             if seat != hero and models[seat] == RANDOM_MODEL:
                 modelled_random += 1
-        if modelled_random < CUT_WITH_RANDOM_SEATS:
+        if version >= CUT_BY_MAJORITY_FROM_VERSION:
+            if 2 * modelled_random <= models.shape[0] - 1:
+                return 0
+        elif modelled_random < CUT_WITH_RANDOM_SEATS:
             return 0
     return horizon
 

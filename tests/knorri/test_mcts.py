@@ -164,7 +164,7 @@ def test_version_1_is_the_first_mcts_every_iteration_spent():
     early; the current default stops once its pick settles, with budgets of its own."""
     first, current = make_agent("mcts:version=1"), make_agent("mcts")
     assert (first.iters, first.line_iters, first.version) == (1000, 1000, 1) and first.name.endswith("version=1")
-    assert current.version == 5 and current.iters < first.iters and "version" not in current.name
+    assert current.version == 6 and current.iters < first.iters and "version" not in current.name
     assert current.line_iters == 5 * current.iters  # a search against deterministic seats mostly stops at once
     assert make_agent("mcts:version=1,iters=50").line_iters == 50
     assert make_agent("mcts:iters=50,line_iters=70").line_iters == 70
@@ -177,8 +177,10 @@ def test_version_1_is_the_first_mcts_every_iteration_spent():
     assert "horizon=0" in make_agent("mcts:horizon=0").name
     fourth = make_agent("mcts:version=4")
     assert (fourth.chance_iters, fourth.horizon) == (1000, 40) and fourth.name.endswith("version=4")
-    with pytest.raises(AgentSpecError, match="version=6 is unknown"):
-        make_agent("mcts:version=6")
+    fifth = make_agent("mcts:version=5")
+    assert (fifth.chance_iters, fifth.horizon) == (1000, 40) and fifth.name.endswith("version=5")
+    with pytest.raises(AgentSpecError, match="version=7 is unknown"):
+        make_agent("mcts:version=7")
     with pytest.raises(AgentSpecError, match="horizon=-1: give 0"):
         make_agent("mcts:horizon=-1")
     with pytest.raises(AgentSpecError, match="line_iters=0: give at least 1 playout"):

@@ -103,3 +103,21 @@ def test_from_version_5_a_chance_search_cuts_its_playouts_only_with_two_random_s
     assert search_rules.playout_horizon(5, 40, True, two_random, 0) == 40
     assert search_rules.playout_horizon(5, 40, True, hero_random, 0) == 0
     assert search_rules.playout_horizon(5, 40, False, two_random, 0) == 0
+
+
+def test_from_version_6_a_chance_search_cuts_its_playouts_only_where_most_other_seats_are_modelled_random():
+    """At 3 and 4 seats that is version 5's rule; at 5 and 6 seats two random seats no longer cut, three do."""
+    def models(n_seats: int, random_seats: int) -> np.ndarray:
+        seats = [MAXN] + [RANDOM_MODEL] * random_seats + [GREEDY_MODEL] * (n_seats - 1 - random_seats)
+        return np.array(seats)
+
+    for n_seats in (3, 4):
+        for random_seats in range(n_seats):
+            table = models(n_seats, random_seats)
+            assert (search_rules.playout_horizon(6, 40, True, table, 0)
+                    == search_rules.playout_horizon(5, 40, True, table, 0))
+    assert search_rules.playout_horizon(6, 40, True, models(5, 2), 0) == 0
+    assert search_rules.playout_horizon(6, 40, True, models(5, 3), 0) == 40
+    assert search_rules.playout_horizon(6, 40, True, models(6, 2), 0) == 0
+    assert search_rules.playout_horizon(6, 40, True, models(6, 3), 0) == 40
+    assert search_rules.playout_horizon(6, 40, False, models(6, 5), 0) == 0
