@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,26 +37,34 @@ from sim.rng import SplitMix64, derive_seed
 
 GAME = "knorri"  # the game this agent is registered for
 
-VERSIONS = (1, 2, 3, 4, 5, 6)
+
+class VersionDefaults(NamedTuple):
+    """What one version of ``mcts`` spends and cuts where its spec does not say: ``iters`` playouts a decision;
+    ``line_factor`` and ``chance_factor`` times that for a phase-2 search whose pick is the best line (every other
+    seat deterministic) and for one where another seat is modelled ``random`` (chance nodes); ``horizon``, the
+    phase-2 actions a chance search's playout plays before the cap's ranking scores it (0: to the end). When
+    each version stops a search, and where it cuts, are ``search_rules``'s."""
+
+    iters: int
+    line_factor: int
+    chance_factor: int
+    horizon: int
+
+
+VERSION_DEFAULTS: dict[int, VersionDefaults] = {
+    1: VersionDefaults(iters=1000, line_factor=1, chance_factor=1, horizon=0),  # the first mcts: every iteration
+    2: VersionDefaults(iters=200, line_factor=5, chance_factor=1, horizon=0),  # a phase-2 search stops once settled
+    3: VersionDefaults(iters=200, line_factor=5, chance_factor=3, horizon=40),  # chance playouts cut, thrice as many
+    4: VersionDefaults(iters=200, line_factor=5, chance_factor=5, horizon=40),  # five times as many
+    5: VersionDefaults(iters=200, line_factor=5, chance_factor=5, horizon=40),  # cut where two others are random
+    6: VersionDefaults(iters=200, line_factor=5, chance_factor=5, horizon=40),  # cut where most others are random
+}
+"""Each version's defaults. Among searchers, which version 3 and later model as random players, the chance searches
+are nearly all the searches, and their budget is what the strength against the first ``mcts`` turned on; versions
+5 and 6 spend as version 4 and differ in where a chance search's playouts are cut
+(``search_rules.playout_horizon``: the same searches as version 5 at 3 and 4 seats)."""
+VERSIONS = tuple(VERSION_DEFAULTS)
 DEFAULT_VERSION = 6
-DEFAULT_ITERS = {1: 1000, 2: 200, 3: 200, 4: 200, 5: 200, 6: 200}
-"""Playouts per decision unless ``iters`` says otherwise, by version: 1 is the first ``mcts`` (every iteration
-spent), 2 the next, which stops a phase-2 search once its pick has settled (``search_rules.BY_VISITS``,
-``search_rules.BY_BEST_LINE``), 3 the one that also cuts the playouts of a search with chance nodes short
-(``horizon``) and spends three times as many of them, 4 the one that spends five times as many there (among
-searchers, which it models as random players, the chance searches are nearly all its searches, and their budget
-is what its strength against the first ``mcts`` turned on), 5 the one that cuts those playouts only where two
-or more other seats are modelled random, and 6 the current one, which cuts them only where most other seats are
-(``search_rules.playout_horizon``; the same searches as version 5 at 3 and 4 seats)."""
-LINE_ITERS_FACTOR = {1: 1, 2: 5, 3: 5, 4: 5, 5: 5, 6: 5}
-"""By version, the budget of a phase-2 search whose pick is the best line (every other seat deterministic) over
-``iters``, unless ``line_iters`` says otherwise."""
-CHANCE_ITERS_FACTOR = {1: 1, 2: 1, 3: 3, 4: 5, 5: 5, 6: 5}
-"""By version, the budget of a phase-2 search where another seat is modelled ``random`` (chance nodes) over
-``iters``, unless ``chance_iters`` says otherwise."""
-DEFAULT_HORIZON = {1: 0, 2: 0, 3: 40, 4: 40, 5: 40, 6: 40}
-"""By version, the phase-2 actions a playout of a search with chance nodes plays before the cap's ranking scores
-it (0: to the end), unless ``horizon`` says otherwise."""
 DEFAULT_C = 0.4
 POSTERIOR = "posterior"
 DEFAULT_OTHERS = POSTERIOR
@@ -85,16 +93,17 @@ class MCTSAgent:
                  chance_iters: int | None = None, horizon: int | None = None) -> None:
         if version not in VERSIONS:
             raise ValueError(f"version={version} is unknown: use {' or '.join(map(str, VERSIONS))}")
-        iters = DEFAULT_ITERS[version] if iters is None else iters
+        defaults = VERSION_DEFAULTS[version]
+        iters = defaults.iters if iters is None else iters
         check_budget(iters, time, c, unit="playout")
-        default_line_iters = LINE_ITERS_FACTOR[version] * iters
+        default_line_iters = defaults.line_factor * iters
         line_iters = default_line_iters if line_iters is None else line_iters
-        default_chance_iters = CHANCE_ITERS_FACTOR[version] * iters
+        default_chance_iters = defaults.chance_factor * iters
         chance_iters = default_chance_iters if chance_iters is None else chance_iters
         for name, value in (("line_iters", line_iters), ("chance_iters", chance_iters)):
             if value < 1:
                 raise ValueError(f"{name}={value}: give at least 1 playout per decision")
-        horizon = DEFAULT_HORIZON[version] if horizon is None else horizon
+        horizon = defaults.horizon if horizon is None else horizon
         if horizon < 0:
             raise ValueError(f"horizon={horizon}: give 0 (playouts to the end) or a number of phase-2 actions")
         check_choice("rollout", rollout, PLAYOUT_POLICIES)
@@ -113,7 +122,7 @@ class MCTSAgent:
                      + (f",pick={pick}" if pick != DEFAULT_PICK else "")
                      + (f",line_iters={line_iters}" if line_iters != default_line_iters else "")
                      + (f",chance_iters={chance_iters}" if chance_iters != default_chance_iters else "")
-                     + (f",horizon={horizon}" if horizon != DEFAULT_HORIZON[version] else "")
+                     + (f",horizon={horizon}" if horizon != defaults.horizon else "")
                      + (f",version={version}" if version != DEFAULT_VERSION else ""))
         self.pick = pick
         self.version = version
