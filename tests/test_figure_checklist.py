@@ -46,6 +46,10 @@ FIGURE_MODULES = (figures, generic, knorri_figures, cutoff_figures, kort_figures
 EVALUATIONS = [{"opponent": "greedy", "others": "random", "deals": 200, "rows": 1600, "cpu_seconds": 60.0 * minutes,
                 "mean": mean, "low": mean - 0.2, "high": mean + 0.2, "hands": 1000 * minutes}
                for minutes, mean in ((4, -0.9), (8, -0.3), (12, 0.1))]  # a training's evaluations (evaluate.py)
+EVALUATIONS_BY_SEATS = [{**row, "by_seats": {str(n): {"deals": 200, "rows": 400 * n, "low": row["low"],
+                                                    "high": row["high"], "mean": row["mean"] + 0.1 * n - 0.45}
+                                              for n in (3, 4, 5, 6)}}
+                        for row in EVALUATIONS]  # a training at four seat counts
 SMALLEST_FONT = 8.0  # points, at the figure's own size (9 to 14 inches wide, shown at a page's column width)
 WIDEST_LABEL = 1 / 3  # of the figure's width, for any one tick label
 
@@ -82,6 +86,8 @@ def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
     out += [("duel: LLR path", duel_figures.llr_path_figure(reading)),
             ("duel: running mean", duel_figures.running_mean_figure(reading))]
     out.append(("training: learning curve", train_report.learning_curve_figure(EVALUATIONS, "Learning curve")))
+    out.append(("training: learning curve by seat count",
+                train_report.learning_curve_figure(EVALUATIONS_BY_SEATS, "Learning curve at 3,4,5,6 seats")))
     for _, figure in out:
         FigureCanvasAgg(figure).draw()
     return out

@@ -5,7 +5,9 @@ each is played as the duel plays a deal (``experiments.runner.plan.duel_design``
 rotation round the table, once held by the network and once by ``greedy``, the other seats the same. A deal's
 paired difference is the network's mean score per row there minus greedy's; the evaluation reports their mean
 with the fixed-sample 95% interval (``experiments.duel.sprt``'s), so points on a learning curve are comparable
-within a training and across trainings of the same game and seat count. Choosing the best of many evaluations
+within a training and across trainings of the same game and seat count. A training at several seat counts is
+evaluated at each, on the same deal seeds, and chooses its best weights by the mean of the counts' scores
+(``evaluate_tables``). Choosing the best of many evaluations
 on the same deals flatters it (the winner's curse), so each new best is also played on other fixed deals, which
 no choice uses (``CONFIRM_STREAM``): that score is the one to believe.
 """
@@ -13,13 +15,13 @@ no choice uses (``CONFIRM_STREAM``): that score is the one to believe.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from experiments.duel.play import deal_differences
-from experiments.duel.sprt import interval
+from experiments.duel.sprt import Z95, interval
 from experiments.runner.plan import duel_design
 from experiments.runner.routes import play_matches
 from experiments.train.tables import EVAL_OTHERS
@@ -37,6 +39,35 @@ def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, optio
     """The network in ``weights`` against ``opponent`` on ``deals`` fixed duplicate deals of ``stream``
     (``EVAL_STREAM``, or ``CONFIRM_STREAM``'s other deals), ``others`` at the untested seats: the mean paired
     difference (points per row at the tested seat), its 95% interval, the deals and the rows played."""
+    differences, rows = deal_scores(game, n_seats, weights, seed, deals, options, opponent, stream, others)
+    return summary(differences, opponent, others, rows)
+
+
+def evaluate_tables(game: str, seat_counts: Sequence[int], weights: str, seed: int, deals: int,
+                    options: Mapping[str, Any], opponent: str = "greedy", stream: int = EVAL_STREAM,
+                    others: str = EVAL_OTHERS) -> dict[str, Any]:
+    """The network at every seat count it is trained for. One count gives ``evaluate``'s result. Several give each
+    count's score under ``by_seats`` and, at the top, the mean of their means with its 95% interval (the counts'
+    deals are independent samples): a network meant for every count is judged at every count, not the first."""
+    if len(seat_counts) == 1:
+        return evaluate(game, seat_counts[0], weights, seed, deals, options, opponent, stream, others)
+    parts = {n: deal_scores(game, n, weights, seed, deals, options, opponent, stream, others) for n in seat_counts}
+    by_seats = {}
+    for n, (differences, rows) in parts.items():
+        part = summary(differences, opponent, others, rows)
+        by_seats[str(n)] = {key: part[key] for key in ("deals", "rows", "mean", "low", "high")}
+    mean = float(np.mean([part["mean"] for part in by_seats.values()]))
+    variance = sum(float(differences.var(ddof=1)) / len(differences) if len(differences) > 1 else math.nan
+                   for differences, _ in parts.values()) / len(parts) ** 2
+    half = Z95 * math.sqrt(variance)
+    return {"opponent": opponent, "others": others, "deals": deals, "rows": sum(rows for _, rows in parts.values()),
+            "mean": mean, "low": mean - half, "high": mean + half, "by_seats": by_seats}
+
+
+def deal_scores(game: str, n_seats: int, weights: str, seed: int, deals: int, options: Mapping[str, Any],
+                opponent: str, stream: int, others: str) -> tuple[np.ndarray, int]:
+    """Each fixed deal's paired difference (the network's mean score per row at the tested seat minus the
+    opponent's) at ``n_seats`` seats, and the rows played."""
     teams = games.adapter(game).seat_teams(n_seats)
     n_others = sum(1 for team in teams if team != teams[0])
     design = duel_design((f"learned:weights={weights}", opponent, *([others] * n_others)), teams)
@@ -48,7 +79,7 @@ def evaluate(game: str, n_seats: int, weights: str, seed: int, deals: int, optio
     scores = np.asarray(hands["score"]).reshape(deals * len(design), n_seats)
     arrangement = np.tile(np.arange(len(design)), deals)
     differences = deal_differences(scores, arrangement, np.repeat(np.arange(deals), len(design)), design)
-    return summary(differences, opponent, others, len(design) * deals)
+    return differences, len(design) * deals
 
 
 def summary(differences: np.ndarray, opponent: str, others: str, rows: int) -> dict[str, Any]:

@@ -197,7 +197,8 @@ class Training:
         best = best_of([*read_evaluations(self.out), result]) is result
         if best:  # on deals no choice used: its fair score
             confirmed = evaluate(str(self.out / WEIGHTS_FILE), True)
-            result["confirmed"] = {key: confirmed[key] for key in ("deals", "mean", "low", "high")}
+            result["confirmed"] = {key: confirmed[key] for key in ("deals", "mean", "low", "high", "by_seats")
+                                   if key in confirmed}
         result.update(generation=self.counters.generation, hands=self.counters.hands,
                       cpu_seconds=round(self.counters.cpu_seconds, 3),
                       eval_cpu_seconds=round(time.process_time() - started, 3), sha256=network.sha256())
@@ -288,8 +289,12 @@ def best_evaluation(out: Path) -> dict[str, Any] | None:
 
 
 def best_of(evaluations: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Of ``evaluations`` in the order made, the one with the highest mean (the latest among equals; none undefined)."""
-    rows = [row for row in evaluations if row.get("mean") == row.get("mean")]
+    """Of ``evaluations`` in the order made, the one with the highest mean (the latest among equals; none undefined),
+    among those scored as the latest was: a folder resumed from a training that scored its first seat count alone
+    holds means of another kind."""
+    kind = sorted(evaluations[-1].get("by_seats", {})) if evaluations else []
+    rows = [row for row in evaluations
+            if row.get("mean") == row.get("mean") and sorted(row.get("by_seats", {})) == kind]
     return max(reversed(rows), key=lambda row: row["mean"]) if rows else None
 
 

@@ -43,7 +43,8 @@ def is_training(folder: str | Path) -> bool:
 def learning_curve_figure(evaluations: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """Each evaluation's mean paired difference against greedy (points per row at the tested seat) with its 95%
     interval, against the training's CPU minutes when it was taken; a line at 0, where the network plays as
-    greedy does."""
+    greedy does. A training at several seat counts shows the mean over the counts, which chooses its best weights,
+    with each count's own line beside it."""
     figure, (ax,) = new_figure(9, 5)
     minutes = np.array([row["cpu_seconds"] / 60 for row in evaluations])
     mean = np.array([row["mean"] for row in evaluations])
@@ -53,20 +54,42 @@ def learning_curve_figure(evaluations: Sequence[Mapping[str, Any]], title: str) 
     n_text = f"n = {deals:,} duplicate deals per point" if evaluations else "no evaluations"
     opponent = evaluations[0]["opponent"] if evaluations else "greedy"
     others = evaluations[0]["others"] if evaluations else "random"
+    extent = [0.0, *low[np.isfinite(low)], *high[np.isfinite(high)]]
+    counts = seat_counts(evaluations)
+    if counts:  # a training at several seat counts: each count's line beside the mean it is judged by
+        n_text = f"n = {deals:,} duplicate deals per seat count and point"
+        for n, colour in zip(counts, COUNT_COLOURS, strict=False):
+            points = [(at, row["by_seats"][n]["mean"]) for at, row in zip(minutes, evaluations, strict=True)
+                      if n in row.get("by_seats", {})]
+            ax.plot(*zip(*points, strict=True), "o--", color=colour, linewidth=1, markersize=3, label=f"{n} seats")
+            extent += [value for _, value in points if np.isfinite(value)]
+    facts = f"learned - {opponent}, others {others} ({n_text})"
     if evaluations:
+        label = "the mean over the seat counts; bars: 95% interval" if counts else f"{facts}; bars: 95% interval"
         ax.errorbar(minutes, mean, yerr=[mean - low, high - mean], fmt="o-", color="#1b6ca8", capsize=3,
-                    label=f"learned - {opponent}, others {others} ({n_text}); bars: 95% interval")
+                    label=label)
     ax.axhline(0, color="black", linewidth=0.8)
-    spread = [0.0, *low[np.isfinite(low)], *high[np.isfinite(high)]]
-    pad = 0.05 * (max(spread) - min(spread) + 1e-9)
-    ax.set_ylim(min(spread) - pad, max(spread) + pad)
+    pad = 0.05 * (max(extent) - min(extent) + 1e-9)
+    ax.set_ylim(min(extent) - pad, max(extent) + pad)
     ax.set_xlim(0, max(float(minutes.max()) if len(minutes) else 1.0, 1e-3) * 1.05)
     units = "points per row"
     ax.set_xlabel("training CPU time (minutes, every resume summed)", fontsize=FONT["label"])
     ax.set_ylabel(f"mean paired difference ({units})", fontsize=FONT["label"])
     ax.set_title(title, fontsize=FONT["title"])
-    ax.legend(fontsize=FONT["tick"], loc="best")
+    ax.legend(fontsize=FONT["tick"], loc="best", title=facts if counts else None, title_fontsize=FONT["tick"])
     return declare(figure, title, units, n_text, "95% interval", "y from 0")
+
+
+COUNT_COLOURS = ("#d95f02", "#7570b3", "#1b9e77", "#e7298a", "#66a61e", "#a6761d")
+"""The lines of a training's seat counts, in order."""
+
+
+def seat_counts(evaluations: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The seat counts a training's evaluations score apart (none for a training at one count), in order."""
+    counts: dict[str, None] = {}
+    for row in evaluations:
+        counts.update(dict.fromkeys(row.get("by_seats", {})))
+    return list(counts)
 
 
 def curve_title(settings: Mapping[str, Any]) -> str:
@@ -126,15 +149,27 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
             lines += [f"| against greedy, on {confirmed['deals']} other deals | {confirmed['mean']:+.3f} a row, 95% "
                       f"interval {confirmed['low']:+.3f} to {confirmed['high']:+.3f} (deals no choice of weights "
                       "used) |"]
+    counts = seat_counts(evaluations)
+    several = (f" With several seat counts each is scored on its own {evaluations[0]['deals']} deals, and a row's "
+               "difference is the mean of the counts', the score its best weights are chosen by.") if counts else ""
     lines += ["", "## Evaluations", "",
               "Against greedy on the same fixed duplicate deals at each checkpoint (the duel's design: the tested "
               "seat at every rotation, once learned and once greedy): mean paired difference in points per row, "
-              "with its 95% interval.", "",
-              "| hands | CPU minutes | deals | others | learned - greedy | 95% interval |",
-              "| ---: | ---: | ---: | --- | ---: | --- |"]
+              f"with its 95% interval.{several}", "",
+              "| hands | CPU minutes | deals | others | learned - greedy | 95% interval |"
+              + "".join(f" {n} seats |" for n in counts),
+              "| ---: | ---: | ---: | --- | ---: | --- |" + " ---: |" * len(counts)]
     lines += [f"| {row['hands']:,} | {row['cpu_seconds'] / 60:.1f} | {row['deals']} | {row['others']} | "
-              f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |" for row in evaluations]
+              f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |"
+              + "".join(f" {count_mean(row, n)} |" for n in counts) for row in evaluations]
     return "\n".join(lines) + "\n"
+
+
+def count_mean(row: Mapping[str, Any], n: str) -> str:
+    """One seat count's score in an evaluation row (a dash where the row has none: taken before counts were
+    scored apart)."""
+    part = row.get("by_seats", {}).get(n)
+    return f"{part['mean']:+.3f}" if part else "-"
 
 
 def file_sha256(path: Path) -> str:

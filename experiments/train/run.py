@@ -54,9 +54,9 @@ def train(out: Path, method: Method, limits: Limits, workers: int = 1, scheduler
             return training
 
         def judge(weights: str, confirm: bool = False) -> dict[str, Any]:
-            return evaluation.evaluate(method.game, method.seats[0], weights, method.seed, method.eval_deals,
-                                       method.options, others=method.eval_others,
-                                       stream=evaluation.CONFIRM_STREAM if confirm else evaluation.EVAL_STREAM)
+            return evaluation.evaluate_tables(method.game, method.seats, weights, method.seed, method.eval_deals,
+                                              method.options, others=method.eval_others,
+                                              stream=evaluation.CONFIRM_STREAM if confirm else evaluation.EVAL_STREAM)
 
         bar = tqdm(total=limits.hands, initial=counters.hands, unit="hand", disable=not progress, smoothing=0.1,
                    dynamic_ncols=True, desc=f"train {method.game}")
@@ -95,7 +95,13 @@ def report(bar: tqdm, result: dict[str, Any] | None) -> None:
 
 
 def evaluation_line(result: dict[str, Any]) -> str:
-    """An evaluation in words: hands, CPU minutes, the mean paired difference and its interval."""
-    return (f"checkpoint at {result['hands']:,} hands, {result['cpu_seconds'] / 60:.1f} CPU min: against "
+    """An evaluation in words: hands, CPU minutes, the mean paired difference and its interval (for several seat
+    counts, the mean over the counts, then each count's)."""
+    line = (f"checkpoint at {result['hands']:,} hands, {result['cpu_seconds'] / 60:.1f} CPU min: against "
             f"{result['opponent']} (others {result['others']}) {result['mean']:+.3f} points per row, 95% interval "
             f"{result['low']:+.3f} to {result['high']:+.3f} over {result['deals']} duplicate deals")
+    by_seats = result.get("by_seats")
+    if not by_seats:
+        return line
+    counts = ", ".join(f"{n} seats {part['mean']:+.3f}" for n, part in by_seats.items())
+    return f"{line} at each seat count, the mean of the counts' ({counts})"

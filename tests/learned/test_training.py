@@ -139,6 +139,34 @@ def test_the_report_of_a_training_draws_its_learning_curve_and_writes_its_model_
     assert (tmp_path / "t" / "report" / "learning_curve.png").stat().st_size > 1000
 
 
+def test_a_training_at_several_seat_counts_is_judged_at_each_count_and_chooses_by_their_mean(tmp_path):
+    from experiments.train.evaluate import evaluate
+    from experiments.train.report import model_card
+    from experiments.train.run import evaluation_line, train
+
+    out, options = tmp_path / "t", {"cap": 1500, "repeat": 2}
+    train(out, Method("knorri", (3, 5), options, 3, **TINY), Limits(hands=8), progress=False)
+    (row,) = read_evaluations(out)
+    by_seats = row["by_seats"]
+    assert list(by_seats) == ["3", "5"] and set(row["confirmed"]["by_seats"]) == {"3", "5"}
+    for n, part in by_seats.items():  # each count on the deals a training at that count alone is scored on
+        alone = evaluate("knorri", int(n), str(out / "weights.npz"), 3, TINY["eval_deals"], options)
+        assert (part["mean"], part["low"], part["rows"]) == (alone["mean"], alone["low"], alone["rows"])
+    assert row["mean"] == pytest.approx((by_seats["3"]["mean"] + by_seats["5"]["mean"]) / 2)
+    assert row["low"] < row["mean"] < row["high"]
+    assert "3 seats" in evaluation_line(row) and "5 seats" in evaluation_line(row)
+    assert "| 3 seats | 5 seats |" in model_card(out)
+
+
+def test_the_best_evaluation_is_chosen_among_those_scored_as_the_latest():
+    from experiments.train.loop import best_of
+
+    first_count_alone = {"mean": 0.2}  # a folder trained before every seat count was scored
+    by_counts = [{"mean": mean, "by_seats": {"3": {"mean": mean}, "6": {"mean": mean}}} for mean in (-0.1, 0.05, 0.01)]
+    assert best_of([first_count_alone, *by_counts]) is by_counts[1]
+    assert best_of([*by_counts, first_count_alone]) is first_count_alone
+
+
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--seats", "9"], "--seats: "),
     (["--seats", "four"], "--seats takes seat counts separated by commas"),
