@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ def learning_curve_figure(evaluations: Sequence[Mapping[str, Any]], title: str) 
     greedy does. A training at several seat counts shows the mean over the counts, which chooses its best weights,
     with each count's own line beside it."""
     figure, (ax,) = new_figure(9, 5)
+    evaluations, counts = scored_apart(evaluations)
     minutes = np.array([row["cpu_seconds"] / 60 for row in evaluations])
     mean = np.array([row["mean"] for row in evaluations])
     low = np.array([row["low"] for row in evaluations])
@@ -55,7 +57,6 @@ def learning_curve_figure(evaluations: Sequence[Mapping[str, Any]], title: str) 
     opponent = evaluations[0]["opponent"] if evaluations else "greedy"
     others = evaluations[0]["others"] if evaluations else "random"
     extent = [0.0, *low[np.isfinite(low)], *high[np.isfinite(high)]]
-    counts = seat_counts(evaluations)
     if counts:  # a training at several seat counts: each count's line beside the mean it is judged by
         n_text = f"n = {deals:,} duplicate deals per seat count and point"
         for n, colour in zip(counts, COUNT_COLOURS, strict=False):
@@ -90,6 +91,21 @@ def seat_counts(evaluations: Sequence[Mapping[str, Any]]) -> list[str]:
     for row in evaluations:
         counts.update(dict.fromkeys(row.get("by_seats", {})))
     return list(counts)
+
+
+def scored_apart(evaluations: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """A training's evaluations with its seat counts scored apart, and the counts (none for one count). A row from
+    before a training at several counts was scored at each (``evaluate_tables``) holds its first count's score
+    alone: it becomes that count's, with no mean over the counts."""
+    counts = seat_counts(evaluations)
+    if not counts:
+        return list(evaluations), counts
+    undefined = {"mean": math.nan, "low": math.nan, "high": math.nan}
+    scored = []
+    for row in evaluations:
+        first = {key: row[key] for key in ("deals", "rows", "mean", "low", "high") if key in row}
+        scored.append(row if "by_seats" in row else {**row, **undefined, "by_seats": {counts[0]: first}})
+    return scored, counts
 
 
 def curve_title(settings: Mapping[str, Any]) -> str:
@@ -149,7 +165,7 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
             lines += [f"| against greedy, on {confirmed['deals']} other deals | {confirmed['mean']:+.3f} a row, 95% "
                       f"interval {confirmed['low']:+.3f} to {confirmed['high']:+.3f} (deals no choice of weights "
                       "used) |"]
-    counts = seat_counts(evaluations)
+    evaluations, counts = scored_apart(evaluations)
     several = (f" With several seat counts each is scored on its own {evaluations[0]['deals']} deals, and a row's "
                "difference is the mean of the counts', the score its best weights are chosen by.") if counts else ""
     lines += ["", "## Evaluations", "",
@@ -160,7 +176,8 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
               + "".join(f" {n} seats |" for n in counts),
               "| ---: | ---: | ---: | --- | ---: | --- |" + " ---: |" * len(counts)]
     lines += [f"| {row['hands']:,} | {row['cpu_seconds'] / 60:.1f} | {row['deals']} | {row['others']} | "
-              f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |"
+              + (f"{row['mean']:+.3f} | {row['low']:+.3f} to {row['high']:+.3f} |" if row["mean"] == row["mean"]
+                 else "- | - |")
               + "".join(f" {count_mean(row, n)} |" for n in counts) for row in evaluations]
     return "\n".join(lines) + "\n"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -156,6 +157,13 @@ def test_a_training_at_several_seat_counts_is_judged_at_each_count_and_chooses_b
     assert row["low"] < row["mean"] < row["high"]
     assert "3 seats" in evaluation_line(row) and "5 seats" in evaluation_line(row)
     assert "| 3 seats | 5 seats |" in model_card(out)
+    # a folder resumed from a training that scored its first count alone: that row is the first count's, no mean
+    older = {**row, "mean": 0.25, "low": 0.2, "high": 0.3, "hands": 4, "cpu_seconds": 1.0}
+    del older["by_seats"], older["confirmed"]
+    lines = (out / "evaluations.jsonl").read_text()
+    (out / "evaluations.jsonl").write_text(json.dumps(older) + "\n" + lines)
+    assert "| 4 | 0.0 | 2 | random | - | - | +0.250 | - |" in model_card(out)
+    assert main(["report", str(out)]) == 0 and (out / "report" / "learning_curve.png").exists()
 
 
 def test_the_best_evaluation_is_chosen_among_those_scored_as_the_latest():
