@@ -162,9 +162,10 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
                   f"{best['cpu_seconds'] / 60:.1f} CPU minutes |"]
         confirmed = best.get("confirmed")
         if confirmed:  # the chosen weights on deals no choice used; the evaluations below flatter the best of them
+            by_count = "".join(f", {n} seats {part['mean']:+.3f}" for n, part in confirmed.get("by_seats", {}).items())
             lines += [f"| against greedy, on {confirmed['deals']} other deals | {confirmed['mean']:+.3f} a row, 95% "
                       f"interval {confirmed['low']:+.3f} to {confirmed['high']:+.3f} (deals no choice of weights "
-                      "used) |"]
+                      f"used{'; the mean over the seat counts' + by_count if by_count else ''}) |"]
     evaluations, counts = scored_apart(evaluations)
     several = (f" With several seat counts each is scored on its own {evaluations[0]['deals']} deals, and a row's "
                "difference is the mean of the counts', the score its best weights are chosen by.") if counts else ""

@@ -156,7 +156,7 @@ def test_a_training_at_several_seat_counts_is_judged_at_each_count_and_chooses_b
     assert row["mean"] == pytest.approx((by_seats["3"]["mean"] + by_seats["5"]["mean"]) / 2)
     assert row["low"] < row["mean"] < row["high"]
     assert "3 seats" in evaluation_line(row) and "5 seats" in evaluation_line(row)
-    assert "| 3 seats | 5 seats |" in model_card(out)
+    assert "| 3 seats | 5 seats |" in model_card(out) and "the mean over the seat counts, 3 seats " in model_card(out)
     # a folder resumed from a training that scored its first count alone: that row is the first count's, no mean
     older = {**row, "mean": 0.25, "low": 0.2, "high": 0.3, "hands": 4, "cpu_seconds": 1.0}
     del older["by_seats"], older["confirmed"]
