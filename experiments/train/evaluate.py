@@ -48,7 +48,8 @@ def evaluate_tables(game: str, seat_counts: Sequence[int], weights: str, seed: i
                     others: str = EVAL_OTHERS) -> dict[str, Any]:
     """The network at every seat count it is trained for. One count gives ``evaluate``'s result. Several give each
     count's score under ``by_seats`` and, at the top, the mean of their means with its 95% interval (the counts'
-    deals are independent samples): a network meant for every count is judged at every count, not the first."""
+    deals taken as independent: the same seeds deal other hands at another count): a network meant for every
+    count is judged at every count, not the first."""
     if len(seat_counts) == 1:
         return evaluate(game, seat_counts[0], weights, seed, deals, options, opponent, stream, others)
     parts = {n: deal_scores(game, n, weights, seed, deals, options, opponent, stream, others) for n in seat_counts}
