@@ -90,12 +90,15 @@ class Counters:
 
 def input_scale(method: Method) -> np.ndarray:
     """The network's fixed input scale: one over each feature's largest size (at least 1) in a shard of uniformly
-    random play from the training's seed, so counts such as phase-2 actions come in near 1."""
+    random play from the training's seed at each of its seat counts, so counts such as phase-2 actions come in
+    near 1 at every count (a feature of the fifth seat is zero at three seats, and unscaled there)."""
     facts = games.adapter(method.game).LEARNING
     network = random_network(facts.observation_size, facts.num_actions, method.hidden, seed=method.seed)
-    samples = selfplay.play_shard(method.game, method.seats[0], shard_seeds(method.seed, -1, 0, method.shard_hands),
-                                  method.options, network, 1.0, {}, derive_seed(method.seed, 7))
-    largest = np.abs(samples.observations.astype(np.float32)).max(axis=0, initial=0.0)
+    largest = np.zeros(facts.observation_size, dtype=np.float32)
+    for n_seats in method.seats:
+        samples = selfplay.play_shard(method.game, n_seats, shard_seeds(method.seed, -1, 0, method.shard_hands),
+                                      method.options, network, 1.0, {}, derive_seed(method.seed, 7))
+        largest = np.maximum(largest, np.abs(samples.observations.astype(np.float32)).max(axis=0, initial=0.0))
     return (1.0 / np.maximum(largest, 1.0)).astype(np.float32)
 
 

@@ -166,6 +166,16 @@ def test_a_training_at_several_seat_counts_is_judged_at_each_count_and_chooses_b
     assert main(["report", str(out)]) == 0 and (out / "report" / "learning_curve.png").exists()
 
 
+def test_a_training_at_several_seat_counts_scales_its_inputs_for_every_count():
+    from experiments.train.loop import input_scale
+
+    options = {"cap": 1500, "repeat": 2}
+    alone = [input_scale(Method("knorri", (n,), options, 3, **TINY)) for n in (3, 6)]
+    both = input_scale(Method("knorri", (3, 6), options, 3, **TINY))
+    np.testing.assert_array_equal(both, np.minimum(*alone))
+    assert (both < alone[0]).any()  # the sixth seat's card count, say, is zero at three seats
+
+
 def test_the_best_evaluation_is_chosen_among_those_scored_as_the_latest():
     from experiments.train.loop import best_of
 
