@@ -61,7 +61,7 @@ def learning_curve_figure(evaluations: Sequence[Mapping[str, Any]], title: str) 
         n_text = f"n = {deals:,} duplicate deals per seat count and point"
         for n, colour in zip(counts, COUNT_COLOURS, strict=False):
             points = [(at, row["by_seats"][n]["mean"]) for at, row in zip(minutes, evaluations, strict=True)
-                      if n in row.get("by_seats", {})]
+                      if n in row["by_seats"]]
             ax.plot(*zip(*points, strict=True), "o--", color=colour, linewidth=1, markersize=3, label=f"{n} seats")
             extent += [value for _, value in points if np.isfinite(value)]
     facts = f"learned - {opponent}, others {others} ({n_text})"
@@ -184,9 +184,9 @@ def model_card(folder: Path, weights: Path | None = None) -> str:
 
 
 def count_mean(row: Mapping[str, Any], n: str) -> str:
-    """One seat count's score in an evaluation row (a dash where the row has none: taken before counts were
-    scored apart)."""
-    part = row.get("by_seats", {}).get(n)
+    """One seat count's score in an evaluation row as ``scored_apart`` gives it (a dash where the row has none:
+    taken before counts were scored apart)."""
+    part = row["by_seats"].get(n)
     return f"{part['mean']:+.3f}" if part else "-"
 
 
