@@ -1,10 +1,8 @@
 """The ``learned`` agent: a Q-network's greedy choice among the legal actions, from the seat's observation tensor.
 
 ``learned`` plays the weights shipped for the game (``agents/learned/weights/<game>.npz``, with a model card
-beside them), or at a seat count that has weights of its own, those (``<game>_<n>seats.npz``: a network trained at
-that count alone, shipped where it plays better there than the game's); ``learned:weights=PATH`` plays any file
-``knorri-sim train`` wrote. A network can serve every seat count of its game: the tensor says which seats are at
-the table.
+beside them); ``learned:weights=PATH`` plays any file ``knorri-sim train`` wrote. One network serves every seat
+count of its game: the tensor says which seats are at the table.
 
 It plays on every route. On the runner's batch route ``act_batch`` scores the rows of every hand where its seat is
 to move in one compiled call; on the reference route ``act`` builds the same tensor from the observation (with
@@ -34,24 +32,15 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 _LOADED: dict[tuple[str, str, float], network.QNetwork] = {}  # (game, path, mtime) -> network, loaded once
 
 
-def shipped_weights(game: str, n_seats: int | None = None) -> Path:
-    """The path of the weights shipped for ``game`` (which may not exist yet); with ``n_seats``, the count's own
-    weights if it has them (``count_weights``), else the game's."""
-    if n_seats is not None and count_weights(game, n_seats).exists():
-        return count_weights(game, n_seats)
+def shipped_weights(game: str) -> Path:
+    """The path of the weights shipped for ``game`` (which may not exist yet)."""
     return WEIGHTS_DIR / f"{game.replace('-', '_')}.npz"
 
 
-def count_weights(game: str, n_seats: int) -> Path:
-    """Where weights shipped for ``game`` at ``n_seats`` seats alone live (most counts have none)."""
-    return WEIGHTS_DIR / f"{game.replace('-', '_')}_{n_seats}seats.npz"
-
-
-def load_network(game: str, weights: str | None = None, n_seats: int | None = None) -> network.QNetwork:
-    """The network a ``learned`` spec plays for ``game``: ``weights`` (a path), or the shipped file (at
-    ``n_seats``, the count's own if shipped); one line (``WeightsError``) for a file that is missing or does not
-    fit the game."""
-    path = Path(os.path.expanduser(weights)) if weights else shipped_weights(game, n_seats)
+def load_network(game: str, weights: str | None = None) -> network.QNetwork:
+    """The network a ``learned`` spec plays for ``game``: ``weights`` (a path), or the shipped file; one line
+    (``WeightsError``) for a file that is missing or does not fit the game."""
+    path = Path(os.path.expanduser(weights)) if weights else shipped_weights(game)
     if not weights and not path.exists():
         raise network.WeightsError(f"no weights are shipped for {game} yet: train some with knorri-sim train "
                                    f"--game {game} and play them with learned:weights=PATH")
@@ -75,16 +64,12 @@ class LearnedAgent:
 
     def __init__(self, seed: int = 0, weights: str | None = None) -> None:
         self.name = "learned"
-        self.weights = weights
         self.network = load_network(self.GAME, weights)
         self.seat, self.n_seats = 0, 0
         self._encode = None
 
     def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
-        """A new hand (or game) at ``seat``: forget the log read so far, and take the shipped weights of this seat
-        count if it has its own. It draws nothing, so ``seed`` is unused."""
-        if n_seats != self.n_seats and self.weights is None:
-            self.network = load_network(self.GAME, None, n_seats)
+        """A new hand (or game) at ``seat``: forget the log read so far. It draws nothing, so ``seed`` is unused."""
         self.seat, self.n_seats = seat, n_seats
         self._encode = type(self).ENCODER(n_seats)
 

@@ -5,8 +5,7 @@
 copies the training folder's ``best.npz`` (its best evaluated weights) to ``agents/learned/weights/<game>.npz``,
 where plain ``learned`` finds them, and writes the model card (``experiments.train.report.model_card``: the
 command, seed, hands, CPU time, library versions, evaluations and sha256) as ``<game>.md`` beside them, the
-training folder written as ``runs/<its name>``. With ``--seats N`` they go to ``<game>_<N>seats.npz`` and ``.md``:
-weights that ``learned`` plays at N seats alone, in place of the game's.
+training folder written as ``runs/<its name>``.
 """
 
 from __future__ import annotations
@@ -15,24 +14,21 @@ import argparse
 import shutil
 from pathlib import Path
 
-from agents.learned.agent import count_weights, shipped_weights
+from agents.learned.agent import shipped_weights
 from agents.learned.network import load
 from experiments.train.loop import BEST_FILE, WEIGHTS_FILE, read_settings
 from experiments.train.report import model_card
 
 
-def ship(folder: Path, weights: Path | None = None, seats: int | None = None) -> Path:
-    """Copy the training's best (or given) weights into the package with their model card, as the game's or, with
-    ``seats``, as that seat count's own; the weights' path."""
+def ship(folder: Path, weights: Path | None = None) -> Path:
+    """Copy the training's best (or given) weights into the package with their model card; the weights' path."""
     settings = read_settings(folder)
     if settings is None:
         raise SystemExit(f"{str(folder)!r} holds no training")
     game = settings["method"]["game"]
     source = weights or (folder / BEST_FILE if (folder / BEST_FILE).exists() else folder / WEIGHTS_FILE)
     load(source, game=game)  # refuses a file that is not this game's network
-    if seats is not None and seats not in settings["method"]["seats"]:
-        raise SystemExit(f"the training in {str(folder)!r} learned at {settings['method']['seats']} seats, not {seats}")
-    target = shipped_weights(game) if seats is None else count_weights(game, seats)
+    target = shipped_weights(game)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
     card = model_card(folder, source)
@@ -47,9 +43,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a knorri-sim train folder")
     parser.add_argument("--weights", type=Path, help="ship these weights of the training instead of best.npz")
-    parser.add_argument("--seats", type=int, help="ship them as the weights learned plays at this seat count alone")
     args = parser.parse_args()
-    target = ship(args.folder, args.weights, args.seats)
+    target = ship(args.folder, args.weights)
     print(f"shipped {target} and its model card {target.with_suffix('.md')}")
 
 

@@ -79,25 +79,6 @@ def test_a_game_without_shipped_weights_names_the_command_that_makes_them(tmp_pa
         make_agent(f"learned:weights={tmp_path / 'missing.npz'}", game="kort")
 
 
-def test_a_seat_count_with_weights_of_its_own_plays_them_and_every_other_count_the_games(tmp_path, monkeypatch):
-    game_weights, four_seat_weights = random_weights(tmp_path, seed=1), random_weights(tmp_path, seed=2)
-    monkeypatch.setattr(learned_agent, "WEIGHTS_DIR", tmp_path)
-    game_weights.rename(tmp_path / "knorri.npz")
-    four_seat_weights.rename(tmp_path / "knorri_4seats.npz")
-    for seats, own in ((3, "knorri.npz"), (4, "knorri_4seats.npz"), (5, "knorri.npz")):
-        seatings = [["learned"] + ["random"] * (seats - 1)] * 3
-        shipped = play_matches("knorri", seats, [20, 21, 22], seatings).hands
-        named = play_matches("knorri", seats, [20, 21, 22],
-                             [[f"learned:weights={tmp_path / own}"] + ["random"] * (seats - 1)] * 3).hands
-        assert np.array_equal(shipped["decisions_crc32"], named["decisions_crc32"]), seats
-    agent = make_agent("learned", game="knorri")
-    agent.reset(0, 4)
-    at_four = agent.network
-    agent.reset(0, 5)
-    assert agent.network is not at_four
-    assert agent.network is learned_agent.load_network("knorri", str(tmp_path / "knorri.npz"))
-
-
 def test_learned_sits_at_the_rl_interfaces_tables_and_plays_the_learner_through_its_observation(tmp_path):
     pytest.importorskip("gymnasium")
     from rl.gym_env import SingleSeatEnv

@@ -149,14 +149,10 @@ def test_shipping_puts_a_trainings_best_weights_where_learned_plays_them_with_th
     tiny_training(tmp_path / "t", hands=8)
     monkeypatch.setattr(learned_agent, "WEIGHTS_DIR", tmp_path / "weights")
     best = (tmp_path / "t" / "best.npz").read_bytes()
-    assert ship(tmp_path / "t").read_bytes() == best
-    assert ship(tmp_path / "t", seats=4) == tmp_path / "weights" / "knorri_4seats.npz"
-    assert learned_agent.shipped_weights("knorri", 4).read_bytes() == best
-    assert learned_agent.shipped_weights("knorri", 5) == tmp_path / "weights" / "knorri.npz"
-    card = (tmp_path / "weights" / "knorri_4seats.md").read_text()
+    assert ship(tmp_path / "t") == learned_agent.shipped_weights("knorri") == tmp_path / "weights" / "knorri.npz"
+    assert learned_agent.shipped_weights("knorri").read_bytes() == best
+    card = (tmp_path / "weights" / "knorri.md").read_text()
     assert f"the file's sha256 `{hashlib.sha256(best).hexdigest()}`" in card
-    with pytest.raises(SystemExit, match="learned at \\[4\\] seats, not 5"):
-        ship(tmp_path / "t", seats=5)
 
 
 def test_a_training_at_several_seat_counts_is_judged_at_each_count_and_chooses_by_their_mean(tmp_path):
