@@ -106,7 +106,12 @@ def iter_cards(cards: CardSet) -> Iterator[Card]:
 
 def card_list(cards: CardSet) -> list[Card]:
     """The cards of a set as an ascending list."""
-    return list(iter_cards(cards))
+    listed = []
+    while cards:  # iter_cards' loop, inlined: the engines list legal actions this way at every step
+        low = cards & -cards
+        listed.append(low.bit_length() - 1)
+        cards ^= low
+    return listed
 
 
 def popcount(cards: CardSet) -> int:

@@ -113,12 +113,16 @@ class ReferenceGame:
         """Take ``action`` for the seat to move; an illegal id raises and changes nothing."""
         if self.done:
             raise GameOverError(f"the {self.UNIT} is over ({self.end_reason.value}); no action {action} can be taken")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalActionError(self._to_move, action, legal)
+        if not self.allows(action):
+            raise IllegalActionError(self._to_move, action, self.legal_actions())
         action = int(action)
         self.decisions.append(action)
         self._take(action)
+
+    def allows(self, action: object) -> bool:
+        """Whether ``apply(action)`` would take it: ``action`` is among ``legal_actions()``. A game may answer
+        without listing them all, since every applied action is checked."""
+        return action in self.legal_actions()
 
     def _take(self, action: int) -> None:
         """Apply a legal action of the seat to move (already recorded in ``decisions``)."""

@@ -208,6 +208,14 @@ class KnorriHand(ReferenceGame):
             return card_list(self._choice_candidates)
         return rules.phase2_legal(self.hands[self._to_move], self.top_card, self.opening)
 
+    def allows(self, action: object) -> bool:
+        """Whether ``apply(action)`` would take it, by the rules' own test rather than the listed legal ids."""
+        if type(action) is not int or self.done:  # other types compare as the list's items would
+            return super().allows(action)
+        if self._phase == 1:
+            return 0 <= action < NUM_CARDS and bool(self._choice_candidates >> action & 1)
+        return rules.phase2_allows(self.hands[self._to_move], self.top_card, self.opening, action)
+
     @property
     def top_card(self) -> int | None:
         """The last card of the newest play in the trick, or None when the trick is empty."""
@@ -216,7 +224,7 @@ class KnorriHand(ReferenceGame):
     @property
     def seats_holding(self) -> int:
         """How many seats hold cards (in phase 1 every seat counts)."""
-        return sum(1 for hand in self.hands if hand) if self._phase == 2 else self.n_seats
+        return self.n_seats - self.hands.count(0) if self._phase == 2 else self.n_seats
 
     def plays_needed(self) -> int:
         """The plays the current trick needs; for an empty trick, what the next lead will need."""

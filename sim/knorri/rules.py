@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from sim.cards import (
     DIAMONDS,
     HEARTS,
+    NUM_CARDS,
     SPADES,
     Card,
     CardSet,
@@ -79,6 +80,17 @@ def phase2_legal(hand: CardSet, top: Card | None, opening: bool) -> list[int]:
     if top is None:
         return card_list(hand)
     return card_list(hand & beaters(top)) + [PICK_UP]
+
+
+def phase2_allows(hand: CardSet, top: Card | None, opening: bool, action: int) -> bool:
+    """Whether ``action`` is among ``phase2_legal(hand, top, opening)``, found without listing them."""
+    if opening:
+        return action == TWO_OF_CLUBS or RUN_BASE <= action <= RUN_BASE + club_run_length(hand) - 2
+    if action == PICK_UP:
+        return top is not None
+    if not 0 <= action < NUM_CARDS or not hand >> action & 1:
+        return False
+    return top is None or beats(action, top)
 
 
 def plays_needed(seats_holding: int) -> int:
