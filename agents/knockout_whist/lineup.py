@@ -145,10 +145,7 @@ def _play_games(games, agents, values, capacity, start, stop, rows):
     trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
     streams = np.zeros(MAX_SEATS, dtype=np.uint64)
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    if values is None:
-        work = None
-    else:
-        work = new_search_work(capacity)
+    work = new_search_work(capacity)  # a SearchWork, never None: the search is then typed as the Python agent calls it
     for g in range(start, stop):
         ints = rows[g]
         new_game(cards, ints, deck, rng, games.n_seats, games.flags, games.seeds[g])
