@@ -76,6 +76,24 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, says):
     assert says in one_line_error(capsys, argv)
 
 
+@pytest.mark.parametrize("command", [
+    ["run", "--hands", "4"],
+    ["league", "--agents", "random,greedy", "--deals", "1"],
+    ["train", "--hands", "4"],
+])
+@pytest.mark.parametrize("seats, says", [
+    ("4,x", "--seats takes seat counts separated by commas (4, or 3,4,5,6), not '4,x'"),
+    ("4,5,4", "--seats names each seat count once, not '4,5,4'"),
+    (",", "--seats: seats must name at least one seat count, not ','"),
+])
+def test_every_command_reads_a_list_of_seat_counts_the_same_way(tmp_path, capsys, command, seats, says):
+    """One reading of ``--seats 3,4,5,6`` for every command that plays at several counts: the same words, exit code
+    2 and nothing written for a list that is not one."""
+    out = tmp_path / "out"
+    assert one_line_error(capsys, [*command, "--seats", seats, "--out", str(out)]) == f"knorri-sim: error: {says}"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("command", [console_script(), [sys.executable, "-m", "experiments.cli"]],
                          ids=["installed", "python -m"])
 def test_the_command_reports_bad_input_without_a_traceback(command):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
-from experiments.errors import UsageError
+from experiments.errors import ConfigError, UsageError
 from sim import games
 from sim.contract import check_seats, has_compiled_engine
 from sim.engine_words import COMPILED, ENGINES, engine_word, spelled
@@ -30,6 +30,20 @@ def add_deal_arguments(parser: argparse.ArgumentParser, seats_help: str) -> None
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a game option, e.g. cap=20000 or repeat=3 (Knorri), rainbow=true (Knockout Whist) or "
                              "target_wins=3 (Kort); repeatable")
+
+
+def seat_count_list(text: str) -> list[int]:
+    """The seat counts a ``--seats`` list names ("4", or "3,4,5,6"), in its order: whole numbers, none twice, at
+    least one. Whether the game is played at each is checked where the game is known (``check_seats``)."""
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ConfigError(f"--seats takes seat counts separated by commas (4, or 3,4,5,6), not {text!r}") from None
+    if not counts:
+        raise ConfigError(f"--seats: seats must name at least one seat count, not {text!r}")
+    if len(set(counts)) != len(counts):
+        raise ConfigError(f"--seats names each seat count once, not {text!r}")
+    return counts
 
 
 def game_settings(name: str, seats: int | None, settings: list[str],

@@ -14,6 +14,7 @@ from pathlib import Path
 import matplotlib
 
 from agents.lineup import split_agent_specs
+from experiments.commands.common import seat_count_list
 from experiments.league.play import run_league
 from experiments.league.results import format_result
 from experiments.runner.config import ConfigError, option_settings
@@ -83,12 +84,4 @@ def run(args: argparse.Namespace) -> int:
 
 def _seat_counts(text: str | None, low: int, high: int) -> list[int]:
     """``--seats`` as a list of counts (the game's range when not given)."""
-    if text is None:
-        return list(range(low, high + 1))
-    try:
-        counts = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise ConfigError(f"--seats takes seat counts separated by commas, not {text!r}") from None
-    if not counts or len(set(counts)) != len(counts):
-        raise ConfigError(f"--seats takes different seat counts separated by commas, not {text!r}")
-    return counts
+    return list(range(low, high + 1)) if text is None else seat_count_list(text)

@@ -20,7 +20,8 @@ from typing import Any
 
 from agents import lineup
 from agents.lineup import split_agent_specs
-from experiments.compile_notice import say as say_once
+from experiments.commands.common import seat_count_list
+from experiments.compile_notice import claim
 from experiments.duel.reading import read_duel
 from experiments.duel.sprt import CONTINUE
 from experiments.errors import print_trace
@@ -169,14 +170,13 @@ def run(args: argparse.Namespace) -> int:
     if manifest is not None:
         check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
     to_compile = code_to_compile(config, plan.tables)
-    notice = compile_notice(to_compile)
-    say_once(notice)
-    _say_estimate(plan, done)
+    said = [claim(compile_notice(to_compile)), _estimate_line(plan, done),
+            rounding_note(config, plan.tables) if manifest is None else None]  # the rounding: once, not on resume
     with workers_for(config) as workers:
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
                             compile_first=bool(to_compile), accept_changes=args.accept_changes,
-                            announce=rounding_note(config, plan.tables) if manifest is None else None)  # once
+                            announce="\n".join(line for line in said if line) or None)
         except RunStopped as error:
             print_trace(error.trace, args)
             print(f"knorri-sim: error: {error}", file=sys.stderr)
@@ -200,21 +200,20 @@ def _list_configs() -> None:
     print(f"(in {CONFIG_DIR}; run one with knorri-sim run --config NAME)")
 
 
-def _say_estimate(plan: RunPlan, done: set[int]) -> None:
-    """Before a long run, or one writing a large action log, print the estimate on stderr (``estimate.warning``);
-    ``done``: the chunks already in the folder."""
+def _estimate_line(plan: RunPlan, done: set[int]) -> str | None:
+    """For a long run, or one writing a large action log, the estimate to print on stderr before it plays
+    (``estimate.warning``); ``done``: the chunks already in the folder."""
     config = plan.config
     todo = [task for task in plan.tasks if task.chunk.id not in done]
     if not todo:
-        return
+        return None
     workers = None if config.scheduler else estimate.local_workers(config.workers)
     try:
         line = estimate.warning(estimate.estimate_run(todo, config.adapter, plan.engine_speed, config.log_actions,
                                                       workers), workers)
     except AgentFailure:  # the run itself stops on it with the full message
-        return
-    if line:
-        print(line, file=sys.stderr)
+        return None
+    return line
 
 
 def _config_from(args: argparse.Namespace) -> RunConfig:
@@ -241,12 +240,7 @@ def _config_from(args: argparse.Namespace) -> RunConfig:
     if "matches" in given:
         raw.pop("hands", None)
     if "seats" in given:
-        try:
-            given["seats"] = [int(part) for part in given["seats"].split(",") if part.strip()]
-        except ValueError:
-            raise ConfigError(f"--seats takes seat counts separated by commas, not {given['seats']!r}") from None
-        if not given["seats"]:
-            raise ConfigError(f"{where}: seats must name at least one seat count")
+        given["seats"] = seat_count_list(given["seats"])
     if "agents" in given:
         given["agents"] = split_agent_specs(given["agents"])
     elif "seats" in given and (raw.get("agents") or raw.get("tables")):

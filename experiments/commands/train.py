@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from agents.base import known_agents, resolve_spec
+from experiments.commands.common import seat_count_list
 from experiments.errors import UsageError
 from experiments.train.tables import EVAL_OTHERS, SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS, chances_text
 from sim import games
@@ -164,10 +165,6 @@ def seat_counts(adapter: object, text: str | None) -> tuple[int, ...]:
     if text is None:
         return (adapter.DEFAULT_SEATS,)
     try:
-        counts = tuple(int(piece) for piece in text.split(","))
-    except ValueError:
-        raise UsageError(f"--seats takes seat counts separated by commas (4, or 3,4,5,6), not {text!r}") from None
-    try:
-        return tuple(dict.fromkeys(check_seats(adapter, count) for count in counts))
+        return tuple(check_seats(adapter, count) for count in seat_count_list(text))
     except GameInputError as error:
         raise UsageError(f"--seats: {error}") from None
