@@ -20,11 +20,20 @@ DELAY = 1.0
 _said = False
 
 
+def claim(line: str | None) -> str | None:
+    """``line``, unless something was said already, for the caller to print once nothing can refuse the command
+    any more (a run folder it cannot write, say), so that bad input stays one line; from here on ``say`` and the
+    listener say nothing."""
+    global _said
+    if not line or _said:
+        return None
+    _said = True
+    return line
+
+
 def say(line: str | None = GENERIC) -> None:
     """Print ``line`` on stderr, once per process (later calls, and the listener, say nothing)."""
-    global _said
-    if line and not _said:
-        _said = True
+    if claim(line):
         print(line, file=sys.stderr, flush=True)
 
 

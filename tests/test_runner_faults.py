@@ -131,6 +131,26 @@ def test_bad_input_and_agents_that_cannot_start_are_one_line_with_exit_2(tmp_pat
     assert err.count("\n") == 1 and err.startswith("knorri-sim: error:") and says in err, err
 
 
+@pytest.mark.parametrize("argv", [
+    ["run", "--hands", "5", "--workers", "1", "--no-progress"],
+    ["duel", "greedy", "random", "--max-deals", "4", "--workers", "1", "--no-progress"],
+])
+def test_a_folder_it_cannot_write_is_one_line_even_for_a_command_that_would_compile_first(tmp_path, capsys,
+                                                                                           monkeypatch, argv):
+    """The compile notice waits until the folder is taken: on an empty cache too, bad input is the error alone."""
+    from experiments import compile_notice
+    from experiments.commands import duel, run
+
+    cold = {"sim.knorri.compiled.playout": 40.0}  # what an empty cache would leave to compile
+    monkeypatch.setattr(run, "code_to_compile", lambda *_: cold)
+    monkeypatch.setattr(duel, "code_to_compile", lambda *_: cold)
+    monkeypatch.setattr(compile_notice, "_said", False)
+    (tmp_path / "plain").write_text("")
+    assert main([*argv, "--out", str(tmp_path / "plain" / "run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("knorri-sim: error: cannot write the run folder"), err
+
+
 def test_report_into_a_file_is_one_line(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["run", "--seats", "3", "--agents", "random", "--hands", "6", "--workers", "1", "--no-progress",

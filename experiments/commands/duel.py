@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from agents.lineup import split_agent_specs
-from experiments.compile_notice import say as say_once
+from experiments.compile_notice import claim
 from experiments.duel.play import BATCH_DEALS, MIN_DEALS, DuelResult, DuelState, duel_setup, play_duel
 from experiments.duel.sprt import Sprt, llr_against_bounds, signed, test_words, verdict_words
 from experiments.errors import UsageError
@@ -88,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
     setup = duel_setup(args.game, seats, args.a.strip(), args.b.strip(), others, args.max_deals, args.seed,
                        option_settings(args.option), args.workers, out)
     notice = compile_notice(code_to_compile(setup.config, cold_routes(setup.config, table_plans(setup.config))))
-    say_once(notice)
     progress = None if args.no_progress else Progress(test)
     try:
-        result = play_duel(setup, test, progress)
+        result = play_duel(setup, test, progress, claim(notice))
     except RunStopped as error:
         print(f"knorri-sim: error: {error}", file=sys.stderr)
         return 1

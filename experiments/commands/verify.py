@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.compile_notice import say as say_once
+from experiments.compile_notice import claim
 from experiments.runner import fingerprint, verify
 from experiments.runner.compiling import code_to_compile, compile_notice
 from experiments.runner.config import ConfigError
@@ -54,11 +54,10 @@ def run(args: argparse.Namespace) -> int:
                           "manifest); nothing was touched")
     plan.manifest = manifest
     notice = compile_notice(code_to_compile(config, plan.tables))
-    say_once(notice)
     with workers_for(config) as workers:
         try:
             execute(plan, out, workers, progress=False, resumed=True, only=found.damaged,
-                    compile_first=bool(notice), accept_changes=args.accept_changes)
+                    compile_first=bool(notice), accept_changes=args.accept_changes, announce=claim(notice))
         except RunStopped as error:
             print(f"knorri-sim: error: {error}", file=sys.stderr)
             return 1

@@ -248,8 +248,10 @@ def check_folder(folder: RunFolder, config: RunConfig) -> dict[str, Any] | None:
     return manifest
 
 
-def play_duel(setup: DuelSetup, test: Sprt, report: Callable[[DuelState], None] | None = None) -> DuelResult:
-    """Play (or resume) the duel into ``setup.config.out`` until the test decides or ``max_deals`` are played."""
+def play_duel(setup: DuelSetup, test: Sprt, report: Callable[[DuelState], None] | None = None,
+              announce: str | None = None) -> DuelResult:
+    """Play (or resume) the duel into ``setup.config.out`` until the test decides or ``max_deals`` are played;
+    ``announce``: a line for stderr once its folder is taken (``execute``)."""
     started = time.perf_counter()
     config = setup.config
     folder = RunFolder(config.out or "")
@@ -261,7 +263,8 @@ def play_duel(setup: DuelSetup, test: Sprt, report: Callable[[DuelState], None] 
     state = DuelState(setup, test, folder, report)
     with workers_for(config) as workers:
         final = execute(plan, folder, workers, progress=False, resumed=manifest is not None,
-                        compile_first=bool(code_to_compile(config, plan.tables)), stop=state.stop)
+                        compile_first=bool(code_to_compile(config, plan.tables)), stop=state.stop,
+                        announce=announce)
     before = set((manifest or {}).get("chunks_complete", []))
     cpu = sum(seconds[3] for chunk, seconds in final.get("chunk_seconds", {}).items() if int(chunk) not in before)
     in_folder = sum(len(state.differences.get(chunk, ())) for chunk in final["chunks_complete"])
