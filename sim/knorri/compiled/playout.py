@@ -186,8 +186,9 @@ def _finish(deals, out, rules, lane):
         if ints[state.I_END_REASON] != state.END_OUT:
             continue_past_cutoff(cards, ints, rules.continued_cap)
             logging = out.log.shape[0] > 0
+            # not uniform; said as a value (False here), not the literal, which numba would compile _play_on for again
             _play_on(position, lane.legal, deals.policies[h], out.log,
-                     out.log_offsets[h] if logging else np.int64(0), h, False)
+                     out.log_offsets[h] if logging else np.int64(0), h, rules.continued_cap < 0)
         store_result(out.continued, h, ints, cards, state.C_HAND, n_seats)
     lane.waiting[0] = -1
 
