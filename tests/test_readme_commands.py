@@ -41,7 +41,8 @@ SIZES: dict[str, dict[str, int]] = {
 DEFAULT_RUN_SIZE = ("--hands", "8")  # added to a run that names no size (a config's thousands of rows)
 DEFAULT_DUEL_SIZE = ("--max-deals", "4")  # added to a duel that names no size: one look, at its fourth deal
 DEFAULT_TRAIN_SIZE = (("--hands", "256"), ("--eval-deals", "2"))  # a training stops at whichever limit comes first
-TEACHER_SIZE = {"mcts": "iters=10"}  # a teacher's search budget in a checked example (its other budgets follow iters)
+SEARCH_SIZE = {"mcts": "iters=10"}  # a search's budget in a checked example, a training's teacher or a league's
+# seat (its other budgets follow iters)
 DEFAULT_BENCH_SIZE = {"knorri": ("--hands", "200"), "knockout-whist": ("--games", "200"), "kort": ("--matches", "20")}
 TRAJ_SEEDS = 5  # traj --seeds A B plays at most A .. A+5
 ONE_WORKER = {"run", "bench", "league", "duel"}  # given --workers 1 (in this process: nothing to spawn, compiled once)
@@ -151,7 +152,8 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
     A run plays a few hands, matches or games per table instead of thousands (``--hands 1000000`` becomes
     ``--hands 8``, ``--matches 600`` ``--matches 2``; a run without either gets ``--hands 8``), ``traj`` at most 5
     seeds, ``bench`` one short timing per case, a duel at most 4 deals, a training one generation (its ``mcts`` teacher
-    searching 10 iterations a decision), and every command one worker in this
+    searching 10 iterations a decision), a league one deal (its ``mcts`` seats searching as little), and every
+    command one worker in this
     process (``--workers 1``); ``docs/experiments.md`` says so where it lists the commands. A ``--config`` path is
     taken from the repository's root. ``RUN_DIR`` stands for the run the block wrote last; a run without ``--out``
     is given one so its manifest can be read. (The README's quick start ends with the default experiment, which the
@@ -178,11 +180,12 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         words += [word for option, value in DEFAULT_TRAIN_SIZE for word in (option, value) if option not in words]
         if "--teacher" in words:  # the teacher's searches are nearly all of a generation's cost
             at = words.index("--teacher") + 1
-            size = TEACHER_SIZE.get(parse_spec(words[at])[0])
-            if size:
-                words[at] += ("," if ":" in words[at] else ":") + size
+            words[at] = searching_less(words[at])
         if "--out" in words:
             run_dirs.append(words[words.index("--out") + 1])
+    if name == "league" and "--agents" in words:  # one deal is every seating of it: the searches are its cost
+        at = words.index("--agents") + 1
+        words[at] = ";".join(searching_less(spec) for spec in split_agent_specs(words[at]))
     if "--config" in words:  # the pages' paths are from the repository's root; the command runs in a scratch folder
         at = words.index("--config") + 1
         if "/" in words[at]:  # a path; a bare name is a shipped config's, found from any folder
@@ -201,6 +204,12 @@ def reduced(command: str, run_dirs: list[str], index: int) -> list[str]:
         assert run_dirs, f"{command!r}: RUN_DIR, but no run before it in its block"
         words[words.index("RUN_DIR")] = run_dirs[-1]
     return words
+
+
+def searching_less(spec: str) -> str:
+    """``spec`` with a search's budget cut to ``SEARCH_SIZE`` (the spec itself for an agent that does not search)."""
+    size = SEARCH_SIZE.get(parse_spec(spec)[0])
+    return spec + ("," if ":" in spec else ":") + size if size else spec
 
 
 def _per_seat(agents: list[str], seats: int) -> list[str]:
