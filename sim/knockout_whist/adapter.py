@@ -315,14 +315,14 @@ def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
-    """The protocol line of each seed's game."""
+    """The protocol line of each seed's game (compiled: on one core, as Knorri's ``conformance_lines`` says)."""
     contract.no_first_seat(TITLE, OPENING, first)
     rules = options_for(n_seats, options)
     if engine == "reference":
         return [reference_line(rules, int(seed)) for seed in seeds]
     from sim.knockout_whist.compiled.batch import play_batch
 
-    return play_batch(rules, seeds, "protocol").protocol_lines()
+    return play_batch(rules, seeds, "protocol", workers=1).protocol_lines()
 
 
 describe_event = describe_logged_event

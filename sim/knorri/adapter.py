@@ -362,7 +362,9 @@ def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None 
 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
-    """The protocol line of each seed's hand under ``options``, ``first`` (default 0) turning first."""
+    """The protocol line of each seed's hand under ``options``, ``first`` (default 0) turning first; the compiled
+    engine plays them on one core, whose kernel a run shares, as a parallel one would take longer to compile than
+    any number of lines a terminal shows takes to play."""
     rules = check_options(options)
     n_seats = check_seats(n_seats)
     first = _first_seat(n_seats, first)
@@ -371,7 +373,7 @@ def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any
     from sim.knorri.compiled.batch import play_batch
     from sim.knorri.compiled.policies import PROTOCOL
 
-    return play_batch(n_seats, seeds, first, PROTOCOL, **engine_rules(rules)).protocol_lines()
+    return play_batch(n_seats, seeds, first, PROTOCOL, workers=1, **engine_rules(rules)).protocol_lines()
 
 
 describe_end = describe_result  # how the hand ended, the loser, its length and every seat's score
