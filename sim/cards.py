@@ -8,7 +8,7 @@ ranks from the 2 (0) up to the ace (12). A set of cards is an ``int`` whose bit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import TypeAlias
 
 from sim.errors import GameInputError
@@ -96,18 +96,10 @@ def to_set(cards: Iterable[Card]) -> CardSet:
     return result
 
 
-def iter_cards(cards: CardSet) -> Iterator[Card]:
-    """The cards of a set in ascending id order."""
-    while cards:
-        low = cards & -cards
-        yield low.bit_length() - 1
-        cards ^= low
-
-
 def card_list(cards: CardSet) -> list[Card]:
     """The cards of a set as an ascending list."""
     listed = []
-    while cards:  # iter_cards' loop, inlined: the engines list legal actions this way at every step
+    while cards:  # lowest card first: take the lowest set bit off until none is left
         low = cards & -cards
         listed.append(low.bit_length() - 1)
         cards ^= low
