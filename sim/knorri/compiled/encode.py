@@ -76,19 +76,25 @@ def _history_rows(hand: KnorriHand) -> tuple[list[tuple], int]:
     order the true history proves possible). So a scan counts every position's occurrences
     exactly and finds its latest one where the reference engine would.
     """
+    times_of = hand._times
     entries = []
+    length, newest = 0, -1
     for position, latest in hand._history.items():
-        entries.append((latest, hand._times.get(position, 1), position))
+        times = times_of.get(position, 1)
+        entries.append((latest, times, position))
+        length += times
+        newest = max(newest, latest)
     if not entries:
         return [], hand.phase2_actions
-    length = sum(times for _, times, _ in entries)
-    base = max(latest for latest, _, _ in entries) - length + 1  # the newest position closes the stretch
+    base = newest - length + 1  # the newest position closes the stretch
     rows: list[tuple | None] = [None] * length
     for latest, _, position in entries:
         index = latest - base
         if not 0 <= index < length or rows[index] is not None:
             raise GameInputError("the hand's position history is not one unbroken stretch of actions")
         rows[index] = position
+    if length == len(entries):  # every position reached once: no row left to fill
+        return rows, base
     free = iter([index for index, row in enumerate(rows) if row is None])
     for latest, times, position in sorted(entries, key=lambda entry: entry[0]):
         for _ in range(times - 1):
@@ -153,8 +159,10 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     capacity = max(history_capacity, len(rows) + 2)
     keys = np.zeros(capacity, dtype=np.uint64)
     records = np.zeros((capacity, state.RECORD_SIZE), dtype=np.uint64)
-    for index, position in enumerate(rows):
-        records[index], keys[index] = _record(*position)
+    if rows:
+        encoded = [_record(*position) for position in rows]
+        records[:len(rows)] = [record for record, _ in encoded]
+        keys[:len(rows)] = [key for _, key in encoded]
     ints[state.I_HIST_LEN] = len(rows)
     ints[state.I_HIST_BASE] = base
     deck = np.asarray(hand.deck, dtype=np.int64)
