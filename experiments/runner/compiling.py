@@ -58,7 +58,7 @@ def compile_notice(to_compile: dict[str, float]) -> str | None:
         return None
     seconds = max(1, round(sum(to_compile.values())))
     return (f"compiling the engine (first use): it took {seconds} s of CPU when measured on a quiet machine, "
-            "and takes longer on a loaded one")
+            "and takes longer on a loaded or slower one")
 
 
 def cold_routes(config: RunConfig, plans: Sequence[TablePlan]) -> list[TablePlan]:
