@@ -138,8 +138,8 @@ def search_work(position, n_seats, capacity):
     largest tree holds ``capacity`` nodes."""
     legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
     values = np.zeros(8, dtype=np.float64)
-    first = Workspace(_copy_of(position), legal.copy(), values)
-    second = Workspace(_copy_of(position), legal.copy(), values)
+    first = Workspace(_copy_of(position), legal.copy(), values, np.zeros(8, dtype=np.int64))
+    second = Workspace(_copy_of(position), legal.copy(), values, np.zeros(8, dtype=np.int64))
     tree = Tree(np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
                 np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
                 np.zeros(capacity + 1, dtype=np.int64), np.zeros((capacity, n_seats + 1), dtype=np.float64),

@@ -46,7 +46,6 @@ from sim.knorri.compiled import (
     legal_actions,
     new_position,
     next_u64,
-    play_out_result,
     play_out_result_seats,
     policy_action,
     score,
@@ -68,12 +67,14 @@ separate copy of a kernel for each literal int passed to it."""
 
 
 class Workspace(NamedTuple):
-    """A position a search steps, with its scratch: ``legal`` (int64[NUM_ACTIONS]) and a playout's ``values``
-    (float64[8], one per seat)."""
+    """A position a search steps, with its scratch: ``legal`` (int64[NUM_ACTIONS]), a playout's ``values``
+    (float64[8], one per seat) and ``policies`` (int64[8], one per seat) for a playout with one policy at every
+    seat."""
 
     position: Position
     legal: np.ndarray
     values: np.ndarray
+    policies: np.ndarray
 
 
 class Tree(NamedTuple):
@@ -99,7 +100,8 @@ class Scratch:
     def __init__(self) -> None:
         self.legal = np.zeros(NUM_ACTIONS, dtype=np.int64)
         self.values = np.zeros(8, dtype=np.float64)
-        self._workspace = Workspace(new_position(), self.legal, self.values)
+        self.policies = np.zeros(8, dtype=np.int64)
+        self._workspace = Workspace(new_position(), self.legal, self.values, self.policies)
 
     @property
     def position(self) -> Position:
@@ -110,7 +112,7 @@ class Scratch:
         """Make the history rows the size the root ``rows`` (``compiled.position_rows``) needs under its rules."""
         position = fit_position(self._workspace.position, rows.ints)
         if position is not self._workspace.position:
-            self._workspace = Workspace(position, self.legal, self.values)
+            self._workspace = Workspace(position, self.legal, self.values, self.policies)
         return self
 
     def workspace(self) -> Workspace:
@@ -137,17 +139,19 @@ def _final_values(ints, values):
 
 
 @njit(**config.STEP_KERNEL)
-def _play_out(work, policy):
-    """Play the workspace's position out with ``policy`` at every seat; ``values[s]``: seat s's score in [0, 1]."""
-    play_out_result(work.position, work.legal, policy)
-    _final_values(work.position.ints, work.values)
-
-
-@njit(**config.STEP_KERNEL)
 def _play_out_seats(work, policies):
-    """``_play_out`` with seat s playing ``policies[s]``."""
+    """Play the workspace's position out with seat s playing ``policies[s]``; ``values[s]``: seat s's score in
+    [0, 1]."""
     play_out_result_seats(work.position, work.legal, policies)
     _final_values(work.position.ints, work.values)
+
+
+@njit(**config.PASTED_KERNEL)
+def _play_out(work, policy):
+    """``_play_out_seats`` with ``policy`` at every seat: one playout kernel compiled for both kinds of caller."""
+    for s in range(seat_count(work.position.ints)):
+        work.policies[s] = policy
+    _play_out_seats(work, work.policies)
 
 
 @njit(**config.PASTED_KERNEL)
