@@ -90,7 +90,6 @@ __all__ = [
     "new_position",
     "next_u64",
     "phase_of",
-    "play_out_result",
     "play_out_result_seats",
     "play_to_end",
     "play_to_end_seats",
@@ -193,9 +192,9 @@ def play_to_end(position: Position, legal: np.ndarray, policy: int) -> None:
 
 
 @njit(**config.PASTED_KERNEL)
-def play_out_result(position: Position, legal: np.ndarray, policy: int) -> None:
-    """``play_to_end`` for a search that reads only how the hand ends: the same end reason, final position and
-    scores, without playing out a greedy loop to a far cap.
+def play_out_result_seats(position: Position, legal: np.ndarray, policies: np.ndarray) -> None:
+    """``play_to_end_seats`` (seat s playing ``policies[s]``) for a search that reads only how the hand ends: the
+    same end reason, final position and scores, without playing out a greedy loop to a far cap.
 
     With ``GREEDY`` at every seat and the repeat check off (``repeat=0``), every choice is a
     function of the position, so a hand that comes back to a position goes round that loop until
@@ -203,19 +202,9 @@ def play_out_result(position: Position, legal: np.ndarray, policy: int) -> None:
     position, compared field by field at every step, saved again after 1, 2, 4, ... steps) finds
     a loop within about two laps of entering it; the hand then plays only the steps that the cap
     leaves after whole laps, and ends by the cap there. The laps skipped are missing from the
-    counters of decisions and the crc, which no search reads. Any other policy or rule plays as
-    ``play_to_end`` does.
+    counters of decisions and the crc, which no search reads. Any other policies or rules play as
+    ``play_to_end_seats`` does.
     """
-    if policy != GREEDY or position.ints[I_REPEAT] != 0 or position.records.shape[0] == 0:
-        play_to_end(position, legal, policy)
-    else:
-        _play_greedy_jumping_loops(position, legal)
-
-
-@njit(**config.PASTED_KERNEL)
-def play_out_result_seats(position: Position, legal: np.ndarray, policies: np.ndarray) -> None:
-    """``play_out_result`` with a policy per seat (``play_to_end_seats``' choices): a greedy loop is jumped only
-    when every seat plays ``GREEDY``, the one case in which the hand's choices follow from its position."""
     ints = position.ints
     every_seat_greedy = True
     for seat in range(ints[I_N_SEATS]):
