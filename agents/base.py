@@ -171,6 +171,12 @@ class LineupPlayer(Protocol):
         """The compiled code it runs for ``specs``, each a module (or ``module:kernel``, for a module whose entry
         points compile apart) with its measured compile seconds."""
 
+    def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
+        """Parts of that code that compile on their own, each a module function (so that another process can be
+        handed it), the biggest first; empty if nothing splits off. A run compiling for the first time hands them
+        to its idle workers while it compiles the rest, which then loads them (``sim.compile_cache.compile_ahead``).
+        Optional: the runner treats a player without it as having none."""
+
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
         """Play one match per seed, ``seatings[i]`` at the table, and return every column of the chunk. A player

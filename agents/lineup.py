@@ -147,6 +147,20 @@ SEARCHING_KERNEL, PLAIN_KERNEL = "_play_searching", "_play_plain"
 (the search's arrays passed as ``None``, so numba drops it before typing it)."""
 
 
+def compile_python_search(game: str) -> None:
+    """Compile the kernels ``game``'s Python ``mcts`` agent calls, which its searching lineup kernel calls too, with the
+    same types: a lineup's part (``LineupPlayer.compile_parts``), done by playing one match on the reference engine
+    with ``mcts`` at one iteration a decision in the first seat."""
+    from sim import games
+
+    seats = ["mcts:iters=1"] + ["random"] * (SEARCH_PART_SEATS - 1)
+    games.adapter(game).play_matches(SEARCH_PART_SEATS, [0], [seats], 1, False, {},
+                                     lambda spec: make_agent(spec, 0, game), engine="reference")
+
+
+SEARCH_PART_SEATS = 4  # a seat count every game with a search plays; the kernels' types do not depend on it
+
+
 def lineup_kernel_code(module: str, code: Mapping[str, float], searching: bool) -> dict[str, float]:
     """The lineup kernel a lineup runs, as ``module:kernel`` with its compile seconds from ``code`` (by kernel
     name): two entry points rather than one kernel with two signatures, so that the cache says which is compiled."""

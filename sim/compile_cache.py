@@ -22,7 +22,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
@@ -362,6 +362,27 @@ def kernels_cached(module_names: Iterable[str]) -> bool:
         if not any(_index_path(kernel).exists() for kernel in own or kernels):  # type: ignore[union-attr]
             return False
     return True
+
+
+def compile_ahead(kernel: Any, arguments: Sequence[Any]) -> None:
+    """Compile ``kernel`` (a numba dispatcher) for the types of ``arguments`` into the cache, or load it from there,
+    without running it.
+
+    A bigger kernel that calls ``kernel`` with the same types then loads this code rather than compiling it, even
+    in another process: ``compile_once`` makes that process wait if the compile is still under way. A run
+    compiling for the first time hands such parts to its idle workers (``LineupPlayer.compile_parts``).
+    """
+    from numba import typeof
+
+    kernel.compile(tuple(typeof(argument) for argument in arguments))
+
+
+def cached_signatures(kernel: Any) -> list[tuple[Any, ...]]:
+    """The argument types of every signature of ``kernel`` that its cache holds (none if it holds no index)."""
+    index = _index_path(kernel)
+    if index is None or not index.exists():
+        return []
+    return [tuple(key[0]) for key in kernel._cache._cache_file._load_index()]
 
 
 def _index_path(kernel: object) -> Path | None:

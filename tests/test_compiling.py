@@ -87,15 +87,35 @@ def test_compiling_first_plays_the_first_chunk_here_and_the_rest_on_the_workers(
         def shutdown(self, **options):
             pass
 
+    compiled_by_workers = []
     monkeypatch.setattr("joblib.externals.loky.process_executor.ProcessPoolExecutor", Executor)
     monkeypatch.setattr(workers, "play_chunk", lambda task: f"played {task}")
+    monkeypatch.setattr(workers, "compile_parts", lambda tasks: [lambda: compiled_by_workers.append(tasks)])
     local = workers.LocalWorkers(2)
     results = list(local.results([1, 2, 3], compile_first=True))
     assert results[0] == "played 1" and sorted(results[1:]) == ["pooled 2", "pooled 3"]
     assert handed_to_workers == [2, 3]
+    assert compiled_by_workers == [[1, 2, 3]]  # the parts went to the workers as the pool started
     handed_to_workers.clear()
     assert sorted(local.results([1, 2, 3])) == ["pooled 1", "pooled 2", "pooled 3"]
-    assert handed_to_workers == [1, 2, 3]
+    assert handed_to_workers == [1, 2, 3] and len(compiled_by_workers) == 1  # nothing to compile: no parts
+
+
+def test_a_first_run_hands_its_workers_each_part_of_its_lineups_code_once():
+    from types import SimpleNamespace
+
+    from agents.knorri import search_parts
+    from experiments.runner import workers
+
+    def task(index, route, seatings):
+        return SimpleNamespace(game="knorri", table=SimpleNamespace(index=index, route=route, seatings=seatings))
+
+    searching = [("random", "mcts:iters=10"), ("mcts:iters=10", "random")]
+    tasks = [task(0, routes.LINEUP, searching), task(0, routes.LINEUP, searching),
+             task(1, routes.LINEUP, [("loginf", "greedy")]), task(2, routes.ENGINE, [("random", "random")])]
+    assert workers.compile_parts(tasks) == list(search_parts.SEARCHING_PARTS)
+    assert workers.compile_parts(tasks[2:]) == list(search_parts.PLAIN_PARTS)
+    assert workers.compile_parts(tasks[3:]) == []
 
 
 class _RecordedPool:

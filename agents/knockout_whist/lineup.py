@@ -12,7 +12,8 @@ or None.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,7 +31,14 @@ from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.mcts import MCTSAgent
 from agents.knockout_whist.tracker import TrackerAgent
-from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
+from agents.lineup import (
+    CompiledAgent,
+    agent_table,
+    compile_python_search,
+    compiled_twin,
+    lineup_kernel_code,
+    seat_search,
+)
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knockout_whist.adapter import lineup_columns
@@ -178,6 +186,15 @@ def _play_games(games, agents, values, capacity, start, stop, rows):
             apply_action(cards, ints, deck, rng, action)
 
 
+def _searching(specs: Sequence[str]) -> bool:
+    return any(getattr(compiled_agent(spec), "kind", None) == MCTS_SEAT for spec in specs)
+
+
+SEARCH_PARTS = (partial(compile_python_search, GAME),)
+"""The searching lineup kernel's part that compiles on its own (``compile_parts``): made once, so that a run's
+tables share it."""
+
+
 class KnockoutWhistLineups:
     """Knockout Whist's compiled lineup player (registered on import; ``agents.knockout_whist``
     imports it): every seat ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one game per seed
@@ -194,8 +211,12 @@ class KnockoutWhistLineups:
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
         """The lineup kernel ``specs`` run (``agents.lineup.lineup_kernel_code``), with its measured compile seconds."""
-        searching = any(getattr(compiled_agent(spec), "kind", None) == MCTS_SEAT for spec in specs)
-        return lineup_kernel_code(__name__, self.CODE, searching)
+        return lineup_kernel_code(__name__, self.CODE, _searching(specs))
+
+    def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
+        """With ``mcts`` seated, its search's set-up and iterations (``agents.lineup.compile_python_search``); the
+        kernel without a search has no part big enough to pay for a worker's start."""
+        return SEARCH_PARTS if _searching(specs) else ()
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:

@@ -14,7 +14,7 @@ agent named by import path. What each seat's spec becomes in the kernel (``Compi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import register_lineup
-from agents.knorri import search_rules
+from agents.knorri import search_parts, search_rules
 from agents.knorri.decision import mcts_choice, search_work
 from agents.knorri.lineup_seats import (
     BUILT_IN,
@@ -281,6 +281,11 @@ class KnorriLineups:
         """The lineup kernel ``specs`` run (``agents.lineup.lineup_kernel_code``), with its measured compile seconds."""
         searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
         return lineup_kernel_code(__name__, self.CODE, searching)
+
+    def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
+        """The search kernels the lineup kernel ``specs`` run calls (``agents.knorri.search_parts``)."""
+        searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
+        return search_parts.SEARCHING_PARTS if searching else search_parts.PLAIN_PARTS
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any],

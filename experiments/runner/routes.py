@@ -17,7 +17,7 @@ handed ``compiled`` or ``reference``, and ``play_matches`` here is the one-call 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -81,6 +81,15 @@ def compiled_code(adapter: ModuleType, game: str, route: str, specs: Sequence[st
     for spec in specs:
         code.update(agent_code(spec, game))
     return code
+
+
+def compile_parts(game: str, route: str, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
+    """The parts of a lineup's compiled code that compile on their own, the biggest first
+    (``LineupPlayer.compile_parts``): only a lineup player's kernels split so, and a plug-in's player written
+    without the method has none."""
+    player = lineup_player(game) if route == LINEUP else None
+    parts = getattr(player, "compile_parts", None)
+    return tuple(parts(specs)) if parts is not None else ()
 
 
 def play_route(route: str, adapter: ModuleType, game: str, n_seats: int, match_seeds: Sequence[int],

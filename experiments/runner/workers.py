@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from experiments.runner import routes
 from experiments.runner.chunk import ChunkFailed, ChunkResult, ChunkTask, play_chunk
 from experiments.runner.config import ConfigError
 
@@ -129,11 +130,12 @@ class LocalWorkers:
         """Each chunk's outcome, in the order they finish.
 
         With ``compile_first`` (the cache lacks code the chunks run) this process plays the first chunk, compiling
-        that code once into the cache while the workers start. A ``small`` run of built-in code plays here too,
-        and hands its chunks to workers only once it has played here for ``POOL_DELAY_SECONDS`` (its compile
-        aside) and a worker has started: most are over by then, and starting a pool would cost more than they
-        take (docs/speed.md, "A run end to end"). A user's agent plays in the workers, where a crash or a hang
-        stops only its worker.
+        that code once into the cache while the workers start; meanwhile the workers compile the parts of it that
+        compile on their own (``compile_parts``), which this process then loads rather than compiles. A ``small``
+        run of built-in code plays here too, and hands its chunks to workers only once it has played here for
+        ``POOL_DELAY_SECONDS`` (its compile aside) and a worker has started: most are over by then, and starting a
+        pool would cost more than they take (docs/speed.md, "A run end to end"). A user's agent plays in the
+        workers, where a crash or a hang stops only its worker.
         """
         if self.workers == 1 or len(tasks) <= 1:
             for task in tasks:
@@ -163,6 +165,8 @@ class LocalWorkers:
                 if executor is None and (compile_first or waited):
                     executor = new_pool()
                     started = [executor.submit(worker_started) for _ in range(count)]
+                    for part in compile_parts(tasks) if compile_first else ():
+                        executor.submit(part)  # it only saves time: one that fails leaves its compile to the chunk
                 if played > 0 and (not small or (waited and any(future.done() for future in started))):
                     break
                 outcome = play_chunk(tasks[played])
@@ -187,6 +191,17 @@ class LocalWorkers:
                 if not finished:
                     _silence_manager_thread(executor)
                 executor.shutdown(wait=finished, kill_workers=not finished)
+
+
+def compile_parts(tasks: list[ChunkTask]) -> list[Callable[[], object]]:
+    """The parts of the tasks' compiled code that compile on their own (``routes.compile_parts``), each once, the
+    biggest of each table's first."""
+    tables = {task.table.index: task for task in tasks}
+    parts: dict[Callable[[], object], None] = {}
+    for task in tables.values():
+        specs = list(dict.fromkeys(spec for seating in task.table.seatings for spec in seating))
+        parts.update(dict.fromkeys(routes.compile_parts(task.game, task.table.route, specs)))
+    return list(parts)
 
 
 def _silence_manager_thread(executor: Any) -> None:
