@@ -10,6 +10,7 @@ and, where a table's seats are known, one spec fills every seat.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache, partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -159,6 +160,13 @@ def compile_python_search(game: str) -> None:
 
 
 SEARCH_PART_SEATS = 4  # a seat count every game with a search plays; the kernels' types do not depend on it
+
+
+@cache
+def mcts_parts(game: str) -> tuple[Callable[[], None], ...]:
+    """The searching lineup kernel's part for ``game`` (``compile_python_search``): one object per game, so that a
+    run's tables share it."""
+    return (partial(compile_python_search, game),)
 
 
 def lineup_kernel_code(module: str, code: Mapping[str, float], searching: bool) -> dict[str, float]:

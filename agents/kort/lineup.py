@@ -13,7 +13,6 @@ runner chunk).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,14 +26,7 @@ from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import GAME, MCTSAgent
 from agents.kort.playout import new_view, table_view
 from agents.kort.values import match_win_chance
-from agents.lineup import (
-    CompiledAgent,
-    agent_table,
-    compile_python_search,
-    compiled_twin,
-    lineup_kernel_code,
-    seat_search,
-)
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, mcts_parts, seat_search
 from sim import config
 from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
@@ -201,11 +193,6 @@ def _searching(specs: Sequence[str]) -> bool:
     return any(getattr(compiled_agent(spec), "kind", None) == MCTS for spec in specs)
 
 
-SEARCH_PARTS = (partial(compile_python_search, GAME),)
-"""The searching lineup kernel's part that compiles on its own (``compile_parts``): made once, so that a run's
-tables share it."""
-
-
 class KortLineups:
     """Kort's compiled lineup player (registered on import; ``agents.kort`` imports it): every seat
     ``random``, ``greedy``, ``tracker`` or ``mcts`` (not ``time=``), one match per seed in ``play_lineups``, the
@@ -227,7 +214,7 @@ class KortLineups:
     def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
         """With ``mcts`` seated, its search's set-up and iterations (``agents.lineup.compile_python_search``); the
         kernel without a search has no part big enough to pay for a worker's start."""
-        return SEARCH_PARTS if _searching(specs) else ()
+        return mcts_parts(GAME) if _searching(specs) else ()
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
