@@ -263,6 +263,10 @@ def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
         held_out[h, s] = held(cards, s)
 
 
+def _searching(specs: Sequence[str]) -> bool:
+    return any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
+
+
 class KnorriLineups:
     """Knorri's compiled lineup player, registered on import (``agents`` imports it): every seat
     ``random``, ``greedy``, ``loginf`` or ``mcts`` (not ``time=``), hand k of every match in one ``play_lineup``
@@ -279,13 +283,11 @@ class KnorriLineups:
 
     def compiled_code(self, specs: Sequence[str]) -> dict[str, float]:
         """The lineup kernel ``specs`` run (``agents.lineup.lineup_kernel_code``), with its measured compile seconds."""
-        searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
-        return lineup_kernel_code(__name__, self.CODE, searching)
+        return lineup_kernel_code(__name__, self.CODE, _searching(specs))
 
     def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
         """The search kernels the lineup kernel ``specs`` run calls (``agents.knorri.search_parts``)."""
-        searching = any(getattr(compiled_seat(spec), "kind", None) == MCTS for spec in specs)
-        return search_parts.SEARCHING_PARTS if searching else search_parts.PLAIN_PARTS
+        return search_parts.SEARCHING_PARTS if _searching(specs) else search_parts.PLAIN_PARTS
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any],

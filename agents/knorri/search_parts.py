@@ -3,7 +3,7 @@ the kernel that calls them (``KnorriLineups.compile_parts``).
 
 Each part compiles one search kernel for the argument types the lineup kernels pass it, built here from the same
 constructors (``sim.compile_cache.compile_ahead``); the values do not matter, as nothing is run. The parts are
-module functions, so a worker process can be handed them by name. ``tests/knorri/test_compile_parts.py`` checks
+module functions, so a worker process can be handed them by name. ``tests/test_compile_parts.py`` checks
 that each compiles the very signature the lineup uses: one that differed would compile twice and help nobody.
 """
 
@@ -57,5 +57,5 @@ PLAIN_PARTS: tuple[Callable[[], None], ...] = (compile_lookahead,)
 """The parts of the lineup kernel without ``mcts``: its ``loginf`` seats' look-ahead."""
 
 SEARCHING_PARTS: tuple[Callable[[], None], ...] = (compile_lookahead, compile_tree_search, compile_stock_search)
-"""The parts of the lineup kernel with ``mcts``, the biggest first: a worker takes them in this order while the run
-compiles the rest of the kernel from its start, where it calls them last."""
+"""The parts of the lineup kernel with ``mcts``, the biggest first: the workers take them in this order while the run
+compiles the rest of the kernel, which reaches them after the engine's own kernels."""

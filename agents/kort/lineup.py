@@ -212,8 +212,8 @@ class KortLineups:
         return lineup_kernel_code(__name__, self.CODE, _searching(specs))
 
     def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
-        """With ``mcts`` seated, its search's set-up and iterations (``agents.lineup.compile_python_search``); the
-        kernel without a search has no part big enough to pay for a worker's start."""
+        """With ``mcts`` seated, its search's set-up and iterations (``agents.lineup.compile_python_search``). Without
+        it the kernel's biggest callees, the tracker's and greedy's choices (a few seconds each), stay with the run."""
         return mcts_parts(GAME) if _searching(specs) else ()
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
