@@ -26,7 +26,7 @@ from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import GAME, MCTSAgent
 from agents.kort.playout import new_view, table_view
 from agents.kort.values import match_win_chance
-from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, mcts_parts, seat_search
+from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
 from sim import config
 from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
@@ -212,9 +212,9 @@ class KortLineups:
         return lineup_kernel_code(__name__, self.CODE, _searching(specs))
 
     def compile_parts(self, specs: Sequence[str]) -> Sequence[Callable[[], object]]:
-        """With ``mcts`` seated, its search's set-up and iterations (``agents.lineup.compile_python_search``). Without
-        it the kernel's biggest callees, the tracker's and greedy's choices (a few seconds each), stay with the run."""
-        return mcts_parts(GAME) if _searching(specs) else ()
+        """None: handing a worker a match of the Python ``mcts`` (``agents.lineup.mcts_parts``), as Knockout Whist
+        does, left a first searching run no faster and cost it more CPU (docs/speed.md)."""
+        return ()
 
     def play(self, n_seats: int, match_seeds: Sequence[int], seatings: Sequence[Sequence[str]], match_hands: int,
              log_actions: bool, options: dict[str, Any]) -> ChunkColumns:
