@@ -148,6 +148,9 @@ SEARCHING_KERNEL, PLAIN_KERNEL = "_play_searching", "_play_plain"
 (the search's arrays passed as ``None``, so numba drops it before typing it)."""
 
 
+SEARCH_PART_SEATS = 4  # a seat count every game with a search plays; the kernels' types do not depend on it
+
+
 def compile_python_search(game: str) -> None:
     """Compile the kernels ``game``'s Python ``mcts`` agent calls, which its searching lineup kernel calls too, with the
     same types: a lineup's part (``LineupPlayer.compile_parts``), done by playing one match on the reference engine
@@ -157,9 +160,6 @@ def compile_python_search(game: str) -> None:
     seats = ["mcts:iters=1"] + ["random"] * (SEARCH_PART_SEATS - 1)
     games.adapter(game).play_matches(SEARCH_PART_SEATS, [0], [seats], 1, False, {},
                                      lambda spec: make_agent(spec, 0, game), engine="reference")
-
-
-SEARCH_PART_SEATS = 4  # a seat count every game with a search plays; the kernels' types do not depend on it
 
 
 @cache
