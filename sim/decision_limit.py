@@ -10,13 +10,16 @@ decision overruns and interrupts the thread taking it with ``DecisionTimeout``:
   stops Python code at its next bytecode (a call blocked inside C code ends when it returns).
 
 ``DecisionTimeout`` derives from ``BaseException`` so an agent's ``except Exception`` cannot
-swallow it. Entering and leaving a decision costs a clock read and two dict updates.
+swallow it. Time numba spends on the agent's kernels (waiting for its lock, loading, compiling) is
+off the clock: the first decision after an install may compile for longer than any limit, and an
+interrupt inside numba's compiler would leave the kernel broken for the rest of the process.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import math
 import signal
 import threading
@@ -46,6 +49,25 @@ class _Watchdog:
         self.thread: threading.Thread | None = None
         self.token = 0
         self.next_wake = math.inf  # when the watchdog next looks; a sooner deadline wakes it early
+
+    def pause(self, thread_id: int) -> float | None:
+        """Take the thread's running decision off the clock; the seconds it had left, or None if none runs."""
+        with self.lock:
+            if thread_id in self.fired or thread_id not in self.deadlines:  # no decision, or one interrupted already
+                return None
+            deadline, _ = self.deadlines.pop(thread_id)
+            return deadline - time.monotonic()
+
+    def resume(self, thread_id: int, token: int, seconds_left: float) -> None:
+        """Put decision ``token`` back on the clock with ``seconds_left``, if the thread is still taking it."""
+        with self.lock:
+            if getattr(_LIMIT, "token", None) != token:
+                return
+            deadline = time.monotonic() + seconds_left
+            self.deadlines[thread_id] = (deadline, token)
+            if deadline < self.next_wake:
+                self.next_wake = deadline
+                self.wake.notify()
 
     def start(self) -> None:
         with self.lock:
@@ -86,6 +108,38 @@ def _interrupt(thread_id: int, by_signal: bool) -> None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(DecisionTimeout))
 
 
+class _CompilingOffTheClock:
+    """Listens to numba's compiler lock, which its dispatchers hold to load, compile and save a kernel (and
+    which the project's cache also holds while another process compiles the same one), and stops the running
+    decision's clock from the moment a thread asks for the lock until it lets go."""
+
+    def __init__(self) -> None:
+        from numba.core import event
+
+        class Listener(event.Listener):
+            def on_start(self, _: Any) -> None:
+                depth = getattr(_LIMIT, "compiling", 0)
+                _LIMIT.compiling = depth + 1
+                if depth == 0:
+                    token = getattr(_LIMIT, "token", None)
+                    left = _WATCHDOG.pause(threading.get_ident()) if token is not None else None
+                    _LIMIT.paused = None if left is None else (token, left)
+
+            def on_end(self, _: Any) -> None:
+                _LIMIT.compiling = depth = getattr(_LIMIT, "compiling", 1) - 1
+                paused = getattr(_LIMIT, "paused", None)
+                if depth == 0 and paused is not None:
+                    _LIMIT.paused = None
+                    _WATCHDOG.resume(threading.get_ident(), *paused)
+
+        event.register("numba:compiler_lock", Listener())
+
+
+@functools.cache
+def _watch_compiles() -> _CompilingOffTheClock:
+    return _CompilingOffTheClock()
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     fired = _WATCHDOG.fired.pop(threading.get_ident(), None)  # no lock: the handler may interrupt its holder
     if fired is not None and fired == getattr(_LIMIT, "token", None):
@@ -109,6 +163,7 @@ def limit_decisions(seconds: float | None, stuck: Callable[[], None] | None = No
     if not seconds:
         yield
         return
+    _watch_compiles()
     thread_id = threading.get_ident()
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(_SIGNAL, _on_signal) if in_main else None

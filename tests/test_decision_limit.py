@@ -81,3 +81,62 @@ def test_a_decision_that_no_interrupt_ends_calls_the_stuck_hook(monkeypatch):
     release.set()
     thread.join(30)
     assert not thread.is_alive()
+
+
+def _fresh_kernel():
+    """A kernel no process has compiled: numba compiles it on its first call (no cache)."""
+    import numba
+
+    def total_of_squares(n):
+        total = 0
+        for i in range(n):
+            total += i * i
+        return total
+
+    return numba.njit(cache=False)(total_of_squares)
+
+
+@pytest.mark.parametrize("where", ["main thread", "other thread"])
+def test_time_numba_spends_compiling_an_agents_kernel_is_not_counted_against_its_decision(where):
+    """The first decision after an install may compile for longer than any limit; the limit is on thinking."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    _fresh_kernel()(1)  # numba's once-a-process start (entry points read outside its lock) out of the way
+    kernel, outcome = _fresh_kernel(), []
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_compiler():  # another thread compiling: this decision's compile waits for it, off the clock too
+        with global_compiler_lock:
+            held.set()
+            release.wait(30)
+
+    def decide():
+        with limit_decisions(0.05):
+            try:
+                with decision():
+                    threading.Timer(0.3, release.set).start()
+                    outcome.append(kernel(10))
+                with decision():  # the clock still runs for thinking, compiled kernels included
+                    kernel(10)
+                    time.sleep(30) if where == "main thread" else _spin(30)
+            except DecisionTimeout:
+                outcome.append("interrupted")
+
+    holder = threading.Thread(target=hold_the_compiler, daemon=True)
+    holder.start()
+    assert held.wait(30)
+    started = time.monotonic()
+    if where == "main thread":
+        decide()
+    else:
+        thread = threading.Thread(target=decide, daemon=True)
+        thread.start()
+        thread.join(60)
+    assert outcome == [285, "interrupted"]
+    assert time.monotonic() - started < 20
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
