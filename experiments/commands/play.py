@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the public log as JSON lines instead")
     parser.add_argument("--decision-timeout", type=float, metavar="SECONDS", default=DECISION_TIMEOUT,
                         help=f"stop if a Python agent takes longer than this over one decision (default "
-                             f"{DECISION_TIMEOUT:g}, as for knorri-sim run; 0: no limit)")
+                             f"{DECISION_TIMEOUT:g}, as for knorri-sim run; 0: no limit; compiling its kernels does "
+                             "not count)")
 
 
 def run(args: argparse.Namespace) -> int:

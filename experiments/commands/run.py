@@ -125,7 +125,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "of the run, at most 20,000 for compiled lineups and 200 for Python agents")
     parser.add_argument("--decision-timeout", type=float, metavar="SECONDS",
                         help=f"end the run if a Python agent takes longer than this over one decision (default "
-                             f"{DECISION_TIMEOUT:g}; 0: no limit); may change on --resume")
+                             f"{DECISION_TIMEOUT:g}; 0: no limit; compiling its kernels does not count); may change "
+                             "on --resume")
     parser.add_argument("--engine", choices=spelled(),
                         help="what plays the lineups: auto (default: compiled code wherever it plays the lineup "
                              "and keeps any action log, unless the reference engine would finish a small table of "
