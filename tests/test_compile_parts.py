@@ -1,15 +1,24 @@
 """The parts a first run compiles on its idle workers are the very kernels, with the very types, that the lineup
-kernel it compiles meanwhile calls: a part typed otherwise would be compiled twice and help nobody."""
+kernel it compiles meanwhile calls (and the Python agents' searches, for ``play``): a part typed otherwise would be
+compiled twice and help nobody."""
 
 from __future__ import annotations
 
+import functools
+import time
+from pathlib import Path
+
+import numba
 import pytest
 
 from agents.base import lineup_player
 from agents.knockout_whist import decision as whist_decision
 from agents.knockout_whist import search as whist_search
 from agents.knorri import search, search_parts
+from experiments.cli import main
+from experiments.commands import play
 from experiments.runner import routes
+from experiments.runner.parts_beside import parts_compiled_beside
 from sim.compile_cache import cached_signatures
 
 SEARCHING = {"knorri": "random;greedy;loginf;mcts:iters=4", "knockout-whist": "mcts:iters=4;tracker;greedy;random",
@@ -39,3 +48,52 @@ def test_each_part_compiles_the_signature_the_searching_lineup_kernel_calls(game
     routes.play_matches(game, 4, [5], [specs], 1, engine="compiled")
     for kernel in PART_KERNELS[game]:
         assert len(cached_signatures(kernel)) == 1, kernel.__name__
+
+
+@pytest.mark.parametrize("game", sorted(PART_KERNELS))
+def test_each_part_compiles_the_signature_the_python_agents_searches_call(game):
+    """``play`` seats the Python agents on the reference engine and compiles the same parts beside them."""
+    specs = SEARCHING[game].split(";")
+    for part in lineup_player(game).compile_parts(specs):
+        part()
+    routes.play_matches(game, 4, [5], [specs], 1, engine="reference")
+    for kernel in PART_KERNELS[game]:
+        assert len(cached_signatures(kernel)) == 1, kernel.__name__
+
+
+def _fresh_kernel():
+    def count_up(n):
+        total = 0
+        for i in range(n):
+            total += i
+        return total
+
+    return numba.njit(cache=False)(count_up)
+
+
+def test_parts_start_beside_a_process_once_it_compiles_and_not_when_it_compiles_nothing(tmp_path):
+    kernel = _fresh_kernel()
+    warm_marker, cold_marker = tmp_path / "warm", tmp_path / "cold"
+    kernel(3)
+    with parts_compiled_beside([functools.partial(Path.touch, warm_marker)]) as beside:
+        assert kernel(4) == 6  # compiled already: nothing compiles, no process starts
+    assert not beside.started.is_set()
+    with parts_compiled_beside([functools.partial(Path.touch, cold_marker)]) as beside:
+        assert _fresh_kernel()(4) == 6
+        deadline = time.monotonic() + 120
+        while not cold_marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert beside.started.is_set() and cold_marker.exists() and not warm_marker.exists()
+
+
+def test_play_compiles_beside_it_the_parts_of_the_lineup_it_seats(monkeypatch, capsys):
+    handed = []
+    real = play.parts_compiled_beside
+
+    def recording(parts, workers=None):
+        handed.append(tuple(parts))
+        return real((), workers)
+
+    monkeypatch.setattr(play, "parts_compiled_beside", recording)
+    assert main(["play", "--seats", "4", "--seed", "3", "--agents", "greedy;random;loginf;mcts:iters=4"]) == 0
+    assert handed == [search_parts.SEARCHING_PARTS]

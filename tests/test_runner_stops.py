@@ -89,7 +89,7 @@ def test_an_abandoned_pools_manager_thread_does_not_print_over_the_stop_message(
     manager, other = threading.Thread(target=fails), threading.Thread(target=fails)
     seen: list[threading.Thread] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: seen.append(args.thread))
-    workers._silence_manager_thread(SimpleNamespace(_executor_manager_thread=manager))
+    workers.silence_manager_thread(SimpleNamespace(_executor_manager_thread=manager))
     for thread in (manager, other):
         thread.start()
         thread.join()

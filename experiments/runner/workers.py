@@ -189,7 +189,7 @@ class LocalWorkers:
         finally:
             if executor is not None:  # workers that played nothing are stopped, not waited for
                 if not finished:
-                    _silence_manager_thread(executor)
+                    silence_manager_thread(executor)
                 executor.shutdown(wait=finished, kill_workers=not finished)
 
 
@@ -204,7 +204,7 @@ def compile_parts(tasks: list[ChunkTask]) -> list[Callable[[], object]]:
     return list(parts)
 
 
-def _silence_manager_thread(executor: Any) -> None:
+def silence_manager_thread(executor: Any) -> None:
     """Keep an abandoned pool's last words off the terminal.
 
     When a run stops early (Ctrl-C, a failed chunk) the pool is killed with work still queued, and loky's manager

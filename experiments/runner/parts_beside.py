@@ -1,0 +1,75 @@
+"""Compiling a command's kernel parts in other processes while the command compiles the kernels that call them.
+
+``run`` hands its workers the parts (``routes.compile_parts``) as its pool starts; a command that plays in its own
+process (``play``) has no pool, so ``parts_compiled_beside`` starts one only once the process begins to compile.
+It imports nothing heavy until then, so a warm command pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+
+class PartsBeside:
+    """What ``parts_compiled_beside`` did: whether it started worker processes for its parts."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+
+
+@contextlib.contextmanager
+def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | None = None) -> Iterator[PartsBeside]:
+    """While the block runs in this process, compile ``parts`` (``routes.compile_parts``) in up to ``workers`` local
+    processes (default: one a core), from the moment this process first compiles: the cache lacks code, and what
+    this process compiles next calls the parts' kernels, so it loads them rather than compiling them too. A warm
+    cache compiles nothing and starts no process. Workers still busy when the block ends are stopped: a part only
+    saves time, and numba writes its cache files whole or not at all."""
+    beside = PartsBeside()
+    if not parts:
+        yield beside
+        return
+    from numba.core import event
+
+    pool: list[Any] = []
+    lock = threading.Lock()
+    closed = False
+
+    def start() -> None:
+        from joblib.externals.loky.process_executor import ProcessPoolExecutor
+
+        from experiments.runner.workers import end_with_parent
+
+        with lock:
+            if pool or closed:
+                return
+            count = min(len(parts), workers or os.cpu_count() or 1)
+            pool.append(ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),)))
+            for part in parts:
+                pool[0].submit(part)
+            beside.started.set()
+
+    class FirstCompile(event.Listener):
+        def on_start(self, data: object) -> None:
+            if not beside.started.is_set():  # spawned from a thread: numba holds its compiler lock here
+                threading.Thread(target=start, name="knorri-compile-parts", daemon=True).start()
+
+        def on_end(self, data: object) -> None:
+            return None
+
+    listener = FirstCompile()
+    event.register("numba:compile", listener)
+    try:
+        yield beside
+    finally:
+        event.unregister("numba:compile", listener)
+        with lock:
+            closed = True
+            for executor in pool:
+                from experiments.runner.workers import silence_manager_thread
+
+                silence_manager_thread(executor)
+                executor.shutdown(wait=False, kill_workers=True)
