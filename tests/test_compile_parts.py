@@ -40,23 +40,15 @@ def test_knockout_whist_splits_off_its_search_only_with_mcts_seated_and_kort_not
     assert kort.compile_parts(SEARCHING["kort"].split(";")) == ()  # measured: it did not pay (docs/speed.md)
 
 
+# the compiled engine runs the searching lineup kernel; the reference engine seats the Python agents, whose
+# searches ``play`` compiles the same parts beside
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 @pytest.mark.parametrize("game", sorted(PART_KERNELS))
-def test_each_part_compiles_the_signature_the_searching_lineup_kernel_calls(game):
+def test_each_part_compiles_the_signature_the_searching_lineup_and_the_python_agents_call(game, engine):
     specs = SEARCHING[game].split(";")
     for part in lineup_player(game).compile_parts(specs):
         part()
-    routes.play_matches(game, 4, [5], [specs], 1, engine="compiled")
-    for kernel in PART_KERNELS[game]:
-        assert len(cached_signatures(kernel)) == 1, kernel.__name__
-
-
-@pytest.mark.parametrize("game", sorted(PART_KERNELS))
-def test_each_part_compiles_the_signature_the_python_agents_searches_call(game):
-    """``play`` seats the Python agents on the reference engine and compiles the same parts beside them."""
-    specs = SEARCHING[game].split(";")
-    for part in lineup_player(game).compile_parts(specs):
-        part()
-    routes.play_matches(game, 4, [5], [specs], 1, engine="reference")
+    routes.play_matches(game, 4, [5], [specs], 1, engine=engine)
     for kernel in PART_KERNELS[game]:
         assert len(cached_signatures(kernel)) == 1, kernel.__name__
 
