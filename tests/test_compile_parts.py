@@ -89,3 +89,11 @@ def test_play_compiles_beside_it_the_parts_of_the_lineup_it_seats(monkeypatch, c
     monkeypatch.setattr(play, "parts_compiled_beside", recording)
     assert main(["play", "--seats", "4", "--seed", "3", "--agents", "greedy;random;loginf;mcts:iters=4"]) == 0
     assert handed == [search_parts.SEARCHING_PARTS]
+
+
+def test_one_core_starts_no_parts_beside_it(monkeypatch):
+    """With one core this process is using it: a part beside it would only take turns with it."""
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    with parts_compiled_beside([functools.partial(print, "never")]) as beside:
+        assert _fresh_kernel()(4) == 6
+    assert not beside.started.is_set()

@@ -24,12 +24,13 @@ class PartsBeside:
 @contextlib.contextmanager
 def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | None = None) -> Iterator[PartsBeside]:
     """While the block runs in this process, compile ``parts`` (``routes.compile_parts``) in up to ``workers`` local
-    processes (default: one a core), from the moment this process first compiles: the cache lacks code, and what
-    this process compiles next calls the parts' kernels, so it loads them rather than compiling them too. A warm
-    cache compiles nothing and starts no process. Workers still busy when the block ends are stopped: a part only
-    saves time, and numba writes its cache files whole or not at all."""
+    processes (default: one a core; none on one core, which this process keeps busy), from the moment this process
+    first compiles: the cache lacks code, and what this process compiles next calls the parts' kernels, so it loads
+    them rather than compiling them too. A warm cache compiles nothing and starts no process. Workers still busy
+    when the block ends are stopped: a part only saves time, and numba writes its cache files whole or not at all."""
     beside = PartsBeside()
-    if not parts:
+    cores = os.cpu_count() or 1
+    if not parts or (workers is None and cores < 2):
         yield beside
         return
     from numba.core import event
@@ -46,7 +47,7 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | 
         with lock:
             if pool or closed:
                 return
-            count = min(len(parts), workers or os.cpu_count() or 1)
+            count = min(len(parts), workers or cores)
             pool.append(ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),)))
             for part in parts:
                 pool[0].submit(part)
