@@ -108,36 +108,30 @@ def _interrupt(thread_id: int, by_signal: bool) -> None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(DecisionTimeout))
 
 
-class _CompilingOffTheClock:
-    """Listens to numba's compiler lock, which its dispatchers hold to load, compile and save a kernel (and
-    which the project's cache also holds while another process compiles the same one), and stops the running
-    decision's clock from the moment a thread asks for the lock until it lets go."""
-
-    def __init__(self) -> None:
-        from numba.core import event
-
-        class Listener(event.Listener):
-            def on_start(self, _: Any) -> None:
-                depth = getattr(_LIMIT, "compiling", 0)
-                _LIMIT.compiling = depth + 1
-                if depth == 0:
-                    token = getattr(_LIMIT, "token", None)
-                    left = _WATCHDOG.pause(threading.get_ident()) if token is not None else None
-                    _LIMIT.paused = None if left is None else (token, left)
-
-            def on_end(self, _: Any) -> None:
-                _LIMIT.compiling = depth = getattr(_LIMIT, "compiling", 1) - 1
-                paused = getattr(_LIMIT, "paused", None)
-                if depth == 0 and paused is not None:
-                    _LIMIT.paused = None
-                    _WATCHDOG.resume(threading.get_ident(), *paused)
-
-        event.register("numba:compiler_lock", Listener())
-
-
 @functools.cache
-def _watch_compiles() -> _CompilingOffTheClock:
-    return _CompilingOffTheClock()
+def _watch_compiles() -> None:
+    """Stop the running decision's clock from the moment a thread asks for numba's compiler lock until it lets go:
+    numba holds that lock to load, compile and save a kernel, and the project's cache holds it too while another
+    process compiles the same one (``sim.compile_cache.compile_once``). Registered once per process."""
+    from numba.core import event
+
+    class CompilingOffTheClock(event.Listener):
+        def on_start(self, _: Any) -> None:
+            depth = getattr(_LIMIT, "compiling", 0)
+            _LIMIT.compiling = depth + 1
+            if depth == 0:
+                token = getattr(_LIMIT, "token", None)
+                left = _WATCHDOG.pause(threading.get_ident()) if token is not None else None
+                _LIMIT.paused = None if left is None else (token, left)
+
+        def on_end(self, _: Any) -> None:
+            _LIMIT.compiling = depth = getattr(_LIMIT, "compiling", 1) - 1
+            paused = getattr(_LIMIT, "paused", None)
+            if depth == 0 and paused is not None:
+                _LIMIT.paused = None
+                _WATCHDOG.resume(threading.get_ident(), *paused)
+
+    event.register("numba:compiler_lock", CompilingOffTheClock())
 
 
 def _on_signal(signum: int, frame: Any) -> None:

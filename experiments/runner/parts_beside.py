@@ -69,8 +69,8 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | 
         event.unregister("numba:compile", listener)
         with lock:
             closed = True
-            for executor in pool:
+            if pool:
                 from experiments.runner.workers import silence_manager_thread
 
-                silence_manager_thread(executor)
-                executor.shutdown(wait=False, kill_workers=True)
+                silence_manager_thread(pool[0])
+                pool[0].shutdown(wait=False, kill_workers=True)
