@@ -50,6 +50,20 @@ def deck_nobody_captures() -> list[int]:
     return diamonds + others
 
 
+def fresh_kernel() -> Callable[[int], int]:
+    """A kernel no process has compiled (no cache): numba compiles it on its first call. It sums the squares below
+    its argument."""
+    import numba
+
+    def total_of_squares(n):
+        total = 0
+        for i in range(n):
+            total += i * i
+        return total
+
+    return numba.njit(cache=False)(total_of_squares)
+
+
 # ----- protocol play -------------------------------------------------------------------------------------
 def protocol_decisions(game: Any, rng: Any, every: int = 1) -> Iterator[Any]:
     """Yield a reference game (or hand) at every ``every``-th decision, the first included; the protocol takes each."""

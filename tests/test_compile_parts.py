@@ -8,8 +8,8 @@ import functools
 import time
 from pathlib import Path
 
-import numba
 import pytest
+from conftest import fresh_kernel
 
 from agents.base import lineup_player
 from agents.knockout_whist import decision as whist_decision
@@ -53,29 +53,19 @@ def test_each_part_compiles_the_signature_the_searching_lineup_and_the_python_ag
         assert len(cached_signatures(kernel)) == 1, kernel.__name__
 
 
-def _fresh_kernel():
-    def count_up(n):
-        total = 0
-        for i in range(n):
-            total += i
-        return total
-
-    return numba.njit(cache=False)(count_up)
-
-
 def test_parts_start_beside_a_process_once_it_compiles_and_not_when_it_compiles_nothing(tmp_path):
-    kernel = _fresh_kernel()
+    kernel = fresh_kernel()
     warm_marker, cold_marker = tmp_path / "warm", tmp_path / "cold"
     kernel(3)
-    with parts_compiled_beside([functools.partial(Path.touch, warm_marker)]) as beside:
-        assert kernel(4) == 6  # compiled already: nothing compiles, no process starts
-    assert not beside.started.is_set()
-    with parts_compiled_beside([functools.partial(Path.touch, cold_marker)]) as beside:
-        assert _fresh_kernel()(4) == 6
+    with parts_compiled_beside([functools.partial(Path.touch, warm_marker)]) as started:
+        assert kernel(4) == 14  # compiled already: nothing compiles, no process starts
+    assert not started.is_set()
+    with parts_compiled_beside([functools.partial(Path.touch, cold_marker)]) as started:
+        assert fresh_kernel()(4) == 14
         deadline = time.monotonic() + 120
         while not cold_marker.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-    assert beside.started.is_set() and cold_marker.exists() and not warm_marker.exists()
+    assert started.is_set() and cold_marker.exists() and not warm_marker.exists()
 
 
 def test_play_compiles_beside_it_the_parts_of_the_lineup_it_seats(monkeypatch, capsys):
@@ -94,6 +84,6 @@ def test_play_compiles_beside_it_the_parts_of_the_lineup_it_seats(monkeypatch, c
 def test_one_core_starts_no_parts_beside_it(monkeypatch):
     """With one core this process is using it: a part beside it would only take turns with it."""
     monkeypatch.setattr("os.cpu_count", lambda: 1)
-    with parts_compiled_beside([functools.partial(print, "never")]) as beside:
-        assert _fresh_kernel()(4) == 6
-    assert not beside.started.is_set()
+    with parts_compiled_beside([functools.partial(print, "never")]) as started:
+        assert fresh_kernel()(4) == 14
+    assert not started.is_set()

@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+from conftest import fresh_kernel
 
 from agents.base import AgentSpecError, _lookup, known_agents, make_agent
 from sim import games
@@ -83,26 +84,13 @@ def test_a_decision_that_no_interrupt_ends_calls_the_stuck_hook(monkeypatch):
     assert not thread.is_alive()
 
 
-def _fresh_kernel():
-    """A kernel no process has compiled: numba compiles it on its first call (no cache)."""
-    import numba
-
-    def total_of_squares(n):
-        total = 0
-        for i in range(n):
-            total += i * i
-        return total
-
-    return numba.njit(cache=False)(total_of_squares)
-
-
 @pytest.mark.parametrize("where", ["main thread", "other thread"])
 def test_time_numba_spends_compiling_an_agents_kernel_is_not_counted_against_its_decision(where):
     """The first decision after an install may compile for longer than any limit; the limit is on thinking."""
     from numba.core.compiler_lock import global_compiler_lock
 
-    _fresh_kernel()(1)  # numba's once-a-process start (entry points read outside its lock) out of the way
-    kernel, outcome = _fresh_kernel(), []
+    fresh_kernel()(1)  # numba's once-a-process start (entry points read outside its lock) out of the way
+    kernel, outcome = fresh_kernel(), []
     held, release = threading.Event(), threading.Event()
 
     def hold_the_compiler():  # another thread compiling: this decision's compile waits for it, off the clock too

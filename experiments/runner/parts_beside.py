@@ -14,30 +14,25 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 
-class PartsBeside:
-    """What ``parts_compiled_beside`` did: whether it started worker processes for its parts."""
-
-    def __init__(self) -> None:
-        self.started = threading.Event()
-
-
 @contextlib.contextmanager
-def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | None = None) -> Iterator[PartsBeside]:
+def parts_compiled_beside(parts: Sequence[Callable[[], object]],
+                          workers: int | None = None) -> Iterator[threading.Event]:
     """While the block runs in this process, compile ``parts`` (``routes.compile_parts``) in up to ``workers`` local
     processes (default: one a core; none on one core, which this process keeps busy), from the moment this process
     first compiles: the cache lacks code, and what this process compiles next calls the parts' kernels, so it loads
     them rather than compiling them too. A warm cache compiles nothing and starts no process. Workers still busy
-    when the block ends are stopped: a part only saves time, and numba writes its cache files whole or not at all."""
-    beside = PartsBeside()
+    when the block ends are stopped: a part only saves time, and numba writes its cache files whole or not at all.
+    The event it yields is set once the workers have started."""
+    started = threading.Event()
     cores = os.cpu_count() or 1
     if not parts or (workers is None and cores < 2):
-        yield beside
+        yield started
         return
     from numba.core import event
 
     pool: list[Any] = []
     lock = threading.Lock()
-    closed = False
+    closed = asked = False
 
     def start() -> None:
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
@@ -45,17 +40,19 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | 
         from experiments.runner.workers import end_with_parent
 
         with lock:
-            if pool or closed:
+            if closed:
                 return
             count = min(len(parts), workers or cores)
             pool.append(ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),)))
             for part in parts:
                 pool[0].submit(part)
-            beside.started.set()
+            started.set()
 
     class FirstCompile(event.Listener):
         def on_start(self, data: object) -> None:
-            if not beside.started.is_set():  # spawned from a thread: numba holds its compiler lock here
+            nonlocal asked
+            if not asked:  # started from a thread: numba holds its compiler lock here
+                asked = True
                 threading.Thread(target=start, name="knorri-compile-parts", daemon=True).start()
 
         def on_end(self, data: object) -> None:
@@ -64,7 +61,7 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]], workers: int | 
     listener = FirstCompile()
     event.register("numba:compile", listener)
     try:
-        yield beside
+        yield started
     finally:
         event.unregister("numba:compile", listener)
         with lock:
