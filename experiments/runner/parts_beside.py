@@ -30,11 +30,12 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]],
         return
     from numba.core import event
 
-    pool: list[Any] = []
+    executor: Any = None
     lock = threading.Lock()
     closed = asked = False
 
     def start() -> None:
+        nonlocal executor
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
 
         from experiments.runner.workers import end_with_parent
@@ -43,9 +44,9 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]],
             if closed:
                 return
             count = min(len(parts), workers or cores)
-            pool.append(ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),)))
+            executor = ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
             for part in parts:
-                pool[0].submit(part)
+                executor.submit(part)
             started.set()
 
     class FirstCompile(event.Listener):
@@ -66,8 +67,8 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]],
         event.unregister("numba:compile", listener)
         with lock:
             closed = True
-            if pool:
+            if executor is not None:
                 from experiments.runner.workers import silence_manager_thread
 
-                silence_manager_thread(pool[0])
-                pool[0].shutdown(wait=False, kill_workers=True)
+                silence_manager_thread(executor)
+                executor.shutdown(wait=False, kill_workers=True)
