@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import pickle
 import sys
 import traceback
@@ -68,6 +69,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="knorri-sim",
                      description="Simulate Knorri, Knockout Whist and Kort (choose with --game) at scale for game-AI "
                                  "research.")
+    parser.add_argument("--version", action="version", version=f"knorri-sim {installed_version()}",
+                        help="print the installed version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, summary in COMMANDS.items():
         command = sub.add_parser(name, help=summary, description=summary)
@@ -76,6 +79,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         command.add_argument("--debug", action="store_true",
                              help=f"when an agent fails, print its whole traceback too (or set {DEBUG_VARIABLE}=1)")
     return parser
+
+
+def installed_version() -> str:
+    """The version of the installed package, for ``--version`` and bug reports; ``unknown`` for a tree run from
+    source without an install (no package metadata to read)."""
+    try:
+        return importlib.metadata.version("knorri-sim")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def command_word(argv: Sequence[str]) -> str | None:

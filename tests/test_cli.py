@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,13 @@ def test_traj_prints_the_conformance_vector_lines(capsys, n_seats, first, start,
     code = main(["traj", "--seats", str(n_seats), "--first", str(first), "--seeds", str(start), str(stop)])
     assert code == 0
     assert capsys.readouterr().out.splitlines() == vector_lines(n_seats, first, start, stop)
+
+
+def test_version_prints_the_installed_packages_version_and_exits_0(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.strip() == f"knorri-sim {importlib.metadata.version('knorri-sim')}"
 
 
 def test_the_installed_command_prints_the_same_lines():
