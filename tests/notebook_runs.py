@@ -4,6 +4,7 @@ of the shared notebooks, so the test workers share them)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def execute_cells(sources: list[str], kernel_dir) -> nbformat.NotebookNode:
 def _run(notebook: nbformat.NotebookNode, kernel_dir) -> nbformat.NotebookNode:
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))
     client = NotebookClient(notebook, km=manager, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.execute()
+    client.execute(cleanup_kc=True)  # a kernel handed in is left running unless asked: stop it, as Jupyter would
     return notebook
 
 
@@ -87,3 +88,8 @@ def run_cleanly(name: str, kernel_dir, run_dir=None, **parameters) -> tuple[str,
     notebook = execute(name, kernel_dir, run_dir, **parameters)
     assert not errors(notebook), errors(notebook)
     return printed(notebook), images(notebook)
+
+
+def scratch_folders(text: str, prefix: str) -> list[Path]:
+    """The sample-run folders (``experiments.analysis.scratch``) named ``prefix...`` in a notebook's printout."""
+    return [Path(found) for found in re.findall(rf"(/\S*?/{re.escape(prefix)}[^/\s]+)", text)]
