@@ -147,7 +147,7 @@ def make_agent(spec: str, seed: int = 0, game: str = DEFAULT_GAME) -> Agent:
 def compiled_code(spec: str, game: str = DEFAULT_GAME) -> dict[str, float]:
     """The modules of compiled code the agent a spec names runs, each with its measured compile seconds.
 
-    Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.knorri.decision": 33.0}``); ``{}`` for an
+    Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.knorri.decision": 21.0}``); ``{}`` for an
     agent in plain Python (a bad spec raises ``AgentSpecError``, as ``make_agent`` would).
     """
     return dict(getattr(resolve_spec(spec, game).factory, "COMPILED_CODE", {}))

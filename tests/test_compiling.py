@@ -32,7 +32,9 @@ def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agent
     assert list(lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3}))) == [
         "agents.knorri.lineup:_play_plain"]
     python = build_config({"seats": 3, "agents": ["agents.knorri.loginf:LogInfAgent", "random", "mcts"], "hands": 3})
-    assert list(lineup_code(python)) == ["agents.knorri.decision"]  # the reference path: each agent's own kernels
+    # the reference path: each agent's own kernels, the look-ahead loginf and mcts share counted once
+    assert lineup_code(python) == {"agents.knorri.search:lookahead_choice": 13.0,
+                                   "agents.knorri.search:lookahead_from_root": 6.0, "agents.knorri.decision": 21.0}
     kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
     assert lineup_code(kort) == {"sim.kort.compiled.playout": 7.5}
     assert list(lineup_code(build_config({"game": "kort", "seats": 4, "agents": ["tracker"], "matches": 4}))) == [
@@ -252,3 +254,38 @@ def test_a_cold_run_plays_moved_tables_on_the_chunks_the_engine_would_have(monke
     assert [task.table.route for task in cold.tasks] == [routes.REFERENCE] * len(cold.tasks)
     assert cold.chunks == warm.chunks and cold.manifest["tables"] == warm.manifest["tables"]
     assert code_to_compile(config, cold.tables) == {}
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--seats", "4", "--seed", "3", "--agents", "greedy;random;loginf;random"],
+    ["play", "--seats", "4", "--seed", "3", "--hands", "2", "--agents", "loginf;random;random;random"],
+    ["replay", "--seats", "4", "--seed", "3", "--agents", "greedy;random;loginf;random"],
+])
+def test_play_and_a_new_replay_say_what_their_agents_compile_and_how_long_it_took(tmp_path, capsys, monkeypatch,
+                                                                                   argv):
+    """The agents' declared kernels, as run says its own: the measured seconds when uncached, nothing when cached."""
+    from agents.knorri.loginf import LogInfAgent
+    from experiments import compile_notice as notices
+    from experiments.cli import main
+
+    monkeypatch.chdir(tmp_path)  # replay writes its page here
+    for cached, said in ((False, compile_notice(LogInfAgent.COMPILED_CODE)), (True, None)):
+        monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules, cached=cached: cached)
+        monkeypatch.setattr(notices, "_said", False)
+        assert main(argv) == 0
+        err = capsys.readouterr().err
+        assert (said in err.splitlines()) if said else "compiling" not in err, err
+    assert said is None and LogInfAgent.COMPILED_CODE  # loginf declares its look-ahead
+
+
+def test_a_new_replay_into_a_folder_is_refused_before_anything_is_played_or_compiled(tmp_path, capsys, monkeypatch):
+    from experiments import compile_notice as notices
+    from experiments.cli import main
+    from experiments.commands import replay
+
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
+    monkeypatch.setattr(notices, "_said", False)
+    monkeypatch.setattr(replay, "fresh_replay", lambda *args: pytest.fail("played before --out was checked"))
+    assert main(["replay", "--seed", "3", "--agents", "loginf;random;random;random", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a folder: give a file name" in err, err

@@ -24,6 +24,11 @@ from agents.knorri.greedy import greedy_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
 
+LOOKAHEAD_CODE: dict[str, float] = {"agents.knorri.search:lookahead_choice": 13.0}
+"""The compiled look-ahead of a ``loginf`` choice (with the engine's step and the playout inside it) and its
+measured compile seconds: ``loginf`` runs it, and so does ``mcts`` for the seats it models. Both declare it
+under this one key, so a table seating both counts it once (``COMPILED_CODE``)."""
+
 PLAYOUT_POLICIES = ("random", "greedy")
 
 

@@ -18,7 +18,7 @@ from agents import lineup
 from agents.lineup import parse_lineup
 from experiments.commands.common import add_deal_arguments, game_settings
 from experiments.errors import UsageError
-from experiments.runner import routes
+from experiments.runner import compiling, routes
 from experiments.runner.config import DECISION_TIMEOUT
 from experiments.runner.parts_beside import parts_compiled_beside
 from experiments.runner.seating import agents_print_to_stderr, build_agent
@@ -70,12 +70,15 @@ def run(args: argparse.Namespace) -> int:
         agents = [SeatedAgent(build_agent(spec, args.game, seed=args.seed), spec, None) for spec in specs]
     # the agents' searches call the kernels the game's lineup splits off: a first play compiles them beside
     parts = routes.compile_parts(args.game, routes.LINEUP, specs)
+    code = routes.compiled_code(adapter, args.game, routes.REFERENCE, specs)  # what the agents run, compiled
     if args.hands > 1:
+        compiling.announce(code)
         with parts_compiled_beside(parts):
             _play_match(adapter, n_seats, options, agents, args.seed, args.hands, args.decision_timeout)
         return 0
     deal = adapter.deal(n_seats, args.seed, options, args.first)
     where = f"the {adapter.ROW} with seed {args.seed}" + ("" if args.first is None else f" (first seat {args.first})")
+    compiling.announce(code)
     with parts_compiled_beside(parts), limit_decisions(args.decision_timeout), agents_print_to_stderr():
         play_guarded(lambda: play_with_agents(deal, agents, args.seed), agents, where, adapter.action_text)
     if args.json:

@@ -18,6 +18,7 @@ from experiments.commands.play import MAX_SEED
 from experiments.errors import UsageError
 from experiments.replay.build import fresh_replay, run_replay
 from experiments.replay.page import write_page
+from experiments.runner import compiling, routes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= args.hand_index < MAX_HAND_INDEX:
             raise UsageError(f"--hand-index must be from 0 to 2**63 - 1 (a run's hand_index column), not "
                              f"{args.hand_index}")
+        out = _page_path(args.out, f"replay-{args.hand_index}.html")
         replay = run_replay(args.run_dir, args.hand_index, args.seat)
-        default = f"replay-{args.hand_index}.html"
     else:
         if args.hand_index is not None:
             raise UsageError("--hand-index needs RUN_DIR: the run folder whose row to replay")
@@ -62,13 +63,11 @@ def run(args: argparse.Namespace) -> int:
                              "deal")
         if not 0 <= args.seed < MAX_SEED:
             raise UsageError(f"--seed must be from 0 to 2**64 - 1 (a 64-bit seed), not {args.seed}")
-        _, n_seats, options = game_settings(args.game, args.seats, args.option)
-        replay = fresh_replay(args.game, n_seats, args.seed, parse_lineup(args.agents, n_seats), options, args.first,
-                              args.seat)
-        default = f"replay-seed-{args.seed}.html"
-    out = Path(args.out or default)
-    if out.is_dir():
-        raise UsageError(f"--out {str(out)!r} is a folder: give a file name such as replay.html")
+        adapter, n_seats, options = game_settings(args.game, args.seats, args.option)
+        specs = parse_lineup(args.agents, n_seats)
+        out = _page_path(args.out, f"replay-seed-{args.seed}.html")
+        compiling.announce(routes.compiled_code(adapter, args.game, routes.REFERENCE, specs))
+        replay = fresh_replay(args.game, n_seats, args.seed, specs, options, args.first, args.seat)
     try:
         written = write_page(replay, out)
     except OSError as error:
@@ -77,3 +76,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"{replay.steps} steps written to {written} ({size / 1e6:.2f} MB): {replay.result.splitlines()[0]}")
     return 0
 
+
+def _page_path(given: str | None, default: str) -> Path:
+    """Where the page goes: ``--out``, else ``default`` here; refused before anything is played if it is a folder."""
+    out = Path(given or default)
+    if out.is_dir():
+        raise UsageError(f"--out {str(out)!r} is a folder: give a file name such as replay.html")
+    return out

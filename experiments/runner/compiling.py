@@ -18,6 +18,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 
+from experiments import compile_notice as notices
 from experiments.runner import routes
 from experiments.runner.config import RunConfig
 from experiments.runner.plan import TablePlan, table_plans
@@ -59,6 +60,13 @@ def compile_notice(to_compile: dict[str, float]) -> str | None:
     seconds = max(1, round(sum(to_compile.values())))
     return (f"compiling the engine (first use): it took {seconds} s of CPU when measured on a quiet machine, "
             "and takes longer on a loaded or slower one")
+
+
+def announce(code: dict[str, float]) -> None:
+    """Say on stderr, once, how long compiling the part of ``code`` (module: compile seconds) that is not cached
+    took when measured (``compile_notice``); nothing when all of it is cached. Code that no module declares still
+    gets the listener's general line (``experiments.compile_notice``) if it compiles."""
+    notices.say(compile_notice(uncached(code)))
 
 
 def cold_routes(config: RunConfig, plans: Sequence[TablePlan]) -> list[TablePlan]:
