@@ -289,3 +289,25 @@ def test_a_new_replay_into_a_folder_is_refused_before_anything_is_played_or_comp
     assert main(["replay", "--seed", "3", "--agents", "loginf;random;random;random", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is a folder: give a file name" in err, err
+
+
+@pytest.mark.parametrize(("workers", "wrapper"), [("1", False), ("2", True)])
+def test_bench_says_what_the_engine_compiles_with_the_threads_wrapper_only_on_several_threads(capsys, monkeypatch,
+                                                                                             workers, wrapper):
+    """The engine's declared kernels, and on several threads the wrapper that spreads deals over them
+    (``Bench.parallel_compile_s``); nothing when cached."""
+    from experiments import compile_notice as notices
+    from experiments.cli import main
+    from sim import games
+
+    adapter = games.adapter("knorri")
+    if wrapper and (os.cpu_count() or 1) < 2:
+        pytest.skip("a timing on two threads needs two cores")
+    expected = {**adapter.COMPILED_CODE, **({"wrapper": adapter.BENCH.parallel_compile_s} if wrapper else {})}
+    argv = ["bench", "--engine", "compiled", "--seats", "3", "--hands", "50", "--repeat", "1", "--workers", workers]
+    for cached, said in ((False, compile_notice(expected)), (True, None)):
+        monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules, cached=cached: cached)
+        monkeypatch.setattr(notices, "_said", False)
+        assert main(argv) == 0
+        err = capsys.readouterr().err
+        assert (said in err.splitlines()) if said else "compiling the engine (" not in err, err

@@ -395,10 +395,11 @@ def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
 
 # reference_hands_per_s: `python -m experiments.bench.runner reference`, at 6 seats, its slowest.
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knorri at 6 seats, its slowest (docs/speed.md).
+# parallel_compile_s: the wrapper's compile in a cold `knorri-sim bench --engine compiled` (docs/speed.md).
 BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
                        default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_hands,
                        compiled_rows_per_s=42_000,
-                       reference_hands_per_s=49)
+                       reference_hands_per_s=49, parallel_compile_s=11.0)
 
 
 def _acting_tensor(hand: KnorriHand) -> np.ndarray:
