@@ -150,6 +150,12 @@ class GameEngines(Protocol):
     """The specs a batch engine's policies play beside vectorised agents (None: no batch engine)."""
 
 
+def batch_code(adapter: Any) -> dict[str, float]:
+    """The batch engine's modules a game's ``adapter`` declares (``BATCH_CODE``), each with its compile seconds;
+    ``{}`` for a game without a batch engine or one that declares none (a plug-in's)."""
+    return dict(getattr(adapter, "BATCH_CODE", {}))
+
+
 @runtime_checkable
 class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
     """Every name a game's adapter module provides (a module satisfies a Protocol by its attributes): the facets
@@ -160,7 +166,8 @@ class GameAdapter(GameIdentity, GameRows, GameSummary, GameEngines, Protocol):
     ``CONTINUED_COLUMNS`` (a run played on past its cut-offs: ``play_matches``, the lineup player, ``start_batch``
     and ``batch_columns`` then get ``continuation=``, and the hands table those columns);
     ``start_batch``/``batch_columns`` (with ``BATCH_POLICIES``) and ``lineup_columns`` (the columns a compiled
-    lineup player of the game's agents builds).
+    lineup player of the game's agents builds); with a batch engine, ``BATCH_CODE``: its modules, each with the CPU
+    seconds compiling it takes on first use, as ``COMPILED_CODE`` gives the engine's (``batch_code``).
     """
 
     BENCH: Bench

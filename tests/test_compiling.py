@@ -311,3 +311,20 @@ def test_bench_says_what_the_engine_compiles_with_the_threads_wrapper_only_on_se
         assert main(argv) == 0
         err = capsys.readouterr().err
         assert (said in err.splitlines()) if said else "compiling the engine (" not in err, err
+
+
+@pytest.mark.parametrize(("game", "agents", "size"), [
+    ("knorri", ["learned", "greedy", "random", "random"], "hands"),
+    ("knockout-whist", ["learned", "greedy", "random", "random"], "hands"),
+    ("kort", ["learned", "random", "learned", "random"], "matches")])
+def test_a_lineup_on_the_batch_route_compiles_the_batch_engine_beside_its_agents_kernels(game, agents, size):
+    """Vectorised agents step the game's batch engine, whose kernels compile too: the estimate counts them."""
+    from agents.base import compiled_code
+    from sim import games
+
+    config = build_config({"game": game, "seats": 4, "agents": agents, size: 4})
+    plans = table_plans(config)
+    assert [plan.route for plan in plans] == [routes.BATCH]
+    batch = games.adapter(game).BATCH_CODE
+    assert batch and all(compile_cache.kernels_cached([module]) in (True, False) for module in batch)  # importable
+    assert lineup_code(config, plans) == {**batch, **compiled_code("learned", game)}

@@ -60,7 +60,7 @@ class LearnedAgent:
     GAME: ClassVar[str] = ""
     ENCODER: ClassVar[Callable[[int], Encoder]]
     PARAMETERS: ClassVar[dict[str, type]] = {"weights": str}
-    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 2.0}
+    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 3.0}
 
     def __init__(self, seed: int = 0, weights: str | None = None) -> None:
         self.name = "learned"

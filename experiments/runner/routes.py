@@ -26,7 +26,7 @@ from agents.base import compiled_code as agent_code
 from experiments.runner import batch_agents
 from experiments.runner.seating import agent_maker
 from sim import games
-from sim.contract import ChunkColumns
+from sim.contract import ChunkColumns, batch_code
 from sim.engine_words import AUTO, COMPILED, engine_word
 from sim.engine_words import REFERENCE as REFERENCE_ENGINE
 from sim.seating import is_engine_lineup
@@ -70,14 +70,14 @@ def built_in_only(adapter: ModuleType, route: str, seatings: Sequence[Sequence[s
 def compiled_code(adapter: ModuleType, game: str, route: str, specs: Sequence[str]) -> dict[str, float]:
     """The modules of compiled code a lineup of ``game`` on ``route`` runs, each with its measured compile seconds:
     the engine's kernels (its ``adapter``'s), the lineup player's, or (batch and reference) each agent's own
-    (``agents.base.compiled_code``)."""
+    (``agents.base.compiled_code``), on the batch route with the batch engine's (``sim.contract.batch_code``)."""
     if route == ENGINE:
         return dict(adapter.COMPILED_CODE)
     if route == LINEUP:
         player = lineup_player(game)
         assert player is not None
         return player.compiled_code(specs)
-    code: dict[str, float] = {}
+    code: dict[str, float] = batch_code(adapter) if route == BATCH else {}
     for spec in specs:
         code.update(agent_code(spec, game))
     return code

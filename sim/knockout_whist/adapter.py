@@ -78,6 +78,8 @@ COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
 # docs/speed.md).
 COMPILED_CODE: dict[str, float] = {"sim.knockout_whist.compiled.playout": 9.0}
+# The batch engine's kernels (vectorised agents stepping it, training, the RL interfaces), likewise.
+BATCH_CODE: dict[str, float] = {"sim.knockout_whist.compiled.batch_kernels": 10.0}
 ID_DOCS = {
     "deal_group": "the seeded game within its table; every arrangement plays it (duplicate deals)",
     "arrangement": "which seating of the lineup (fixed, a rotation or a permutation)",

@@ -87,6 +87,8 @@ COMPILED_LOGS_ACTIONS = True  # the compiled engine (and the lineup player) can 
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
 # docs/speed.md).
 COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 14.0}
+# The batch engine's kernels (vectorised agents stepping it, training, the RL interfaces), likewise.
+BATCH_CODE: dict[str, float] = {"sim.knorri.compiled.batch_kernels": 14.0}
 
 CONTINUE_CAP = 20_000
 """The cap a continuation plays on to unless it names one (never below the table's own)."""

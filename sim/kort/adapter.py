@@ -148,6 +148,8 @@ COMPILED_LOGS_ACTIONS = False  # the compiled playouts keep no action log
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
 # docs/speed.md).
 COMPILED_CODE: dict[str, float] = {"sim.kort.compiled.playout": 7.5}
+# The batch engine's kernels (vectorised agents stepping it, training, the RL interfaces), likewise.
+BATCH_CODE: dict[str, float] = {"sim.kort.compiled.batch_kernels": 8.0}
 
 PLACE_COLUMNS = ("won",)
 
