@@ -144,13 +144,18 @@ def make_agent(spec: str, seed: int = 0, game: str = DEFAULT_GAME) -> Agent:
     return agent
 
 
-def compiled_code(spec: str, game: str = DEFAULT_GAME) -> dict[str, float]:
+def compiled_code(spec: str, game: str = DEFAULT_GAME, batch: bool = False) -> dict[str, float]:
     """The modules of compiled code the agent a spec names runs, each with its measured compile seconds.
 
     Read from the agent class's optional ``COMPILED_CODE`` (``{"agents.knorri.decision": 21.0}``); ``{}`` for an
-    agent in plain Python (a bad spec raises ``AgentSpecError``, as ``make_agent`` would).
+    agent in plain Python (a bad spec raises ``AgentSpecError``, as ``make_agent`` would). With ``batch``, the code
+    its ``act_batch`` runs on the batch route, where the class declares it apart (``BATCH_COMPILED_CODE``: a module
+    ``act`` alone runs, never compiled there, would be announced as uncached at every run).
     """
-    return dict(getattr(resolve_spec(spec, game).factory, "COMPILED_CODE", {}))
+    factory = resolve_spec(spec, game).factory
+    if batch and hasattr(factory, "BATCH_COMPILED_CODE"):
+        return dict(factory.BATCH_COMPILED_CODE)
+    return dict(getattr(factory, "COMPILED_CODE", {}))
 
 
 class LineupPlayer(Protocol):

@@ -327,4 +327,25 @@ def test_a_lineup_on_the_batch_route_compiles_the_batch_engine_beside_its_agents
     assert [plan.route for plan in plans] == [routes.BATCH]
     batch = games.adapter(game).BATCH_CODE
     assert batch and all(compile_cache.kernels_cached([module]) in (True, False) for module in batch)  # importable
-    assert lineup_code(config, plans) == {**batch, **compiled_code("learned", game)}
+    assert lineup_code(config, plans) == {**batch, **compiled_code("learned", game, batch=True)}
+    assert "agents.knorri.tensor" not in lineup_code(config, plans)  # act_batch scores the batch's own tensors
+
+
+def test_train_says_what_it_compiles_once_its_folder_is_taken(tmp_path, capsys, monkeypatch):
+    """Self-play and its evaluations step the batch engine and the network; a teacher's deals play its agents on
+    the reference engine. The line comes after the folder is taken, so a folder it cannot write is one line."""
+    from experiments import compile_notice as notices
+    from experiments.cli import main
+    from experiments.commands.train import training_code
+    from sim import games
+
+    adapter = games.adapter("knorri")
+    assert training_code(adapter, "knorri", None, None) == {**adapter.BATCH_CODE, "agents.learned.network": 3.0}
+    taught = training_code(adapter, "knorri", "mcts", None)  # loginf is among the teacher's default opponents
+    assert {"agents.knorri.decision", "agents.knorri.search:lookahead_from_root"} <= set(taught)
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
+    monkeypatch.setattr(notices, "_said", False)
+    (tmp_path / "plain").write_text("")
+    assert main(["train", "--hands", "8", "--out", str(tmp_path / "plain" / "training")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "compiling" not in err, err

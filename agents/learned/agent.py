@@ -61,6 +61,7 @@ class LearnedAgent:
     ENCODER: ClassVar[Callable[[int], Encoder]]
     PARAMETERS: ClassVar[dict[str, type]] = {"weights": str}
     COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 3.0}
+    BATCH_COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 3.0}  # the batch's tensors: no encoder
 
     def __init__(self, seed: int = 0, weights: str | None = None) -> None:
         self.name = "learned"

@@ -13,12 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from agents.base import known_agents, resolve_spec
+from agents.base import compiled_code, known_agents, resolve_spec
 from experiments.commands.common import seat_count_list
+from experiments.compile_notice import claim
 from experiments.errors import UsageError
+from experiments.runner import compiling
 from experiments.train.tables import EVAL_OTHERS, SELF_PLAY_OPPONENTS, TEACHER_OPPONENTS, chances_text
 from sim import games
-from sim.contract import check_seats, plural
+from sim.contract import batch_code, check_seats, plural
 from sim.errors import GameInputError
 from sim.options import option_pairs
 
@@ -123,14 +125,27 @@ def run(args: argparse.Namespace) -> int:
                     **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
+    notice = claim(compiling.compile_notice(compiling.uncached(training_code(adapter, args.game, args.teacher,
+                                                                            opponents))))
     training = train(out, method, limits, args.workers, args.scheduler, args.resume, command,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, announce=notice)
     counters = training.counters
     print(f"{out}: {counters.hands:,} {plural(adapter.ROW, counters.hands)}, {counters.decisions:,} decisions, "
           f"{counters.cpu_seconds / 60:.1f} CPU minutes of training, {counters.checkpoints} "
           f"{plural('checkpoint', counters.checkpoints)}; weights in {out / 'weights.npz'} "
           f"(play them with learned:weights={out / 'weights.npz'}); knorri-sim report {out} draws the curve")
     return 0
+
+
+def training_code(adapter: object, game: str, teacher: str | None, opponents: dict[str, float] | None
+                  ) -> dict[str, float]:
+    """The compiled code a training runs (module: compile seconds): the batch engine and the network, which self-play
+    and the evaluations step, and with a teacher the agents that play its deals on the reference engine."""
+    code = {**batch_code(adapter), **compiled_code("learned", game, batch=True)}
+    if teacher is not None:
+        for spec in (teacher, *(opponents or TEACHER_OPPONENTS)):
+            code.update(compiled_code(spec, game))
+    return code
 
 
 def table_opponents(adapter: object, game: str, text: str | None, teaching: bool) -> dict[str, float] | None:

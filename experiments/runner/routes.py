@@ -79,7 +79,7 @@ def compiled_code(adapter: ModuleType, game: str, route: str, specs: Sequence[st
         return player.compiled_code(specs)
     code: dict[str, float] = batch_code(adapter) if route == BATCH else {}
     for spec in specs:
-        code.update(agent_code(spec, game))
+        code.update(agent_code(spec, game, batch=route == BATCH))
     return code
 
 

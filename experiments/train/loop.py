@@ -144,10 +144,14 @@ class Training:
                                      scale=input_scale(method), meta=network_meta(method))
             self.learner = Learner(network, method.learning_rate)
             self.resumed = False
-        out.mkdir(parents=True, exist_ok=True)
-        write_atomically(out / SETTINGS_FILE, json.dumps({
-            "kind": KIND, "method": jsonable(asdict(method)), "command": command,
-            "versions": library_versions()}, indent=2).encode())
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            write_atomically(out / SETTINGS_FILE, json.dumps({
+                "kind": KIND, "method": jsonable(asdict(method)), "command": command,
+                "versions": library_versions()}, indent=2).encode())
+        except OSError as error:
+            raise TrainingError(f"--out {str(out)!r}: cannot write the training folder there "
+                                f"({error.strerror or error})") from None
 
     def generation(self) -> tuple[int, int, float, float]:
         """Play one generation and learn from it: hands played, decisions, mean loss, workers' CPU seconds."""

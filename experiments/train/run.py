@@ -40,9 +40,10 @@ def shard_runner(workers: int, scheduler: str | None, stack: ExitStack) -> Calla
 
 
 def train(out: Path, method: Method, limits: Limits, workers: int = 1, scheduler: str | None = None,
-          resume: bool = False, command: str = "", progress: bool = True) -> Training:
+          resume: bool = False, command: str = "", progress: bool = True, announce: str | None = None) -> Training:
     """Train into ``out`` (resuming its checkpoint if it has one) until ``limits`` are reached; write a checkpoint
-    and an evaluation every ``limits.checkpoint_*`` and at the end."""
+    and an evaluation every ``limits.checkpoint_*`` and at the end. ``announce``: a line for stderr once the folder
+    is taken and there is training to do (what it compiles first)."""
     if limits.budget_minutes is None and limits.hands is None:
         raise TrainingError("give --budget MINUTES (CPU minutes in all) or --hands N (hands in all), or both")
     with ExitStack() as stack:
@@ -52,6 +53,8 @@ def train(out: Path, method: Method, limits: Limits, workers: int = 1, scheduler
             print(f"{out}: already trained {counters.hands:,} hands in {counters.cpu_seconds / 60:.1f} CPU minutes, "
                   "its limits; raise --budget or --hands to train on", file=sys.stderr)
             return training
+        if announce:
+            print(announce, file=sys.stderr, flush=True)
 
         def judge(weights: str, confirm: bool = False) -> dict[str, Any]:
             return evaluation.evaluate_tables(method.game, method.seats, weights, method.seed, method.eval_deals,

@@ -253,3 +253,10 @@ def test_a_folder_of_another_training_or_nothing_to_resume_is_refused(tmp_path, 
     assert "holds another training" in capsys.readouterr().err
     assert main(["train", "--hands", "16", "--resume", "--out", str(tmp_path / "new")]) == 2
     assert "holds no checkpoint to resume from" in capsys.readouterr().err
+
+
+def test_a_training_folder_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "plain").write_text("")
+    assert main(["train", "--hands", "8", "--out", str(tmp_path / "plain" / "training")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write the training folder there" in err, err
