@@ -125,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
                     **teaching)
     limits = Limits(args.budget, args.hands, args.checkpoint_minutes, args.checkpoint_hands)
     command = shlex.join(["knorri-sim", "train", *sys.argv[2:]]) if sys.argv[1:2] == ["train"] else ""
-    notice = claim(compiling.compile_notice(compiling.uncached(training_code(adapter, args.game, args.teacher,
+    # on a Dask cluster the teacher's deals are played (and its agents compiled) on the workers' machines
+    teacher_here = None if args.scheduler else args.teacher
+    notice = claim(compiling.compile_notice(compiling.uncached(training_code(adapter, args.game, teacher_here,
                                                                             opponents))))
     training = train(out, method, limits, args.workers, args.scheduler, args.resume, command,
                      progress=not args.no_progress, announce=notice)
