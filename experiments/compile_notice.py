@@ -2,9 +2,9 @@
 
 ``knorri-sim`` listens (``listen``) for numba compiling anything; once the process has compiled for ``DELAY``
 seconds in all, it prints ``GENERIC``, unless the command already said what it will compile (``say``, as
-``run``, ``duel``, ``play``, ``bench`` and a new deal's ``replay`` do with their own estimate). Code loaded from
-the compile cache is not compiled, so a warm command says nothing, and neither does one whose few small kernels
-compile in a moment.
+``run``, ``duel``, ``play``, ``bench``, ``train`` and a ``replay`` that plays its deal do with their own
+estimate). Code loaded from the compile cache is not compiled, so a warm command says nothing, and neither does
+one whose few small kernels compile in a moment.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from experiments.commands.play import MAX_SEED
 from experiments.errors import UsageError
 from experiments.replay.build import fresh_replay, run_replay
 from experiments.replay.page import write_page
-from experiments.runner import compiling, routes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,10 +62,9 @@ def run(args: argparse.Namespace) -> int:
                              "deal")
         if not 0 <= args.seed < MAX_SEED:
             raise UsageError(f"--seed must be from 0 to 2**64 - 1 (a 64-bit seed), not {args.seed}")
-        adapter, n_seats, options = game_settings(args.game, args.seats, args.option)
+        _, n_seats, options = game_settings(args.game, args.seats, args.option)
         specs = parse_lineup(args.agents, n_seats)
         out = _page_path(args.out, f"replay-seed-{args.seed}.html")
-        compiling.announce(routes.compiled_code(adapter, args.game, routes.REFERENCE, specs))
         replay = fresh_replay(args.game, n_seats, args.seed, specs, options, args.first, args.seat)
     try:
         written = write_page(replay, out)

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from agents.base import AgentSpecError, parse_spec
 from experiments.analysis.load import complete_shards, read_manifest, run_game
 from experiments.errors import UsageError
-from experiments.runner import integrity
+from experiments.runner import compiling, integrity, routes
 from experiments.runner.seating import build_agent
 from experiments.runner.storage import ACTIONS_DIR, RunFolder, shard_name
 from sim import games
@@ -112,6 +112,7 @@ def played_decisions(game: str, n_seats: int, seed: int, specs: Sequence[str], o
     a ``continuation``, a deal the rules cut off is played on past the cut by the same agents, as the run did."""
     adapter = games.adapter(game)
     agents = check_replayable(game, specs, what)
+    compiling.announce(routes.compiled_code(adapter, game, routes.REFERENCE, specs))  # what they compile first
     deal = adapter.deal(n_seats, seed, options, first)
     play_guarded(lambda: play_with_agents(deal, agents, seed), agents, what, adapter.action_text)
     if continuation is not None and deal.end_reason in adapter.CUT_OFFS:
