@@ -64,6 +64,16 @@ def fresh_kernel() -> Callable[[int], int]:
     return numba.njit(cache=False)(total_of_squares)
 
 
+def compile_cache_as(monkeypatch: Any, cached: bool) -> None:
+    """Make every kernel module look cached, or not, to the compile estimates, and let the process say its compile
+    line again: a command's notice checked as on a warm or a first use, whatever ran before in the worker."""
+    from experiments import compile_notice
+    from sim import compile_cache
+
+    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: cached)
+    monkeypatch.setattr(compile_notice, "_said", False)
+
+
 # ----- protocol play -------------------------------------------------------------------------------------
 def protocol_decisions(game: Any, rng: Any, every: int = 1) -> Iterator[Any]:
     """Yield a reference game (or hand) at every ``every``-th decision, the first included; the protocol takes each."""

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, compile_cache_as
 
 from experiments.runner import routes
 from experiments.runner.compiling import code_to_compile, cold_routes, compile_notice, lineup_code
@@ -265,13 +265,11 @@ def test_play_and_a_new_replay_say_what_their_agents_compile_and_how_long_it_too
                                                                                    argv):
     """The agents' declared kernels, as run says its own: the measured seconds when uncached, nothing when cached."""
     from agents.knorri.loginf import LogInfAgent
-    from experiments import compile_notice as notices
     from experiments.cli import main
 
     monkeypatch.chdir(tmp_path)  # replay writes its page here
     for cached, said in ((False, compile_notice(LogInfAgent.COMPILED_CODE)), (True, None)):
-        monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules, cached=cached: cached)
-        monkeypatch.setattr(notices, "_said", False)
+        compile_cache_as(monkeypatch, cached)
         assert main(argv) == 0
         err = capsys.readouterr().err
         assert (said in err.splitlines()) if said else "compiling" not in err, err
@@ -279,12 +277,10 @@ def test_play_and_a_new_replay_say_what_their_agents_compile_and_how_long_it_too
 
 
 def test_a_new_replay_into_a_folder_is_refused_before_anything_is_played_or_compiled(tmp_path, capsys, monkeypatch):
-    from experiments import compile_notice as notices
     from experiments.cli import main
     from experiments.commands import replay
 
-    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
-    monkeypatch.setattr(notices, "_said", False)
+    compile_cache_as(monkeypatch, False)
     monkeypatch.setattr(replay, "fresh_replay", lambda *args: pytest.fail("played before --out was checked"))
     assert main(["replay", "--seed", "3", "--agents", "loginf;random;random;random", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
@@ -296,7 +292,6 @@ def test_bench_says_what_the_engine_compiles_with_the_threads_wrapper_only_on_se
                                                                                              workers, wrapper):
     """The engine's declared kernels, and on several threads the wrapper that spreads deals over them
     (``Bench.parallel_compile_s``); nothing when cached."""
-    from experiments import compile_notice as notices
     from experiments.cli import main
     from sim import games
 
@@ -306,8 +301,7 @@ def test_bench_says_what_the_engine_compiles_with_the_threads_wrapper_only_on_se
     expected = {**adapter.COMPILED_CODE, **({"wrapper": adapter.BENCH.parallel_compile_s} if wrapper else {})}
     argv = ["bench", "--engine", "compiled", "--seats", "3", "--hands", "50", "--repeat", "1", "--workers", workers]
     for cached, said in ((False, compile_notice(expected)), (True, None)):
-        monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules, cached=cached: cached)
-        monkeypatch.setattr(notices, "_said", False)
+        compile_cache_as(monkeypatch, cached)
         assert main(argv) == 0
         err = capsys.readouterr().err
         assert (said in err.splitlines()) if said else "compiling the engine (" not in err, err
@@ -334,7 +328,6 @@ def test_a_lineup_on_the_batch_route_compiles_the_batch_engine_beside_its_agents
 def test_train_says_what_it_compiles_once_its_folder_is_taken(tmp_path, capsys, monkeypatch):
     """Self-play and its evaluations step the batch engine and the network; a teacher's deals play its agents on
     the reference engine. The line comes after the folder is taken, so a folder it cannot write is one line."""
-    from experiments import compile_notice as notices
     from experiments.cli import main
     from experiments.commands.train import training_code
     from sim import games
@@ -343,8 +336,7 @@ def test_train_says_what_it_compiles_once_its_folder_is_taken(tmp_path, capsys, 
     assert training_code(adapter, "knorri", None, None) == {**adapter.BATCH_CODE, "agents.learned.network": 3.0}
     taught = training_code(adapter, "knorri", "mcts", None)  # loginf is among the teacher's default opponents
     assert {"agents.knorri.decision", "agents.knorri.search:lookahead_from_root"} <= set(taught)
-    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)
-    monkeypatch.setattr(notices, "_said", False)
+    compile_cache_as(monkeypatch, False)
     (tmp_path / "plain").write_text("")
     assert main(["train", "--hands", "8", "--out", str(tmp_path / "plain" / "training")]) == 2
     err = capsys.readouterr().err

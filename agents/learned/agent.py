@@ -60,8 +60,8 @@ class LearnedAgent:
     GAME: ClassVar[str] = ""
     ENCODER: ClassVar[Callable[[int], Encoder]]
     PARAMETERS: ClassVar[dict[str, type]] = {"weights": str}
-    COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 3.0}
     BATCH_COMPILED_CODE: ClassVar[dict[str, float]] = {"agents.learned.network": 3.0}  # the batch's tensors: no encoder
+    COMPILED_CODE: ClassVar[dict[str, float]] = BATCH_COMPILED_CODE  # and register_learned adds the game's encoder
 
     def __init__(self, seed: int = 0, weights: str | None = None) -> None:
         self.name = "learned"

@@ -8,6 +8,7 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import compile_cache_as
 from replay_runs import small_run
 
 from experiments.cli import main
@@ -106,11 +107,7 @@ def test_the_command_writes_a_page_whose_frames_parse_and_that_loads_nothing(log
     ("random;random;no_such_module_here:Bot;random", "seat 2's agent 'no_such_module_here:Bot' cannot be built"),
 ])
 def test_a_hand_that_cannot_be_replayed_exactly_is_refused_in_one_line(agents, says, tmp_path, capsys, monkeypatch):
-    from experiments import compile_notice
-    from sim import compile_cache
-
-    monkeypatch.setattr(compile_cache, "kernels_cached", lambda modules: False)  # as on a first use: refused first
-    monkeypatch.setattr(compile_notice, "_said", False)
+    compile_cache_as(monkeypatch, False)  # as on a first use: refused before the compile line
     code = main(["replay", "--seed", "3", "--agents", agents, "--out", str(tmp_path / "x.html")])
     err = capsys.readouterr().err
     assert code == 2 and "cannot be replayed exactly" in err and says in err and err.count("\n") == 1
