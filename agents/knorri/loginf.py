@@ -6,7 +6,7 @@ the action that leaves it the best score (ties go to greedy's choice). In phase 
 and it takes what greedy takes. Why a look-ahead rather than a fixed rule is in docs/internals.md,
 ``agents.knorri.loginf``.
 
-The look-ahead is one compiled call a decision (``agents.knorri.playout``'s ``best_action``: the Python loop
+The look-ahead is one compiled call a decision (``agents.knorri.playout``'s ``best_action_at``: the Python loop
 ``best_by_playouts`` states it), and a lineup of built-in specs through ``knorri-sim run`` plays the same
 compiled look-ahead (``agents.knorri.search.lookahead_choice``) from the same streams, so the rows are this agent's.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.base import register
 from agents.knorri.greedy import greedy_action
-from agents.knorri.playout import LOOKAHEAD_CODE, PLAYOUT_POLICIES, make_playout
+from agents.knorri.playout import LOOKAHEAD_CODE, PLAYOUT_POLICIES, CompiledPlayout
 from agents.knorri.tracker import KnorriTracker
 
 GAME = "knorri"  # the game this agent is registered for
@@ -37,14 +37,14 @@ class LogInfAgent:
         self.rollout = rollout
         self.seat = 0
         self.tracker = KnorriTracker(3)
-        self._playout = make_playout(rollout, seed)
+        self._playout = CompiledPlayout(rollout, seed)
 
     def reset(self, seat: int, n_seats: int, seed: int | None = None) -> None:
         """Start a new hand: a fresh tracker; reseed the playouts if a seed is given."""
         self.seat = seat
         self.tracker = KnorriTracker(n_seats)
         if seed is not None:
-            self._playout = make_playout(self.rollout, seed)
+            self._playout = CompiledPlayout(self.rollout, seed)
 
     def act(self, observation: Any, legal: Sequence[int]) -> int:
         """The legal action whose greedy continuation scores best for this seat."""
@@ -53,7 +53,7 @@ class LogInfAgent:
         default = greedy_action(observation.phase, own, observation.top_card, observation.opening, legal)
         if observation.phase == 1 or len(legal) == 1:
             return default
-        return self._playout.best_action(self.tracker.position())
+        return self._playout.best_action_at(self.tracker.position_rows())
 
 
 register("loginf", game=GAME)(LogInfAgent)

@@ -177,7 +177,7 @@ class MCTSAgent:
         reshuffles them."""
         if phase == 1:
             return position_rows(self.tracker.rebuild(card_list(self.tracker.unseen)))
-        return position_rows(self.tracker.position())
+        return self.tracker.position_rows()
 
     def _evidence(self) -> np.ndarray:
         """What the seat has learned of the others' play: the deal's decisions scored against each candidate model

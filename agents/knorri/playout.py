@@ -16,13 +16,16 @@ told otherwise (the Python one is the readable statement it is tested against).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from agents.knorri.greedy import greedy_action
 from sim.knorri.reference import KnorriHand
 from sim.rng import SplitMix64
+
+if TYPE_CHECKING:
+    from sim.knorri.compiled import PositionRows
 
 LOOKAHEAD_CODE: dict[str, float] = {"agents.knorri.search:lookahead_choice": 13.0}
 """The compiled look-ahead of a ``loginf`` choice (with the engine's step and the playout inside it) and its
@@ -126,9 +129,13 @@ class CompiledPlayout:
         ``evaluate`` draws it."""
         if hand.phase == 1 or hand.done:
             return best_by_playouts(self.evaluate, hand)
+        return self.best_action_at(self._rows(hand))
+
+    def best_action_at(self, rows: PositionRows) -> int:
+        """``best_action`` of a phase-2 position still playing, given as the compiled engine's rows (a tracker's
+        ``position_rows``)."""
         streams = np.array([self._stream.state], dtype=np.uint64)
-        action = self._search.lookahead_action(self._rows(hand), self._scratch, self._aside, self._policy_id,
-                                               streams)
+        action = self._search.lookahead_action(rows, self._scratch, self._aside, self._policy_id, streams)
         self._stream.state = int(streams[0])
         return action
 

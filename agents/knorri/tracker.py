@@ -17,12 +17,15 @@ it rebuilds play under them, so a search plays out under the table's rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.log_reader import LogReader
 from sim.cards import FULL_DECK, CardSet, bit, card_list, to_set
 from sim.knorri.encoding import DEFAULT_REPEAT, MAX_PHASE2_ACTIONS, PICK_UP, TABLE_SIZE, run_action
 from sim.knorri.reference import KnorriHand
+
+if TYPE_CHECKING:
+    from sim.knorri.compiled import PositionRows, SteppedRows
 
 
 class KnorriTracker(LogReader):
@@ -61,6 +64,8 @@ class KnorriTracker(LogReader):
         self.decisions: list[int] = []
         self._opening_done = False
         self._mirror: KnorriHand | None = None
+        self._stepped: SteppedRows | None = None
+        self._stepped_at = 0  # the decisions the stepped rows have taken
 
     def update(self, observation: Any) -> None:
         """Read the log events of ``observation`` not read yet (a new hand's log starts over), and the table's
@@ -68,7 +73,7 @@ class KnorriTracker(LogReader):
         rules = (getattr(observation, "cap", self.cap), getattr(observation, "repeat", self.repeat))
         if rules != (self.cap, self.repeat):
             self.cap, self.repeat = rules
-            self._mirror = None  # rebuilt under the table's rules
+            self._mirror = self._stepped = None  # rebuilt under the table's rules
         self.read_log(observation.log)
 
     def _restart(self) -> None:
@@ -163,3 +168,18 @@ class KnorriTracker(LogReader):
             for action in self.decisions[len(self._mirror.decisions):]:
                 self._mirror.apply(action)
         return self._mirror
+
+    def position_rows(self) -> PositionRows:
+        """In phase 2, ``compiled.position_rows(self.position())``: the same rows, read once per hand and then
+        stepped by the compiled engine (``SteppedRows``), so a searcher asking at every decision pays for the
+        actions since its last ask only. Views of the tracker's arrays: read them, never change them."""
+        if self.phase != 2:
+            raise ValueError("the position is known exactly only in phase 2; in phase 1 use rebuild(stock_rest)")
+        if self._stepped is None:
+            from sim.knorri.compiled import SteppedRows  # here: a tracker that only reads the log needs no numba
+
+            self._stepped, self._stepped_at = SteppedRows(self.rebuild()), len(self.decisions)
+        for action in self.decisions[self._stepped_at:]:
+            self._stepped.take(action)
+        self._stepped_at = len(self.decisions)
+        return self._stepped.rows()

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from agents.knorri.loginf import LogInfAgent
-from agents.knorri.playout import PythonPlayout
 from agents.knorri.tracker import KnorriTracker
 from experiments.runner.seating import agent_maker
 from sim.errors import GameInputError
@@ -182,46 +181,37 @@ def test_the_tracker_rebuilds_positions_under_the_tables_rules():
     assert position._history == hand._history  # the repeat counts so far, as the table's
 
 
-class RecordingPlayout(PythonPlayout):
-    """A Python playout that notes the rules of every position it is asked to finish."""
-
-    def __init__(self) -> None:
-        super().__init__("greedy", 0)
-        self.seen: list[tuple[int, int, int]] = []
-
-    def evaluate(self, hand: KnorriHand) -> list[float]:
-        game = hand.clone()
-        scores = super().evaluate(hand)
-        self.seen.append((game.cap, game.repeat, game.phase2_actions))
-        return scores
-
-
 def test_loginf_plays_out_under_the_tables_rules(monkeypatch):
-    playouts: list[RecordingPlayout] = []
+    from agents.knorri.playout import CompiledPlayout
+    from sim.knorri.compiled import cut_off_rules
 
-    def recording(policy: str, seed: int) -> RecordingPlayout:
-        playouts.append(RecordingPlayout())
-        return playouts[-1]
+    seen: list[tuple[int, int]] = []
 
-    monkeypatch.setattr("agents.knorri.loginf.make_playout", recording)
+    class RecordingCompiledPlayout(CompiledPlayout):
+        def best_action_at(self, rows):
+            seen.append(cut_off_rules(rows.ints))
+            return super().best_action_at(rows)
+
+    monkeypatch.setattr("agents.knorri.loginf.CompiledPlayout", RecordingCompiledPlayout)
     hand = play_with_agents(KnorriHand.from_seed(3, 2, cap=25, repeat=3), [LogInfAgent() for _ in range(3)], 2)
-    seen = [entry for playout in playouts for entry in playout.seen]
-    assert seen and all((cap, repeat) == (25, 3) and actions <= 25 for cap, repeat, actions in seen)
+    assert seen and set(seen) == {(25, 3)}
     assert hand.phase2_actions <= 25
 
 
 def test_mcts_hands_the_compiled_search_positions_under_the_tables_rules(monkeypatch):
+    import agents.knorri.decision as decision_module
     import agents.knorri.mcts as mcts_module
     from agents.knorri.greedy import GreedyAgent
+    from sim.knorri.compiled import cut_off_rules, phase_of
 
-    real, seen = mcts_module.position_rows, []
+    real, seen = decision_module.decide, []
 
-    def spy(hand: KnorriHand):
-        seen.append((hand.cap, hand.repeat))
-        return real(hand)
+    def spy(params, rows, *rest):
+        seen.append((phase_of(rows.ints), *cut_off_rules(rows.ints)))
+        return real(params, rows, *rest)
 
-    monkeypatch.setattr(mcts_module, "position_rows", spy)
+    monkeypatch.setattr(decision_module, "decide", spy)
     table = [mcts_module.MCTSAgent(iters=4), GreedyAgent(), GreedyAgent()]
     hand = play_with_agents(KnorriHand.from_seed(3, 4, cap=30, repeat=3), table, 4)
-    assert seen and set(seen) == {(30, 3)}
+    assert 2 in {phase for phase, _, _ in seen} and {(cap, repeat) for _, cap, repeat in seen} == {(30, 3)}
     assert hand.phase2_actions <= 30

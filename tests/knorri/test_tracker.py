@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import deck_nobody_captures
 
@@ -93,3 +94,49 @@ def test_phase1_position_is_refused():
     if tracker.phase == 1:
         with pytest.raises(ValueError, match="only in phase 2"):
             tracker.position()
+
+
+def _same_positions(stepped, read, phase2_actions: list[int]) -> None:
+    """The stepped rows hold the read rows' position: the same fields (the stretch's start aside with no history
+    kept) and the same remembered positions, each row either the read row itself or a step row naming the action
+    that reached it from the row before (as the engine remembers positions)."""
+    from sim.knorri.compiled.state import I_HIST_BASE, I_REPEAT, R_META, STEP_ROW
+
+    assert np.array_equal(stepped.cards, read.cards) and np.array_equal(stepped.deck, read.deck)
+    differ = np.nonzero(stepped.ints != read.ints)[0].tolist()
+    assert differ == ([] if read.ints[I_REPEAT] else differ[:1]) and set(differ) <= {I_HIST_BASE}
+    assert np.array_equal(stepped.keys, read.keys)
+    base = int(read.ints[I_HIST_BASE])
+    for row in range(len(read.keys)):
+        meta = int(stepped.records[row, R_META])
+        if meta & int(STEP_ROW):
+            assert meta & ~int(STEP_ROW) == phase2_actions[base + row - 1]
+        else:
+            assert np.array_equal(stepped.records[row], read.records[row])
+
+
+@pytest.mark.parametrize(("n_seats", "options"), [(3, {}), (4, {}), (5, {"cap": 90, "repeat": 3}),
+                                                  (6, {}), (4, {"cap": 300, "repeat": 0})])
+def test_the_stepped_rows_hold_the_position_read_from_the_rebuilt_hand(n_seats, options):
+    """``position_rows`` of the tracker, read once and then stepped by the compiled engine, holds at every phase-2
+    decision the position read afresh from its rebuilt reference hand, the remembered positions included, so a
+    search sees the same position either way. Some hands wander (uniform play), some end fast (greedy)."""
+    from sim.knorri.compiled import position_rows
+
+    asked = 0
+    for seed in range(30):
+        hand = KnorriHand.from_seed(n_seats, seed, **options)
+        tracker = KnorriTracker(n_seats)
+        rng = SplitMix64(seed)
+        while not hand.done:
+            legal = hand.legal_actions()
+            tracker.update(hand.observation(hand.to_move))
+            if hand.phase == 2 and rng.next() % 3:  # not at every decision: the rows catch up on several actions
+                played = tracker.decisions[len(tracker.decisions) - hand.phase2_actions:]
+                _same_positions(tracker.position_rows(), position_rows(tracker.position()), played)
+                asked += 1
+            if seed % 2:
+                hand.apply(greedy_action(hand.phase, hand.hands[hand.to_move], hand.top_card, hand.opening, legal))
+            else:
+                hand.apply(rng.choice(legal))
+    assert asked > 1_000

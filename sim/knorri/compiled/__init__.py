@@ -25,7 +25,14 @@ from sim.knorri.compiled.history import (
     slot_table_size,
     write_position_row,
 )
-from sim.knorri.compiled.kernels import apply_action, continue_past_cutoff, copy_position, init_hand, legal_actions
+from sim.knorri.compiled.kernels import (
+    apply_action,
+    continue_past_cutoff,
+    copy_position,
+    init_hand,
+    legal_actions,
+    take_action,
+)
 from sim.knorri.compiled.moves import cut_off
 from sim.knorri.compiled.policies import GREEDY, RANDOM, decide
 from sim.knorri.compiled.policies import choose as policy_action
@@ -73,6 +80,7 @@ __all__ = [
     "PositionRows",
     "RANDOM",
     "SEAT_STREAMS",
+    "SteppedRows",
     "apply_action",
     "below",
     "continue_past_cutoff",
@@ -154,6 +162,29 @@ def position_rows(hand: KnorriHand) -> PositionRows:
     cards, ints, deck, _, keys, records = encode_hand(hand, 0)
     remembered = int(ints[I_HIST_LEN])
     return PositionRows(cards, ints, deck, keys[:remembered].copy(), records[:remembered].copy())
+
+
+class SteppedRows:
+    """A position read once from a reference hand (``position_rows``) and then kept in step by the compiled
+    engine's own step, for a searcher that asks for the position at every decision: each ask then costs the
+    actions taken since the last one, not a new reading of the whole hand and its history."""
+
+    def __init__(self, hand: KnorriHand) -> None:
+        rows = position_rows(hand)
+        self.position = new_position(*cut_off_rules(rows.ints))
+        copy_position(rows, self.position)
+
+    def take(self, action: int) -> None:
+        """Take a legal ``action`` for the seat to move (the caller has checked it: the log showed it taken)."""
+        take_action(self.position, np.int64(action))
+
+    def rows(self) -> PositionRows:
+        """The current position as ``position_rows`` would read it: views of the working arrays, to be read, and
+        changed only through ``take``."""
+        position = self.position
+        remembered = int(position.ints[I_HIST_LEN])
+        return PositionRows(position.cards, position.ints, position.deck, position.keys[:remembered],
+                            position.records[:remembered])
 
 
 def scores(ints: np.ndarray) -> list[int]:
