@@ -408,7 +408,7 @@ def _acting_tensor(hand: KnorriHand) -> np.ndarray:
     # The compiled batch's tensor of the reference hand as it stands: the same numbers the vector env learns from.
     from sim.knorri.compiled.batch import KnorriBatch
 
-    return KnorriBatch.from_hands([hand]).observation_tensor()[0]
+    return KnorriBatch.observation_of(hand)
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:

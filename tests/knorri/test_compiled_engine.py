@@ -227,6 +227,24 @@ def test_observation_layout_and_contents():
         assert obs[b, OBSERVATION_SLICES["card_counts"]][:4].tolist() == counts[b, relative].tolist()
 
 
+@pytest.mark.parametrize(("n_seats", "options"), [(3, {}), (4, {}), (6, {"cap": 120, "repeat": 3})])
+def test_a_hands_observation_is_the_batchs_without_its_history(n_seats, options):
+    """``observation_of`` a reference hand, read without its remembered positions, is the tensor of a batch that
+    holds the hand whole, at every decision of hands played to their end (both phases, a hand that finished)."""
+    checked = 0
+    for seed in range(6):
+        hand = KnorriHand.from_seed(n_seats, seed, **options)
+        rng = SplitMix64(seed)
+        while True:
+            expected = KnorriBatch.from_hands([hand]).observation_tensor()[0]
+            np.testing.assert_array_equal(KnorriBatch.observation_of(hand), expected)
+            checked += 1
+            if hand.done:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
+    assert checked > 500
+
+
 def test_rollouts_sum_to_zero_and_repeat_for_a_seed():
     hand = KnorriHand.from_seed(5, 9)
     stream = SplitMix64(3)

@@ -46,7 +46,7 @@ from sim.knorri.compiled.batch_kernels import (
     batch_play_others,
     batch_step,
 )
-from sim.knorri.compiled.encode import END_REASONS, encode_hand
+from sim.knorri.compiled.encode import END_REASONS, encode_hand, encode_position
 from sim.knorri.compiled.history import history_capacity
 from sim.knorri.compiled.playout import (
     RESULT_FIELDS,
@@ -360,6 +360,16 @@ class KnorriBatch(CompiledBatch):
             keys[b, :len(e[4])], records[b, :len(e[5])] = e[4], e[5]
         return cls(np.stack([e[0] for e in encoded]), np.stack([e[1] for e in encoded]),
                    np.stack([e[2] for e in encoded]), np.stack([e[3] for e in encoded]), keys, records)
+
+    @staticmethod
+    def observation_of(hand: KnorriHand) -> np.ndarray:
+        """``float32[OBSERVATION_SIZE]``: ``from_hands([hand]).observation_tensor()[0]``, the tensor of the seat to
+        move in a reference hand as it stands, read without the positions the hand remembers (no tensor holds
+        them), so a caller asking at every decision pays for the position alone."""
+        cards, ints, _ = encode_position(hand)
+        out = np.zeros((1, OBSERVATION_SIZE), dtype=np.float32)
+        batch_kernels.batch_observe(cards[np.newaxis], ints[np.newaxis], out)
+        return out[0]
 
     # ----- what only Knorri asks --------------------------------------------------------------------------
     phase = ints_column(

@@ -111,6 +111,24 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
     The history keeps the positions the hand remembers since its last irreversible event,
     with room for at least ``history_capacity`` (and two more than it holds).
     """
+    cards, ints, rng = encode_position(hand)
+    rows, base = _history_rows(hand)
+    capacity = max(history_capacity, len(rows) + 2)
+    keys = np.zeros(capacity, dtype=np.uint64)
+    records = np.zeros((capacity, state.RECORD_SIZE), dtype=np.uint64)
+    if rows:
+        encoded = [_record(*position) for position in rows]
+        records[:len(rows)] = [record for record, _ in encoded]
+        keys[:len(rows)] = [key for _, key in encoded]
+    ints[state.I_HIST_LEN] = len(rows)
+    ints[state.I_HIST_BASE] = base
+    deck = np.asarray(hand.deck, dtype=np.int64)
+    return cards, ints, deck, rng, keys[:capacity], records[:capacity]
+
+
+def encode_position(hand: KnorriHand) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hand's ``cards``, ``ints`` and ``rng`` rows without the positions it remembers (``I_HIST_LEN`` 0): what
+    reads the position as it stands, such as an observation tensor, needs no more."""
     n = hand.n_seats
     cards = np.zeros(state.NUM_CARD_FIELDS, dtype=np.uint64)
     ints = np.zeros(state.NUM_INT_FIELDS, dtype=np.int64)
@@ -155,15 +173,4 @@ def encode_hand(hand: KnorriHand, history_capacity: int) -> tuple[np.ndarray, ..
         ints[field] = -1 if value is None else value
     log2_paths = hand.cycle_log2_paths
     ints[state.I_CYCLE_LOG2] = -1 if log2_paths is None else np.float64(log2_paths).view(np.int64)
-    rows, base = _history_rows(hand)
-    capacity = max(history_capacity, len(rows) + 2)
-    keys = np.zeros(capacity, dtype=np.uint64)
-    records = np.zeros((capacity, state.RECORD_SIZE), dtype=np.uint64)
-    if rows:
-        encoded = [_record(*position) for position in rows]
-        records[:len(rows)] = [record for record, _ in encoded]
-        keys[:len(rows)] = [key for _, key in encoded]
-    ints[state.I_HIST_LEN] = len(rows)
-    ints[state.I_HIST_BASE] = base
-    deck = np.asarray(hand.deck, dtype=np.int64)
-    return cards, ints, deck, rng, keys[:capacity], records[:capacity]
+    return cards, ints, rng
