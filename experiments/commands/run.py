@@ -52,6 +52,7 @@ from experiments.runner.execute import (
     check_code,
     execute,
     plan_run,
+    plays_small,
     run_tables,
     workers_for,
 )
@@ -171,9 +172,11 @@ def run(args: argparse.Namespace) -> int:
     if manifest is not None:
         check_code(plan, manifest, done, args.accept_changes, out)  # before any notice; execute checks again
     to_compile = code_to_compile(config, plan.tables)
-    said = [claim(compile_notice(to_compile)), _estimate_line(plan, done),
-            rounding_note(config, plan.tables) if manifest is None else None]  # the rounding: once, not on resume
     with workers_for(config) as workers:
+        todo = [task for task in plan.tasks if task.chunk.id not in done]
+        workers.start_early(todo, bool(to_compile), plays_small(todo))  # its workers start as this one estimates
+        said = [claim(compile_notice(to_compile)), _estimate_line(plan, done),
+                rounding_note(config, plan.tables) if manifest is None else None]  # the rounding: not on resume
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
                             compile_first=bool(to_compile), accept_changes=args.accept_changes,

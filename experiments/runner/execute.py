@@ -310,9 +310,14 @@ def _stopped(reason: str, manifest: dict[str, Any], out: RunFolder) -> str:
 def _run(workers: LocalWorkers | DaskWorkers, tasks: list[ChunkTask], compile_first: bool) -> Iterable[Outcome]:
     if not tasks:
         return []
-    small = (sum(task.chunk.hands for task in tasks) < MIN_SAMPLED_ROWS  # seconds of play, as workers start
-             and all(routes.built_in_only(task.adapter, task.table.route, task.table.seatings) for task in tasks))
-    return workers.results(tasks, compile_first, small)
+    return workers.results(tasks, compile_first, plays_small(tasks))
+
+
+def plays_small(tasks: list[ChunkTask]) -> bool:
+    """Whether these chunks are a small run of built-in code, which plays in this process first: seconds of play,
+    as long as starting workers takes (``LocalWorkers.results``)."""
+    return (sum(task.chunk.hands for task in tasks) < MIN_SAMPLED_ROWS
+            and all(routes.built_in_only(task.adapter, task.table.route, task.table.seatings) for task in tasks))
 
 
 def run_experiment(config: RunConfig, out: str | Path, progress: bool = False) -> dict[str, Any]:

@@ -119,12 +119,33 @@ class LocalWorkers:
 
     def __init__(self, workers: int | None) -> None:
         self.workers = workers or os.cpu_count() or 1
+        self._early: tuple[Any, list, int] | None = None  # a pool started before ``results`` (``start_early``):
+        # the executor, its workers' first tasks and its size
 
     def __enter__(self) -> LocalWorkers:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        if self._early is not None:  # started, but the run stopped before it handed over a chunk
+            executor = self._early[0]
+            self._early = None
+            silence_manager_thread(executor)
+            executor.shutdown(wait=False, kill_workers=True)
+
+    def start_early(self, tasks: list[ChunkTask], compile_first: bool, small: bool) -> None:
+        """Start the pool ``results`` would start at once for these tasks, so that its workers import and load
+        their compiled code while this process still prepares the run (its estimate); no pool for a run that
+        plays here first."""
+        if self.workers > 1 and len(tasks) > 1 and not compile_first and not small and self._early is None:
+            count = min(self.workers, len(tasks))
+            executor = self._new_pool(count)
+            self._early = executor, [executor.submit(worker_started) for _ in range(count)], count
+
+    @staticmethod
+    def _new_pool(count: int) -> Any:
+        from joblib.externals.loky.process_executor import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
 
     def results(self, tasks: list[ChunkTask], compile_first: bool = False, small: bool = False) -> Iterator[Outcome]:
         """Each chunk's outcome, in the order they finish.
@@ -147,15 +168,18 @@ class LocalWorkers:
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        from joblib.externals.loky.process_executor import ProcessPoolExecutor, TerminatedWorkerError
+        from joblib.externals.loky.process_executor import TerminatedWorkerError
 
         count = min(self.workers, len(tasks))
 
         def new_pool() -> Any:
-            return ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
+            return self._new_pool(count)
 
         executor: Any = None
         started: list = []
+        if self._early is not None and self._early[2] == count:
+            executor, started, _ = self._early
+            self._early = None
         finished = False
         began = time.perf_counter()
         try:
@@ -243,6 +267,9 @@ class DaskWorkers:
     def __exit__(self, *exc: object) -> None:
         if self.client is not None:
             self.client.close()
+
+    def start_early(self, tasks: list[ChunkTask], compile_first: bool, small: bool) -> None:
+        """Nothing: the cluster's workers are already running."""
 
     def results(self, tasks: list[ChunkTask], compile_first: bool = False, small: bool = False) -> Iterator[Outcome]:
         """Each chunk's outcome, in the order they finish; chunks still queued are cancelled if this stops.
