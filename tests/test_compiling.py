@@ -32,8 +32,10 @@ def test_a_lineup_the_compiled_engine_plays_compiles_its_kernel_and_python_agent
     assert list(lineup_code(build_config({"seats": 3, "agents": ["random", "greedy", "loginf"], "hands": 3}))) == [
         "agents.knorri.lineup:_play_plain"]
     python = build_config({"seats": 3, "agents": ["agents.knorri.loginf:LogInfAgent", "random", "mcts"], "hands": 3})
-    # the reference path: each agent's own kernels, the look-ahead loginf and mcts share counted once
+    # the reference path: each agent's own kernels, the look-ahead and the stepped rows loginf and mcts share
+    # counted once
     assert lineup_code(python) == {"agents.knorri.search:lookahead_choice": 13.0,
+                                   "sim.knorri.compiled.kernels:take_action": 1.0,
                                    "agents.knorri.search:lookahead_from_root": 6.0, "agents.knorri.decision": 21.0}
     kort = build_config({"game": "kort", "seats": 4, "agents": ["random"], "matches": 4})
     assert lineup_code(kort) == {"sim.kort.compiled.playout": 7.5}

@@ -19,7 +19,7 @@ from typing import Any
 from agents.base import register
 from agents.knorri.greedy import greedy_action
 from agents.knorri.playout import LOOKAHEAD_CODE, PLAYOUT_POLICIES, CompiledPlayout
-from agents.knorri.tracker import KnorriTracker
+from agents.knorri.tracker import STEPPED_CODE, KnorriTracker
 
 GAME = "knorri"  # the game this agent is registered for
 
@@ -28,7 +28,8 @@ class LogInfAgent:
     """Greedy plus a one-decision look-ahead over the hands the log reveals."""
 
     PARAMETERS: dict[str, type] = {"rollout": str}
-    COMPILED_CODE: dict[str, float] = {**LOOKAHEAD_CODE, "agents.knorri.search:lookahead_from_root": 6.0}
+    COMPILED_CODE: dict[str, float] = {**LOOKAHEAD_CODE, **STEPPED_CODE,
+                                       "agents.knorri.search:lookahead_from_root": 6.0}
 
     def __init__(self, seed: int = 0, rollout: str = "greedy") -> None:
         if rollout not in PLAYOUT_POLICIES:

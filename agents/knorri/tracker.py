@@ -27,6 +27,10 @@ from sim.knorri.reference import KnorriHand
 if TYPE_CHECKING:
     from sim.knorri.compiled import PositionRows, SteppedRows
 
+STEPPED_CODE: dict[str, float] = {"sim.knorri.compiled.kernels:take_action": 1.0}
+"""The engine's step as ``position_rows`` calls it from Python, and its measured compile seconds (docs/speed.md's
+table): the searchers that ask for the stepped rows declare it in ``COMPILED_CODE``."""
+
 
 class KnorriTracker(LogReader):
     """Follows one hand's public log and keeps what every seat holds.
