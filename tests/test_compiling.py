@@ -127,6 +127,7 @@ class _RecordedPool:
 
     made: list = []
     handed: list = []
+    stopped: list = []
 
     def __init__(self, **options):
         _RecordedPool.made.append(options)
@@ -141,13 +142,13 @@ class _RecordedPool:
         return future
 
     def shutdown(self, **options):
-        pass
+        _RecordedPool.stopped.append(options)
 
 
 def _recorded(monkeypatch):
     from experiments.runner import workers
 
-    _RecordedPool.made, _RecordedPool.handed = [], []
+    _RecordedPool.made, _RecordedPool.handed, _RecordedPool.stopped = [], [], []
     monkeypatch.setattr("joblib.externals.loky.process_executor.ProcessPoolExecutor", _RecordedPool)
     monkeypatch.setattr(workers, "play_chunk", lambda task: f"played {task}")
     return workers
@@ -165,6 +166,31 @@ def test_a_small_run_still_playing_after_the_delay_hands_the_rest_to_its_workers
     results = list(workers.LocalWorkers(2).results([1, 2, 3], small=True))
     assert results[0] == "played 1" and sorted(results[1:]) == ["pooled 2", "pooled 3"]
     assert len(_RecordedPool.made) == 1 and _RecordedPool.handed == [2, 3]
+
+
+def test_a_long_run_hands_its_chunks_to_the_pool_it_started_before_its_estimate(monkeypatch):
+    workers = _recorded(monkeypatch)
+    with workers.LocalWorkers(2) as local:
+        local.start_early([1, 2, 3], compile_first=False, small=False)
+        assert len(_RecordedPool.made) == 1 and _RecordedPool.handed == []  # started, nothing handed yet
+        assert sorted(local.results([1, 2, 3])) == ["pooled 1", "pooled 2", "pooled 3"]
+    assert len(_RecordedPool.made) == 1 and _RecordedPool.stopped == [{"wait": True, "kill_workers": False}]
+
+
+def test_a_pool_started_early_for_a_run_that_stops_before_playing_is_stopped_on_leaving(monkeypatch):
+    workers = _recorded(monkeypatch)
+    with workers.LocalWorkers(2) as local:
+        local.start_early([1, 2, 3], compile_first=False, small=False)
+    assert _RecordedPool.stopped == [{"wait": False, "kill_workers": True}] and _RecordedPool.handed == []
+
+
+@pytest.mark.parametrize(("count", "tasks", "compile_first", "small"), [
+    (1, [1, 2, 3], False, False), (2, [1], False, False), (2, [1, 2, 3], True, False), (2, [1, 2, 3], False, True)])
+def test_no_pool_starts_early_for_a_run_that_plays_here_first(monkeypatch, count, tasks, compile_first, small):
+    workers = _recorded(monkeypatch)
+    with workers.LocalWorkers(count) as local:
+        local.start_early(tasks, compile_first=compile_first, small=small)
+    assert _RecordedPool.made == []
 
 
 def test_only_the_projects_own_code_plays_in_the_runs_own_process():

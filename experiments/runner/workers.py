@@ -119,8 +119,8 @@ class LocalWorkers:
 
     def __init__(self, workers: int | None) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self._early: tuple[Any, list, int] | None = None  # a pool started before ``results`` (``start_early``):
-        # the executor, its workers' first tasks and its size
+        self._early: tuple[Any, list] | None = None  # a pool started before ``results`` (``start_early``): the
+        # executor and its workers' first tasks
 
     def __enter__(self) -> LocalWorkers:
         return self
@@ -139,7 +139,7 @@ class LocalWorkers:
         if self.workers > 1 and len(tasks) > 1 and not compile_first and not small and self._early is None:
             count = min(self.workers, len(tasks))
             executor = self._new_pool(count)
-            self._early = executor, [executor.submit(worker_started) for _ in range(count)], count
+            self._early = executor, [executor.submit(worker_started) for _ in range(count)]
 
     @staticmethod
     def _new_pool(count: int) -> Any:
@@ -177,8 +177,8 @@ class LocalWorkers:
 
         executor: Any = None
         started: list = []
-        if self._early is not None and self._early[2] == count:
-            executor, started, _ = self._early
+        if self._early is not None:  # sized for the chunks the run meant to play, which a resume may correct
+            executor, started = self._early
             self._early = None
         finished = False
         began = time.perf_counter()
