@@ -3,13 +3,15 @@
     python -m experiments.bench.runner overhead --hands 1000000 --agents random --workers 2 --repeat 3
     python -m experiments.bench.runner store --hands 400000 --chunk-hands 20000 --workers 2
     python -m experiments.bench.runner reference --game knorri --hands 2000
+    python -m experiments.bench.runner against-c --hands 10000000 --workers 2 --repeat 3
 
 ``overhead`` times ``knorri-sim run`` against the same chunks played on their planned route with the results
 thrown away, each a fresh process: the difference is what the runner adds. The runner's own CPU accounting from
 the manifest is printed too, since it does not depend on the machine's other load. ``store`` times a run into a
 moto S3 server on loopback against one into a local folder; the server runs in this process, in Python, so its
 figure is a floor for a real store. ``reference`` measures the reference route's speed, which a cold run
-weighs against compiling. More in docs/internals.md, ``experiments.bench.runner``.
+weighs against compiling. ``against-c`` alternates the C simulator's bench on ``--workers`` cores at once with the
+same random run: the run's share of C's rate. More in docs/internals.md, ``experiments.bench.runner``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -128,6 +131,47 @@ def overhead(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- against-c: the run against the C simulator on as many cores ------------------------------------------------
+
+C_BENCH = Path(os.environ.get("TMPDIR", "/tmp")) / "knorri-c-bench"  # where the C simulator's build.sh puts it
+C_HANDS = 1_000_000  # hands a C timing plays on each core
+
+
+def against_c(args: argparse.Namespace) -> int:
+    """Alternate the C bench on ``--workers`` cores at once with the run; print each round and the median share."""
+    c_bench = Path(args.c_bench)
+    cores = len(os.sched_getaffinity(0))
+    problem = (f"no C bench at {c_bench}: build it with the C simulator's build.sh, or name it with --c-bench"
+               if not c_bench.is_file() else
+               f"--workers {args.workers} is more than this machine's {cores} cores" if args.workers > cores else
+               f"--agents {args.agents!r}: C plays uniform random hands, so the run plays --agents random"
+               if args.agents != "random" else None)
+    if problem:
+        print(f"against-c: {problem}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as folder:  # compile or load the kernels once, untimed
+        timed([*RUN, *run_options(args, 1000), "--out", str(Path(folder) / "warm")])
+    shares = []
+    print(f"{args.hands:,} random hands, {args.seats} seats, {args.workers} workers, against C on as many cores")
+    for round_number in range(1, args.repeat + 1):
+        c_rate = _c_rate(c_bench, args.seats, args.workers)
+        with tempfile.TemporaryDirectory() as folder:
+            wall, cpu = timed([*RUN, *run_options(args), "--out", str(Path(folder) / "run")])
+        shares.append(args.hands / wall / c_rate)
+        print(f"  round {round_number}: C {c_rate:,.0f} hands/s on {args.workers} cores; the run {wall:.2f} s wall, "
+              f"{cpu:.1f} s CPU: {shares[-1]:.3f} of C")
+    print(f"  median: {statistics.median(shares):.3f} of C on {args.workers} cores")
+    return 0
+
+
+def _c_rate(c_bench: Path, seats: int, cores: int) -> float:
+    """The C bench's hands per second on cores 0 to ``cores - 1`` at once (one process pinned to each), added."""
+    timings = [subprocess.Popen(["taskset", "-c", str(core), str(c_bench), "bench", str(seats), str(C_HANDS), "2"],
+                                stdout=subprocess.PIPE, text=True) for core in range(cores)]
+    rates = [float(re.search(r"hands/s ([0-9.]+)", timing.communicate()[0]).group(1)) for timing in timings]
+    return sum(rates)
+
+
 # ----- reference: the reference route's speed, which a cold run weighs against compiling --------------------------
 
 
@@ -191,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, summary, hands in (("overhead", "the runner against the engine alone", 1_000_000),
                                  ("store", "an S3-compatible store against a local folder", 400_000),
                                  ("engine-only", "(used by overhead) play the chunks only, print the rows", None),
-                                 ("reference", "the reference route's hands per CPU second, random seats", 2_000)):
+                                 ("reference", "the reference route's hands per CPU second, random seats", 2_000),
+                                 ("against-c", "the run's rate as a share of the C simulator's on as many cores",
+                                  10_000_000)):
         sub = comparisons.add_parser(name, help=summary, description=summary)
         sub.add_argument("--hands", type=int, default=hands or 1_000_000)
         sub.add_argument("--seats", type=int, default=4)
@@ -202,9 +248,10 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument("--chunk-hands", type=int, default=20_000 if name == "store" else None)
         sub.add_argument("--repeat", type=int, default=3, help="timings per side (overhead, reference)")
         sub.add_argument("--game", default="knorri", help="the game (reference)")
+        sub.add_argument("--c-bench", default=str(C_BENCH), help="the C simulator's bench program (against-c)")
     args = parser.parse_args(argv)
     return {"overhead": overhead, "store": store, "engine-only": engine_only,
-            "reference": reference_rate}[args.comparison](args)
+            "reference": reference_rate, "against-c": against_c}[args.comparison](args)
 
 
 if __name__ == "__main__":
