@@ -174,9 +174,9 @@ class KnorriTracker(LogReader):
         return self._mirror
 
     def position_rows(self) -> PositionRows:
-        """In phase 2, ``compiled.position_rows(self.position())``: the same rows, read once per hand and then
-        stepped by the compiled engine (``SteppedRows``), so a searcher asking at every decision pays for the
-        actions since its last ask only. Views of the tracker's arrays: read them, never change them."""
+        """In phase 2, the position of ``compiled.position_rows(self.position())`` and the positions it remembers,
+        read once per hand and then stepped by the compiled engine (``SteppedRows``), so a searcher asking at every
+        decision pays for the actions since its last ask only. Views of the tracker's arrays: read, never change."""
         if self.phase != 2:
             raise ValueError("the position is known exactly only in phase 2; in phase 1 use rebuild(stock_rest)")
         if self._stepped is None:

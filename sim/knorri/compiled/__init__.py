@@ -179,8 +179,9 @@ class SteppedRows:
         take_action(self.position, np.int64(action))
 
     def rows(self) -> PositionRows:
-        """The current position as ``position_rows`` would read it: views of the working arrays, to be read, and
-        changed only through ``take``."""
+        """The current position and the positions it remembers, as ``position_rows`` would read them, except that
+        after the first of a stretch the engine remembers a position as the action that reached it: views of the
+        working arrays, to be read, and changed only through ``take``."""
         position = self.position
         remembered = int(position.ints[I_HIST_LEN])
         return PositionRows(position.cards, position.ints, position.deck, position.keys[:remembered],
