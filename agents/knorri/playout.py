@@ -9,8 +9,8 @@ Two evaluators offer it:
 - ``CompiledPlayout`` reads the position into the compiled engine's rows and plays
   it out in one compiled call.
 
-``make_playout`` picks the evaluator for every search agent: the compiled one, unless
-told otherwise (the Python one is the readable statement it is tested against).
+``loginf`` looks ahead with the compiled one, at the position its tracker keeps in step
+(``best_action_at``); the Python one is the readable statement it is tested against.
 """
 
 from __future__ import annotations
@@ -138,9 +138,3 @@ class CompiledPlayout:
         action = self._search.lookahead_action(rows, self._scratch, self._aside, self._policy_id, streams)
         self._stream.state = int(streams[0])
         return action
-
-
-def make_playout(policy: str = "greedy", seed: int = 0, compiled: bool = True) -> Playout:
-    """The compiled playout, or the Python one when ``compiled`` is False (the same scores, tested)."""
-    _check_policy(policy)
-    return CompiledPlayout(policy, seed) if compiled else PythonPlayout(policy, seed)

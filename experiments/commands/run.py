@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import lineup
 from agents.lineup import split_agent_specs
@@ -66,6 +66,9 @@ from sim import games
 from sim.contract import check_seats, plural
 from sim.engine_words import spelled
 from sim.errors import AgentFailure, GameInputError
+
+if TYPE_CHECKING:
+    from experiments.runner.chunk import ChunkTask
 
 # Options that define the experiment (not allowed with --resume), and their config keys.
 EXPERIMENT_OPTIONS = {"config": None, "game": "game", "option": "options", "seats": "seats", "agents": "agents",
@@ -175,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     with workers_for(config) as workers:
         todo = [task for task in plan.tasks if task.chunk.id not in done]
         workers.start_early(todo, bool(to_compile), plays_small(todo))  # its workers start as this one estimates
-        said = [claim(compile_notice(to_compile)), _estimate_line(plan, done),
+        said = [claim(compile_notice(to_compile)), _estimate_line(plan, todo),
                 rounding_note(config, plan.tables) if manifest is None else None]  # the rounding: not on resume
         try:
             final = execute(plan, out, workers, progress=not args.no_progress, resumed=manifest is not None,
@@ -204,11 +207,10 @@ def _list_configs() -> None:
     print(f"(in {CONFIG_DIR}; run one with knorri-sim run --config NAME)")
 
 
-def _estimate_line(plan: RunPlan, done: set[int]) -> str | None:
+def _estimate_line(plan: RunPlan, todo: list[ChunkTask]) -> str | None:
     """For a long run, or one writing a large action log, the estimate to print on stderr before it plays
-    (``estimate.warning``); ``done``: the chunks already in the folder."""
+    (``estimate.warning``); ``todo``: the chunks not yet in the folder."""
     config = plan.config
-    todo = [task for task in plan.tasks if task.chunk.id not in done]
     if not todo:
         return None
     workers = None if config.scheduler else estimate.local_workers(config.workers)

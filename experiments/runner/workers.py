@@ -171,10 +171,6 @@ class LocalWorkers:
         from joblib.externals.loky.process_executor import TerminatedWorkerError
 
         count = min(self.workers, len(tasks))
-
-        def new_pool() -> Any:
-            return self._new_pool(count)
-
         executor: Any = None
         started: list = []
         if self._early is not None:  # sized for the chunks the run meant to play, which a resume may correct
@@ -187,7 +183,7 @@ class LocalWorkers:
             while (compile_first or small) and played < len(tasks):
                 waited = time.perf_counter() - began > POOL_DELAY_SECONDS
                 if executor is None and (compile_first or waited):
-                    executor = new_pool()
+                    executor = self._new_pool(count)
                     started = [executor.submit(worker_started) for _ in range(count)]
                     for part in compile_parts(tasks) if compile_first else ():
                         executor.submit(part)  # it only saves time: one that fails leaves its compile to the chunk
@@ -203,7 +199,7 @@ class LocalWorkers:
             tasks = tasks[played:]
             if not tasks:
                 return
-            executor = executor or new_pool()
+            executor = executor or self._new_pool(count)
             yield from windowed(tasks, lambda task: executor.submit(play_chunk, task),
                                 lambda pending: wait(pending, return_when=FIRST_COMPLETED),
                                 WINDOW_PER_WORKER * self.workers)
