@@ -7,8 +7,10 @@ those columns are, and the functions below check what callers pass in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import itertools
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 from types import ModuleType
 from typing import Any, ClassVar
@@ -93,7 +95,7 @@ def playout_request(seeds: Sequence[int] | np.ndarray, policy: int | str, names:
 
 
 def check_workers(workers: int | None) -> int:
-    """How many threads a parallel kernel may use: ``workers``, or every core numba has when it is None."""
+    """How many threads a playout may spread over: ``workers``, or every core numba counts when it is None."""
     if workers is None:
         return min(config.default_workers(), numba.config.NUMBA_NUM_THREADS)
     if not 1 <= int(workers) <= numba.config.NUMBA_NUM_THREADS:
@@ -106,27 +108,35 @@ def chunk_count(total: int, workers: int) -> int:
     return max(1, min(total, workers * CHUNKS_PER_WORKER))
 
 
-@contextmanager
-def numba_threads(workers: int) -> Iterator[None]:
-    """Run the body with numba's parallel kernels on ``workers`` threads, then restore the count it had."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(workers)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
+def play_spread(workers: int, total: int, serial: Callable[..., Any], head: Sequence[Any],
+                thread_tail: Callable[[], Sequence[Any]]) -> None:
+    """Play ``total`` games with the serial chunk kernel, ``serial(*head, start, stop, *tail)``: on one worker over
+    all of them, on more over ``chunk_count`` chunks that ``workers`` threads take in turn. Each thread makes its own
+    ``tail`` by calling ``thread_tail()`` (its scratch rows, where the kernel needs any), so no two threads write
+    near each other's rows.
 
-
-def play_spread(workers: int, total: int, serial: Callable[..., Any], parallel: Callable[..., Any],
-                head: Sequence[Any], tail: Sequence[Any]) -> None:
-    """Play ``total`` games: on one worker the serial chunk kernel over all of them (``serial(*head, 0, total,
-    *tail)``), whose prange wrapper would only cost its compile; on more, the wrapper over ``chunk_count`` chunks
-    (``parallel(*head, chunks, *tail)``) on ``workers`` threads."""
+    The kernels release the GIL, so plain threads play on as many cores and nothing more is compiled: a ``prange``
+    wrapper would link, optimise and emit the whole engine again, which cost more CPU than a timing it serves.
+    """
     if workers == 1:
-        serial(*head, np.int64(0), np.int64(total), *tail)
+        serial(*head, np.int64(0), np.int64(total), *thread_tail())
         return
-    with numba_threads(workers):
-        parallel(*head, chunk_count(total, workers), *tail)
+    chunks = chunk_count(total, workers)
+    taken = itertools.count()
+    taking = threading.Lock()
+
+    def play_chunks() -> None:
+        tail = thread_tail()
+        while True:
+            with taking:
+                chunk = next(taken)
+            if chunk >= chunks:
+                return
+            serial(*head, np.int64(chunk * total // chunks), np.int64((chunk + 1) * total // chunks), *tail)
+
+    with ThreadPoolExecutor(workers) as pool:
+        for thread in [pool.submit(play_chunks) for _ in range(workers)]:
+            thread.result()  # a chunk's error, if any, is raised here
 
 
 def code_names(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:

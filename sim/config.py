@@ -1,11 +1,11 @@
 """Compile flags for every numba kernel of the project, in one place.
 
-Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or ``PARALLEL_KERNEL`` for the few that fan
-out over cores), so a flag is changed here once and nowhere else: ``cache=True`` (keyed by each kernel's code,
-``sim.compile_cache``, set up when this module is imported; ``False`` only when no cache folder can be written),
-``fastmath=False`` (integer work, where exact results matter), ``boundscheck=False`` (the kernels are tested
-against the reference engine; ``NUMBA_BOUNDSCHECK=1`` checks indices while debugging) and ``nogil=True``
-(callers may run kernels from several Python threads).
+Every ``@njit`` in the project is written ``@njit(**config.KERNEL)`` (or one of the variants below), so a flag is
+changed here once and nowhere else: ``cache=True`` (keyed by each kernel's code, ``sim.compile_cache``, set up when
+this module is imported; ``False`` only when no cache folder can be written), ``fastmath=False`` (integer work, where
+exact results matter), ``boundscheck=False`` (the kernels are tested against the reference engine;
+``NUMBA_BOUNDSCHECK=1`` checks indices while debugging) and ``nogil=True`` (callers may run kernels from several
+Python threads).
 """
 
 from __future__ import annotations
@@ -29,9 +29,6 @@ KERNEL: dict[str, bool] = {
 }
 """Flags of every serial kernel. None is called through a C function pointer, so numba builds no C wrapper for
 any (``no_cfunc_wrapper``): each would only lengthen the compile (docs/speed.md, "Waiting for the first command")."""
-
-PARALLEL_KERNEL: dict[str, bool] = {**KERNEL, "parallel": True}
-"""Flags of kernels that spread hands over cores with ``prange``."""
 
 STEP_KERNEL: dict[str, bool] = {**KERNEL, "_nrt": False}
 """Flags of the engine's per-step kernels, which never allocate: numba's runtime (NRT) is off.
@@ -83,5 +80,5 @@ def read_only(array: np.ndarray) -> np.ndarray:
 
 
 def default_workers() -> int:
-    """How many worker threads the parallel kernels use when the caller does not say: every core."""
+    """How many threads a playout spreads over when the caller does not say: every core."""
     return max(1, os.cpu_count() or 1)

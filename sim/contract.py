@@ -52,9 +52,6 @@ class Bench:
     estimate of a run's time uses. ``reference_hands_per_s``: the hands a CPU second the runner's reference route
     plays with every seat ``random``, at the slowest seat count (``python -m experiments.bench.runner reference``),
     which a run weighs against compiling the engine (``experiments.runner.compiling.cold_routes``).
-    ``parallel_compile_s``: the CPU seconds that compiling the engine's multi-threaded wrapper
-    (``sim.batch_base.play_spread``) adds to ``COMPILED_CODE``'s the first time deals are played on several
-    threads, as ``bench`` does, for the estimate it says.
     """
 
     seats: tuple[int, ...]
@@ -64,7 +61,6 @@ class Bench:
     play_compiled: Callable[[int, np.ndarray, int, Mapping[str, Any]], int] | None = None
     compiled_rows_per_s: float | None = None
     reference_hands_per_s: float | None = None
-    parallel_compile_s: float = 0.0
 
 
 @dataclass(frozen=True)

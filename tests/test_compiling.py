@@ -315,18 +315,16 @@ def test_a_new_replay_into_a_folder_is_refused_before_anything_is_played_or_comp
     assert err.count("\n") == 1 and "is a folder: give a file name" in err, err
 
 
-@pytest.mark.parametrize(("workers", "wrapper"), [("1", False), ("2", True)])
-def test_bench_says_what_the_engine_compiles_with_the_threads_wrapper_only_on_several_threads(capsys, monkeypatch,
-                                                                                             workers, wrapper):
-    """The engine's declared kernels, and on several threads the wrapper that spreads deals over them
-    (``Bench.parallel_compile_s``); nothing when cached."""
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_bench_says_what_the_engine_compiles_the_same_on_one_thread_or_several(capsys, monkeypatch, workers):
+    """The engine's declared kernels, whatever the threads (they share the serial kernel); nothing when cached."""
     from experiments.cli import main
     from sim import games
 
     adapter = games.adapter("knorri")
-    if wrapper and (os.cpu_count() or 1) < 2:
+    if workers == "2" and (os.cpu_count() or 1) < 2:
         pytest.skip("a timing on two threads needs two cores")
-    expected = {**adapter.COMPILED_CODE, **({"wrapper": adapter.BENCH.parallel_compile_s} if wrapper else {})}
+    expected = dict(adapter.COMPILED_CODE)
     argv = ["bench", "--engine", "compiled", "--seats", "3", "--hands", "50", "--repeat", "1", "--workers", workers]
     for cached, said in ((False, compile_notice(expected)), (True, None)):
         compile_cache_as(monkeypatch, cached)

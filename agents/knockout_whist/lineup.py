@@ -100,8 +100,7 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
                  rows: np.ndarray) -> None:
     """Play game g from ``seeds[g]`` with ``seatings[g]`` (a spec per seat) to its end; its final ints row into
     ``rows[g]`` (``int_rows``). ``flags`` are the options as ``Options.flags()``. One thread plays them all: the
-    runner's workers are processes, and a ``prange`` wrapper would cost its compile (a whole relink and
-    optimisation of the kernel) on every first run for nothing."""
+    runner's workers are processes."""
     agents: dict[CompiledAgent, int] = {}
     lineups = np.zeros((len(seeds), n_seats), dtype=np.int64)
     for g, seating in enumerate(seatings):

@@ -95,8 +95,8 @@ def _compiled_deals(play_compiled: Callable[..., int], options: dict, n_seats: i
 
 
 def _warm_up(bench: Bench, options: dict, worker_counts: tuple[int, ...]) -> float:
-    """Compile (or load) the compiled engine's kernels for every worker count timed (more than one worker runs a
-    parallel kernel of its own); return the seconds it took."""
+    """Compile (or load) the compiled engine's kernels and play a few deals at every worker count timed; return the
+    seconds it took."""
     start = time.perf_counter()
     for workers in worker_counts:
         bench.play_compiled(bench.seats[0], np.arange(8, dtype=np.uint64), workers, options)

@@ -81,22 +81,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         engines = ENGINES if has_compiled_engine(adapter) else (REFERENCE,)
     worker_counts = (args.workers,) if args.workers else tuple(sorted({1, cores}))
-    notices.say(compiling.compile_notice(_to_compile(args.game, adapter, engines, worker_counts)))
+    notices.say(compiling.compile_notice(_to_compile(args.game, adapter, engines)))
     measure(args.game, adapter, engines, adapter.BENCH.seats if seats is None else (seats,), worker_counts, count,
             args.repeat, args.json, options)
     return 0
 
 
-def _to_compile(game: str, adapter: ModuleType, engines: tuple[str, ...], worker_counts: tuple[int, ...]
-                ) -> dict[str, float]:
+def _to_compile(game: str, adapter: ModuleType, engines: tuple[str, ...]) -> dict[str, float]:
     """What timing the compiled engine compiles first (module: measured seconds): its kernels when the cache lacks
-    them, and with them, for a timing on several threads, the wrapper that spreads the deals over the threads."""
+    them, whatever the worker counts, as threads share the one serial kernel."""
     if COMPILED not in engines:
         return {}
-    code = compiling.uncached(routes.compiled_code(adapter, game, routes.ENGINE, ()))
-    if code and max(worker_counts) > 1:
-        code["sim.batch_base.play_spread"] = adapter.BENCH.parallel_compile_s
-    return code
+    return compiling.uncached(routes.compiled_code(adapter, game, routes.ENGINE, ()))
 
 
 def _run_lineup(args: argparse.Namespace, counts: dict[str, int | None]) -> int:

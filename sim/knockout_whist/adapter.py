@@ -340,11 +340,10 @@ def _compiled_games(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
 
 # reference_hands_per_s: `python -m experiments.bench.runner reference`, at 7 seats, its slowest.
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knockout Whist at 7 seats (docs/knockout_whist.md).
-# parallel_compile_s: the wrapper's compile in a cold `knorri-sim bench --game knockout-whist --engine compiled`.
 BENCH = contract.Bench(seats=(4, 7), steps="decisions", steps_of=lambda game: len(game.decisions),
                        default_counts={"reference": 300, "compiled": 100_000}, play_compiled=_compiled_games,
                        compiled_rows_per_s=95_000,
-                       reference_hands_per_s=374, parallel_compile_s=2.0)
+                       reference_hands_per_s=374)
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:

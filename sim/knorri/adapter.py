@@ -86,7 +86,7 @@ ENGINE_POLICIES = tuple(COMPILED_AGENTS)  # the bare specs play_matches plays on
 COMPILED_LOGS_ACTIONS = True  # the compiled engine (and the lineup player) can fill the actions table
 # The compiled engine's batch kernels, with the CPU seconds compiling them takes on first use (as measured in
 # docs/speed.md).
-COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 14.0}
+COMPILED_CODE: dict[str, float] = {"sim.knorri.compiled.playout": 19.0}
 # The batch engine's kernels (vectorised agents stepping it, training, the RL interfaces), likewise.
 BATCH_CODE: dict[str, float] = {"sim.knorri.compiled.batch_kernels": 14.0}
 
@@ -365,8 +365,7 @@ def deal(n_seats: int, seed: int, options: Mapping[str, Any], first: int | None 
 def conformance_lines(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any], first: int | None,
                       engine: str) -> list[str]:
     """The protocol line of each seed's hand under ``options``, ``first`` (default 0) turning first; the compiled
-    engine plays them on one core, whose kernel a run shares, as a parallel one would take longer to compile than
-    any number of lines a terminal shows takes to play."""
+    engine plays them on one core: the lines a terminal shows take no longer."""
     rules = check_options(options)
     n_seats = check_seats(n_seats)
     first = _first_seat(n_seats, first)
@@ -397,11 +396,10 @@ def _compiled_hands(n_seats: int, seeds: np.ndarray, workers: int, options: Mapp
 
 # reference_hands_per_s: `python -m experiments.bench.runner reference`, at 6 seats, its slowest.
 # compiled_rows_per_s: `knorri-sim bench`, one core, Knorri at 6 seats, its slowest (docs/speed.md).
-# parallel_compile_s: the wrapper's compile in a cold `knorri-sim bench --engine compiled` (docs/speed.md).
 BENCH = Bench(seats=(3, 4, 5, 6), steps="actions", steps_of=lambda hand: hand.phase2_actions,
                        default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_hands,
                        compiled_rows_per_s=42_000,
-                       reference_hands_per_s=49, parallel_compile_s=11.0)
+                       reference_hands_per_s=49)
 
 
 def _acting_tensor(hand: KnorriHand) -> np.ndarray:

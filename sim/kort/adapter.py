@@ -429,11 +429,10 @@ def _compiled_matches(n_seats: int, seeds: np.ndarray, workers: int, options: Ma
 
 # reference_hands_per_s: `python -m experiments.bench.runner reference`, at 4 seats, its slowest.
 # compiled_rows_per_s: `knorri-sim bench`, one core, Kort matches to 7 wins (docs/kort.md).
-# parallel_compile_s: the wrapper's compile in a cold `knorri-sim bench --game kort --engine compiled`.
 BENCH = contract.Bench(seats=(NUM_SEATS,), steps="decisions", steps_of=lambda match: len(match.decisions),
                        default_counts={"reference": 200, "compiled": 50_000}, play_compiled=_compiled_matches,
                        compiled_rows_per_s=70_000,
-                       reference_hands_per_s=86, parallel_compile_s=1.0)
+                       reference_hands_per_s=86)
 
 
 def _new_batch(n_seats: int, seeds: np.ndarray, options: Mapping[str, Any]) -> Any:

@@ -29,7 +29,7 @@ from sim.batch_base import (
 from sim.compiled_bits import crc_final, seed_streams
 from sim.knockout_whist.compiled import batch_kernels, state
 from sim.knockout_whist.compiled.kernels import init_game
-from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_chunk, play_games
+from sim.knockout_whist.compiled.playout import POLICY_NAMES, PROTOCOL, play_chunk
 from sim.knockout_whist.compiled.policies import POLICY_IDS
 from sim.knockout_whist.compiled.state import END_REASONS
 from sim.knockout_whist.encoding import NUM_ACTIONS, EndReason, Options, OptionsLike
@@ -94,8 +94,8 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     options = as_options(options)
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
-    play_spread(workers, len(seeds), play_chunk, play_games, (options.players, options.flags(), seeds, policy),
-                (ints,))
+    play_spread(workers, len(seeds), play_chunk, (options.players, options.flags(), seeds, policy),
+                lambda: (ints,))
     return results_from_rows(options, seeds, ints)
 
 

@@ -1,6 +1,6 @@
 """Compiled whole-game playouts: games from seeds to their end without returning to Python (private).
 
-The games are split into chunks and the chunks spread over cores with ``prange``.
+The games are split into chunks, which threads may play at once (``sim.batch_base.play_spread``).
 Each chunk owns its scratch rows and writes only its own games' rows of the
 output, so nothing is shared between threads.
 """
@@ -8,7 +8,7 @@ output, so nothing is shared between threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim import config
 from sim.compiled_bits import seed_streams
@@ -30,24 +30,15 @@ def _play_to_end(cards, ints, deck, rng, policy):
 
 @njit(**config.KERNEL)
 def play_chunk(n_seats, flags, seeds, policy, start, stop, ints_out):
-    """Play games ``start`` to ``stop - 1`` of ``play_games`` with one set of scratch rows: on one core, called
-    alone, as its parallel wrapper is slow to compile and gains nothing there."""
+    """Play games ``start`` to ``stop - 1`` of the seeds to their end with one set of scratch rows; ``ints_out[g]``
+    gets game g's final ints row. Several threads may play disjoint chunks at once (``sim.batch_base.play_spread``).
+
+    Game g's own stream starts at ``seeds[g]`` (and seat s's at ``agent_seed(seeds[g], s)``); ``flags`` are the
+    options as ``Options.flags()``; ``policy`` is ``PROTOCOL`` or ``RANDOM``.
+    """
     cards, _, deck, rng = new_position()
     for g in range(start, stop):
         ints = ints_out[g]
         seed_streams(rng, seeds[g], n_seats)
         init_game(cards, ints, deck, rng, n_seats, flags)
         _play_to_end(cards, ints, deck, rng, policy)
-
-
-@njit(**config.PARALLEL_KERNEL)
-def play_games(n_seats, flags, seeds, policy, n_chunks, ints_out):
-    """Play one game per seed to its end; ``ints_out[g]`` gets game g's final ints row.
-
-    Game g's own stream starts at ``seeds[g]`` (and seat s's at ``agent_seed(seeds[g], s)``);
-    ``flags`` are the options as ``Options.flags()``; ``policy`` is ``PROTOCOL`` or ``RANDOM``.
-    """
-    total = seeds.shape[0]
-    for chunk in prange(n_chunks):
-        play_chunk(n_seats, flags, seeds, policy, chunk * total // n_chunks, (chunk + 1) * total // n_chunks,
-                    ints_out)

@@ -26,7 +26,6 @@ from sim.batch_base import (
     CompiledBatch,
     check_seeds,
     check_workers,
-    chunk_count,
     empty_state,
     ints_column,
     play_spread,
@@ -56,9 +55,7 @@ from sim.knorri.compiled.playout import (
     gather_results,
     new_lanes,
     play_chunk,
-    play_hands,
     play_uniform_chunk,
-    play_uniform_hands,
     plays_uniformly,
 )
 from sim.knorri.compiled.policies import GREEDY, POLICY_NAMES, RANDOM
@@ -256,7 +253,7 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
                     rules: tuple[np.int64, np.int64], continue_cap: int | None = None,
                     continued: tuple[np.ndarray, ...] | None = None,
                     start_position: PositionRows | None = None) -> None:
-    """Call the parallel playout kernel on ``workers`` threads; it writes each hand's results into ``columns``
+    """Play the hands on ``workers`` threads with the chunk kernel; it writes each hand's results into ``columns``
     (``rules``: the cut-off rules ``(cap, repeat)`` of hands dealt from seeds), and with ``continue_cap`` each
     hand's result at its final end into ``continued``."""
     root = start_position or _NO_POSITION
@@ -267,10 +264,9 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
                           np.int64(-1 if continue_cap is None else continue_cap))
     out = Outputs(columns, log, offsets, continued)
     cap, repeat = (int(root.ints[state.I_CAP]), int(root.ints[state.I_REPEAT])) if len(root.cards) else rules
-    lanes = new_lanes(2 * (1 if workers == 1 else chunk_count(len(seeds), workers)), cap, repeat)
     uniform = plays_uniformly(table, len(log) > 0, cut_off, root)
-    play_spread(workers, len(seeds), play_uniform_chunk if uniform else play_chunk,
-                play_uniform_hands if uniform else play_hands, (deals,), (out, cut_off, root, lanes))
+    play_spread(workers, len(seeds), play_uniform_chunk if uniform else play_chunk, (deals,),
+                lambda: (out, cut_off, root, new_lanes(2, cap, repeat)))
 
 
 # ----- the batch ------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Compiled whole-hand playouts: hands from seeds to the end without returning to Python (private).
 
-The hands are split into chunks and the chunks spread over cores with ``prange``.
+The hands are split into chunks, which threads may play at once (``sim.batch_base.play_spread``).
 Each chunk owns its scratch rows and writes only its own hands' slots of the
 output arrays, so nothing is shared between threads.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim import config
 from sim.compiled_bits import CRC_XOR_OUT, U64, agent_seed, below
@@ -312,8 +312,17 @@ def _serve_lanes(deals, start, stop, out, rules, root, lanes, begin, finish):
 
 @njit(**config.STEP_KERNEL)
 def play_chunk(deals, start, stop, out, rules, root, lanes):
-    """Play hands ``start`` to ``stop - 1`` of ``play_hands`` in the first two of ``lanes`` (``Lanes``): on one
-    core, called alone, as its parallel wrapper is slow to compile and gains nothing there."""
+    """Play hands ``start`` to ``stop - 1`` of the ``Deals`` to the end in the first two of ``lanes`` (``Lanes``);
+    entry h of each of ``out.results``' arrays (``RESULT_FIELDS``) gets hand h's result. Several threads may play
+    disjoint chunks at once, each in lanes of its own (``sim.batch_base.play_spread``).
+
+    Hand h's own stream starts at ``seeds[h]`` and seat s's at ``agent_seed(seeds[h], s)``. With an empty ``root``
+    (``PositionRows``) each hand is dealt from its seed; otherwise every hand starts from that one position with the
+    positions it remembers (rollouts). ``out.log`` has one row per decision or no rows. Hands dealt from seeds play
+    under ``rules``; from a position, under the position's own. With a ``rules.continued_cap`` of 0 or more, a hand
+    cut off plays on (``continue_past_cutoff``) and ``out.continued`` gets every hand's result at its final end
+    (``log_offsets`` then leave room for the continued decisions).
+    """
     if root.cards.shape[0] > 0:  # the position's own rules
         rules = CutOffRules(root.ints[state.I_CAP], root.ints[state.I_REPEAT], rules.continued_cap)
     _serve_lanes(deals, start, stop, out, rules, root, lanes, _begin, _finish)
@@ -332,52 +341,3 @@ def plays_uniformly(policies: np.ndarray, logged: bool, rules: CutOffRules, root
     uniform_rows = (policies == policies[:, :1]).all() and np.isin(policies[:, 0], (RANDOM, PROTOCOL)).all()
     return bool(uniform_rows and not logged and rules.continued_cap < 0 and root.cards.shape[0] == 0
                 and plays_the_rules.py_func(rules.cap, rules.repeat))
-
-
-def _spread_over_chunks(uniform: bool):
-    """``play_hands`` (or, with ``uniform``, its form over ``play_uniform_chunk``): one body for both, whose other
-    branch numba drops as dead code, as ``uniform`` is a constant of the closure."""
-
-    @njit(**config.PARALLEL_KERNEL)
-    def spread(deals, n_chunks, out, rules, root, lanes):
-        # numba's prange passes only flat arguments to its threads: the records are taken apart here and made again
-        # in each chunk.
-        n_seats, seeds, first_seats, policies = deals.n_seats, deals.seeds, deals.first_seats, deals.policies
-        results, log, log_offsets, continued = out.results, out.log, out.log_offsets, out.continued
-        cap, repeat, continued_cap = rules.cap, rules.repeat, rules.continued_cap
-        cards0, ints0, deck0, keys0, records0 = root.cards, root.ints, root.deck, root.keys, root.records
-        total = seeds.shape[0]
-        cards1, ints1, deck1, rng1, keys1, records1, slots1, trick1, legal1, waiting1 = lanes
-        for chunk in prange(n_chunks):
-            chunk_args = (Deals(n_seats, seeds, first_seats, policies), chunk * total // n_chunks,
-                          (chunk + 1) * total // n_chunks, Outputs(results, log, log_offsets, continued),
-                          CutOffRules(cap, repeat, continued_cap), PositionRows(cards0, ints0, deck0, keys0, records0),
-                          Lanes(cards1[2 * chunk:], ints1[2 * chunk:], deck1[2 * chunk:], rng1[2 * chunk:],
-                                keys1[2 * chunk:], records1[2 * chunk:], slots1[2 * chunk:], trick1[2 * chunk:],
-                                legal1[2 * chunk:], waiting1[2 * chunk:]))
-            if uniform:
-                play_uniform_chunk(*chunk_args)
-            else:
-                play_chunk(*chunk_args)
-
-    return spread
-
-
-play_hands = _spread_over_chunks(False)
-"""Play the ``Deals`` to the end; entry h of each of ``out.results``' arrays (``RESULT_FIELDS``) gets hand h's
-result: ``play_hands(deals, n_chunks, out, rules, root, lanes)``.
-
-Hand h's own stream starts at ``seeds[h]`` and seat s's at ``agent_seed(seeds[h], s)``. With an empty ``root``
-(``PositionRows``) each hand is dealt from its seed; otherwise every hand starts from that one position with the
-positions it remembers (rollouts). ``out.log`` has one row per decision or no rows. Hands dealt from seeds play
-under ``rules``; from a position, under the position's own. With a ``rules.continued_cap`` of 0 or more, a hand
-cut off plays on (``continue_past_cutoff``) and ``out.continued`` gets every hand's result at its final end
-(``log_offsets`` then leave room for the continued decisions). Chunk c plays in lanes 2c and 2c + 1 of ``lanes``
-(``new_lanes(2 * n_chunks, ...)``).
-
-The parallel kernel only splits the work: numba's prange pass is slow to compile over anything more, and every
-compiled entry point re-optimises the whole engine it links, so playouts and rollouts share this one.
-"""
-
-play_uniform_hands = _spread_over_chunks(True)
-"""``play_hands`` for hands that ``plays_uniformly``, over ``play_uniform_chunk``."""

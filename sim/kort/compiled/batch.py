@@ -32,7 +32,7 @@ from sim.batch_base import (
 from sim.compiled_bits import crc_final
 from sim.kort.compiled import batch_kernels, state
 from sim.kort.compiled.kernels import init_match, seed_streams
-from sim.kort.compiled.playout import POLICY_NAMES, PROTOCOL, RANDOM, play_chunk, play_matches
+from sim.kort.compiled.playout import POLICY_NAMES, PROTOCOL, RANDOM, play_chunk
 from sim.kort.compiled.state import END_REASONS
 from sim.kort.encoding import AUTOMATIC_BASE, DECLARATION_KINDS, NUM_ACTIONS, NUM_SEATS, Options, OptionsLike, Result
 from sim.kort.reference import as_options
@@ -168,8 +168,9 @@ def play_batch(options: OptionsLike, seeds: Sequence[int] | np.ndarray, policy: 
     seeds, policy, workers = playout_request(seeds, policy, POLICY_NAMES, workers)
     ints = np.zeros((len(seeds), state.NUM_INT_FIELDS), dtype=np.int64)
     rounds = _round_arrays(len(seeds), options, keep_rounds)
-    play_spread(workers, len(seeds), play_chunk, play_matches,
-                (options.target_wins, options.first_holder, seeds, policy), (ints, rounds))
+    play_spread(workers, len(seeds), play_chunk,
+                (options.target_wins, options.first_holder, seeds, policy),
+                lambda: (ints, rounds))
     return _results(options, seeds, ints, rounds)
 
 

@@ -1,6 +1,6 @@
 """Compiled whole-match playouts: matches from seeds to their end without returning to Python (private).
 
-The matches are split into chunks and the chunks spread over cores with ``prange``.
+The matches are split into chunks, which threads may play at once (``sim.batch_base.play_spread``).
 Each chunk owns its scratch rows and writes only its own matches' rows of the
 outputs, so nothing is shared between threads.
 """
@@ -8,7 +8,7 @@ outputs, so nothing is shared between threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim import config
 from sim.kort.compiled.kernels import apply_action, init_match, seed_streams, uniform_action
@@ -53,25 +53,16 @@ def _play_to_end(cards, ints, deck, rng, policy, rounds):
 
 @njit(**config.KERNEL)
 def play_chunk(target_wins, first_holder, seeds, policy, start, stop, ints_out, rounds_out):
-    """Play matches ``start`` to ``stop - 1`` of ``play_matches`` with one set of scratch rows: on one core, called
-    alone, as its parallel wrapper is slow to compile and gains nothing there."""
+    """Play matches ``start`` to ``stop - 1`` of the seeds to their end with one set of scratch rows; ``ints_out[g]``
+    gets match g's final ints row and ``rounds_out[g, r]`` its round r's record (``int16[G, R, ROUND_FIELDS]``; R = 0
+    keeps none). Several threads may play disjoint chunks at once (``sim.batch_base.play_spread``).
+
+    Match g's own stream starts at ``seeds[g]`` (and seat s's at ``agent_seed(seeds[g], s)``); ``policy`` is
+    ``PROTOCOL`` or ``RANDOM``.
+    """
     cards, _, deck, rng = new_position()
     for g in range(start, stop):
         ints = ints_out[g]
         seed_streams(rng, seeds[g])
         init_match(cards, ints, deck, rng, target_wins, first_holder)
         _play_to_end(cards, ints, deck, rng, policy, rounds_out[g])
-
-
-@njit(**config.PARALLEL_KERNEL)
-def play_matches(target_wins, first_holder, seeds, policy, n_chunks, ints_out, rounds_out):
-    """Play one match per seed to its end; ``ints_out[g]`` gets match g's final ints row and
-    ``rounds_out[g, r]`` its round r's record (``int16[G, R, ROUND_FIELDS]``; R = 0 keeps none).
-
-    Match g's own stream starts at ``seeds[g]`` (and seat s's at ``agent_seed(seeds[g], s)``);
-    ``policy`` is ``PROTOCOL`` or ``RANDOM``.
-    """
-    total = seeds.shape[0]
-    for chunk in prange(n_chunks):
-        play_chunk(target_wins, first_holder, seeds, policy, chunk * total // n_chunks,
-                    (chunk + 1) * total // n_chunks, ints_out, rounds_out)
