@@ -112,8 +112,9 @@ def play_spread(workers: int, total: int, serial: Callable[..., Any], head: Sequ
                 thread_tail: Callable[[], Sequence[Any]]) -> None:
     """Play ``total`` games with the serial chunk kernel, ``serial(*head, start, stop, *tail)``: on one worker over
     all of them, on more over ``chunk_count`` chunks that ``workers`` threads take in turn. Each thread makes its own
-    ``tail`` by calling ``thread_tail()`` (its scratch rows, where the kernel needs any), so no two threads write
-    near each other's rows.
+    ``tail`` by calling ``thread_tail()`` (its scratch rows, where the kernel needs any), so no two chunks played at
+    once share scratch rows or write near each other's. A failing chunk, or an interrupt, stops the threads taking
+    more; its error is raised here.
 
     The kernels release the GIL, so plain threads play on as many cores and nothing more is compiled: a ``prange``
     wrapper would link, optimise and emit the whole engine again, which cost more CPU than a timing it serves.
@@ -124,19 +125,29 @@ def play_spread(workers: int, total: int, serial: Callable[..., Any], head: Sequ
     chunks = chunk_count(total, workers)
     taken = itertools.count()
     taking = threading.Lock()
+    stopped = threading.Event()  # a chunk failed or the caller was interrupted: take no more chunks
 
     def play_chunks() -> None:
         tail = thread_tail()
-        while True:
+        while not stopped.is_set():
             with taking:
                 chunk = next(taken)
             if chunk >= chunks:
                 return
-            serial(*head, np.int64(chunk * total // chunks), np.int64((chunk + 1) * total // chunks), *tail)
+            try:
+                serial(*head, np.int64(chunk * total // chunks), np.int64((chunk + 1) * total // chunks), *tail)
+            except BaseException:
+                stopped.set()
+                raise
 
     with ThreadPoolExecutor(workers) as pool:
-        for thread in [pool.submit(play_chunks) for _ in range(workers)]:
-            thread.result()  # a chunk's error, if any, is raised here
+        threads = [pool.submit(play_chunks) for _ in range(workers)]
+        try:
+            for thread in threads:
+                thread.result()  # a chunk's error, if any, is raised here
+        except BaseException:  # Ctrl-C too: the threads finish the chunk they play, and start no other
+            stopped.set()
+            raise
 
 
 def code_names(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:
