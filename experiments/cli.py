@@ -15,9 +15,9 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from agents.base import AgentSpecError
 from experiments import compile_notice
 from experiments.errors import DEBUG_VARIABLE, RunDamaged, UsageError, print_trace
+from sim.agent import AgentSpecError
 from sim.cards import CardParseError
 from sim.errors import AgentFailure, GameInputError
 from sim.seating import described
