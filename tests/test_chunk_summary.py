@@ -13,7 +13,7 @@ import pytest
 from experiments.analysis.stats import cluster_mean_ci
 from experiments.cli import main
 from experiments.runner.storage import HANDS_DIR, RunFolder
-from experiments.runner.summary import SUMMARY_KEY, chunk_summary, summarise, summary_columns
+from experiments.runner.summary import SUMMARY_KEY, chunk_summary, distinct_count, summarise, summary_columns
 from sim import games
 
 RUNS = {  # game: options of a small run with several chunks, two agents seated together in rotations
@@ -118,3 +118,8 @@ def test_a_resumed_run_prints_the_summary_of_an_uninterrupted_one(tmp_path, caps
     assert main(["run", "--resume", str(out), "--workers", "1", "--no-progress"]) == 0
     resumed = capsys.readouterr().out
     assert resumed.splitlines()[:-1] == whole.splitlines()[:-1]  # every line but the closing one (its timing)
+
+
+@pytest.mark.parametrize("values", [[], [7], [1, 1, 2, 5, 5, 5], [5, 1, 5, 2, 1], [3, 3, 3], [2, 1]])
+def test_a_summarys_cluster_count_is_the_number_of_different_clusters_sorted_or_not(values):
+    assert distinct_count(np.array(values, dtype=np.int64)) == len(set(values))

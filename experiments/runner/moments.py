@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Z95 = 1.959964
 MOMENTS = ("n", "total", "clusters", "cluster_sq", "cluster_cross", "cluster_n_sq")
@@ -40,6 +43,8 @@ def cluster_moments(values: np.ndarray, clusters: np.ndarray) -> dict[str, int]:
         sums = np.bincount(clusters - low, weights=values, minlength=span)[counts > 0].astype(np.int64)
         counts = counts[counts > 0].astype(np.int64)
     else:  # by hashing, unsorted: the totals do not depend on the clusters' order
+        import pandas as pd  # here, not above: a run's workers sum chunks with this module and need no pandas
+
         dense, ids = pd.factorize(clusters)
         sums = np.bincount(dense, weights=values, minlength=len(ids)).astype(np.int64)
         counts = np.bincount(dense, minlength=len(ids)).astype(np.int64)
@@ -51,6 +56,8 @@ def cluster_moments(values: np.ndarray, clusters: np.ndarray) -> dict[str, int]:
 def grouped_moments(frame: pd.DataFrame, keys: Sequence[str], value: str, cluster: str = "cluster") -> pd.DataFrame:
     """``cluster_moments`` of ``frame[value]`` for every group of ``keys``: one row per group, keys as columns,
     groups in sorted order."""
+    import pandas as pd
+
     keys = list(keys)
     if frame.empty:
         return pd.DataFrame(columns=[*keys, *MOMENTS])
@@ -88,6 +95,8 @@ def grouped_moments(frame: pd.DataFrame, keys: Sequence[str], value: str, cluste
 
 def add_moments(frames: Sequence[pd.DataFrame], keys: Sequence[str]) -> pd.DataFrame:
     """Several chunks' ``grouped_moments`` (or any frames of additive counts) as one: summed group by group."""
+    import pandas as pd
+
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame(columns=list(keys))

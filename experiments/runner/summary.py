@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -79,6 +78,17 @@ def summary_columns(adapter: ModuleType, width: int) -> list[str]:
     return columns
 
 
+def distinct_count(values: np.ndarray) -> int:
+    """How many different values there are: counted along the array when it is sorted, as a chunk's clusters are,
+    and by ``np.unique`` otherwise."""
+    if len(values) < 2:
+        return len(values)
+    steps = values[1:] != values[:-1]
+    if (values[1:] >= values[:-1]).all():
+        return int(np.count_nonzero(steps)) + 1
+    return len(np.unique(values))
+
+
 def chunk_summary(data: pa.Table, adapter: ModuleType) -> ChunkSummary:
     """The summary's sufficient statistics of some rows (a chunk's) of the game ``adapter`` adapts: JSON-able, and
     added chunk to chunk.
@@ -116,7 +126,7 @@ def chunk_summary(data: pa.Table, adapter: ModuleType) -> ChunkSummary:
     for seats in np.flatnonzero(np.bincount(n_seats)):
         at = n_seats == seats
         counts = np.bincount(reason_codes[at], minlength=len(reason_names))[:len(reason_names)]
-        tables.append([int(seats), int(at.sum()), len(pd.unique(cluster[at])), np.unique(table[at]).tolist(),
+        tables.append([int(seats), int(at.sum()), distinct_count(cluster[at]), np.unique(table[at]).tolist(),
                        {name: int(c) for name, c in zip(reason_names, counts, strict=True) if c}])
     out = []
     for (seats, agent), parts in sorted(keys.items()):
