@@ -83,9 +83,8 @@ def distinct_count(values: np.ndarray) -> int:
     and by ``np.unique`` otherwise."""
     if len(values) < 2:
         return len(values)
-    steps = values[1:] != values[:-1]
     if (values[1:] >= values[:-1]).all():
-        return int(np.count_nonzero(steps)) + 1
+        return int(np.count_nonzero(values[1:] != values[:-1])) + 1
     return len(np.unique(values))
 
 
