@@ -1,8 +1,8 @@
 """Compiled whole-hand playouts: hands from seeds to the end without returning to Python (private).
 
 The hands are split into chunks, which threads may play at once (``sim.batch_base.play_spread``).
-Each chunk owns its scratch rows and writes only its own hands' slots of the
-output arrays, so nothing is shared between threads.
+Each thread plays in scratch rows (lanes) of its own, and each chunk writes only its
+own hands' slots of the output arrays, so nothing is shared between threads.
 """
 
 from __future__ import annotations
@@ -243,8 +243,8 @@ class Lanes(NamedTuple):
 
 
 def new_lanes(count: int, cap: int, repeat: int) -> Lanes:
-    """Working arrays for ``count`` lanes (two per chunk ``play_chunk`` plays) for hands under these cut-off rules:
-    made here, in Python, so that no kernel is compiled only to allocate them."""
+    """Working arrays for ``count`` lanes (``play_chunk`` plays in the first two) for hands under these cut-off
+    rules: made here, in Python, so that no kernel is compiled only to allocate them."""
     rows = history_capacity.py_func(cap, repeat)
     return Lanes(np.zeros((count, state.NUM_CARD_FIELDS), dtype=np.uint64),
                  np.zeros((count, state.NUM_INT_FIELDS), dtype=np.int64), np.zeros((count, 52), dtype=np.int64),
