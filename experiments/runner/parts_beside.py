@@ -68,7 +68,6 @@ def parts_compiled_beside(parts: Sequence[Callable[[], object]],
         with lock:
             closed = True
             if executor is not None:
-                from experiments.runner.workers import silence_manager_thread
+                from experiments.runner.workers import stop_pool
 
-                silence_manager_thread(executor)
-                executor.shutdown(wait=False, kill_workers=True)
+                stop_pool(executor, finished=False)

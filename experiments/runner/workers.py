@@ -129,23 +129,22 @@ class LocalWorkers:
         if self._early is not None:  # started, but the run stopped before it handed over a chunk
             executor = self._early[0]
             self._early = None
-            silence_manager_thread(executor)
-            executor.shutdown(wait=False, kill_workers=True)
+            stop_pool(executor, finished=False)
 
     def start_early(self, tasks: list[ChunkTask], compile_first: bool, small: bool) -> None:
         """Start the pool ``results`` would start at once for these tasks, so that its workers import and load
         their compiled code while this process still prepares the run (its estimate); no pool for a run that
         plays here first."""
         if self.workers > 1 and len(tasks) > 1 and not compile_first and not small and self._early is None:
-            count = min(self.workers, len(tasks))
-            executor = self._new_pool(count)
-            self._early = executor, [executor.submit(worker_started) for _ in range(count)]
+            self._early = self._start_pool(min(self.workers, len(tasks)))
 
     @staticmethod
-    def _new_pool(count: int) -> Any:
+    def _start_pool(count: int) -> tuple[Any, list]:
+        """A pool of ``count`` worker processes, and the first task of each (it says when its worker has started)."""
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
 
-        return ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
+        executor = ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
+        return executor, [executor.submit(worker_started) for _ in range(count)]
 
     def results(self, tasks: list[ChunkTask], compile_first: bool = False, small: bool = False) -> Iterator[Outcome]:
         """Each chunk's outcome, in the order they finish.
@@ -183,8 +182,7 @@ class LocalWorkers:
             while (compile_first or small) and played < len(tasks):
                 waited = time.perf_counter() - began > POOL_DELAY_SECONDS
                 if executor is None and (compile_first or waited):
-                    executor = self._new_pool(count)
-                    started = [executor.submit(worker_started) for _ in range(count)]
+                    executor, started = self._start_pool(count)
                     for part in compile_parts(tasks) if compile_first else ():
                         executor.submit(part)  # it only saves time: one that fails leaves its compile to the chunk
                 if played > 0 and (not small or (waited and any(future.done() for future in started))):
@@ -199,7 +197,7 @@ class LocalWorkers:
             tasks = tasks[played:]
             if not tasks:
                 return
-            executor = executor or self._new_pool(count)
+            executor = executor or self._start_pool(count)[0]
             yield from windowed(tasks, lambda task: executor.submit(play_chunk, task),
                                 lambda pending: wait(pending, return_when=FIRST_COMPLETED),
                                 WINDOW_PER_WORKER * self.workers)
@@ -207,10 +205,8 @@ class LocalWorkers:
         except (TerminatedWorkerError, BrokenProcessPool) as error:
             raise WorkersLost(f"a worker process died ({_first_line(error)})") from None
         finally:
-            if executor is not None:  # workers that played nothing are stopped, not waited for
-                if not finished:
-                    silence_manager_thread(executor)
-                executor.shutdown(wait=finished, kill_workers=not finished)
+            if executor is not None:
+                stop_pool(executor, finished)
 
 
 def compile_parts(tasks: list[ChunkTask]) -> list[Callable[[], object]]:
@@ -222,6 +218,14 @@ def compile_parts(tasks: list[ChunkTask]) -> list[Callable[[], object]]:
         specs = list(dict.fromkeys(spec for seating in task.table.seatings for spec in seating))
         parts.update(dict.fromkeys(routes.compile_parts(task.game, task.table.route, specs)))
     return list(parts)
+
+
+def stop_pool(executor: Any, finished: bool) -> None:
+    """Shut a pool down: waiting for its workers once every chunk is played, else killing them, with the manager
+    thread's last words kept off the terminal (workers that played nothing are stopped, not waited for)."""
+    if not finished:
+        silence_manager_thread(executor)
+    executor.shutdown(wait=finished, kill_workers=not finished)
 
 
 def silence_manager_thread(executor: Any) -> None:
