@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, partial
+from types import FunctionType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -146,6 +147,24 @@ def seat_search(agents: AgentTable, agent: int, seat: int, values: np.ndarray) -
 SEARCHING_KERNEL, PLAIN_KERNEL = "_play_searching", "_play_plain"
 """Each game's two lineup entry kernels: one for a lineup with an ``mcts`` seat, one compiled without the search
 (the search's arrays passed as ``None``, so numba drops it before typing it)."""
+
+
+def lineup_entry_kernels(body: Callable[..., Any]) -> tuple[Any, Any]:
+    """A game's two lineup entry kernels, ``SEARCHING_KERNEL`` and ``PLAIN_KERNEL``, each compiled from ``body``
+    itself; the plain one's callers pass the search's arguments as ``None``.
+
+    Two dispatchers of one function, each under its kernel's name, so each has its own cache entry and the cache
+    says which is compiled (``lineup_kernel_code``). Two small kernels that pasted ``body`` (numba's
+    ``inline="always"``) compiled the same code, but numba copies a pasted function's IR twice, block by block
+    and the whole variable scope with each block, which for a body this large costs seconds (docs/speed.md,
+    "Where a first run's compile goes").
+    """
+    def named(name: str) -> Callable[..., Any]:
+        function = FunctionType(body.__code__, body.__globals__, name, body.__defaults__, body.__closure__)
+        function.__qualname__, function.__doc__ = name, body.__doc__
+        return function
+
+    return njit(**config.KERNEL)(named(SEARCHING_KERNEL)), njit(**config.KERNEL)(named(PLAIN_KERNEL))
 
 
 SEARCH_PART_SEATS = 4  # a seat count every game with a search plays; the kernels' types do not depend on it

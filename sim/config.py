@@ -63,7 +63,9 @@ Every kernel numba compiles on its own is optimised and turned into machine code
 everything it calls linked in, and then again within each kernel that calls it: a chain of
 kernels redoes the work at every level. A part pasted into its one caller (a search's step,
 an agent's decision) is compiled only there. Pasted at several call sites, a large function
-costs a copy each: those are ``INLINED_KERNEL`` or plain kernels instead. The caller's flags
+costs a copy each: those are ``INLINED_KERNEL`` or plain kernels instead. Numba copies the
+pasted IR twice, block by block, so an entry point that would only paste a body as large as a
+lineup's compiles the body itself (``agents.lineup.lineup_entry_kernels``). The caller's flags
 apply to the pasted code (numba's reference counting included).
 """
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.knockout_whist.compiled_tracker import (
@@ -30,8 +29,15 @@ from agents.knockout_whist.greedy import GreedyAgent
 from agents.knockout_whist.hand_values import hand_values
 from agents.knockout_whist.mcts import MCTSAgent
 from agents.knockout_whist.tracker import TrackerAgent
-from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, mcts_parts, seat_search
-from sim import config
+from agents.lineup import (
+    CompiledAgent,
+    agent_table,
+    compiled_twin,
+    lineup_entry_kernels,
+    lineup_kernel_code,
+    mcts_parts,
+    seat_search,
+)
 from sim.contract import ChunkColumns
 from sim.knockout_whist.adapter import lineup_columns
 from sim.knockout_whist.compiled import (
@@ -115,30 +121,17 @@ def play_lineups(n_seats: int, flags: int, seeds: np.ndarray, seatings: Sequence
         _play_searching(games, table, hand_values(n_seats, flags), 1 + int(table.iters.max()), np.int64(0),
                         np.int64(len(seeds)), rows)
     else:
-        _play_plain(games, table, np.int64(0), np.int64(len(seeds)), rows)
+        _play_plain(games, table, None, 1, np.int64(0), np.int64(len(seeds)), rows)
 
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-@njit(**config.KERNEL)
-def _play_plain(games, agents, start, stop, rows):
-    """Games ``start`` to ``stop - 1`` of a lineup without ``mcts``: ``_play_games`` compiled without the search."""
-    _play_games(games, agents, None, 1, start, stop, rows)
-
-
-@njit(**config.KERNEL)
-def _play_searching(games, agents, values, capacity, start, stop, rows):
-    """Games ``start`` to ``stop - 1`` of a lineup with ``mcts`` seats, whose trees hold ``capacity`` nodes and
-    value early stops by ``values`` (``hand_values.hand_values``)."""
-    _play_games(games, agents, values, capacity, start, stop, rows)
-
-
-@njit(**config.PASTED_KERNEL)
 def _play_games(games, agents, values, capacity, start, stop, rows):
     """Games ``start`` to ``stop - 1``, with one set of per-seat state and scratch for them all.
 
     ``values`` is None when no seat searches: numba then drops every ``values is None`` branch it cannot take
-    before it compiles, so ``_play_plain`` holds no search (``agents.lineup.lineup_kernel_code``).
+    before it compiles, so ``_play_plain`` holds no search. Compiled as ``_play_searching`` and ``_play_plain``
+    (``agents.lineup.lineup_entry_kernels``).
     """
     cards, _, deck, rng = new_position()
     trackers = np.zeros((MAX_SEATS, TRACKER_SIZE), dtype=np.uint64)
@@ -177,6 +170,9 @@ def _play_games(games, agents, values, capacity, start, stop, rows):
             apply_action(cards, ints, deck, rng, action)
 
 
+_play_searching, _play_plain = lineup_entry_kernels(_play_games)  # the lineup with ``mcts`` seats, and without
+
+
 def _searching(specs: Sequence[str]) -> bool:
     return any(getattr(compiled_agent(spec), "kind", None) == MCTS_SEAT for spec in specs)
 
@@ -189,7 +185,7 @@ class KnockoutWhistLineups:
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log
     # Each lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
-    CODE: dict[str, float] = {"_play_searching": 27.0, "_play_plain": 10.0}
+    CODE: dict[str, float] = {"_play_searching": 28.0, "_play_plain": 12.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec plays inside the kernel (``is_compiled_lineup``)."""

@@ -38,7 +38,7 @@ from agents.knorri.lineup_seats import (
 from agents.knorri.mcts import GAME
 from agents.knorri.opponent_models import add_choice_evidence
 from agents.knorri.search import ONE_SLOT, lookahead_choice
-from agents.lineup import lineup_kernel_code
+from agents.lineup import lineup_entry_kernels, lineup_kernel_code
 from sim import config
 from sim.contract import ChunkColumns
 from sim.knorri.adapter import check_continuation, check_options, lineup_columns
@@ -92,10 +92,12 @@ def play_lineup(n_seats: int, seeds: np.ndarray, first_seats: np.ndarray, seats:
     log = np.zeros((_log_room(total) if log_actions else 0, LOG_FIELDS), dtype=np.int64)
     deals = LineupDeals(np.int64(n_seats), seeds, np.asarray(first_seats, dtype=np.int64), np.int64(cap),
                         np.int64(repeat), np.int64(-1 if continue_cap is None else continue_cap))
-    play = _play_searching if (plan.kinds == MCTS).any() else _play_plain
+    searching = (plan.kinds == MCTS).any()
+    play = _play_searching if searching else _play_plain
     start, rows = 0, 0
     while start < total:
-        start, rows = play(deals, plan, LineupOutputs(ints, held_out, log), position, start, rows, capacity)
+        start, rows = play(deals, plan, LineupOutputs(ints, held_out, log), position, start, rows, capacity,
+                           True if searching else None)
         if start < total:  # the log ran out of room in hand ``start``: grow it and play that hand again
             log = np.concatenate([log, np.zeros_like(log)])
     continued = None if continue_cap is None else LineupRows(ints[1], held_out[1], None)
@@ -186,19 +188,6 @@ class LineupOutputs(NamedTuple):
     log: np.ndarray
 
 
-@njit(**config.KERNEL)
-def _play_searching(deals, plan, out, position, start, log_rows, capacity):
-    """``_play_hands`` for a lineup with ``mcts`` seats."""
-    return _play_hands(deals, plan, out, position, start, log_rows, capacity, True)
-
-
-@njit(**config.KERNEL)
-def _play_plain(deals, plan, out, position, start, log_rows, capacity):
-    """``_play_hands`` for a lineup without ``mcts``: the search and the opponent models are left out."""
-    return _play_hands(deals, plan, out, position, start, log_rows, capacity, None)
-
-
-@njit(**config.PASTED_KERNEL)
 def _play_hands(deals, plan, out, position, start, log_rows, capacity, searching):
     """Play hands ``start`` on to the end with each seat's agent (``plan``, a ``SeatPlan``); return (hands done,
     log rows used).
@@ -207,7 +196,8 @@ def _play_hands(deals, plan, out, position, start, log_rows, capacity, searching
     made like it, and their trees hold up to ``capacity`` nodes. With a log that fills up, it stops before the
     hand that does not fit. With a ``continue_cap`` of 0 or more, a hand the rules cut off plays on past the cut
     (``continue_past_cutoff``), each seat keeping its memory. ``searching`` is None in a lineup without ``mcts``:
-    numba then drops the search and the opponent models before typing them (``agents.lineup.lineup_kernel_code``).
+    numba then drops the search and the opponent models before typing them. Compiled as ``_play_searching`` and
+    ``_play_plain`` (``agents.lineup.lineup_entry_kernels``).
     """
     n_seats, seeds, first_seats = deals.n_seats, deals.seeds, deals.first_seats
     continue_cap, ints_out, held_out, log = deals.continue_cap, out.ints, out.held, out.log
@@ -254,6 +244,9 @@ def _play_hands(deals, plan, out, position, start, log_rows, capacity, searching
     return seeds.shape[0], log_rows
 
 
+_play_searching, _play_plain = lineup_entry_kernels(_play_hands)  # the lineup with ``mcts`` seats, and without
+
+
 @njit(**config.PASTED_KERNEL)
 def _store_hand(h, ints, cards, n_seats, ints_out, held_out):
     """Hand ``h``'s ints row and the cards each seat holds, as the hand stands, into row ``h`` of the outputs."""
@@ -275,7 +268,7 @@ class KnorriLineups:
     names = BUILT_IN
     logs_actions = True
     # Each lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
-    CODE: dict[str, float] = {"_play_searching": 42.0, "_play_plain": 26.0}
+    CODE: dict[str, float] = {"_play_searching": 35.0, "_play_plain": 24.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec has a compiled seat (``compiled_seat``)."""

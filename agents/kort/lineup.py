@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, AgentSpec, RandomAgent, register_lineup
 from agents.kort import tracker
@@ -26,8 +25,14 @@ from agents.kort.greedy import GreedyAgent
 from agents.kort.mcts import GAME, MCTSAgent
 from agents.kort.playout import new_view, table_view
 from agents.kort.values import match_win_chance
-from agents.lineup import CompiledAgent, agent_table, compiled_twin, lineup_kernel_code, seat_search
-from sim import config
+from agents.lineup import (
+    CompiledAgent,
+    agent_table,
+    compiled_twin,
+    lineup_entry_kernels,
+    lineup_kernel_code,
+    seat_search,
+)
 from sim.contract import ChunkColumns
 from sim.kort.adapter import lineup_columns
 from sim.kort.compiled import (
@@ -122,30 +127,18 @@ def play_lineups(options: object, seeds: np.ndarray, seatings: Sequence[Sequence
         _play_searching(matches, table, chance, ints_out, rounds_out, new_position(), seats,
                         search_work(int(table.iters.max())))
     else:
-        _play_plain(matches, table, chance, ints_out, rounds_out, new_position(), seats)
+        _play_plain(matches, table, chance, ints_out, rounds_out, new_position(), seats, None)
     return ints_out, rounds_out
 
 
 # ----- compiled ------------------------------------------------------------------------------------
-@njit(**config.KERNEL)
-def _play_plain(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats):
-    """The matches of a lineup without ``mcts``: ``_play_matches`` compiled without the search."""
-    _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, None)
-
-
-@njit(**config.KERNEL)
-def _play_searching(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work):
-    """The matches of a lineup with ``mcts`` seats, searching in ``work`` (``decision.search_work``)."""
-    _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work)
-
-
-@njit(**config.PASTED_KERNEL)
 def _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_match, seats, work):
     """Every match of ``play_lineups`` in turn, with one set of working arrays (``scratch_match``'s ints unused:
     match g plays in ``ints_out[g]``).
 
     ``work`` is None when no seat searches: numba then drops the ``work is None`` branch it cannot take before it
-    compiles, so ``_play_plain`` holds no search (``agents.lineup.lineup_kernel_code``).
+    compiles, so ``_play_plain`` holds no search. Compiled as ``_play_searching`` and ``_play_plain``
+    (``agents.lineup.lineup_entry_kernels``).
     """
     known, counts, streams, view, legal = seats
     tracks = np.zeros(NUM_SEATS, dtype=np.bool_)
@@ -189,6 +182,9 @@ def _play_matches(matches, agents, win_chance, ints_out, rounds_out, scratch_mat
             recorded = record_round(ints, rounds_out[g], recorded)
 
 
+_play_searching, _play_plain = lineup_entry_kernels(_play_matches)  # the lineup with ``mcts`` seats, and without
+
+
 def _searching(specs: Sequence[str]) -> bool:
     return any(getattr(compiled_agent(spec), "kind", None) == MCTS for spec in specs)
 
@@ -201,7 +197,7 @@ class KortLineups:
     names = ("random", "greedy", "tracker", "mcts")
     logs_actions = False  # the kernel keeps no action log
     # Each lineup kernel, with the CPU seconds compiling it takes on first use (as measured in docs/speed.md).
-    CODE: dict[str, float] = {"_play_searching": 28.0, "_play_plain": 14.0}
+    CODE: dict[str, float] = {"_play_searching": 32.0, "_play_plain": 16.0}
 
     def accepts(self, specs: Sequence[str]) -> bool:
         """Whether every spec has a compiled twin (``compiled_agent``)."""
