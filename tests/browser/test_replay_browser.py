@@ -3,8 +3,8 @@
 For each game a run's row is replayed to a page, loaded from the file with the network
 cut off, stepped from the first position to the last by the controls and the keys; the
 step counter and the last frame's result are checked and a screenshot must not be blank.
-Skipped where Chromium, its driver or selenium is missing (``.ci/run`` installs them and runs
-these after the README's test command): ``python -m pytest tests/browser -n 0``.
+The README's test command leaves them out; ``.ci/run`` installs Chromium and its driver and runs them after it:
+``python -m pytest tests/browser -n 0``. Skipped where Chromium, its driver or selenium is missing.
 """
 
 from __future__ import annotations
