@@ -370,11 +370,13 @@ def compile_ahead(kernel: Any, arguments: Sequence[Any]) -> None:
 
     A bigger kernel that calls ``kernel`` with the same types then loads this code rather than compiling it, even
     in another process: ``compile_once`` makes that process wait if the compile is still under way. A run
-    compiling for the first time hands such parts to its idle workers (``LineupPlayer.compile_parts``).
+    compiling for the first time hands such parts to its idle workers (``LineupPlayer.compile_parts``). An argument
+    given as a numba type stands for itself: a constant the caller passes, such as ``False``, is typed as a literal.
     """
     from numba import typeof
+    from numba.core.types import Type
 
-    kernel.compile(tuple(typeof(argument) for argument in arguments))
+    kernel.compile(tuple(argument if isinstance(argument, Type) else typeof(argument) for argument in arguments))
 
 
 def cached_signatures(kernel: Any) -> list[tuple[Any, ...]]:

@@ -5,11 +5,14 @@ compiled twice and help nobody."""
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import fresh_kernel
+from conftest import ROOT, fresh_kernel
 
 from agents.base import lineup_player
 from agents.knockout_whist import decision as whist_decision
@@ -19,6 +22,7 @@ from experiments.cli import main
 from experiments.commands import play
 from experiments.runner import routes
 from experiments.runner.parts_beside import parts_compiled_beside
+from sim import compile_cache
 from sim.compile_cache import cached_signatures
 
 SEARCHING = {"knorri": "random;greedy;loginf;mcts:iters=4", "knockout-whist": "mcts:iters=4;tracker;greedy;random",
@@ -51,6 +55,29 @@ def test_each_part_compiles_the_signature_the_searching_lineup_and_the_python_ag
     routes.play_matches(game, 4, [5], [specs], 1, engine=engine)
     for kernel in PART_KERNELS[game]:
         assert len(cached_signatures(kernel)) == 1, kernel.__name__
+
+
+# The engine's step is compiled for other types too (the batch engine's rows, the uniform playout), so its parts
+# are checked where nothing else compiled: each part, then the step as every position's caller uses it.
+ENGINE_CHECK = """
+import numpy as np
+from sim.compile_cache import cached_signatures, compile_ahead
+from sim.knorri import compiled
+from sim.knorri.compiled import kernels
+for part in compiled.ENGINE_PARTS:
+    part()
+compile_ahead(kernels.take_action, (compiled.new_position(), np.int64(0)))
+for kernel in (kernels._run_phase1, kernels._phase2_action, compiled._play_greedy_jumping_loops):
+    print(kernel.__name__, len(cached_signatures(kernel)))
+"""
+
+
+def test_the_engines_parts_compile_the_signatures_its_step_calls(tmp_path):
+    env = {**os.environ, compile_cache.BASE_ENV: str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", ENGINE_CHECK], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["_run_phase1 1", "_phase2_action 1", "_play_greedy_jumping_loops 1"]
 
 
 def test_parts_start_beside_a_process_once_it_compiles_and_not_when_it_compiles_nothing(tmp_path):

@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.knorri.search import Scratch, TreeSearch, lookahead_choice, sampled_stock_iterations, uct_iterations
 from sim.compile_cache import compile_ahead
-from sim.knorri.compiled import PositionRows, position_rows
+from sim.knorri.compiled import ENGINE_PARTS, PositionRows, position_rows
 from sim.knorri.reference import KnorriHand
 
 SEATS = 4  # any seat count: the kernels take it from the position, not from their types
@@ -53,9 +53,12 @@ def compile_stock_search() -> None:
                                              np.zeros(SEATS)))
 
 
-PLAIN_PARTS: tuple[Callable[[], None], ...] = (compile_lookahead,)
-"""The parts of the lineup kernel without ``mcts``: its ``loginf`` seats' look-ahead."""
+PLAIN_PARTS: tuple[Callable[[], None], ...] = (*ENGINE_PARTS, compile_lookahead)
+"""The parts of the lineup kernel without ``mcts``: the engine's kernels a search calls (the step, in two halves
+compiled at once, and the greedy playout), then its ``loginf`` seats' look-ahead, which calls them."""
 
-SEARCHING_PARTS: tuple[Callable[[], None], ...] = (compile_lookahead, compile_tree_search, compile_stock_search)
-"""The parts of the lineup kernel with ``mcts``, the biggest first: the workers take them in this order while the run
-compiles the rest of the kernel, which reaches them after the engine's own kernels."""
+SEARCHING_PARTS: tuple[Callable[[], None], ...] = (*ENGINE_PARTS, compile_lookahead, compile_tree_search,
+                                                   compile_stock_search)
+"""The parts of the lineup kernel with ``mcts``: the workers take them in this order while the run compiles the
+rest of the kernel, which reaches them after the engine's own kernels. The engine's come first, as everything after
+them calls them; then the biggest search first."""

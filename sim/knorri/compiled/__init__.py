@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core.types import literal
 
 from sim import config
+from sim.compile_cache import compile_ahead
 from sim.compiled_bits import ONE, U64, agent_seed, below, next_u64, row_field, row_field_at, row_flag
 from sim.knorri.compiled.encode import encode_hand
 from sim.knorri.compiled.history import (
@@ -26,6 +28,8 @@ from sim.knorri.compiled.history import (
     write_position_row,
 )
 from sim.knorri.compiled.kernels import (
+    _phase2_action,
+    _run_phase1,
     apply_action,
     continue_past_cutoff,
     copy_position,
@@ -123,6 +127,33 @@ def new_position(cap: int = MAX_PHASE2_ACTIONS, repeat: int = DEFAULT_REPEAT) ->
                     np.zeros(52, dtype=np.int64), np.zeros(NUM_RNG, dtype=np.uint64),
                     np.zeros(rows, dtype=np.uint64), np.zeros((rows, RECORD_SIZE), dtype=np.uint64),
                     np.empty(slot_table_size(cap, repeat), dtype=np.int16))
+
+
+def compile_phase1_step() -> None:
+    """Compile the phase-1 half of the engine's step (the turns, the captures, the deal into phase 2) for a
+    ``new_position``'s arrays, as ``apply_action`` calls it: a part (``sim.compile_cache.compile_ahead``).
+
+    The step's two halves call nothing of each other, so two processes can compile them at once; every kernel
+    that plays a position calls the step, and compiles it before anything else it needs."""
+    compile_ahead(_run_phase1, (*new_position(), literal(False), U64(0)))  # the step passes the constant False
+
+
+def compile_phase2_step() -> None:
+    """Compile the phase-2 half of the engine's step (a play or a pick-up, then the table's cut-offs) for a
+    ``new_position``'s arrays, as ``apply_action`` calls it: a part, as ``compile_phase1_step``."""
+    cards, ints, _, _, keys, records, slots = new_position()
+    compile_ahead(_phase2_action, (cards, ints, keys, records, slots, np.int64(0)))
+
+
+def compile_greedy_playout() -> None:
+    """Compile the greedy playout that jumps loops (``play_out_result_seats`` under ``repeat=0``) for a
+    ``new_position``'s arrays, as the searches' playouts call it: a part. It calls the step."""
+    compile_ahead(_play_greedy_jumping_loops, (new_position(), np.zeros(NUM_ACTIONS, dtype=np.int64)))
+
+
+ENGINE_PARTS = (compile_phase1_step, compile_phase2_step, compile_greedy_playout)
+"""The engine's kernels a search calls, as parts a first run's idle workers compile (``compile_parts``), in the
+order they are taken: the step's two halves at once, then the greedy playout, which calls the step."""
 
 
 def cut_off_rules(ints: np.ndarray) -> tuple[int, int]:
