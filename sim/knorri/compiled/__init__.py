@@ -77,6 +77,7 @@ SEAT_STREAMS = RNG_SEAT
 
 __all__ = [
     "DEAL_STREAM",
+    "ENGINE_PARTS",
     "GREEDY",
     "LOG_FIELDS",
     "NUM_ACTIONS",
