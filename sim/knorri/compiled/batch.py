@@ -266,7 +266,7 @@ def _run_play_hands(workers: int, n_seats: int, seeds: np.ndarray, first: np.nda
     cap, repeat = (int(root.ints[state.I_CAP]), int(root.ints[state.I_REPEAT])) if len(root.cards) else rules
     uniform = plays_uniformly(table, len(log) > 0, cut_off, root)
     play_spread(workers, len(seeds), play_uniform_chunk if uniform else play_chunk, (deals,),
-                lambda: (out, cut_off, root, new_lanes(2, cap, repeat)))
+                lambda: (out, cut_off, root, new_lanes(cap, repeat)))
 
 
 # ----- the batch ------------------------------------------------------------------------------------

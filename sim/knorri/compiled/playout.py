@@ -242,10 +242,13 @@ class Lanes(NamedTuple):
     waiting: np.ndarray
 
 
-def new_lanes(count: int, cap: int, repeat: int) -> Lanes:
-    """Working arrays for ``count`` lanes (``play_chunk`` plays in the first two) for hands under these cut-off
-    rules: made here, in Python, so that no kernel is compiled only to allocate them."""
-    rows = history_capacity.py_func(cap, repeat)
+LANES_PER_CHUNK = 2  # ``play_pair`` plays two hands side by side
+
+
+def new_lanes(cap: int, repeat: int) -> Lanes:
+    """Working arrays for the lanes a chunk kernel plays in (``play_chunk``, ``play_uniform_chunk``), for hands
+    under these cut-off rules: made here, in Python, so that no kernel is compiled only to allocate them."""
+    count, rows = LANES_PER_CHUNK, history_capacity.py_func(cap, repeat)
     return Lanes(np.zeros((count, state.NUM_CARD_FIELDS), dtype=np.uint64),
                  np.zeros((count, state.NUM_INT_FIELDS), dtype=np.int64), np.zeros((count, 52), dtype=np.int64),
                  np.zeros((count, state.NUM_RNG), dtype=np.uint64), np.zeros((count, rows), dtype=np.uint64),
@@ -312,7 +315,7 @@ def _serve_lanes(deals, start, stop, out, rules, root, lanes, begin, finish):
 
 @njit(**config.STEP_KERNEL)
 def play_chunk(deals, start, stop, out, rules, root, lanes):
-    """Play hands ``start`` to ``stop - 1`` of the ``Deals`` to the end in the first two of ``lanes`` (``Lanes``);
+    """Play hands ``start`` to ``stop - 1`` of the ``Deals`` to the end in ``lanes`` (``new_lanes``);
     entry h of each of ``out.results``' arrays (``RESULT_FIELDS``) gets hand h's result. Several threads may play
     disjoint chunks at once, each in lanes of its own (``sim.batch_base.play_spread``).
 
