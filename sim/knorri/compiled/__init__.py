@@ -142,8 +142,8 @@ def compile_phase1_step() -> None:
 def compile_phase2_step() -> None:
     """Compile the phase-2 half of the engine's step (a play or a pick-up, then the table's cut-offs) for a
     ``new_position``'s arrays, as ``apply_action`` calls it: a part, as ``compile_phase1_step``."""
-    cards, ints, _, _, keys, records, slots = new_position()
-    compile_ahead(_phase2_action, (cards, ints, keys, records, slots, np.int64(0)))
+    p = new_position()
+    compile_ahead(_phase2_action, (p.cards, p.ints, p.keys, p.records, p.slots, np.int64(0)))
 
 
 def compile_greedy_playout() -> None:
