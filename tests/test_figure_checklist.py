@@ -65,9 +65,9 @@ def drawn(tmp_path_factory) -> list[tuple[str, matplotlib.figure.Figure]]:
     """Every figure the reports, the cut-off page (with its run's continuation and a counterfactual), the league
     and a duel draw, each drawn once."""
     folder = tmp_path_factory.mktemp("figures")
-    base = make_small_run(folder / "knorri", hands=40, seed=4, engine="reference",
+    base = make_small_run(folder / "knorri", hands=40, seed=4,
                           continuation={"repeat": 0, "cap": 20000})  # the cut-off page's continuation figures too
-    other = replay_with_options(base, {"repeat": 0, "cap": 20000}, folder / "norepeat", engine="reference")
+    other = replay_with_options(base, {"repeat": 0, "cap": 20000}, folder / "norepeat")
     kw = make_kw_run(folder / "kw", games=40)
     kort = make_kort_run(folder / "kort", matches=8, options={"target_wins": 2})
     out = []

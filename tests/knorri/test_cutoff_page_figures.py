@@ -21,7 +21,7 @@ CONTINUED = ["--continue-past-cutoff", "repeat=0", "--continue-past-cutoff", "ca
 @pytest.fixture(scope="module")
 def continued(tmp_path_factory):
     """The small sample run with its cut-off hands played on past the cut, analysed."""
-    run = make_small_run(tmp_path_factory.mktemp("continued") / "run", hands=40, seed=4, engine="reference",
+    run = make_small_run(tmp_path_factory.mktemp("continued") / "run", hands=40, seed=4,
                          continuation={"repeat": 0, "cap": 20000})
     return cutoffs.analyse(run)
 

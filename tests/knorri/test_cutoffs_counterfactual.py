@@ -17,10 +17,11 @@ NO_REPEAT = {"repeat": 0, "cap": 20000}
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """The small sample run on the reference engine, and the same config and seed without the repeat rule."""
+    """The small sample run, and the same config and seed without the repeat rule (on the compiled engine, whose
+    rows are the reference engine's under any options: tests/knorri/test_compiled_lineups.py)."""
     folder = tmp_path_factory.mktemp("counterfactual")
-    base = make_small_run(folder / "base", hands=40, seed=4, engine="reference")
-    other = replay_with_options(base, NO_REPEAT, folder / "norepeat", engine="reference")
+    base = make_small_run(folder / "base", hands=40, seed=4)
+    other = replay_with_options(base, NO_REPEAT, folder / "norepeat")
     return base, other
 
 
