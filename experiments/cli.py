@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Sequence
 
 from experiments import compile_notice
+from experiments.allocator import keep_freed_memory
 from experiments.errors import DEBUG_VARIABLE, RunDamaged, UsageError, print_trace
 from sim.agent import AgentSpecError
 from sim.cards import CardParseError
@@ -106,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(command_word(words) or "").parse_args(words)
     compile_notice.listen()
+    keep_freed_memory()
     module = importlib.import_module(f"experiments.commands.{args.command}")
     try:
         return int(module.run(args) or 0)

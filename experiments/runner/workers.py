@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from experiments.allocator import keep_freed_memory
 from experiments.runner import routes
 from experiments.runner.chunk import ChunkFailed, ChunkResult, ChunkTask, play_chunk
 from experiments.runner.config import ConfigError
@@ -41,8 +42,15 @@ class WorkersLost(RuntimeError):
     """A worker process died, or the cluster lost a worker or its scheduler; finished chunks are kept."""
 
 
+def start_worker(parent_pid: int) -> None:
+    """Run in each local worker as it starts: the allocator kept as ``knorri-sim``'s own (``experiments.allocator``),
+    and the worker bound to end with ``parent_pid``."""
+    keep_freed_memory()
+    end_with_parent(parent_pid)
+
+
 def end_with_parent(parent_pid: int) -> None:
-    """Run in each local worker as it starts: end this process as soon as ``parent_pid`` is gone.
+    """End this process as soon as ``parent_pid`` is gone.
 
     A worker ignores SIGINT: Ctrl-C reaches the terminal's whole process group, and the run, which
     stops its workers, is the one to answer it (with one line, not a traceback from every worker).
@@ -143,7 +151,7 @@ class LocalWorkers:
         """A pool of ``count`` worker processes, and the first task of each (it says when its worker has started)."""
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
 
-        executor = ProcessPoolExecutor(max_workers=count, initializer=end_with_parent, initargs=(os.getpid(),))
+        executor = ProcessPoolExecutor(max_workers=count, initializer=start_worker, initargs=(os.getpid(),))
         return executor, [executor.submit(worker_started) for _ in range(count)]
 
     def results(self, tasks: list[ChunkTask], compile_first: bool = False, small: bool = False) -> Iterator[Outcome]:
