@@ -2,8 +2,8 @@
 
 A batch of hands returns its results in NumPy arrays of megabytes, which the next batch allocates afresh once they
 are written. glibc hands blocks that large back to the kernel (each its own ``mmap``, or the top of the heap trimmed
-when freed), so every batch's arrays were faulted in and zeroed by the kernel again, page by page: a cost the
-engine's own loops never see, paid for every batch of a run and every timing of ``knorri-sim bench``. With the
+when freed), so every chunk's arrays of a run were faulted in and zeroed by the kernel again, page by page: a cost
+the engine's own loops never see (docs/speed.md, "A run end to end, and workers", has the paired runs). With the
 thresholds below, blocks up to glibc's largest ``mmap`` threshold come from the heap and a freed heap top is kept,
 so the next batch reuses pages already mapped. The process then holds on to its largest heap until it exits, which
 a run's bounded chunks keep bounded.

@@ -43,6 +43,6 @@ def decisions_digest(spec: str) -> str:
 
 
 @pytest.mark.parametrize("spec", list(DIGESTS))
-def test_a_version_of_mcts_decides_as_it_did_when_it_shipped(spec):
+def test_a_version_of_mcts_decides_as_when_its_digest_was_taken(spec):
     digest = decisions_digest(spec)
     assert digest == DIGESTS[spec], f"{spec}: decisions digest {digest}, stored {DIGESTS[spec]}"
