@@ -28,10 +28,10 @@ def keep_freed_memory() -> bool:
         return False
     try:
         libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt if hasattr(libc, "gnu_get_libc_version") else None  # glibc's own settings
     except OSError:
         return False
-    if mallopt is None:
+    if not hasattr(libc, "gnu_get_libc_version"):  # mallopt's parameters are glibc's
         return False
+    mallopt = libc.mallopt
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
     return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))

@@ -36,7 +36,7 @@ def decisions_digest(spec: str) -> str:
         lineup = table.format(spec=spec).split(";")
         seatings = [lineup[i % n_seats:] + lineup[:i % n_seats] for i in range(deals)]
         seeds = [9_100 + 17 * i for i in range(deals)]
-        played = routes.play_matches("knorri", n_seats, seeds, seatings, 1, True, None, engine="compiled")
+        played = routes.play_matches("knorri", n_seats, seeds, seatings, log_actions=True, engine="compiled")
         parts += [np.ascontiguousarray(played.actions[name]).tobytes() for name in sorted(played.actions)]
         parts += [np.ma.filled(played.hands[name], -1).tobytes() for name in ("decisions_crc32", "score", "end_reason")]
     return f"{zlib.crc32(b''.join(parts)):08x}"
